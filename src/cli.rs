@@ -1,0 +1,149 @@
+//! The command-line interface: subcommands over the engine.
+//!
+//! Exit status: 0 success; 1 unusable input; 2 usage error; 3 damaged
+//! recording, answered from the intact frames.
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+use puffin_lens::engine::{self, Decoded, Severity};
+use std::io::{IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
+
+/// Exit status: everything decoded.
+pub const EXIT_OK: i32 = 0;
+/// Exit status: unusable input (missing file, not a recording, nothing decodable).
+pub const EXIT_BAD_INPUT: i32 = 1;
+/// Exit status: usage error.
+pub const EXIT_USAGE: i32 = 2;
+/// Exit status: damaged recording; the answer covers the intact frames.
+pub const EXIT_DAMAGED: i32 = 3;
+
+#[derive(Parser)]
+#[command(
+    name = "puffin-lens",
+    version,
+    about = "Analyze .puffin profiler recordings (from apps instrumented with the puffin crate)",
+    long_about = "Analyze .puffin profiler recordings (from apps instrumented with the puffin crate).\n\n\
+Every subcommand accepts a .puffin recording (any version: PFD1-PFD4, lz4, zstd or \
+uncompressed) or a JSON dump in the documented layout (ours or `rerun dump-puffin`'s).",
+    after_help = "Exit status: 0 ok, 1 unusable input, 2 usage error, \
+3 damaged recording (answered from the intact frames; stderr names each damaged frame).\n\n\
+Example:\n  puffin-lens dump capture.puffin -o capture.json"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Write the documented JSON export of a recording.
+    #[command(
+        long_about = "Write the documented JSON export of a recording (layout in README): \
+registered scopes, then every frame in file order with its threads and nested scopes.\n\n\
+The output works with the classic jq recipes written for `rerun dump-puffin`.",
+        after_help = "Examples:\n  \
+puffin-lens dump capture.puffin > capture.json\n  \
+puffin-lens dump capture.puffin --pretty -o capture.json\n  \
+puffin-lens dump capture.puffin | jq '[.. | objects | select(has(\"duration_ns\") and has(\"name\"))] | sort_by(-.duration_ns) | .[0:10]'"
+    )]
+    Dump {
+        /// The recording: a .puffin file or a JSON dump.
+        file: PathBuf,
+        /// Write to this file instead of stdout.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// Indent the JSON (two spaces) instead of writing it compactly.
+        #[arg(long)]
+        pretty: bool,
+    },
+}
+
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            // Prints help/version to stdout, usage errors to stderr.
+            let _ = err.print();
+            return if err.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            if is_broken_pipe(&err) {
+                return EXIT_OK;
+            }
+            eprintln!("puffin-lens: error: {err:#}");
+            EXIT_BAD_INPUT
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run(cli: Cli) -> anyhow::Result<i32> {
+    match cli.command {
+        Command::Dump {
+            file,
+            output,
+            pretty,
+        } => dump(&file, output.as_deref(), pretty),
+    }
+}
+
+/// Reads and decodes a recording, reporting diagnostics on stderr.
+/// Errors (exit 1) when nothing usable is left.
+fn load(path: &Path) -> anyhow::Result<Decoded> {
+    let shown = path.display();
+    let bytes = std::fs::read(path).with_context(|| format!("{shown}: cannot read"))?;
+    let decoded = engine::load(&bytes).with_context(|| format!("{shown}"))?;
+    for d in &decoded.diagnostics {
+        let level = match d.severity {
+            Severity::Warning => "warning",
+            Severity::Damage => "damaged",
+        };
+        eprintln!("puffin-lens: {level}: {shown}: {d}");
+    }
+    if decoded.trace.frames.is_empty() && decoded.is_damaged() {
+        anyhow::bail!("{shown}: no frame could be decoded");
+    }
+    Ok(decoded)
+}
+
+fn status(decoded: &Decoded) -> i32 {
+    if decoded.is_damaged() {
+        EXIT_DAMAGED
+    } else {
+        EXIT_OK
+    }
+}
+
+fn dump(path: &Path, output: Option<&Path>, pretty: bool) -> anyhow::Result<i32> {
+    let decoded = load(path)?;
+    let name = path.to_string_lossy();
+    match output {
+        Some(out) => {
+            let file = std::fs::File::create(out)
+                .with_context(|| format!("{}: cannot create", out.display()))?;
+            engine::write_export(&decoded.trace, &name, file, pretty)
+                .with_context(|| format!("{}: cannot write", out.display()))?;
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let terminal = stdout.is_terminal();
+            let mut lock = engine::write_export(&decoded.trace, &name, stdout.lock(), pretty)
+                .context("cannot write to stdout")?;
+            if terminal {
+                let _ = writeln!(lock);
+            }
+        }
+    }
+    Ok(status(&decoded))
+}

@@ -1,0 +1,784 @@
+//! Decoder for `.puffin` recordings into a [`Trace`].
+//!
+//! # Container
+//!
+//! ```text
+//! file    = "PUF0" record* [u32 0 sentinel]
+//! record  = "PFD4" u32 meta_len  FrameMeta  u32 packed_len u8 compression packed  u32 reg_len Vec<ScopeDetails>
+//!         | "PFD3" u32 meta_len  FrameMeta  u32 packed_len u8 compression packed
+//!         | "PFD2" u32 meta_len  FrameMeta  u32 packed_len packed            (zstd)
+//!         | "PFD1" u32 len zstd(LegacyFrameData)
+//!         | u32 len LegacyFrameData                                          (no magic)
+//! compression = 0 none | 1 lz4 (u32 size prepended) | 2 zstd
+//! packed  = bincode BTreeMap<ThreadInfo, StreamInfo>, compressed
+//! ```
+//!
+//! All bincode is 1.x with `bincode::options()`: varint integers, zigzag for
+//! signed, `u8` option tags, varint-length strings and sequences.
+//!
+//! - `FrameMeta      = frame_index u64, range_ns (i64, i64), num_bytes u64, num_scopes u64`
+//! - `ThreadInfo     = start_time_ns Option<i64>, name String`
+//! - `StreamInfo     = stream Vec<u8>, num_scopes u64, depth u64, range_ns (i64, i64)`
+//! - `ScopeDetails   = scope_id Option<u32>, scope_name Option<String>, function_name String, file_path String, line_nr u32`
+//! - `LegacyFrameData = frame_index u64, streams BTreeMap<ThreadInfo, StreamInfo>, range_ns (i64, i64), num_bytes u64, num_scopes u64`
+//!
+//! # Thread streams
+//!
+//! Fixed-width little-endian, strings are `u8` length + bytes (at most 127).
+//!
+//! ```text
+//! PFD4:      '(' u32 scope_id  i64 start_ns  str data  u64 children_len  children  ')' i64 stop_ns
+//! PFD1-PFD3: '(' i64 start_ns  str name  str location  str data  u64 children_len  children  ')' i64 stop_ns
+//! ```
+//!
+//! A `children_len` of `u64::MAX` marks a scope that was never closed.
+//!
+//! puffin 0.20 cannot parse the legacy stream layout, and its bincode path
+//! trusts length fields for allocations, so this module parses everything
+//! itself with bounds-checked reads ([`super::bytes`]); only the decompressors
+//! (`lz4_flex`, `zstd`/`ruzstd`) are shared with puffin.
+
+use super::bytes::{ByteReader, ReadError};
+use super::model::{DefRow, ScopeKind, StreamId, Trace, TraceBuilder};
+use std::fmt;
+
+/// Largest decompressed size accepted for one frame.
+const MAX_UNPACKED_BYTES: usize = 1 << 31;
+
+/// How serious a [`Diagnostic`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// Something was skipped but every frame is intact.
+    Warning,
+    /// A frame (or the rest of the file) could not be decoded.
+    Damage,
+}
+
+/// A problem found while decoding, located in the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// Position of the frame record in the file (0-based), when known.
+    pub record: Option<usize>,
+    /// `frame_index` from the record's metadata, when it could be read.
+    pub frame_index: Option<u64>,
+    /// Byte offset in the file.
+    pub byte_offset: u64,
+    pub message: String,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(record) = self.record {
+            write!(f, "frame #{record}")?;
+            if let Some(index) = self.frame_index {
+                write!(f, " (frame_index {index})")?;
+            }
+            write!(f, " at byte {}: {}", self.byte_offset, self.message)
+        } else {
+            write!(f, "at byte {}: {}", self.byte_offset, self.message)
+        }
+    }
+}
+
+/// A recording that cannot be used at all.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("the file is empty")]
+    Empty,
+    #[error(
+        "not a .puffin recording or JSON dump: it starts with {found}, expected \"PUF0\" or a JSON object"
+    )]
+    BadMagic { found: String },
+    #[error("invalid JSON dump: {0}")]
+    Json(String),
+}
+
+/// The result of decoding: the model plus what went wrong on the way.
+pub struct Decoded {
+    pub trace: Trace,
+    /// In file order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Decoded {
+    pub fn is_damaged(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Damage)
+    }
+}
+
+/// Which stream layout a record uses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// PFD4: scope ids, registrations separate.
+    Ids,
+    /// PFD1-PFD3 and magic-less records: names and locations inline.
+    Legacy,
+}
+
+/// Decodes a recording frame by frame, so callers can show progress or
+/// spread the work over several UI frames.
+pub struct PuffinDecoder<B> {
+    bytes: B,
+    pos: usize,
+    record: usize,
+    builder: TraceBuilder,
+    diagnostics: Vec<Diagnostic>,
+    done: bool,
+    scratch: Vec<u8>,
+}
+
+/// Human-readable rendering of a 4-byte magic.
+fn show_magic(bytes: &[u8]) -> String {
+    let shown: String = bytes
+        .iter()
+        .map(|&b| {
+            if b.is_ascii_graphic() {
+                (b as char).to_string()
+            } else {
+                format!("\\x{b:02x}")
+            }
+        })
+        .collect();
+    format!("\"{shown}\"")
+}
+
+impl<B: AsRef<[u8]>> PuffinDecoder<B> {
+    /// Checks the `PUF0` magic.
+    pub fn new(bytes: B) -> Result<Self, LoadError> {
+        let data = bytes.as_ref();
+        if data.is_empty() {
+            return Err(LoadError::Empty);
+        }
+        if !data.starts_with(b"PUF0") {
+            return Err(LoadError::BadMagic {
+                found: show_magic(&data[..data.len().min(4)]),
+            });
+        }
+        Ok(Self {
+            bytes,
+            pos: 4,
+            record: 0,
+            builder: TraceBuilder::new(),
+            diagnostics: Vec::new(),
+            done: false,
+            scratch: Vec::new(),
+        })
+    }
+
+    /// Bytes consumed so far (for progress).
+    pub fn bytes_done(&self) -> usize {
+        self.pos
+    }
+
+    pub fn bytes_total(&self) -> usize {
+        self.bytes.as_ref().len()
+    }
+
+    /// Frames decoded so far.
+    pub fn frames_done(&self) -> usize {
+        self.builder.trace.frames.len()
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Decodes all remaining frames.
+    pub fn run(mut self) -> Decoded {
+        while self.step() {}
+        self.finish()
+    }
+
+    pub fn finish(self) -> Decoded {
+        let mut trace = self.builder.finish();
+        if trace.format.record_kinds.is_empty() {
+            trace.format.note_record("PUF0");
+        }
+        Decoded {
+            trace,
+            diagnostics: self.diagnostics,
+        }
+    }
+
+    fn damage(&mut self, record: Option<usize>, frame_index: Option<u64>, at: usize, msg: String) {
+        self.diagnostics.push(Diagnostic {
+            severity: Severity::Damage,
+            record,
+            frame_index,
+            byte_offset: at as u64,
+            message: msg,
+        });
+    }
+
+    /// Decodes the next frame record. Returns false once the end is reached.
+    pub fn step(&mut self) -> bool {
+        if self.done {
+            return false;
+        }
+        let data = self.bytes.as_ref();
+        let start = self.pos;
+        let record = self.record;
+        let r = ByteReader::new(&data[start..]);
+        if r.is_empty() {
+            self.done = true;
+            return false;
+        }
+        if r.remaining() < 4 {
+            let left = r.remaining();
+            self.done = true;
+            self.damage(
+                Some(record),
+                None,
+                start,
+                format!("truncated: {left} stray bytes where a frame record header should be"),
+            );
+            return false;
+        }
+        let header: [u8; 4] = data[start..start + 4].try_into().unwrap_or([0; 4]);
+        if header == [0; 4] {
+            self.done = true;
+            return false;
+        }
+        let outcome = match &header {
+            b"PFD4" | b"PFD3" | b"PFD2" => self.split_meta_record(&header, start),
+            b"PFD1" => split_len_record(data, start, 4, "PFD1"),
+            b"PFD0" => split_len_record(data, start, 4, "PFD0"),
+            [b'P', b'F', b'D', _] => Err(format!(
+                "unknown frame record version {} (newer than this reader?); the rest of the file cannot be read",
+                show_magic(&header)
+            )),
+            _ => split_len_record(data, start, 0, "legacy"),
+        };
+        let parts = match outcome {
+            Ok(parts) => parts,
+            Err(msg) => {
+                self.done = true;
+                self.damage(Some(record), None, start, msg);
+                return false;
+            }
+        };
+        self.pos = parts.end;
+        self.record += 1;
+        self.decode_record(record, start, parts);
+        true
+    }
+
+    /// Splits a PFD2/3/4 record into its blocks without decoding them.
+    fn split_meta_record(&self, header: &[u8; 4], start: usize) -> Result<RecordParts, String> {
+        let data = self.bytes.as_ref();
+        let mut r = ByteReader::new(&data[start + 4..]);
+        let kind = match header {
+            b"PFD4" => RecordKind::Pfd4,
+            b"PFD3" => RecordKind::Pfd3,
+            _ => RecordKind::Pfd2,
+        };
+        let container = |e: ReadError| {
+            format!(
+                "{}: {e}; the rest of the file cannot be read",
+                kind.name()
+            )
+        };
+        let meta_len = r.u32_le("meta length").map_err(container)?;
+        let meta_at = start + 4 + r.pos();
+        r.take(u64::from(meta_len), "meta block").map_err(container)?;
+        let packed_len = r.u32_le("stream block length").map_err(container)?;
+        let compression = if kind == RecordKind::Pfd2 {
+            2
+        } else {
+            r.u8("compression byte").map_err(container)?
+        };
+        let packed_at = start + 4 + r.pos();
+        r.take(u64::from(packed_len), "stream block")
+            .map_err(container)?;
+        let mut reg = None;
+        if kind == RecordKind::Pfd4 {
+            let reg_len = r.u32_le("registration block length").map_err(container)?;
+            let reg_at = start + 4 + r.pos();
+            r.take(u64::from(reg_len), "registration block")
+                .map_err(container)?;
+            reg = Some(reg_at..reg_at + reg_len as usize);
+        }
+        Ok(RecordParts {
+            kind,
+            meta: Some(meta_at..meta_at + meta_len as usize),
+            compression,
+            payload: packed_at..packed_at + packed_len as usize,
+            registrations: reg,
+            end: start + 4 + r.pos(),
+        })
+    }
+
+    fn decode_record(&mut self, record: usize, start: usize, parts: RecordParts) {
+        let data = self.bytes.as_ref();
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let mut frame_index = None;
+        let result = (|| -> Result<(), String> {
+            let meta = match &parts.meta {
+                Some(range) => {
+                    let meta = read_meta(&data[range.clone()])
+                        .map_err(|e| format!("frame metadata: {e}"))?;
+                    frame_index = Some(meta.frame_index);
+                    Some(meta)
+                }
+                None => None,
+            };
+            let kind = parts.kind;
+            if kind == RecordKind::Pfd0 {
+                return Err(
+                    "PFD0 records (lz4-compressed, from 2021 and before) are no longer readable"
+                        .to_owned(),
+                );
+            }
+            self.builder.trace.format.note_record(kind.name());
+            let payload = &data[parts.payload.clone()];
+            let unpacked: &[u8] = match parts.compression {
+                0 => {
+                    self.builder.trace.format.note_compression("none");
+                    payload
+                }
+                1 => {
+                    self.builder.trace.format.note_compression("lz4");
+                    decompress_lz4(payload, &mut scratch)?;
+                    &scratch
+                }
+                2 => {
+                    self.builder.trace.format.note_compression("zstd");
+                    decompress_zstd(payload, &mut scratch)?;
+                    &scratch
+                }
+                other => return Err(format!("unknown compression kind {other}")),
+            };
+            let mark = self.builder.mark();
+            let result = match meta {
+                Some(meta) => {
+                    self.builder
+                        .begin_frame(meta.frame_index, meta.range_ns, meta.num_scopes);
+                    let layout = if kind == RecordKind::Pfd4 {
+                        Layout::Ids
+                    } else {
+                        Layout::Legacy
+                    };
+                    let mut r = ByteReader::new(unpacked);
+                    read_streams(&mut self.builder, &mut r, layout)
+                }
+                None => {
+                    self.builder.begin_frame(0, (i64::MAX, i64::MIN), 0);
+                    read_legacy_frame(&mut self.builder, unpacked, &mut frame_index)
+                }
+            };
+            if let Err(msg) = result {
+                self.builder.rollback(mark);
+                return Err(msg);
+            }
+            Ok(())
+        })();
+        if let Err(msg) = result {
+            self.damage(Some(record), frame_index, start, msg);
+        }
+        if let Some(reg) = parts.registrations {
+            self.read_registrations(record, frame_index, reg);
+        }
+        self.scratch = scratch;
+    }
+
+    fn read_registrations(
+        &mut self,
+        record: usize,
+        frame_index: Option<u64>,
+        range: std::ops::Range<usize>,
+    ) {
+        let data = self.bytes.as_ref();
+        let mut r = ByteReader::new(&data[range.clone()]);
+        let mut warnings = Vec::new();
+        let result = (|| -> Result<(), ReadError> {
+            let n = r.varint_u64("registration count")?;
+            for _ in 0..n {
+                let at = range.start + r.pos();
+                let id = if r.option_tag("scope id tag")? {
+                    Some(r.varint_u32("scope id")?)
+                } else {
+                    None
+                };
+                let scope_name = if r.option_tag("scope name tag")? {
+                    Some(r.bincode_str("scope name")?)
+                } else {
+                    None
+                };
+                let function = r.bincode_str("function name")?;
+                let file = r.bincode_str("file path")?;
+                let line = r.varint_u32("line number")?;
+                let Some(id) = id.filter(|&id| id != 0) else {
+                    let what = scope_name.unwrap_or(function);
+                    warnings.push((
+                        at,
+                        format!("registration without a scope id skipped ({what:?} at {file}:{line})"),
+                    ));
+                    continue;
+                };
+                let b = &mut self.builder;
+                let row = DefRow {
+                    name: b.intern(scope_name.unwrap_or(function)),
+                    function: b.intern(function),
+                    file: b.intern(file),
+                    line,
+                    kind: if scope_name.is_some() {
+                        ScopeKind::Named
+                    } else {
+                        ScopeKind::Function
+                    },
+                };
+                b.register(id, row);
+            }
+            Ok(())
+        })();
+        for (at, message) in warnings {
+            self.diagnostics.push(Diagnostic {
+                severity: Severity::Warning,
+                record: Some(record),
+                frame_index,
+                byte_offset: at as u64,
+                message,
+            });
+        }
+        if let Err(e) = result {
+            let at = range.start + e.offset;
+            self.damage(
+                Some(record),
+                frame_index,
+                at,
+                format!("scope registrations: {e}"),
+            );
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum RecordKind {
+    Pfd4,
+    Pfd3,
+    Pfd2,
+    Pfd1,
+    Pfd0,
+    Legacy,
+}
+
+impl RecordKind {
+    fn name(self) -> &'static str {
+        match self {
+            RecordKind::Pfd4 => "PFD4",
+            RecordKind::Pfd3 => "PFD3",
+            RecordKind::Pfd2 => "PFD2",
+            RecordKind::Pfd1 => "PFD1",
+            RecordKind::Pfd0 => "PFD0",
+            RecordKind::Legacy => "legacy",
+        }
+    }
+}
+
+/// Byte ranges of a record's blocks (absolute offsets in the file).
+struct RecordParts {
+    kind: RecordKind,
+    meta: Option<std::ops::Range<usize>>,
+    compression: u8,
+    payload: std::ops::Range<usize>,
+    registrations: Option<std::ops::Range<usize>>,
+    end: usize,
+}
+
+/// `[magic] u32 len payload` records (PFD1, PFD0, magic-less legacy).
+fn split_len_record(
+    data: &[u8],
+    start: usize,
+    magic_len: usize,
+    name: &'static str,
+) -> Result<RecordParts, String> {
+    let mut r = ByteReader::new(&data[start + magic_len..]);
+    let container = |e: ReadError| {
+        if magic_len == 0 {
+            format!("not a frame record (no PFD magic; as a legacy record: {e}); the rest of the file cannot be read")
+        } else {
+            format!("{name}: {e}; the rest of the file cannot be read")
+        }
+    };
+    let len = r.u32_le("record length").map_err(container)?;
+    let at = start + magic_len + r.pos();
+    r.take(u64::from(len), "record payload").map_err(container)?;
+    let (kind, compression) = match name {
+        "PFD1" => (RecordKind::Pfd1, 2),
+        "PFD0" => (RecordKind::Pfd0, 1),
+        _ => (RecordKind::Legacy, 0),
+    };
+    Ok(RecordParts {
+        kind,
+        meta: None,
+        compression,
+        payload: at..at + len as usize,
+        registrations: None,
+        end: at + len as usize,
+    })
+}
+
+struct FrameMeta {
+    frame_index: u64,
+    range_ns: (i64, i64),
+    num_scopes: u64,
+}
+
+fn read_meta(bytes: &[u8]) -> Result<FrameMeta, ReadError> {
+    let mut r = ByteReader::new(bytes);
+    let frame_index = r.varint_u64("frame_index")?;
+    let range_ns = (r.varint_i64("range start")?, r.varint_i64("range end")?);
+    let _num_bytes = r.varint_u64("num_bytes")?;
+    let num_scopes = r.varint_u64("num_scopes")?;
+    Ok(FrameMeta {
+        frame_index,
+        range_ns,
+        num_scopes,
+    })
+}
+
+fn decompress_lz4(packed: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    let mut r = ByteReader::new(packed);
+    let size = r
+        .u32_le("lz4 size prefix")
+        .map_err(|e| format!("lz4: {e}"))? as usize;
+    let body = &packed[4..];
+    // One lz4 byte can expand to at most 255 bytes: a larger claim is a lie.
+    let max = body.len().saturating_mul(255).saturating_add(16);
+    if size > max || size > MAX_UNPACKED_BYTES {
+        return Err(format!(
+            "lz4 block claims {size} decompressed bytes, impossible for {} compressed bytes",
+            body.len()
+        ));
+    }
+    out.clear();
+    out.resize(size, 0);
+    let n = lz4_flex::decompress_into(body, out).map_err(|e| format!("lz4: {e}"))?;
+    if n != size {
+        return Err(format!("lz4: decompressed {n} bytes, expected {size}"));
+    }
+    Ok(())
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn decompress_zstd(packed: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    use std::io::Read as _;
+    out.clear();
+    let decoder =
+        zstd::stream::read::Decoder::with_buffer(packed).map_err(|e| format!("zstd: {e}"))?;
+    decoder
+        .take(MAX_UNPACKED_BYTES as u64 + 1)
+        .read_to_end(out)
+        .map_err(|e| format!("zstd: {e}"))?;
+    if out.len() > MAX_UNPACKED_BYTES {
+        return Err("zstd: frame decompresses to more than 2 GiB".to_owned());
+    }
+    Ok(())
+}
+
+#[cfg(target_arch = "wasm32")]
+fn decompress_zstd(mut packed: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    use std::io::Read as _;
+    out.clear();
+    let decoder = ruzstd::decoding::StreamingDecoder::new(&mut packed)
+        .map_err(|e| format!("zstd: {e}"))?;
+    decoder
+        .take(MAX_UNPACKED_BYTES as u64 + 1)
+        .read_to_end(out)
+        .map_err(|e| format!("zstd: {e}"))?;
+    if out.len() > MAX_UNPACKED_BYTES {
+        return Err("zstd: frame decompresses to more than 2 GiB".to_owned());
+    }
+    Ok(())
+}
+
+/// `bincode BTreeMap<ThreadInfo, StreamInfo>` into the current frame.
+fn read_streams(b: &mut TraceBuilder, r: &mut ByteReader<'_>, layout: Layout) -> Result<(), String> {
+    let n = r
+        .varint_u64("thread count")
+        .map_err(|e| format!("thread streams: {e}"))?;
+    for _ in 0..n {
+        let header = (|| -> Result<_, ReadError> {
+            let start_time = if r.option_tag("thread start time tag")? {
+                Some(r.varint_i64("thread start time")?)
+            } else {
+                None
+            };
+            let name = r.bincode_str("thread name")?;
+            let stream = r.bincode_bytes("thread stream")?;
+            Ok((start_time, name, stream))
+        })()
+        .map_err(|e| format!("thread streams: {e}"))?;
+        let (start_time, name, stream) = header;
+        let thread = b.thread(start_time, name);
+        let sid = b.begin_stream(thread);
+        let parsed = match layout {
+            Layout::Ids => parse_stream_ids(b, stream, sid),
+            Layout::Legacy => parse_stream_legacy(b, stream, sid),
+        };
+        parsed.map_err(|e| format!("thread {name:?}: stream {e}"))?;
+        let meta = (|| -> Result<_, ReadError> {
+            Ok((
+                r.varint_u64("stream num_scopes")?,
+                r.varint_u64("stream depth")?,
+                (
+                    r.varint_i64("stream range start")?,
+                    r.varint_i64("stream range end")?,
+                ),
+            ))
+        })()
+        .map_err(|e| format!("thread {name:?}: {e}"))?;
+        b.end_stream(sid, meta.0, meta.1, meta.2);
+    }
+    Ok(())
+}
+
+/// A legacy frame body (PFD1 payload, magic-less record).
+fn read_legacy_frame(
+    b: &mut TraceBuilder,
+    bytes: &[u8],
+    frame_index_out: &mut Option<u64>,
+) -> Result<(), String> {
+    let mut r = ByteReader::new(bytes);
+    let frame_index = r
+        .varint_u64("frame_index")
+        .map_err(|e| format!("legacy frame: {e}"))?;
+    *frame_index_out = Some(frame_index);
+    read_streams(b, &mut r, Layout::Legacy)?;
+    let meta = (|| -> Result<_, ReadError> {
+        let range = (r.varint_i64("range start")?, r.varint_i64("range end")?);
+        let _num_bytes = r.varint_u64("num_bytes")?;
+        let num_scopes = r.varint_u64("num_scopes")?;
+        Ok((range, num_scopes))
+    })()
+    .map_err(|e| format!("legacy frame metadata: {e}"))?;
+    b.set_frame_meta(frame_index, meta.0, meta.1);
+    Ok(())
+}
+
+const SCOPE_BEGIN: u8 = b'(';
+const SCOPE_END: u8 = b')';
+
+/// A stream error, located at an offset in the stream.
+fn stream_err(offset: usize, msg: impl fmt::Display) -> String {
+    format!("offset {offset}: {msg}")
+}
+
+/// Shared pre-order walk of both layouts; `open` reads one scope header
+/// (after `'('`) and returns (definition, start, data, children length).
+#[inline(always)]
+fn parse_stream_with(
+    b: &mut TraceBuilder,
+    stream: &[u8],
+    sid: StreamId,
+    mut open: impl FnMut(
+        &mut TraceBuilder,
+        &mut ByteReader<'_>,
+    ) -> Result<(super::model::DefId, i64, super::model::StrId, u64), ReadError>,
+) -> Result<(), String> {
+    let mut r = ByteReader::new(stream);
+    // End offsets of the open scopes' children.
+    let mut ends: Vec<usize> = Vec::new();
+    loop {
+        let limit = ends.last().copied().unwrap_or(stream.len());
+        let pos = r.pos();
+        if pos == limit {
+            let Some(_) = ends.pop() else {
+                return Ok(());
+            };
+            // Close the innermost scope.
+            let end_at = r.pos();
+            let tag = r.u8("scope end").map_err(|e| stream_err(end_at, e))?;
+            if tag != SCOPE_END {
+                return Err(stream_err(
+                    end_at,
+                    format!("expected ')' to close a scope, found 0x{tag:02x}"),
+                ));
+            }
+            let stop_ns = r
+                .i64_le("scope stop time")
+                .map_err(|e| stream_err(end_at, e))?;
+            let start_ns = b.open_start_ns().unwrap_or(stop_ns);
+            if stop_ns < start_ns {
+                return Err(stream_err(
+                    end_at,
+                    format!("scope stops before it starts (stop {stop_ns} < start {start_ns})"),
+                ));
+            }
+            b.close_scope(stop_ns - start_ns);
+            continue;
+        }
+        if pos > limit {
+            return Err(stream_err(
+                pos,
+                "a scope runs past the end of its parent",
+            ));
+        }
+        let tag = r.u8("scope begin").map_err(|e| stream_err(pos, e))?;
+        if tag != SCOPE_BEGIN {
+            return Err(stream_err(
+                pos,
+                format!("expected '(' to open a scope, found 0x{tag:02x}"),
+            ));
+        }
+        let (def, start_ns, data, children_len) =
+            open(b, &mut r).map_err(|e| stream_err(pos, e))?;
+        if children_len == u64::MAX {
+            return Err(stream_err(pos, "scope was never closed"));
+        }
+        let children_end = (r.pos() as u64)
+            .checked_add(children_len)
+            .filter(|&end| end <= limit as u64)
+            .ok_or_else(|| {
+                stream_err(
+                    pos,
+                    format!(
+                        "scope claims {children_len} bytes of children, more than the {} left",
+                        limit.saturating_sub(r.pos())
+                    ),
+                )
+            })?;
+        if ends.len() >= u32::MAX as usize - 1 {
+            return Err(stream_err(pos, "nesting too deep"));
+        }
+        b.open_scope(def, start_ns, data, sid);
+        ends.push(children_end as usize);
+    }
+}
+
+fn parse_stream_ids(b: &mut TraceBuilder, stream: &[u8], sid: StreamId) -> Result<(), String> {
+    parse_stream_with(b, stream, sid, |b, r| {
+        let id = r.u32_le("scope id")?;
+        let start_ns = r.i64_le("scope start time")?;
+        let data = r.short_str("scope data")?;
+        let children_len = r.u64_le("scope size")?;
+        let def = b.def_for_raw_id(id);
+        let data = if data.is_empty() {
+            super::model::StrId(0)
+        } else {
+            b.intern(data)
+        };
+        Ok((def, start_ns, data, children_len))
+    })
+}
+
+fn parse_stream_legacy(b: &mut TraceBuilder, stream: &[u8], sid: StreamId) -> Result<(), String> {
+    parse_stream_with(b, stream, sid, |b, r| {
+        let start_ns = r.i64_le("scope start time")?;
+        let name = r.short_str("scope name")?;
+        let location = r.short_str("scope location")?;
+        let data = r.short_str("scope data")?;
+        let children_len = r.u64_le("scope size")?;
+        let def = b.legacy_def(name, location);
+        let data = b.intern(data);
+        Ok((def, start_ns, data, children_len))
+    })
+}
+
+/// Decodes a whole `.puffin` recording.
+pub fn decode_puffin(bytes: &[u8]) -> Result<Decoded, LoadError> {
+    Ok(PuffinDecoder::new(bytes)?.run())
+}

@@ -1,0 +1,27 @@
+//! The engine: decode `.puffin` recordings and JSON dumps into one columnar
+//! model ([`Trace`]), and export it as the documented JSON.
+//!
+//! This module is the one place that knows the puffin format (see
+//! [`decode`] for the byte layout). It never depends on UI crates and builds
+//! for native and `wasm32-unknown-unknown` alike.
+
+pub mod bytes;
+pub mod decode;
+pub mod export;
+pub mod json_in;
+pub mod model;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod write;
+
+pub use decode::{Decoded, Diagnostic, LoadError, PuffinDecoder, Severity, decode_puffin};
+pub use export::{export_string, write_export};
+pub use model::{DefId, FrameId, ScopeIdx, ScopeKind, StrId, StreamId, ThreadId, Trace};
+
+/// Loads a recording: a `.puffin` file or a JSON dump, told apart by content.
+pub fn load(bytes: &[u8]) -> Result<Decoded, LoadError> {
+    if json_in::looks_like_json(bytes) {
+        json_in::load_json(bytes)
+    } else {
+        decode_puffin(bytes)
+    }
+}

@@ -1,0 +1,914 @@
+//! The columnar model every query, view and export reads.
+//!
+//! Struct-of-arrays tables with typed `u32` handles:
+//!
+//! - [`FrameTable`]: one row per frame, in file order; each owns a contiguous
+//!   range of streams.
+//! - [`StreamTable`]: one row per (frame, thread) stream, in stored order; each
+//!   owns a contiguous range of scope instances.
+//! - [`ThreadTable`]: distinct threads (name + start time).
+//! - [`ScopeTable`]: one row per scope instance, depth-first pre-order, so a
+//!   parent always comes before its children and a subtree is the contiguous
+//!   range `i..subtree_end[i]`. The first child of `i` is `i + 1` (when
+//!   `i + 1 < subtree_end[i]`), the next sibling of a child `c` is
+//!   `subtree_end[c]`: children are reachable in O(children).
+//! - [`ScopeDefs`]: scope definitions (registrations), keyed by the id in the
+//!   recording. Instances point to a definition; names resolve through it.
+
+use hashbrown::HashTable;
+use rustc_hash::{FxHashMap, FxHasher};
+use std::hash::Hasher as _;
+use std::ops::Range;
+
+macro_rules! handle {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            #[inline]
+            pub fn idx(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+handle!(
+    /// An interned string.
+    StrId
+);
+handle!(
+    /// A scope instance (row of [`ScopeTable`]).
+    ScopeIdx
+);
+handle!(
+    /// A scope definition (row of [`ScopeDefs`]).
+    DefId
+);
+handle!(
+    /// A thread (row of [`ThreadTable`]).
+    ThreadId
+);
+handle!(
+    /// A frame (row of [`FrameTable`]), in file order.
+    FrameId
+);
+handle!(
+    /// A per-frame thread stream (row of [`StreamTable`]).
+    StreamId
+);
+
+/// `parent` of a top-level scope.
+pub const NO_PARENT: u32 = u32::MAX;
+
+/// Deduplicated strings; `StrId(0)` is always `""`.
+#[derive(Clone)]
+pub struct Interner {
+    buf: String,
+    ends: Vec<usize>,
+    table: HashTable<u32>,
+}
+
+impl Default for Interner {
+    fn default() -> Self {
+        let mut interner = Self {
+            buf: String::new(),
+            ends: Vec::new(),
+            table: HashTable::new(),
+        };
+        interner.intern("");
+        interner
+    }
+}
+
+#[inline]
+fn hash_str(s: &str) -> u64 {
+    let mut hasher = FxHasher::default();
+    hasher.write(s.as_bytes());
+    hasher.finish()
+}
+
+impl Interner {
+    #[inline]
+    pub fn get(&self, id: StrId) -> &str {
+        let i = id.idx();
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.buf[start..self.ends[i]]
+    }
+
+    #[inline]
+    pub fn intern(&mut self, s: &str) -> StrId {
+        if s.is_empty() && !self.ends.is_empty() {
+            return StrId(0);
+        }
+        let hash = hash_str(s);
+        let Self { buf, ends, table } = self;
+        let lookup = |&id: &u32| {
+            let i = id as usize;
+            let start = if i == 0 { 0 } else { ends[i - 1] };
+            &buf[start..ends[i]] == s
+        };
+        if let Some(&id) = table.find(hash, lookup) {
+            return StrId(id);
+        }
+        let id = ends.len() as u32;
+        buf.push_str(s);
+        ends.push(buf.len());
+        let (buf, ends) = (&self.buf, &self.ends);
+        self.table.insert_unique(hash, id, |&other| {
+            let i = other as usize;
+            let start = if i == 0 { 0 } else { ends[i - 1] };
+            hash_str(&buf[start..ends[i]])
+        });
+        StrId(id)
+    }
+
+    /// Looks a string up without interning it.
+    pub fn find(&self, s: &str) -> Option<StrId> {
+        self.table
+            .find(hash_str(s), |&id| self.get(StrId(id)) == s)
+            .map(|&id| StrId(id))
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Bytes held (text plus index), for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        self.buf.capacity()
+            + self.ends.capacity() * std::mem::size_of::<usize>()
+            + self.table.capacity() * (std::mem::size_of::<u32>() + 1)
+    }
+}
+
+/// What a scope definition is, as the export's `kind` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ScopeKind {
+    /// `profile_function!` (registered without a scope name).
+    Function,
+    /// `profile_scope!` (registered with a scope name).
+    Named,
+    /// Legacy capture: name and location were inline in the stream.
+    Unknown,
+    /// Seen in a stream but never registered: named `scope#<id>`.
+    Unregistered,
+}
+
+impl ScopeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScopeKind::Function => "function",
+            ScopeKind::Named => "named",
+            ScopeKind::Unknown => "unknown",
+            ScopeKind::Unregistered => "unregistered",
+        }
+    }
+
+    pub fn is_registered(self) -> bool {
+        self != ScopeKind::Unregistered
+    }
+}
+
+/// Scope definitions, one row per scope id of the recording.
+#[derive(Clone, Default)]
+pub struct ScopeDefs {
+    /// The id written in the recording.
+    pub raw_id: Vec<u32>,
+    pub name: Vec<StrId>,
+    pub function: Vec<StrId>,
+    pub file: Vec<StrId>,
+    pub line: Vec<u32>,
+    pub kind: Vec<ScopeKind>,
+    by_raw_id: FxHashMap<u32, DefId>,
+}
+
+impl ScopeDefs {
+    pub fn len(&self) -> usize {
+        self.raw_id.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.raw_id.is_empty()
+    }
+
+    pub fn by_raw_id(&self, raw_id: u32) -> Option<DefId> {
+        self.by_raw_id.get(&raw_id).copied()
+    }
+
+    /// Registered definitions, sorted by raw id.
+    pub fn registered_sorted(&self) -> Vec<DefId> {
+        let mut ids: Vec<DefId> = (0..self.len() as u32)
+            .map(DefId)
+            .filter(|d| self.kind[d.idx()].is_registered())
+            .collect();
+        ids.sort_by_key(|d| self.raw_id[d.idx()]);
+        ids
+    }
+
+    /// Whether any definition came from a registration (or a legacy inline name).
+    pub fn has_registration(&self) -> bool {
+        self.kind.iter().any(|k| k.is_registered())
+    }
+
+    fn push(&mut self, raw_id: u32, def: DefRow) -> DefId {
+        let id = DefId(self.raw_id.len() as u32);
+        self.raw_id.push(raw_id);
+        self.name.push(def.name);
+        self.function.push(def.function);
+        self.file.push(def.file);
+        self.line.push(def.line);
+        self.kind.push(def.kind);
+        self.by_raw_id.insert(raw_id, id);
+        id
+    }
+
+    fn set(&mut self, id: DefId, def: DefRow) {
+        let i = id.idx();
+        self.name[i] = def.name;
+        self.function[i] = def.function;
+        self.file[i] = def.file;
+        self.line[i] = def.line;
+        self.kind[i] = def.kind;
+    }
+
+    fn truncate(&mut self, len: usize) {
+        for raw in self.raw_id.drain(len..) {
+            self.by_raw_id.remove(&raw);
+        }
+        self.name.truncate(len);
+        self.function.truncate(len);
+        self.file.truncate(len);
+        self.line.truncate(len);
+        self.kind.truncate(len);
+    }
+}
+
+/// One definition's fields.
+#[derive(Clone, Copy, Debug)]
+pub struct DefRow {
+    pub name: StrId,
+    pub function: StrId,
+    pub file: StrId,
+    pub line: u32,
+    pub kind: ScopeKind,
+}
+
+/// Frames, in file order.
+#[derive(Clone, Default)]
+pub struct FrameTable {
+    pub frame_index: Vec<u64>,
+    /// From the frame's metadata.
+    pub range_ns: Vec<(i64, i64)>,
+    /// From the frame's metadata.
+    pub num_scopes: Vec<u64>,
+    /// Streams of each frame: `first_stream[f]..first_stream[f + 1]`.
+    first_stream: Vec<u32>,
+}
+
+impl FrameTable {
+    pub fn len(&self) -> usize {
+        self.frame_index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.frame_index.is_empty()
+    }
+
+    pub fn streams(&self, f: FrameId) -> Range<u32> {
+        self.first_stream[f.idx()]..self.first_stream[f.idx() + 1]
+    }
+
+    /// `end - start`, or 0 when the range is empty (start > end).
+    pub fn duration_ns(&self, f: FrameId) -> i64 {
+        let (start, end) = self.range_ns[f.idx()];
+        if start > end {
+            0
+        } else {
+            end.saturating_sub(start)
+        }
+    }
+
+    pub fn ids(&self) -> impl Iterator<Item = FrameId> + use<> {
+        (0..self.len() as u32).map(FrameId)
+    }
+}
+
+/// Per-frame thread streams, in stored order.
+#[derive(Clone, Default)]
+pub struct StreamTable {
+    pub frame: Vec<FrameId>,
+    pub thread: Vec<ThreadId>,
+    /// From the stream's metadata.
+    pub num_scopes: Vec<u64>,
+    /// From the stream's metadata.
+    pub depth: Vec<u64>,
+    /// From the stream's metadata.
+    pub range_ns: Vec<(i64, i64)>,
+    /// Scopes of each stream: `first_scope[s]..first_scope[s + 1]`.
+    first_scope: Vec<u32>,
+}
+
+impl StreamTable {
+    pub fn len(&self) -> usize {
+        self.frame.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.frame.is_empty()
+    }
+
+    pub fn scopes(&self, s: StreamId) -> Range<u32> {
+        self.first_scope[s.idx()]..self.first_scope[s.idx() + 1]
+    }
+}
+
+/// Distinct threads.
+#[derive(Clone, Default)]
+pub struct ThreadTable {
+    pub name: Vec<StrId>,
+    pub start_time_ns: Vec<Option<i64>>,
+    by_key: FxHashMap<(Option<i64>, StrId), ThreadId>,
+}
+
+impl ThreadTable {
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+}
+
+/// Scope instances, depth-first pre-order within each stream; streams in order.
+#[derive(Clone, Default)]
+pub struct ScopeTable {
+    pub start_ns: Vec<i64>,
+    pub duration_ns: Vec<i64>,
+    /// Duration minus the children's durations, never negative.
+    pub self_ns: Vec<i64>,
+    /// Parent instance, or [`NO_PARENT`].
+    pub parent: Vec<u32>,
+    /// One past the last descendant.
+    pub subtree_end: Vec<u32>,
+    pub def: Vec<DefId>,
+    pub data: Vec<StrId>,
+    /// 0 for top-level scopes.
+    pub depth: Vec<u32>,
+    pub stream: Vec<StreamId>,
+}
+
+impl ScopeTable {
+    pub fn len(&self) -> usize {
+        self.start_ns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.start_ns.is_empty()
+    }
+
+    #[inline]
+    pub fn end_ns(&self, i: ScopeIdx) -> i64 {
+        self.start_ns[i.idx()].saturating_add(self.duration_ns[i.idx()])
+    }
+
+    /// Children of `i`, in stream order, in O(children).
+    #[inline]
+    pub fn children(&self, i: ScopeIdx) -> Children<'_> {
+        Children {
+            next: i.0 + 1,
+            end: self.subtree_end[i.idx()],
+            subtree_end: &self.subtree_end,
+        }
+    }
+
+    /// Top-level scopes of a range of instances (a stream), in stream order.
+    pub fn top_level(&self, range: Range<u32>) -> Children<'_> {
+        Children {
+            next: range.start,
+            end: range.end,
+            subtree_end: &self.subtree_end,
+        }
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.start_ns.truncate(len);
+        self.duration_ns.truncate(len);
+        self.self_ns.truncate(len);
+        self.parent.truncate(len);
+        self.subtree_end.truncate(len);
+        self.def.truncate(len);
+        self.data.truncate(len);
+        self.depth.truncate(len);
+        self.stream.truncate(len);
+    }
+
+    /// Resident bytes per instance (the columns' element sizes).
+    pub const BYTES_PER_INSTANCE: usize = 8 * 3 + 4 * 6;
+}
+
+/// Iterator over siblings.
+pub struct Children<'a> {
+    next: u32,
+    end: u32,
+    subtree_end: &'a [u32],
+}
+
+impl Iterator for Children<'_> {
+    type Item = ScopeIdx;
+
+    #[inline]
+    fn next(&mut self) -> Option<ScopeIdx> {
+        if self.next >= self.end {
+            return None;
+        }
+        let i = self.next;
+        self.next = self.subtree_end[i as usize];
+        Some(ScopeIdx(i))
+    }
+}
+
+/// Where a trace came from and how it was stored.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FormatInfo {
+    /// Frame record kinds seen, e.g. `["PFD4"]` (sorted, deduplicated).
+    pub record_kinds: Vec<String>,
+    /// Compressions seen, e.g. `["lz4"]` (sorted, deduplicated).
+    pub compressions: Vec<String>,
+    /// Whether the input was a JSON dump.
+    pub from_json: bool,
+}
+
+impl FormatInfo {
+    pub(crate) fn note_record(&mut self, kind: &str) {
+        add_sorted(&mut self.record_kinds, kind);
+    }
+
+    pub(crate) fn note_compression(&mut self, kind: &str) {
+        add_sorted(&mut self.compressions, kind);
+    }
+}
+
+fn add_sorted(list: &mut Vec<String>, item: &str) {
+    if let Err(pos) = list.binary_search_by(|x| x.as_str().cmp(item)) {
+        list.insert(pos, item.to_owned());
+    }
+}
+
+/// A decoded recording.
+#[derive(Clone, Default)]
+pub struct Trace {
+    pub strings: Interner,
+    pub defs: ScopeDefs,
+    pub frames: FrameTable,
+    pub threads: ThreadTable,
+    pub streams: StreamTable,
+    pub scopes: ScopeTable,
+    pub format: FormatInfo,
+}
+
+impl Trace {
+    #[inline]
+    pub fn str(&self, id: StrId) -> &str {
+        self.strings.get(id)
+    }
+
+    /// Resolved name of an instance (registration name, or `scope#<id>`).
+    #[inline]
+    pub fn scope_name(&self, i: ScopeIdx) -> &str {
+        self.str(self.defs.name[self.scopes.def[i.idx()].idx()])
+    }
+
+    #[inline]
+    pub fn scope_data(&self, i: ScopeIdx) -> &str {
+        self.str(self.scopes.data[i.idx()])
+    }
+
+    #[inline]
+    pub fn scope_raw_id(&self, i: ScopeIdx) -> u32 {
+        self.defs.raw_id[self.scopes.def[i.idx()].idx()]
+    }
+
+    pub fn thread_name(&self, t: ThreadId) -> &str {
+        self.str(self.threads.name[t.idx()])
+    }
+
+    pub fn scope_frame(&self, i: ScopeIdx) -> FrameId {
+        self.streams.frame[self.scopes.stream[i.idx()].idx()]
+    }
+
+    pub fn scope_thread(&self, i: ScopeIdx) -> ThreadId {
+        self.streams.thread[self.scopes.stream[i.idx()].idx()]
+    }
+
+    /// Resident bytes of the scope-instance columns (capacity, not length).
+    pub fn scope_table_bytes(&self) -> usize {
+        let s = &self.scopes;
+        (s.start_ns.capacity() + s.duration_ns.capacity() + s.self_ns.capacity()) * 8
+            + (s.parent.capacity()
+                + s.subtree_end.capacity()
+                + s.def.capacity()
+                + s.data.capacity()
+                + s.depth.capacity()
+                + s.stream.capacity())
+                * 4
+    }
+
+    /// Shrinks every column to its length.
+    pub fn shrink_to_fit(&mut self) {
+        let s = &mut self.scopes;
+        s.start_ns.shrink_to_fit();
+        s.duration_ns.shrink_to_fit();
+        s.self_ns.shrink_to_fit();
+        s.parent.shrink_to_fit();
+        s.subtree_end.shrink_to_fit();
+        s.def.shrink_to_fit();
+        s.data.shrink_to_fit();
+        s.depth.shrink_to_fit();
+        s.stream.shrink_to_fit();
+    }
+}
+
+/// A rollback point: everything added after it can be discarded.
+#[derive(Clone, Copy, Debug)]
+pub struct Mark {
+    frames: usize,
+    streams: usize,
+    scopes: usize,
+    defs: usize,
+    threads: usize,
+}
+
+/// An open scope while building.
+struct Open {
+    idx: u32,
+    children_ns: i64,
+}
+
+/// The one way to fill a [`Trace`]: frames, then their streams, then scopes
+/// in pre-order (open, children, close).
+#[derive(Default)]
+pub struct TraceBuilder {
+    pub trace: Trace,
+    stack: Vec<Open>,
+    /// Legacy captures: (name, location) -> definition.
+    legacy_defs: FxHashMap<(StrId, StrId), DefId>,
+    next_legacy_id: u32,
+    /// Cache: raw id -> definition, for small ids (the common case).
+    dense_defs: Vec<u32>,
+    in_frame: bool,
+}
+
+impl TraceBuilder {
+    pub fn new() -> Self {
+        Self {
+            next_legacy_id: 1,
+            ..Default::default()
+        }
+    }
+
+    pub fn mark(&self) -> Mark {
+        let t = &self.trace;
+        Mark {
+            frames: t.frames.len(),
+            streams: t.streams.len(),
+            scopes: t.scopes.len(),
+            defs: t.defs.len(),
+            threads: t.threads.len(),
+        }
+    }
+
+    /// Discards everything added since `mark` (a damaged frame).
+    pub fn rollback(&mut self, mark: Mark) {
+        let t = &mut self.trace;
+        t.frames.frame_index.truncate(mark.frames);
+        t.frames.range_ns.truncate(mark.frames);
+        t.frames.num_scopes.truncate(mark.frames);
+        t.frames.first_stream.truncate(mark.frames);
+        t.streams.frame.truncate(mark.streams);
+        t.streams.thread.truncate(mark.streams);
+        t.streams.num_scopes.truncate(mark.streams);
+        t.streams.depth.truncate(mark.streams);
+        t.streams.range_ns.truncate(mark.streams);
+        t.streams.first_scope.truncate(mark.streams);
+        t.scopes.truncate(mark.scopes);
+        if t.defs.len() > mark.defs {
+            t.defs.truncate(mark.defs);
+            let defs_len = mark.defs as u32;
+            self.legacy_defs.retain(|_, d| d.0 < defs_len);
+            self.next_legacy_id = self
+                .legacy_defs
+                .values()
+                .map(|d| t.defs.raw_id[d.idx()] + 1)
+                .max()
+                .unwrap_or(1);
+        }
+        for i in mark.threads..t.threads.len() {
+            let key = (t.threads.start_time_ns[i], t.threads.name[i]);
+            t.threads.by_key.remove(&key);
+        }
+        t.threads.name.truncate(mark.threads);
+        t.threads.start_time_ns.truncate(mark.threads);
+        self.stack.clear();
+        self.dense_defs.clear();
+        self.in_frame = false;
+    }
+
+    /// Sets the current frame's metadata (legacy records carry it after the streams).
+    pub fn set_frame_meta(&mut self, frame_index: u64, range_ns: (i64, i64), num_scopes: u64) {
+        let f = &mut self.trace.frames;
+        if let (Some(fi), Some(r), Some(n)) = (
+            f.frame_index.last_mut(),
+            f.range_ns.last_mut(),
+            f.num_scopes.last_mut(),
+        ) {
+            *fi = frame_index;
+            *r = range_ns;
+            *n = num_scopes;
+        }
+    }
+
+    #[inline]
+    pub fn intern(&mut self, s: &str) -> StrId {
+        self.trace.strings.intern(s)
+    }
+
+    pub fn thread(&mut self, start_time_ns: Option<i64>, name: &str) -> ThreadId {
+        let name = self.intern(name);
+        let threads = &mut self.trace.threads;
+        *threads.by_key.entry((start_time_ns, name)).or_insert_with(|| {
+            let id = ThreadId(threads.name.len() as u32);
+            threads.name.push(name);
+            threads.start_time_ns.push(start_time_ns);
+            id
+        })
+    }
+
+    pub fn begin_frame(&mut self, frame_index: u64, range_ns: (i64, i64), num_scopes: u64) {
+        let f = &mut self.trace.frames;
+        f.frame_index.push(frame_index);
+        f.range_ns.push(range_ns);
+        f.num_scopes.push(num_scopes);
+        f.first_stream.push(self.trace.streams.len() as u32);
+        self.in_frame = true;
+    }
+
+    /// Starts a stream of the current frame; its metadata comes with [`Self::end_stream`].
+    pub fn begin_stream(&mut self, thread: ThreadId) -> StreamId {
+        debug_assert!(self.in_frame);
+        let s = &mut self.trace.streams;
+        let id = StreamId(s.frame.len() as u32);
+        s.frame
+            .push(FrameId(self.trace.frames.frame_index.len() as u32 - 1));
+        s.thread.push(thread);
+        s.num_scopes.push(0);
+        s.depth.push(0);
+        s.range_ns.push((i64::MAX, i64::MIN));
+        s.first_scope.push(self.trace.scopes.len() as u32);
+        self.stack.clear();
+        id
+    }
+
+    pub fn end_stream(&mut self, id: StreamId, num_scopes: u64, depth: u64, range_ns: (i64, i64)) {
+        let s = &mut self.trace.streams;
+        s.num_scopes[id.idx()] = num_scopes;
+        s.depth[id.idx()] = depth;
+        s.range_ns[id.idx()] = range_ns;
+    }
+
+    /// Sets a stream's thread (JSON input may name it after its scopes).
+    pub fn set_stream_thread(&mut self, id: StreamId, thread: ThreadId) {
+        self.trace.streams.thread[id.idx()] = thread;
+    }
+
+    /// Sets the fields of the innermost open scope (JSON input may give them
+    /// after the children).
+    pub fn patch_open_scope(&mut self, def: DefId, start_ns: i64, data: StrId) {
+        if let Some(open) = self.stack.last() {
+            let s = &mut self.trace.scopes;
+            let i = open.idx as usize;
+            s.def[i] = def;
+            s.start_ns[i] = start_ns;
+            s.data[i] = data;
+        }
+    }
+
+    /// Closes the frame table (call once at the end).
+    pub fn finish(mut self) -> Trace {
+        let t = &mut self.trace;
+        t.frames.first_stream.push(t.streams.len() as u32);
+        t.streams.first_scope.push(t.scopes.len() as u32);
+        t.shrink_to_fit();
+        self.trace
+    }
+
+    /// Number of scopes currently open.
+    #[inline]
+    pub fn open_depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    #[inline]
+    pub fn open_scope(&mut self, def: DefId, start_ns: i64, data: StrId, stream: StreamId) {
+        let s = &mut self.trace.scopes;
+        let idx = s.start_ns.len() as u32;
+        let (parent, depth) = match self.stack.last() {
+            Some(open) => (open.idx, self.stack.len() as u32),
+            None => (NO_PARENT, 0),
+        };
+        s.start_ns.push(start_ns);
+        s.duration_ns.push(0);
+        s.self_ns.push(0);
+        s.parent.push(parent);
+        s.subtree_end.push(idx + 1);
+        s.def.push(def);
+        s.data.push(data);
+        s.depth.push(depth);
+        s.stream.push(stream);
+        self.stack.push(Open {
+            idx,
+            children_ns: 0,
+        });
+    }
+
+    /// Closes the innermost open scope; returns its start for validation.
+    #[inline]
+    pub fn close_scope(&mut self, duration_ns: i64) {
+        let Some(open) = self.stack.pop() else {
+            return;
+        };
+        let s = &mut self.trace.scopes;
+        let i = open.idx as usize;
+        s.duration_ns[i] = duration_ns;
+        s.self_ns[i] = duration_ns.saturating_sub(open.children_ns).max(0);
+        s.subtree_end[i] = s.start_ns.len() as u32;
+        if let Some(parent) = self.stack.last_mut() {
+            parent.children_ns = parent.children_ns.saturating_add(duration_ns);
+        }
+    }
+
+    /// Start of the innermost open scope.
+    #[inline]
+    pub fn open_start_ns(&self) -> Option<i64> {
+        self.stack
+            .last()
+            .map(|o| self.trace.scopes.start_ns[o.idx as usize])
+    }
+
+    /// The definition for a recording's scope id, created unregistered
+    /// (`scope#<id>`) if unseen.
+    #[inline]
+    pub fn def_for_raw_id(&mut self, raw_id: u32) -> DefId {
+        const DENSE_LIMIT: u32 = 1 << 16;
+        if let Some(&d) = self.dense_defs.get(raw_id as usize)
+            && d != u32::MAX
+        {
+            return DefId(d);
+        }
+        let d = self.def_for_raw_id_slow(raw_id);
+        if raw_id < DENSE_LIMIT {
+            let i = raw_id as usize;
+            if self.dense_defs.len() <= i {
+                self.dense_defs.resize(i + 1, u32::MAX);
+            }
+            self.dense_defs[i] = d.0;
+        }
+        d
+    }
+
+    fn def_for_raw_id_slow(&mut self, raw_id: u32) -> DefId {
+        if let Some(d) = self.trace.defs.by_raw_id(raw_id) {
+            return d;
+        }
+        let name = self.intern(&format!("scope#{raw_id}"));
+        self.trace.defs.push(
+            raw_id,
+            DefRow {
+                name,
+                function: StrId(0),
+                file: StrId(0),
+                line: 0,
+                kind: ScopeKind::Unregistered,
+            },
+        )
+    }
+
+    /// Applies a registration; the first registration of an id wins.
+    /// Returns false when the id was already registered.
+    pub fn register(&mut self, raw_id: u32, def: DefRow) -> bool {
+        match self.trace.defs.by_raw_id(raw_id) {
+            Some(d) if self.trace.defs.kind[d.idx()].is_registered() => false,
+            Some(d) => {
+                self.trace.defs.set(d, def);
+                true
+            }
+            None => {
+                self.trace.defs.push(raw_id, def);
+                true
+            }
+        }
+    }
+
+    /// Names an unregistered id (JSON input carries names on instances).
+    pub fn name_unregistered(&mut self, d: DefId, name: StrId) {
+        let defs = &mut self.trace.defs;
+        if defs.kind[d.idx()] == ScopeKind::Unregistered {
+            defs.name[d.idx()] = name;
+        }
+    }
+
+    /// Legacy captures: the definition for an inline (name, location) pair,
+    /// numbered from 1 in order of first appearance.
+    pub fn legacy_def(&mut self, name: &str, location: &str) -> DefId {
+        let name_id = self.intern(name);
+        let loc_id = self.intern(location);
+        if let Some(&d) = self.legacy_defs.get(&(name_id, loc_id)) {
+            return d;
+        }
+        let (file, line) = split_location(location);
+        let file = self.intern(file);
+        let raw_id = self.next_legacy_id;
+        self.next_legacy_id += 1;
+        let d = self.trace.defs.push(
+            raw_id,
+            DefRow {
+                name: name_id,
+                function: StrId(0),
+                file,
+                line,
+                kind: ScopeKind::Unknown,
+            },
+        );
+        self.legacy_defs.insert((name_id, loc_id), d);
+        d
+    }
+}
+
+/// `file:line` -> (file, line) when what follows the last `:` is a line
+/// number, else (location, 0).
+pub fn split_location(location: &str) -> (&str, u32) {
+    if let Some((file, line)) = location.rsplit_once(':')
+        && !line.is_empty()
+        && line.bytes().all(|b| b.is_ascii_digit())
+        && let Ok(line) = line.parse::<u32>()
+    {
+        return (file, line);
+    }
+    (location, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interner_dedups() {
+        let mut i = Interner::default();
+        let a = i.intern("a");
+        let b = i.intern("b");
+        assert_eq!(i.intern("a"), a);
+        assert_ne!(a, b);
+        assert_eq!(i.get(b), "b");
+        assert_eq!(i.intern(""), StrId(0));
+        assert_eq!(i.find("b"), Some(b));
+        assert_eq!(i.find("c"), None);
+    }
+
+    #[test]
+    fn locations_split_on_line_numbers_only() {
+        assert_eq!(split_location("src/main.rs:42"), ("src/main.rs", 42));
+        assert_eq!(split_location("main.rs"), ("main.rs", 0));
+        assert_eq!(split_location("C:thing"), ("C:thing", 0));
+        assert_eq!(split_location("a:"), ("a:", 0));
+    }
+
+    #[test]
+    fn tree_navigation() {
+        let mut b = TraceBuilder::new();
+        b.begin_frame(0, (0, 10), 3);
+        let t = b.thread(None, "main");
+        let s = b.begin_stream(t);
+        let d = b.def_for_raw_id(1);
+        b.open_scope(d, 0, StrId(0), s);
+        b.open_scope(d, 1, StrId(0), s);
+        b.close_scope(2);
+        b.open_scope(d, 4, StrId(0), s);
+        b.close_scope(3);
+        b.close_scope(10);
+        b.end_stream(s, 3, 2, (0, 10));
+        let trace = b.finish();
+        let kids: Vec<_> = trace.scopes.children(ScopeIdx(0)).collect();
+        assert_eq!(kids, vec![ScopeIdx(1), ScopeIdx(2)]);
+        assert_eq!(trace.scopes.self_ns[0], 5);
+        assert_eq!(trace.scopes.parent[2], 0);
+        assert_eq!(trace.scope_name(ScopeIdx(0)), "scope#1");
+        assert_eq!(ScopeTable::BYTES_PER_INSTANCE, 48);
+    }
+}
