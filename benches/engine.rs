@@ -1,1 +1,166 @@
-fn main(){}
+//! Engine benchmark: `cargo bench --bench engine`.
+//!
+//! On a generated capture of at least 2 million scopes (4 threads, nesting,
+//! data strings), in lz4 and zstd:
+//! - decode + build the model (single thread) against puffin 0.20's own path
+//!   (`FrameData::read_next` + `unpacked()` + walking every scope with `Reader`);
+//! - JSON export throughput;
+//! - bytes per scope instance of the model;
+//! - peak memory (max RSS) of `puffin-lens dump` on the capture.
+//!
+//! Prints a plain report; timings are the best of several runs.
+
+use puffin_lens::engine::model::ScopeTable;
+use puffin_lens::engine::write::{Compression, Format, synthetic_capture, write_recording};
+use puffin_lens::engine::{self, decode_puffin};
+use std::time::{Duration, Instant};
+
+const RUNS: usize = 5;
+
+fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut best = Duration::MAX;
+    let mut last = None;
+    for _ in 0..runs {
+        let t = Instant::now();
+        let out = f();
+        best = best.min(t.elapsed());
+        last = Some(out);
+    }
+    (best, last.expect("runs > 0"))
+}
+
+/// puffin 0.20's own path: read every frame, unpack it, walk every scope.
+fn puffin_walk(bytes: &[u8]) -> (usize, i64) {
+    use puffin::{FrameData, Reader};
+    let mut cursor = std::io::Cursor::new(&bytes[4..]);
+    let mut scopes = 0usize;
+    let mut checksum = 0i64;
+    fn walk(stream: &puffin::Stream, offset: u64, scopes: &mut usize, checksum: &mut i64) {
+        let reader = Reader::with_offset(stream, offset).expect("valid offset");
+        for scope in reader {
+            let scope = scope.expect("valid stream");
+            *scopes += 1;
+            *checksum = checksum
+                .wrapping_add(scope.record.duration_ns)
+                .wrapping_add(scope.record.data.len() as i64)
+                .wrapping_add(i64::from(scope.id.0.get()));
+            walk(stream, scope.child_begin_position, scopes, checksum);
+        }
+    }
+    while let Some(frame) = FrameData::read_next(&mut cursor).expect("valid recording") {
+        let unpacked = frame.unpacked().expect("unpacks");
+        for stream_info in unpacked.thread_streams.values() {
+            walk(&stream_info.stream, 0, &mut scopes, &mut checksum);
+        }
+    }
+    (scopes, checksum)
+}
+
+fn max_rss_kib_of(cmd: &[&str]) -> Option<u64> {
+    let out = std::process::Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("%M")
+        .args(cmd)
+        .stdout(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    stderr.lines().last()?.trim().parse().ok()
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; ignore arguments.
+    let frames = 200;
+    let workers = 3;
+    let per_frame = 10_000;
+    let t = Instant::now();
+    let capture = synthetic_capture(frames, workers, per_frame);
+    println!(
+        "generated {frames} frames x {} threads in {:.1?}",
+        workers + 1,
+        t.elapsed()
+    );
+
+    if std::env::var("PUFFIN_LENS_BENCH_ONLY").is_ok() {
+        let bytes = write_recording(&capture, Format::Pfd4(Compression::Lz4));
+        let (t, _) = best_of(20, || decode_puffin(&bytes).expect("decodes"));
+        println!("ours: {:.1} ms", t.as_secs_f64() * 1e3);
+        return;
+    }
+    let dir = std::env::temp_dir().join("puffin-lens-bench");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+
+    for (label, compression) in [("lz4", Compression::Lz4), ("zstd", Compression::Zstd)] {
+        let bytes = write_recording(&capture, Format::Pfd4(compression));
+        let decoded = decode_puffin(&bytes).expect("decodes");
+        let n = decoded.trace.scopes.len();
+        println!(
+            "\n== PFD4 {label}: {:.1} MB file, {n} scope instances, {} frames",
+            bytes.len() as f64 / 1e6,
+            decoded.trace.frames.len()
+        );
+        assert!(n >= 2_000_000, "capture must hold at least 2M scopes");
+        assert!(!decoded.is_damaged());
+
+        // Interleaved, best of each, so both see the same machine state.
+        let mut puffin_time = Duration::MAX;
+        let mut ours_time = Duration::MAX;
+        let mut ours = decoded;
+        for _ in 0..RUNS {
+            let (t, (puffin_scopes, _)) = best_of(1, || puffin_walk(&bytes));
+            assert_eq!(puffin_scopes, n, "both paths see every scope");
+            puffin_time = puffin_time.min(t);
+            drop(ours);
+            let (t, decoded) = best_of(1, || decode_puffin(&bytes).expect("decodes"));
+            ours_time = ours_time.min(t);
+            ours = decoded;
+        }
+        assert_eq!(ours.trace.scopes.len(), n);
+        println!(
+            "decode, single thread:  puffin 0.20 path {:>8.1} ms | puffin-lens (full model) {:>8.1} ms | speed-up {:.2}x",
+            puffin_time.as_secs_f64() * 1e3,
+            ours_time.as_secs_f64() * 1e3,
+            puffin_time.as_secs_f64() / ours_time.as_secs_f64()
+        );
+        println!(
+            "  throughput: {:.1} M scopes/s, {:.0} MB/s of file",
+            n as f64 / ours_time.as_secs_f64() / 1e6,
+            bytes.len() as f64 / ours_time.as_secs_f64() / 1e6
+        );
+
+        if compression == Compression::Lz4 {
+            let trace = &ours.trace;
+            let mut buf = Vec::with_capacity(512 << 20);
+            let (export_time, len) = best_of(RUNS, || {
+                buf.clear();
+                let out = engine::write_export(trace, "bench.puffin", &mut buf, false)
+                    .expect("writes to memory");
+                out.len()
+            });
+            println!(
+                "export JSON: {:.1} MB in {:.1} ms = {:.0} MB/s",
+                len as f64 / 1e6,
+                export_time.as_secs_f64() * 1e3,
+                len as f64 / export_time.as_secs_f64() / 1e6
+            );
+            println!(
+                "model: {} bytes per scope instance (columns), {:.1} bytes measured incl. capacity; strings {:.1} MB for {} unique",
+                ScopeTable::BYTES_PER_INSTANCE,
+                trace.scope_table_bytes() as f64 / n as f64,
+                trace.strings.heap_bytes() as f64 / 1e6,
+                trace.strings.len()
+            );
+
+            let path = dir.join("bench_lz4.puffin");
+            std::fs::write(&path, &bytes).expect("write capture");
+            let exe = env!("CARGO_BIN_EXE_puffin-lens");
+            match max_rss_kib_of(&[exe, "dump", path.to_str().unwrap_or_default()]) {
+                Some(kib) => println!(
+                    "peak memory of `puffin-lens dump` (max RSS): {:.0} MB",
+                    kib as f64 / 1024.0
+                ),
+                None => println!("peak memory: /usr/bin/time not available"),
+            }
+        }
+    }
+}

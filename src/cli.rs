@@ -65,7 +65,11 @@ pub fn main() -> i32 {
         Err(err) => {
             // Prints help/version to stdout, usage errors to stderr.
             let _ = err.print();
-            return if err.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            return if err.use_stderr() {
+                EXIT_USAGE
+            } else {
+                EXIT_OK
+            };
         }
     };
     match run(cli) {

@@ -17,7 +17,11 @@ pub struct ReadError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReadErrorKind {
     /// Needed `needed` bytes, only `left` remain.
-    Truncated { what: &'static str, needed: u64, left: usize },
+    Truncated {
+        what: &'static str,
+        needed: u64,
+        left: usize,
+    },
     /// A bincode varint tag byte that is not valid.
     BadVarint(u8),
     /// A value does not fit the target type.
@@ -37,7 +41,11 @@ impl fmt::Display for ReadError {
                 self.offset
             ),
             ReadErrorKind::BadVarint(tag) => {
-                write!(f, "invalid varint tag 0x{tag:02x} at offset {}", self.offset)
+                write!(
+                    f,
+                    "invalid varint tag 0x{tag:02x} at offset {}",
+                    self.offset
+                )
             }
             ReadErrorKind::Overflow(what) => {
                 write!(f, "{what} out of range at offset {}", self.offset)
@@ -169,8 +177,12 @@ impl<'a> ByteReader<'a> {
         let tag = self.u8(what)?;
         match tag {
             0..=250 => Ok(u64::from(tag)),
-            251 => self.array::<2>(what).map(|b| u64::from(u16::from_le_bytes(b))),
-            252 => self.array::<4>(what).map(|b| u64::from(u32::from_le_bytes(b))),
+            251 => self
+                .array::<2>(what)
+                .map(|b| u64::from(u16::from_le_bytes(b))),
+            252 => self
+                .array::<4>(what)
+                .map(|b| u64::from(u32::from_le_bytes(b))),
             253 => self.array::<8>(what).map(u64::from_le_bytes),
             254 => {
                 let v = u128::from_le_bytes(self.array::<16>(what)?);
@@ -223,6 +235,9 @@ impl<'a> ByteReader<'a> {
 /// The longest valid UTF-8 prefix of `bytes` (puffin's behaviour for bad strings).
 #[inline]
 pub fn utf8_prefix(bytes: &[u8]) -> &str {
+    if bytes.is_empty() {
+        return "";
+    }
     match std::str::from_utf8(bytes) {
         Ok(s) => s,
         Err(err) => {
@@ -265,7 +280,17 @@ mod tests {
 
     #[test]
     fn varints_round_trip() {
-        for v in [0u64, 1, 250, 251, 255, 65535, 65536, u32::MAX as u64, u64::MAX] {
+        for v in [
+            0u64,
+            1,
+            250,
+            251,
+            255,
+            65535,
+            65536,
+            u32::MAX as u64,
+            u64::MAX,
+        ] {
             let mut buf = Vec::new();
             write_varint_u64(&mut buf, v);
             assert_eq!(ByteReader::new(&buf).varint_u64("v").unwrap(), v);

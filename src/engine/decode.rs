@@ -157,7 +157,7 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
                 found: show_magic(&data[..data.len().min(4)]),
             });
         }
-        Ok(Self {
+        let mut decoder = Self {
             bytes,
             pos: 4,
             record: 0,
@@ -165,7 +165,33 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
             diagnostics: Vec::new(),
             done: false,
             scratch: Vec::new(),
-        })
+        };
+        let hint = decoder.scope_count_hint();
+        decoder.builder.reserve_scopes(hint);
+        Ok(decoder)
+    }
+
+    /// Sum of the frames' claimed scope counts (from metadata only, no
+    /// decompression), to size the columns once instead of growing them.
+    /// Capped at one scope per byte of file, as metadata is untrusted.
+    fn scope_count_hint(&self) -> usize {
+        let data = self.bytes.as_ref();
+        let mut pos = 4;
+        let mut total: u64 = 0;
+        while pos + 4 <= data.len() {
+            let header: [u8; 4] = data[pos..pos + 4].try_into().unwrap_or([0; 4]);
+            if !matches!(&header, b"PFD4" | b"PFD3" | b"PFD2") {
+                break;
+            }
+            let Ok(parts) = self.split_meta_record(&header, pos) else {
+                break;
+            };
+            if let Some(meta) = parts.meta.and_then(|m| read_meta(&data[m]).ok()) {
+                total = total.saturating_add(meta.num_scopes);
+            }
+            pos = parts.end;
+        }
+        total.min(data.len() as u64) as usize
     }
 
     /// Bytes consumed so far (for progress).
@@ -275,15 +301,12 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
             b"PFD3" => RecordKind::Pfd3,
             _ => RecordKind::Pfd2,
         };
-        let container = |e: ReadError| {
-            format!(
-                "{}: {e}; the rest of the file cannot be read",
-                kind.name()
-            )
-        };
+        let container =
+            |e: ReadError| format!("{}: {e}; the rest of the file cannot be read", kind.name());
         let meta_len = r.u32_le("meta length").map_err(container)?;
         let meta_at = start + 4 + r.pos();
-        r.take(u64::from(meta_len), "meta block").map_err(container)?;
+        r.take(u64::from(meta_len), "meta block")
+            .map_err(container)?;
         let packed_len = r.u32_le("stream block length").map_err(container)?;
         let compression = if kind == RecordKind::Pfd2 {
             2
@@ -346,7 +369,8 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
                 }
                 2 => {
                     self.builder.trace.format.note_compression("zstd");
-                    decompress_zstd(payload, &mut scratch)?;
+                    let hint = meta.as_ref().map_or(0, |m| m.num_bytes);
+                    decompress_zstd(payload, hint, &mut scratch)?;
                     &scratch
                 }
                 other => return Err(format!("unknown compression kind {other}")),
@@ -414,7 +438,9 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
                     let what = scope_name.unwrap_or(function);
                     warnings.push((
                         at,
-                        format!("registration without a scope id skipped ({what:?} at {file}:{line})"),
+                        format!(
+                            "registration without a scope id skipped ({what:?} at {file}:{line})"
+                        ),
                     ));
                     continue;
                 };
@@ -498,14 +524,17 @@ fn split_len_record(
     let mut r = ByteReader::new(&data[start + magic_len..]);
     let container = |e: ReadError| {
         if magic_len == 0 {
-            format!("not a frame record (no PFD magic; as a legacy record: {e}); the rest of the file cannot be read")
+            format!(
+                "not a frame record (no PFD magic; as a legacy record: {e}); the rest of the file cannot be read"
+            )
         } else {
             format!("{name}: {e}; the rest of the file cannot be read")
         }
     };
     let len = r.u32_le("record length").map_err(container)?;
     let at = start + magic_len + r.pos();
-    r.take(u64::from(len), "record payload").map_err(container)?;
+    r.take(u64::from(len), "record payload")
+        .map_err(container)?;
     let (kind, compression) = match name {
         "PFD1" => (RecordKind::Pfd1, 2),
         "PFD0" => (RecordKind::Pfd0, 1),
@@ -524,6 +553,7 @@ fn split_len_record(
 struct FrameMeta {
     frame_index: u64,
     range_ns: (i64, i64),
+    num_bytes: u64,
     num_scopes: u64,
 }
 
@@ -531,11 +561,12 @@ fn read_meta(bytes: &[u8]) -> Result<FrameMeta, ReadError> {
     let mut r = ByteReader::new(bytes);
     let frame_index = r.varint_u64("frame_index")?;
     let range_ns = (r.varint_i64("range start")?, r.varint_i64("range end")?);
-    let _num_bytes = r.varint_u64("num_bytes")?;
+    let num_bytes = r.varint_u64("num_bytes")?;
     let num_scopes = r.varint_u64("num_scopes")?;
     Ok(FrameMeta {
         frame_index,
         range_ns,
+        num_bytes,
         num_scopes,
     })
 }
@@ -554,7 +585,8 @@ fn decompress_lz4(packed: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
             body.len()
         ));
     }
-    out.clear();
+    // Not cleared first: only growth is zero-filled, and every byte up to
+    // `size` is overwritten (checked below).
     out.resize(size, 0);
     let n = lz4_flex::decompress_into(body, out).map_err(|e| format!("lz4: {e}"))?;
     if n != size {
@@ -563,10 +595,25 @@ fn decompress_lz4(packed: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     Ok(())
 }
 
+/// zstd, native: one-shot into a buffer sized from the metadata's unpacked
+/// size (untrusted, so bounded), falling back to streaming when it does not fit.
 #[cfg(not(target_arch = "wasm32"))]
-fn decompress_zstd(packed: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+fn decompress_zstd(packed: &[u8], size_hint: u64, out: &mut Vec<u8>) -> Result<(), String> {
     use std::io::Read as _;
     out.clear();
+    let bound = (packed.len() as u64)
+        .saturating_mul(64)
+        .min(MAX_UNPACKED_BYTES as u64);
+    let hint = size_hint.saturating_add(size_hint / 8 + 4096).min(bound) as usize;
+    if hint > 0 {
+        out.reserve(hint);
+        if let Ok(mut ctx) = zstd::bulk::Decompressor::new()
+            && ctx.decompress_to_buffer(packed, out).is_ok()
+        {
+            return Ok(());
+        }
+        out.clear();
+    }
     let decoder =
         zstd::stream::read::Decoder::with_buffer(packed).map_err(|e| format!("zstd: {e}"))?;
     decoder
@@ -580,11 +627,11 @@ fn decompress_zstd(packed: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
 }
 
 #[cfg(target_arch = "wasm32")]
-fn decompress_zstd(mut packed: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+fn decompress_zstd(mut packed: &[u8], _size_hint: u64, out: &mut Vec<u8>) -> Result<(), String> {
     use std::io::Read as _;
     out.clear();
-    let decoder = ruzstd::decoding::StreamingDecoder::new(&mut packed)
-        .map_err(|e| format!("zstd: {e}"))?;
+    let decoder =
+        ruzstd::decoding::StreamingDecoder::new(&mut packed).map_err(|e| format!("zstd: {e}"))?;
     decoder
         .take(MAX_UNPACKED_BYTES as u64 + 1)
         .read_to_end(out)
@@ -596,7 +643,11 @@ fn decompress_zstd(mut packed: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
 }
 
 /// `bincode BTreeMap<ThreadInfo, StreamInfo>` into the current frame.
-fn read_streams(b: &mut TraceBuilder, r: &mut ByteReader<'_>, layout: Layout) -> Result<(), String> {
+fn read_streams(
+    b: &mut TraceBuilder,
+    r: &mut ByteReader<'_>,
+    layout: Layout,
+) -> Result<(), String> {
     let n = r
         .varint_u64("thread count")
         .map_err(|e| format!("thread streams: {e}"))?;
@@ -712,10 +763,7 @@ fn parse_stream_with(
             continue;
         }
         if pos > limit {
-            return Err(stream_err(
-                pos,
-                "a scope runs past the end of its parent",
-            ));
+            return Err(stream_err(pos, "a scope runs past the end of its parent"));
         }
         let tag = r.u8("scope begin").map_err(|e| stream_err(pos, e))?;
         if tag != SCOPE_BEGIN {

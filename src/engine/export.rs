@@ -104,7 +104,8 @@ impl<W: Write> JsonWriter<W> {
         self.before_item();
         self.buf.push(b'"');
         self.buf.extend_from_slice(key.as_bytes());
-        self.buf.extend_from_slice(if self.pretty { b"\": " } else { b"\":" });
+        self.buf
+            .extend_from_slice(if self.pretty { b"\": " } else { b"\":" });
         self.after_key = true;
     }
 

@@ -106,9 +106,9 @@ impl<'de> Visitor<'de> for RegistrationsSeed<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            let id: u32 = key.parse().map_err(|_| {
-                de::Error::custom(format!("scope id {key:?} is not a number"))
-            })?;
+            let id: u32 = key
+                .parse()
+                .map_err(|_| de::Error::custom(format!("scope id {key:?} is not a number")))?;
             let reg: Registration = map.next_value()?;
             let kind = match reg.kind.as_str() {
                 "function" => ScopeKind::Function,

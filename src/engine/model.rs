@@ -643,12 +643,15 @@ impl TraceBuilder {
     pub fn thread(&mut self, start_time_ns: Option<i64>, name: &str) -> ThreadId {
         let name = self.intern(name);
         let threads = &mut self.trace.threads;
-        *threads.by_key.entry((start_time_ns, name)).or_insert_with(|| {
-            let id = ThreadId(threads.name.len() as u32);
-            threads.name.push(name);
-            threads.start_time_ns.push(start_time_ns);
-            id
-        })
+        *threads
+            .by_key
+            .entry((start_time_ns, name))
+            .or_insert_with(|| {
+                let id = ThreadId(threads.name.len() as u32);
+                threads.name.push(name);
+                threads.start_time_ns.push(start_time_ns);
+                id
+            })
     }
 
     pub fn begin_frame(&mut self, frame_index: u64, range_ns: (i64, i64), num_scopes: u64) {
@@ -681,6 +684,20 @@ impl TraceBuilder {
         s.num_scopes[id.idx()] = num_scopes;
         s.depth[id.idx()] = depth;
         s.range_ns[id.idx()] = range_ns;
+    }
+
+    /// Reserves room for `n` more scope instances.
+    pub fn reserve_scopes(&mut self, n: usize) {
+        let s = &mut self.trace.scopes;
+        s.start_ns.reserve_exact(n);
+        s.duration_ns.reserve_exact(n);
+        s.self_ns.reserve_exact(n);
+        s.parent.reserve_exact(n);
+        s.subtree_end.reserve_exact(n);
+        s.def.reserve_exact(n);
+        s.data.reserve_exact(n);
+        s.depth.reserve_exact(n);
+        s.stream.reserve_exact(n);
     }
 
     /// Sets a stream's thread (JSON input may name it after its scopes).

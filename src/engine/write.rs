@@ -142,7 +142,13 @@ fn short_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(&s.as_bytes()[..len]);
 }
 
-fn write_scope(out: &mut Vec<u8>, node: &ScopeNode, legacy: bool, depth: u64, meta: &mut StreamMeta) {
+fn write_scope(
+    out: &mut Vec<u8>,
+    node: &ScopeNode,
+    legacy: bool,
+    depth: u64,
+    meta: &mut StreamMeta,
+) {
     meta.num_scopes += 1;
     meta.depth = meta.depth.max(depth);
     out.push(b'(');
