@@ -759,7 +759,13 @@ fn parse_stream_with(
                     format!("scope stops before it starts (stop {stop_ns} < start {start_ns})"),
                 ));
             }
-            b.close_scope(stop_ns - start_ns);
+            let Some(duration_ns) = stop_ns.checked_sub(start_ns) else {
+                return Err(stream_err(
+                    end_at,
+                    format!("scope duration overflows (start {start_ns}, stop {stop_ns})"),
+                ));
+            };
+            b.close_scope(duration_ns);
             continue;
         }
         if pos > limit {

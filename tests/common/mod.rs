@@ -54,12 +54,6 @@ pub fn expected_export(file: &str, frames: &[FrameData], legacy: bool) -> Value 
             regs.push((id, registration_json(reg)));
         }
     }
-    let name_of = |id: u32, regs: &[(u32, Value)]| -> String {
-        regs.iter()
-            .find(|(i, _)| *i == id)
-            .map(|(_, v)| v["name"].as_str().unwrap_or_default().to_owned())
-            .unwrap_or_else(|| format!("scope#{id}"))
-    };
     fn truncate(s: &str) -> &str {
         let mut len = s.len().min(127);
         while !s.is_char_boundary(len) {
@@ -72,7 +66,6 @@ pub fn expected_export(file: &str, frames: &[FrameData], legacy: bool) -> Value 
         legacy: bool,
         legacy_ids: &mut Vec<(String, String)>,
         regs: &[(u32, Value)],
-        name_of: &dyn Fn(u32, &[(u32, Value)]) -> String,
     ) -> Value {
         let (id, name) = if legacy {
             let key = (
@@ -93,7 +86,7 @@ pub fn expected_export(file: &str, frames: &[FrameData], legacy: bool) -> Value 
         let children: Vec<Value> = node
             .children
             .iter()
-            .map(|c| scope_json(c, legacy, legacy_ids, regs, name_of))
+            .map(|c| scope_json(c, legacy, legacy_ids, regs))
             .collect();
         json!({"id": id, "name": name, "start_ns": node.start_ns,
                "duration_ns": node.stop_ns - node.start_ns,
@@ -127,7 +120,7 @@ pub fn expected_export(file: &str, frames: &[FrameData], legacy: bool) -> Value 
             let scopes: Vec<Value> = t
                 .scopes
                 .iter()
-                .map(|s| scope_json(s, legacy, &mut legacy_ids, &regs, &name_of))
+                .map(|s| scope_json(s, legacy, &mut legacy_ids, &regs))
                 .collect();
             threads_json.push(json!({"name": t.name, "num_scopes": n, "depth": depth,
                 "range_ns": [trange.0, trange.1], "scopes": scopes}));
@@ -163,6 +156,13 @@ pub fn expected_export(file: &str, frames: &[FrameData], legacy: bool) -> Value 
         }
     }
     json!({"file": file, "scopes": scopes, "frames": frames_json})
+}
+
+fn name_of(id: u32, regs: &[(u32, Value)]) -> String {
+    regs.iter()
+        .find(|(i, _)| *i == id)
+        .map(|(_, v)| v["name"].as_str().unwrap_or_default().to_owned())
+        .unwrap_or_else(|| format!("scope#{id}"))
 }
 
 fn registration_json(reg: &Registration) -> Value {
