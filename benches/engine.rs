@@ -68,7 +68,48 @@ fn max_rss_kib_of(cmd: &[&str]) -> Option<u64> {
     stderr.lines().last()?.trim().parse().ok()
 }
 
+/// Child-process mode: decode FILE once with one path, print milliseconds.
+fn cold_child(path: &str, which: &str) {
+    let bytes = std::fs::read(path).expect("read capture");
+    let t = Instant::now();
+    let scopes = match which {
+        "puffin" => puffin_walk(&bytes).0,
+        "ours" => decode_puffin(&bytes).expect("decodes").trace.scopes.len(),
+        _ => engine::decode_puffin_parallel(&bytes)
+            .expect("decodes")
+            .trace
+            .scopes
+            .len(),
+    };
+    println!("{} {scopes}", t.elapsed().as_secs_f64() * 1e3);
+}
+
+/// Best time of `which` over fresh processes (cold allocator and pages, as a CLI run).
+fn cold_ms(path: &std::path::Path, which: &str) -> f64 {
+    (0..RUNS)
+        .map(|_| {
+            let out = std::process::Command::new(std::env::current_exe().expect("exe"))
+                .env("PUFFIN_LENS_BENCH_COLD", path)
+                .env("PUFFIN_LENS_BENCH_WHICH", which)
+                .output()
+                .expect("spawn child");
+            let text = String::from_utf8_lossy(&out.stdout);
+            text.split_whitespace()
+                .next()
+                .and_then(|ms| ms.parse::<f64>().ok())
+                .expect("child prints its time")
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
 fn main() {
+    if let (Ok(path), Ok(which)) = (
+        std::env::var("PUFFIN_LENS_BENCH_COLD"),
+        std::env::var("PUFFIN_LENS_BENCH_WHICH"),
+    ) {
+        cold_child(&path, &which);
+        return;
+    }
     // `cargo bench` passes `--bench`; ignore arguments.
     let frames = 200;
     let workers = 3;
@@ -127,6 +168,30 @@ fn main() {
             n as f64 / ours_time.as_secs_f64() / 1e6,
             bytes.len() as f64 / ours_time.as_secs_f64() / 1e6
         );
+        drop(ours);
+        let (par_time, par) = best_of(RUNS, || {
+            engine::decode_puffin_parallel(&bytes).expect("decodes")
+        });
+        assert_eq!(par.trace.scopes.len(), n);
+        println!(
+            "decode, parallel decompression ({} threads): {:>8.1} ms | speed-up vs puffin {:.2}x",
+            rayon::current_num_threads(),
+            par_time.as_secs_f64() * 1e3,
+            puffin_time.as_secs_f64() / par_time.as_secs_f64()
+        );
+        let ours = par;
+        let path = dir.join(format!("bench_{label}.puffin"));
+        std::fs::write(&path, &bytes).expect("write capture");
+        let (cold_puffin, cold_ours, cold_par) = (
+            cold_ms(&path, "puffin"),
+            cold_ms(&path, "ours"),
+            cold_ms(&path, "parallel"),
+        );
+        println!(
+            "decode in a fresh process (as a CLI run): puffin 0.20 path {cold_puffin:.1} ms | puffin-lens single thread {cold_ours:.1} ms ({:.2}x) | parallel {cold_par:.1} ms ({:.2}x)",
+            cold_puffin / cold_ours,
+            cold_puffin / cold_par
+        );
 
         if compression == Compression::Lz4 {
             let trace = &ours.trace;
@@ -151,8 +216,6 @@ fn main() {
                 trace.strings.len()
             );
 
-            let path = dir.join("bench_lz4.puffin");
-            std::fs::write(&path, &bytes).expect("write capture");
             let exe = env!("CARGO_BIN_EXE_puffin-lens");
             match max_rss_kib_of(&[exe, "dump", path.to_str().unwrap_or_default()]) {
                 Some(kib) => println!(

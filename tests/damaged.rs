@@ -298,7 +298,18 @@ fn flipped_bytes_never_panic_and_keep_what_they_can() {
                 let at = 4 + (rng as usize) % (damaged.len() - 4);
                 damaged[at] ^= 1 << (rng >> 61);
             }
-            if let Ok(decoded) = engine::load(&damaged) {
+            // The sequential and the parallel decoder agree on damage too.
+            let sequential = engine::decode_puffin(&damaged);
+            let parallel = engine::decode_puffin_parallel(&damaged);
+            match (&sequential, &parallel) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(a.diagnostics, b.diagnostics);
+                    assert_eq!(a.trace.scopes.start_ns, b.trace.scopes.start_ns);
+                }
+                (Err(_), Err(_)) => {}
+                _ => panic!("sequential and parallel decoders disagree"),
+            }
+            if let Ok(decoded) = sequential {
                 // Whatever was kept exports as valid JSON.
                 let text = engine::export_string(&decoded.trace, "x", false);
                 let _: serde::de::IgnoredAny = serde_json::from_str(&text).expect("valid JSON");

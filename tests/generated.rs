@@ -329,3 +329,31 @@ fn model_invariants_hold_on_a_synthetic_capture() {
     }
     assert_eq!(next as usize, s.len());
 }
+
+#[test]
+fn sequential_incremental_and_parallel_decoders_agree() {
+    let frames = puffin_lens::engine::write::synthetic_capture(40, 3, 500);
+    for format in [
+        Format::Pfd4(Compression::Lz4),
+        Format::Pfd4(Compression::Zstd),
+        Format::Pfd1,
+    ] {
+        let bytes = write_recording(&frames, format);
+        let a = engine::decode_puffin(&bytes).unwrap();
+        let b = engine::decode_puffin_parallel(&bytes).unwrap();
+        // Frame by frame, as the app does across repaints.
+        let mut dec = engine::PuffinDecoder::new(&bytes[..]).unwrap();
+        let mut steps = 0;
+        while dec.step() {
+            steps += 1;
+            assert_eq!(dec.frames_done(), steps);
+            assert!(dec.bytes_done() <= dec.bytes_total());
+        }
+        assert_eq!(steps, 40);
+        let c = dec.finish();
+        let ea = engine::export_string(&a.trace, "x", false);
+        assert_eq!(ea, engine::export_string(&b.trace, "x", false));
+        assert_eq!(ea, engine::export_string(&c.trace, "x", false));
+        assert_eq!(a.trace.format, b.trace.format);
+    }
+}

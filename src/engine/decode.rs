@@ -218,7 +218,9 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
         self.finish()
     }
 
-    pub fn finish(self) -> Decoded {
+    pub fn finish(mut self) -> Decoded {
+        // The parallel path reports a broken container before the frames.
+        self.diagnostics.sort_by_key(|d| d.byte_offset);
         let mut trace = self.builder.finish();
         if trace.format.record_kinds.is_empty() {
             trace.format.note_record("PUF0");
@@ -241,19 +243,30 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
 
     /// Decodes the next frame record. Returns false once the end is reached.
     pub fn step(&mut self) -> bool {
+        match self.next_record() {
+            Some((record, start, parts)) => {
+                self.decode_record(record, start, parts, None);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Locates the next frame record (container only, nothing decoded).
+    /// A broken container ends the file: reported, then `None`.
+    fn next_record(&mut self) -> Option<(usize, usize, RecordParts)> {
         if self.done {
-            return false;
+            return None;
         }
         let data = self.bytes.as_ref();
         let start = self.pos;
         let record = self.record;
-        let r = ByteReader::new(&data[start..]);
-        if r.is_empty() {
+        let left = data.len() - start;
+        if left == 0 {
             self.done = true;
-            return false;
+            return None;
         }
-        if r.remaining() < 4 {
-            let left = r.remaining();
+        if left < 4 {
             self.done = true;
             self.damage(
                 Some(record),
@@ -261,12 +274,12 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
                 start,
                 format!("truncated: {left} stray bytes where a frame record header should be"),
             );
-            return false;
+            return None;
         }
         let header: [u8; 4] = data[start..start + 4].try_into().unwrap_or([0; 4]);
         if header == [0; 4] {
             self.done = true;
-            return false;
+            return None;
         }
         let outcome = match &header {
             b"PFD4" | b"PFD3" | b"PFD2" => self.split_meta_record(&header, start),
@@ -278,18 +291,18 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
             )),
             _ => split_len_record(data, start, 0, "legacy"),
         };
-        let parts = match outcome {
-            Ok(parts) => parts,
+        match outcome {
+            Ok(parts) => {
+                self.pos = parts.end;
+                self.record += 1;
+                Some((record, start, parts))
+            }
             Err(msg) => {
                 self.done = true;
                 self.damage(Some(record), None, start, msg);
-                return false;
+                None
             }
-        };
-        self.pos = parts.end;
-        self.record += 1;
-        self.decode_record(record, start, parts);
-        true
+        }
     }
 
     /// Splits a PFD2/3/4 record into its blocks without decoding them.
@@ -334,7 +347,15 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
         })
     }
 
-    fn decode_record(&mut self, record: usize, start: usize, parts: RecordParts) {
+    /// Decodes one located record. `unpacked`: its payload, already
+    /// decompressed (parallel path), or `None` to decompress here.
+    fn decode_record(
+        &mut self,
+        record: usize,
+        start: usize,
+        parts: RecordParts,
+        unpacked: Option<Result<Vec<u8>, String>>,
+    ) {
         let data = self.bytes.as_ref();
         let mut scratch = std::mem::take(&mut self.scratch);
         let mut frame_index = None;
@@ -356,24 +377,18 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
                 );
             }
             self.builder.trace.format.note_record(kind.name());
-            let payload = &data[parts.payload.clone()];
-            let unpacked: &[u8] = match parts.compression {
-                0 => {
-                    self.builder.trace.format.note_compression("none");
-                    payload
+            self.builder
+                .trace
+                .format
+                .note_compression(compression_name(parts.compression));
+            let hint = meta.as_ref().map_or(0, |m| m.num_bytes);
+            let owned;
+            let unpacked: &[u8] = match unpacked {
+                Some(result) => {
+                    owned = result?;
+                    &owned
                 }
-                1 => {
-                    self.builder.trace.format.note_compression("lz4");
-                    decompress_lz4(payload, &mut scratch)?;
-                    &scratch
-                }
-                2 => {
-                    self.builder.trace.format.note_compression("zstd");
-                    let hint = meta.as_ref().map_or(0, |m| m.num_bytes);
-                    decompress_zstd(payload, hint, &mut scratch)?;
-                    &scratch
-                }
-                other => return Err(format!("unknown compression kind {other}")),
+                None => unpack(data, &parts, hint, &mut scratch)?.unwrap_or(&scratch),
             };
             let mark = self.builder.mark();
             let result = match meta {
@@ -505,6 +520,7 @@ impl RecordKind {
 }
 
 /// Byte ranges of a record's blocks (absolute offsets in the file).
+#[derive(Clone)]
 struct RecordParts {
     kind: RecordKind,
     meta: Option<std::ops::Range<usize>>,
@@ -548,6 +564,42 @@ fn split_len_record(
         registrations: None,
         end: at + len as usize,
     })
+}
+
+fn compression_name(kind: u8) -> &'static str {
+    match kind {
+        0 => "none",
+        1 => "lz4",
+        2 => "zstd",
+        _ => "unknown",
+    }
+}
+
+/// Decompresses a record's payload into `scratch`; `Ok(Some(payload))` when
+/// it is stored uncompressed (no copy).
+fn unpack<'d>(
+    data: &'d [u8],
+    parts: &RecordParts,
+    size_hint: u64,
+    scratch: &mut Vec<u8>,
+) -> Result<Option<&'d [u8]>, String> {
+    let payload = &data[parts.payload.clone()];
+    match parts.compression {
+        0 => Ok(Some(payload)),
+        1 => decompress_lz4(payload, scratch).map(|()| None),
+        2 => decompress_zstd(payload, size_hint, scratch).map(|()| None),
+        other => Err(format!("unknown compression kind {other}")),
+    }
+}
+
+/// The metadata's unpacked size, for sizing the zstd output (0: unknown).
+#[cfg(not(target_arch = "wasm32"))]
+fn meta_size_hint(data: &[u8], parts: &RecordParts) -> u64 {
+    parts
+        .meta
+        .clone()
+        .and_then(|m| read_meta(&data[m]).ok())
+        .map_or(0, |m| m.num_bytes)
 }
 
 struct FrameMeta {
@@ -832,7 +884,58 @@ fn parse_stream_legacy(b: &mut TraceBuilder, stream: &[u8], sid: StreamId) -> Re
     })
 }
 
-/// Decodes a whole `.puffin` recording.
+#[cfg(not(target_arch = "wasm32"))]
+impl PuffinDecoder<&[u8]> {
+    /// Decodes all remaining frames, decompressing batches of frames on the
+    /// rayon pool while the previous batch is parsed into the model (the
+    /// model itself is built on one thread, in file order). Same result as
+    /// [`Self::run`].
+    pub fn run_parallel(mut self) -> Decoded {
+        const BATCH: usize = 16;
+        let data: &[u8] = self.bytes;
+        let mut records = Vec::new();
+        while let Some(record) = self.next_record() {
+            records.push(record);
+        }
+        let unpack_batch = |batch: &[(usize, usize, RecordParts)]| -> Vec<Result<Vec<u8>, String>> {
+            use rayon::prelude::*;
+            batch
+                .par_iter()
+                .map(|(_, _, parts)| {
+                    let mut out = Vec::new();
+                    let hint = meta_size_hint(data, parts);
+                    match unpack(data, parts, hint, &mut out)? {
+                        Some(raw) => Ok(raw.to_vec()),
+                        None => Ok(out),
+                    }
+                })
+                .collect()
+        };
+        let mut batches = records.chunks(BATCH);
+        let mut current = batches.next().map(|b| (b, unpack_batch(b)));
+        while let Some((batch, unpacked)) = current.take() {
+            let next = batches.next();
+            let (next_unpacked, ()) = rayon::join(
+                || next.map(|b| (b, unpack_batch(b))),
+                || {
+                    for ((record, start, parts), unpacked) in batch.iter().zip(unpacked) {
+                        self.decode_record(*record, *start, parts.clone(), Some(unpacked));
+                    }
+                },
+            );
+            current = next_unpacked;
+        }
+        self.finish()
+    }
+}
+
+/// Decodes a whole `.puffin` recording on this thread.
 pub fn decode_puffin(bytes: &[u8]) -> Result<Decoded, LoadError> {
     Ok(PuffinDecoder::new(bytes)?.run())
+}
+
+/// Decodes a whole `.puffin` recording, decompressing on all cores (native).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn decode_puffin_parallel(bytes: &[u8]) -> Result<Decoded, LoadError> {
+    Ok(PuffinDecoder::new(bytes)?.run_parallel())
 }

@@ -13,15 +13,25 @@ pub mod model;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod write;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub use decode::decode_puffin_parallel;
 pub use decode::{Decoded, Diagnostic, LoadError, PuffinDecoder, Severity, decode_puffin};
 pub use export::{export_string, write_export};
 pub use model::{DefId, FrameId, ScopeIdx, ScopeKind, StrId, StreamId, ThreadId, Trace};
 
 /// Loads a recording: a `.puffin` file or a JSON dump, told apart by content.
+/// Natively, frames are decompressed in parallel.
 pub fn load(bytes: &[u8]) -> Result<Decoded, LoadError> {
     if json_in::looks_like_json(bytes) {
         json_in::load_json(bytes)
     } else {
-        decode_puffin(bytes)
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            decode_puffin_parallel(bytes)
+        }
+        #[cfg(target_arch = "wasm32")]
+        {
+            decode_puffin(bytes)
+        }
     }
 }
