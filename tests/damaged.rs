@@ -380,3 +380,22 @@ fn closed_stdout_pipe_ends_quietly() {
     assert!(out.stderr.is_empty(), "{}", stderr(&out));
     drop(dir);
 }
+
+#[test]
+fn zstd_bomb_is_refused_not_allocated() {
+    // A frame whose metadata says 40 bytes but whose zstd payload inflates
+    // to 64 MB of zeros.
+    let zeros = vec![0u8; 64 << 20];
+    let packed = zstd::encode_all(&zeros[..], 19).unwrap();
+    let mut bytes = b"PUF0PFD3".to_vec();
+    let meta = [0u8, 0, 2, 40, 1]; // frame 0, range (0, 1), 40 bytes, 1 scope
+    bytes.extend_from_slice(&(meta.len() as u32).to_le_bytes());
+    bytes.extend_from_slice(&meta);
+    bytes.extend_from_slice(&(packed.len() as u32).to_le_bytes());
+    bytes.push(2);
+    bytes.extend_from_slice(&packed);
+    let out = dump("bomb.puffin", &bytes);
+    assert_eq!(code(&out), 1);
+    let err = stderr(&out);
+    assert!(err.contains("far beyond the frame's stated size"), "{err}");
+}

@@ -647,11 +647,37 @@ fn decompress_lz4(packed: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     Ok(())
 }
 
+/// Most bytes a zstd payload may decompress to: near the metadata's unpacked
+/// size when known (plus room for thread headers), else [`MAX_UNPACKED_BYTES`].
+/// A decompression bomb is an error, not an allocation.
+fn zstd_limit(size_hint: u64) -> usize {
+    if size_hint == 0 {
+        return MAX_UNPACKED_BYTES;
+    }
+    size_hint
+        .saturating_add(size_hint / 2 + (1 << 20))
+        .min(MAX_UNPACKED_BYTES as u64) as usize
+}
+
+/// Reads a decompressor to its end, failing past `limit` bytes.
+fn read_limited(reader: impl std::io::Read, limit: usize, out: &mut Vec<u8>) -> Result<(), String> {
+    use std::io::Read as _;
+    reader
+        .take(limit as u64 + 1)
+        .read_to_end(out)
+        .map_err(|e| format!("zstd: {e}"))?;
+    if out.len() > limit {
+        return Err(format!(
+            "zstd: payload decompresses to more than {limit} bytes, far beyond the frame's stated size"
+        ));
+    }
+    Ok(())
+}
+
 /// zstd, native: one-shot into a buffer sized from the metadata's unpacked
 /// size (untrusted, so bounded), falling back to streaming when it does not fit.
 #[cfg(not(target_arch = "wasm32"))]
 fn decompress_zstd(packed: &[u8], size_hint: u64, out: &mut Vec<u8>) -> Result<(), String> {
-    use std::io::Read as _;
     out.clear();
     let bound = (packed.len() as u64)
         .saturating_mul(64)
@@ -668,30 +694,16 @@ fn decompress_zstd(packed: &[u8], size_hint: u64, out: &mut Vec<u8>) -> Result<(
     }
     let decoder =
         zstd::stream::read::Decoder::with_buffer(packed).map_err(|e| format!("zstd: {e}"))?;
-    decoder
-        .take(MAX_UNPACKED_BYTES as u64 + 1)
-        .read_to_end(out)
-        .map_err(|e| format!("zstd: {e}"))?;
-    if out.len() > MAX_UNPACKED_BYTES {
-        return Err("zstd: frame decompresses to more than 2 GiB".to_owned());
-    }
-    Ok(())
+    read_limited(decoder, zstd_limit(size_hint), out)
 }
 
+/// zstd on wasm: `ruzstd`, as puffin uses there.
 #[cfg(target_arch = "wasm32")]
-fn decompress_zstd(mut packed: &[u8], _size_hint: u64, out: &mut Vec<u8>) -> Result<(), String> {
-    use std::io::Read as _;
+fn decompress_zstd(mut packed: &[u8], size_hint: u64, out: &mut Vec<u8>) -> Result<(), String> {
     out.clear();
     let decoder =
         ruzstd::decoding::StreamingDecoder::new(&mut packed).map_err(|e| format!("zstd: {e}"))?;
-    decoder
-        .take(MAX_UNPACKED_BYTES as u64 + 1)
-        .read_to_end(out)
-        .map_err(|e| format!("zstd: {e}"))?;
-    if out.len() > MAX_UNPACKED_BYTES {
-        return Err("zstd: frame decompresses to more than 2 GiB".to_owned());
-    }
-    Ok(())
+    read_limited(decoder, zstd_limit(size_hint), out)
 }
 
 /// `bincode BTreeMap<ThreadInfo, StreamInfo>` into the current frame.
