@@ -8,7 +8,13 @@
 //! - bytes per scope instance of the model;
 //! - peak memory (max RSS) of `puffin-lens dump` on the capture.
 //!
-//! Prints a plain report; timings are the best of several runs.
+//! Prints a plain report; timings are the best of several runs. Decode is
+//! timed three ways: in this process, interleaved with the puffin path; in
+//! this process, the parallel decoder back to back; and in fresh processes
+//! (cold allocator and pages, as a CLI run sees it).
+//!
+//! `PUFFIN_LENS_BENCH_ONLY=1` runs only our single-thread decode, 20 times
+//! (for `perf record`).
 
 use puffin_lens::engine::model::ScopeTable;
 use puffin_lens::engine::write::{Compression, Format, synthetic_capture, write_recording};
