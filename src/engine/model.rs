@@ -60,6 +60,22 @@ handle!(
     StreamId
 );
 
+/// Calls `$method($args)` on every column of a [`ScopeTable`].
+macro_rules! each_scope_column {
+    ($table:expr, $method:ident $(, $arg:expr)*) => {{
+        let t = $table;
+        t.start_ns.$method($($arg),*);
+        t.duration_ns.$method($($arg),*);
+        t.self_ns.$method($($arg),*);
+        t.parent.$method($($arg),*);
+        t.subtree_end.$method($($arg),*);
+        t.def.$method($($arg),*);
+        t.data.$method($($arg),*);
+        t.depth.$method($($arg),*);
+        t.stream.$method($($arg),*);
+    }};
+}
+
 /// `parent` of a top-level scope.
 pub const NO_PARENT: u32 = u32::MAX;
 
@@ -399,15 +415,7 @@ impl ScopeTable {
     }
 
     fn truncate(&mut self, len: usize) {
-        self.start_ns.truncate(len);
-        self.duration_ns.truncate(len);
-        self.self_ns.truncate(len);
-        self.parent.truncate(len);
-        self.subtree_end.truncate(len);
-        self.def.truncate(len);
-        self.data.truncate(len);
-        self.depth.truncate(len);
-        self.stream.truncate(len);
+        each_scope_column!(self, truncate, len);
     }
 
     /// Resident bytes per instance (the columns' element sizes).
@@ -523,16 +531,7 @@ impl Trace {
 
     /// Shrinks every column to its length.
     pub fn shrink_to_fit(&mut self) {
-        let s = &mut self.scopes;
-        s.start_ns.shrink_to_fit();
-        s.duration_ns.shrink_to_fit();
-        s.self_ns.shrink_to_fit();
-        s.parent.shrink_to_fit();
-        s.subtree_end.shrink_to_fit();
-        s.def.shrink_to_fit();
-        s.data.shrink_to_fit();
-        s.depth.shrink_to_fit();
-        s.stream.shrink_to_fit();
+        each_scope_column!(&mut self.scopes, shrink_to_fit);
     }
 }
 
@@ -688,16 +687,7 @@ impl TraceBuilder {
 
     /// Reserves room for `n` more scope instances.
     pub fn reserve_scopes(&mut self, n: usize) {
-        let s = &mut self.trace.scopes;
-        s.start_ns.reserve_exact(n);
-        s.duration_ns.reserve_exact(n);
-        s.self_ns.reserve_exact(n);
-        s.parent.reserve_exact(n);
-        s.subtree_end.reserve_exact(n);
-        s.def.reserve_exact(n);
-        s.data.reserve_exact(n);
-        s.depth.reserve_exact(n);
-        s.stream.reserve_exact(n);
+        each_scope_column!(&mut self.trace.scopes, reserve_exact, n);
     }
 
     /// Sets a stream's thread (JSON input may name it after its scopes).
@@ -724,12 +714,6 @@ impl TraceBuilder {
         t.streams.first_scope.push(t.scopes.len() as u32);
         t.shrink_to_fit();
         self.trace
-    }
-
-    /// Number of scopes currently open.
-    #[inline]
-    pub fn open_depth(&self) -> usize {
-        self.stack.len()
     }
 
     #[inline]
