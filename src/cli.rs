@@ -45,7 +45,9 @@ The output works with the classic jq recipes written for `rerun dump-puffin`.",
         after_help = "Examples:\n  \
 puffin-lens dump capture.puffin > capture.json\n  \
 puffin-lens dump capture.puffin --pretty -o capture.json\n  \
-puffin-lens dump capture.puffin | jq '[.. | objects | select(has(\"duration_ns\") and has(\"name\"))] | sort_by(-.duration_ns) | .[0:10]'"
+puffin-lens dump capture.puffin | jq '[.. | objects | select(has(\"duration_ns\") and has(\"name\"))] | sort_by(-.duration_ns) | .[0:10]'\n\n\
+Exit status: 0 ok; 1 unusable input; 2 usage error; 3 damaged recording: the export holds the \
+intact frames and stderr names each damaged frame (position, frame_index, byte offset, reason)."
     )]
     Dump {
         /// The recording: a .puffin file or a JSON dump.
