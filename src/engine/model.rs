@@ -106,12 +106,18 @@ fn hash_str(s: &str) -> u64 {
     hasher.finish()
 }
 
+/// String `id` of an interner's text buffer and end offsets.
+#[inline]
+fn slice<'a>(buf: &'a str, ends: &[usize], id: u32) -> &'a str {
+    let i = id as usize;
+    let start = if i == 0 { 0 } else { ends[i - 1] };
+    &buf[start..ends[i]]
+}
+
 impl Interner {
     #[inline]
     pub fn get(&self, id: StrId) -> &str {
-        let i = id.idx();
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.buf[start..self.ends[i]]
+        slice(&self.buf, &self.ends, id.0)
     }
 
     #[inline]
@@ -121,23 +127,13 @@ impl Interner {
         }
         let hash = hash_str(s);
         let Self { buf, ends, table } = self;
-        let lookup = |&id: &u32| {
-            let i = id as usize;
-            let start = if i == 0 { 0 } else { ends[i - 1] };
-            &buf[start..ends[i]] == s
-        };
-        if let Some(&id) = table.find(hash, lookup) {
+        if let Some(&id) = table.find(hash, |&id| slice(buf, ends, id) == s) {
             return StrId(id);
         }
         let id = ends.len() as u32;
         buf.push_str(s);
         ends.push(buf.len());
-        let (buf, ends) = (&self.buf, &self.ends);
-        self.table.insert_unique(hash, id, |&other| {
-            let i = other as usize;
-            let start = if i == 0 { 0 } else { ends[i - 1] };
-            hash_str(&buf[start..ends[i]])
-        });
+        table.insert_unique(hash, id, |&other| hash_str(slice(buf, ends, other)));
         StrId(id)
     }
 
@@ -562,7 +558,6 @@ pub struct TraceBuilder {
     next_legacy_id: u32,
     /// Cache: raw id -> definition, for small ids (the common case).
     dense_defs: Vec<u32>,
-    in_frame: bool,
 }
 
 impl TraceBuilder {
@@ -617,7 +612,6 @@ impl TraceBuilder {
         t.threads.start_time_ns.truncate(mark.threads);
         self.stack.clear();
         self.dense_defs.clear();
-        self.in_frame = false;
     }
 
     /// Sets the current frame's metadata (legacy records carry it after the streams).
@@ -659,12 +653,11 @@ impl TraceBuilder {
         f.range_ns.push(range_ns);
         f.num_scopes.push(num_scopes);
         f.first_stream.push(self.trace.streams.len() as u32);
-        self.in_frame = true;
     }
 
     /// Starts a stream of the current frame; its metadata comes with [`Self::end_stream`].
     pub fn begin_stream(&mut self, thread: ThreadId) -> StreamId {
-        debug_assert!(self.in_frame);
+        debug_assert!(!self.trace.frames.is_empty(), "a stream belongs to a frame");
         let s = &mut self.trace.streams;
         let id = StreamId(s.frame.len() as u32);
         s.frame
