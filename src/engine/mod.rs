@@ -10,6 +10,7 @@ pub mod decode;
 pub mod export;
 pub mod json_in;
 pub mod model;
+pub mod query;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod write;
 

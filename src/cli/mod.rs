@@ -3,6 +3,9 @@
 //! Exit status: 0 success; 1 unusable input; 2 usage error; 3 damaged
 //! recording, answered from the intact frames.
 
+mod analyze;
+mod text;
+
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use puffin_lens::engine::{self, Decoded, Severity};
@@ -28,7 +31,17 @@ Every subcommand accepts a .puffin recording (any version: PFD1-PFD4, lz4, zstd 
 uncompressed) or a JSON dump in the documented layout (ours or `rerun dump-puffin`'s).",
     after_help = "Exit status: 0 ok, 1 unusable input, 2 usage error, \
 3 damaged recording (answered from the intact frames; stderr names each damaged frame).\n\n\
-Example:\n  puffin-lens dump capture.puffin -o capture.json"
+A typical investigation:\n  \
+puffin-lens frames capture.puffin --top 5        # the slowest frames\n  \
+puffin-lens threads capture.puffin               # per-thread totals of the slowest frame\n  \
+puffin-lens top capture.puffin                   # the slowest scopes anywhere\n  \
+puffin-lens find capture.puffin --aggregate      # total time per (name, data)\n  \
+puffin-lens children capture.puffin frame_body --ordered   # drill in, with gaps\n  \
+puffin-lens gaps capture.puffin --thread main    # unprofiled time, and who ran then\n  \
+puffin-lens calls capture.puffin load_mesh       # outliers before averages\n  \
+puffin-lens compare before.puffin after.puffin   # what changed\n  \
+puffin-lens scope capture.puffin 3               # go to the code\n\n\
+Every analysis prints an aligned table, or JSON with --json."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -37,6 +50,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    #[command(flatten)]
+    Analyze(analyze::Analysis),
     /// Write the documented JSON export of a recording.
     #[command(
         long_about = "Write the documented JSON export of a recording (layout in README): \
@@ -96,6 +111,7 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 
 fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
+        Command::Analyze(analysis) => analysis.run(),
         Command::Dump {
             file,
             output,
@@ -106,7 +122,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
 
 /// Reads and decodes a recording, reporting diagnostics on stderr.
 /// Errors (exit 1) when nothing usable is left.
-fn load(path: &Path) -> anyhow::Result<Decoded> {
+pub(crate) fn load(path: &Path) -> anyhow::Result<Decoded> {
     let shown = path.display();
     let bytes = std::fs::read(path).with_context(|| format!("{shown}: cannot read"))?;
     let decoded = engine::load(&bytes).with_context(|| format!("{shown}"))?;
@@ -123,7 +139,7 @@ fn load(path: &Path) -> anyhow::Result<Decoded> {
     Ok(decoded)
 }
 
-fn status(decoded: &Decoded) -> i32 {
+pub(crate) fn status(decoded: &Decoded) -> i32 {
     if decoded.is_damaged() {
         EXIT_DAMAGED
     } else {

@@ -1,0 +1,601 @@
+//! Every analysis subcommand on generated recordings whose answers are known
+//! by construction, in text and JSON, from `.puffin` and from a JSON dump.
+
+mod common;
+
+use common::{code, run_in, stderr};
+use puffin_lens::engine::write::{
+    Compression, Format, FrameData, Registration, ScopeNode, ThreadData, write_recording,
+};
+use serde_json::{Value, json};
+use std::path::Path;
+
+const T0: i64 = 1_000_000_000;
+/// Milliseconds from T0 as absolute nanoseconds.
+fn t(ms: f64) -> i64 {
+    T0 + (ms * 1e6).round() as i64
+}
+fn ns(ms: f64) -> i64 {
+    (ms * 1e6).round() as i64
+}
+
+fn scope(id: u32, from_ms: f64, to_ms: f64, data: &str) -> ScopeNode {
+    ScopeNode::new(id, t(from_ms), t(to_ms)).data(data)
+}
+
+fn thread(name: &str, start: i64, scopes: Vec<ScopeNode>) -> ThreadData {
+    ThreadData {
+        name: name.into(),
+        start_time_ns: Some(start),
+        scopes,
+    }
+}
+
+const FRAME: u32 = 1;
+const UPDATE: u32 = 2;
+const RENDER: u32 = 3;
+const LOAD: u32 = 4;
+const JOB: u32 = 5;
+
+fn registrations() -> Vec<Registration> {
+    vec![
+        Registration::named(FRAME, "frame", "app::run", "src/app.rs", 10),
+        Registration::function(UPDATE, "app::update", "src/app.rs", 20),
+        Registration::function(RENDER, "app::render", "src/render.rs", 5),
+        Registration::named(LOAD, "load", "app::assets", "src/assets.rs", 42),
+        Registration::named(JOB, "job", "app::worker", "src/worker.rs", 7),
+    ]
+}
+
+/// Frame 10: main has a 5 ms unprofiled gap (5..10 ms) between update and
+/// render while rayon-1 runs jobs a, b (2 ms each) and rayon-2 runs c (3 ms)
+/// and d (3.5 ms, 1.5 ms of it inside the gap). Frame 11 is quick. Frame 12
+/// has one 30 ms `load` (a spike among three loads).
+fn scenario() -> Vec<FrameData> {
+    vec![
+        FrameData {
+            frame_index: 10,
+            threads: vec![
+                thread(
+                    "main",
+                    0,
+                    vec![
+                        scope(FRAME, 0.0, 20.0, "frame 0")
+                            .child(scope(UPDATE, 0.5, 5.0, ""))
+                            .child(
+                                scope(RENDER, 10.0, 18.0, "")
+                                    .child(scope(LOAD, 10.0, 11.0, "tex.png")),
+                            ),
+                    ],
+                ),
+                thread(
+                    "rayon-1",
+                    1,
+                    vec![scope(JOB, 5.2, 7.2, "a"), scope(JOB, 7.5, 9.5, "b")],
+                ),
+                thread(
+                    "rayon-2",
+                    2,
+                    vec![scope(JOB, 5.0, 8.0, "c"), scope(JOB, 8.5, 12.0, "d")],
+                ),
+            ],
+            registrations: registrations(),
+        },
+        FrameData {
+            frame_index: 11,
+            threads: vec![thread(
+                "main",
+                0,
+                vec![
+                    scope(FRAME, 30.0, 38.0, "frame 1")
+                        .child(scope(UPDATE, 30.5, 33.0, ""))
+                        .child(
+                            scope(RENDER, 33.0, 37.0, "").child(scope(LOAD, 33.0, 34.0, "tex.png")),
+                        ),
+                ],
+            )],
+            registrations: vec![],
+        },
+        FrameData {
+            frame_index: 12,
+            threads: vec![thread(
+                "main",
+                0,
+                vec![
+                    scope(FRAME, 50.0, 81.0, "frame 2").child(scope(LOAD, 50.5, 80.5, "mesh.glb")),
+                ],
+            )],
+            registrations: vec![],
+        },
+    ]
+}
+
+/// A recording and its JSON dump side by side in a temp dir.
+struct Files {
+    dir: tempfile::TempDir,
+}
+
+impl Files {
+    fn new(recordings: &[(&str, Vec<FrameData>)]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, frames) in recordings {
+            let path = dir.path().join(format!("{name}.puffin"));
+            std::fs::write(
+                &path,
+                write_recording(frames, Format::Pfd4(Compression::Lz4)),
+            )
+            .unwrap();
+            let out = run_in(
+                dir.path(),
+                &[
+                    "dump",
+                    &format!("{name}.puffin"),
+                    "-o",
+                    &format!("{name}.json"),
+                ],
+            );
+            assert_eq!(code(&out), 0);
+        }
+        Self { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `--json` answer for `args` with `{}` standing for the recording, from
+    /// the .puffin and from the JSON dump: both must agree.
+    fn json(&self, args: &[&str]) -> Value {
+        let mut answers = Vec::new();
+        for ext in ["puffin", "json"] {
+            let args: Vec<String> = args
+                .iter()
+                .map(|a| a.replace("{}", ext))
+                .chain(["--json".to_owned()])
+                .collect();
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let out = run_in(self.path(), &args);
+            assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+            answers.push(serde_json::from_slice::<Value>(&out.stdout).expect("JSON output"));
+        }
+        assert_eq!(
+            answers[0], answers[1],
+            "{args:?}: .puffin and JSON dump disagree"
+        );
+        answers.remove(0)
+    }
+
+    fn text(&self, args: &[&str]) -> String {
+        let args: Vec<String> = args.iter().map(|a| a.replace("{}", "puffin")).collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run_in(self.path(), &args);
+        assert_eq!(code(&out), 0, "{args:?}: {}", stderr(&out));
+        String::from_utf8(out.stdout).unwrap()
+    }
+}
+
+fn files() -> Files {
+    Files::new(&[("s", scenario())])
+}
+
+#[test]
+fn frames_slowest_first() {
+    let f = files();
+    assert_eq!(
+        f.json(&["frames", "s.{}"]),
+        json!([
+            {"frame_index": 12, "duration_ns": ns(31.0), "num_scopes": 2},
+            {"frame_index": 10, "duration_ns": ns(20.0), "num_scopes": 8},
+            {"frame_index": 11, "duration_ns": ns(8.0), "num_scopes": 4},
+        ])
+    );
+    assert_eq!(
+        f.json(&["frames", "s.{}", "--top", "1"])
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let text = f.text(&["frames", "s.{}"]);
+    assert_eq!(text.lines().next().unwrap(), "frame      ms  scopes");
+    assert!(text.contains("   12  31.000       2"), "{text}");
+}
+
+#[test]
+fn threads_of_the_slowest_or_a_chosen_frame() {
+    let f = files();
+    let slowest = f.json(&["threads", "s.{}"]);
+    assert_eq!(slowest.as_array().unwrap().len(), 1);
+    assert_eq!(slowest[0]["span_ns"], ns(31.0));
+    assert_eq!(
+        f.json(&["threads", "s.{}", "--frame", "10"]),
+        json!([
+            {"name": "main", "num_scopes": 4, "depth": 3, "range_ns": [t(0.0), t(20.0)], "span_ns": ns(20.0)},
+            {"name": "rayon-1", "num_scopes": 2, "depth": 1, "range_ns": [t(5.2), t(9.5)], "span_ns": ns(4.3)},
+            {"name": "rayon-2", "num_scopes": 2, "depth": 1, "range_ns": [t(5.0), t(12.0)], "span_ns": ns(7.0)},
+        ])
+    );
+    assert!(
+        f.text(&["threads", "s.{}", "--frame", "10"])
+            .contains("rayon-2")
+    );
+    let out = run_in(f.path(), &["threads", "s.puffin", "--frame", "99"]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("no frame with frame_index 99"));
+}
+
+#[test]
+fn top_slowest_instances() {
+    let f = files();
+    let rows = f.json(&["top", "s.{}", "--top", "3"]);
+    assert_eq!(
+        rows,
+        json!([
+            {"name": "frame", "data": "frame 2", "duration_ns": ns(31.0), "start_ns": t(50.0), "thread": "main", "frame_index": 12, "id": FRAME},
+            {"name": "load", "data": "mesh.glb", "duration_ns": ns(30.0), "start_ns": t(50.5), "thread": "main", "frame_index": 12, "id": LOAD},
+            {"name": "frame", "data": "frame 0", "duration_ns": ns(20.0), "start_ns": t(0.0), "thread": "main", "frame_index": 10, "id": FRAME},
+        ])
+    );
+    // Ties by earlier start: the two 2 ms jobs a (5.2) and b (7.5).
+    let all = f.json(&["top", "s.{}", "--top", "100"]);
+    let names: Vec<&str> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["data"].as_str().unwrap())
+        .collect();
+    let a = names.iter().position(|d| *d == "a").unwrap();
+    assert_eq!(names[a + 1], "b");
+    assert_eq!(all.as_array().unwrap().len(), 14);
+    let text = f.text(&["top", "s.{}", "--top", "3"]);
+    assert!(text.contains("31.000  frame  frame 2   main"), "{text}");
+}
+
+#[test]
+fn find_by_prefix_field_thread_and_frame() {
+    let f = files();
+    let loads = f.json(&["find", "s.{}", "lo"]);
+    let got: Vec<(i64, u64)> = loads
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["duration_ns"].as_i64().unwrap(),
+                r["frame_index"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, vec![(ns(30.0), 12), (ns(1.0), 10), (ns(1.0), 11)]);
+    // Data prefix only.
+    let tex = f.json(&["find", "s.{}", "tex", "--field", "data"]);
+    assert_eq!(tex.as_array().unwrap().len(), 2);
+    assert_eq!(
+        f.json(&["find", "s.{}", "tex", "--field", "name"]),
+        json!([])
+    );
+    // Thread and frame filters.
+    let jobs = f.json(&["find", "s.{}", "", "--thread", "rayon-2"]);
+    assert_eq!(jobs.as_array().unwrap().len(), 2);
+    assert_eq!(jobs[0]["data"], "d");
+    let f11 = f.json(&["find", "s.{}", "--frame", "11"]);
+    assert_eq!(f11.as_array().unwrap().len(), 4);
+    assert_eq!(f.json(&["find", "s.{}", "--thread", "nope"]), json!([]));
+}
+
+#[test]
+fn find_aggregate_by_name_data_and_by_name() {
+    let f = files();
+    let rows = f.json(&["find", "s.{}", "--aggregate", "--top", "3"]);
+    assert_eq!(
+        rows,
+        json!([
+            {"name": "frame", "data": "frame 2", "count": 1, "total_ns": ns(31.0), "self_ns": ns(1.0), "min_ns": ns(31.0), "max_ns": ns(31.0), "mean_ns": ns(31.0) as f64},
+            {"name": "load", "data": "mesh.glb", "count": 1, "total_ns": ns(30.0), "self_ns": ns(30.0), "min_ns": ns(30.0), "max_ns": ns(30.0), "mean_ns": ns(30.0) as f64},
+            {"name": "frame", "data": "frame 0", "count": 1, "total_ns": ns(20.0), "self_ns": ns(7.5), "min_ns": ns(20.0), "max_ns": ns(20.0), "mean_ns": ns(20.0) as f64},
+        ])
+    );
+    let by_name = f.json(&["find", "s.{}", "--aggregate", "--by", "name"]);
+    let load = by_name
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "load")
+        .unwrap();
+    assert_eq!(
+        *load,
+        json!({"name": "load", "count": 3, "total_ns": ns(32.0), "self_ns": ns(32.0), "min_ns": ns(1.0), "max_ns": ns(30.0), "mean_ns": ns(32.0) as f64 / 3.0})
+    );
+    // Ties by name: job 4 x ... totals differ; app::render and app::update order by total.
+    let names: Vec<&str> = by_name
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        vec!["frame", "load", "app::render", "job", "app::update"]
+    );
+    let text = f.text(&["find", "s.{}", "--aggregate", "--by", "name"]);
+    assert!(text.starts_with("name         count  total ms"), "{text}");
+}
+
+#[test]
+fn children_slowest_first_and_in_time_order_with_gaps() {
+    let f = files();
+    let ordered = f.json(&["children", "s.{}", "frame 0", "--ordered"]);
+    assert_eq!(
+        ordered,
+        json!({
+            "parent": {"name": "frame", "data": "frame 0", "start_ns": t(0.0), "duration_ns": ns(20.0), "thread": "main", "frame_index": 10},
+            "children": [
+                {"name": "app::update", "data": "", "start_ns": t(0.5), "duration_ns": ns(4.5), "gap_before_ns": ns(0.5)},
+                {"name": "app::render", "data": "", "start_ns": t(10.0), "duration_ns": ns(8.0), "gap_before_ns": ns(5.0)},
+            ],
+            "trailing_gap_ns": ns(2.0),
+        })
+    );
+    let slowest_first = f.json(&["children", "s.{}", "frame 0"]);
+    assert_eq!(slowest_first["children"][0]["name"], "app::render");
+    assert_eq!(slowest_first["children"][0]["gap_before_ns"], ns(5.0));
+    // By name: the slowest "frame" instance (frame 12).
+    let by_name = f.json(&["children", "s.{}", "frame"]);
+    assert_eq!(by_name["parent"]["frame_index"], 12);
+    assert_eq!(by_name["children"][0]["data"], "mesh.glb");
+    let text = f.text(&["children", "s.{}", "frame 0", "--ordered"]);
+    assert!(text.contains("5.000"), "{text}");
+    assert!(text.contains("(7.500 unprofiled)"), "{text}");
+    let out = run_in(f.path(), &["children", "s.puffin", "nothing"]);
+    assert_eq!(code(&out), 1);
+    assert!(stderr(&out).contains("no scope named \"nothing\""));
+}
+
+#[test]
+fn calls_summary_and_spike() {
+    let f = files();
+    let report = f.json(&["calls", "s.{}", "load"]);
+    assert_eq!(
+        report["summary"],
+        json!({"count": 3, "total_ns": ns(32.0), "min_ns": ns(1.0), "median_ns": ns(1.0),
+               "mean_ns": ns(32.0) as f64 / 3.0, "p95_ns": ns(30.0), "max_ns": ns(30.0),
+               "max_share": 30.0 / 32.0})
+    );
+    let starts: Vec<i64> = report["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["start_ns"].as_i64().unwrap())
+        .collect();
+    assert_eq!(starts, vec![t(10.0), t(33.0), t(50.5)]);
+    assert_eq!(
+        report["calls"][2],
+        json!({"frame_index": 12, "thread": "main", "start_ns": t(50.5), "duration_ns": ns(30.0), "data": "mesh.glb"})
+    );
+    let text = f.text(&["calls", "s.{}", "load"]);
+    assert!(text.contains("spike: 1 call is 94% of the total"), "{text}");
+    // By data string; a single call is no spike.
+    let mesh = f.json(&["calls", "s.{}", "mesh.glb"]);
+    assert_eq!(mesh["summary"]["count"], 1);
+    assert!(!f.text(&["calls", "s.{}", "mesh.glb"]).contains("spike"));
+}
+
+#[test]
+fn window_per_thread() {
+    let f = files();
+    let lo = t(5.0).to_string();
+    let hi = t(10.0).to_string();
+    assert_eq!(
+        f.json(&["window", "s.{}", &lo, &hi]),
+        json!([
+            {"thread": "rayon-1", "count": 2, "top": [
+                {"name": "job", "data": "a", "duration_ns": ns(2.0)},
+                {"name": "job", "data": "b", "duration_ns": ns(2.0)}]},
+            {"thread": "rayon-2", "count": 1, "top": [{"name": "job", "data": "c", "duration_ns": ns(3.0)}]},
+        ])
+    );
+    assert_eq!(
+        f.json(&["window", "s.{}", &lo, &hi, "--top", "1"])[0]["top"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(
+        f.text(&["window", "s.{}", &lo, &hi])
+            .contains("rayon-1       2  job   a")
+    );
+}
+
+#[test]
+fn gaps_with_what_other_threads_did() {
+    let f = files();
+    let expected = json!([{
+        "thread": "main", "frame_index": 10,
+        "parent": {"name": "frame", "data": "frame 0"},
+        "after": {"name": "app::update", "data": ""},
+        "before": {"name": "app::render", "data": ""},
+        "start_ns": t(5.0), "end_ns": t(10.0), "duration_ns": ns(5.0),
+        "other_threads": [{"thread": "rayon-2", "busy_ns": ns(4.5)}, {"thread": "rayon-1", "busy_ns": ns(4.0)}],
+    }]);
+    assert_eq!(f.json(&["gaps", "s.{}", "--thread", "main"]), expected);
+    assert_eq!(f.json(&["gaps", "s.{}"]), expected);
+    assert_eq!(f.json(&["gaps", "s.{}", "--min-ms", "5.5"]), json!([]));
+    assert_eq!(f.json(&["gaps", "s.{}", "--thread", "rayon-1"]), json!([]));
+    let text = f.text(&["gaps", "s.{}"]);
+    assert!(text.contains("rayon-2 4.500, rayon-1 4.000"), "{text}");
+}
+
+#[test]
+fn scope_registration_lookup() {
+    let f = files();
+    assert_eq!(
+        f.json(&["scope", "s.{}", "4"]),
+        json!({"id": 4, "name": "load", "function": "app::assets", "file": "src/assets.rs", "line": 42, "kind": "named"})
+    );
+    assert!(f.text(&["scope", "s.{}", "2"]).contains("at src/app.rs:20"));
+    let out = run_in(f.path(), &["scope", "s.puffin", "99"]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("scope id 99 is not registered"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// One main thread; `calls` are (id, data, duration ms) laid end to end.
+fn flat(calls: &[(u32, &str, f64)], regs: Vec<Registration>) -> Vec<FrameData> {
+    let mut at = 0.0;
+    let mut scopes = Vec::new();
+    for &(id, data, ms) in calls {
+        scopes.push(scope(id, at, at + ms, data));
+        at += ms + 0.1;
+    }
+    vec![FrameData {
+        frame_index: 0,
+        threads: vec![thread("main", 0, scopes)],
+        registrations: regs,
+    }]
+}
+
+fn compare_regs() -> Vec<Registration> {
+    vec![
+        Registration::function(1, "physics", "p.rs", 1),
+        Registration::function(2, "io", "io.rs", 1),
+        Registration::function(3, "old_thing", "o.rs", 1),
+        Registration::function(4, "new_thing", "n.rs", 1),
+    ]
+}
+
+#[test]
+fn compare_before_and_after() {
+    // physics: per-call time doubles (4 x 2 ms -> 4 x 4 ms); io: a single
+    // 30 ms spike in A; old_thing gone; new_thing new.
+    let a = flat(
+        &[
+            (1, "", 2.0),
+            (1, "", 2.0),
+            (1, "", 2.0),
+            (1, "", 2.0),
+            (2, "", 1.0),
+            (2, "", 1.0),
+            (2, "", 30.0),
+            (3, "", 3.0),
+        ],
+        compare_regs(),
+    );
+    let b = flat(
+        &[
+            (1, "", 4.0),
+            (1, "", 4.0),
+            (1, "", 4.0),
+            (1, "", 4.0),
+            (2, "", 1.0),
+            (2, "", 1.0),
+            (2, "", 1.0),
+            (4, "", 5.0),
+        ],
+        compare_regs(),
+    );
+    let mut bare = b.clone();
+    bare[0].registrations.clear();
+    let f = Files::new(&[("a", a), ("b", b), ("bare", bare)]);
+    let report = f.json(&["compare", "a.{}", "b.{}"]);
+    assert_eq!(report["warnings"], json!([]));
+    let stats = |count: u64, total: f64, max: f64| json!({"count": count, "total_ns": ns(total), "per_call_ns": ns(total) as f64 / count as f64, "max_ns": ns(max)});
+    assert_eq!(
+        report["rows"],
+        json!([
+            {"name": "io", "data": "", "a": stats(3, 32.0, 30.0), "b": stats(3, 3.0, 1.0),
+             "delta_total_ns": -ns(29.0), "delta_per_call_ns": (ns(3.0) as f64 - ns(32.0) as f64) / 3.0,
+             "status": "both", "spike": true},
+            {"name": "physics", "data": "", "a": stats(4, 8.0, 2.0), "b": stats(4, 16.0, 4.0),
+             "delta_total_ns": ns(8.0), "delta_per_call_ns": ns(2.0) as f64, "status": "both", "spike": false},
+            {"name": "new_thing", "data": "", "a": null, "b": stats(1, 5.0, 5.0),
+             "delta_total_ns": ns(5.0), "delta_per_call_ns": null, "status": "new", "spike": false},
+            {"name": "old_thing", "data": "", "a": stats(1, 3.0, 3.0), "b": null,
+             "delta_total_ns": -ns(3.0), "delta_per_call_ns": null, "status": "gone", "spike": false},
+        ])
+    );
+    let names = |v: &Value| -> Vec<String> {
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        names(&f.json(&["compare", "a.{}", "b.{}", "--filter", "phy"])),
+        vec!["physics"]
+    );
+    assert_eq!(
+        names(&f.json(&["compare", "a.{}", "b.{}", "--hide-below", "6"])),
+        vec!["io", "physics"]
+    );
+    assert_eq!(
+        names(&f.json(&["compare", "a.{}", "b.{}", "--sort", "name"])),
+        vec!["io", "new_thing", "old_thing", "physics"]
+    );
+    assert_eq!(
+        names(&f.json(&["compare", "a.{}", "b.{}", "--sort", "per-call"])),
+        vec!["io", "physics", "new_thing", "old_thing"]
+    );
+    assert_eq!(
+        names(&f.json(&["compare", "a.{}", "b.{}", "--top", "1"])),
+        vec!["io"]
+    );
+    let text = f.text(&["compare", "a.{}", "b.{}"]);
+    assert!(
+        text.contains("spike") && text.contains("new") && text.contains("gone"),
+        "{text}"
+    );
+    assert!(text.contains("+8.000"), "{text}");
+
+    let mismatch = f.json(&["compare", "a.{}", "bare.{}"]);
+    assert!(
+        mismatch["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("registration mismatch")
+    );
+    assert!(
+        f.text(&["compare", "a.{}", "bare.{}"])
+            .starts_with("warning: registration mismatch")
+    );
+}
+
+#[test]
+fn analyses_of_a_damaged_recording_exit_3_and_answer_from_intact_frames() {
+    let mut frames = scenario();
+    frames[1].threads[0].scopes[0].children[0].stop_ns = 0; // stop before start
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("d.puffin"),
+        write_recording(&frames, Format::Pfd4(Compression::Zstd)),
+    )
+    .unwrap();
+    let out = run_in(dir.path(), &["frames", "d.puffin", "--json"]);
+    assert_eq!(code(&out), 3);
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 2);
+    assert!(stderr(&out).contains("frame #1 (frame_index 11)"));
+    let out = run_in(dir.path(), &["top", "missing.puffin"]);
+    assert_eq!(code(&out), 1);
+}
+
+#[test]
+fn every_subcommand_has_an_example_in_its_help() {
+    for sub in [
+        "frames", "threads", "top", "find", "children", "calls", "window", "gaps", "compare",
+        "scope", "dump",
+    ] {
+        let out = common::run(&[sub, "--help"]);
+        assert_eq!(code(&out), 0);
+        let help = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            help.contains(&format!("puffin-lens {sub} ")),
+            "{sub}: {help}"
+        );
+    }
+}
