@@ -122,7 +122,7 @@ mod tests {
         t.render(&mut out);
         assert_eq!(
             out,
-            "name           ms\na             1.000\nlong name    12.500\n"
+            "name           ms\na           1.000\nlong name  12.500\n"
         );
     }
 }
