@@ -1,0 +1,152 @@
+//! Query benchmark: `cargo bench --bench queries`.
+//!
+//! On a generated capture of 2 million scopes: each analysis on the built
+//! model (best of several runs), then a whole CLI run of `top` (decode +
+//! query + print, fresh process) against dumping to JSON and running the
+//! classic jq recipe on the same capture.
+
+use puffin_lens::engine::decode_puffin;
+use puffin_lens::engine::query::{self, CompareOptions, FindFilter, GroupBy};
+use puffin_lens::engine::write::{Compression, Format, synthetic_capture, write_recording};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const RUNS: usize = 5;
+const JQ_TOP10: &str = r#"[.. | objects | select(has("duration_ns") and has("name"))] | sort_by(-.duration_ns) | .[0:10]"#;
+
+fn best<T>(mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut best = Duration::MAX;
+    let mut out = None;
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        let v = f();
+        best = best.min(t.elapsed());
+        out = Some(v);
+    }
+    (best, out.expect("RUNS > 0"))
+}
+
+fn report(name: &str, time: Duration, rows: usize) {
+    println!(
+        "{name:<34} {:>8.2} ms  ({rows} rows)",
+        time.as_secs_f64() * 1e3
+    );
+}
+
+fn main() {
+    let capture = synthetic_capture(200, 3, 10_000);
+    let bytes = write_recording(&capture, Format::Pfd4(Compression::Lz4));
+    let trace = decode_puffin(&bytes).expect("decodes").trace;
+    let n = trace.scopes.len();
+    println!(
+        "capture: {n} scopes, {} frames, {:.1} MB (PFD4 lz4)\n",
+        trace.frames.len(),
+        bytes.len() as f64 / 1e6
+    );
+    assert!(n >= 2_000_000);
+
+    let (t, r) = best(|| query::frames(&trace, None));
+    report("frames", t, r.len());
+    let slowest = query::slowest_frame(&trace).expect("frames");
+    let (t, r) = best(|| query::threads(&trace, slowest));
+    report("threads (slowest frame)", t, r.len());
+    let (t, r) = best(|| query::top(&trace, 10));
+    report("top 10", t, r.len());
+    let filter = FindFilter {
+        prefix: "load".into(),
+        ..Default::default()
+    };
+    let (t, r) = best(|| query::find(&trace, &filter, 20));
+    report("find load --top 20", t, r.len());
+    let mesh = FindFilter {
+        prefix: "mesh_1".into(),
+        thread: Some("worker-2".into()),
+        ..Default::default()
+    };
+    let (t, r) = best(|| query::find(&trace, &mesh, 20));
+    report("find mesh_1 --thread worker-2", t, r.len());
+    let all = FindFilter::default();
+    let (t, r) = best(|| query::aggregate(&trace, &all, GroupBy::NameData, 20));
+    report("find --aggregate (name, data)", t, r.len());
+    let (t, r) = best(|| query::aggregate(&trace, &all, GroupBy::Name, 20));
+    report("find --aggregate --by name", t, r.len());
+    let (t, r) = best(|| query::children(&trace, "frame", true));
+    report(
+        "children frame --ordered",
+        t,
+        r.map_or(0, |r| r.children.len()),
+    );
+    let (t, r) = best(|| query::calls(&trace, "load_mesh"));
+    report("calls load_mesh", t, r.map_or(0, |r| r.calls.len()));
+    let lo = trace.frames.range_ns[10].0;
+    let (t, r) = best(|| query::window(&trace, lo, lo + 2_000_000, 5));
+    report("window 2 ms", t, r.len());
+    let (t, r) = best(|| query::gaps(&trace, None, 1_000_000));
+    report("gaps --min-ms 1", t, r.len());
+    let (t, r) = best(|| query::gaps(&trace, Some("main"), 1_000));
+    report("gaps --thread main --min-ms 0.001", t, r.len());
+    let (t, r) = best(|| query::gaps(&trace, Some("main"), 250));
+    report("gaps --thread main --min-ms 0.00025", t, r.len());
+    let opts = CompareOptions {
+        top: 50,
+        ..Default::default()
+    };
+    let (t, r) = best(|| query::compare(&trace, &trace, &opts));
+    report("compare (trace with itself)", t, r.rows.len());
+
+    // Whole CLI runs on the same capture, as files.
+    let dir = std::env::temp_dir().join("puffin-lens-bench");
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("queries.puffin");
+    std::fs::write(&path, &bytes).expect("write capture");
+    let exe = env!("CARGO_BIN_EXE_puffin-lens");
+    let (cli_time, _) = best(|| {
+        let out = Command::new(exe)
+            .args(["top", path.to_str().expect("utf-8 path"), "--json"])
+            .output()
+            .expect("runs");
+        assert!(out.status.success());
+    });
+    println!(
+        "\nCLI `puffin-lens top FILE --json` (decode + query + print): {:.1} ms",
+        cli_time.as_secs_f64() * 1e3
+    );
+    if Command::new("jq").arg("--version").output().is_err() {
+        println!("jq not installed: skipping the dump + jq comparison");
+        return;
+    }
+    let t = Instant::now();
+    let json_path = dir.join("queries.json");
+    let dump = Command::new(exe)
+        .args([
+            "dump",
+            path.to_str().expect("utf-8 path"),
+            "-o",
+            json_path.to_str().expect("utf-8 path"),
+        ])
+        .status()
+        .expect("dump runs");
+    assert!(dump.success());
+    let dump_time = t.elapsed();
+    let t = Instant::now();
+    let jq = Command::new("jq")
+        .args(["-c", JQ_TOP10])
+        .arg(&json_path)
+        .stdout(Stdio::null())
+        .status()
+        .expect("jq runs");
+    assert!(jq.success());
+    let jq_time = t.elapsed();
+    let total = dump_time + jq_time;
+    println!(
+        "dump to JSON ({:.0} MB) {:.1} ms + jq recipe {:.1} ms = {:.1} ms",
+        std::fs::metadata(&json_path).map_or(0, |m| m.len()) as f64 / 1e6,
+        dump_time.as_secs_f64() * 1e3,
+        jq_time.as_secs_f64() * 1e3,
+        total.as_secs_f64() * 1e3
+    );
+    println!(
+        "CLI top is {:.0}x faster than dump + jq",
+        total.as_secs_f64() / cli_time.as_secs_f64()
+    );
+}
