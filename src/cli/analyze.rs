@@ -403,6 +403,7 @@ impl Analysis {
                     },
                     thread: thread.clone(),
                     frame_index: *frame,
+                    frame_position: None,
                 };
                 if *aggregate {
                     let by = match by {

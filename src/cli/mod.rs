@@ -41,15 +41,40 @@ puffin-lens gaps capture.puffin --thread main    # unprofiled time, and who ran 
 puffin-lens calls capture.puffin load_mesh       # outliers before averages\n  \
 puffin-lens compare before.puffin after.puffin   # what changed\n  \
 puffin-lens scope capture.puffin 3               # go to the code\n\n\
-Every analysis prints an aligned table, or JSON with --json."
+Every analysis prints an aligned table, or JSON with --json.\n\n\
+Without a subcommand, puffin-lens opens the desktop app (also: puffin-lens open A.puffin [B.puffin])."
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Open the desktop app, with recording A (and B, to compare) loaded.
+    #[command(after_help = "Examples:\n  puffin-lens open capture.puffin\n  \
+puffin-lens open before.puffin after.puffin\n  \
+puffin-lens                                  # the app with nothing loaded\n\n\
+Drop more files on the window, or use Open… (Ctrl/Cmd-O). Exit status: 0 when the window \
+closes; 1 when no window can be opened (no display).")]
+    Open {
+        /// Recordings: A, then B (optional).
+        #[arg(num_args = 0..=2)]
+        files: Vec<PathBuf>,
+    },
+    /// What a recording holds: frames, threads, scopes, time span, format, problems.
+    #[command(after_help = "Examples:\n  puffin-lens summary capture.puffin\n  \
+puffin-lens summary capture.puffin --json\n\n\
+JSON: {\"file\",\"frames\",\"threads\",\"scopes\",\"start_ns\",\"end_ns\",\"span_ns\",\"formats\",\
+\"compressions\",\"registered_scopes\",\"has_registration\",\"slowest_frame_index\",\
+\"slowest_frame_ns\",\"damaged\",\"diagnostics\"}; \"file\" is the bare file name, as in the web app.")]
+    Summary {
+        /// The recording: a .puffin file or a JSON dump.
+        file: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     #[command(flatten)]
     Analyze(analyze::Analysis),
     /// Write the documented JSON export of a recording.
@@ -110,7 +135,16 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 }
 
 fn run(cli: Cli) -> anyhow::Result<i32> {
-    match cli.command {
+    match cli.command.unwrap_or(Command::Open { files: Vec::new() }) {
+        Command::Open { files } => {
+            for f in &files {
+                anyhow::ensure!(f.is_file(), "{}: no such file", f.display());
+            }
+            puffin_lens::app::run_native(files)
+                .map_err(|err| anyhow::anyhow!("cannot open the app window: {err}"))?;
+            Ok(EXIT_OK)
+        }
+        Command::Summary { file, json } => summary(&file, json),
         Command::Analyze(analysis) => analysis.run(),
         Command::Dump {
             file,
@@ -145,6 +179,54 @@ pub(crate) fn status(decoded: &Decoded) -> i32 {
     } else {
         EXIT_OK
     }
+}
+
+fn summary(path: &Path, json: bool) -> anyhow::Result<i32> {
+    let decoded = load(path)?;
+    let name = puffin_lens::app::file_name(&path.to_string_lossy());
+    let s = engine::api::summary(&name, &decoded);
+    let out = if json {
+        serde_json::to_string(&s)? + "\n"
+    } else {
+        let list = |v: &[String]| {
+            if v.is_empty() {
+                "-".to_owned()
+            } else {
+                v.join(", ")
+            }
+        };
+        let mut out = format!(
+            "file               {}\nframes             {}\nthreads            {}\nscopes             {}\n\
+time span          {} ms\nformat             {}\ncompression        {}\nregistered scopes  {}{}\n",
+            s.file,
+            s.frames,
+            s.threads,
+            s.scopes,
+            text::ms(s.span_ns),
+            list(&s.formats),
+            list(&s.compressions),
+            s.registered_scopes,
+            if s.has_registration {
+                ""
+            } else {
+                " (no registration: names are scope#<id>)"
+            },
+        );
+        if let Some(i) = s.slowest_frame_index {
+            out += &format!(
+                "slowest frame      {i} ({} ms)\n",
+                text::ms(s.slowest_frame_ns)
+            );
+        }
+        if s.damaged {
+            out += "damaged            yes: only the intact frames are counted\n";
+        }
+        out
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(out.as_bytes())?;
+    stdout.flush()?;
+    Ok(status(&decoded))
 }
 
 fn dump(path: &Path, output: Option<&Path>, pretty: bool) -> anyhow::Result<i32> {

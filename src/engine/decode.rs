@@ -902,7 +902,13 @@ impl PuffinDecoder<&[u8]> {
     /// rayon pool while the previous batch is parsed into the model (the
     /// model itself is built on one thread, in file order). Same result as
     /// [`Self::run`].
-    pub fn run_parallel(mut self) -> Decoded {
+    pub fn run_parallel(self) -> Decoded {
+        self.run_parallel_with_progress(|_| {})
+    }
+
+    /// [`Self::run_parallel`], calling `progress(bytes_done)` after each
+    /// batch of frames (for a progress bar).
+    pub fn run_parallel_with_progress(mut self, progress: impl Fn(usize) + Sync) -> Decoded {
         const BATCH: usize = 16;
         let data: &[u8] = self.bytes;
         let mut records = Vec::new();
@@ -932,6 +938,9 @@ impl PuffinDecoder<&[u8]> {
                 || {
                     for ((record, start, parts), unpacked) in batch.iter().zip(unpacked) {
                         self.decode_record(*record, *start, parts.clone(), Some(unpacked));
+                    }
+                    if let Some((_, _, last)) = batch.last() {
+                        progress(last.end);
                     }
                 },
             );

@@ -320,3 +320,21 @@ pub fn export_string(trace: &Trace, file: &str, pretty: bool) -> String {
     // The writer only emits valid UTF-8 (escaped `&str`s and ASCII).
     String::from_utf8(bytes).unwrap_or_default()
 }
+
+/// The frames as CSV, in file order: one row per frame with its position,
+/// `frame_index`, time range, duration and scope count.
+pub fn frames_csv(trace: &Trace) -> String {
+    let frames = &trace.frames;
+    let mut out = String::from("position,frame_index,start_ns,end_ns,duration_ns,num_scopes\n");
+    for f in frames.ids() {
+        let i = f.idx();
+        let (start, end) = frames.range_ns[i];
+        out.push_str(&format!(
+            "{i},{},{start},{end},{},{}\n",
+            frames.frame_index[i],
+            frames.duration_ns(f),
+            frames.num_scopes[i]
+        ));
+    }
+    out
+}

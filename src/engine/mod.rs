@@ -5,6 +5,7 @@
 //! [`decode`] for the byte layout). It never depends on UI crates and builds
 //! for native and `wasm32-unknown-unknown` alike.
 
+pub mod api;
 pub mod bytes;
 pub mod decode;
 pub mod export;

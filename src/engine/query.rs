@@ -11,6 +11,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
+use std::ops::Range;
 
 // ---------------------------------------------------------------------------
 // Shared helpers
@@ -66,8 +67,20 @@ fn top_k(trace: &Trace, candidates: impl Iterator<Item = u32>, k: usize) -> Vec<
         .collect()
 }
 
-fn all_scopes(trace: &Trace) -> impl Iterator<Item = u32> + '_ {
+fn all_scopes(trace: &Trace) -> Range<u32> {
     0..trace.scopes.len() as u32
+}
+
+/// The scope instances of frame `f` (contiguous: frames and their streams
+/// are stored in order).
+pub fn frame_scopes(trace: &Trace, f: FrameId) -> Range<u32> {
+    let streams = trace.frames.streams(f);
+    if streams.is_empty() {
+        return 0..0;
+    }
+    let first = trace.streams.scopes(StreamId(streams.start)).start;
+    let last = trace.streams.scopes(StreamId(streams.end - 1)).end;
+    first..last
 }
 
 /// The frame with this `frame_index` (the first in file order when indices
@@ -214,6 +227,8 @@ pub struct FindFilter {
     pub field: Field,
     pub thread: Option<String>,
     pub frame_index: Option<u64>,
+    /// Only this frame (by position), which also limits the scan to it.
+    pub frame_position: Option<FrameId>,
 }
 
 /// Per-instance predicate for a [`FindFilter`], precomputed per definition,
@@ -258,7 +273,11 @@ impl Matcher {
 /// Matching instances, slowest first (ties by earlier start), at most `n`.
 pub fn find(trace: &Trace, filter: &FindFilter, n: usize) -> Vec<InstanceRow> {
     let m = Matcher::new(trace, filter);
-    top_k(trace, all_scopes(trace).filter(|&i| m.test(trace, i)), n)
+    let range = match filter.frame_position {
+        Some(f) => frame_scopes(trace, f),
+        None => all_scopes(trace),
+    };
+    top_k(trace, range.filter(|&i| m.test(trace, i)), n)
         .into_iter()
         .map(|i| InstanceRow::new(trace, i))
         .collect()

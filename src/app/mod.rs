@@ -1,0 +1,583 @@
+//! The egui application, the same on the desktop and in the browser: the
+//! shell (top bar, opening files, progress, errors, export) and the views,
+//! which read the engine's model and keep only UI state.
+
+mod loader;
+mod overview;
+mod platform;
+mod shared;
+
+pub use loader::{LoadJob, Loaded, Poll, SLICE, Source};
+pub use overview::OverviewView;
+pub use platform::file_name;
+pub use shared::{Incoming, LoadStatus, OnDone, Shared, SharedState, Side};
+
+use egui::{Color32, Key, KeyboardShortcut, Modifiers, RichText};
+use std::sync::Arc;
+
+/// The example recording behind "Try an example" (four threads, a few frames).
+pub const EXAMPLE_NAME: &str = "threads_demo.puffin";
+pub const EXAMPLE_BYTES: &[u8] = include_bytes!("../../samples/threads_demo.puffin");
+
+const OPEN: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
+const FIND: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::F);
+
+/// View settings: the only thing persisted (never trace data).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// How many of the slowest frames the chart highlights.
+    pub highlight_count: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            highlight_count: 10,
+        }
+    }
+}
+
+/// One side of a comparison: what is loading and what is shown.
+#[derive(Default)]
+struct Slot {
+    job: Option<(LoadJob, Option<OnDone>)>,
+    view: Option<OverviewView>,
+}
+
+pub struct PuffinLensApp {
+    shared: Shared,
+    settings: Settings,
+    a: Slot,
+    b: Slot,
+    shown: Side,
+    /// Filters the lists (Ctrl/Cmd-F focuses it, Esc clears it).
+    filter: String,
+    /// The last error, shown until dismissed or the next successful load.
+    error: Option<String>,
+    /// Natively, decode on a background thread (tests decode in slices).
+    threaded: bool,
+}
+
+impl PuffinLensApp {
+    /// The app as eframe creates it, with settings restored from storage.
+    pub fn new(cc: &eframe::CreationContext<'_>, shared: Shared) -> Self {
+        let settings = cc
+            .storage
+            .and_then(|s| eframe::get_value(s, eframe::APP_KEY))
+            .unwrap_or_default();
+        Self::with_context(&cc.egui_ctx, shared, settings)
+    }
+
+    pub fn with_context(ctx: &egui::Context, shared: Shared, settings: Settings) -> Self {
+        shared.borrow_mut().ctx = Some(ctx.clone());
+        ctx.request_repaint();
+        Self {
+            shared,
+            settings,
+            a: Slot::default(),
+            b: Slot::default(),
+            shown: Side::A,
+            filter: String::new(),
+            error: None,
+            threaded: cfg!(not(target_arch = "wasm32")),
+        }
+    }
+
+    /// Decode on this thread in slices instead of on a background thread.
+    pub fn with_threaded_loading(mut self, threaded: bool) -> Self {
+        self.threaded = threaded;
+        self
+    }
+
+    pub fn shared(&self) -> &Shared {
+        &self.shared
+    }
+
+    /// The scope filter (Ctrl/Cmd-F, Esc clears).
+    pub fn filter(&self) -> &str {
+        &self.filter
+    }
+
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    pub fn shown(&self) -> Side {
+        self.shown
+    }
+
+    /// The overview of a side, once loaded.
+    pub fn view(&self, side: Side) -> Option<&OverviewView> {
+        self.slot(side).view.as_ref()
+    }
+
+    pub fn view_mut(&mut self, side: Side) -> Option<&mut OverviewView> {
+        self.slot_mut(side).view.as_mut()
+    }
+
+    pub fn is_loading(&self) -> bool {
+        self.a.job.is_some() || self.b.job.is_some()
+    }
+
+    fn slot(&self, side: Side) -> &Slot {
+        match side {
+            Side::A => &self.a,
+            Side::B => &self.b,
+        }
+    }
+
+    fn slot_mut(&mut self, side: Side) -> &mut Slot {
+        match side {
+            Side::A => &mut self.a,
+            Side::B => &mut self.b,
+        }
+    }
+
+    /// Queues a recording (as the JavaScript API and file pickers do).
+    pub fn open(&self, name: &str, source: Source, side: Option<Side>) {
+        self.shared.borrow_mut().push(Incoming {
+            name: name.to_owned(),
+            source,
+            side,
+            on_done: None,
+        });
+    }
+
+    fn start_load(&mut self, ctx: &egui::Context, incoming: Incoming) {
+        let side = incoming.side.unwrap_or_else(|| {
+            if self.a.view.is_none() && self.a.job.is_none() {
+                Side::A
+            } else {
+                Side::B
+            }
+        });
+        let job = LoadJob::start(incoming.name, incoming.source, ctx, self.threaded);
+        let slot = self.slot_mut(side);
+        if let Some((old, Some(on_done))) = slot.job.take() {
+            on_done(Err(format!("{}: replaced by another recording", old.name)));
+        }
+        slot.job = Some((job, incoming.on_done));
+    }
+
+    /// Advances the loads; returns whether one is still running.
+    fn poll_loads(&mut self) -> bool {
+        let mut running = None;
+        for side in [Side::A, Side::B] {
+            let slot = self.slot_mut(side);
+            let Some((job, _)) = &mut slot.job else {
+                continue;
+            };
+            match job.poll(SLICE) {
+                Poll::Pending {
+                    done_bytes,
+                    total_bytes,
+                } => {
+                    running = Some(LoadStatus {
+                        name: job.name.clone(),
+                        side: side.label(),
+                        done_bytes,
+                        total_bytes,
+                    });
+                }
+                Poll::Ready(result) => {
+                    let on_done = slot.job.take().and_then(|(_, on_done)| on_done);
+                    self.finish_load(side, result, on_done);
+                }
+            }
+        }
+        let is_running = running.is_some();
+        self.shared.borrow_mut().loading = running;
+        is_running
+    }
+
+    fn finish_load(&mut self, side: Side, result: Result<Loaded, String>, on_done: Option<OnDone>) {
+        match result {
+            Ok(loaded) => {
+                for d in &loaded.summary.diagnostics {
+                    log::warn!("{}: {d}", loaded.name);
+                }
+                let summary_json = serde_json::to_string(&loaded.summary).unwrap_or_default();
+                let loaded = Arc::new(loaded);
+                let view = OverviewView::new(loaded.clone(), self.settings.highlight_count);
+                self.slot_mut(side).view = Some(view);
+                self.error = None;
+                if self.slot(self.shown).view.is_none() {
+                    self.shown = side;
+                }
+                self.publish();
+                if let Some(on_done) = on_done {
+                    on_done(Ok(summary_json));
+                }
+            }
+            Err(msg) => {
+                log::error!("{msg}");
+                self.error = Some(msg.clone());
+                self.publish();
+                if let Some(on_done) = on_done {
+                    on_done(Err(msg));
+                }
+            }
+        }
+    }
+
+    /// Tells the outside (JavaScript API) what the app shows now.
+    fn publish(&self) {
+        let mut shared = self.shared.borrow_mut();
+        shared.a = self.a.view.as_ref().map(|v| v.loaded().clone());
+        shared.b = self.b.view.as_ref().map(|v| v.loaded().clone());
+        shared.shown = self.shown;
+        shared.error = self.error.clone();
+    }
+
+    fn close(&mut self, side: Side) {
+        *self.slot_mut(side) = Slot::default();
+        if side == Side::A && self.b.view.is_some() {
+            std::mem::swap(&mut self.a, &mut self.b);
+        }
+        self.shown = Side::A;
+        self.publish();
+    }
+
+    fn take_input(&mut self, ctx: &egui::Context) {
+        let incoming = std::mem::take(&mut self.shared.borrow_mut().incoming);
+        for item in incoming {
+            self.start_load(ctx, item);
+        }
+        let dropped = ctx.input(|i| i.raw.dropped_files.clone());
+        for file in dropped {
+            let name = file_name(&file.path().to_string_lossy());
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                let source = match file.bytes() {
+                    Ok(bytes) => Source::Bytes(bytes),
+                    Err(_) => Source::Path(file.path().to_path_buf()),
+                };
+                self.start_load(
+                    ctx,
+                    Incoming {
+                        name,
+                        source,
+                        side: None,
+                        on_done: None,
+                    },
+                );
+            }
+            #[cfg(target_arch = "wasm32")]
+            {
+                let shared = self.shared.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let result = file.bytes_async().await;
+                    let mut shared = shared.borrow_mut();
+                    match result {
+                        Ok(bytes) => shared.push(Incoming {
+                            name,
+                            source: Source::Bytes(bytes),
+                            side: None,
+                            on_done: None,
+                        }),
+                        Err(err) => {
+                            shared.error = Some(format!("{name}: cannot read: {err}"));
+                        }
+                    }
+                });
+            }
+        }
+        let (open, find, escape) = ctx.input_mut(|i| {
+            (
+                i.consume_shortcut(&OPEN),
+                i.consume_shortcut(&FIND),
+                i.consume_key(Modifiers::NONE, Key::Escape),
+            )
+        });
+        if open {
+            platform::pick_files(&self.shared);
+        }
+        if find {
+            ctx.memory_mut(|m| m.request_focus(filter_id()));
+        }
+        if escape {
+            self.filter.clear();
+            self.error = None;
+            ctx.memory_mut(|m| m.surrender_focus(filter_id()));
+        }
+    }
+
+    fn export(&mut self, what: Export) {
+        let Some(view) = self.slot(self.shown).view.as_ref() else {
+            return;
+        };
+        let loaded = view.loaded();
+        let (name, mime, bytes) = match what {
+            Export::Json => (
+                format!("{}.json", loaded.name),
+                "application/json",
+                crate::engine::export_string(loaded.trace(), &loaded.name, false).into_bytes(),
+            ),
+            Export::FramesCsv => (
+                format!("{}.frames.csv", loaded.name),
+                "text/csv",
+                crate::engine::export::frames_csv(loaded.trace()).into_bytes(),
+            ),
+        };
+        if let Err(err) = platform::save_file(&name, mime, &bytes) {
+            self.error = Some(err);
+        }
+    }
+
+    fn top_bar(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal_wrapped(|ui| {
+            ui.heading("puffin-lens");
+            ui.separator();
+            if ui
+                .button("Open…")
+                .on_hover_text(format!(
+                    "Open a .puffin recording or JSON dump ({}); a second one opens as B",
+                    ui.ctx().format_shortcut(&OPEN)
+                ))
+                .clicked()
+            {
+                platform::pick_files(&self.shared);
+            }
+            if ui
+                .button("Try an example")
+                .on_hover_text("A small bundled recording: four threads, a few frames")
+                .clicked()
+            {
+                self.open(
+                    EXAMPLE_NAME,
+                    Source::Bytes(EXAMPLE_BYTES.to_vec()),
+                    Some(Side::A),
+                );
+            }
+            let has_view = self.slot(self.shown).view.is_some();
+            ui.add_enabled_ui(has_view, |ui| {
+                if ui
+                    .button("Export JSON")
+                    .on_hover_text("The documented JSON export (same bytes as `puffin-lens dump`)")
+                    .clicked()
+                {
+                    self.export(Export::Json);
+                }
+                if ui
+                    .button("Export CSV")
+                    .on_hover_text("The frames list as CSV")
+                    .clicked()
+                {
+                    self.export(Export::FramesCsv);
+                }
+            });
+            ui.separator();
+            for side in [Side::A, Side::B] {
+                let Some(view) = self.slot(side).view.as_ref() else {
+                    continue;
+                };
+                let label = format!("{}: {}", side.label(), view.loaded().name);
+                if ui
+                    .selectable_label(self.shown == side, label)
+                    .on_hover_text("Show this recording")
+                    .clicked()
+                {
+                    self.shown = side;
+                    self.publish();
+                }
+                if ui.small_button("×").on_hover_text("Close").clicked() {
+                    self.close(side);
+                    return;
+                }
+            }
+            ui.separator();
+            ui.label("Filter");
+            ui.add(
+                egui::TextEdit::singleline(&mut self.filter)
+                    .id(filter_id())
+                    .hint_text(format!(
+                        "filter scopes ({})",
+                        ui.ctx().format_shortcut(&FIND)
+                    ))
+                    .desired_width(180.0),
+            );
+            ui.separator();
+            let mut n = self.settings.highlight_count;
+            ui.add(
+                egui::DragValue::new(&mut n)
+                    .range(1..=100)
+                    .prefix("highlight ")
+                    .suffix(" slowest"),
+            );
+            if n != self.settings.highlight_count {
+                self.settings.highlight_count = n;
+                for side in [Side::A, Side::B] {
+                    if let Some(view) = self.view_mut(side) {
+                        view.set_highlight_count(n);
+                    }
+                }
+            }
+            theme_buttons(ui);
+        });
+    }
+
+    fn status_lines(&mut self, ui: &mut egui::Ui) {
+        if let Some(err) = self.error.clone() {
+            egui::Frame::new()
+                .fill(Color32::from_rgb(130, 30, 30))
+                .inner_margin(6.0)
+                .corner_radius(4.0)
+                .show(ui, |ui| {
+                    ui.horizontal(|ui| {
+                        ui.label(
+                            RichText::new(format!("Error: {err}"))
+                                .color(Color32::WHITE)
+                                .strong(),
+                        );
+                        if ui.small_button("dismiss").clicked() {
+                            self.error = None;
+                        }
+                    });
+                });
+        }
+        let (loading, fetching) = {
+            let shared = self.shared.borrow();
+            (shared.loading.clone(), shared.fetching.clone())
+        };
+        if let Some(url) = fetching {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(format!("Downloading {url}…"));
+            });
+        }
+        if let Some(status) = loading {
+            let frac = if status.total_bytes == 0 {
+                0.0
+            } else {
+                status.done_bytes as f32 / status.total_bytes as f32
+            };
+            ui.add(egui::ProgressBar::new(frac).show_percentage().text(format!(
+                "Decoding {} ({}): {:.1} of {:.1} MB",
+                status.name,
+                status.side,
+                status.done_bytes as f64 / 1e6,
+                status.total_bytes as f64 / 1e6
+            )));
+        }
+    }
+
+    fn welcome(&mut self, ui: &mut egui::Ui) {
+        ui.vertical_centered(|ui| {
+            ui.add_space(ui.available_height() * 0.25);
+            ui.heading("Drop a .puffin recording (or a JSON dump) anywhere on this window");
+            ui.label(
+                "Everything is analyzed on this machine; nothing is uploaded. \
+                 A second recording opens as B, for a before/after comparison.",
+            );
+            ui.add_space(12.0);
+            if ui.button("Open a recording…").clicked() {
+                platform::pick_files(&self.shared);
+            }
+            ui.add_space(6.0);
+            if ui.button("Try an example").clicked() {
+                self.open(
+                    EXAMPLE_NAME,
+                    Source::Bytes(EXAMPLE_BYTES.to_vec()),
+                    Some(Side::A),
+                );
+            }
+        });
+    }
+
+    fn drop_overlay(ctx: &egui::Context) {
+        if ctx.input(|i| i.raw.hovered_files.is_empty()) {
+            return;
+        }
+        let painter = ctx.layer_painter(egui::LayerId::new(
+            egui::Order::Foreground,
+            egui::Id::unique("drop_overlay"),
+        ));
+        let rect = ctx.content_rect();
+        painter.rect_filled(rect, 0.0, Color32::from_black_alpha(180));
+        painter.text(
+            rect.center(),
+            egui::Align2::CENTER_CENTER,
+            "Drop to open (a second recording opens as B)",
+            egui::FontId::proportional(24.0),
+            Color32::WHITE,
+        );
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Export {
+    Json,
+    FramesCsv,
+}
+
+/// Light / dark / system theme (egui's own switch uses emoji glyphs that
+/// the bundled fonts lack).
+fn theme_buttons(ui: &mut egui::Ui) {
+    use egui::ThemePreference;
+    let current = ui.ctx().options(|o| o.theme_preference);
+    for (pref, label) in [
+        (ThemePreference::Light, "Light"),
+        (ThemePreference::Dark, "Dark"),
+        (ThemePreference::System, "System"),
+    ] {
+        if ui.selectable_label(current == pref, label).clicked() {
+            ui.ctx().set_theme(pref);
+        }
+    }
+}
+
+fn filter_id() -> egui::Id {
+    egui::Id::unique("scope_filter")
+}
+
+impl eframe::App for PuffinLensApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let ctx = ui.ctx().clone();
+        self.take_input(&ctx);
+        if self.poll_loads() {
+            ctx.request_repaint();
+        }
+        egui::Panel::top("top_bar").show(ui, |ui| self.top_bar(ui));
+        egui::CentralPanel::default().show(ui, |ui| {
+            self.status_lines(ui);
+            let filter = self.filter.clone();
+            let loading = self.is_loading();
+            match self.slot_mut(self.shown).view.as_mut() {
+                Some(view) => view.ui(ui, &filter),
+                None if !loading => self.welcome(ui),
+                None => {}
+            }
+        });
+        Self::drop_overlay(&ctx);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, eframe::APP_KEY, &self.settings);
+    }
+}
+
+/// Opens the desktop app, with up to two recordings (A, then B).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn run_native(files: Vec<std::path::PathBuf>) -> eframe::Result {
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("puffin-lens")
+            .with_inner_size([1280.0, 800.0])
+            .with_drag_and_drop(true),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "puffin-lens",
+        options,
+        Box::new(move |cc| {
+            let shared = Shared::default();
+            let app = PuffinLensApp::new(cc, shared);
+            for (path, side) in files.into_iter().zip([Side::A, Side::B]) {
+                let name = file_name(&path.to_string_lossy());
+                app.open(&name, Source::Path(path), Some(side));
+            }
+            Ok(Box::new(app))
+        }),
+    )
+}

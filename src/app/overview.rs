@@ -1,0 +1,481 @@
+//! The overview: summary, warnings, the frame-time chart, the slowest
+//! frames, and the selected frame's threads and slowest scopes.
+
+use super::loader::Loaded;
+use crate::engine::FrameId;
+use crate::engine::query::{self, FindFilter, InstanceRow, ThreadRow};
+use crate::units::{ms, thread_label};
+use egui::{Color32, RichText};
+use egui_extras::{Column, TableBuilder};
+use egui_plot::{Bar, BarChart, Plot};
+use std::sync::Arc;
+
+const BAR: Color32 = Color32::from_rgb(90, 130, 170);
+const SLOW: Color32 = Color32::from_rgb(235, 140, 40);
+const SELECTED: Color32 = Color32::from_rgb(80, 200, 255);
+/// Scopes listed for the selected frame.
+const SCOPE_ROWS: usize = 200;
+
+/// The overview of one recording. Everything derived from the trace is
+/// computed once (or when the selection or filter changes), not per repaint.
+pub struct OverviewView {
+    loaded: Arc<Loaded>,
+    /// Frames, slowest first (ties in file order).
+    slowest: Vec<FrameId>,
+    /// Whether frame `i` (file order) is among the highlighted slowest.
+    highlighted: Vec<bool>,
+    highlight_count: usize,
+    selected: Option<FrameId>,
+    /// The chart's bars, rebuilt when the selection or highlight changes.
+    bars: Vec<Bar>,
+    threads: Vec<ThreadRow>,
+    scopes: Vec<InstanceRow>,
+    /// The filter `scopes` was computed with.
+    scopes_filter: String,
+    scroll_to_selected: bool,
+    /// The chart's last plot-to-screen transform (to locate bars).
+    chart_transform: Option<egui_plot::PlotTransform>,
+}
+
+impl OverviewView {
+    /// Shows `loaded` with its slowest frame selected.
+    pub fn new(loaded: Arc<Loaded>, highlight_count: usize) -> Self {
+        let trace = loaded.trace();
+        let mut slowest: Vec<FrameId> = trace.frames.ids().collect();
+        slowest.sort_by_key(|&f| (std::cmp::Reverse(trace.frames.duration_ns(f)), f.0));
+        let mut view = Self {
+            highlighted: vec![false; slowest.len()],
+            slowest,
+            loaded,
+            highlight_count: 0,
+            selected: None,
+            bars: Vec::new(),
+            threads: Vec::new(),
+            scopes: Vec::new(),
+            scopes_filter: String::new(),
+            scroll_to_selected: false,
+            chart_transform: None,
+        };
+        view.set_highlight_count(highlight_count);
+        let first = view.slowest.first().copied();
+        view.select(first);
+        view
+    }
+
+    pub fn loaded(&self) -> &Arc<Loaded> {
+        &self.loaded
+    }
+
+    pub fn selected(&self) -> Option<FrameId> {
+        self.selected
+    }
+
+    /// Frames in the highlight, slowest first.
+    pub fn highlighted_frames(&self) -> &[FrameId] {
+        &self.slowest[..self.highlight_count]
+    }
+
+    /// Where the middle of frame `f`'s bar was drawn (after a repaint).
+    pub fn chart_bar_pos(&self, f: FrameId) -> Option<egui::Pos2> {
+        let bar = self.bars.get(f.idx())?;
+        let t = self.chart_transform.as_ref()?;
+        Some(t.position_from_point(&egui_plot::PlotPoint::new(bar.argument, bar.value / 2.0)))
+    }
+
+    /// The scopes listed for the selected frame (after the filter).
+    pub fn listed_scopes(&self) -> &[InstanceRow] {
+        &self.scopes
+    }
+
+    pub fn is_highlighted(&self, f: FrameId) -> bool {
+        self.highlighted.get(f.idx()).copied().unwrap_or(false)
+    }
+
+    pub fn set_highlight_count(&mut self, n: usize) {
+        let n = n.min(self.slowest.len());
+        if n == self.highlight_count && !self.bars.is_empty() {
+            return;
+        }
+        self.highlight_count = n;
+        self.highlighted.fill(false);
+        for f in &self.slowest[..n] {
+            self.highlighted[f.idx()] = true;
+        }
+        self.rebuild_bars();
+    }
+
+    /// Selects a frame (or none) and recomputes what depends on it.
+    pub fn select(&mut self, f: Option<FrameId>) {
+        let f = f.filter(|f| f.idx() < self.slowest.len());
+        if f == self.selected && !self.bars.is_empty() {
+            return;
+        }
+        self.selected = f;
+        self.threads = match f {
+            Some(f) => query::threads(self.loaded.trace(), f),
+            None => Vec::new(),
+        };
+        self.refresh_scopes();
+        self.rebuild_bars();
+        self.scroll_to_selected = true;
+    }
+
+    fn refresh_scopes(&mut self) {
+        self.scopes = match self.selected {
+            Some(f) => {
+                let trace = self.loaded.trace();
+                let filter = FindFilter {
+                    prefix: self.scopes_filter.clone(),
+                    frame_position: Some(f),
+                    ..FindFilter::default()
+                };
+                query::find(trace, &filter, SCOPE_ROWS)
+            }
+            None => Vec::new(),
+        };
+    }
+
+    fn set_filter(&mut self, filter: &str) {
+        if filter != self.scopes_filter {
+            self.scopes_filter = filter.to_owned();
+            self.refresh_scopes();
+        }
+    }
+
+    fn rebuild_bars(&mut self) {
+        let trace = self.loaded.trace();
+        let frames = &trace.frames;
+        self.bars = frames
+            .ids()
+            .map(|f| {
+                let color = if Some(f) == self.selected {
+                    SELECTED
+                } else if self.highlighted[f.idx()] {
+                    SLOW
+                } else {
+                    BAR
+                };
+                Bar::new(f.idx() as f64, frames.duration_ns(f) as f64 / 1e6)
+                    .width(0.9)
+                    .fill(color)
+                    .name(format!("frame {}", frames.frame_index[f.idx()]))
+            })
+            .collect();
+    }
+
+    pub fn ui(&mut self, ui: &mut egui::Ui, filter: &str) {
+        self.set_filter(filter);
+        self.banners(ui);
+        ui.horizontal_top(|ui| {
+            self.summary_grid(ui);
+        });
+        ui.add_space(6.0);
+        self.chart(ui);
+        ui.add_space(6.0);
+        ui.columns(2, |cols| {
+            self.slowest_frames(&mut cols[0]);
+            self.selected_frame(&mut cols[1]);
+        });
+    }
+
+    fn banners(&self, ui: &mut egui::Ui) {
+        let s = &self.loaded.summary;
+        if !s.has_registration && s.scopes > 0 {
+            banner(
+                ui,
+                Color32::from_rgb(120, 40, 30),
+                "No scope registration in this recording",
+                "Scope names fall back to scope#<id> and there are no source locations. \
+                 Capture again with a puffin version that writes scope registrations \
+                 (puffin 0.19 or later, with the recording started before the scopes first run).",
+            );
+        }
+        if !s.diagnostics.is_empty() {
+            let damaged = s.damaged;
+            let title = if damaged {
+                format!(
+                    "{} is damaged: showing the intact frames ({} problem{})",
+                    s.file,
+                    s.diagnostics.len(),
+                    if s.diagnostics.len() == 1 { "" } else { "s" }
+                )
+            } else {
+                format!(
+                    "{} warning(s) while decoding {}",
+                    s.diagnostics.len(),
+                    s.file
+                )
+            };
+            let color = if damaged {
+                Color32::from_rgb(110, 80, 10)
+            } else {
+                Color32::from_rgb(50, 60, 80)
+            };
+            egui::Frame::new()
+                .fill(color)
+                .inner_margin(6.0)
+                .corner_radius(4.0)
+                .show(ui, |ui| {
+                    ui.set_width(ui.available_width());
+                    ui.label(RichText::new(title).strong().color(Color32::WHITE));
+                    ui.label(RichText::new(&s.diagnostics[0]).color(Color32::WHITE));
+                    if s.diagnostics.len() > 1 {
+                        egui::CollapsingHeader::new("all problems")
+                            .id_salt("diagnostics")
+                            .show(ui, |ui| {
+                                egui::ScrollArea::vertical().max_height(120.0).show_rows(
+                                    ui,
+                                    14.0,
+                                    s.diagnostics.len(),
+                                    |ui, rows| {
+                                        for line in &s.diagnostics[rows] {
+                                            ui.label(line);
+                                        }
+                                    },
+                                );
+                            });
+                    }
+                });
+            ui.add_space(4.0);
+        }
+    }
+
+    fn summary_grid(&self, ui: &mut egui::Ui) {
+        let s = &self.loaded.summary;
+        let join = |v: &[String]| {
+            if v.is_empty() {
+                "-".to_owned()
+            } else {
+                v.join(", ")
+            }
+        };
+        egui::Grid::new("summary")
+            .num_columns(4)
+            .spacing([16.0, 2.0])
+            .show(ui, |ui| {
+                let cell = |ui: &mut egui::Ui, k: &str, v: String| {
+                    ui.label(RichText::new(k).weak());
+                    ui.label(RichText::new(v).strong());
+                };
+                cell(ui, "Frames", s.frames.to_string());
+                cell(ui, "Format", join(&s.formats));
+                ui.end_row();
+                cell(ui, "Threads", s.threads.to_string());
+                cell(ui, "Compression", join(&s.compressions));
+                ui.end_row();
+                cell(ui, "Scopes", s.scopes.to_string());
+                cell(ui, "Registered scopes", s.registered_scopes.to_string());
+                ui.end_row();
+                cell(ui, "Time span", format!("{} ms", ms(s.span_ns)));
+                cell(
+                    ui,
+                    "Size",
+                    format!("{:.1} KiB", self.loaded.size_bytes as f64 / 1024.0),
+                );
+                ui.end_row();
+                cell(
+                    ui,
+                    "Slowest frame",
+                    match s.slowest_frame_index {
+                        Some(i) => format!("#{i}: {} ms", ms(s.slowest_frame_ns)),
+                        None => "-".to_owned(),
+                    },
+                );
+                cell(ui, "Loaded in", format!("{:.0} ms", self.loaded.load_ms));
+                ui.end_row();
+            });
+    }
+
+    fn chart(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            ui.strong("Frame times (ms)");
+            ui.label(
+                RichText::new(format!(
+                    "one bar per frame in file order; orange: the {} slowest; click a bar to select it",
+                    self.highlight_count
+                ))
+                .weak(),
+            );
+        });
+        let chart =
+            BarChart::new("frame time", self.bars.clone()).element_formatter(Box::new(|bar, _| {
+                format!("{}\n{:.3} ms", bar.name, bar.value)
+            }));
+        let n = self.bars.len();
+        let response = Plot::new("frame_chart")
+            .height(170.0)
+            .allow_zoom([true, false])
+            .allow_drag([true, false])
+            .allow_scroll([true, false])
+            .allow_boxed_zoom(false)
+            .include_y(0.0)
+            .include_x(-0.5)
+            .include_x(n as f64 - 0.5)
+            .y_axis_label("ms")
+            .show(ui, |plot_ui| plot_ui.bar_chart(chart));
+        self.chart_transform = Some(response.transform.clone());
+        if response.response.clicked()
+            && let Some(pos) = response.response.interact_pointer_pos()
+        {
+            let x = response.transform.value_from_position(pos).x.round();
+            if x >= 0.0 && (x as usize) < n {
+                self.select(Some(FrameId(x as u32)));
+            }
+        }
+    }
+
+    fn slowest_frames(&mut self, ui: &mut egui::Ui) {
+        ui.strong("Slowest frames");
+        let trace = self.loaded.trace();
+        let frames = &trace.frames;
+        let mut clicked = None;
+        let scroll_to = if self.scroll_to_selected {
+            self.selected
+                .and_then(|sel| self.slowest.iter().position(|&f| f == sel))
+        } else {
+            None
+        };
+        let mut table = TableBuilder::new(ui)
+            .id_salt("slowest_frames")
+            .striped(true)
+            .auto_shrink([false, false])
+            .column(Column::auto().at_least(70.0))
+            .column(Column::auto().at_least(80.0))
+            .column(Column::auto().at_least(60.0))
+            .column(Column::remainder());
+        if let Some(row) = scroll_to {
+            table = table.scroll_to_row(row, None);
+        }
+        table
+            .header(18.0, |mut h| {
+                h.col(|ui| {
+                    ui.strong("frame");
+                });
+                h.col(|ui| {
+                    ui.strong("ms");
+                });
+                h.col(|ui| {
+                    ui.strong("scopes");
+                });
+                h.col(|ui| {
+                    ui.strong("position");
+                });
+            })
+            .body(|body| {
+                body.rows(18.0, self.slowest.len(), |mut row| {
+                    let f = self.slowest[row.index()];
+                    let i = f.idx();
+                    let selected = Some(f) == self.selected;
+                    row.set_selected(selected);
+                    row.col(|ui| {
+                        let mut text = RichText::new(format!("frame {}", frames.frame_index[i]));
+                        if self.highlighted[i] {
+                            text = text.color(SLOW);
+                        }
+                        if ui.selectable_label(selected, text).clicked() {
+                            clicked = Some(f);
+                        }
+                    });
+                    row.col(|ui| {
+                        ui.label(ms(frames.duration_ns(f)));
+                    });
+                    row.col(|ui| {
+                        ui.label(frames.num_scopes[i].to_string());
+                    });
+                    row.col(|ui| {
+                        ui.label(format!("#{i}"));
+                    });
+                });
+            });
+        self.scroll_to_selected = false;
+        if clicked.is_some() {
+            self.select(clicked);
+            self.scroll_to_selected = false;
+        }
+    }
+
+    fn selected_frame(&mut self, ui: &mut egui::Ui) {
+        let Some(f) = self.selected else {
+            ui.label("No frame selected.");
+            return;
+        };
+        let trace = self.loaded.trace();
+        ui.strong(format!(
+            "Frame {} · {} ms · position #{}",
+            trace.frames.frame_index[f.idx()],
+            ms(trace.frames.duration_ns(f)),
+            f.idx()
+        ));
+        egui::Grid::new("threads_of_frame")
+            .striped(true)
+            .num_columns(4)
+            .show(ui, |ui| {
+                for h in ["thread", "scopes", "depth", "span ms"] {
+                    ui.label(RichText::new(h).weak());
+                }
+                ui.end_row();
+                for t in &self.threads {
+                    ui.label(thread_label(&t.name));
+                    ui.label(t.num_scopes.to_string());
+                    ui.label(t.depth.to_string());
+                    ui.label(ms(t.span_ns));
+                    ui.end_row();
+                }
+            });
+        ui.add_space(4.0);
+        let title = if self.scopes_filter.is_empty() {
+            "Slowest scopes in this frame".to_owned()
+        } else {
+            format!(
+                "Scopes starting with {:?} in this frame",
+                self.scopes_filter
+            )
+        };
+        ui.strong(title);
+        TableBuilder::new(ui)
+            .id_salt("frame_scopes")
+            .striped(true)
+            .auto_shrink([false, false])
+            .column(Column::auto().at_least(80.0))
+            .column(Column::auto().at_least(70.0))
+            .column(Column::auto().at_least(60.0))
+            .column(Column::remainder())
+            .header(18.0, |mut h| {
+                for t in ["name", "ms", "thread", "data"] {
+                    h.col(|ui| {
+                        ui.strong(t);
+                    });
+                }
+            })
+            .body(|body| {
+                body.rows(18.0, self.scopes.len(), |mut row| {
+                    let r = &self.scopes[row.index()];
+                    row.col(|ui| {
+                        ui.label(&r.name);
+                    });
+                    row.col(|ui| {
+                        ui.label(ms(r.duration_ns));
+                    });
+                    row.col(|ui| {
+                        ui.label(thread_label(&r.thread));
+                    });
+                    row.col(|ui| {
+                        ui.label(&r.data);
+                    });
+                });
+            });
+    }
+}
+
+fn banner(ui: &mut egui::Ui, fill: Color32, title: &str, body: &str) {
+    egui::Frame::new()
+        .fill(fill)
+        .inner_margin(6.0)
+        .corner_radius(4.0)
+        .show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            ui.label(RichText::new(title).strong().color(Color32::WHITE));
+            ui.label(RichText::new(body).color(Color32::WHITE));
+        });
+    ui.add_space(4.0);
+}

@@ -1,0 +1,92 @@
+//! State shared between the app and the outside: files arriving
+//! asynchronously (browser file picker, `?url=`, the JavaScript API) and
+//! the recordings the app shows, which the JavaScript API reads.
+
+use super::loader::{Loaded, Source};
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// Which side of a comparison: A (before, the main recording) or B (after).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum Side {
+    #[default]
+    A,
+    B,
+}
+
+impl Side {
+    pub fn label(self) -> &'static str {
+        match self {
+            Side::A => "A",
+            Side::B => "B",
+        }
+    }
+
+    /// `"a"`/`"b"` (any case); anything else is `None`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "a" | "A" => Some(Side::A),
+            "b" | "B" => Some(Side::B),
+            _ => None,
+        }
+    }
+}
+
+/// Called once a requested load ends: `Ok(summary JSON)` or `Err(message)`.
+pub type OnDone = Box<dyn FnOnce(Result<String, String>)>;
+
+/// A recording to open.
+pub struct Incoming {
+    pub name: String,
+    pub source: Source,
+    /// `None`: A when nothing is open, else B.
+    pub side: Option<Side>,
+    pub on_done: Option<OnDone>,
+}
+
+/// Progress of the load in flight, for `status()`.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct LoadStatus {
+    pub name: String,
+    pub side: &'static str,
+    pub done_bytes: usize,
+    pub total_bytes: usize,
+}
+
+#[derive(Default)]
+pub struct SharedState {
+    /// Files waiting to be opened by the app.
+    pub incoming: Vec<Incoming>,
+    /// What the app shows, published after every change.
+    pub a: Option<Arc<Loaded>>,
+    pub b: Option<Arc<Loaded>>,
+    /// The side the overview shows.
+    pub shown: Side,
+    /// The last load error (one line), until the next successful load.
+    pub error: Option<String>,
+    pub loading: Option<LoadStatus>,
+    /// A download (`?url=`) in flight.
+    pub fetching: Option<String>,
+    /// Set once the app runs, to wake it when something arrives.
+    pub ctx: Option<egui::Context>,
+}
+
+pub type Shared = Rc<RefCell<SharedState>>;
+
+impl SharedState {
+    /// Queues a recording and wakes the app.
+    pub fn push(&mut self, incoming: Incoming) {
+        self.incoming.push(incoming);
+        if let Some(ctx) = &self.ctx {
+            ctx.request_repaint();
+        }
+    }
+
+    pub fn loaded(&self, side: Side) -> Option<&Arc<Loaded>> {
+        match side {
+            Side::A => self.a.as_ref(),
+            Side::B => self.b.as_ref(),
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! The app (egui_kittest): opening recordings, the overview's banners, the
+//! highlighted slowest frames and selection, errors and damaged files.
+//! Recordings are generated, so every expected answer is known.
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use puffin_lens::app::{PuffinLensApp, Settings, Shared, Side, Source};
+use puffin_lens::engine::FrameId;
+use puffin_lens::engine::write::{
+    Compression, Format, FrameData, Registration, ScopeNode, ThreadData, write_recording,
+};
+
+const T0: i64 = 5_000_000_000;
+
+/// Frame durations in ms, in file order; frame_index = 100 + position.
+/// The slowest is position 2 (30 ms), then position 4 (12 ms).
+const DURATIONS_MS: [i64; 6] = [5, 8, 30, 6, 12, 7];
+
+fn frames(registered: bool) -> Vec<FrameData> {
+    let mut start = T0;
+    DURATIONS_MS
+        .iter()
+        .enumerate()
+        .map(|(i, &ms)| {
+            let end = start + ms * 1_000_000;
+            let frame = ScopeNode::new(1, start, end)
+                .child(ScopeNode::new(2, start, start + ms * 400_000).data("update"));
+            let worker = ScopeNode::new(3, start + 1_000_000, start + 2_000_000).data("job");
+            let data = FrameData {
+                frame_index: 100 + i as u64,
+                threads: vec![
+                    ThreadData {
+                        name: "main".into(),
+                        start_time_ns: Some(T0),
+                        scopes: vec![frame],
+                    },
+                    ThreadData {
+                        name: "worker".into(),
+                        start_time_ns: Some(T0),
+                        scopes: vec![worker],
+                    },
+                ],
+                registrations: if registered && i == 0 {
+                    vec![
+                        Registration::named(1, "frame", "app::run", "src/app.rs", 10),
+                        Registration::function(2, "app::update", "src/app.rs", 20),
+                        Registration::named(3, "job", "app::worker", "src/worker.rs", 7),
+                    ]
+                } else {
+                    Vec::new()
+                },
+            };
+            start = end + 1_000_000;
+            data
+        })
+        .collect()
+}
+
+fn recording(registered: bool) -> Vec<u8> {
+    write_recording(&frames(registered), Format::Pfd4(Compression::Lz4))
+}
+
+fn harness() -> Harness<'static, PuffinLensApp> {
+    Harness::builder()
+        .with_size(egui::vec2(1280.0, 900.0))
+        .build_eframe(|cc| {
+            PuffinLensApp::with_context(&cc.egui_ctx, Shared::default(), Settings::default())
+                .with_threaded_loading(false)
+        })
+}
+
+/// Opens a recording and runs the app until the load has ended.
+fn open(h: &mut Harness<'static, PuffinLensApp>, name: &str, bytes: Vec<u8>, side: Option<Side>) {
+    h.state().open(name, Source::Bytes(bytes), side);
+    for _ in 0..200 {
+        h.step();
+        if !h.state().is_loading() && h.state().shared().borrow().incoming.is_empty() {
+            break;
+        }
+    }
+    h.run_steps(3);
+    assert!(!h.state().is_loading(), "{name} still loading");
+}
+
+#[test]
+fn registered_recording_has_no_banner_and_shows_its_summary() {
+    let mut h = harness();
+    open(&mut h, "good.puffin", recording(true), None);
+    let view = h.state().view(Side::A).expect("A is shown");
+    let s = &view.loaded().summary;
+    assert_eq!((s.frames, s.threads, s.scopes), (6, 2, 18));
+    assert!(s.has_registration);
+    assert!(
+        h.query_by_label_contains("No scope registration").is_none(),
+        "no banner for a registered recording"
+    );
+    h.get_by_label("PFD4");
+    h.get_by_label("lz4");
+    h.get_by_label_contains("A: good.puffin");
+}
+
+#[test]
+fn recording_without_registration_shows_the_banner() {
+    let mut h = harness();
+    open(&mut h, "bare.puffin", recording(false), None);
+    h.get_by_label_contains("No scope registration");
+    h.get_by_label_contains("scope#<id>");
+    let view = h.state().view(Side::A).expect("A is shown");
+    assert!(!view.loaded().summary.has_registration);
+}
+
+#[test]
+fn slowest_frames_are_highlighted_and_selection_follows_clicks() {
+    let mut h = harness();
+    open(&mut h, "good.puffin", recording(true), None);
+    let view = h.state().view(Side::A).expect("A is shown");
+    // The slowest frame is selected first and leads the highlight.
+    assert_eq!(view.selected(), Some(FrameId(2)));
+    assert_eq!(view.highlighted_frames()[0], FrameId(2));
+    assert_eq!(view.highlighted_frames()[1], FrameId(4));
+    assert!(view.is_highlighted(FrameId(2)));
+    h.get_by_label_contains("Frame 102 · 30.000 ms");
+
+    // Highlight only the slowest.
+    h.state_mut()
+        .view_mut(Side::A)
+        .expect("A")
+        .set_highlight_count(1);
+    h.run_steps(2);
+    let view = h.state().view(Side::A).expect("A");
+    assert!(view.is_highlighted(FrameId(2)));
+    assert!(!view.is_highlighted(FrameId(4)));
+
+    // Clicking a row of the slowest-frames list selects that frame, and the
+    // selected-frame panel follows.
+    h.get_by_label("frame 104").click();
+    h.run_steps(3);
+    assert_eq!(
+        h.state().view(Side::A).expect("A").selected(),
+        Some(FrameId(4))
+    );
+    h.get_by_label_contains("Frame 104 · 12.000 ms");
+    assert!(h.query_by_label_contains("Frame 102 · ").is_none());
+}
+
+fn click(h: &mut Harness<'static, PuffinLensApp>, pos: egui::Pos2) {
+    h.event(egui::Event::PointerMoved(pos));
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.step();
+    }
+    h.run_steps(2);
+}
+
+#[test]
+fn a_click_on_a_chart_bar_selects_its_frame() {
+    let mut h = harness();
+    open(&mut h, "good.puffin", recording(true), None);
+    for f in [FrameId(0), FrameId(5), FrameId(3)] {
+        let pos = h
+            .state()
+            .view(Side::A)
+            .expect("A")
+            .chart_bar_pos(f)
+            .expect("the chart was drawn");
+        click(&mut h, pos);
+        assert_eq!(h.state().view(Side::A).expect("A").selected(), Some(f));
+    }
+    h.get_by_label_contains("Frame 103 · 6.000 ms");
+}
+
+#[test]
+fn filter_shortcut_filters_the_frame_scopes_and_escape_clears_it() {
+    let mut h = harness();
+    open(&mut h, "good.puffin", recording(true), None);
+    assert_eq!(h.state().view(Side::A).expect("A").listed_scopes().len(), 3);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::F);
+    h.run_steps(2);
+    h.event(egui::Event::Text("jo".into()));
+    h.run_steps(2);
+    assert_eq!(h.state().filter(), "jo");
+    let listed = h.state().view(Side::A).expect("A").listed_scopes().to_vec();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0].name, "job");
+    h.get_by_label_contains("Scopes starting with \"jo\"");
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert_eq!(h.state().filter(), "");
+    assert_eq!(h.state().view(Side::A).expect("A").listed_scopes().len(), 3);
+}
+
+#[test]
+fn bad_file_shows_one_error_line_and_the_app_keeps_working() {
+    let mut h = harness();
+    open(&mut h, "junk.bin", b"hello, not a recording".to_vec(), None);
+    let err = h.state().error().expect("an error").to_owned();
+    assert!(
+        err.starts_with("junk.bin: not a .puffin recording"),
+        "{err}"
+    );
+    h.get_by_label_contains("Error: junk.bin: not a .puffin recording");
+    assert!(h.state().view(Side::A).is_none());
+
+    open(&mut h, "good.puffin", recording(true), None);
+    assert!(h.state().error().is_none(), "a good load clears the error");
+    assert!(h.state().view(Side::A).is_some());
+}
+
+#[test]
+fn damaged_recording_keeps_its_intact_frames_and_warns() {
+    let bytes = recording(true);
+    // Cut the file in the middle of the last frame.
+    let cut = bytes.len() - 10;
+    let mut h = harness();
+    open(&mut h, "cut.puffin", bytes[..cut].to_vec(), None);
+    let view = h
+        .state()
+        .view(Side::A)
+        .expect("the intact frames are shown");
+    let s = &view.loaded().summary;
+    assert!(s.damaged);
+    assert_eq!(s.frames, 5);
+    assert!(
+        s.diagnostics[0].starts_with("damaged: frame #5"),
+        "{:?}",
+        s.diagnostics
+    );
+    h.get_by_label_contains("cut.puffin is damaged: showing the intact frames");
+}
+
+#[test]
+fn second_recording_opens_as_b_and_example_button_loads_a() {
+    let mut h = harness();
+    open(&mut h, "before.puffin", recording(true), None);
+    open(&mut h, "after.puffin", recording(false), None);
+    assert_eq!(
+        h.state().view(Side::A).expect("A").loaded().name,
+        "before.puffin"
+    );
+    assert_eq!(
+        h.state().view(Side::B).expect("B").loaded().name,
+        "after.puffin"
+    );
+    assert_eq!(h.state().shown(), Side::A);
+    {
+        let shared = h.state().shared().borrow();
+        assert_eq!(shared.b.as_ref().expect("published").name, "after.puffin");
+    }
+    h.get_by_label("Try an example").click();
+    for _ in 0..50 {
+        h.step();
+    }
+    let a = h.state().view(Side::A).expect("A").loaded().clone();
+    assert_eq!(a.name, "threads_demo.puffin");
+    assert!(a.summary.frames > 0 && a.summary.threads >= 2);
+}
+
+#[test]
+fn welcome_screen_offers_open_and_example() {
+    let mut h = harness();
+    h.run_steps(2);
+    h.get_by_label_contains("Drop a .puffin recording");
+    h.get_by_label("Open a recording…");
+    assert!(h.state().view(Side::A).is_none());
+}

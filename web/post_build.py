@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Trunk post_build hook (see Trunk.toml).
+
+1. Release builds: optimizes the .wasm with wasm-opt (from npm `binaryen`,
+   installed in web/node_modules, or any on PATH), if present.
+2. Stamps sw.js with a hash of the build's files and their list, so every
+   build has its own service-worker cache.
+"""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+staging = os.environ.get("TRUNK_STAGING_DIR")
+if not staging:
+    sys.exit("post_build.py: TRUNK_STAGING_DIR is not set (run through trunk)")
+root = os.path.dirname(os.path.abspath(__file__))
+
+if os.environ.get("TRUNK_PROFILE") == "release":
+    local = os.path.join(root, "node_modules", ".bin", "wasm-opt")
+    wasm_opt = local if os.path.exists(local) else shutil.which("wasm-opt")
+    for name in sorted(os.listdir(staging)):
+        if not name.endswith(".wasm"):
+            continue
+        path = os.path.join(staging, name)
+        if wasm_opt is None:
+            print(f"post_build.py: wasm-opt not found, {name} left unoptimized", file=sys.stderr)
+            break
+        subprocess.run(
+            [wasm_opt, "-O2", "--enable-bulk-memory", "--enable-nontrapping-float-to-int",
+             "--enable-sign-ext", "--enable-mutable-globals", "--enable-reference-types",
+             "--enable-multivalue", path, "-o", path],
+            check=True,
+        )
+
+files = sorted(
+    name for name in os.listdir(staging)
+    if name != "sw.js" and os.path.isfile(os.path.join(staging, name))
+)
+digest = hashlib.sha256()
+for name in files:
+    digest.update(name.encode())
+    with open(os.path.join(staging, name), "rb") as f:
+        digest.update(f.read())
+build_id = digest.hexdigest()[:16]
+
+sw = os.path.join(staging, "sw.js")
+with open(sw, encoding="utf-8") as f:
+    text = f.read()
+text = text.replace("__BUILD_ID__", build_id).replace("__FILES__", json.dumps(files))
+with open(sw, "w", encoding="utf-8") as f:
+    f.write(text)
+print(f"post_build.py: build {build_id}, {len(files)} files precached")
