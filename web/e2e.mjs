@@ -1,0 +1,188 @@
+// Browser end-to-end test of the built site (dist/): drop a recording on the
+// canvas and check through window.puffinLens that the app holds exactly what
+// the native CLI answers; drop a damaged and a broken file; load ?url=;
+// reload offline through the service worker; and make sure the page asks for
+// nothing but its own files. Screenshots go to target/e2e/.
+//
+// Usage: node web/e2e.mjs   (after `trunk build --release` and
+// `cargo build --release`; PUFFIN_LENS_BIN overrides the native binary)
+
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { OUT, ROOT, cli, dropFile, launch, openApp, read, serve, waitLoaded } from "./harness.mjs";
+
+const SAMPLES = join(ROOT, "samples");
+const SAMPLE = "threads_demo.puffin";
+
+let failures = 0;
+async function test(name, body) {
+  const t0 = Date.now();
+  try {
+    await body();
+    console.log(`ok   ${name} (${Date.now() - t0} ms)`);
+  } catch (err) {
+    failures++;
+    console.log(`FAIL ${name}\n${err.stack || err}`);
+  }
+}
+
+mkdirSync(OUT, { recursive: true });
+const work = mkdtempSync(join(tmpdir(), "puffin-lens-e2e-"));
+const sampleBytes = read(join(SAMPLES, SAMPLE));
+// Cut inside the last frame: 11 intact frames, 1 damaged.
+const cutBytes = sampleBytes.subarray(0, sampleBytes.length - 100);
+writeFileSync(join(work, "cut.puffin"), cutBytes);
+
+const expected = {
+  summary: JSON.parse(cli(["summary", SAMPLE, "--json"], { cwd: SAMPLES })),
+  dump: cli(["dump", SAMPLE], { cwd: SAMPLES }),
+  top: JSON.parse(cli(["top", SAMPLE, "--top", "5", "--json"], { cwd: SAMPLES })),
+  aggregate: JSON.parse(cli(["find", SAMPLE, "--aggregate", "--by", "name", "--json"], { cwd: SAMPLES })),
+  cutSummary: JSON.parse(cli(["summary", "cut.puffin", "--json"], { cwd: work, status: 3 })),
+  cutDump: cli(["dump", "cut.puffin"], { cwd: work, status: 3 }),
+};
+
+const server = await serve({ [SAMPLE]: join(SAMPLES, SAMPLE) });
+const browser = await launch();
+const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+const requests = [];
+context.on("request", (r) => requests.push(r.url()));
+let page;
+
+await test("the app starts under a sub-path and shows the welcome screen", async () => {
+  page = await openApp(context, server.base);
+  const status = await page.evaluate(() => window.puffinLens.status());
+  assert.deepEqual(status, { loading: null, fetching: null, error: null, a: null, b: null, shown: "a" });
+  assert.equal(await page.evaluate(() => window.puffinLens.summary()), null);
+  await page.screenshot({ path: join(OUT, "welcome.png") });
+});
+
+await test("a dropped recording loads; summary, dumpJson and queries equal the native CLI", async () => {
+  await dropFile(page, SAMPLE, sampleBytes);
+  await waitLoaded(page, SAMPLE);
+  const got = await page.evaluate(() => ({
+    summary: window.puffinLens.summary(),
+    dump: window.puffinLens.dumpJson(),
+    top: window.puffinLens.query("top", { top: 5 }),
+    aggregate: window.puffinLens.query("find", { aggregate: true, by: "name" }),
+  }));
+  assert.deepEqual(got.summary, expected.summary);
+  assert.equal(got.dump + "", expected.dump, "dumpJson() is byte-identical to `puffin-lens dump`");
+  assert.deepEqual(got.top, expected.top);
+  assert.deepEqual(got.aggregate, expected.aggregate);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(OUT, "overview.png") });
+});
+
+await test("bad query arguments throw a readable error", async () => {
+  const msg = await page.evaluate(() => {
+    try {
+      window.puffinLens.query("top", { limit: 3 });
+      return "no error";
+    } catch (e) {
+      return e.message;
+    }
+  });
+  assert.match(msg, /bad arguments for top: unknown field `limit`/);
+});
+
+await test("a damaged file opens as B with its intact frames and the problem listed", async () => {
+  await dropFile(page, "cut.puffin", cutBytes);
+  await waitLoaded(page, "cut.puffin", "b");
+  const got = await page.evaluate(() => ({
+    summary: window.puffinLens.summary("b"),
+    dump: window.puffinLens.dumpJson("b"),
+    status: window.puffinLens.status(),
+  }));
+  assert.deepEqual(got.summary, expected.cutSummary);
+  assert.equal(got.summary.damaged, true);
+  assert.equal(got.summary.frames, 11);
+  assert.match(got.summary.diagnostics[0], /^damaged: frame #11 (\(frame_index \d+\) )?at byte \d+: /);
+  assert.equal(got.dump, expected.cutDump);
+  assert.equal(got.status.a, SAMPLE, "A is still shown");
+  await page.evaluate(() => window.puffinLens.status());
+});
+
+await test("a broken file shows one error line and the page keeps working", async () => {
+  await dropFile(page, "junk.puffin", Buffer.from("this is not a recording"));
+  await page.waitForFunction(() => window.puffinLens.status().error, null, { timeout: 30_000 });
+  const status = await page.evaluate(() => window.puffinLens.status());
+  assert.match(
+    status.error,
+    /^junk\.puffin: not a \.puffin recording or JSON dump: it starts with "this", expected "PUF0" or a JSON object$/,
+  );
+  await page.screenshot({ path: join(OUT, "error.png") });
+  // Still working: queries answer, and a new load through the API succeeds.
+  const top = await page.evaluate(() => window.puffinLens.query("top", { top: 5 }, "a"));
+  assert.deepEqual(top, expected.top);
+  const summary = await page.evaluate(async (b64) => {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    return window.puffinLens.load(bytes, "again.puffin", "a");
+  }, sampleBytes.toString("base64"));
+  assert.equal(summary.file, "again.puffin");
+  assert.equal(summary.scopes, expected.summary.scopes);
+  assert.equal(await page.evaluate(() => window.puffinLens.status().error), null);
+  const rejected = await page.evaluate(() =>
+    window.puffinLens.load(new Uint8Array([1, 2, 3]), "tiny.bin", "b").then(
+      () => "resolved",
+      (e) => e.message,
+    ),
+  );
+  assert.match(rejected, /^tiny\.bin: not a \.puffin recording/);
+});
+
+await test("?url= loads a recording from the same server", async () => {
+  const p = await openApp(context, `${server.base}?url=../recordings/${SAMPLE}`);
+  await waitLoaded(p, SAMPLE);
+  const got = await p.evaluate(() => ({ summary: window.puffinLens.summary(), dump: window.puffinLens.dumpJson() }));
+  assert.deepEqual(got.summary, expected.summary);
+  assert.equal(got.dump, expected.dump);
+  const missing = await openApp(context, `${server.base}?url=../recordings/missing.puffin`);
+  await missing.waitForFunction(() => window.puffinLens.status().error, null, { timeout: 30_000 });
+  const err = await missing.evaluate(() => window.puffinLens.status().error);
+  assert.match(err, /missing\.puffin: cannot download: HTTP 404/);
+  await p.close();
+  await missing.close();
+});
+
+await test("works offline after the first visit (service worker)", async () => {
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+  });
+  // The first visit's page is not controlled yet; a reload is.
+  await page.reload();
+  await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 30_000 });
+  const caches = await page.evaluate(async () => window.caches.keys());
+  assert.equal(caches.length, 1);
+  assert.match(caches[0], /^puffin-lens-[0-9a-f]{16}$/);
+  server.stop();
+  await new Promise((r) => setTimeout(r, 300));
+  const offline = await openApp(context, server.base);
+  const summary = await offline.evaluate(
+    async ({ b64, name }) => {
+      const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+      return window.puffinLens.load(bytes, name, "a");
+    },
+    { b64: sampleBytes.toString("base64"), name: SAMPLE },
+  );
+  assert.deepEqual(summary, expected.summary);
+  await offline.screenshot({ path: join(OUT, "offline.png") });
+  await server.restart();
+});
+
+await test("the page requested nothing but its own files", async () => {
+  const foreign = requests.filter((u) => !u.startsWith(server.origin + "/") && !u.startsWith("data:") && !u.startsWith("blob:"));
+  assert.deepEqual(foreign, []);
+  const own = [...new Set(requests.map((u) => new URL(u).pathname))].sort();
+  console.log(`     requests: ${own.join(" ")}`);
+});
+
+await browser.close();
+server.stop();
+if (failures) {
+  console.log(`\n${failures} browser test(s) failed`);
+  process.exit(1);
+}
+console.log("\nall browser tests passed; screenshots in target/e2e/");
