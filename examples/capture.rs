@@ -22,13 +22,21 @@ fn best_ms(f: impl Fn() -> usize) -> (f64, usize) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["gen", out, rest @ ..] => {
             let compression = match rest.first().copied() {
                 Some("zstd") => Compression::Zstd,
                 _ => Compression::Lz4,
             };
-            let bytes = write_recording(&synthetic_capture(200, 3, 10_000), Format::Pfd4(compression));
+            let bytes = write_recording(
+                &synthetic_capture(200, 3, 10_000),
+                Format::Pfd4(compression),
+            );
             std::fs::write(out, &bytes).expect("write the capture");
             eprintln!("wrote {out}: {:.1} MB", bytes.len() as f64 / 1e6);
         }
@@ -36,9 +44,16 @@ fn main() {
             let bytes = std::fs::read(file).expect("read the capture");
             let (single_ms, scopes) =
                 best_ms(|| decode_puffin(&bytes).expect("decodes").trace.scopes.len());
-            let (parallel_ms, _) =
-                best_ms(|| decode_puffin_parallel(&bytes).expect("decodes").trace.scopes.len());
-            println!("{{\"scopes\":{scopes},\"single_ms\":{single_ms:.1},\"parallel_ms\":{parallel_ms:.1}}}");
+            let (parallel_ms, _) = best_ms(|| {
+                decode_puffin_parallel(&bytes)
+                    .expect("decodes")
+                    .trace
+                    .scopes
+                    .len()
+            });
+            println!(
+                "{{\"scopes\":{scopes},\"single_ms\":{single_ms:.1},\"parallel_ms\":{parallel_ms:.1}}}"
+            );
         }
         _ => {
             eprintln!("usage: capture gen OUT.puffin [lz4|zstd] | capture decode FILE");

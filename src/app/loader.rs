@@ -6,8 +6,11 @@ use crate::engine::api::{Summary, summary};
 use crate::engine::{Decoded, PuffinDecoder, Trace, json_in};
 use web_time::{Duration, Instant};
 
-/// Longest stretch of decoding between two repaints in the browser.
-pub const SLICE: Duration = Duration::from_millis(40);
+/// Longest stretch of work (decoding plus the rest of the app's frame)
+/// between two repaints in the browser. Rendering a frame takes another
+/// 40-50 ms in headless Chromium's software WebGL, so the page still
+/// repaints about every 80-90 ms there, and far more often with a GPU.
+pub const SLICE: Duration = Duration::from_millis(35);
 
 /// A decoded recording, as every view reads it.
 pub struct Loaded {
@@ -58,7 +61,7 @@ pub enum Poll {
         done_bytes: usize,
         total_bytes: usize,
     },
-    Ready(Result<Loaded, String>),
+    Ready(Box<Result<Loaded, String>>),
 }
 
 /// One recording being loaded.
@@ -66,6 +69,9 @@ pub struct LoadJob {
     pub name: String,
     started: Instant,
     inner: Inner,
+    /// Time spent decoding in slices, and how many slices.
+    busy: Duration,
+    slices: u32,
 }
 
 enum Inner {
@@ -103,6 +109,8 @@ impl LoadJob {
             return Self::start_thread(name, source, ctx.clone(), started);
         }
         let _ = (threaded, ctx);
+        // On wasm `Source` has one variant.
+        #[allow(clippy::infallible_destructuring_match)]
         let bytes = match source {
             Source::Bytes(bytes) => bytes,
             #[cfg(not(target_arch = "wasm32"))]
@@ -126,6 +134,8 @@ impl LoadJob {
                 name,
                 started,
                 inner: Inner::Sliced(decoder),
+                busy: Duration::ZERO,
+                slices: 0,
             },
             Err(err) => {
                 let result = Err(format!("{name}: {err}"));
@@ -139,6 +149,8 @@ impl LoadJob {
             name,
             started,
             inner: Inner::Done(Some(result)),
+            busy: Duration::ZERO,
+            slices: 0,
         }
     }
 
@@ -183,6 +195,8 @@ impl LoadJob {
                 name,
                 started,
                 inner: Inner::Thread { progress, rx },
+                busy: Duration::ZERO,
+                slices: 0,
             },
             Err(err) => {
                 let result = Err(format!("{name}: cannot start the decoding thread: {err}"));
@@ -197,7 +211,7 @@ impl LoadJob {
         match &mut self.inner {
             #[cfg(not(target_arch = "wasm32"))]
             Inner::Thread { progress, rx } => match rx.try_recv() {
-                Ok(result) => Poll::Ready(result),
+                Ok(result) => Poll::Ready(Box::new(result)),
                 Err(std::sync::mpsc::TryRecvError::Empty) => {
                     use std::sync::atomic::Ordering;
                     Poll::Pending {
@@ -205,15 +219,16 @@ impl LoadJob {
                         total_bytes: progress[1].load(Ordering::Relaxed),
                     }
                 }
-                Err(std::sync::mpsc::TryRecvError::Disconnected) => Poll::Ready(Err(format!(
-                    "{}: the decoding thread stopped unexpectedly",
-                    self.name
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => Poll::Ready(Box::new(Err(
+                    format!("{}: the decoding thread stopped unexpectedly", self.name),
                 ))),
             },
             Inner::Sliced(decoder) => {
                 let slice_start = Instant::now();
+                self.slices += 1;
                 while decoder.step() {
                     if slice_start.elapsed() >= budget {
+                        self.busy += slice_start.elapsed();
                         return Poll::Pending {
                             done_bytes: decoder.bytes_done(),
                             total_bytes: decoder.bytes_total(),
@@ -225,13 +240,22 @@ impl LoadJob {
                     unreachable!("matched above")
                 };
                 let size = decoder.bytes_total();
-                Poll::Ready(finish(&self.name, decoder.finish(), size, self.started))
+                let decoded = decoder.finish();
+                self.busy += slice_start.elapsed();
+                log::info!(
+                    "{}: decoded in {:.0} ms of work in {} slices, {:.0} ms since the start",
+                    self.name,
+                    self.busy.as_secs_f64() * 1e3,
+                    self.slices,
+                    self.started.elapsed().as_secs_f64() * 1e3
+                );
+                Poll::Ready(Box::new(finish(&self.name, decoded, size, self.started)))
             }
-            Inner::Done(result) => Poll::Ready(
+            Inner::Done(result) => Poll::Ready(Box::new(
                 result
                     .take()
                     .unwrap_or_else(|| Err(format!("{}: already loaded", self.name))),
-            ),
+            )),
         }
     }
 }

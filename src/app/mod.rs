@@ -160,15 +160,17 @@ impl PuffinLensApp {
         slot.job = Some((job, incoming.on_done));
     }
 
-    /// Advances the loads; returns whether one is still running.
-    fn poll_loads(&mut self) -> bool {
+    /// Advances the loads, decoding for what is left of `SLICE` this frame;
+    /// returns whether one is still running.
+    fn poll_loads(&mut self, frame_start: web_time::Instant) -> bool {
         let mut running = None;
         for side in [Side::A, Side::B] {
             let slot = self.slot_mut(side);
             let Some((job, _)) = &mut slot.job else {
                 continue;
             };
-            match job.poll(SLICE) {
+            let budget = SLICE.saturating_sub(frame_start.elapsed());
+            match job.poll(budget) {
                 Poll::Pending {
                     done_bytes,
                     total_bytes,
@@ -182,7 +184,7 @@ impl PuffinLensApp {
                 }
                 Poll::Ready(result) => {
                     let on_done = slot.job.take().and_then(|(_, on_done)| on_done);
-                    self.finish_load(side, result, on_done);
+                    self.finish_load(side, *result, on_done);
                 }
             }
         }
@@ -199,7 +201,15 @@ impl PuffinLensApp {
                 }
                 let summary_json = serde_json::to_string(&loaded.summary).unwrap_or_default();
                 let loaded = Arc::new(loaded);
+                let started = web_time::Instant::now();
                 let view = OverviewView::new(loaded.clone(), self.settings.highlight_count);
+                log::info!(
+                    "{}: {} scopes loaded in {:.0} ms; overview built in {:.1} ms",
+                    loaded.name,
+                    loaded.summary.scopes,
+                    loaded.load_ms,
+                    started.elapsed().as_secs_f64() * 1e3
+                );
                 self.slot_mut(side).view = Some(view);
                 self.error = None;
                 if self.slot(self.shown).view.is_none() {
@@ -533,9 +543,10 @@ fn filter_id() -> egui::Id {
 
 impl eframe::App for PuffinLensApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let frame_start = web_time::Instant::now();
         let ctx = ui.ctx().clone();
         self.take_input(&ctx);
-        if self.poll_loads() {
+        if self.poll_loads(frame_start) {
             ctx.request_repaint();
         }
         egui::Panel::top("top_bar").show(ui, |ui| self.top_bar(ui));

@@ -313,7 +313,7 @@ impl OverviewView {
             .include_x(n as f64 - 0.5)
             .y_axis_label("ms")
             .show(ui, |plot_ui| plot_ui.bar_chart(chart));
-        self.chart_transform = Some(response.transform.clone());
+        self.chart_transform = Some(response.transform);
         if response.response.clicked()
             && let Some(pos) = response.response.interact_pointer_pos()
         {
@@ -436,7 +436,7 @@ impl OverviewView {
             .id_salt("frame_scopes")
             .striped(true)
             .auto_shrink([false, false])
-            .column(Column::auto().at_least(80.0))
+            .column(Column::initial(180.0).at_least(80.0).clip(true))
             .column(Column::auto().at_least(70.0))
             .column(Column::auto().at_least(60.0))
             .column(Column::remainder())
@@ -451,7 +451,7 @@ impl OverviewView {
                 body.rows(18.0, self.scopes.len(), |mut row| {
                     let r = &self.scopes[row.index()];
                     row.col(|ui| {
-                        ui.label(&r.name);
+                        ui.add(egui::Label::new(&r.name).truncate());
                     });
                     row.col(|ui| {
                         ui.label(ms(r.duration_ns));
@@ -460,7 +460,7 @@ impl OverviewView {
                         ui.label(thread_label(&r.thread));
                     });
                     row.col(|ui| {
-                        ui.label(&r.data);
+                        ui.add(egui::Label::new(&r.data).truncate());
                     });
                 });
             });

@@ -126,6 +126,25 @@ pub fn main() -> i32 {
     }
 }
 
+/// The desktop app's log on stderr: what it loaded (info) and problems
+/// (warnings and errors from any crate).
+struct StderrLog;
+
+impl log::Log for StderrLog {
+    fn enabled(&self, meta: &log::Metadata<'_>) -> bool {
+        meta.level() <= log::Level::Warn
+            || (meta.level() <= log::Level::Info && meta.target().starts_with("puffin_lens"))
+    }
+
+    fn log(&self, record: &log::Record<'_>) {
+        if self.enabled(record.metadata()) {
+            eprintln!("puffin-lens: {}", record.args());
+        }
+    }
+
+    fn flush(&self) {}
+}
+
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
         cause
@@ -137,6 +156,10 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 fn run(cli: Cli) -> anyhow::Result<i32> {
     match cli.command.unwrap_or(Command::Open { files: Vec::new() }) {
         Command::Open { files } => {
+            static LOG: StderrLog = StderrLog;
+            if log::set_logger(&LOG).is_ok() {
+                log::set_max_level(log::LevelFilter::Info);
+            }
             for f in &files {
                 anyhow::ensure!(f.is_file(), "{}: no such file", f.display());
             }

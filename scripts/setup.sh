@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what building and testing the web app needs, skipping whatever is
+# already there (fast when everything is installed). Steps: the wasm target;
+# Trunk; wasm-bindgen-cli at the exact version Cargo.lock pins (Trunk runs
+# offline and never downloads it); npm packages of web/ (playwright-core,
+# binaryen's wasm-opt). With `--browser`: also Debian's chromium, Xvfb and jq
+# for the tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { echo "setup: $*" >&2; }
+
+if [[ "${1:-}" == "--browser" ]]; then
+  missing=()
+  command -v jq >/dev/null 2>&1 || missing+=(jq)
+  [[ -x /usr/bin/chromium ]] || missing+=(chromium)
+  command -v Xvfb >/dev/null 2>&1 || missing+=(xvfb)
+  if ((${#missing[@]})); then
+    say "installing ${missing[*]} (Debian packages)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+  # Screenshots of the desktop app under Xvfb.
+  python3 -c "import PIL" 2>/dev/null || pip install --quiet --root-user-action=ignore pillow
+fi
+
+rustup target list --installed | grep -qx wasm32-unknown-unknown \
+  || { say "adding the wasm32-unknown-unknown target"; rustup target add wasm32-unknown-unknown; }
+
+if ! command -v trunk >/dev/null 2>&1; then
+  say "installing trunk 0.21.14 (about 16 minutes on 2 cores)"
+  cargo install --locked trunk --version 0.21.14
+fi
+
+bindgen=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+if [[ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $bindgen" ]]; then
+  say "installing wasm-bindgen-cli $bindgen (Cargo.lock's version; about 4 minutes)"
+  # Not --locked: its lockfile pins a crate version the registry no longer has.
+  cargo install --force wasm-bindgen-cli --version "$bindgen"
+fi
+grep -q "wasm_bindgen = \"$bindgen\"" Trunk.toml \
+  || { echo "Trunk.toml's [tools] wasm_bindgen must be $bindgen (Cargo.lock)" >&2; exit 1; }
+
+if [[ ! -x web/node_modules/.bin/wasm-opt || ! -d web/node_modules/playwright-core ]]; then
+  say "installing web/ npm packages"
+  npm ci --prefix web --no-audit --no-fund --silent
+fi

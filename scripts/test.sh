@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# README's test command: every test.
+#  1. cargo test: engine, CLI, analyses, the app (egui_kittest), the query API;
+#  2. the web app built with Trunk and tested in headless Chromium
+#     (web/e2e.mjs: drop, summary/dumpJson/query against the native CLI,
+#     damaged and broken files, ?url=, offline, no foreign requests);
+#  3. the desktop app opened under Xvfb (scripts/native_smoke.sh).
+# Screenshots and logs land in target/e2e/. Installs missing tools first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --browser
+
+echo "== cargo test"
+cargo test --locked
+echo "== web app: trunk build --release"
+cargo build --locked --release --bin puffin-lens
+trunk build --release
+echo "== browser end-to-end test (headless Chromium)"
+node web/e2e.mjs
+echo "== desktop app under Xvfb"
+scripts/native_smoke.sh
