@@ -29,7 +29,8 @@ const results = [];
 
 for (const [name, path] of Object.entries(files)) {
   const native = JSON.parse(execFileSync(CAPTURE, ["decode", path]).toString());
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const [width, height] = (process.env.BENCH_VIEWPORT || "1400x900").split("x").map(Number);
+  const context = await browser.newContext({ viewport: { width, height } });
   await context.addInitScript(() => {
     addEventListener("TrunkApplicationStarted", (e) => {
       window.__wasm = e.detail.wasm;

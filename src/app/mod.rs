@@ -152,7 +152,13 @@ impl PuffinLensApp {
                 Side::B
             }
         });
+        let started = web_time::Instant::now();
+        let name = incoming.name.clone();
         let job = LoadJob::start(incoming.name, incoming.source, ctx, self.threaded);
+        log::info!(
+            "{name}: load started in {:.0} ms",
+            started.elapsed().as_secs_f64() * 1e3
+        );
         let slot = self.slot_mut(side);
         if let Some((old, Some(on_done))) = slot.job.take() {
             on_done(Err(format!("{}: replaced by another recording", old.name)));
@@ -277,7 +283,12 @@ impl PuffinLensApp {
             {
                 let shared = self.shared.clone();
                 wasm_bindgen_futures::spawn_local(async move {
+                    let started = web_time::Instant::now();
                     let result = file.bytes_async().await;
+                    log::info!(
+                        "{name}: read the dropped file in {:.0} ms",
+                        started.elapsed().as_secs_f64() * 1e3
+                    );
                     let mut shared = shared.borrow_mut();
                     match result {
                         Ok(bytes) => shared.push(Incoming {
