@@ -12,9 +12,11 @@
 //! - `query(name, args?, side?)`: an analysis by subcommand name with its
 //!   options as an object (`{top: 5}`), answered as `--json` prints it;
 //!   throws on bad arguments or when there is no answer.
-//! - `status()`: `{loading, error, a, b, shown}`.
+//! - `download(kind, side?)`: what "Export JSON" (`"json"`) or "Export CSV"
+//!   (`"csv"`) save, offered as a download.
+//! - `status()`: `{loading, fetching, error, a, b, shown}`.
 
-use crate::app::{Incoming, PuffinLensApp, Shared, Side, Source, file_name};
+use crate::app::{Export, Incoming, PuffinLensApp, Shared, Side, Source, file_name};
 use crate::engine::api;
 use js_sys::{Function, JSON, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::JsCast as _;
@@ -282,6 +284,26 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
         },
     );
     set_fn(&api, "query", query.into_js_value())?;
+
+    let s = shared.clone();
+    let export = Closure::<dyn Fn(JsValue, JsValue) -> Result<(), JsValue>>::new(
+        move |kind: JsValue, side: JsValue| {
+            let kind = kind.as_string().unwrap_or_default();
+            let what = Export::parse(&kind).ok_or_else(|| {
+                js_sys::Error::new(&format!(
+                    "download(kind): kind must be \"json\" or \"csv\", not {kind:?}"
+                ))
+            })?;
+            let side = side_arg(&side, &s)?;
+            let state = s.borrow();
+            let loaded = state
+                .loaded(side)
+                .ok_or_else(|| js_sys::Error::new("no recording is open"))?;
+            let (name, mime, bytes) = what.file(loaded);
+            download(&name, mime, &bytes).map_err(|e| js_sys::Error::new(&e).into())
+        },
+    );
+    set_fn(&api, "download", export.into_js_value())?;
 
     let s = shared.clone();
     let status = Closure::<dyn Fn() -> Result<JsValue, JsValue>>::new(move || {

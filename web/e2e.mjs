@@ -46,7 +46,7 @@ const expected = {
 
 const server = await serve({ [SAMPLE]: join(SAMPLES, SAMPLE) });
 const browser = await launch();
-const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
 const requests = [];
 context.on("request", (r) => requests.push(r.url()));
 let page;
@@ -74,6 +74,22 @@ await test("a dropped recording loads; summary, dumpJson and queries equal the n
   assert.deepEqual(got.aggregate, expected.aggregate);
   await page.waitForTimeout(300);
   await page.screenshot({ path: join(OUT, "overview.png") });
+});
+
+await test("Export JSON and Export CSV download the export and the frames list", async () => {
+  const [json] = await Promise.all([page.waitForEvent("download"), page.evaluate(() => window.puffinLens.download("json"))]);
+  assert.equal(json.suggestedFilename(), `${SAMPLE}.json`);
+  assert.equal(read(await json.path()).toString("utf8"), expected.dump);
+  const [csv] = await Promise.all([page.waitForEvent("download"), page.evaluate(() => window.puffinLens.download("csv"))]);
+  assert.equal(csv.suggestedFilename(), `${SAMPLE}.frames.csv`);
+  const lines = read(await csv.path()).toString("utf8").trim().split("\n");
+  assert.equal(lines[0], "position,frame_index,start_ns,end_ns,duration_ns,num_scopes");
+  // Frames from the dump's text (JSON.parse would round epoch nanoseconds).
+  const re = /"frame_index":(\d+),"range_ns":\[(-?\d+),(-?\d+)\],"duration_ns":(\d+),"num_scopes":(\d+)/g;
+  const frames = [...expected.dump.matchAll(re)];
+  assert.equal(frames.length, expected.summary.frames);
+  assert.equal(lines.length, frames.length + 1);
+  frames.forEach((m, i) => assert.equal(lines[i + 1], [i, m[1], m[2], m[3], m[4], m[5]].join(",")));
 });
 
 await test("bad query arguments throw a readable error", async () => {

@@ -328,19 +328,7 @@ impl PuffinLensApp {
         let Some(view) = self.slot(self.shown).view.as_ref() else {
             return;
         };
-        let loaded = view.loaded();
-        let (name, mime, bytes) = match what {
-            Export::Json => (
-                format!("{}.json", loaded.name),
-                "application/json",
-                crate::engine::export_string(loaded.trace(), &loaded.name, false).into_bytes(),
-            ),
-            Export::FramesCsv => (
-                format!("{}.frames.csv", loaded.name),
-                "text/csv",
-                crate::engine::export::frames_csv(loaded.trace()).into_bytes(),
-            ),
-        };
+        let (name, mime, bytes) = what.file(view.loaded());
         if let Err(err) = platform::save_file(&name, mime, &bytes) {
             self.error = Some(err);
         }
@@ -526,10 +514,40 @@ impl PuffinLensApp {
     }
 }
 
-#[derive(Clone, Copy)]
-enum Export {
+/// What "Export JSON" / "Export CSV" save.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Export {
+    /// The documented JSON export, as `puffin-lens dump` writes it.
     Json,
+    /// The frames list as CSV.
     FramesCsv,
+}
+
+impl Export {
+    /// `"json"` or `"csv"`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "json" => Some(Export::Json),
+            "csv" => Some(Export::FramesCsv),
+            _ => None,
+        }
+    }
+
+    /// The file to save: name, MIME type and contents.
+    pub fn file(self, loaded: &Loaded) -> (String, &'static str, Vec<u8>) {
+        match self {
+            Export::Json => (
+                format!("{}.json", loaded.name),
+                "application/json",
+                crate::engine::export_string(loaded.trace(), &loaded.name, false).into_bytes(),
+            ),
+            Export::FramesCsv => (
+                format!("{}.frames.csv", loaded.name),
+                "text/csv",
+                crate::engine::export::frames_csv(loaded.trace()).into_bytes(),
+            ),
+        }
+    }
 }
 
 /// Light / dark / system theme (egui's own switch uses emoji glyphs that
