@@ -196,6 +196,10 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
+fn no_such_scope(name: &str) -> QueryError {
+    QueryError::NotFound(format!("no scope named {name:?} (nor with that data)"))
+}
+
 /// Milliseconds to nanoseconds, as the CLI rounds them.
 pub fn ms_to_ns(ms: f64) -> i64 {
     (ms * 1e6).round() as i64
@@ -258,27 +262,15 @@ pub fn query_json(
         }
         "children" => {
             let args: ChildrenArgs = parse(name, args)?;
-            match query::children(a, &args.name, args.ordered) {
-                Some(report) => to_json(&report),
-                None => {
-                    return not_found(format!(
-                        "no scope named {:?} (nor with that data)",
-                        args.name
-                    ));
-                }
-            }
+            query::children(a, &args.name, args.ordered)
+                .map(|report| to_json(&report))
+                .ok_or_else(|| no_such_scope(&args.name))?
         }
         "calls" => {
             let args: CallsArgs = parse(name, args)?;
-            match query::calls(a, &args.name) {
-                Some(report) => to_json(&report),
-                None => {
-                    return not_found(format!(
-                        "no scope named {:?} (nor with that data)",
-                        args.name
-                    ));
-                }
-            }
+            query::calls(a, &args.name)
+                .map(|report| to_json(&report))
+                .ok_or_else(|| no_such_scope(&args.name))?
         }
         "window" => {
             let args: WindowArgs = parse(name, args)?;
