@@ -158,7 +158,6 @@ impl OverviewView {
                 Bar::new(f.idx() as f64, frames.duration_ns(f) as f64 / 1e6)
                     .width(0.9)
                     .fill(color)
-                    .name(format!("frame {}", frames.frame_index[f.idx()]))
             })
             .collect();
     }
@@ -297,10 +296,20 @@ impl OverviewView {
                 .weak(),
             );
         });
-        let chart =
-            BarChart::new("frame time", self.bars.clone()).element_formatter(Box::new(|bar, _| {
-                format!("{}\n{:.3} ms", bar.name, bar.value)
-            }));
+        // Bars carry no names (no string per bar per repaint); the tooltip
+        // looks the frame up.
+        let loaded = self.loaded.clone();
+        let chart = BarChart::new("frame time", self.bars.clone()).element_formatter(Box::new(
+            move |bar, _| {
+                let position = bar.argument as usize;
+                let index = loaded.trace().frames.frame_index.get(position);
+                format!(
+                    "frame {} (#{position})\n{:.3} ms",
+                    index.copied().unwrap_or_default(),
+                    bar.value
+                )
+            },
+        ));
         let n = self.bars.len();
         let response = Plot::new("frame_chart")
             .height(170.0)
