@@ -187,6 +187,7 @@ impl OverviewView {
                 "Scope names fall back to scope#<id> and there are no source locations. \
                  Capture again with a puffin version that writes scope registrations \
                  (puffin 0.19 or later, with the recording started before the scopes first run).",
+                |_| {},
             );
         }
         if !s.diagnostics.is_empty() {
@@ -210,32 +211,24 @@ impl OverviewView {
             } else {
                 Color32::from_rgb(50, 60, 80)
             };
-            egui::Frame::new()
-                .fill(color)
-                .inner_margin(6.0)
-                .corner_radius(4.0)
-                .show(ui, |ui| {
-                    ui.set_width(ui.available_width());
-                    ui.label(RichText::new(title).strong().color(Color32::WHITE));
-                    ui.label(RichText::new(&s.diagnostics[0]).color(Color32::WHITE));
-                    if s.diagnostics.len() > 1 {
-                        egui::CollapsingHeader::new("all problems")
-                            .id_salt("diagnostics")
-                            .show(ui, |ui| {
-                                egui::ScrollArea::vertical().max_height(120.0).show_rows(
-                                    ui,
-                                    14.0,
-                                    s.diagnostics.len(),
-                                    |ui, rows| {
-                                        for line in &s.diagnostics[rows] {
-                                            ui.label(line);
-                                        }
-                                    },
-                                );
-                            });
-                    }
-                });
-            ui.add_space(4.0);
+            banner(ui, color, &title, &s.diagnostics[0], |ui| {
+                if s.diagnostics.len() > 1 {
+                    egui::CollapsingHeader::new("all problems")
+                        .id_salt("diagnostics")
+                        .show(ui, |ui| {
+                            egui::ScrollArea::vertical().max_height(120.0).show_rows(
+                                ui,
+                                14.0,
+                                s.diagnostics.len(),
+                                |ui, rows| {
+                                    for line in &s.diagnostics[rows] {
+                                        ui.label(line);
+                                    }
+                                },
+                            );
+                        });
+                }
+            });
         }
     }
 
@@ -476,7 +469,14 @@ impl OverviewView {
     }
 }
 
-fn banner(ui: &mut egui::Ui, fill: Color32, title: &str, body: &str) {
+/// A full-width coloured box: a strong title, a line of text, then `more`.
+fn banner(
+    ui: &mut egui::Ui,
+    fill: Color32,
+    title: &str,
+    body: &str,
+    more: impl FnOnce(&mut egui::Ui),
+) {
     egui::Frame::new()
         .fill(fill)
         .inner_margin(6.0)
@@ -485,6 +485,7 @@ fn banner(ui: &mut egui::Ui, fill: Color32, title: &str, body: &str) {
             ui.set_width(ui.available_width());
             ui.label(RichText::new(title).strong().color(Color32::WHITE));
             ui.label(RichText::new(body).color(Color32::WHITE));
+            more(ui);
         });
     ui.add_space(4.0);
 }

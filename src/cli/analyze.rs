@@ -6,6 +6,7 @@ use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, load, status};
 use clap::{Args, Subcommand, ValueEnum};
 use puffin_lens::engine::Trace;
 use puffin_lens::engine::query::{self, CompareOptions, CompareSort, Field, FindFilter, GroupBy};
+use puffin_lens::units::thread_label;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -362,11 +363,7 @@ impl Analysis {
                     ]);
                     for r in &rows {
                         t.row(vec![
-                            if r.name.is_empty() {
-                                "(unnamed)".into()
-                            } else {
-                                r.name.clone()
-                            },
+                            thread_label(&r.name).to_owned(),
                             r.num_scopes.to_string(),
                             r.depth.to_string(),
                             ms(r.span_ns),
@@ -605,17 +602,7 @@ impl Analysis {
                         let others: Vec<String> = g
                             .other_threads
                             .iter()
-                            .map(|o| {
-                                format!(
-                                    "{} {}",
-                                    if o.thread.is_empty() {
-                                        "(unnamed)"
-                                    } else {
-                                        &o.thread
-                                    },
-                                    ms(o.busy_ns)
-                                )
-                            })
+                            .map(|o| format!("{} {}", thread_label(&o.thread), ms(o.busy_ns)))
                             .collect();
                         t.row(vec![
                             ms(g.duration_ns),

@@ -8,7 +8,7 @@ mod text;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
-use puffin_lens::engine::{self, Decoded, Severity};
+use puffin_lens::engine::{self, Decoded};
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 
@@ -184,11 +184,7 @@ pub(crate) fn load(path: &Path) -> anyhow::Result<Decoded> {
     let bytes = std::fs::read(path).with_context(|| format!("{shown}: cannot read"))?;
     let decoded = engine::load(&bytes).with_context(|| format!("{shown}"))?;
     for d in &decoded.diagnostics {
-        let level = match d.severity {
-            Severity::Warning => "warning",
-            Severity::Damage => "damaged",
-        };
-        eprintln!("puffin-lens: {level}: {shown}: {d}");
+        eprintln!("puffin-lens: {}: {shown}: {d}", d.severity.as_str());
     }
     if decoded.trace.frames.is_empty() && decoded.is_damaged() {
         anyhow::bail!("{shown}: no frame could be decoded");

@@ -399,13 +399,7 @@ pub fn summary(file: &str, decoded: &super::Decoded) -> Summary {
         diagnostics: decoded
             .diagnostics
             .iter()
-            .map(|d| {
-                let level = match d.severity {
-                    super::Severity::Warning => "warning",
-                    super::Severity::Damage => "damaged",
-                };
-                format!("{level}: {d}")
-            })
+            .map(|d| format!("{}: {d}", d.severity.as_str()))
             .collect(),
     }
 }

@@ -54,6 +54,16 @@ pub enum Severity {
     Damage,
 }
 
+impl Severity {
+    /// `warning` or `damaged`, as messages and summaries label it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Damage => "damaged",
+        }
+    }
+}
+
 /// A problem found while decoding, located in the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
