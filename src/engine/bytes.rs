@@ -166,9 +166,14 @@ impl<'a> ByteReader<'a> {
     /// A puffin stream string: `u8` length + bytes, longest valid UTF-8 prefix kept.
     #[inline]
     pub fn short_str(&mut self, what: &'static str) -> ReadResult<&'a str> {
+        self.short_bytes(what).map(utf8_prefix)
+    }
+
+    /// A puffin stream string's raw bytes (not yet checked for UTF-8).
+    #[inline]
+    pub fn short_bytes(&mut self, what: &'static str) -> ReadResult<&'a [u8]> {
         let len = self.u8(what)?;
-        let bytes = self.take(u64::from(len), what)?;
-        Ok(utf8_prefix(bytes))
+        self.take(u64::from(len), what)
     }
 
     /// bincode 1.x varint unsigned integer.

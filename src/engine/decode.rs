@@ -881,14 +881,10 @@ fn parse_stream_ids(b: &mut TraceBuilder, stream: &[u8], sid: StreamId) -> Resul
     parse_stream_with(b, stream, sid, |b, r| {
         let id = r.u32_le("scope id")?;
         let start_ns = r.i64_le("scope start time")?;
-        let data = r.short_str("scope data")?;
+        let data = r.short_bytes("scope data")?;
         let children_len = r.u64_le("scope size")?;
         let def = b.def_for_raw_id(id);
-        let data = if data.is_empty() {
-            super::model::StrId(0)
-        } else {
-            b.intern(data)
-        };
+        let data = b.intern_utf8_prefix(data);
         Ok((def, start_ns, data, children_len))
     })
 }
@@ -898,10 +894,10 @@ fn parse_stream_legacy(b: &mut TraceBuilder, stream: &[u8], sid: StreamId) -> Re
         let start_ns = r.i64_le("scope start time")?;
         let name = r.short_str("scope name")?;
         let location = r.short_str("scope location")?;
-        let data = r.short_str("scope data")?;
+        let data = r.short_bytes("scope data")?;
         let children_len = r.u64_le("scope size")?;
         let def = b.legacy_def(name, location);
-        let data = b.intern(data);
+        let data = b.intern_utf8_prefix(data);
         Ok((def, start_ns, data, children_len))
     })
 }

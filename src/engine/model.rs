@@ -101,8 +101,13 @@ impl Default for Interner {
 
 #[inline]
 fn hash_str(s: &str) -> u64 {
+    hash_bytes(s.as_bytes())
+}
+
+#[inline]
+fn hash_bytes(bytes: &[u8]) -> u64 {
     let mut hasher = FxHasher::default();
-    hasher.write(s.as_bytes());
+    hasher.write(bytes);
     hasher.finish()
 }
 
@@ -135,6 +140,23 @@ impl Interner {
         ends.push(buf.len());
         table.insert_unique(hash, id, |&other| hash_str(slice(buf, ends, other)));
         StrId(id)
+    }
+
+    /// Interns the longest valid UTF-8 prefix of `bytes` (a puffin stream
+    /// string, possibly cut inside a character). Bytes equal to a string
+    /// already held are found without validating them again.
+    #[inline]
+    pub fn intern_utf8_prefix(&mut self, bytes: &[u8]) -> StrId {
+        if bytes.is_empty() && !self.ends.is_empty() {
+            return StrId(0);
+        }
+        let Self { buf, ends, table } = self;
+        if let Some(&id) = table.find(hash_bytes(bytes), |&id| {
+            slice(buf, ends, id).as_bytes() == bytes
+        }) {
+            return StrId(id);
+        }
+        self.intern(crate::engine::bytes::utf8_prefix(bytes))
     }
 
     /// Looks a string up without interning it.
@@ -633,6 +655,12 @@ impl TraceBuilder {
         self.trace.strings.intern(s)
     }
 
+    /// See [`Interner::intern_utf8_prefix`].
+    #[inline]
+    pub fn intern_utf8_prefix(&mut self, bytes: &[u8]) -> StrId {
+        self.trace.strings.intern_utf8_prefix(bytes)
+    }
+
     pub fn thread(&mut self, start_time_ns: Option<i64>, name: &str) -> ThreadId {
         let name = self.intern(name);
         let threads = &mut self.trace.threads;
@@ -873,6 +901,21 @@ mod tests {
         assert_eq!(i.intern(""), StrId(0));
         assert_eq!(i.find("b"), Some(b));
         assert_eq!(i.find("c"), None);
+    }
+
+    #[test]
+    fn interning_bytes_keeps_the_valid_utf8_prefix() {
+        let mut i = Interner::default();
+        let zz = i.intern("zz");
+        // "zz" then the first byte of "é": cut inside a character.
+        assert_eq!(i.intern_utf8_prefix(b"zz\xc3"), zz);
+        assert_eq!(i.intern_utf8_prefix(b"zz"), zz);
+        let e = i.intern_utf8_prefix("zé".as_bytes());
+        assert_eq!(i.get(e), "zé");
+        assert_eq!(i.intern("zé"), e);
+        assert_eq!(i.intern_utf8_prefix(b""), StrId(0));
+        let invalid = i.intern_utf8_prefix(b"\xff");
+        assert_eq!(i.get(invalid), "");
     }
 
     #[test]
