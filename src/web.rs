@@ -61,21 +61,86 @@ async fn run(shared: Shared) -> Result<(), JsValue> {
         .await
 }
 
+fn element(id: &str) -> Option<web_sys::Element> {
+    web_sys::window()?.document()?.get_element_by_id(id)
+}
+
+fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;")
+}
+
 /// Hides the "Loading…" text once the app runs, or shows why it cannot.
 fn set_loading_text(message: Option<&str>) {
-    let Some(el) = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id("loading_text"))
-    else {
+    let Some(el) = element("loading_text") else {
         return;
     };
     match message {
         None => el.remove(),
-        Some(msg) => el.set_inner_html(&format!(
-            "<p>{}</p>",
-            msg.replace('&', "&amp;").replace('<', "&lt;")
-        )),
+        Some(msg) => el.set_inner_html(&format!("<p>{}</p>", escape_html(msg))),
     }
+}
+
+/// Shows the page's progress bar for a recording being decoded (`name`,
+/// bytes done of total), or hides it (`None`). It is HTML over the canvas:
+/// the browser repaints it for next to nothing, while a repaint of the
+/// canvas costs as much as a decoding slice in software WebGL.
+pub fn show_load_progress(progress: Option<(&str, usize, usize)>) {
+    let (Some(bar), Some(label), Some(fill)) = (
+        element("load_progress"),
+        element("load_progress_label"),
+        element("load_progress_fill"),
+    ) else {
+        return;
+    };
+    let Some((name, done_bytes, total_bytes)) = progress else {
+        let _ = bar.set_attribute("hidden", "");
+        return;
+    };
+    let percent = if total_bytes == 0 {
+        0.0
+    } else {
+        100.0 * done_bytes as f64 / total_bytes as f64
+    };
+    label.set_inner_html(&escape_html(&format!(
+        "Decoding {name}: {:.1} of {:.1} MB",
+        done_bytes as f64 / 1e6,
+        total_bytes as f64 / 1e6
+    )));
+    let _ = fill.set_attribute("style", &format!("width: {percent:.1}%"));
+    let _ = bar.remove_attribute("hidden");
+}
+
+/// Lets the browser handle input and paint a frame before going on: waits
+/// for the next animation frame, then for a message posted from it (which
+/// runs after that frame is painted). A hidden page paints no frames and
+/// goes on at once (a message, unlike a timer, is not throttled there).
+pub async fn yield_to_browser() {
+    let promise = Promise::new(&mut |resolve, _reject| {
+        let Ok(channel) = web_sys::MessageChannel::new() else {
+            let _ = resolve.call0(&JsValue::UNDEFINED);
+            return;
+        };
+        channel.port1().set_onmessage(Some(&resolve));
+        let port = channel.port2();
+        let window = web_sys::window();
+        let visible = window
+            .as_ref()
+            .and_then(|w| w.document())
+            .is_some_and(|d| !d.hidden());
+        let after_frame = window.filter(|_| visible).and_then(|w| {
+            let post = Closure::once_into_js({
+                let port = port.clone();
+                move || {
+                    let _ = port.post_message(&JsValue::NULL);
+                }
+            });
+            w.request_animation_frame(post.unchecked_ref()).ok()
+        });
+        if after_frame.is_none() {
+            let _ = port.post_message(&JsValue::NULL);
+        }
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
 /// `?url=…` of the page.

@@ -60,8 +60,22 @@ await test("the app starts under a sub-path and shows the welcome screen", async
 });
 
 await test("a dropped recording loads; summary, dumpJson and queries equal the native CLI", async () => {
+  // Record what the page's HTML progress bar showed while decoding.
+  await page.evaluate(() => {
+    const bar = document.getElementById("load_progress");
+    window.__progressSeen = [];
+    new MutationObserver(() => {
+      if (!bar.hidden) window.__progressSeen.push(bar.textContent);
+    }).observe(bar, { attributes: true, childList: true, subtree: true });
+  });
   await dropFile(page, SAMPLE, sampleBytes);
   await waitLoaded(page, SAMPLE);
+  const progress = await page.evaluate(() => ({
+    seen: window.__progressSeen,
+    hiddenNow: document.getElementById("load_progress").hidden,
+  }));
+  assert.ok(progress.seen.some((t) => t.startsWith(`Decoding ${SAMPLE}:`)), `progress bar shown: ${JSON.stringify(progress.seen)}`);
+  assert.ok(progress.hiddenNow, "progress bar hidden once loaded");
   const got = await page.evaluate(() => ({
     summary: window.puffinLens.summary(),
     dump: window.puffinLens.dumpJson(),

@@ -1,16 +1,18 @@
 //! Loading a recording without freezing the UI: natively on a named
-//! background thread (frames decompressed on all cores), in the browser in
-//! slices of at most [`SLICE`] across repaints.
+//! background thread (frames decompressed on all cores); in the browser by a
+//! task that decodes in slices of at most [`SLICE`] and yields to the
+//! browser between them, with the page's HTML progress bar advancing after
+//! each slice (the canvas is not redrawn for it: in software WebGL a repaint
+//! of a large page costs as much as a slice). Without a thread, tests poll
+//! the decoder a slice per frame.
 
 use crate::engine::api::{Summary, summary};
 use crate::engine::{Decoded, PuffinDecoder, Trace, json_in};
 use web_time::{Duration, Instant};
 
-/// Longest stretch of work (decoding plus the rest of the app's frame)
-/// between two repaints in the browser. Rendering a frame takes another
-/// 40-50 ms in headless Chromium's software WebGL, so the page still
-/// repaints about every 80-90 ms there, and far more often with a GPU.
-pub const SLICE: Duration = Duration::from_millis(35);
+/// Longest stretch of decoding before the browser gets to handle input and
+/// paint again.
+pub const SLICE: Duration = Duration::from_millis(40);
 
 /// A decoded recording, as every view reads it.
 pub struct Loaded {
@@ -60,6 +62,9 @@ pub enum Poll {
     Pending {
         done_bytes: usize,
         total_bytes: usize,
+        /// The load advances only when polled again (the app must repaint);
+        /// otherwise it asks for a repaint itself when there is news.
+        needs_polling: bool,
     },
     Ready(Box<Result<Loaded, String>>),
 }
@@ -67,11 +72,7 @@ pub enum Poll {
 /// One recording being loaded.
 pub struct LoadJob {
     pub name: String,
-    started: Instant,
     inner: Inner,
-    /// Time spent decoding in slices, and how many slices.
-    busy: Duration,
-    slices: u32,
 }
 
 enum Inner {
@@ -80,8 +81,78 @@ enum Inner {
         progress: std::sync::Arc<[std::sync::atomic::AtomicUsize; 2]>,
         rx: std::sync::mpsc::Receiver<Result<Loaded, String>>,
     },
-    Sliced(PuffinDecoder<Vec<u8>>),
-    Done(Option<Result<Loaded, String>>),
+    #[cfg(not(target_arch = "wasm32"))]
+    Sliced(Box<SlicedDecode>),
+    #[cfg(target_arch = "wasm32")]
+    Browser(std::rc::Rc<std::cell::RefCell<BrowserTask>>),
+    Done(Option<Box<Result<Loaded, String>>>),
+}
+
+/// What the browser's decoding task and the app share.
+#[cfg(target_arch = "wasm32")]
+struct BrowserTask {
+    done_bytes: usize,
+    total_bytes: usize,
+    result: Option<Result<Loaded, String>>,
+    /// The app dropped the job (replaced or closed): stop decoding.
+    cancelled: bool,
+}
+
+#[cfg(target_arch = "wasm32")]
+impl Drop for LoadJob {
+    fn drop(&mut self) {
+        if let Inner::Browser(task) = &self.inner {
+            task.borrow_mut().cancelled = true;
+        }
+    }
+}
+
+/// A decode done a slice at a time.
+struct SlicedDecode {
+    decoder: PuffinDecoder<Vec<u8>>,
+    started: Instant,
+    /// Time spent decoding, and in how many slices.
+    busy: Duration,
+    slices: u32,
+}
+
+impl SlicedDecode {
+    fn new(decoder: PuffinDecoder<Vec<u8>>, started: Instant) -> Self {
+        Self {
+            decoder,
+            started,
+            busy: Duration::ZERO,
+            slices: 0,
+        }
+    }
+
+    /// Decodes for at most `budget`; returns whether the decoder is done.
+    fn run_slice(&mut self, budget: Duration) -> bool {
+        let start = Instant::now();
+        let mut done = true;
+        while self.decoder.step() {
+            if start.elapsed() >= budget {
+                done = false;
+                break;
+            }
+        }
+        self.busy += start.elapsed();
+        self.slices += 1;
+        done
+    }
+
+    /// Finishes the decode and logs how it went.
+    fn finish(self, name: &str) -> Result<Loaded, String> {
+        let size = self.decoder.bytes_total();
+        let decoded = self.decoder.finish();
+        log::info!(
+            "{name}: decoded in {:.0} ms of work in {} slices, {:.0} ms since the start",
+            self.busy.as_secs_f64() * 1e3,
+            self.slices,
+            self.started.elapsed().as_secs_f64() * 1e3
+        );
+        finish(name, decoded, size, self.started)
+    }
 }
 
 /// A decode that kept no frame at all is unusable; anything else is shown.
@@ -118,7 +189,7 @@ impl LoadJob {
                 Ok(bytes) => bytes,
                 Err(err) => {
                     let result = Err(format!("{}: cannot read: {err}", path.display()));
-                    return Self::done(name, started, result);
+                    return Self::done(name, result);
                 }
             },
         };
@@ -127,30 +198,29 @@ impl LoadJob {
             let result = json_in::load_json(&bytes)
                 .map_err(|err| format!("{name}: {err}"))
                 .and_then(|d| finish(&name, d, bytes.len(), started));
-            return Self::done(name, started, result);
+            return Self::done(name, result);
         }
         match PuffinDecoder::new(bytes) {
+            #[cfg(target_arch = "wasm32")]
+            Ok(decoder) => {
+                Self::start_browser_task(name, SlicedDecode::new(decoder, started), ctx.clone())
+            }
+            #[cfg(not(target_arch = "wasm32"))]
             Ok(decoder) => Self {
                 name,
-                started,
-                inner: Inner::Sliced(decoder),
-                busy: Duration::ZERO,
-                slices: 0,
+                inner: Inner::Sliced(Box::new(SlicedDecode::new(decoder, started))),
             },
             Err(err) => {
                 let result = Err(format!("{name}: {err}"));
-                Self::done(name, started, result)
+                Self::done(name, result)
             }
         }
     }
 
-    fn done(name: String, started: Instant, result: Result<Loaded, String>) -> Self {
+    fn done(name: String, result: Result<Loaded, String>) -> Self {
         Self {
             name,
-            started,
-            inner: Inner::Done(Some(result)),
-            busy: Duration::ZERO,
-            slices: 0,
+            inner: Inner::Done(Some(Box::new(result))),
         }
     }
 
@@ -193,21 +263,62 @@ impl LoadJob {
         match spawned {
             Ok(_) => Self {
                 name,
-                started,
                 inner: Inner::Thread { progress, rx },
-                busy: Duration::ZERO,
-                slices: 0,
             },
             Err(err) => {
                 let result = Err(format!("{name}: cannot start the decoding thread: {err}"));
-                Self::done(name, started, result)
+                Self::done(name, result)
             }
         }
     }
 
-    /// Advances the load (a slice of decoding at most `budget` long in the
-    /// browser) and reports where it stands.
+    /// Decodes on the page's event loop: a slice, then a yield to the
+    /// browser (which handles input and paints the progress bar), and so on.
+    #[cfg(target_arch = "wasm32")]
+    fn start_browser_task(name: String, mut work: SlicedDecode, ctx: egui::Context) -> Self {
+        let task = std::rc::Rc::new(std::cell::RefCell::new(BrowserTask {
+            done_bytes: 0,
+            total_bytes: work.decoder.bytes_total(),
+            result: None,
+            cancelled: false,
+        }));
+        let shared = task.clone();
+        let task_name = name.clone();
+        crate::web::show_load_progress(Some((&name, 0, work.decoder.bytes_total())));
+        wasm_bindgen_futures::spawn_local(async move {
+            let name = task_name;
+            // Let the frame that started the load be painted first.
+            crate::web::yield_to_browser().await;
+            loop {
+                if shared.borrow().cancelled {
+                    crate::web::show_load_progress(None);
+                    return;
+                }
+                if work.run_slice(SLICE) {
+                    break;
+                }
+                let (done_bytes, total_bytes) =
+                    (work.decoder.bytes_done(), work.decoder.bytes_total());
+                shared.borrow_mut().done_bytes = done_bytes;
+                crate::web::show_load_progress(Some((&name, done_bytes, total_bytes)));
+                crate::web::yield_to_browser().await;
+            }
+            let result = work.finish(&name);
+            crate::web::show_load_progress(None);
+            shared.borrow_mut().result = Some(result);
+            ctx.request_repaint();
+        });
+        Self {
+            name,
+            inner: Inner::Browser(task),
+        }
+    }
+
+    /// Advances the load (a slice of decoding at most `budget` long when it
+    /// is polled a slice per frame) and reports where it stands.
     pub fn poll(&mut self, budget: Duration) -> Poll {
+        #[cfg(target_arch = "wasm32")]
+        let _ = budget;
         match &mut self.inner {
             #[cfg(not(target_arch = "wasm32"))]
             Inner::Thread { progress, rx } => match rx.try_recv() {
@@ -217,45 +328,45 @@ impl LoadJob {
                     Poll::Pending {
                         done_bytes: progress[0].load(Ordering::Relaxed),
                         total_bytes: progress[1].load(Ordering::Relaxed),
+                        needs_polling: false,
                     }
                 }
                 Err(std::sync::mpsc::TryRecvError::Disconnected) => Poll::Ready(Box::new(Err(
                     format!("{}: the decoding thread stopped unexpectedly", self.name),
                 ))),
             },
-            Inner::Sliced(decoder) => {
-                let slice_start = Instant::now();
-                self.slices += 1;
-                while decoder.step() {
-                    if slice_start.elapsed() >= budget {
-                        self.busy += slice_start.elapsed();
-                        return Poll::Pending {
-                            done_bytes: decoder.bytes_done(),
-                            total_bytes: decoder.bytes_total(),
-                        };
-                    }
+            #[cfg(not(target_arch = "wasm32"))]
+            Inner::Sliced(work) => {
+                if !work.run_slice(budget) {
+                    return Poll::Pending {
+                        done_bytes: work.decoder.bytes_done(),
+                        total_bytes: work.decoder.bytes_total(),
+                        needs_polling: true,
+                    };
                 }
-                let Inner::Sliced(decoder) = std::mem::replace(&mut self.inner, Inner::Done(None))
+                let Inner::Sliced(work) = std::mem::replace(&mut self.inner, Inner::Done(None))
                 else {
                     unreachable!("matched above")
                 };
-                let size = decoder.bytes_total();
-                let decoded = decoder.finish();
-                self.busy += slice_start.elapsed();
-                log::info!(
-                    "{}: decoded in {:.0} ms of work in {} slices, {:.0} ms since the start",
-                    self.name,
-                    self.busy.as_secs_f64() * 1e3,
-                    self.slices,
-                    self.started.elapsed().as_secs_f64() * 1e3
-                );
-                Poll::Ready(Box::new(finish(&self.name, decoded, size, self.started)))
+                Poll::Ready(Box::new(work.finish(&self.name)))
             }
-            Inner::Done(result) => Poll::Ready(Box::new(
+            #[cfg(target_arch = "wasm32")]
+            Inner::Browser(task) => {
+                let mut task = task.borrow_mut();
+                match task.result.take() {
+                    Some(result) => Poll::Ready(Box::new(result)),
+                    None => Poll::Pending {
+                        done_bytes: task.done_bytes,
+                        total_bytes: task.total_bytes,
+                        needs_polling: false,
+                    },
+                }
+            }
+            Inner::Done(result) => Poll::Ready(
                 result
                     .take()
-                    .unwrap_or_else(|| Err(format!("{}: already loaded", self.name))),
-            )),
+                    .unwrap_or_else(|| Box::new(Err(format!("{}: already loaded", self.name)))),
+            ),
         }
     }
 }

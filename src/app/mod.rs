@@ -167,9 +167,10 @@ impl PuffinLensApp {
     }
 
     /// Advances the loads, decoding for what is left of `SLICE` this frame;
-    /// returns whether one is still running.
+    /// returns whether one needs another frame to go on.
     fn poll_loads(&mut self, frame_start: web_time::Instant) -> bool {
         let mut running = None;
+        let mut needs_frames = false;
         for side in [Side::A, Side::B] {
             let slot = self.slot_mut(side);
             let Some((job, _)) = &mut slot.job else {
@@ -180,7 +181,9 @@ impl PuffinLensApp {
                 Poll::Pending {
                     done_bytes,
                     total_bytes,
+                    needs_polling,
                 } => {
+                    needs_frames |= needs_polling;
                     running = Some(LoadStatus {
                         name: job.name.clone(),
                         side: side.label(),
@@ -194,9 +197,8 @@ impl PuffinLensApp {
                 }
             }
         }
-        let is_running = running.is_some();
         self.shared.borrow_mut().loading = running;
-        is_running
+        needs_frames
     }
 
     fn finish_load(&mut self, side: Side, result: Result<Loaded, String>, on_done: Option<OnDone>) {
@@ -455,6 +457,13 @@ impl PuffinLensApp {
                 ui.label(format!("Downloading {url}…"));
             });
         }
+        // In the browser the page's HTML progress bar shows how far it is
+        // (the canvas is not redrawn while decoding).
+        #[cfg(target_arch = "wasm32")]
+        if let Some(status) = &loading {
+            ui.label(format!("Decoding {} ({})…", status.name, status.side));
+        }
+        #[cfg(not(target_arch = "wasm32"))]
         if let Some(status) = loading {
             let frac = if status.total_bytes == 0 {
                 0.0
