@@ -80,11 +80,11 @@ fn set_loading_text(message: Option<&str>) {
     }
 }
 
-/// Shows the page's progress bar for a recording being decoded (`name`,
-/// bytes done of total), or hides it (`None`). It is HTML over the canvas:
-/// the browser repaints it for next to nothing, while a repaint of the
-/// canvas costs as much as a decoding slice in software WebGL.
-pub fn show_load_progress(progress: Option<(&str, usize, usize)>) {
+/// Shows the page's progress bar (`what` is being done, bytes done of total;
+/// a total of 0 is unknown), or hides it (`None`). It is HTML over the
+/// canvas: the browser repaints it for next to nothing, while a repaint of
+/// the canvas costs as much as a decoding slice in software WebGL.
+pub fn show_progress(progress: Option<(&str, usize, usize)>) {
     let (Some(bar), Some(label), Some(fill)) = (
         element("load_progress"),
         element("load_progress_label"),
@@ -92,20 +92,19 @@ pub fn show_load_progress(progress: Option<(&str, usize, usize)>) {
     ) else {
         return;
     };
-    let Some((name, done_bytes, total_bytes)) = progress else {
+    let Some((what, done_bytes, total_bytes)) = progress else {
         let _ = bar.set_attribute("hidden", "");
         return;
     };
-    let percent = if total_bytes == 0 {
-        0.0
+    let done_mb = done_bytes as f64 / 1e6;
+    let (text, percent) = if total_bytes == 0 {
+        (format!("{what}: {done_mb:.1} MB"), 100.0)
     } else {
-        100.0 * done_bytes as f64 / total_bytes as f64
+        let total_mb = total_bytes as f64 / 1e6;
+        let percent = 100.0 * done_bytes as f64 / total_bytes as f64;
+        (format!("{what}: {done_mb:.1} of {total_mb:.1} MB"), percent)
     };
-    label.set_inner_html(&escape_html(&format!(
-        "Decoding {name}: {:.1} of {:.1} MB",
-        done_bytes as f64 / 1e6,
-        total_bytes as f64 / 1e6
-    )));
+    label.set_inner_html(&escape_html(&text));
     let _ = fill.set_attribute("style", &format!("width: {percent:.1}%"));
     let _ = bar.remove_attribute("hidden");
 }
@@ -156,6 +155,7 @@ fn fetch_into(shared: Shared, url: String) {
     shared.borrow_mut().fetching = Some(url.clone());
     wasm_bindgen_futures::spawn_local(async move {
         let result = fetch_bytes(&url).await;
+        show_progress(None);
         let mut state = shared.borrow_mut();
         state.fetching = None;
         match result {
@@ -175,6 +175,7 @@ fn fetch_into(shared: Shared, url: String) {
     });
 }
 
+/// Downloads `url`, showing the bytes received on the page's progress bar.
 async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     use wasm_bindgen_futures::JsFuture;
     let window = web_sys::window().ok_or("no window")?;
@@ -190,10 +191,38 @@ async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
             response.status_text()
         ));
     }
-    let buffer = JsFuture::from(response.array_buffer().map_err(js_message)?)
-        .await
-        .map_err(js_message)?;
-    Ok(Uint8Array::new(&buffer).to_vec())
+    let Some(body) = response.body() else {
+        return Ok(Vec::new());
+    };
+    // Content-Length is the compressed size when the server compresses: a
+    // hint for the bar only.
+    let total = response
+        .headers()
+        .get("content-length")
+        .ok()
+        .flatten()
+        .and_then(|len| len.parse::<usize>().ok())
+        .unwrap_or(0);
+    let what = format!("Downloading {}", file_name(url));
+    let reader: web_sys::ReadableStreamDefaultReader = body
+        .get_reader()
+        .dyn_into()
+        .map_err(|o| js_message(o.into()))?;
+    let mut bytes = Vec::with_capacity(total);
+    loop {
+        show_progress(Some((&what, bytes.len(), total.max(bytes.len()))));
+        let chunk = JsFuture::from(reader.read()).await.map_err(js_message)?;
+        let done = Reflect::get(&chunk, &"done".into()).map_err(js_message)?;
+        if done.as_bool().unwrap_or(true) {
+            break;
+        }
+        let value = Reflect::get(&chunk, &"value".into()).map_err(js_message)?;
+        let value: Uint8Array = value.dyn_into().map_err(js_message)?;
+        let start = bytes.len();
+        bytes.resize(start + value.length() as usize, 0);
+        value.copy_to(&mut bytes[start..]);
+    }
+    Ok(bytes)
 }
 
 fn js_message(value: JsValue) -> String {

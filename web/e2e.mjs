@@ -49,6 +49,18 @@ const browser = await launch();
 const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
 const requests = [];
 context.on("request", (r) => requests.push(r.url()));
+// Every page records what its HTML progress bar showed (downloads, decoding).
+await context.addInitScript(() => {
+  window.__progressSeen = [];
+  addEventListener("DOMContentLoaded", () => {
+    const bar = document.getElementById("load_progress");
+    new MutationObserver(() => {
+      if (!bar.hidden) window.__progressSeen.push(bar.textContent);
+    }).observe(bar, { attributes: true, childList: true, subtree: true });
+  });
+});
+const progressShown = (p) =>
+  p.evaluate(() => ({ seen: window.__progressSeen, hiddenNow: document.getElementById("load_progress").hidden }));
 let page;
 
 await test("the app starts under a sub-path and shows the welcome screen", async () => {
@@ -60,20 +72,9 @@ await test("the app starts under a sub-path and shows the welcome screen", async
 });
 
 await test("a dropped recording loads; summary, dumpJson and queries equal the native CLI", async () => {
-  // Record what the page's HTML progress bar showed while decoding.
-  await page.evaluate(() => {
-    const bar = document.getElementById("load_progress");
-    window.__progressSeen = [];
-    new MutationObserver(() => {
-      if (!bar.hidden) window.__progressSeen.push(bar.textContent);
-    }).observe(bar, { attributes: true, childList: true, subtree: true });
-  });
   await dropFile(page, SAMPLE, sampleBytes);
   await waitLoaded(page, SAMPLE);
-  const progress = await page.evaluate(() => ({
-    seen: window.__progressSeen,
-    hiddenNow: document.getElementById("load_progress").hidden,
-  }));
+  const progress = await progressShown(page);
   assert.ok(progress.seen.some((t) => t.startsWith(`Decoding ${SAMPLE}:`)), `progress bar shown: ${JSON.stringify(progress.seen)}`);
   assert.ok(progress.hiddenNow, "progress bar hidden once loaded");
   const got = await page.evaluate(() => ({
@@ -169,10 +170,16 @@ await test("?url= loads a recording from the same server", async () => {
   const got = await p.evaluate(() => ({ summary: window.puffinLens.summary(), dump: window.puffinLens.dumpJson() }));
   assert.deepEqual(got.summary, expected.summary);
   assert.equal(got.dump, expected.dump);
+  const progress = await progressShown(p);
+  const size = (sampleBytes.length / 1e6).toFixed(1);
+  assert.ok(progress.seen.includes(`Downloading ${SAMPLE}: ${size} of ${size} MB`), `download progress: ${JSON.stringify(progress.seen)}`);
+  assert.ok(progress.seen.some((t) => t.startsWith(`Decoding ${SAMPLE}:`)), `decoding progress: ${JSON.stringify(progress.seen)}`);
+  assert.ok(progress.hiddenNow, "progress bar hidden once loaded");
   const missing = await openApp(context, `${server.base}?url=../recordings/missing.puffin`);
   await missing.waitForFunction(() => window.puffinLens.status().error, null, { timeout: 30_000 });
   const err = await missing.evaluate(() => window.puffinLens.status().error);
   assert.match(err, /missing\.puffin: cannot download: HTTP 404/);
+  assert.ok((await progressShown(missing)).hiddenNow, "no progress bar left after a failed download");
   await p.close();
   await missing.close();
 });

@@ -284,14 +284,15 @@ impl LoadJob {
         }));
         let shared = task.clone();
         let task_name = name.clone();
-        crate::web::show_load_progress(Some((&name, 0, work.decoder.bytes_total())));
+        let what = format!("Decoding {name}");
+        crate::web::show_progress(Some((&what, 0, work.decoder.bytes_total())));
         wasm_bindgen_futures::spawn_local(async move {
             let name = task_name;
             // Let the frame that started the load be painted first.
             crate::web::yield_to_browser().await;
             loop {
                 if shared.borrow().cancelled {
-                    crate::web::show_load_progress(None);
+                    crate::web::show_progress(None);
                     return;
                 }
                 if work.run_slice(SLICE) {
@@ -300,11 +301,11 @@ impl LoadJob {
                 let (done_bytes, total_bytes) =
                     (work.decoder.bytes_done(), work.decoder.bytes_total());
                 shared.borrow_mut().done_bytes = done_bytes;
-                crate::web::show_load_progress(Some((&name, done_bytes, total_bytes)));
+                crate::web::show_progress(Some((&what, done_bytes, total_bytes)));
                 crate::web::yield_to_browser().await;
             }
             let result = work.finish(&name);
-            crate::web::show_load_progress(None);
+            crate::web::show_progress(None);
             shared.borrow_mut().result = Some(result);
             ctx.request_repaint();
         });

@@ -453,6 +453,9 @@ impl PuffinLensApp {
         };
         if let Some(url) = fetching {
             ui.horizontal(|ui| {
+                // In the browser the page's progress bar moves instead (a
+                // spinner would repaint the canvas all along).
+                #[cfg(not(target_arch = "wasm32"))]
                 ui.spinner();
                 ui.label(format!("Downloading {url}…"));
             });
