@@ -1,6 +1,7 @@
 // Browser end-to-end test of the built site (dist/): drop a recording on the
 // canvas and check through window.puffinLens that the app holds exactly what
-// the native CLI answers; drop a damaged and a broken file; load ?url=;
+// the native CLI answers (a .puffin file and a JSON dump); drop a damaged
+// and a broken file; load ?url= (progress bars checked);
 // reload offline through the service worker; and make sure the page asks for
 // nothing but its own files. Screenshots go to target/e2e/.
 //
@@ -162,6 +163,26 @@ await test("a broken file shows one error line and the page keeps working", asyn
     ),
   );
   assert.match(rejected, /^tiny\.bin: not a \.puffin recording/);
+});
+
+await test("a dropped JSON dump loads a frame at a time and answers like the CLI", async () => {
+  writeFileSync(join(work, "dump.json"), expected.dump);
+  const want = {
+    summary: JSON.parse(cli(["summary", "dump.json", "--json"], { cwd: work })),
+    dump: cli(["dump", "dump.json"], { cwd: work }),
+  };
+  await page.evaluate(() => (window.__progressSeen = []));
+  await dropFile(page, "dump.json", Buffer.from(expected.dump));
+  // A is open: a dropped file opens as B.
+  await waitLoaded(page, "dump.json", "b");
+  const got = await page.evaluate(() => ({ summary: window.puffinLens.summary("b"), dump: window.puffinLens.dumpJson("b") }));
+  assert.deepEqual(got.summary, want.summary);
+  assert.equal(got.dump, want.dump);
+  assert.ok((await progressShown(page)).seen.some((t) => t.startsWith("Decoding dump.json:")));
+  await dropFile(page, "bad.json", Buffer.from('{"frames": [ {"frame_index": } ]}'));
+  await page.waitForFunction(() => window.puffinLens.status().error, null, { timeout: 30_000 });
+  const error = await page.evaluate(() => window.puffinLens.status().error);
+  assert.equal(error, "bad.json: invalid JSON dump: expected value at line 1 column 30 (byte 29)");
 });
 
 await test("?url= loads a recording from the same server", async () => {

@@ -7,7 +7,9 @@
 //! the decoder a slice per frame.
 
 use crate::engine::api::{Summary, summary};
-use crate::engine::{Decoded, PuffinDecoder, Trace, json_in};
+use crate::engine::{Decoded, SteppedDecoder, Trace};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::engine::{PuffinDecoder, json_in};
 use web_time::{Duration, Instant};
 
 /// Longest stretch of decoding before the browser gets to handle input and
@@ -109,7 +111,7 @@ impl Drop for LoadJob {
 
 /// A decode done a slice at a time.
 struct SlicedDecode {
-    decoder: PuffinDecoder<Vec<u8>>,
+    decoder: SteppedDecoder<Vec<u8>>,
     started: Instant,
     /// Time spent decoding, and in how many slices.
     busy: Duration,
@@ -117,7 +119,7 @@ struct SlicedDecode {
 }
 
 impl SlicedDecode {
-    fn new(decoder: PuffinDecoder<Vec<u8>>, started: Instant) -> Self {
+    fn new(decoder: SteppedDecoder<Vec<u8>>, started: Instant) -> Self {
         Self {
             decoder,
             started,
@@ -151,7 +153,9 @@ impl SlicedDecode {
             self.slices,
             self.started.elapsed().as_secs_f64() * 1e3
         );
-        finish(name, decoded, size, self.started)
+        decoded
+            .map_err(|err| format!("{name}: {err}"))
+            .and_then(|decoded| finish(name, decoded, size, self.started))
     }
 }
 
@@ -193,14 +197,7 @@ impl LoadJob {
                 }
             },
         };
-        if json_in::looks_like_json(&bytes) {
-            // JSON dumps are parsed in one go (streaming, but not sliced).
-            let result = json_in::load_json(&bytes)
-                .map_err(|err| format!("{name}: {err}"))
-                .and_then(|d| finish(&name, d, bytes.len(), started));
-            return Self::done(name, result);
-        }
-        match PuffinDecoder::new(bytes) {
+        match SteppedDecoder::new(bytes) {
             #[cfg(target_arch = "wasm32")]
             Ok(decoder) => {
                 Self::start_browser_task(name, SlicedDecode::new(decoder, started), ctx.clone())

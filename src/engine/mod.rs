@@ -37,3 +37,51 @@ pub fn load(bytes: &[u8]) -> Result<Decoded, LoadError> {
         }
     }
 }
+
+/// A recording decoded a piece at a time (a frame per step), whatever its
+/// kind: a `.puffin` file or a JSON dump, told apart by content.
+pub enum SteppedDecoder<B> {
+    Puffin(PuffinDecoder<B>),
+    Json(json_in::JsonDecoder<B>),
+}
+
+impl<B: AsRef<[u8]>> SteppedDecoder<B> {
+    pub fn new(bytes: B) -> Result<Self, LoadError> {
+        if json_in::looks_like_json(bytes.as_ref()) {
+            Ok(Self::Json(json_in::JsonDecoder::new(bytes)))
+        } else {
+            PuffinDecoder::new(bytes).map(Self::Puffin)
+        }
+    }
+
+    /// Decodes the next piece; returns whether there is more to do.
+    pub fn step(&mut self) -> bool {
+        match self {
+            Self::Puffin(d) => d.step(),
+            Self::Json(d) => d.step(),
+        }
+    }
+
+    pub fn bytes_done(&self) -> usize {
+        match self {
+            Self::Puffin(d) => d.bytes_done(),
+            Self::Json(d) => d.bytes_done(),
+        }
+    }
+
+    pub fn bytes_total(&self) -> usize {
+        match self {
+            Self::Puffin(d) => d.bytes_total(),
+            Self::Json(d) => d.bytes_total(),
+        }
+    }
+
+    /// Decodes what is left. A damaged `.puffin` file keeps its intact
+    /// frames; an invalid JSON dump is an error.
+    pub fn finish(self) -> Result<Decoded, LoadError> {
+        match self {
+            Self::Puffin(d) => Ok(d.finish()),
+            Self::Json(d) => d.finish(),
+        }
+    }
+}
