@@ -1,6 +1,7 @@
 // Browser end-to-end test of the built site (dist/): drop a recording on the
 // canvas and check through window.puffinLens that the app holds exactly what
-// the native CLI answers (a .puffin file and a JSON dump); drop a damaged
+// the native CLI answers (a .puffin file and a JSON dump); click "Try an
+// example" and "Open…" on the canvas; drop a damaged
 // and a broken file; load ?url= (progress bars checked);
 // reload offline through the service worker; and make sure the page asks for
 // nothing but its own files. Screenshots go to target/e2e/.
@@ -70,6 +71,22 @@ await test("the app starts under a sub-path and shows the welcome screen", async
   assert.deepEqual(status, { loading: null, fetching: null, error: null, a: null, b: null, shown: "a" });
   assert.equal(await page.evaluate(() => window.puffinLens.summary()), null);
   await page.screenshot({ path: join(OUT, "welcome.png") });
+});
+
+await test("clicks on the canvas: Try an example loads the bundled recording, Open… the file picker", async () => {
+  const p = await openApp(context, server.base);
+  // The welcome screen's centered "Try an example" button, at 1400x900.
+  await p.mouse.click(700, 341);
+  await waitLoaded(p, SAMPLE);
+  assert.deepEqual(await p.evaluate(() => window.puffinLens.summary()), expected.summary);
+  // The top bar's "Open…" button: the browser's file picker; the pick opens as B.
+  const [chooser] = await Promise.all([p.waitForEvent("filechooser"), p.mouse.click(146, 12)]);
+  assert.ok(chooser.isMultiple(), "several files can be picked");
+  await chooser.setFiles({ name: "picked.puffin", mimeType: "application/octet-stream", buffer: sampleBytes });
+  await waitLoaded(p, "picked.puffin", "b");
+  assert.equal((await p.evaluate(() => window.puffinLens.summary("b"))).scopes, expected.summary.scopes);
+  await p.screenshot({ path: join(OUT, "example.png") });
+  await p.close();
 });
 
 await test("a dropped recording loads; summary, dumpJson and queries equal the native CLI", async () => {
