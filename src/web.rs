@@ -109,6 +109,39 @@ pub fn show_progress(progress: Option<(&str, usize, usize)>) {
     let _ = bar.remove_attribute("hidden");
 }
 
+/// Reads a file the user gave (dropped or picked) into memory a chunk at a
+/// time, showing the bytes read on the page's progress bar: one copy of a
+/// large file into wasm memory would block the page for most of a second.
+pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
+    use wasm_bindgen_futures::JsFuture;
+    const CHUNK: usize = 8 << 20;
+    let size = file.size() as usize;
+    let what = format!("Reading {}", file.name());
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(size)
+        .map_err(|_| format!("not enough memory for {size} bytes"))?;
+    while bytes.len() < size {
+        show_progress(Some((&what, bytes.len(), size)));
+        let start = bytes.len();
+        let end = (start + CHUNK).min(size);
+        let chunk = file
+            .slice_with_f64_and_f64(start as f64, end as f64)
+            .map_err(js_message)?;
+        let buffer = JsFuture::from(chunk.array_buffer())
+            .await
+            .map_err(js_message)?;
+        let chunk = Uint8Array::new(&buffer);
+        if chunk.length() == 0 {
+            break; // the file shrank meanwhile
+        }
+        bytes.resize(start + chunk.length() as usize, 0);
+        chunk.copy_to(&mut bytes[start..]);
+    }
+    show_progress(None);
+    Ok(bytes)
+}
+
 /// Lets the browser handle input and paint a frame before going on: waits
 /// for the next animation frame, then for a message posted from it (which
 /// runs after that frame is painted). A hidden page paints no frames and
@@ -165,12 +198,7 @@ fn fetch_into(shared: Shared, url: String) {
                 side: None,
                 on_done: None,
             }),
-            Err(err) => {
-                state.error = Some(format!("{url}: {err}"));
-                if let Some(ctx) = &state.ctx {
-                    ctx.request_repaint();
-                }
-            }
+            Err(err) => state.fail(format!("{url}: {err}")),
         }
     });
 }

@@ -6,6 +6,8 @@
 //
 // Usage: node web/bench.mjs   (after `trunk build --release` and
 // `cargo build --release --example capture`). Results: target/e2e/bench.json
+// BENCH_COMPRESSIONS=lz4,zstd,json picks the files (json: the capture's
+// 210 MB JSON dump); BENCH_VIEWPORT=640x400 the page size.
 
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
@@ -19,7 +21,7 @@ mkdirSync(OUT, { recursive: true });
 
 const files = {};
 for (const compression of (process.env.BENCH_COMPRESSIONS || "lz4,zstd").split(",")) {
-  const name = `capture_${compression}.puffin`;
+  const name = `capture_${compression}.${compression === "json" ? "json" : "puffin"}`;
   execFileSync(CAPTURE, ["gen", join(work, name), compression], { stdio: "inherit" });
   files[name] = join(work, name);
 }

@@ -75,16 +75,24 @@ await test("the app starts under a sub-path and shows the welcome screen", async
 
 await test("clicks on the canvas: Try an example loads the bundled recording, Open… the file picker", async () => {
   const p = await openApp(context, server.base);
+  // Listen early: Playwright intercepts the picker only once a listener is
+  // in place, which takes a round trip to the browser.
+  const chooserShown = new Promise((resolve) => p.once("filechooser", resolve));
   // The welcome screen's centered "Try an example" button, at 1400x900.
   await p.mouse.click(700, 341);
   await waitLoaded(p, SAMPLE);
   assert.deepEqual(await p.evaluate(() => window.puffinLens.summary()), expected.summary);
   // The top bar's "Open…" button: the browser's file picker; the pick opens as B.
-  const [chooser] = await Promise.all([p.waitForEvent("filechooser"), p.mouse.click(146, 12)]);
+  await p.mouse.click(146, 12);
+  const chooser = await Promise.race([
+    chooserShown,
+    new Promise((_, reject) => setTimeout(() => reject(new Error("no file picker within 30 s")), 30_000)),
+  ]);
   assert.ok(chooser.isMultiple(), "several files can be picked");
   await chooser.setFiles({ name: "picked.puffin", mimeType: "application/octet-stream", buffer: sampleBytes });
   await waitLoaded(p, "picked.puffin", "b");
   assert.equal((await p.evaluate(() => window.puffinLens.summary("b"))).scopes, expected.summary.scopes);
+  assert.ok((await progressShown(p)).seen.includes("Reading picked.puffin: 0.0 of 0.0 MB"));
   await p.screenshot({ path: join(OUT, "example.png") });
   await p.close();
 });
@@ -93,7 +101,8 @@ await test("a dropped recording loads; summary, dumpJson and queries equal the n
   await dropFile(page, SAMPLE, sampleBytes);
   await waitLoaded(page, SAMPLE);
   const progress = await progressShown(page);
-  assert.ok(progress.seen.some((t) => t.startsWith(`Decoding ${SAMPLE}:`)), `progress bar shown: ${JSON.stringify(progress.seen)}`);
+  assert.ok(progress.seen.some((t) => t.startsWith(`Reading ${SAMPLE}:`)), `reading progress: ${JSON.stringify(progress.seen)}`);
+  assert.ok(progress.seen.some((t) => t.startsWith(`Decoding ${SAMPLE}:`)), `decoding progress: ${JSON.stringify(progress.seen)}`);
   assert.ok(progress.hiddenNow, "progress bar hidden once loaded");
   const got = await page.evaluate(() => ({
     summary: window.puffinLens.summary(),

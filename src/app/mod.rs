@@ -286,7 +286,10 @@ impl PuffinLensApp {
                 let shared = self.shared.clone();
                 wasm_bindgen_futures::spawn_local(async move {
                     let started = web_time::Instant::now();
-                    let result = file.bytes_async().await;
+                    let result = match file.web_file() {
+                        Some(web_file) => crate::web::read_file(web_file).await,
+                        None => file.bytes_async().await,
+                    };
                     log::info!(
                         "{name}: read the dropped file in {:.0} ms",
                         started.elapsed().as_secs_f64() * 1e3
@@ -299,9 +302,7 @@ impl PuffinLensApp {
                             side: None,
                             on_done: None,
                         }),
-                        Err(err) => {
-                            shared.error = Some(format!("{name}: cannot read: {err}"));
-                        }
+                        Err(err) => shared.fail(format!("{name}: cannot read: {err}")),
                     }
                 });
             }

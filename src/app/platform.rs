@@ -32,13 +32,18 @@ pub fn pick_files(shared: &Shared) {
                 .pick_files()
                 .await;
             for file in picked.unwrap_or_default() {
-                let bytes = file.read().await;
-                shared.borrow_mut().push(Incoming {
-                    name: file.file_name(),
-                    source: Source::Bytes(bytes),
-                    side: None,
-                    on_done: None,
-                });
+                let name = file.file_name();
+                let result = crate::web::read_file(file.inner()).await;
+                let mut state = shared.borrow_mut();
+                match result {
+                    Ok(bytes) => state.push(Incoming {
+                        name,
+                        source: Source::Bytes(bytes),
+                        side: None,
+                        on_done: None,
+                    }),
+                    Err(err) => state.fail(format!("{name}: cannot read: {err}")),
+                }
             }
         });
     }

@@ -78,6 +78,16 @@ impl SharedState {
     /// Queues a recording and wakes the app.
     pub fn push(&mut self, incoming: Incoming) {
         self.incoming.push(incoming);
+        self.repaint();
+    }
+
+    /// Shows `msg` as the app's error line.
+    pub fn fail(&mut self, msg: String) {
+        self.error = Some(msg);
+        self.repaint();
+    }
+
+    fn repaint(&self) {
         if let Some(ctx) = &self.ctx {
             ctx.request_repaint();
         }
