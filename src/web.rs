@@ -114,7 +114,7 @@ pub fn show_progress(progress: Option<(&str, usize, usize)>) {
 /// large file into wasm memory would block the page for most of a second.
 pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
     use wasm_bindgen_futures::JsFuture;
-    const CHUNK: usize = 8 << 20;
+    const CHUNK: usize = 32 << 20;
     let size = file.size() as usize;
     let what = format!("Reading {}", file.name());
     let mut bytes = Vec::new();
