@@ -336,6 +336,35 @@ fn flipped_byte_in_a_stream_damages_one_frame_only() {
 }
 
 #[test]
+fn corrupt_zstd_payload_damages_one_frame_only() {
+    let fr = frames(3);
+    let format = Format::Pfd4(Compression::Zstd);
+    let offsets = record_offsets(&fr, format);
+    let clean = write_recording(&fr, format);
+    let magic_at = |bytes: &[u8]| {
+        offsets[1]
+            + bytes[offsets[1]..]
+                .windows(4)
+                .position(|w| w == [0x28, 0xB5, 0x2F, 0xFD])
+                .expect("frame #1 has a zstd payload")
+    };
+    let at = magic_at(&clean);
+    // A broken magic, then a broken block: the decompression context that
+    // failed on frame #1 must decode frame #2 as if nothing happened.
+    for (pos, mask) in [(at, 0x81u8), (at + 6, 0xFF)] {
+        let mut bytes = clean.clone();
+        bytes[pos] ^= mask;
+        for decoded in [
+            engine::decode_puffin(&bytes).unwrap(),
+            engine::load(&bytes).unwrap(),
+        ] {
+            assert_eq!(decoded.trace.frames.frame_index, vec![0, 2], "byte {pos}");
+            assert_eq!(decoded.diagnostics[0].record, Some(1));
+        }
+    }
+}
+
+#[test]
 fn usage_errors_are_exit_2_and_help_teaches() {
     let out = run(&["dump"]);
     assert_eq!(code(&out), 2);

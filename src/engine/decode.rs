@@ -695,9 +695,20 @@ fn decompress_zstd(packed: &[u8], size_hint: u64, out: &mut Vec<u8>) -> Result<(
     let hint = size_hint.saturating_add(size_hint / 8 + 4096).min(bound) as usize;
     if hint > 0 {
         out.reserve(hint);
-        if let Ok(mut ctx) = zstd::bulk::Decompressor::new()
-            && ctx.decompress_to_buffer(packed, out).is_ok()
-        {
+        thread_local! {
+            // One decompression context per thread, reused frame after frame.
+            static CONTEXT: std::cell::RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+                const { std::cell::RefCell::new(None) };
+        }
+        let done = CONTEXT.with_borrow_mut(|context| {
+            if context.is_none() {
+                *context = zstd::bulk::Decompressor::new().ok();
+            }
+            context
+                .as_mut()
+                .is_some_and(|ctx| ctx.decompress_to_buffer(packed, out).is_ok())
+        });
+        if done {
             return Ok(());
         }
         out.clear();
