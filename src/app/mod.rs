@@ -294,16 +294,7 @@ impl PuffinLensApp {
                         "{name}: read the dropped file in {:.0} ms",
                         started.elapsed().as_secs_f64() * 1e3
                     );
-                    let mut shared = shared.borrow_mut();
-                    match result {
-                        Ok(bytes) => shared.push(Incoming {
-                            name,
-                            source: Source::Bytes(bytes),
-                            side: None,
-                            on_done: None,
-                        }),
-                        Err(err) => shared.fail(format!("{name}: cannot read: {err}")),
-                    }
+                    shared.borrow_mut().open_read(name, result);
                 });
             }
         }

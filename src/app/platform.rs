@@ -1,8 +1,9 @@
 //! What differs between the desktop and the browser: picking files and
 //! saving them.
 
-use super::loader::Source;
-use super::shared::{Incoming, Shared};
+use super::shared::Shared;
+#[cfg(not(target_arch = "wasm32"))]
+use super::{loader::Source, shared::Incoming};
 
 /// Opens the file picker; the chosen files arrive through `shared`.
 pub fn pick_files(shared: &Shared) {
@@ -34,16 +35,7 @@ pub fn pick_files(shared: &Shared) {
             for file in picked.unwrap_or_default() {
                 let name = file.file_name();
                 let result = crate::web::read_file(file.inner()).await;
-                let mut state = shared.borrow_mut();
-                match result {
-                    Ok(bytes) => state.push(Incoming {
-                        name,
-                        source: Source::Bytes(bytes),
-                        side: None,
-                        on_done: None,
-                    }),
-                    Err(err) => state.fail(format!("{name}: cannot read: {err}")),
-                }
+                shared.borrow_mut().open_read(name, result);
             }
         });
     }

@@ -81,6 +81,20 @@ impl SharedState {
         self.repaint();
     }
 
+    /// Opens a file the user gave (dropped or picked), or shows why it could
+    /// not be read.
+    pub fn open_read(&mut self, name: String, read: Result<Vec<u8>, String>) {
+        match read {
+            Ok(bytes) => self.push(Incoming {
+                name,
+                source: Source::Bytes(bytes),
+                side: None,
+                on_done: None,
+            }),
+            Err(err) => self.fail(format!("{name}: cannot read: {err}")),
+        }
+    }
+
     /// Shows `msg` as the app's error line.
     pub fn fail(&mut self, msg: String) {
         self.error = Some(msg);
