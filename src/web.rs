@@ -236,7 +236,8 @@ async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
         .get_reader()
         .dyn_into()
         .map_err(|o| js_message(o.into()))?;
-    let mut bytes = Vec::with_capacity(total);
+    // Not reserved from the header: a server may claim any length.
+    let mut bytes = Vec::new();
     loop {
         show_progress(Some((&what, bytes.len(), total.max(bytes.len()))));
         let chunk = JsFuture::from(reader.read()).await.map_err(js_message)?;
