@@ -21,21 +21,12 @@
 use puffin_lens::engine::model::ScopeTable;
 use puffin_lens::engine::write::{Compression, Format, synthetic_capture, write_recording};
 use puffin_lens::engine::{self, decode_puffin};
+mod common;
+
+use common::best_of;
 use std::time::{Duration, Instant};
 
 const RUNS: usize = 5;
-
-fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
-    let mut best = Duration::MAX;
-    let mut last = None;
-    for _ in 0..runs {
-        let t = Instant::now();
-        let out = f();
-        best = best.min(t.elapsed());
-        last = Some(out);
-    }
-    (best, last.expect("runs > 0"))
-}
 
 /// puffin 0.20's own path: read every frame, unpack it, walk every scope.
 fn puffin_walk(bytes: &[u8]) -> (usize, i64) {

@@ -9,21 +9,16 @@ use puffin_lens::engine::decode_puffin;
 use puffin_lens::engine::query::{self, CompareOptions, FindFilter, GroupBy};
 use puffin_lens::engine::write::{Compression, Format, synthetic_capture, write_recording};
 use std::process::{Command, Stdio};
+mod common;
+
+use common::best_of;
 use std::time::{Duration, Instant};
 
 const RUNS: usize = 5;
 const JQ_TOP10: &str = r#"[.. | objects | select(has("duration_ns") and has("name"))] | sort_by(-.duration_ns) | .[0:10]"#;
 
-fn best<T>(mut f: impl FnMut() -> T) -> (Duration, T) {
-    let mut best = Duration::MAX;
-    let mut out = None;
-    for _ in 0..RUNS {
-        let t = Instant::now();
-        let v = f();
-        best = best.min(t.elapsed());
-        out = Some(v);
-    }
-    (best, out.expect("RUNS > 0"))
+fn best<T>(f: impl FnMut() -> T) -> (Duration, T) {
+    best_of(RUNS, f)
 }
 
 fn report(name: &str, time: Duration, rows: usize) {

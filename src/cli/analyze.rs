@@ -446,9 +446,7 @@ impl Analysis {
             }
             Analysis::Children { name, ordered, .. } => {
                 let Some(report) = query::children(trace, name, *ordered) else {
-                    return Ok(Some(format!(
-                        "no scope named {name:?} (nor with that data)"
-                    )));
+                    return Ok(Some(query::no_scope_named(name)));
                 };
                 emit(json, &report, |out| {
                     let p = &report.parent;
@@ -496,9 +494,7 @@ impl Analysis {
             }
             Analysis::Calls { name, .. } => {
                 let Some(report) = query::calls(trace, name) else {
-                    return Ok(Some(format!(
-                        "no scope named {name:?} (nor with that data)"
-                    )));
+                    return Ok(Some(query::no_scope_named(name)));
                 };
                 emit(json, &report, |out| {
                     let s = &report.summary;

@@ -197,7 +197,7 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
 }
 
 fn no_such_scope(name: &str) -> QueryError {
-    QueryError::NotFound(format!("no scope named {name:?} (nor with that data)"))
+    QueryError::NotFound(query::no_scope_named(name))
 }
 
 /// Milliseconds to nanoseconds, as the CLI rounds them.

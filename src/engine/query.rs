@@ -431,6 +431,11 @@ fn children_in_time_order(trace: &Trace, i: ScopeIdx) -> Vec<ScopeIdx> {
     kids
 }
 
+/// Why [`children`] or [`calls`] found nothing for `name`.
+pub fn no_scope_named(name: &str) -> String {
+    format!("no scope named {name:?} (nor with that data)")
+}
+
 /// The children of the slowest instance named (or with data) `name`:
 /// slowest first (ties by earlier start), or in time order with `ordered`.
 /// `None` when no instance matches.
