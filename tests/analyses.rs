@@ -4,111 +4,11 @@
 mod common;
 
 use common::{code, run_in, stderr};
-use puffin_lens::engine::write::{
-    Compression, Format, FrameData, Registration, ScopeNode, ThreadData, write_recording,
-};
+use puffin_lens::engine::write::{Compression, Format, FrameData, Registration, write_recording};
 use serde_json::{Value, json};
 use std::path::Path;
 
-const T0: i64 = 1_000_000_000;
-/// Milliseconds from T0 as absolute nanoseconds.
-fn t(ms: f64) -> i64 {
-    T0 + (ms * 1e6).round() as i64
-}
-fn ns(ms: f64) -> i64 {
-    (ms * 1e6).round() as i64
-}
-
-fn scope(id: u32, from_ms: f64, to_ms: f64, data: &str) -> ScopeNode {
-    ScopeNode::new(id, t(from_ms), t(to_ms)).data(data)
-}
-
-fn thread(name: &str, start: i64, scopes: Vec<ScopeNode>) -> ThreadData {
-    ThreadData {
-        name: name.into(),
-        start_time_ns: Some(start),
-        scopes,
-    }
-}
-
-const FRAME: u32 = 1;
-const UPDATE: u32 = 2;
-const RENDER: u32 = 3;
-const LOAD: u32 = 4;
-const JOB: u32 = 5;
-
-fn registrations() -> Vec<Registration> {
-    vec![
-        Registration::named(FRAME, "frame", "app::run", "src/app.rs", 10),
-        Registration::function(UPDATE, "app::update", "src/app.rs", 20),
-        Registration::function(RENDER, "app::render", "src/render.rs", 5),
-        Registration::named(LOAD, "load", "app::assets", "src/assets.rs", 42),
-        Registration::named(JOB, "job", "app::worker", "src/worker.rs", 7),
-    ]
-}
-
-/// Frame 10: main has a 5 ms unprofiled gap (5..10 ms) between update and
-/// render while rayon-1 runs jobs a, b (2 ms each) and rayon-2 runs c (3 ms)
-/// and d (3.5 ms, 1.5 ms of it inside the gap). Frame 11 is quick. Frame 12
-/// has one 30 ms `load` (a spike among three loads).
-fn scenario() -> Vec<FrameData> {
-    vec![
-        FrameData {
-            frame_index: 10,
-            threads: vec![
-                thread(
-                    "main",
-                    0,
-                    vec![
-                        scope(FRAME, 0.0, 20.0, "frame 0")
-                            .child(scope(UPDATE, 0.5, 5.0, ""))
-                            .child(
-                                scope(RENDER, 10.0, 18.0, "")
-                                    .child(scope(LOAD, 10.0, 11.0, "tex.png")),
-                            ),
-                    ],
-                ),
-                thread(
-                    "rayon-1",
-                    1,
-                    vec![scope(JOB, 5.2, 7.2, "a"), scope(JOB, 7.5, 9.5, "b")],
-                ),
-                thread(
-                    "rayon-2",
-                    2,
-                    vec![scope(JOB, 5.0, 8.0, "c"), scope(JOB, 8.5, 12.0, "d")],
-                ),
-            ],
-            registrations: registrations(),
-        },
-        FrameData {
-            frame_index: 11,
-            threads: vec![thread(
-                "main",
-                0,
-                vec![
-                    scope(FRAME, 30.0, 38.0, "frame 1")
-                        .child(scope(UPDATE, 30.5, 33.0, ""))
-                        .child(
-                            scope(RENDER, 33.0, 37.0, "").child(scope(LOAD, 33.0, 34.0, "tex.png")),
-                        ),
-                ],
-            )],
-            registrations: vec![],
-        },
-        FrameData {
-            frame_index: 12,
-            threads: vec![thread(
-                "main",
-                0,
-                vec![
-                    scope(FRAME, 50.0, 81.0, "frame 2").child(scope(LOAD, 50.5, 80.5, "mesh.glb")),
-                ],
-            )],
-            registrations: vec![],
-        },
-    ]
-}
+use common::scenario::*;
 
 /// A recording and its JSON dump side by side in a temp dir.
 struct Files {
@@ -587,8 +487,8 @@ fn analyses_of_a_damaged_recording_exit_3_and_answer_from_intact_frames() {
 #[test]
 fn every_subcommand_has_an_example_in_its_help() {
     for sub in [
-        "frames", "threads", "top", "find", "children", "calls", "window", "gaps", "compare",
-        "scope", "dump",
+        "frames", "threads", "top", "find", "tree", "children", "callers", "calls", "window",
+        "gaps", "compare", "scope", "dump",
     ] {
         let out = common::run(&[sub, "--help"]);
         assert_eq!(code(&out), 0);
@@ -598,4 +498,111 @@ fn every_subcommand_has_an_example_in_its_help() {
             "{sub}: {help}"
         );
     }
+}
+
+fn node(name: &str, count: u64, total: f64, self_ms: f64, max: f64, children: Vec<Value>) -> Value {
+    json!({"name": name, "count": count, "total_ns": ns(total), "self_ns": ns(self_ms),
+        "max_ns": ns(max), "children": children})
+}
+
+#[test]
+fn tree_merges_every_frame_by_name_path() {
+    let f = files();
+    let load_under_render = node("load", 2, 2.0, 2.0, 1.0, vec![]);
+    let main_roots = vec![node(
+        "frame",
+        3,
+        59.0,
+        // 20 - 4.5 - 8, 8 - 2.5 - 4, 31 - 30
+        7.5 + 1.5 + 1.0,
+        31.0,
+        vec![
+            // Children by total, slowest first: the 30 ms load of frame 12
+            // (directly under frame) is its own node.
+            node("load", 1, 30.0, 30.0, 30.0, vec![]),
+            node("app::render", 2, 12.0, 10.0, 8.0, vec![load_under_render]),
+            node("app::update", 2, 7.0, 7.0, 4.5, vec![]),
+        ],
+    )];
+    let expected = json!({
+        "frames": 3,
+        "threads": [
+            {"name": "main", "total_ns": ns(59.0), "roots": main_roots},
+            {"name": "rayon-1", "total_ns": ns(4.0), "roots": [node("job", 2, 4.0, 4.0, 2.0, vec![])]},
+            {"name": "rayon-2", "total_ns": ns(6.5), "roots": [node("job", 2, 6.5, 6.5, 3.5, vec![])]},
+        ]
+    });
+    assert_eq!(f.json(&["tree", "s.{}"]), expected);
+
+    // --depth 1: the roots only, counts and times unchanged.
+    let shallow = f.json(&["tree", "s.{}", "--depth", "1"]);
+    assert_eq!(
+        shallow["threads"][0]["roots"][0],
+        node("frame", 3, 59.0, 10.0, 31.0, vec![])
+    );
+    // --depth 2 lists frame's children, not render's.
+    let two = f.json(&["tree", "s.{}", "--depth", "2"]);
+    assert_eq!(
+        two["threads"][0]["roots"][0]["children"][1],
+        node("app::render", 2, 12.0, 10.0, 8.0, vec![])
+    );
+
+    // One frame, one thread.
+    assert_eq!(
+        f.json(&["tree", "s.{}", "--frame", "12", "--thread", "main"]),
+        json!({"frames": 1, "threads": [{"name": "main", "total_ns": ns(31.0), "roots": [
+            node("frame", 1, 31.0, 1.0, 31.0, vec![node("load", 1, 30.0, 30.0, 30.0, vec![])])
+        ]}]})
+    );
+    assert_eq!(
+        f.json(&["tree", "s.{}", "--thread", "nobody"]),
+        json!({"frames": 3, "threads": []})
+    );
+
+    let text = f.text(&["tree", "s.{}"]);
+    assert!(text.starts_with("3 frame(s) merged\n"), "{text}");
+    assert!(
+        text.contains("\n    app::render "),
+        "indented by depth: {text}"
+    );
+
+    let out = run_in(f.path(), &["tree", "s.puffin", "--frame", "99"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stderr(&out).trim(),
+        "puffin-lens: s.puffin: no frame with frame_index 99"
+    );
+}
+
+#[test]
+fn callers_and_callees_of_a_name() {
+    let f = files();
+    assert_eq!(
+        f.json(&["callers", "s.{}", "load"]),
+        json!({"name": "load", "count": 3, "total_ns": ns(32.0), "self_ns": ns(32.0),
+            "callers": [
+                {"name": "frame", "count": 1, "total_ns": ns(30.0)},
+                {"name": "app::render", "count": 2, "total_ns": ns(2.0)},
+            ],
+            "callees": []})
+    );
+    assert_eq!(
+        f.json(&["callers", "s.{}", "frame"]),
+        json!({"name": "frame", "count": 3, "total_ns": ns(59.0), "self_ns": ns(10.0),
+        "callers": [{"name": null, "count": 3, "total_ns": ns(59.0)}],
+        "callees": [
+            {"name": "load", "count": 1, "total_ns": ns(30.0)},
+            {"name": "app::render", "count": 2, "total_ns": ns(12.0)},
+            {"name": "app::update", "count": 2, "total_ns": ns(7.0)},
+        ]})
+    );
+    let text = f.text(&["callers", "s.{}", "frame"]);
+    assert!(text.contains("(top level)"), "{text}");
+    // Data strings are not names.
+    let out = run_in(f.path(), &["callers", "s.puffin", "tex.png"]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stderr(&out).trim(),
+        "puffin-lens: s.puffin: no scope named \"tex.png\""
+    );
 }

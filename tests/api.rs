@@ -64,6 +64,13 @@ fn every_query_answers_as_the_cli_json() {
             vec!["worker", "--ordered"],
         ),
         ("calls", json!({"name": "serial_tail"}), vec!["serial_tail"]),
+        ("tree", Value::Null, vec![]),
+        (
+            "tree",
+            json!({"frame": 3, "thread": "main", "depth": 2}),
+            vec!["--frame", "3", "--thread", "main", "--depth", "2"],
+        ),
+        ("callers", json!({"name": "job"}), vec!["job"]),
         (
             "window",
             json!({"lo": 1795967542988049428_i64, "hi": 1795967543000000000_i64, "top": 2}),
@@ -176,7 +183,7 @@ fn bad_questions_get_clear_errors() {
     };
     assert_eq!(
         err("nope", Value::Null),
-        "unknown query \"nope\" (known: frames, threads, top, find, children, calls, window, gaps, compare, scope)"
+        "unknown query \"nope\" (known: frames, threads, top, find, tree, children, callers, calls, window, gaps, compare, scope)"
     );
     let msg = err("top", json!({"top": "ten"}));
     assert!(

@@ -7,7 +7,7 @@ mod analyze;
 mod text;
 
 use anyhow::Context as _;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 use puffin_lens::engine::{self, Decoded};
 use std::io::{IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -35,6 +35,8 @@ A typical investigation:\n  \
 puffin-lens frames capture.puffin --top 5        # the slowest frames\n  \
 puffin-lens threads capture.puffin               # per-thread totals of the slowest frame\n  \
 puffin-lens top capture.puffin                   # the slowest scopes anywhere\n  \
+puffin-lens tree capture.puffin --depth 3        # where the time goes, merged over frames\n  \
+puffin-lens callers capture.puffin load_mesh     # who calls it, what it calls\n  \
 puffin-lens find capture.puffin --aggregate      # total time per (name, data)\n  \
 puffin-lens children capture.puffin frame_body --ordered   # drill in, with gaps\n  \
 puffin-lens gaps capture.puffin --thread main    # unprofiled time, and who ran then\n  \
@@ -75,8 +77,6 @@ JSON: {\"file\",\"frames\",\"threads\",\"scopes\",\"start_ns\",\"end_ns\",\"span
         #[arg(long)]
         json: bool,
     },
-    #[command(flatten)]
-    Analyze(analyze::Analysis),
     /// Write the documented JSON export of a recording.
     #[command(
         long_about = "Write the documented JSON export of a recording (layout in README): \
@@ -102,8 +102,21 @@ intact frames and stderr names each damaged frame (position, frame_index, byte o
 }
 
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let command = analyze::add_subcommands(Cli::command());
+    let parsed = command
+        .try_get_matches()
+        .and_then(|matches| match matches.subcommand_name() {
+            Some(name) if analyze::is_analysis(name) => Ok(Parsed::Analysis(matches)),
+            _ => Cli::from_arg_matches(&matches).map(Parsed::Cli),
+        });
+    let cli = match parsed {
+        Ok(Parsed::Analysis(matches)) => {
+            return match analyze::run(&matches) {
+                Ok(code) => code,
+                Err(err) => report(&err),
+            };
+        }
+        Ok(Parsed::Cli(cli)) => cli,
         Err(err) => {
             // Prints help/version to stdout, usage errors to stderr.
             let _ = err.print();
@@ -116,14 +129,23 @@ pub fn main() -> i32 {
     };
     match run(cli) {
         Ok(code) => code,
-        Err(err) => {
-            if is_broken_pipe(&err) {
-                return EXIT_OK;
-            }
-            eprintln!("puffin-lens: error: {err:#}");
-            EXIT_BAD_INPUT
-        }
+        Err(err) => report(&err),
     }
+}
+
+enum Parsed {
+    Cli(Cli),
+    Analysis(clap::ArgMatches),
+}
+
+/// Reports an error once: exit 1 with one line on stderr (a closed stdout
+/// pipe ends quietly).
+fn report(err: &anyhow::Error) -> i32 {
+    if is_broken_pipe(err) {
+        return EXIT_OK;
+    }
+    eprintln!("puffin-lens: error: {err:#}");
+    EXIT_BAD_INPUT
 }
 
 /// The desktop app's log on stderr: what it loaded (info) and problems
@@ -168,7 +190,6 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             Ok(EXIT_OK)
         }
         Command::Summary { file, json } => summary(&file, json),
-        Command::Analyze(analysis) => analysis.run(),
         Command::Dump {
             file,
             output,

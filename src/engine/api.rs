@@ -1,6 +1,10 @@
-//! The analyses by name with JSON arguments, answered as JSON: what the web
-//! page's `puffinLens.query(name, args)` calls. The answers are byte for byte
-//! what the matching subcommand prints with `--json` (without the newline).
+//! The analyses, declared once: each is a typed request (its arguments,
+//! their defaults and their `--help`, for clap and serde alike) answered in
+//! one place ([`answer`]). The command line parses a [`Request`] from its
+//! arguments and renders the [`Answer`] as text or JSON; the web page's
+//! `puffinLens.query(name, args)` deserializes the same request from a JSON
+//! object ([`query_json`]). The JSON answers are byte for byte what the
+//! matching subcommand prints with `--json` (without the newline).
 //!
 //! Arguments are an object whose keys are the subcommand's options with `-`
 //! written `_` (`{"top": 5}`, `{"min_ms": 0.5, "thread": "main"}`) and its
@@ -10,17 +14,13 @@
 
 use super::Trace;
 use super::query::{self, CompareOptions, CompareSort, Field, FindFilter, GroupBy};
+use super::tree::{TreeReport, merged_tree};
+use clap::{Args, FromArgMatches, Subcommand};
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
-
-/// The analyses [`query_json`] answers, in the CLI's order.
-pub const QUERY_NAMES: &[&str] = &[
-    "frames", "threads", "top", "find", "children", "calls", "window", "gaps", "compare", "scope",
-];
 
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
-    #[error("unknown query {0:?} (known: {known})", known = QUERY_NAMES.join(", "))]
+    #[error("unknown query {0:?} (known: {known})", known = query_names().join(", "))]
     Unknown(String),
     #[error("bad arguments for {query}: {message}")]
     BadArgs { query: String, message: String },
@@ -31,178 +31,505 @@ pub enum QueryError {
     NotFound(String),
 }
 
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct FramesArgs {
-    top: Option<usize>,
+/// The defaults of an argument struct, as clap fills them in (so each
+/// default is written once, in the `#[arg]` attribute).
+fn clap_defaults<T: Args + FromArgMatches>() -> T {
+    let cmd = T::augment_args(clap::Command::new("defaults").no_binary_name(true));
+    let matches = cmd
+        .try_get_matches_from(std::iter::empty::<String>())
+        .expect("every argument of this struct has a default");
+    T::from_arg_matches(&matches).expect("the defaults parse")
 }
 
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct ThreadsArgs {
-    frame: Option<u64>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, default)]
-struct TopArgs {
-    top: usize,
-}
-
-impl Default for TopArgs {
-    fn default() -> Self {
-        Self { top: 10 }
-    }
-}
-
-#[derive(Deserialize, Clone, Copy, Default)]
-#[serde(rename_all = "kebab-case")]
-enum FieldArg {
-    #[default]
-    Any,
-    Name,
-    Data,
-}
-
-#[derive(Deserialize, Clone, Copy, Default)]
-#[serde(rename_all = "kebab-case")]
-enum ByArg {
-    #[default]
-    NameData,
-    Name,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, default)]
-struct FindArgs {
-    prefix: String,
-    field: FieldArg,
-    thread: Option<String>,
-    frame: Option<u64>,
-    top: usize,
-    aggregate: bool,
-    by: ByArg,
-}
-
-impl Default for FindArgs {
-    fn default() -> Self {
-        Self {
-            prefix: String::new(),
-            field: FieldArg::Any,
-            thread: None,
-            frame: None,
-            top: 20,
-            aggregate: false,
-            by: ByArg::NameData,
+macro_rules! defaults_from_clap {
+    ($($t:ty),*) => {$(
+        impl Default for $t {
+            fn default() -> Self {
+                clap_defaults()
+            }
         }
-    }
+    )*};
 }
 
-#[derive(Deserialize)]
+#[derive(Args, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FramesArgs {
+    /// Show at most N frames.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+}
+
+#[derive(Args, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ThreadsArgs {
+    /// The frame with this frame_index (the first one after a restart).
+    #[arg(long, value_name = "I")]
+    pub frame: Option<u64>,
+}
+
+#[derive(Args, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TopArgs {
+    /// How many instances.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+}
+
+#[derive(Args, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FindArgs {
+    /// Prefix of the name or data; empty or absent matches every scope.
+    #[arg(default_value = "")]
+    pub prefix: String,
+    /// Which field the prefix applies to.
+    #[arg(long, value_enum, default_value_t = Field::Any)]
+    pub field: Field,
+    /// Only scopes on threads with this name.
+    #[arg(long, value_name = "T")]
+    pub thread: Option<String>,
+    /// Only scopes of the frame(s) with this frame_index.
+    #[arg(long, value_name = "I")]
+    pub frame: Option<u64>,
+    /// How many rows.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub top: usize,
+    /// Group the matches and total them.
+    #[arg(long)]
+    pub aggregate: bool,
+    /// Grouping for --aggregate.
+    #[arg(long, value_enum, default_value_t = GroupBy::NameData, requires = "aggregate")]
+    pub by: GroupBy,
+}
+
+#[derive(Args, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TreeArgs {
+    /// Only the frame with this frame_index (default: all frames merged).
+    #[arg(long, value_name = "I")]
+    pub frame: Option<u64>,
+    /// Only threads with this name.
+    #[arg(long, value_name = "T")]
+    pub thread: Option<String>,
+    /// List N levels (roots are level 1); deeper nodes are counted, not listed.
+    #[arg(long, value_name = "N")]
+    pub depth: Option<u32>,
+}
+
+#[derive(Args, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
-struct ChildrenArgs {
-    name: String,
+pub struct ChildrenArgs {
+    /// Scope name or data string.
+    pub name: String,
+    /// List children in time order instead of slowest first.
+    #[arg(long)]
     #[serde(default)]
-    ordered: bool,
+    pub ordered: bool,
 }
 
-#[derive(Deserialize)]
+#[derive(Args, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
-struct CallsArgs {
-    name: String,
+pub struct CallsArgs {
+    /// Scope name or data string.
+    pub name: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Args, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
-struct WindowArgs {
-    lo: i64,
-    hi: i64,
-    #[serde(default = "five")]
-    top: usize,
+pub struct CallersArgs {
+    /// Scope name (exact).
+    pub name: String,
 }
 
-fn five() -> usize {
-    5
+/// `window --top` when not given.
+const WINDOW_TOP: usize = 5;
+
+fn window_top() -> usize {
+    WINDOW_TOP
 }
 
-#[derive(Deserialize)]
+#[derive(Args, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WindowArgs {
+    /// Window start, absolute nanoseconds.
+    #[arg(allow_negative_numbers = true)]
+    pub lo: i64,
+    /// Window end, absolute nanoseconds.
+    #[arg(allow_negative_numbers = true)]
+    pub hi: i64,
+    /// Slowest scopes to show per thread.
+    #[arg(long, value_name = "N", default_value_t = WINDOW_TOP)]
+    #[serde(default = "window_top")]
+    pub top: usize,
+}
+
+#[derive(Args, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
-struct GapsArgs {
-    thread: Option<String>,
-    min_ms: f64,
+pub struct GapsArgs {
+    /// Only gaps on threads with this name.
+    #[arg(long, value_name = "T")]
+    pub thread: Option<String>,
+    /// Shortest gap to report, in milliseconds.
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    pub min_ms: f64,
 }
 
-impl Default for GapsArgs {
-    fn default() -> Self {
-        Self {
-            thread: None,
-            min_ms: 1.0,
-        }
-    }
+#[derive(Args, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct CompareArgs {
+    /// How many rows.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub top: usize,
+    /// Keep rows whose name or data starts with P.
+    #[arg(long, value_name = "P")]
+    pub filter: Option<String>,
+    /// Hide rows under MS milliseconds of total time in both recordings.
+    #[arg(long, value_name = "MS")]
+    pub hide_below: Option<f64>,
+    /// Row order.
+    #[arg(long, value_enum, default_value_t = CompareSort::Delta)]
+    pub sort: CompareSort,
 }
 
-#[derive(Deserialize, Clone, Copy, Default)]
+#[derive(Args, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ScopeArgs {
+    /// The scope id (the "id" of a scope in the export).
+    pub id: u32,
+}
+
+defaults_from_clap!(
+    FramesArgs,
+    ThreadsArgs,
+    TopArgs,
+    FindArgs,
+    TreeArgs,
+    GapsArgs,
+    CompareArgs
+);
+
+/// An analysis with its arguments: one subcommand of the CLI, one name of
+/// `puffinLens.query`. The doc comments and `after_help` are the
+/// subcommands' `--help`.
+#[derive(Subcommand, Deserialize, Clone, Debug, PartialEq)]
 #[serde(rename_all = "kebab-case")]
-enum SortArg {
-    #[default]
-    Delta,
-    Total,
-    PerCall,
-    Count,
-    Name,
+pub enum Request {
+    /// Frames, slowest first: bad frames stand out.
+    #[command(
+        after_help = "Examples:\n  puffin-lens frames capture.puffin --top 5\n  \
+puffin-lens frames capture.puffin --json | jq '.[0].frame_index'\n\n\
+JSON: [{\"frame_index\",\"duration_ns\",\"num_scopes\"}], slowest first, ties in file order."
+    )]
+    Frames(FramesArgs),
+    /// Per-thread totals of one frame (default: the slowest).
+    #[command(after_help = "Examples:\n  puffin-lens threads capture.puffin\n  \
+puffin-lens threads capture.puffin --frame 42\n\n\
+JSON: [{\"name\",\"num_scopes\",\"depth\",\"range_ns\",\"span_ns\"}] in stored order.")]
+    Threads(ThreadsArgs),
+    /// The slowest scope instances of the whole recording.
+    #[command(after_help = "Examples:\n  puffin-lens top capture.puffin\n  \
+puffin-lens top capture.puffin --top 50 --json\n\n\
+JSON: [{\"name\",\"data\",\"duration_ns\",\"start_ns\",\"thread\",\"frame_index\",\"id\"}], \
+slowest first, ties by earlier start.")]
+    Top(TopArgs),
+    /// Scope instances whose name or data starts with PREFIX, or their totals.
+    #[command(
+        after_help = "Examples:\n  puffin-lens find capture.puffin load_ --thread main\n  \
+puffin-lens find capture.puffin mesh_ --field data --frame 7\n  \
+puffin-lens find capture.puffin --aggregate              # total time per (name, data)\n  \
+puffin-lens find capture.puffin --aggregate --by name    # total time per name\n\n\
+JSON: the rows of `top`; with --aggregate \
+[{\"name\",\"data\",\"count\",\"total_ns\",\"self_ns\",\"min_ns\",\"max_ns\",\"mean_ns\"}] \
+by total desc, ties by name then data (no \"data\" with --by name)."
+    )]
+    Find(FindArgs),
+    /// The merged call tree: where the time goes, per thread, over all frames (or one).
+    #[command(
+        long_about = "The merged call tree of the selected frames (all by default), one per \
+thread name: scope instances merge by the path of scope names from the thread's top level \
+(data strings do not split nodes). Children are sorted by total time, slowest first.",
+        after_help = "Examples:\n  puffin-lens tree capture.puffin --depth 3\n  \
+puffin-lens tree capture.puffin --frame 42 --thread main\n  \
+puffin-lens tree capture.puffin --json | jq '.threads[0].roots[0]'\n\n\
+JSON: {\"frames\",\"threads\":[{\"name\",\"total_ns\",\"roots\":[node]}]}, \
+node = {\"name\",\"count\",\"total_ns\",\"self_ns\",\"max_ns\",\"children\":[node]}; \
+threads by name; children by total_ns desc, then name; self_ns = duration minus the children's, \
+summed; below --depth, \"children\" is []."
+    )]
+    Tree(TreeArgs),
+    /// The children of the slowest instance named NAME, with the gaps between them.
+    #[command(
+        after_help = "Examples:\n  puffin-lens children capture.puffin frame_body\n  \
+puffin-lens children capture.puffin frame_body --ordered   # time order, gaps in place\n\n\
+NAME matches a scope name or a data string exactly.\n\
+JSON: {\"parent\":{\"name\",\"data\",\"start_ns\",\"duration_ns\",\"thread\",\"frame_index\"},\
+\"children\":[{\"name\",\"data\",\"start_ns\",\"duration_ns\",\"gap_before_ns\"}],\"trailing_gap_ns\"}"
+    )]
+    Children(ChildrenArgs),
+    /// Who calls NAME and what NAME calls, over all frames (a "sandwich" view).
+    #[command(
+        after_help = "Examples:\n  puffin-lens callers capture.puffin load_mesh\n  \
+puffin-lens callers capture.puffin load_mesh --json | jq .callers\n\n\
+NAME matches a scope name exactly. Every instance named NAME counts; callers groups them by \
+their parent's name (null for a top-level instance), summing NAME's durations; callees groups \
+their direct children by name, summing the children's durations.\n\
+JSON: {\"name\",\"count\",\"total_ns\",\"self_ns\",\"callers\":[row],\"callees\":[row]}, \
+row = {\"name\",\"count\",\"total_ns\"}, by total_ns desc, then name."
+    )]
+    Callers(CallersArgs),
+    /// Every call of NAME in time order, with a summary; spikes flagged.
+    #[command(
+        after_help = "Examples:\n  puffin-lens calls capture.puffin load_mesh\n  \
+puffin-lens calls capture.puffin load_mesh --json | jq .summary\n\n\
+JSON: {\"summary\":{\"count\",\"total_ns\",\"min_ns\",\"median_ns\",\"mean_ns\",\"p95_ns\",\"max_ns\",\"max_share\"},\
+\"calls\":[{\"frame_index\",\"thread\",\"start_ns\",\"duration_ns\",\"data\"}]} in time order; \
+median is the lower median, p95 the nearest rank."
+    )]
+    Calls(CallsArgs),
+    /// What ran on each thread inside a time window [LO, HI] (absolute ns).
+    #[command(
+        after_help = "Examples:\n  puffin-lens window capture.puffin 1795967542870000000 1795967542875000000\n\n\
+Take LO and HI from the start_ns/end_ns of `gaps`, `top` or `children`.\n\
+JSON: [{\"thread\",\"count\",\"top\":[{\"name\",\"data\",\"duration_ns\"}]}] by thread name."
+    )]
+    Window(WindowArgs),
+    /// Unprofiled gaps between consecutive child scopes, and what other threads did then.
+    #[command(
+        after_help = "Examples:\n  puffin-lens gaps capture.puffin --thread main\n  \
+puffin-lens gaps capture.puffin --min-ms 0.5 --json\n\n\
+JSON: [{\"thread\",\"frame_index\",\"parent\",\"after\",\"before\",\"start_ns\",\"end_ns\",\
+\"duration_ns\",\"other_threads\":[{\"thread\",\"busy_ns\"}]}], longest first; other_threads \
+are looked up across all frames, most busy first."
+    )]
+    Gaps(GapsArgs),
+    /// Compare two recordings per (name, data): what got slower, what is new or gone.
+    #[command(
+        after_help = "Examples:\n  puffin-lens compare before.puffin after.puffin\n  \
+puffin-lens compare before.puffin after.puffin --filter physics --hide-below 0.5\n  \
+puffin-lens compare before.puffin after.puffin --sort per-call --json\n\n\
+Sorts: delta = |B-A| of total time (default); total = larger total; per-call = |B-A| of the \
+per-call time (one-sided rows last); count = larger count; name. Ties by name then data.\n\
+JSON: {\"warnings\":[...],\"rows\":[{\"name\",\"data\",\"a\":{\"count\",\"total_ns\",\"per_call_ns\",\
+\"max_ns\"}|null,\"b\":{...}|null,\"delta_total_ns\",\"delta_per_call_ns\"|null,\
+\"status\":\"both\"|\"new\"|\"gone\",\"spike\"}]}"
+    )]
+    Compare(CompareArgs),
+    /// The source location of a scope id (function, file, line), from the registration.
+    #[command(after_help = "Examples:\n  puffin-lens scope capture.puffin 3\n\n\
+JSON: {\"id\",\"name\",\"function\",\"file\",\"line\",\"kind\"}; exit 1 when the id is not registered.")]
+    Scope(ScopeArgs),
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields, default)]
-struct CompareArgs {
-    top: usize,
-    filter: Option<String>,
-    hide_below: Option<f64>,
-    sort: SortArg,
+impl Request {
+    /// The subcommand name (= the `puffinLens.query` name).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Request::Frames(_) => "frames",
+            Request::Threads(_) => "threads",
+            Request::Top(_) => "top",
+            Request::Find(_) => "find",
+            Request::Tree(_) => "tree",
+            Request::Children(_) => "children",
+            Request::Callers(_) => "callers",
+            Request::Calls(_) => "calls",
+            Request::Window(_) => "window",
+            Request::Gaps(_) => "gaps",
+            Request::Compare(_) => "compare",
+            Request::Scope(_) => "scope",
+        }
+    }
+
+    /// Whether the request compares two recordings (A and B).
+    pub fn needs_b(&self) -> bool {
+        matches!(self, Request::Compare(_))
+    }
+
+    /// The request `name` with `args` (a JSON object, or `null` for the
+    /// defaults), as `puffinLens.query(name, args)` passes them.
+    pub fn from_json(name: &str, args: &serde_json::Value) -> Result<Self, QueryError> {
+        if !query_names().iter().any(|n| n == name) {
+            return Err(QueryError::Unknown(name.to_owned()));
+        }
+        // `null` (no arguments) means every default.
+        let args = if args.is_null() {
+            serde_json::Value::Object(Default::default())
+        } else {
+            args.clone()
+        };
+        let mut tagged = serde_json::Map::new();
+        tagged.insert(name.to_owned(), args);
+        serde_json::from_value(serde_json::Value::Object(tagged)).map_err(|err| {
+            QueryError::BadArgs {
+                query: name.to_owned(),
+                message: err.to_string(),
+            }
+        })
+    }
 }
 
-impl Default for CompareArgs {
-    fn default() -> Self {
-        Self {
-            top: 50,
-            filter: None,
-            hide_below: None,
-            sort: SortArg::Delta,
+/// The analyses [`query_json`] answers, in the CLI's order.
+pub fn query_names() -> Vec<String> {
+    Request::augment_subcommands(clap::Command::new("names"))
+        .get_subcommands()
+        .map(|c| c.get_name().to_owned())
+        .collect()
+}
+
+/// The answer to a [`Request`]: what `--json` prints (the payload only; the
+/// extra fields are for the text rendering).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    Frames(Vec<query::FrameRow>),
+    Threads {
+        frame_index: u64,
+        duration_ns: i64,
+        rows: Vec<query::ThreadRow>,
+    },
+    /// `top` and `find`.
+    Instances(Vec<query::InstanceRow>),
+    /// `find --aggregate`.
+    Aggregate {
+        by: GroupBy,
+        rows: Vec<query::AggregateRow>,
+    },
+    Tree(TreeReport),
+    Children(query::ChildrenReport),
+    Callers(query::CallersReport),
+    Calls(query::CallsReport),
+    Window(Vec<query::WindowThread>),
+    Gaps(Vec<query::Gap>),
+    Compare(query::CompareReport),
+    Scope(query::ScopeInfo),
+}
+
+impl serde::Serialize for Answer {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Answer::Frames(v) => v.serialize(s),
+            Answer::Threads { rows, .. } => rows.serialize(s),
+            Answer::Instances(v) => v.serialize(s),
+            Answer::Aggregate { rows, .. } => rows.serialize(s),
+            Answer::Tree(v) => v.serialize(s),
+            Answer::Children(v) => v.serialize(s),
+            Answer::Callers(v) => v.serialize(s),
+            Answer::Calls(v) => v.serialize(s),
+            Answer::Window(v) => v.serialize(s),
+            Answer::Gaps(v) => v.serialize(s),
+            Answer::Compare(v) => v.serialize(s),
+            Answer::Scope(v) => v.serialize(s),
         }
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ScopeArgs {
-    id: u32,
-}
-
-fn parse<T: DeserializeOwned>(query: &str, args: &serde_json::Value) -> Result<T, QueryError> {
-    // `null` (no arguments) means every default.
-    let args = if args.is_null() {
-        serde_json::Value::Object(Default::default())
-    } else {
-        args.clone()
-    };
-    serde_json::from_value(args).map_err(|err| QueryError::BadArgs {
-        query: query.to_owned(),
-        message: err.to_string(),
-    })
-}
-
-fn to_json<T: serde::Serialize>(value: &T) -> String {
-    // The result structs hold only strings and numbers: serializing cannot fail.
-    serde_json::to_string(value).unwrap_or_default()
+impl Answer {
+    /// Compact JSON, as `--json` prints it (without the newline).
+    pub fn to_json(&self) -> String {
+        // The answers hold only strings and numbers: serializing cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
 }
 
 fn no_such_scope(name: &str) -> QueryError {
     QueryError::NotFound(query::no_scope_named(name))
 }
 
+fn no_frame(frame_index: u64) -> QueryError {
+    QueryError::NotFound(format!("no frame with frame_index {frame_index}"))
+}
+
 /// Milliseconds to nanoseconds, as the CLI rounds them.
 pub fn ms_to_ns(ms: f64) -> i64 {
     (ms * 1e6).round() as i64
+}
+
+/// Answers `request` about trace `a` (and `b` for `compare`).
+pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer, QueryError> {
+    Ok(match request {
+        Request::Frames(args) => Answer::Frames(query::frames(a, args.top)),
+        Request::Threads(args) => {
+            let frame = match args.frame {
+                Some(i) => query::frame_by_index(a, i).ok_or_else(|| no_frame(i))?,
+                None => query::slowest_frame(a).ok_or_else(|| {
+                    QueryError::NotFound("the recording has no frames".to_owned())
+                })?,
+            };
+            Answer::Threads {
+                frame_index: a.frames.frame_index[frame.idx()],
+                duration_ns: a.frames.duration_ns(frame),
+                rows: query::threads(a, frame),
+            }
+        }
+        Request::Top(args) => Answer::Instances(query::top(a, args.top)),
+        Request::Find(args) => {
+            let filter = FindFilter {
+                prefix: args.prefix.clone(),
+                field: args.field,
+                thread: args.thread.clone(),
+                frame_index: args.frame,
+                frame_position: None,
+            };
+            if args.aggregate {
+                Answer::Aggregate {
+                    by: args.by,
+                    rows: query::aggregate(a, &filter, args.by, args.top),
+                }
+            } else {
+                Answer::Instances(query::find(a, &filter, args.top))
+            }
+        }
+        Request::Tree(args) => {
+            let frames = match args.frame {
+                Some(i) => {
+                    let f = query::frame_by_index(a, i).ok_or_else(|| no_frame(i))?;
+                    f.0..f.0 + 1
+                }
+                None => 0..a.frames.len() as u32,
+            };
+            let tree = merged_tree(a, frames, args.thread.as_deref());
+            Answer::Tree(TreeReport::new(a, &tree, args.depth))
+        }
+        Request::Children(args) => Answer::Children(
+            query::children(a, &args.name, args.ordered)
+                .ok_or_else(|| no_such_scope(&args.name))?,
+        ),
+        Request::Callers(args) => Answer::Callers(
+            query::callers(a, &args.name)
+                .ok_or_else(|| QueryError::NotFound(format!("no scope named {:?}", args.name)))?,
+        ),
+        Request::Calls(args) => {
+            Answer::Calls(query::calls(a, &args.name).ok_or_else(|| no_such_scope(&args.name))?)
+        }
+        Request::Window(args) => Answer::Window(query::window(a, args.lo, args.hi, args.top)),
+        Request::Gaps(args) => Answer::Gaps(query::gaps(
+            a,
+            args.thread.as_deref(),
+            ms_to_ns(args.min_ms),
+        )),
+        Request::Compare(args) => {
+            let b = b.ok_or(QueryError::NoB)?;
+            let opts = CompareOptions {
+                top: args.top,
+                filter: args.filter.clone(),
+                hide_below_ns: args.hide_below.map_or(0, ms_to_ns),
+                sort: args.sort,
+            };
+            Answer::Compare(query::compare(a, b, &opts))
+        }
+        Request::Scope(args) => match query::scope(a, args.id) {
+            Some(info) => Answer::Scope(info),
+            None if a.defs.has_registration() => {
+                return Err(QueryError::NotFound(format!(
+                    "scope id {} is not registered in this recording",
+                    args.id
+                )));
+            }
+            None => {
+                return Err(QueryError::NotFound(format!(
+                    "scope id {}: the recording has no scope registration",
+                    args.id
+                )));
+            }
+        },
+    })
 }
 
 /// Answers the analysis `name` with `args` (a JSON object, or `null` for the
@@ -213,114 +540,8 @@ pub fn query_json(
     name: &str,
     args: &serde_json::Value,
 ) -> Result<String, QueryError> {
-    let not_found = |msg: String| Err(QueryError::NotFound(msg));
-    Ok(match name {
-        "frames" => {
-            let args: FramesArgs = parse(name, args)?;
-            to_json(&query::frames(a, args.top))
-        }
-        "threads" => {
-            let args: ThreadsArgs = parse(name, args)?;
-            let frame = match args.frame {
-                Some(i) => match query::frame_by_index(a, i) {
-                    Some(f) => f,
-                    None => return not_found(format!("no frame with frame_index {i}")),
-                },
-                None => match query::slowest_frame(a) {
-                    Some(f) => f,
-                    None => return not_found("the recording has no frames".to_owned()),
-                },
-            };
-            to_json(&query::threads(a, frame))
-        }
-        "top" => {
-            let args: TopArgs = parse(name, args)?;
-            to_json(&query::top(a, args.top))
-        }
-        "find" => {
-            let args: FindArgs = parse(name, args)?;
-            let filter = FindFilter {
-                prefix: args.prefix,
-                field: match args.field {
-                    FieldArg::Any => Field::Any,
-                    FieldArg::Name => Field::Name,
-                    FieldArg::Data => Field::Data,
-                },
-                thread: args.thread,
-                frame_index: args.frame,
-                frame_position: None,
-            };
-            if args.aggregate {
-                let by = match args.by {
-                    ByArg::NameData => GroupBy::NameData,
-                    ByArg::Name => GroupBy::Name,
-                };
-                to_json(&query::aggregate(a, &filter, by, args.top))
-            } else {
-                to_json(&query::find(a, &filter, args.top))
-            }
-        }
-        "children" => {
-            let args: ChildrenArgs = parse(name, args)?;
-            query::children(a, &args.name, args.ordered)
-                .map(|report| to_json(&report))
-                .ok_or_else(|| no_such_scope(&args.name))?
-        }
-        "calls" => {
-            let args: CallsArgs = parse(name, args)?;
-            query::calls(a, &args.name)
-                .map(|report| to_json(&report))
-                .ok_or_else(|| no_such_scope(&args.name))?
-        }
-        "window" => {
-            let args: WindowArgs = parse(name, args)?;
-            to_json(&query::window(a, args.lo, args.hi, args.top))
-        }
-        "gaps" => {
-            let args: GapsArgs = parse(name, args)?;
-            to_json(&query::gaps(
-                a,
-                args.thread.as_deref(),
-                ms_to_ns(args.min_ms),
-            ))
-        }
-        "compare" => {
-            let args: CompareArgs = parse(name, args)?;
-            let b = b.ok_or(QueryError::NoB)?;
-            let opts = CompareOptions {
-                top: args.top,
-                filter: args.filter,
-                hide_below_ns: args.hide_below.map_or(0, ms_to_ns),
-                sort: match args.sort {
-                    SortArg::Delta => CompareSort::Delta,
-                    SortArg::Total => CompareSort::Total,
-                    SortArg::PerCall => CompareSort::PerCall,
-                    SortArg::Count => CompareSort::Count,
-                    SortArg::Name => CompareSort::Name,
-                },
-            };
-            to_json(&query::compare(a, b, &opts))
-        }
-        "scope" => {
-            let args: ScopeArgs = parse(name, args)?;
-            match query::scope(a, args.id) {
-                Some(info) => to_json(&info),
-                None if a.defs.has_registration() => {
-                    return not_found(format!(
-                        "scope id {} is not registered in this recording",
-                        args.id
-                    ));
-                }
-                None => {
-                    return not_found(format!(
-                        "scope id {}: the recording has no scope registration",
-                        args.id
-                    ));
-                }
-            }
-        }
-        other => return Err(QueryError::Unknown(other.to_owned())),
-    })
+    let request = Request::from_json(name, args)?;
+    answer(&request, a, b).map(|answer| answer.to_json())
 }
 
 /// What the overview and `puffin-lens summary` show about a recording.

@@ -12,6 +12,7 @@ pub mod export;
 pub mod json_in;
 pub mod model;
 pub mod query;
+pub mod tree;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod write;
 

@@ -211,7 +211,8 @@ pub fn top(trace: &Trace, n: usize) -> Vec<InstanceRow> {
 }
 
 /// Which field `find` matches.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Field {
     #[default]
     Any,
@@ -284,7 +285,8 @@ pub fn find(trace: &Trace, filter: &FindFilter, n: usize) -> Vec<InstanceRow> {
 }
 
 /// How `find --aggregate` groups.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum GroupBy {
     #[default]
     NameData,
@@ -811,7 +813,8 @@ pub struct CompareReport {
 }
 
 /// How `compare` sorts its rows (ties always by name, then data).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum CompareSort {
     /// |B − A| of the total, descending.
     #[default]
@@ -989,4 +992,341 @@ pub fn scope(trace: &Trace, id: u32) -> Option<ScopeInfo> {
         line: defs.line[d.idx()],
         kind: defs.kind[d.idx()].as_str().to_owned(),
     })
+}
+
+// ---------------------------------------------------------------------------
+// callers (the "sandwich" of a scope name)
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CallerRow {
+    /// `None` for a top-level instance (no caller).
+    pub name: Option<String>,
+    pub count: u64,
+    pub total_ns: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CallersReport {
+    pub name: String,
+    pub count: u64,
+    pub total_ns: i64,
+    pub self_ns: i64,
+    /// Instances grouped by their parent's name, summing their durations.
+    pub callers: Vec<CallerRow>,
+    /// Their direct children grouped by name, summing the children's durations.
+    pub callees: Vec<CallerRow>,
+}
+
+/// Which definitions are named `name` (`None` when no definition is).
+fn defs_named(trace: &Trace, name: &str) -> Option<Vec<bool>> {
+    let id = trace.strings.find(name)?;
+    let ok: Vec<bool> = trace.defs.name.iter().map(|&n| n == id).collect();
+    ok.contains(&true).then_some(ok)
+}
+
+/// Instances named `name` (by name only, not data), in file order.
+pub fn instances_named(trace: &Trace, name: &str) -> Vec<ScopeIdx> {
+    let Some(def_ok) = defs_named(trace, name) else {
+        return Vec::new();
+    };
+    let s = &trace.scopes;
+    all_scopes(trace)
+        .filter(|&i| def_ok[s.def[i as usize].idx()])
+        .map(ScopeIdx)
+        .collect()
+}
+
+/// Sorted rows of a name -> (count, total) grouping: total descending,
+/// then name (`None` as "").
+fn caller_rows(trace: &Trace, groups: FxHashMap<Option<StrId>, (u64, i64)>) -> Vec<CallerRow> {
+    let mut rows: Vec<CallerRow> = groups
+        .into_iter()
+        .map(|(name, (count, total_ns))| CallerRow {
+            name: name.map(|n| trace.str(n).to_owned()),
+            count,
+            total_ns,
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        b.total_ns.cmp(&a.total_ns).then_with(|| {
+            a.name
+                .as_deref()
+                .unwrap_or("")
+                .cmp(b.name.as_deref().unwrap_or(""))
+        })
+    });
+    rows
+}
+
+/// Callers and callees of every instance named `name`, over all frames.
+/// `None` when no scope has that name.
+pub fn callers(trace: &Trace, name: &str) -> Option<CallersReport> {
+    let hits = instances_named(trace, name);
+    if hits.is_empty() {
+        return None;
+    }
+    let s = &trace.scopes;
+    let def_name = |i: ScopeIdx| trace.defs.name[s.def[i.idx()].idx()];
+    let mut up: FxHashMap<Option<StrId>, (u64, i64)> = FxHashMap::default();
+    let mut down: FxHashMap<Option<StrId>, (u64, i64)> = FxHashMap::default();
+    let (mut total, mut self_total) = (0i64, 0i64);
+    for &i in &hits {
+        let d = s.duration_ns[i.idx()];
+        total = total.saturating_add(d);
+        self_total = self_total.saturating_add(s.self_ns[i.idx()]);
+        let p = s.parent[i.idx()];
+        let caller = (p != super::model::NO_PARENT).then(|| def_name(ScopeIdx(p)));
+        let e = up.entry(caller).or_default();
+        e.0 += 1;
+        e.1 = e.1.saturating_add(d);
+        for c in s.children(i) {
+            let e = down.entry(Some(def_name(c))).or_default();
+            e.0 += 1;
+            e.1 = e.1.saturating_add(s.duration_ns[c.idx()]);
+        }
+    }
+    Some(CallersReport {
+        name: name.to_owned(),
+        count: hits.len() as u64,
+        total_ns: total,
+        self_ns: self_total,
+        callers: caller_rows(trace, up),
+        callees: caller_rows(trace, down),
+    })
+}
+
+// ---------------------------------------------------------------------------
+// The table view's statistics and the scope details
+
+/// Lower median and nearest-rank p95 of sorted durations (not empty).
+fn median_p95(sorted: &[i64]) -> (i64, i64) {
+    let n = sorted.len();
+    let p95_rank = (95 * n).div_ceil(100).max(1);
+    (sorted[(n - 1) / 2], sorted[p95_rank - 1])
+}
+
+/// Per-group statistics of scope instances (struct of arrays, one row per
+/// group, in no particular order: the table view sorts an index).
+#[derive(Clone, Default)]
+pub struct ScopeStats {
+    pub name: Vec<StrId>,
+    /// `StrId(0)` (empty) when grouped by name only.
+    pub data: Vec<StrId>,
+    pub count: Vec<u64>,
+    pub total_ns: Vec<i64>,
+    pub self_ns: Vec<i64>,
+    pub min_ns: Vec<i64>,
+    /// Lower median.
+    pub median_ns: Vec<i64>,
+    /// Nearest rank.
+    pub p95_ns: Vec<i64>,
+    pub max_ns: Vec<i64>,
+    /// The sum of self times of every instance counted (the profiled time):
+    /// what "% of total" divides by.
+    pub all_self_ns: i64,
+}
+
+impl ScopeStats {
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+
+    pub fn mean_ns(&self, row: usize) -> f64 {
+        self.total_ns[row] as f64 / self.count[row].max(1) as f64
+    }
+}
+
+/// The instances of frames `frames` (positions), as one contiguous range
+/// (frames, their streams and their scopes are stored in order).
+pub fn frames_scopes(trace: &Trace, frames: Range<u32>) -> Range<u32> {
+    let frames = super::tree::clamp_frames(trace, frames);
+    if frames.is_empty() {
+        return 0..0;
+    }
+    let first = trace.frames.streams(FrameId(frames.start)).start;
+    let last = trace.frames.streams(FrameId(frames.end - 1)).end;
+    if first >= last {
+        return 0..0;
+    }
+    trace.streams.scopes(StreamId(first)).start..trace.streams.scopes(StreamId(last - 1)).end
+}
+
+/// Statistics per name (or per (name, data)) of the instances of frames
+/// `frames` (positions), on threads named `thread` only when given.
+pub fn scope_stats(
+    trace: &Trace,
+    frames: Range<u32>,
+    thread: Option<&str>,
+    by: GroupBy,
+) -> ScopeStats {
+    let s = &trace.scopes;
+    let stream_ok = stream_filter(trace, thread, None);
+    let mut index: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut out = ScopeStats::default();
+    // (group, duration) of every instance kept.
+    let mut kept: Vec<(u32, i64)> = Vec::new();
+    for i in frames_scopes(trace, frames) {
+        let i = i as usize;
+        if !stream_ok[s.stream[i].idx()] {
+            continue;
+        }
+        let name = trace.defs.name[s.def[i].idx()];
+        let data = if by == GroupBy::Name {
+            StrId(0)
+        } else {
+            s.data[i]
+        };
+        let key = (u64::from(name.0) << 32) | u64::from(data.0);
+        let g = *index.entry(key).or_insert_with(|| {
+            out.name.push(name);
+            out.data.push(data);
+            out.count.push(0);
+            out.total_ns.push(0);
+            out.self_ns.push(0);
+            out.name.len() as u32 - 1
+        });
+        let gi = g as usize;
+        let d = s.duration_ns[i];
+        out.count[gi] += 1;
+        out.total_ns[gi] = out.total_ns[gi].saturating_add(d);
+        out.self_ns[gi] = out.self_ns[gi].saturating_add(s.self_ns[i]);
+        out.all_self_ns = out.all_self_ns.saturating_add(s.self_ns[i]);
+        kept.push((g, d));
+    }
+    // Bucket the durations by group (counting sort), then sort each bucket.
+    let groups = out.len();
+    let mut start = vec![0usize; groups + 1];
+    for &(g, _) in &kept {
+        start[g as usize + 1] += 1;
+    }
+    for g in 0..groups {
+        start[g + 1] += start[g];
+    }
+    let mut fill = start.clone();
+    let mut durations = vec![0i64; kept.len()];
+    for &(g, d) in &kept {
+        durations[fill[g as usize]] = d;
+        fill[g as usize] += 1;
+    }
+    drop(kept);
+    out.min_ns.reserve_exact(groups);
+    out.median_ns.reserve_exact(groups);
+    out.p95_ns.reserve_exact(groups);
+    out.max_ns.reserve_exact(groups);
+    for g in 0..groups {
+        let bucket = &mut durations[start[g]..start[g + 1]];
+        bucket.sort_unstable();
+        let (median, p95) = median_p95(bucket);
+        out.min_ns.push(bucket[0]);
+        out.median_ns.push(median);
+        out.p95_ns.push(p95);
+        out.max_ns.push(bucket[bucket.len() - 1]);
+    }
+    out
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HistogramBin {
+    pub lo_ns: i64,
+    pub hi_ns: i64,
+    pub count: u64,
+}
+
+/// What the scope details panel shows about a scope name (all frames).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScopeDetails {
+    /// The first registration of that name, if any.
+    pub info: Option<ScopeInfo>,
+    pub min_ns: i64,
+    pub median_ns: i64,
+    pub p95_ns: i64,
+    pub max_ns: i64,
+    pub mean_ns: f64,
+    /// max / total (0 when the total is 0).
+    pub max_share: f64,
+    /// One call dominates: at least 2 calls and the largest is more than
+    /// half of the total (the `calls` rule).
+    pub spike: bool,
+    /// Per-call durations in equal-width bins from min to max.
+    pub histogram: Vec<HistogramBin>,
+    /// The slowest calls, slowest first (ties by earlier start).
+    pub slowest: Vec<ScopeIdx>,
+    /// Count, totals, callers and callees.
+    pub callers: CallersReport,
+}
+
+/// Bins of the details histogram.
+pub const HISTOGRAM_BINS: usize = 24;
+
+/// The details of scope name `name`; `None` when no scope has that name.
+pub fn scope_details(trace: &Trace, name: &str, slowest: usize) -> Option<ScopeDetails> {
+    let callers = callers(trace, name)?;
+    let hits = instances_named(trace, name);
+    let s = &trace.scopes;
+    let mut durations: Vec<i64> = hits.iter().map(|&i| s.duration_ns[i.idx()]).collect();
+    durations.sort_unstable();
+    let (min, max) = (durations[0], durations[durations.len() - 1]);
+    let (median, p95) = median_p95(&durations);
+    let total = callers.total_ns;
+    let span = max.saturating_sub(min);
+    let bins = if span == 0 { 1 } else { HISTOGRAM_BINS };
+    let width = (span / bins as i64).max(1) + i64::from(span % bins as i64 != 0);
+    let mut histogram: Vec<HistogramBin> = (0..bins)
+        .map(|b| HistogramBin {
+            lo_ns: min.saturating_add(width.saturating_mul(b as i64)),
+            hi_ns: min.saturating_add(width.saturating_mul(b as i64 + 1)),
+            count: 0,
+        })
+        .collect();
+    for &d in &durations {
+        let b = ((d.saturating_sub(min)) / width).clamp(0, bins as i64 - 1) as usize;
+        histogram[b].count += 1;
+    }
+    let def = trace
+        .defs
+        .registered_sorted()
+        .into_iter()
+        .find(|&d| trace.str(trace.defs.name[d.idx()]) == name);
+    let max_share = if total == 0 {
+        0.0
+    } else {
+        max as f64 / total as f64
+    };
+    Some(ScopeDetails {
+        info: def.and_then(|d| scope(trace, trace.defs.raw_id[d.idx()])),
+        min_ns: min,
+        median_ns: median,
+        p95_ns: p95,
+        max_ns: max,
+        mean_ns: total as f64 / durations.len() as f64,
+        max_share,
+        spike: durations.len() >= 2 && max_share > 0.5,
+        histogram,
+        slowest: top_k(trace, hits.iter().map(|i| i.0), slowest),
+        callers,
+    })
+}
+
+/// How long each thread (by name) was busy at its top level within
+/// `[lo_ns, hi_ns)`, except `except` (the thread the window is about): most
+/// busy first, ties by name; idle threads are left out.
+pub fn busy_in(trace: &Trace, lo_ns: i64, hi_ns: i64, except: Option<&str>) -> Vec<BusyThread> {
+    let mut out: Vec<BusyThread> = top_level_intervals(trace)
+        .iter()
+        .filter(|(name, _)| Some(trace.str(*name)) != except)
+        .filter_map(|(name, iv)| {
+            let busy = iv.overlap_ns(lo_ns, hi_ns);
+            (busy > 0).then(|| BusyThread {
+                thread: trace.str(*name).to_owned(),
+                busy_ns: busy,
+            })
+        })
+        .collect();
+    // Intervals are sorted by name: a stable sort keeps name order on ties.
+    out.sort_by_key(|b| Reverse(b.busy_ns));
+    out
 }

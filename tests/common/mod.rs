@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod scenario;
+
 use puffin_lens::engine::write::{FrameData, Registration, ScopeNode};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

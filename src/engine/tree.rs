@@ -1,0 +1,273 @@
+//! The merged call tree: scope instances of a set of frames merged by the
+//! path of scope names from their thread's top level (data strings do not
+//! split nodes), one tree per thread name.
+//!
+//! Stored flat (struct-of-arrays, parents before children, each node's
+//! children contiguous and sorted by total time descending, then name), so
+//! the tree view walks it without allocating and the JSON answer
+//! ([`TreeReport`]) is built from it.
+
+use super::model::{FrameId, StrId, StreamId, Trace};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use std::ops::Range;
+
+/// A node of a [`MergedTree`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    #[inline]
+    pub fn idx(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The merged call tree of some frames. Thread nodes are the roots of the
+/// arena (depth 0, named after the thread, count 0, total the sum of their
+/// children's); scope nodes have depth 1 and more.
+#[derive(Clone, Default)]
+pub struct MergedTree {
+    /// How many frames were merged.
+    pub frames: usize,
+    /// Thread nodes, sorted by thread name.
+    pub threads: Vec<NodeId>,
+    pub name: Vec<StrId>,
+    pub count: Vec<u64>,
+    pub total_ns: Vec<i64>,
+    pub self_ns: Vec<i64>,
+    pub max_ns: Vec<i64>,
+    /// `u32::MAX` for thread nodes.
+    pub parent: Vec<u32>,
+    pub depth: Vec<u32>,
+    /// Children of node `n`: `child_list[child_start[n]..child_start[n + 1]]`.
+    child_start: Vec<u32>,
+    child_list: Vec<NodeId>,
+}
+
+impl MergedTree {
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+
+    /// Children, by total time descending, then name.
+    #[inline]
+    pub fn children(&self, n: NodeId) -> &[NodeId] {
+        let (a, b) = (self.child_start[n.idx()], self.child_start[n.idx() + 1]);
+        &self.child_list[a as usize..b as usize]
+    }
+
+    /// The thread node `n` belongs to.
+    pub fn thread_of(&self, mut n: NodeId) -> NodeId {
+        while self.parent[n.idx()] != u32::MAX {
+            n = NodeId(self.parent[n.idx()]);
+        }
+        n
+    }
+
+    /// The path from the thread node down to `n`, inclusive.
+    pub fn path(&self, mut n: NodeId) -> Vec<NodeId> {
+        let mut path = vec![n];
+        while self.parent[n.idx()] != u32::MAX {
+            n = NodeId(self.parent[n.idx()]);
+            path.push(n);
+        }
+        path.reverse();
+        path
+    }
+
+    fn push(&mut self, name: StrId, parent: u32, depth: u32) -> u32 {
+        let id = self.name.len() as u32;
+        self.name.push(name);
+        self.count.push(0);
+        self.total_ns.push(0);
+        self.self_ns.push(0);
+        self.max_ns.push(0);
+        self.parent.push(parent);
+        self.depth.push(depth);
+        id
+    }
+}
+
+/// Frame positions `range` (file order) of the trace, clamped to it.
+pub fn clamp_frames(trace: &Trace, range: Range<u32>) -> Range<u32> {
+    let n = trace.frames.len() as u32;
+    range.start.min(n)..range.end.min(n)
+}
+
+/// Merges the instances of frames `frames` (positions in file order),
+/// optionally of threads named `thread` only.
+pub fn merged_tree(trace: &Trace, frames: Range<u32>, thread: Option<&str>) -> MergedTree {
+    let frames = clamp_frames(trace, frames);
+    let mut tree = MergedTree {
+        frames: frames.len(),
+        ..Default::default()
+    };
+    let only: Option<Option<StrId>> = thread.map(|t| trace.strings.find(t));
+    if only == Some(None) {
+        tree.child_start = vec![0];
+        return tree;
+    }
+    let s = &trace.scopes;
+    let def_name = &trace.defs.name;
+    let mut thread_node: FxHashMap<StrId, u32> = FxHashMap::default();
+    let mut child_of: FxHashMap<(u32, StrId), u32> = FxHashMap::default();
+    let mut stack: Vec<u32> = Vec::new();
+    for f in frames {
+        for st in trace.frames.streams(FrameId(f)) {
+            let tname = trace.threads.name[trace.streams.thread[st as usize].idx()];
+            if only.is_some_and(|o| o != Some(tname)) {
+                continue;
+            }
+            let root = *thread_node
+                .entry(tname)
+                .or_insert_with(|| tree.push(tname, u32::MAX, 0));
+            stack.clear();
+            for i in trace.streams.scopes(StreamId(st)) {
+                let i = i as usize;
+                let depth = s.depth[i] as usize;
+                stack.truncate(depth);
+                let parent = stack.last().copied().unwrap_or(root);
+                let name = def_name[s.def[i].idx()];
+                let node = match child_of.get(&(parent, name)) {
+                    Some(&n) => n,
+                    None => {
+                        let n = tree.push(name, parent, tree.depth[parent as usize] + 1);
+                        child_of.insert((parent, name), n);
+                        n
+                    }
+                };
+                let n = node as usize;
+                let d = s.duration_ns[i];
+                tree.count[n] += 1;
+                tree.total_ns[n] = tree.total_ns[n].saturating_add(d);
+                tree.self_ns[n] = tree.self_ns[n].saturating_add(s.self_ns[i]);
+                tree.max_ns[n] = tree.max_ns[n].max(d);
+                stack.push(node);
+            }
+        }
+    }
+    // A thread's total is the sum of its roots'.
+    for n in 0..tree.len() {
+        let p = tree.parent[n];
+        if p != u32::MAX && tree.parent[p as usize] == u32::MAX {
+            tree.total_ns[p as usize] = tree.total_ns[p as usize].saturating_add(tree.total_ns[n]);
+        }
+    }
+    // Children lists (CSR), sorted.
+    let len = tree.len();
+    let mut start = vec![0u32; len + 1];
+    for &p in &tree.parent {
+        if p != u32::MAX {
+            start[p as usize + 1] += 1;
+        }
+    }
+    for i in 0..len {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut list = vec![NodeId(0); start[len] as usize];
+    for (n, &p) in tree.parent.iter().enumerate() {
+        if p != u32::MAX {
+            list[fill[p as usize] as usize] = NodeId(n as u32);
+            fill[p as usize] += 1;
+        }
+    }
+    let by_total = |a: &NodeId, b: &NodeId| {
+        tree.total_ns[b.idx()]
+            .cmp(&tree.total_ns[a.idx()])
+            .then_with(|| {
+                trace
+                    .str(tree.name[a.idx()])
+                    .cmp(trace.str(tree.name[b.idx()]))
+            })
+    };
+    for n in 0..len {
+        list[start[n] as usize..start[n + 1] as usize].sort_by(by_total);
+    }
+    let mut threads: Vec<NodeId> = thread_node.into_values().map(NodeId).collect();
+    threads.sort_by(|a, b| {
+        trace
+            .str(tree.name[a.idx()])
+            .cmp(trace.str(tree.name[b.idx()]))
+    });
+    tree.threads = threads;
+    tree.child_start = start;
+    tree.child_list = list;
+    tree
+}
+
+// ---------------------------------------------------------------------------
+// The JSON answer of `puffin-lens tree`
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TreeNode {
+    pub name: String,
+    pub count: u64,
+    pub total_ns: i64,
+    pub self_ns: i64,
+    pub max_ns: i64,
+    pub children: Vec<TreeNode>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TreeThread {
+    pub name: String,
+    pub total_ns: i64,
+    pub roots: Vec<TreeNode>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TreeReport {
+    pub frames: usize,
+    pub threads: Vec<TreeThread>,
+}
+
+impl TreeReport {
+    /// The report of `tree`, listing `depth` levels (roots are level 1; all
+    /// when `None`).
+    pub fn new(trace: &Trace, tree: &MergedTree, depth: Option<u32>) -> Self {
+        fn node(trace: &Trace, tree: &MergedTree, n: NodeId, left: Option<u32>) -> TreeNode {
+            let i = n.idx();
+            let below = left.map(|l| l.saturating_sub(1));
+            TreeNode {
+                name: trace.str(tree.name[i]).to_owned(),
+                count: tree.count[i],
+                total_ns: tree.total_ns[i],
+                self_ns: tree.self_ns[i],
+                max_ns: tree.max_ns[i],
+                children: if below == Some(0) {
+                    Vec::new()
+                } else {
+                    tree.children(n)
+                        .iter()
+                        .map(|&c| node(trace, tree, c, below))
+                        .collect()
+                },
+            }
+        }
+        TreeReport {
+            frames: tree.frames,
+            threads: tree
+                .threads
+                .iter()
+                .map(|&t| TreeThread {
+                    name: trace.str(tree.name[t.idx()]).to_owned(),
+                    total_ns: tree.total_ns[t.idx()],
+                    roots: if depth == Some(0) {
+                        Vec::new()
+                    } else {
+                        tree.children(t)
+                            .iter()
+                            .map(|&c| node(trace, tree, c, depth))
+                            .collect()
+                    },
+                })
+                .collect(),
+        }
+    }
+}
