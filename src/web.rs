@@ -15,8 +15,20 @@
 //! - `download(kind, side?)`: what "Export JSON" (`"json"`) or "Export CSV"
 //!   (`"csv"`) save, offered as a download.
 //! - `status()`: `{loading, fetching, error, a, b, shown}`.
+//! - `show(view, options?)`: switches the view like a click would
+//!   (`"overview"`, `"tree"` with `{mode, frame, expand, gap_ms}`, `"table"`
+//!   with `{by, sort, descending, filter, thread}`); a promise of `ui()` once
+//!   applied, rejected on bad options.
+//! - `select(name)`: opens the details of a scope name; a promise of `ui()`.
+//! - `ui()`: what the app shows now, read from the views' own row vectors:
+//!   `{view, frame, filter, selected_scope, rows, details, …}`.
+//!
+//! Timestamps in these answers are JavaScript numbers: epoch nanoseconds
+//! above 2^53 come back rounded (by up to a few hundred ns); `dumpJson()`
+//! keeps them exact as text.
 
-use crate::app::{Export, Incoming, PuffinLensApp, Shared, Side, Source, file_name};
+use crate::app::platform::web::{element, escape_html, js_message, show_progress};
+use crate::app::{Export, Incoming, PuffinLensApp, Shared, Side, Source, UiCommand, file_name};
 use crate::engine::api;
 use js_sys::{Function, JSON, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::JsCast as _;
@@ -61,14 +73,6 @@ async fn run(shared: Shared) -> Result<(), JsValue> {
         .await
 }
 
-fn element(id: &str) -> Option<web_sys::Element> {
-    web_sys::window()?.document()?.get_element_by_id(id)
-}
-
-fn escape_html(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;")
-}
-
 /// Hides the "Loading…" text once the app runs, or shows why it cannot.
 fn set_loading_text(message: Option<&str>) {
     let Some(el) = element("loading_text") else {
@@ -78,101 +82,6 @@ fn set_loading_text(message: Option<&str>) {
         None => el.remove(),
         Some(msg) => el.set_inner_html(&format!("<p>{}</p>", escape_html(msg))),
     }
-}
-
-/// Shows the page's progress bar (`what` is being done, bytes done of total;
-/// a total of 0 is unknown), or hides it (`None`). It is HTML over the
-/// canvas: the browser repaints it for next to nothing, while a repaint of
-/// the canvas costs as much as a decoding slice in software WebGL.
-pub fn show_progress(progress: Option<(&str, usize, usize)>) {
-    let (Some(bar), Some(label), Some(fill)) = (
-        element("load_progress"),
-        element("load_progress_label"),
-        element("load_progress_fill"),
-    ) else {
-        return;
-    };
-    let Some((what, done_bytes, total_bytes)) = progress else {
-        let _ = bar.set_attribute("hidden", "");
-        return;
-    };
-    let done_mb = done_bytes as f64 / 1e6;
-    let (text, percent) = if total_bytes == 0 {
-        (format!("{what}: {done_mb:.1} MB"), 100.0)
-    } else {
-        let total_mb = total_bytes as f64 / 1e6;
-        let percent = 100.0 * done_bytes as f64 / total_bytes as f64;
-        (format!("{what}: {done_mb:.1} of {total_mb:.1} MB"), percent)
-    };
-    label.set_inner_html(&escape_html(&text));
-    let _ = fill.set_attribute("style", &format!("width: {percent:.1}%"));
-    let _ = bar.remove_attribute("hidden");
-}
-
-/// Reads a file the user gave (dropped or picked) into memory a chunk at a
-/// time, showing the bytes read on the page's progress bar: one copy of a
-/// large file into wasm memory would block the page for most of a second.
-pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
-    use wasm_bindgen_futures::JsFuture;
-    const CHUNK: usize = 32 << 20;
-    let size = file.size() as usize;
-    let what = format!("Reading {}", file.name());
-    let mut bytes = Vec::new();
-    bytes
-        .try_reserve_exact(size)
-        .map_err(|_| format!("not enough memory for {size} bytes"))?;
-    while bytes.len() < size {
-        show_progress(Some((&what, bytes.len(), size)));
-        let start = bytes.len();
-        let end = (start + CHUNK).min(size);
-        let chunk = file
-            .slice_with_f64_and_f64(start as f64, end as f64)
-            .map_err(js_message)?;
-        let buffer = JsFuture::from(chunk.array_buffer())
-            .await
-            .map_err(js_message)?;
-        let chunk = Uint8Array::new(&buffer);
-        if chunk.length() == 0 {
-            break; // the file shrank meanwhile
-        }
-        bytes.resize(start + chunk.length() as usize, 0);
-        chunk.copy_to(&mut bytes[start..]);
-    }
-    show_progress(None);
-    Ok(bytes)
-}
-
-/// Lets the browser handle input and paint a frame before going on: waits
-/// for the next animation frame, then for a message posted from it (which
-/// runs after that frame is painted). A hidden page paints no frames and
-/// goes on at once (a message, unlike a timer, is not throttled there).
-pub async fn yield_to_browser() {
-    let promise = Promise::new(&mut |resolve, _reject| {
-        let Ok(channel) = web_sys::MessageChannel::new() else {
-            let _ = resolve.call0(&JsValue::UNDEFINED);
-            return;
-        };
-        channel.port1().set_onmessage(Some(&resolve));
-        let port = channel.port2();
-        let window = web_sys::window();
-        let visible = window
-            .as_ref()
-            .and_then(|w| w.document())
-            .is_some_and(|d| !d.hidden());
-        let after_frame = window.filter(|_| visible).and_then(|w| {
-            let post = Closure::once_into_js({
-                let port = port.clone();
-                move || {
-                    let _ = port.post_message(&JsValue::NULL);
-                }
-            });
-            w.request_animation_frame(post.unchecked_ref()).ok()
-        });
-        if after_frame.is_none() {
-            let _ = port.post_message(&JsValue::NULL);
-        }
-    });
-    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
 /// `?url=…` of the page.
@@ -254,39 +163,6 @@ async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-fn js_message(value: JsValue) -> String {
-    value
-        .dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| value.as_string())
-        .unwrap_or_else(|| format!("{value:?}"))
-}
-
-/// Offers `bytes` as a download named `name`.
-pub fn download(name: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
-    let fail = |what: &str, err: JsValue| format!("{name}: cannot {what}: {}", js_message(err));
-    let parts = js_sys::Array::of1(&Uint8Array::from(bytes));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type(mime);
-    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options)
-        .map_err(|e| fail("create the file", e))?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob)
-        .map_err(|e| fail("create the download", e))?;
-    let document = web_sys::window()
-        .and_then(|w| w.document())
-        .ok_or_else(|| format!("{name}: no document"))?;
-    let anchor = document
-        .create_element("a")
-        .map_err(|e| fail("create the link", e))?
-        .dyn_into::<web_sys::HtmlAnchorElement>()
-        .map_err(|e| fail("create the link", e.into()))?;
-    anchor.set_href(&url);
-    anchor.set_download(name);
-    anchor.click();
-    web_sys::Url::revoke_object_url(&url).map_err(|e| fail("clean up", e))?;
-    Ok(())
-}
-
 fn side_arg(value: &JsValue, shared: &Shared) -> Result<Side, JsValue> {
     match value.as_string() {
         None if value.is_undefined() || value.is_null() => Ok(shared.borrow().shown),
@@ -299,6 +175,37 @@ fn side_arg(value: &JsValue, shared: &Shared) -> Result<Side, JsValue> {
 
 fn parse_json(text: &str) -> Result<JsValue, JsValue> {
     JSON::parse(text)
+}
+
+/// A JavaScript value as JSON (`undefined` as `null`).
+fn js_to_json(value: &JsValue) -> Result<serde_json::Value, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(serde_json::Value::Null);
+    }
+    let text = String::from(JSON::stringify(value)?);
+    serde_json::from_str(&text).map_err(|e| js_sys::Error::new(&e.to_string()).into())
+}
+
+/// Queues `command`; a promise of `ui()` once the app applied it.
+fn ui_promise(shared: &Shared, command: UiCommand) -> Promise {
+    let mut pending = Some(command);
+    let shared = shared.clone();
+    Promise::new(&mut |resolve: Function, reject: Function| {
+        let Some(command) = pending.take() else {
+            return;
+        };
+        shared.borrow_mut().command(
+            command,
+            Some(Box::new(move |result| {
+                let _ = match result {
+                    Ok(ui) => {
+                        resolve.call1(&JsValue::NULL, &parse_json(&ui).unwrap_or(JsValue::NULL))
+                    }
+                    Err(msg) => reject.call1(&JsValue::NULL, &js_sys::Error::new(&msg)),
+                };
+            })),
+        );
+    })
 }
 
 fn set_fn(obj: &Object, name: &str, f: JsValue) -> Result<(), JsValue> {
@@ -388,12 +295,7 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
             let name = name
                 .as_string()
                 .ok_or_else(|| js_sys::Error::new("query(name, args): name must be a string"))?;
-            let args: serde_json::Value = if args.is_undefined() || args.is_null() {
-                serde_json::Value::Null
-            } else {
-                let text = String::from(JSON::stringify(&args)?);
-                serde_json::from_str(&text).map_err(|e| js_sys::Error::new(&e.to_string()))?
-            };
+            let args = js_to_json(&args)?;
             let side = side_arg(&side, &s)?;
             let state = s.borrow();
             let (main, other) = match side {
@@ -423,10 +325,55 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
                 .loaded(side)
                 .ok_or_else(|| js_sys::Error::new("no recording is open"))?;
             let (name, mime, bytes) = what.file(loaded);
-            download(&name, mime, &bytes).map_err(|e| js_sys::Error::new(&e).into())
+            crate::app::platform::web::download(&name, mime, &bytes)
+                .map_err(|e| js_sys::Error::new(&e).into())
         },
     );
     set_fn(&api, "download", export.into_js_value())?;
+
+    // show(view, options) and select(name): applied by the app at its next
+    // frame; the promise resolves with ui() once applied.
+    let s = shared.clone();
+    let show = Closure::<dyn Fn(JsValue, JsValue) -> Result<Promise, JsValue>>::new(
+        move |view: JsValue, options: JsValue| {
+            let view = view
+                .as_string()
+                .ok_or_else(|| js_sys::Error::new("show(view, options): view must be a string"))?;
+            let options = js_to_json(&options)?;
+            Ok(ui_promise(&s, UiCommand::Show { view, options }))
+        },
+    );
+    set_fn(&api, "show", show.into_js_value())?;
+
+    let s = shared.clone();
+    let select =
+        Closure::<dyn Fn(JsValue) -> Result<Promise, JsValue>>::new(move |name: JsValue| {
+            let name = name
+                .as_string()
+                .ok_or_else(|| js_sys::Error::new("select(name): name must be a string"))?;
+            Ok(ui_promise(&s, UiCommand::Select(name)))
+        });
+    set_fn(&api, "select", select.into_js_value())?;
+
+    let s = shared.clone();
+    let ui = Closure::<dyn Fn() -> Result<JsValue, JsValue>>::new(move || {
+        match s.borrow().ui.as_deref() {
+            Some(json) => parse_json(json),
+            None => Ok(JsValue::NULL),
+        }
+    });
+    set_fn(&api, "ui", ui.into_js_value())?;
+
+    // Back and forward (and a typed hash) move the views too.
+    let s = shared.clone();
+    let on_hash = Closure::<dyn Fn()>::new(move || {
+        let hash = crate::app::platform::web::location_hash();
+        s.borrow_mut().command(UiCommand::Hash(hash), None);
+    });
+    if let Some(window) = web_sys::window() {
+        window.add_event_listener_with_callback("hashchange", on_hash.as_ref().unchecked_ref())?;
+    }
+    on_hash.forget();
 
     let s = shared.clone();
     let status = Closure::<dyn Fn() -> Result<JsValue, JsValue>>::new(move || {

@@ -114,22 +114,30 @@ fn slowest_frames_are_highlighted_and_selection_follows_clicks() {
     let mut h = harness();
     open(&mut h, "good.puffin", recording(true), None);
     let view = h.state().view(Side::A).expect("A is shown");
-    // The slowest frame is selected first and leads the highlight.
+    // The slowest frame is selected first; with the default 16.7 ms budget
+    // only it is over budget.
     assert_eq!(view.selected(), Some(FrameId(2)));
-    assert_eq!(view.highlighted_frames()[0], FrameId(2));
-    assert_eq!(view.highlighted_frames()[1], FrameId(4));
-    assert!(view.is_highlighted(FrameId(2)));
-    h.get_by_label_contains("Frame 102 · 30.000 ms");
-
-    // Highlight only the slowest.
-    h.state_mut()
-        .view_mut(Side::A)
-        .expect("A")
-        .set_highlight_count(1);
-    h.run_steps(2);
-    let view = h.state().view(Side::A).expect("A");
+    assert_eq!(view.highlighted_frames(), &[FrameId(2)]);
+    assert!(view.highlights_over_budget());
     assert!(view.is_highlighted(FrameId(2)));
     assert!(!view.is_highlighted(FrameId(4)));
+    h.get_by_label_contains("Frame 102 · 30.000 ms");
+    h.get_by_label_contains("the 1 frame(s) over the 16.7 ms budget");
+
+    // A 10 ms budget: the 30 and 12 ms frames are over it, slowest first.
+    h.state_mut().set_frame_budget_ms(10.0);
+    h.run_steps(2);
+    let view = h.state().view(Side::A).expect("A");
+    assert_eq!(view.highlighted_frames(), &[FrameId(2), FrameId(4)]);
+
+    // No frame over a 100 ms budget: the slowest 10% (at least one) instead,
+    // not most of a short recording.
+    h.state_mut().set_frame_budget_ms(100.0);
+    h.run_steps(2);
+    let view = h.state().view(Side::A).expect("A");
+    assert!(!view.highlights_over_budget());
+    assert_eq!(view.highlighted_frames(), &[FrameId(2)]);
+    h.get_by_label_contains("no frame is over the 100 ms budget");
 
     // Clicking a row of the slowest-frames list selects that frame, and the
     // selected-frame panel follows.
@@ -234,7 +242,7 @@ fn damaged_recording_keeps_its_intact_frames_and_warns() {
 }
 
 #[test]
-fn second_recording_opens_as_b_and_example_button_loads_a() {
+fn second_recording_opens_as_b_is_shown_and_example_button_loads_a() {
     let mut h = harness();
     open(&mut h, "before.puffin", recording(true), None);
     open(&mut h, "after.puffin", recording(false), None);
@@ -246,7 +254,14 @@ fn second_recording_opens_as_b_and_example_button_loads_a() {
         h.state().view(Side::B).expect("B").loaded().name,
         "after.puffin"
     );
-    assert_eq!(h.state().shown(), Side::A);
+    // What the user just opened is what they see, with a word on comparing.
+    assert_eq!(h.state().shown(), Side::B);
+    let notice = h.state().notice().expect("a notice").to_owned();
+    assert!(
+        notice.starts_with("Showing B after.puffin. A (before.puffin) and B can now be compared"),
+        "{notice}"
+    );
+    h.get_by_label_contains("can now be compared");
     {
         let shared = h.state().shared().borrow();
         assert_eq!(shared.b.as_ref().expect("published").name, "after.puffin");

@@ -282,14 +282,14 @@ impl LoadJob {
         let shared = task.clone();
         let task_name = name.clone();
         let what = format!("Decoding {name}");
-        crate::web::show_progress(Some((&what, 0, work.decoder.bytes_total())));
+        super::platform::web::show_progress(Some((&what, 0, work.decoder.bytes_total())));
         wasm_bindgen_futures::spawn_local(async move {
             let name = task_name;
             // Let the frame that started the load be painted first.
-            crate::web::yield_to_browser().await;
+            super::platform::web::yield_to_browser().await;
             loop {
                 if shared.borrow().cancelled {
-                    crate::web::show_progress(None);
+                    super::platform::web::show_progress(None);
                     return;
                 }
                 if work.run_slice(SLICE) {
@@ -298,11 +298,11 @@ impl LoadJob {
                 let (done_bytes, total_bytes) =
                     (work.decoder.bytes_done(), work.decoder.bytes_total());
                 shared.borrow_mut().done_bytes = done_bytes;
-                crate::web::show_progress(Some((&what, done_bytes, total_bytes)));
-                crate::web::yield_to_browser().await;
+                super::platform::web::show_progress(Some((&what, done_bytes, total_bytes)));
+                super::platform::web::yield_to_browser().await;
             }
             let result = work.finish(&name);
-            crate::web::show_progress(None);
+            super::platform::web::show_progress(None);
             shared.borrow_mut().result = Some(result);
             ctx.request_repaint();
         });

@@ -2,15 +2,25 @@
 //! shell (top bar, opening files, progress, errors, export) and the views,
 //! which read the engine's model and keep only UI state.
 
+mod details;
 mod loader;
+pub mod nav;
 mod overview;
-mod platform;
+pub mod platform;
+mod recording;
 mod shared;
+pub mod table;
+pub mod tree;
 
+pub use details::{DetailsAction, DetailsPanel};
 pub use loader::{LoadJob, Loaded, Poll, SLICE, Source};
+pub use nav::{FrameSel, View};
 pub use overview::OverviewView;
 pub use platform::file_name;
-pub use shared::{Incoming, LoadStatus, OnDone, Shared, SharedState, Side};
+pub use recording::{Action, Recording, UI_ROWS};
+pub use shared::{Incoming, LoadStatus, OnDone, Shared, SharedState, Side, UiCommand};
+pub use table::TableView;
+pub use tree::TreeView;
 
 use egui::{Color32, Key, KeyboardShortcut, Modifiers, RichText};
 use std::sync::Arc;
@@ -26,23 +36,30 @@ const FIND: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::F)
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct Settings {
-    /// How many of the slowest frames the chart highlights.
-    pub highlight_count: usize,
+    /// The frame budget line of the frame chart, in ms: frames over it are
+    /// highlighted.
+    pub frame_budget_ms: f64,
+    /// The scope filter matches substrings (any case) instead of prefixes.
+    pub substring: bool,
 }
 
 impl Default for Settings {
     fn default() -> Self {
         Self {
-            highlight_count: 10,
+            frame_budget_ms: 16.7,
+            substring: false,
         }
     }
 }
+
+/// Frame budgets offered in the top bar (60, 30 and 120 frames per second).
+const BUDGETS_MS: [(f64, &str); 3] = [(16.7, "60 fps"), (33.3, "30 fps"), (8.3, "120 fps")];
 
 /// One side of a comparison: what is loading and what is shown.
 #[derive(Default)]
 struct Slot {
     job: Option<(LoadJob, Option<OnDone>)>,
-    view: Option<OverviewView>,
+    rec: Option<Recording>,
 }
 
 pub struct PuffinLensApp {
@@ -57,6 +74,15 @@ pub struct PuffinLensApp {
     error: Option<String>,
     /// Natively, decode on a background thread (tests decode in slices).
     threaded: bool,
+    /// A one-line note about what just happened (a second recording opened).
+    notice: Option<String>,
+    /// The location hash the page was opened with, applied to the first
+    /// recording that loads.
+    pending_hash: Option<String>,
+    /// The hash last written (so the app's own changes are not re-applied).
+    last_hash: String,
+    /// A fingerprint of the last published `ui()`, to republish on change only.
+    ui_fingerprint: u64,
 }
 
 impl PuffinLensApp {
@@ -81,6 +107,10 @@ impl PuffinLensApp {
             filter: String::new(),
             error: None,
             threaded: cfg!(not(target_arch = "wasm32")),
+            notice: None,
+            pending_hash: platform::initial_hash(),
+            last_hash: String::new(),
+            ui_fingerprint: 0,
         }
     }
 
@@ -109,11 +139,39 @@ impl PuffinLensApp {
 
     /// The overview of a side, once loaded.
     pub fn view(&self, side: Side) -> Option<&OverviewView> {
-        self.slot(side).view.as_ref()
+        self.slot(side).rec.as_ref().map(|r| &r.overview)
     }
 
     pub fn view_mut(&mut self, side: Side) -> Option<&mut OverviewView> {
-        self.slot_mut(side).view.as_mut()
+        self.slot_mut(side).rec.as_mut().map(|r| &mut r.overview)
+    }
+
+    /// A side's recording and its views, once loaded.
+    pub fn recording(&self, side: Side) -> Option<&Recording> {
+        self.slot(side).rec.as_ref()
+    }
+
+    pub fn recording_mut(&mut self, side: Side) -> Option<&mut Recording> {
+        self.slot_mut(side).rec.as_mut()
+    }
+
+    /// The one-line notice shown under the top bar, if any.
+    pub fn notice(&self) -> Option<&str> {
+        self.notice.as_deref()
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// Sets the frame budget of every open recording's chart.
+    pub fn set_frame_budget_ms(&mut self, budget_ms: f64) {
+        self.settings.frame_budget_ms = budget_ms;
+        for side in [Side::A, Side::B] {
+            if let Some(view) = self.view_mut(side) {
+                view.set_budget_ms(budget_ms);
+            }
+        }
     }
 
     pub fn is_loading(&self) -> bool {
@@ -146,7 +204,7 @@ impl PuffinLensApp {
 
     fn start_load(&mut self, ctx: &egui::Context, incoming: Incoming) {
         let side = incoming.side.unwrap_or_else(|| {
-            if self.a.view.is_none() && self.a.job.is_none() {
+            if self.a.rec.is_none() && self.a.job.is_none() {
                 Side::A
             } else {
                 Side::B
@@ -210,7 +268,7 @@ impl PuffinLensApp {
                 let summary_json = serde_json::to_string(&loaded.summary).unwrap_or_default();
                 let loaded = Arc::new(loaded);
                 let started = web_time::Instant::now();
-                let view = OverviewView::new(loaded.clone(), self.settings.highlight_count);
+                let mut rec = Recording::new(loaded.clone(), self.settings.frame_budget_ms);
                 log::info!(
                     "{}: {} scopes loaded in {:.0} ms; overview built in {:.1} ms",
                     loaded.name,
@@ -218,11 +276,23 @@ impl PuffinLensApp {
                     loaded.load_ms,
                     started.elapsed().as_secs_f64() * 1e3
                 );
-                self.slot_mut(side).view = Some(view);
-                self.error = None;
-                if self.slot(self.shown).view.is_none() {
-                    self.shown = side;
+                if let Some(hash) = self.pending_hash.take() {
+                    rec.apply_hash(&hash);
                 }
+                self.slot_mut(side).rec = Some(rec);
+                self.error = None;
+                // What the user just opened is what they see.
+                self.shown = side;
+                self.notice = match (&self.a.rec, &self.b.rec) {
+                    (Some(a), Some(_)) => Some(format!(
+                        "Showing {} {}. A ({}) and B can now be compared: switch with A/B above; \
+                         `puffin-lens compare A B` or puffinLens.query(\"compare\") lists what changed.",
+                        side.label(),
+                        loaded.name,
+                        a.loaded().name,
+                    )),
+                    _ => None,
+                };
                 self.publish();
                 if let Some(on_done) = on_done {
                     on_done(Ok(summary_json));
@@ -242,18 +312,19 @@ impl PuffinLensApp {
     /// Tells the outside (JavaScript API) what the app shows now.
     fn publish(&self) {
         let mut shared = self.shared.borrow_mut();
-        shared.a = self.a.view.as_ref().map(|v| v.loaded().clone());
-        shared.b = self.b.view.as_ref().map(|v| v.loaded().clone());
+        shared.a = self.a.rec.as_ref().map(|r| r.loaded().clone());
+        shared.b = self.b.rec.as_ref().map(|r| r.loaded().clone());
         shared.shown = self.shown;
         shared.error = self.error.clone();
     }
 
     fn close(&mut self, side: Side) {
         *self.slot_mut(side) = Slot::default();
-        if side == Side::A && self.b.view.is_some() {
+        if side == Side::A && self.b.rec.is_some() {
             std::mem::swap(&mut self.a, &mut self.b);
         }
         self.shown = Side::A;
+        self.notice = None;
         self.publish();
     }
 
@@ -287,7 +358,7 @@ impl PuffinLensApp {
                 wasm_bindgen_futures::spawn_local(async move {
                     let started = web_time::Instant::now();
                     let result = match file.web_file() {
-                        Some(web_file) => crate::web::read_file(web_file).await,
+                        Some(web_file) => platform::web::read_file(web_file).await,
                         None => file.bytes_async().await,
                     };
                     log::info!(
@@ -316,13 +387,126 @@ impl PuffinLensApp {
             self.error = None;
             ctx.memory_mut(|m| m.surrender_focus(filter_id()));
         }
+        // Keys 1-3 switch views, unless a text field has the keyboard.
+        if !ctx.egui_wants_keyboard_input()
+            && let Some(rec) = self.slot_mut(self.shown).rec.as_mut()
+        {
+            for view in View::ALL {
+                if ctx.input_mut(|i| i.consume_key(Modifiers::NONE, view.key())) {
+                    rec.view = view;
+                }
+            }
+        }
+    }
+
+    /// Applies the requests of `puffinLens.show`/`select` and hash changes.
+    fn take_commands(&mut self) {
+        let commands = std::mem::take(&mut self.shared.borrow_mut().commands);
+        for (command, on_done) in commands {
+            let result = self.apply_command(command);
+            let result = result.map(|()| self.ui_json().to_string());
+            if let Some(on_done) = on_done {
+                on_done(result);
+            }
+        }
+    }
+
+    fn apply_command(&mut self, command: UiCommand) -> Result<(), String> {
+        let substring = self.settings.substring;
+        let slot = match self.shown {
+            Side::A => &mut self.a,
+            Side::B => &mut self.b,
+        };
+        let Some(rec) = slot.rec.as_mut() else {
+            if let UiCommand::Hash(hash) = command {
+                self.pending_hash = Some(hash);
+                return Ok(());
+            }
+            return Err("no recording is open".to_owned());
+        };
+        match command {
+            UiCommand::Show { view, options } => {
+                let mut filter = std::mem::take(&mut self.filter);
+                let result = rec.show(&view, &options, &mut filter);
+                rec.sync(&filter, substring);
+                self.filter = filter;
+                result
+            }
+            UiCommand::Select(name) => {
+                if rec.select_scope(&name) {
+                    Ok(())
+                } else {
+                    Err(crate::engine::query::no_scope_named(&name))
+                }
+            }
+            UiCommand::Hash(hash) => {
+                if hash != self.last_hash {
+                    rec.apply_hash(&hash);
+                    self.last_hash = hash;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// What `puffinLens.ui()` returns: the shown recording's views.
+    pub fn ui_json(&self) -> serde_json::Value {
+        match self.slot(self.shown).rec.as_ref() {
+            Some(rec) => {
+                let mut v = rec.ui_json(&self.filter);
+                v["shown"] = self.shown.label().to_lowercase().into();
+                v
+            }
+            None => serde_json::Value::Null,
+        }
+    }
+
+    /// Republishes `ui()` when what it reads changed, and writes the
+    /// location hash.
+    fn publish_ui(&mut self) {
+        use std::hash::{Hash as _, Hasher as _};
+        let mut h = rustc_hash::FxHasher::default();
+        self.shown.label().hash(&mut h);
+        self.filter.hash(&mut h);
+        if let Some(rec) = self.slot(self.shown).rec.as_ref() {
+            rec.hash().hash(&mut h);
+            rec.tree.merged_rows().len().hash(&mut h);
+            rec.tree
+                .merged_rows()
+                .iter()
+                .take(UI_ROWS)
+                .for_each(|n| n.hash(&mut h));
+            rec.tree
+                .frame_rows()
+                .iter()
+                .take(UI_ROWS)
+                .for_each(|r| format!("{r:?}").hash(&mut h));
+            rec.tree.frame_rows().len().hash(&mut h);
+            rec.tree.gap_window().map(|g| g.start_ns).hash(&mut h);
+            rec.table
+                .rows()
+                .iter()
+                .take(UI_ROWS)
+                .for_each(|r| r.hash(&mut h));
+            rec.table.rows().len().hash(&mut h);
+            let hash = rec.hash();
+            if hash != self.last_hash {
+                platform::set_hash(&hash);
+                self.last_hash = hash;
+            }
+        }
+        let fingerprint = h.finish();
+        if fingerprint != self.ui_fingerprint || self.shared.borrow().ui.is_none() {
+            self.ui_fingerprint = fingerprint;
+            self.shared.borrow_mut().ui = Some(self.ui_json().to_string());
+        }
     }
 
     fn export(&mut self, what: Export) {
-        let Some(view) = self.slot(self.shown).view.as_ref() else {
+        let Some(rec) = self.slot(self.shown).rec.as_ref() else {
             return;
         };
-        let (name, mime, bytes) = what.file(view.loaded());
+        let (name, mime, bytes) = what.file(rec.loaded());
         if let Err(err) = platform::save_file(&name, mime, &bytes) {
             self.error = Some(err);
         }
@@ -353,7 +537,7 @@ impl PuffinLensApp {
                     Some(Side::A),
                 );
             }
-            let has_view = self.slot(self.shown).view.is_some();
+            let has_view = self.slot(self.shown).rec.is_some();
             ui.add_enabled_ui(has_view, |ui| {
                 if ui
                     .button("Export JSON")
@@ -372,10 +556,10 @@ impl PuffinLensApp {
             });
             ui.separator();
             for side in [Side::A, Side::B] {
-                let Some(view) = self.slot(side).view.as_ref() else {
+                let Some(rec) = self.slot(side).rec.as_ref() else {
                     continue;
                 };
-                let label = format!("{}: {}", side.label(), view.loaded().name);
+                let label = format!("{}: {}", side.label(), rec.loaded().name);
                 if ui
                     .selectable_label(self.shown == side, label)
                     .on_hover_text("Show this recording")
@@ -400,21 +584,27 @@ impl PuffinLensApp {
                     ))
                     .desired_width(180.0),
             );
+            ui.checkbox(&mut self.settings.substring, "substring")
+                .on_hover_text("Match anywhere in the name, any case (else: names starting with the filter)");
             ui.separator();
-            let mut n = self.settings.highlight_count;
-            ui.add(
-                egui::DragValue::new(&mut n)
-                    .range(1..=100)
-                    .prefix("highlight ")
-                    .suffix(" slowest"),
-            );
-            if n != self.settings.highlight_count {
-                self.settings.highlight_count = n;
-                for side in [Side::A, Side::B] {
-                    if let Some(view) = self.view_mut(side) {
-                        view.set_highlight_count(n);
+            let mut budget = self.settings.frame_budget_ms;
+            egui::ComboBox::from_id_salt("frame_budget")
+                .selected_text(format!("budget {budget} ms"))
+                .show_ui(ui, |ui| {
+                    for (ms, fps) in BUDGETS_MS {
+                        ui.selectable_value(&mut budget, ms, format!("{ms} ms ({fps})"));
                     }
-                }
+                })
+                .response
+                .on_hover_text("The frame budget: the red line of the frame chart; frames over it are highlighted");
+            ui.add(
+                egui::DragValue::new(&mut budget)
+                    .range(0.1..=10_000.0)
+                    .speed(0.1)
+                    .suffix(" ms"),
+            );
+            if budget != self.settings.frame_budget_ms {
+                self.set_frame_budget_ms(budget);
             }
             theme_buttons(ui);
         });
@@ -554,6 +744,55 @@ impl Export {
     }
 }
 
+/// Overview · Tree · Table (keys 1-3) and the frame selection.
+fn view_bar(ui: &mut egui::Ui, rec: &mut Recording) {
+    ui.horizontal(|ui| {
+        for (k, view) in View::ALL.into_iter().enumerate() {
+            if ui
+                .selectable_label(rec.view == view, RichText::new(view.title()).strong())
+                .on_hover_text(format!("key {}", k + 1))
+                .clicked()
+            {
+                rec.view = view;
+            }
+        }
+        ui.separator();
+        let trace = rec.loaded().clone();
+        let trace = trace.trace();
+        ui.label("frames:");
+        if ui
+            .selectable_label(
+                rec.frames == FrameSel::All,
+                format!("all {}", trace.frames.len()),
+            )
+            .on_hover_text("The tree and the table cover every frame")
+            .clicked()
+        {
+            rec.frames = FrameSel::All;
+        }
+        if let Some(f) = rec.overview.selected() {
+            let one = FrameSel::One(f);
+            if ui
+                .selectable_label(rec.frames == one, one.label(trace))
+                .on_hover_text("The frame selected on the overview")
+                .clicked()
+            {
+                rec.frames = one;
+            }
+        }
+        if let Some((a, b)) = rec.overview.range() {
+            let range = FrameSel::Range(a, b);
+            if ui
+                .selectable_label(rec.frames == range, range.label(trace))
+                .on_hover_text("The range dragged on the overview's frame chart")
+                .clicked()
+            {
+                rec.frames = range;
+            }
+        }
+    });
+}
+
 /// Light / dark / system theme (egui's own switch uses emoji glyphs that
 /// the bundled fonts lack).
 fn theme_buttons(ui: &mut egui::Ui) {
@@ -582,17 +821,64 @@ impl eframe::App for PuffinLensApp {
         if self.poll_loads(frame_start) {
             ctx.request_repaint();
         }
+        self.take_commands();
         egui::Panel::top("top_bar").show(ui, |ui| self.top_bar(ui));
+        let (filter, substring) = (self.filter.clone(), self.settings.substring);
+        let loading = self.is_loading();
+        let mut actions: Vec<Action> = Vec::new();
+        if let Some(rec) = self.slot_mut(self.shown).rec.as_mut() {
+            rec.sync(&filter, substring);
+            if let Some(details) = rec.details.as_mut() {
+                egui::Panel::right("details")
+                    .resizable(true)
+                    .default_size(360.0)
+                    .show(ui, |ui| {
+                        egui::ScrollArea::vertical().show(ui, |ui| {
+                            if let Some(a) = details.ui(ui) {
+                                actions.push(a.into());
+                            }
+                        });
+                    });
+            }
+        }
         egui::CentralPanel::default().show(ui, |ui| {
             self.status_lines(ui);
-            let filter = self.filter.clone();
-            let loading = self.is_loading();
-            match self.slot_mut(self.shown).view.as_mut() {
-                Some(view) => view.ui(ui, &filter),
+            let notice = self.notice.clone();
+            match self.slot_mut(self.shown).rec.as_mut() {
+                Some(rec) => {
+                    if let Some(notice) = notice {
+                        ui.label(RichText::new(notice).color(ui.visuals().warn_fg_color));
+                    }
+                    view_bar(ui, rec);
+                    ui.separator();
+                    match rec.view {
+                        View::Overview => rec.overview.ui(ui, &filter),
+                        View::Tree => {
+                            if let Some(a) = rec.tree.ui(ui) {
+                                actions.push(a.into());
+                            }
+                        }
+                        View::Table => {
+                            let trace = rec.loaded().clone();
+                            let positions = rec.frames.positions(trace.trace());
+                            let label = rec.frames.label(trace.trace());
+                            if let Some(a) = rec.table.ui(ui, positions, &label) {
+                                actions.push(a.into());
+                            }
+                        }
+                    }
+                }
                 None if !loading => self.welcome(ui),
                 None => {}
             }
         });
+        if let Some(rec) = self.slot_mut(self.shown).rec.as_mut() {
+            for a in actions {
+                rec.apply(a);
+            }
+            rec.sync(&filter, substring);
+        }
+        self.publish_ui();
         Self::drop_overlay(&ctx);
     }
 

@@ -13,6 +13,8 @@ use std::sync::Arc;
 const BAR: Color32 = Color32::from_rgb(90, 130, 170);
 const SLOW: Color32 = Color32::from_rgb(235, 140, 40);
 const SELECTED: Color32 = Color32::from_rgb(80, 200, 255);
+const IN_RANGE: Color32 = Color32::from_rgb(120, 180, 120);
+const BUDGET: Color32 = Color32::from_rgb(220, 60, 60);
 /// Scopes listed for the selected frame.
 const SCOPE_ROWS: usize = 200;
 
@@ -22,10 +24,20 @@ pub struct OverviewView {
     loaded: Arc<Loaded>,
     /// Frames, slowest first (ties in file order).
     slowest: Vec<FrameId>,
-    /// Whether frame `i` (file order) is among the highlighted slowest.
+    /// Whether frame `i` (file order) is highlighted: over the frame
+    /// budget, or (when none is) among the slowest 10%.
     highlighted: Vec<bool>,
-    highlight_count: usize,
+    /// The highlighted frames, slowest first.
+    highlighted_list: Vec<FrameId>,
+    /// The frame budget line, in ms.
+    budget_ms: f64,
+    /// Whether the highlight is the frames over budget (else the slowest 10%).
+    over_budget: bool,
     selected: Option<FrameId>,
+    /// A range of frames dragged on the chart (inclusive, file order).
+    range: Option<(FrameId, FrameId)>,
+    /// Where a drag on the chart started (frame position).
+    drag_from: Option<f64>,
     /// The chart's bars, rebuilt when the selection or highlight changes.
     bars: Vec<Bar>,
     threads: Vec<ThreadRow>,
@@ -39,16 +51,20 @@ pub struct OverviewView {
 
 impl OverviewView {
     /// Shows `loaded` with its slowest frame selected.
-    pub fn new(loaded: Arc<Loaded>, highlight_count: usize) -> Self {
+    pub fn new(loaded: Arc<Loaded>, budget_ms: f64) -> Self {
         let trace = loaded.trace();
         let mut slowest: Vec<FrameId> = trace.frames.ids().collect();
         slowest.sort_by_key(|&f| (std::cmp::Reverse(trace.frames.duration_ns(f)), f.0));
         let mut view = Self {
             highlighted: vec![false; slowest.len()],
+            highlighted_list: Vec::new(),
             slowest,
             loaded,
-            highlight_count: 0,
+            budget_ms: f64::NAN,
+            over_budget: false,
             selected: None,
+            range: None,
+            drag_from: None,
             bars: Vec::new(),
             threads: Vec::new(),
             scopes: Vec::new(),
@@ -56,7 +72,7 @@ impl OverviewView {
             scroll_to_selected: false,
             chart_transform: None,
         };
-        view.set_highlight_count(highlight_count);
+        view.set_budget_ms(budget_ms);
         let first = view.slowest.first().copied();
         view.select(first);
         view
@@ -72,7 +88,17 @@ impl OverviewView {
 
     /// Frames in the highlight, slowest first.
     pub fn highlighted_frames(&self) -> &[FrameId] {
-        &self.slowest[..self.highlight_count]
+        &self.highlighted_list
+    }
+
+    /// Whether the highlight is the frames over budget (else the slowest 10%).
+    pub fn highlights_over_budget(&self) -> bool {
+        self.over_budget
+    }
+
+    /// The range of frames dragged on the chart, if any.
+    pub fn range(&self) -> Option<(FrameId, FrameId)> {
+        self.range
     }
 
     /// Where the middle of frame `f`'s bar was drawn (after a repaint).
@@ -91,14 +117,30 @@ impl OverviewView {
         self.highlighted.get(f.idx()).copied().unwrap_or(false)
     }
 
-    pub fn set_highlight_count(&mut self, n: usize) {
-        let n = n.min(self.slowest.len());
-        if n == self.highlight_count && !self.bars.is_empty() {
+    /// Sets the frame budget: frames over it are highlighted; when none
+    /// is, the slowest 10% (at least one) are.
+    pub fn set_budget_ms(&mut self, budget_ms: f64) {
+        if budget_ms == self.budget_ms {
             return;
         }
-        self.highlight_count = n;
+        self.budget_ms = budget_ms;
+        let budget_ns = (budget_ms * 1e6).round() as i64;
+        let frames = &self.loaded.trace().frames;
+        let over: Vec<FrameId> = self
+            .slowest
+            .iter()
+            .copied()
+            .filter(|&f| frames.duration_ns(f) > budget_ns)
+            .collect();
+        self.over_budget = !over.is_empty();
+        self.highlighted_list = if over.is_empty() {
+            let n = self.slowest.len().div_ceil(10);
+            self.slowest[..n].to_vec()
+        } else {
+            over
+        };
         self.highlighted.fill(false);
-        for f in &self.slowest[..n] {
+        for f in &self.highlighted_list {
             self.highlighted[f.idx()] = true;
         }
         self.rebuild_bars();
@@ -111,6 +153,7 @@ impl OverviewView {
             return;
         }
         self.selected = f;
+        self.range = None;
         self.threads = match f {
             Some(f) => query::threads(self.loaded.trace(), f),
             None => Vec::new(),
@@ -148,8 +191,13 @@ impl OverviewView {
         self.bars = frames
             .ids()
             .map(|f| {
-                let color = if Some(f) == self.selected {
+                let in_range = self
+                    .range
+                    .is_some_and(|(a, b)| a.min(b) <= f && f <= a.max(b));
+                let color = if Some(f) == self.selected && self.range.is_none() {
                     SELECTED
+                } else if in_range {
+                    IN_RANGE
                 } else if self.highlighted[f.idx()] {
                     SLOW
                 } else {
@@ -281,10 +329,22 @@ impl OverviewView {
     fn chart(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
             ui.strong("Frame times (ms)");
+            let highlight = if self.over_budget {
+                format!(
+                    "orange: the {} frame(s) over the {} ms budget (red line)",
+                    self.highlighted_list.len(),
+                    self.budget_ms
+                )
+            } else {
+                format!(
+                    "no frame is over the {} ms budget (red line); orange: the slowest 10% ({})",
+                    self.budget_ms,
+                    self.highlighted_list.len()
+                )
+            };
             ui.label(
                 RichText::new(format!(
-                    "one bar per frame in file order; orange: the {} slowest; click a bar to select it",
-                    self.highlight_count
+                    "one bar per frame in file order; {highlight}; click a bar to select its frame, drag across bars to select a range"
                 ))
                 .weak(),
             );
@@ -307,15 +367,41 @@ impl OverviewView {
         let response = Plot::new("frame_chart")
             .height(170.0)
             .allow_zoom([true, false])
-            .allow_drag([true, false])
+            .allow_drag(false)
             .allow_scroll([true, false])
             .allow_boxed_zoom(false)
             .include_y(0.0)
             .include_x(-0.5)
             .include_x(n as f64 - 0.5)
             .y_axis_label("ms")
-            .show(ui, |plot_ui| plot_ui.bar_chart(chart));
+            .show(ui, |plot_ui| {
+                plot_ui.bar_chart(chart);
+                plot_ui.hline(
+                    egui_plot::HLine::new("frame budget", self.budget_ms)
+                        .color(BUDGET)
+                        .style(egui_plot::LineStyle::dashed_loose()),
+                );
+            });
         self.chart_transform = Some(response.transform);
+        let x_at = |pos: egui::Pos2| response.transform.value_from_position(pos).x;
+        if response.response.drag_started()
+            && let Some(pos) = response.response.interact_pointer_pos()
+        {
+            self.drag_from = Some(x_at(pos));
+        }
+        if response.response.drag_stopped()
+            && let (Some(from), Some(pos)) = (
+                self.drag_from.take(),
+                response.response.interact_pointer_pos(),
+            )
+        {
+            let clamp = |x: f64| x.round().clamp(0.0, n.saturating_sub(1) as f64) as u32;
+            let (a, b) = (clamp(from), clamp(x_at(pos)));
+            if n > 0 && a != b {
+                self.range = Some((FrameId(a.min(b)), FrameId(a.max(b))));
+                self.rebuild_bars();
+            }
+        }
         if response.response.clicked()
             && let Some(pos) = response.response.interact_pointer_pos()
         {

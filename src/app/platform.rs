@@ -1,5 +1,8 @@
-//! What differs between the desktop and the browser: picking files and
-//! saving them.
+//! What differs between the desktop and the browser: picking files,
+//! saving them, and (in [`web`]) what the app needs from the page: its
+//! progress bar, yielding to the browser, reading files, downloads and the
+//! location hash. `crate::web` (the entry point) builds on this, never the
+//! other way round.
 
 use super::shared::Shared;
 #[cfg(not(target_arch = "wasm32"))]
@@ -34,7 +37,7 @@ pub fn pick_files(shared: &Shared) {
                 .await;
             for file in picked.unwrap_or_default() {
                 let name = file.file_name();
-                let result = crate::web::read_file(file.inner()).await;
+                let result = web::read_file(file.inner()).await;
                 shared.borrow_mut().open_read(name, result);
             }
         });
@@ -56,8 +59,29 @@ pub fn save_file(name: &str, mime: &str, bytes: &[u8]) -> Result<bool, String> {
     }
     #[cfg(target_arch = "wasm32")]
     {
-        crate::web::download(name, mime, bytes).map(|()| true)
+        web::download(name, mime, bytes).map(|()| true)
     }
+}
+
+/// The page's location hash when the app starts (the browser only).
+pub fn initial_hash() -> Option<String> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        Some(web::location_hash()).filter(|h| !h.is_empty())
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        None
+    }
+}
+
+/// Writes where the user is to the location hash (the browser only; the
+/// desktop keeps the state per recording while the app runs).
+pub fn set_hash(hash: &str) {
+    #[cfg(target_arch = "wasm32")]
+    web::set_location_hash(hash);
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = hash;
 }
 
 /// The last component of a path or URL (without a query string).
@@ -68,4 +92,166 @@ pub fn file_name(path: &str) -> String {
         .find(|s| !s.is_empty())
         .unwrap_or("recording.puffin");
     name.to_owned()
+}
+
+/// The page: what the app needs from the browser.
+#[cfg(target_arch = "wasm32")]
+pub mod web {
+    use js_sys::{Promise, Uint8Array};
+    use wasm_bindgen::JsCast as _;
+    use wasm_bindgen::prelude::*;
+
+    pub fn element(id: &str) -> Option<web_sys::Element> {
+        web_sys::window()?.document()?.get_element_by_id(id)
+    }
+
+    pub fn escape_html(text: &str) -> String {
+        text.replace('&', "&amp;").replace('<', "&lt;")
+    }
+
+    /// Shows the page's progress bar (`what` is being done, bytes done of total;
+    /// a total of 0 is unknown), or hides it (`None`). It is HTML over the
+    /// canvas: the browser repaints it for next to nothing, while a repaint of
+    /// the canvas costs as much as a decoding slice in software WebGL.
+    pub fn show_progress(progress: Option<(&str, usize, usize)>) {
+        let (Some(bar), Some(label), Some(fill)) = (
+            element("load_progress"),
+            element("load_progress_label"),
+            element("load_progress_fill"),
+        ) else {
+            return;
+        };
+        let Some((what, done_bytes, total_bytes)) = progress else {
+            let _ = bar.set_attribute("hidden", "");
+            return;
+        };
+        let done_mb = done_bytes as f64 / 1e6;
+        let (text, percent) = if total_bytes == 0 {
+            (format!("{what}: {done_mb:.1} MB"), 100.0)
+        } else {
+            let total_mb = total_bytes as f64 / 1e6;
+            let percent = 100.0 * done_bytes as f64 / total_bytes as f64;
+            (format!("{what}: {done_mb:.1} of {total_mb:.1} MB"), percent)
+        };
+        label.set_inner_html(&escape_html(&text));
+        let _ = fill.set_attribute("style", &format!("width: {percent:.1}%"));
+        let _ = bar.remove_attribute("hidden");
+    }
+
+    /// Reads a file the user gave (dropped or picked) into memory a chunk at a
+    /// time, showing the bytes read on the page's progress bar: one copy of a
+    /// large file into wasm memory would block the page for most of a second.
+    pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
+        use wasm_bindgen_futures::JsFuture;
+        const CHUNK: usize = 32 << 20;
+        let size = file.size() as usize;
+        let what = format!("Reading {}", file.name());
+        let mut bytes = Vec::new();
+        bytes
+            .try_reserve_exact(size)
+            .map_err(|_| format!("not enough memory for {size} bytes"))?;
+        while bytes.len() < size {
+            show_progress(Some((&what, bytes.len(), size)));
+            let start = bytes.len();
+            let end = (start + CHUNK).min(size);
+            let chunk = file
+                .slice_with_f64_and_f64(start as f64, end as f64)
+                .map_err(js_message)?;
+            let buffer = JsFuture::from(chunk.array_buffer())
+                .await
+                .map_err(js_message)?;
+            let chunk = Uint8Array::new(&buffer);
+            if chunk.length() == 0 {
+                break; // the file shrank meanwhile
+            }
+            bytes.resize(start + chunk.length() as usize, 0);
+            chunk.copy_to(&mut bytes[start..]);
+        }
+        show_progress(None);
+        Ok(bytes)
+    }
+
+    /// Lets the browser handle input and paint a frame before going on: waits
+    /// for the next animation frame, then for a message posted from it (which
+    /// runs after that frame is painted). A hidden page paints no frames and
+    /// goes on at once (a message, unlike a timer, is not throttled there).
+    pub async fn yield_to_browser() {
+        let promise = Promise::new(&mut |resolve, _reject| {
+            let Ok(channel) = web_sys::MessageChannel::new() else {
+                let _ = resolve.call0(&JsValue::UNDEFINED);
+                return;
+            };
+            channel.port1().set_onmessage(Some(&resolve));
+            let port = channel.port2();
+            let window = web_sys::window();
+            let visible = window
+                .as_ref()
+                .and_then(|w| w.document())
+                .is_some_and(|d| !d.hidden());
+            let after_frame = window.filter(|_| visible).and_then(|w| {
+                let post = Closure::once_into_js({
+                    let port = port.clone();
+                    move || {
+                        let _ = port.post_message(&JsValue::NULL);
+                    }
+                });
+                w.request_animation_frame(post.unchecked_ref()).ok()
+            });
+            if after_frame.is_none() {
+                let _ = port.post_message(&JsValue::NULL);
+            }
+        });
+        let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    }
+
+    pub fn js_message(value: JsValue) -> String {
+        value
+            .dyn_ref::<js_sys::Error>()
+            .map(|e| String::from(e.message()))
+            .or_else(|| value.as_string())
+            .unwrap_or_else(|| format!("{value:?}"))
+    }
+
+    /// Offers `bytes` as a download named `name`.
+    pub fn download(name: &str, mime: &str, bytes: &[u8]) -> Result<(), String> {
+        let fail = |what: &str, err: JsValue| format!("{name}: cannot {what}: {}", js_message(err));
+        let parts = js_sys::Array::of1(&Uint8Array::from(bytes));
+        let options = web_sys::BlobPropertyBag::new();
+        options.set_type(mime);
+        let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options)
+            .map_err(|e| fail("create the file", e))?;
+        let url = web_sys::Url::create_object_url_with_blob(&blob)
+            .map_err(|e| fail("create the download", e))?;
+        let document = web_sys::window()
+            .and_then(|w| w.document())
+            .ok_or_else(|| format!("{name}: no document"))?;
+        let anchor = document
+            .create_element("a")
+            .map_err(|e| fail("create the link", e))?
+            .dyn_into::<web_sys::HtmlAnchorElement>()
+            .map_err(|e| fail("create the link", e.into()))?;
+        anchor.set_href(&url);
+        anchor.set_download(name);
+        anchor.click();
+        web_sys::Url::revoke_object_url(&url).map_err(|e| fail("clean up", e))?;
+        Ok(())
+    }
+
+    /// The location hash without its `#`.
+    pub fn location_hash() -> String {
+        web_sys::window()
+            .and_then(|w| w.location().hash().ok())
+            .map(|h| h.trim_start_matches('#').to_owned())
+            .unwrap_or_default()
+    }
+
+    /// Sets the location hash (a new history entry when it changes).
+    pub fn set_location_hash(hash: &str) {
+        if location_hash() == hash {
+            return;
+        }
+        if let Some(w) = web_sys::window() {
+            let _ = w.location().set_hash(hash);
+        }
+    }
 }

@@ -70,6 +70,25 @@ pub struct SharedState {
     pub fetching: Option<String>,
     /// Set once the app runs, to wake it when something arrives.
     pub ctx: Option<egui::Context>,
+    /// Requests to the views (`puffinLens.show`/`select`, hash changes),
+    /// answered with the `ui()` JSON once applied.
+    pub commands: Vec<(UiCommand, Option<OnDone>)>,
+    /// What `puffinLens.ui()` returns, republished when it changes.
+    pub ui: Option<String>,
+}
+
+/// A request to the views from outside the app.
+#[derive(Clone, Debug)]
+pub enum UiCommand {
+    /// `show(view, options)`: switch the view like a click would.
+    Show {
+        view: String,
+        options: serde_json::Value,
+    },
+    /// `select(name)`: open the details of a scope name.
+    Select(String),
+    /// The location hash changed (back/forward, or typed).
+    Hash(String),
 }
 
 pub type Shared = Rc<RefCell<SharedState>>;
@@ -93,6 +112,12 @@ impl SharedState {
             }),
             Err(err) => self.fail(format!("{name}: cannot read: {err}")),
         }
+    }
+
+    /// Queues a request to the views and wakes the app.
+    pub fn command(&mut self, command: UiCommand, on_done: Option<OnDone>) {
+        self.commands.push((command, on_done));
+        self.repaint();
     }
 
     /// Shows `msg` as the app's error line.

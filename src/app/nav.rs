@@ -1,0 +1,200 @@
+//! Where the user is: the view, the frame selection, the selected scope and
+//! each view's mode, and how that is written in the location hash
+//! (`#view=tree&frame=102&scope=render&mode=frame`).
+
+use crate::engine::{FrameId, Trace};
+use std::ops::Range;
+
+/// The views of the view bar (keys 1-3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum View {
+    #[default]
+    Overview,
+    Tree,
+    Table,
+}
+
+impl View {
+    pub const ALL: [View; 3] = [View::Overview, View::Tree, View::Table];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            View::Overview => "overview",
+            View::Tree => "tree",
+            View::Table => "table",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            View::Overview => "Overview",
+            View::Tree => "Tree",
+            View::Table => "Table",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        View::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+
+    /// The key that shows it (1, 2, 3).
+    pub fn key(self) -> egui::Key {
+        match self {
+            View::Overview => egui::Key::Num1,
+            View::Tree => egui::Key::Num2,
+            View::Table => egui::Key::Num3,
+        }
+    }
+}
+
+/// Which frames the tree and the table cover.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FrameSel {
+    /// Every frame of the recording.
+    #[default]
+    All,
+    One(FrameId),
+    /// An inclusive range of frames (file order).
+    Range(FrameId, FrameId),
+}
+
+impl FrameSel {
+    /// Frame positions covered.
+    pub fn positions(self, trace: &Trace) -> Range<u32> {
+        let n = trace.frames.len() as u32;
+        match self {
+            FrameSel::All => 0..n,
+            FrameSel::One(f) => f.0.min(n)..(f.0 + 1).min(n),
+            FrameSel::Range(a, b) => a.0.min(b.0).min(n)..(a.0.max(b.0) + 1).min(n),
+        }
+    }
+
+    pub fn label(self, trace: &Trace) -> String {
+        let fi = |f: FrameId| trace.frames.frame_index.get(f.idx()).copied().unwrap_or(0);
+        match self {
+            FrameSel::All => format!("all {} frames", trace.frames.len()),
+            FrameSel::One(f) => format!("frame {}", fi(f)),
+            FrameSel::Range(a, b) => {
+                let n = b.0.abs_diff(a.0) + 1;
+                format!("frames {}–{} ({n})", fi(a.min(b)), fi(a.max(b)))
+            }
+        }
+    }
+
+    /// In the hash: `all`, a frame_index, or `lo-hi` frame indices.
+    pub fn to_hash(self, trace: &Trace) -> String {
+        let fi = |f: FrameId| trace.frames.frame_index.get(f.idx()).copied().unwrap_or(0);
+        match self {
+            FrameSel::All => "all".to_owned(),
+            FrameSel::One(f) => fi(f).to_string(),
+            FrameSel::Range(a, b) => format!("{}-{}", fi(a.min(b)), fi(a.max(b))),
+        }
+    }
+
+    pub fn from_hash(s: &str, trace: &Trace) -> Option<Self> {
+        let by_index = |t: &str| {
+            let i: u64 = t.parse().ok()?;
+            crate::engine::query::frame_by_index(trace, i)
+        };
+        if s == "all" {
+            return Some(FrameSel::All);
+        }
+        if let Some((a, b)) = s.split_once('-') {
+            return Some(FrameSel::Range(by_index(a)?, by_index(b)?));
+        }
+        by_index(s).map(FrameSel::One)
+    }
+}
+
+/// `key=value&…` with values percent-encoded.
+pub fn encode_hash(pairs: &[(&str, String)]) -> String {
+    let mut out = String::new();
+    for (k, v) in pairs {
+        if !out.is_empty() {
+            out.push('&');
+        }
+        out.push_str(k);
+        out.push('=');
+        for b in v.bytes() {
+            if b.is_ascii_alphanumeric() || b"-_.~:".contains(&b) {
+                out.push(b as char);
+            } else {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+    }
+    out
+}
+
+/// The pairs of a hash written by [`encode_hash`] (or by hand).
+pub fn decode_hash(hash: &str) -> Vec<(String, String)> {
+    hash.trim_start_matches('#')
+        .split('&')
+        .filter_map(|pair| {
+            let (k, v) = pair.split_once('=')?;
+            Some((k.to_owned(), percent_decode(v)))
+        })
+        .collect()
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else if bytes[i] == b'+' {
+            out.push(b' ');
+            i += 1;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Whether `text` matches the filter: starts with it, or contains it when
+/// `substring` (case-insensitive then).
+pub fn matches(text: &str, filter: &str, substring: bool) -> bool {
+    if filter.is_empty() {
+        return true;
+    }
+    if substring {
+        text.to_lowercase().contains(&filter.to_lowercase())
+    } else {
+        text.starts_with(filter)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_round_trip() {
+        let h = encode_hash(&[("view", "tree".into()), ("scope", "a b&c=é".into())]);
+        assert_eq!(h, "view=tree&scope=a%20b%26c%3D%C3%A9");
+        assert_eq!(
+            decode_hash(&format!("#{h}")),
+            vec![
+                ("view".to_owned(), "tree".to_owned()),
+                ("scope".to_owned(), "a b&c=é".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn filters() {
+        assert!(matches("render_frame", "render", false));
+        assert!(!matches("do_render", "render", false));
+        assert!(matches("do_Render", "render", true));
+        assert!(matches("x", "", false));
+    }
+}

@@ -1,0 +1,381 @@
+//! One open recording and its views: the overview, the tree, the table and
+//! the scope details, with where the user is (view, frame selection,
+//! selected scope). The state is kept per recording while the app runs, and
+//! written to the location hash in the browser.
+
+use super::details::{DetailsAction, DetailsPanel};
+use super::loader::Loaded;
+use super::nav::{FrameSel, View, decode_hash, encode_hash};
+use super::overview::OverviewView;
+use super::table::{SortCol, TableAction, TableView};
+use super::tree::{Expand, TreeAction, TreeMode, TreeView};
+use crate::engine::query::{self, GroupBy};
+use crate::engine::{FrameId, ScopeIdx};
+use std::sync::Arc;
+
+/// Rows `puffinLens.ui()` lists, at most.
+pub const UI_ROWS: usize = 500;
+
+pub struct Recording {
+    pub overview: OverviewView,
+    pub tree: TreeView,
+    pub table: TableView,
+    pub details: Option<DetailsPanel>,
+    pub view: View,
+    pub frames: FrameSel,
+    /// The overview's selected frame when `frames` was last synced with it.
+    synced_frame: Option<FrameId>,
+    /// The overview's range when `frames` was last synced with it.
+    synced_range: Option<(FrameId, FrameId)>,
+}
+
+/// What the views ask of each other, gathered from one frame's clicks.
+pub enum Action {
+    Select(String),
+    Reveal(ScopeIdx),
+    CloseDetails,
+}
+
+impl From<TreeAction> for Action {
+    fn from(a: TreeAction) -> Self {
+        match a {
+            TreeAction::Select(name) => Action::Select(name),
+        }
+    }
+}
+
+impl From<TableAction> for Action {
+    fn from(a: TableAction) -> Self {
+        match a {
+            TableAction::Select(name) => Action::Select(name),
+        }
+    }
+}
+
+impl From<DetailsAction> for Action {
+    fn from(a: DetailsAction) -> Self {
+        match a {
+            DetailsAction::Select(name) => Action::Select(name),
+            DetailsAction::Reveal(i) => Action::Reveal(i),
+            DetailsAction::Close => Action::CloseDetails,
+        }
+    }
+}
+
+impl Recording {
+    pub fn new(loaded: Arc<Loaded>, budget_ms: f64) -> Self {
+        let overview = OverviewView::new(loaded.clone(), budget_ms);
+        let synced_frame = overview.selected();
+        Self {
+            overview,
+            tree: TreeView::new(loaded.clone()),
+            table: TableView::new(loaded),
+            details: None,
+            view: View::Overview,
+            frames: FrameSel::All,
+            synced_frame,
+            synced_range: None,
+        }
+    }
+
+    pub fn loaded(&self) -> &Arc<Loaded> {
+        self.overview.loaded()
+    }
+
+    /// The frame frame-mode shows: the selection's when it is one frame,
+    /// else the overview's selected frame.
+    pub fn focus_frame(&self) -> Option<FrameId> {
+        match self.frames {
+            FrameSel::One(f) => Some(f),
+            _ => self.overview.selected(),
+        }
+    }
+
+    /// Follows the overview's clicks (a frame, or a dragged range) and
+    /// brings the shown view's derived data up to date. Cheap when nothing
+    /// changed.
+    pub fn sync(&mut self, filter: &str, substring: bool) {
+        if self.overview.selected() != self.synced_frame {
+            self.synced_frame = self.overview.selected();
+            if let Some(f) = self.synced_frame {
+                self.frames = FrameSel::One(f);
+            }
+        }
+        if self.overview.range() != self.synced_range {
+            self.synced_range = self.overview.range();
+            if let Some((a, b)) = self.synced_range {
+                self.frames = FrameSel::Range(a, b);
+            }
+        }
+        let positions = self.frames.positions(self.loaded().trace());
+        match self.view {
+            View::Tree => {
+                match self.tree.mode() {
+                    TreeMode::Merged => self.tree.set_merged_frames(positions),
+                    TreeMode::Frame => self.tree.set_frame(self.focus_frame()),
+                }
+                self.tree.set_filter(filter, substring);
+            }
+            View::Table => {
+                let (thread, by) = (self.table.thread().map(str::to_owned), self.table.by());
+                self.table.set_inputs(positions, thread, by);
+                self.table.set_filter(filter, substring);
+            }
+            View::Overview => {}
+        }
+    }
+
+    /// Selects frame `f` everywhere (overview, tree, table).
+    pub fn select_frame(&mut self, f: Option<FrameId>) {
+        self.overview.select(f);
+        self.synced_frame = self.overview.selected();
+        self.frames = match f {
+            Some(f) => FrameSel::One(f),
+            None => FrameSel::All,
+        };
+    }
+
+    pub fn apply(&mut self, action: Action) {
+        match action {
+            Action::Select(name) => {
+                self.select_scope(&name);
+            }
+            Action::Reveal(i) => {
+                let f = self.loaded().trace().scope_frame(i);
+                self.select_frame(Some(f));
+                self.view = View::Tree;
+                self.tree.reveal(i);
+            }
+            Action::CloseDetails => self.details = None,
+        }
+    }
+
+    /// Opens the details of scope name `name`; false when there is none.
+    pub fn select_scope(&mut self, name: &str) -> bool {
+        if self.details.as_ref().is_some_and(|d| d.name() == name) {
+            return true;
+        }
+        self.details = DetailsPanel::new(self.loaded().clone(), name);
+        self.details.is_some()
+    }
+
+    /// `puffinLens.show(view, options)`.
+    pub fn show(
+        &mut self,
+        view: &str,
+        options: &serde_json::Value,
+        app_filter: &mut String,
+    ) -> Result<(), String> {
+        let view = View::parse(view).ok_or_else(|| {
+            format!("show(view): view must be \"overview\", \"tree\" or \"table\", not {view:?}")
+        })?;
+        let opts = match options {
+            serde_json::Value::Null => serde_json::Map::new(),
+            serde_json::Value::Object(o) => o.clone(),
+            other => {
+                return Err(format!(
+                    "show({view:?}, options): options must be an object, not {other}"
+                ));
+            }
+        };
+        let known: &[&str] = match view {
+            View::Overview => &[],
+            View::Tree => &["mode", "frame", "expand", "gap_ms"],
+            View::Table => &["by", "sort", "descending", "filter", "thread", "frame"],
+        };
+        if let Some(k) = opts.keys().find(|k| !known.contains(&k.as_str())) {
+            return Err(format!(
+                "show({:?}): unknown option {k:?} (known: {})",
+                view.as_str(),
+                known.join(", ")
+            ));
+        }
+        let bad = |k: &str, v: &serde_json::Value| format!("show: bad {k}: {v}");
+        let trace = self.loaded().clone();
+        let trace = trace.trace();
+        self.view = view;
+        if let Some(v) = opts.get("frame") {
+            match v {
+                serde_json::Value::Null => self.frames = FrameSel::All,
+                v => {
+                    let i = v.as_u64().ok_or_else(|| bad("frame", v))?;
+                    let f = query::frame_by_index(trace, i)
+                        .ok_or_else(|| format!("show: no frame with frame_index {i}"))?;
+                    self.select_frame(Some(f));
+                }
+            }
+        }
+        match view {
+            View::Tree => {
+                if let Some(v) = opts.get("mode") {
+                    let mode = v
+                        .as_str()
+                        .and_then(TreeMode::parse)
+                        .ok_or_else(|| bad("mode", v))?;
+                    self.tree.set_mode(mode);
+                }
+                if let Some(v) = opts.get("gap_ms") {
+                    self.tree
+                        .set_gap_ms(v.as_f64().ok_or_else(|| bad("gap_ms", v))?);
+                }
+                self.sync(app_filter, false);
+                if let Some(v) = opts.get("expand") {
+                    let how = match v {
+                        serde_json::Value::String(s) if s == "all" => Expand::All,
+                        serde_json::Value::String(s) if s == "hot" => Expand::Hot,
+                        v => Expand::Levels(
+                            v.as_u64()
+                                .ok_or_else(|| bad("expand", v))?
+                                .min(u32::MAX as u64) as u32,
+                        ),
+                    };
+                    self.tree.expand(how);
+                }
+            }
+            View::Table => {
+                if let Some(v) = opts.get("filter") {
+                    *app_filter = v.as_str().ok_or_else(|| bad("filter", v))?.to_owned();
+                }
+                let by = match opts.get("by") {
+                    Some(v) => match v.as_str() {
+                        Some("name") => GroupBy::Name,
+                        Some("name-data") => GroupBy::NameData,
+                        _ => return Err(bad("by", v)),
+                    },
+                    None => self.table.by(),
+                };
+                let thread = match opts.get("thread") {
+                    Some(serde_json::Value::Null) => None,
+                    Some(v) => Some(v.as_str().ok_or_else(|| bad("thread", v))?.to_owned()),
+                    None => self.table.thread().map(str::to_owned),
+                };
+                let positions = self.frames.positions(trace);
+                self.table.set_inputs(positions, thread, by);
+                if let Some(v) = opts.get("sort") {
+                    let col = v
+                        .as_str()
+                        .and_then(SortCol::parse)
+                        .ok_or_else(|| bad("sort", v))?;
+                    let desc = match opts.get("descending") {
+                        Some(d) => d.as_bool().ok_or_else(|| bad("descending", d))?,
+                        None => col != SortCol::Name,
+                    };
+                    self.table.set_sort(col, desc);
+                }
+                self.sync(app_filter, false);
+            }
+            View::Overview => {}
+        }
+        Ok(())
+    }
+
+    /// `puffinLens.ui()`: what the app shows now, read from the views' own
+    /// row vectors.
+    pub fn ui_json(&self, filter: &str) -> serde_json::Value {
+        let trace = self.loaded().trace();
+        let fi = |f: FrameId| trace.frames.frame_index[f.idx()];
+        let frame = match self.frames {
+            FrameSel::All => serde_json::Value::Null,
+            FrameSel::One(f) => fi(f).into(),
+            FrameSel::Range(a, b) => serde_json::json!([fi(a.min(b)), fi(a.max(b))]),
+        };
+        let rows = match self.view {
+            View::Overview => Vec::new(),
+            View::Tree => self.tree.rows_json(UI_ROWS),
+            View::Table => self.table.rows_json(UI_ROWS),
+        };
+        let (sort, descending) = self.table.sort();
+        serde_json::json!({
+            "view": self.view.as_str(),
+            "frame": frame,
+            "filter": filter,
+            "selected_scope": self.details.as_ref().map(|d| d.name()),
+            "tree_mode": self.tree.mode().as_str(),
+            "tree_frame": self.tree.frame().map(fi),
+            "table": {
+                "by": match self.table.by() { GroupBy::Name => "name", GroupBy::NameData => "name-data" },
+                "sort": sort.as_str(),
+                "descending": descending,
+                "thread": self.table.thread(),
+                "rows_total": self.table.rows().len(),
+            },
+            "gap": self.tree.gap_window().map(|g| serde_json::json!({
+                "thread": g.thread, "start_ns": g.start_ns, "end_ns": g.end_ns, "busy": g.busy,
+            })),
+            "rows": rows,
+            "details": self.details.as_ref().map(|d| d.to_json()),
+        })
+    }
+
+    /// The location hash for where the user is.
+    pub fn hash(&self) -> String {
+        let trace = self.loaded().trace();
+        let mut pairs = vec![
+            ("view", self.view.as_str().to_owned()),
+            ("frame", self.frames.to_hash(trace)),
+        ];
+        if let Some(d) = &self.details {
+            pairs.push(("scope", d.name().to_owned()));
+        }
+        match self.view {
+            View::Tree => pairs.push(("mode", self.tree.mode().as_str().to_owned())),
+            View::Table => {
+                let (sort, desc) = self.table.sort();
+                pairs.push(("sort", sort.as_str().to_owned()));
+                pairs.push(("desc", u8::from(desc).to_string()));
+                let by = match self.table.by() {
+                    GroupBy::Name => "name",
+                    GroupBy::NameData => "name-data",
+                };
+                pairs.push(("by", by.to_owned()));
+            }
+            View::Overview => {}
+        }
+        encode_hash(&pairs)
+    }
+
+    /// Goes where a hash written by [`Self::hash`] says (unknown parts are ignored).
+    pub fn apply_hash(&mut self, hash: &str) {
+        let trace = self.loaded().clone();
+        let trace = trace.trace();
+        let pairs = decode_hash(hash);
+        let get = |k: &str| {
+            pairs
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.as_str())
+        };
+        if let Some(v) = get("view").and_then(View::parse) {
+            self.view = v;
+        }
+        if let Some(sel) = get("frame").and_then(|s| FrameSel::from_hash(s, trace)) {
+            match sel {
+                FrameSel::One(f) => self.select_frame(Some(f)),
+                other => self.frames = other,
+            }
+        }
+        if let Some(mode) = get("mode").and_then(TreeMode::parse) {
+            self.tree.set_mode(mode);
+        }
+        let by = match get("by") {
+            Some("name-data") => GroupBy::NameData,
+            Some("name") => GroupBy::Name,
+            _ => self.table.by(),
+        };
+        let thread = self.table.thread().map(str::to_owned);
+        if self.view == View::Table || get("by").is_some() {
+            self.table
+                .set_inputs(self.frames.positions(trace), thread, by);
+        }
+        if let Some(col) = get("sort").and_then(SortCol::parse) {
+            let desc = get("desc").map_or(col != SortCol::Name, |d| d == "1");
+            self.table.set_sort(col, desc);
+        }
+        match get("scope") {
+            Some(name) => {
+                self.select_scope(name);
+            }
+            None => self.details = None,
+        }
+    }
+}

@@ -1,0 +1,512 @@
+//! The table view: every scope name (or (name, data)) of the frame
+//! selection, with count, total, self, mean, min, median, p95, max and share
+//! of the total. The statistics are computed when the frames, the thread or
+//! the grouping change; the sorted index when the sort changes; the shown
+//! rows when the filter changes. Drawing is virtualized.
+
+use super::loader::Loaded;
+use super::nav::matches;
+use crate::engine::StrId;
+use crate::engine::query::{GroupBy, ScopeStats, scope_stats};
+use crate::units::{ms, ms_f, thread_label};
+use egui::{RichText, Sense};
+use egui_extras::{Column, TableBuilder};
+use rustc_hash::FxHashMap;
+use std::cmp::Ordering;
+use std::ops::Range;
+use std::sync::Arc;
+
+const ROW_HEIGHT: f32 = 18.0;
+
+/// A sortable column.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SortCol {
+    Name,
+    Count,
+    #[default]
+    Total,
+    SelfTime,
+    Mean,
+    Min,
+    Median,
+    P95,
+    Max,
+}
+
+impl SortCol {
+    pub const ALL: [SortCol; 9] = [
+        SortCol::Name,
+        SortCol::Count,
+        SortCol::Total,
+        SortCol::SelfTime,
+        SortCol::Mean,
+        SortCol::Min,
+        SortCol::Median,
+        SortCol::P95,
+        SortCol::Max,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SortCol::Name => "name",
+            SortCol::Count => "count",
+            SortCol::Total => "total",
+            SortCol::SelfTime => "self",
+            SortCol::Mean => "mean",
+            SortCol::Min => "min",
+            SortCol::Median => "median",
+            SortCol::P95 => "p95",
+            SortCol::Max => "max",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        SortCol::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+/// Which field the filter applies to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FilterOn {
+    #[default]
+    Name,
+    Data,
+}
+
+pub struct TableView {
+    loaded: Arc<Loaded>,
+    by: GroupBy,
+    thread: Option<String>,
+    sort: SortCol,
+    /// Largest first (the default for numbers; names go A to Z).
+    descending: bool,
+    filter: String,
+    substring: bool,
+    filter_on: FilterOn,
+    /// What `stats` was computed for.
+    key: Option<(Range<u32>, Option<String>, GroupBy)>,
+    stats: ScopeStats,
+    /// Rank of each row's name and data in string order (sort ties).
+    name_rank: Vec<u32>,
+    data_rank: Vec<u32>,
+    /// Every row, sorted.
+    order: Vec<u32>,
+    /// The rows shown: `order` after the filter.
+    rows: Vec<u32>,
+    selected: Option<u32>,
+    /// Thread names of the recording, sorted (the thread picker).
+    thread_names: Vec<String>,
+}
+
+/// What a click in the table asks of the app.
+pub enum TableAction {
+    Select(String),
+}
+
+impl TableView {
+    pub fn new(loaded: Arc<Loaded>) -> Self {
+        let trace = loaded.trace();
+        let mut thread_names: Vec<String> = (0..trace.threads.len())
+            .map(|t| {
+                trace
+                    .thread_name(crate::engine::ThreadId(t as u32))
+                    .to_owned()
+            })
+            .collect();
+        thread_names.sort();
+        thread_names.dedup();
+        Self {
+            loaded,
+            by: GroupBy::Name,
+            thread: None,
+            sort: SortCol::Total,
+            descending: true,
+            filter: String::new(),
+            substring: false,
+            filter_on: FilterOn::Name,
+            key: None,
+            stats: ScopeStats::default(),
+            name_rank: Vec::new(),
+            data_rank: Vec::new(),
+            order: Vec::new(),
+            rows: Vec::new(),
+            selected: None,
+            thread_names,
+        }
+    }
+
+    pub fn by(&self) -> GroupBy {
+        self.by
+    }
+
+    pub fn sort(&self) -> (SortCol, bool) {
+        (self.sort, self.descending)
+    }
+
+    pub fn thread(&self) -> Option<&str> {
+        self.thread.as_deref()
+    }
+
+    pub fn stats(&self) -> &ScopeStats {
+        &self.stats
+    }
+
+    /// The rows shown (indices into [`Self::stats`]), in display order.
+    pub fn rows(&self) -> &[u32] {
+        &self.rows
+    }
+
+    /// Recomputes the statistics if the frames, thread or grouping changed.
+    pub fn set_inputs(&mut self, frames: Range<u32>, thread: Option<String>, by: GroupBy) {
+        let key = (frames, thread, by);
+        if self.key.as_ref() == Some(&key) {
+            return;
+        }
+        let started = web_time::Instant::now();
+        let trace = self.loaded.trace();
+        self.stats = scope_stats(trace, key.0.clone(), key.1.as_deref(), key.2);
+        self.name_rank = string_ranks(trace, &self.stats.name);
+        self.data_rank = string_ranks(trace, &self.stats.data);
+        self.thread = key.1.clone();
+        self.by = key.2;
+        self.key = Some(key);
+        self.selected = None;
+        log::info!(
+            "{}: table of {} rows in {:.1} ms",
+            self.loaded.name,
+            self.stats.len(),
+            started.elapsed().as_secs_f64() * 1e3
+        );
+        self.resort();
+    }
+
+    pub fn set_sort(&mut self, sort: SortCol, descending: bool) {
+        if (sort, descending) != (self.sort, self.descending) {
+            self.sort = sort;
+            self.descending = descending;
+            self.resort();
+        }
+    }
+
+    /// Clicking a header: sort by it, again to reverse.
+    fn click_header(&mut self, col: SortCol) {
+        if col == self.sort {
+            self.set_sort(col, !self.descending);
+        } else {
+            self.set_sort(col, col != SortCol::Name);
+        }
+    }
+
+    pub fn set_filter(&mut self, filter: &str, substring: bool) {
+        if filter != self.filter || substring != self.substring {
+            self.filter = filter.to_owned();
+            self.substring = substring;
+            self.refilter();
+        }
+    }
+
+    fn set_filter_on(&mut self, on: FilterOn) {
+        if on != self.filter_on {
+            self.filter_on = on;
+            self.refilter();
+        }
+    }
+
+    /// Sorts every row by the sort column (ties by name, then data).
+    pub fn resort(&mut self) {
+        let st = &self.stats;
+        let mut order: Vec<u32> = (0..st.len() as u32).collect();
+        let (nr, dr) = (&self.name_rank, &self.data_rank);
+        let tie = |a: usize, b: usize| nr[a].cmp(&nr[b]).then(dr[a].cmp(&dr[b]));
+        let desc = self.descending;
+        macro_rules! by_key {
+            ($col:expr) => {{
+                let col = &$col;
+                order.sort_unstable_by(|&a, &b| {
+                    let (a, b) = (a as usize, b as usize);
+                    let o = col[a].cmp(&col[b]);
+                    (if desc { o.reverse() } else { o }).then_with(|| tie(a, b))
+                });
+            }};
+        }
+        match self.sort {
+            SortCol::Name => order.sort_unstable_by(|&a, &b| {
+                let o = tie(a as usize, b as usize);
+                if desc { o.reverse() } else { o }
+            }),
+            SortCol::Count => by_key!(st.count),
+            SortCol::Total => by_key!(st.total_ns),
+            SortCol::SelfTime => by_key!(st.self_ns),
+            SortCol::Min => by_key!(st.min_ns),
+            SortCol::Median => by_key!(st.median_ns),
+            SortCol::P95 => by_key!(st.p95_ns),
+            SortCol::Max => by_key!(st.max_ns),
+            SortCol::Mean => order.sort_unstable_by(|&a, &b| {
+                let (a, b) = (a as usize, b as usize);
+                let o = st
+                    .mean_ns(a)
+                    .partial_cmp(&st.mean_ns(b))
+                    .unwrap_or(Ordering::Equal);
+                (if desc { o.reverse() } else { o }).then_with(|| tie(a, b))
+            }),
+        }
+        self.order = order;
+        self.refilter();
+    }
+
+    fn refilter(&mut self) {
+        let trace = self.loaded.trace();
+        if self.filter.is_empty() {
+            self.rows.clone_from(&self.order);
+            return;
+        }
+        // Decide once per distinct string, then per row by lookup.
+        let column = match self.filter_on {
+            FilterOn::Name => &self.stats.name,
+            FilterOn::Data => &self.stats.data,
+        };
+        let mut verdict: FxHashMap<StrId, bool> = FxHashMap::default();
+        let (filter, substring) = (&self.filter, self.substring);
+        let keep: Vec<bool> = column
+            .iter()
+            .map(|&s| {
+                *verdict
+                    .entry(s)
+                    .or_insert_with(|| matches(trace.str(s), filter, substring))
+            })
+            .collect();
+        self.rows = self
+            .order
+            .iter()
+            .copied()
+            .filter(|&r| keep[r as usize])
+            .collect();
+    }
+
+    /// The rows as `puffinLens.ui()` lists them (at most `limit`).
+    pub fn rows_json(&self, limit: usize) -> Vec<serde_json::Value> {
+        let trace = self.loaded.trace();
+        let st = &self.stats;
+        self.rows
+            .iter()
+            .take(limit)
+            .map(|&r| {
+                let r = r as usize;
+                let mut row = serde_json::json!({
+                    "name": trace.str(st.name[r]),
+                    "count": st.count[r],
+                    "total_ns": st.total_ns[r],
+                    "self_ns": st.self_ns[r],
+                    "mean_ns": st.mean_ns(r),
+                    "min_ns": st.min_ns[r],
+                    "median_ns": st.median_ns[r],
+                    "p95_ns": st.p95_ns[r],
+                    "max_ns": st.max_ns[r],
+                    "percent": percent(st.total_ns[r], st.all_self_ns),
+                });
+                if self.by == GroupBy::NameData {
+                    row["data"] = trace.str(st.data[r]).into();
+                }
+                row
+            })
+            .collect()
+    }
+
+    /// Draws the table; `frames` and `label` are the frame selection.
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        frames: Range<u32>,
+        frames_label: &str,
+    ) -> Option<TableAction> {
+        let mut by = self.by;
+        let mut thread = self.thread.clone();
+        let mut filter_on = self.filter_on;
+        ui.horizontal(|ui| {
+            ui.label("group by");
+            ui.selectable_value(&mut by, GroupBy::Name, "name");
+            ui.selectable_value(&mut by, GroupBy::NameData, "name + data");
+            ui.separator();
+            egui::ComboBox::from_id_salt("table_thread")
+                .selected_text(match &thread {
+                    None => "all threads".to_owned(),
+                    Some(t) => format!("thread {}", thread_label(t)),
+                })
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut thread, None, "all threads");
+                    for t in &self.thread_names {
+                        ui.selectable_value(&mut thread, Some(t.clone()), thread_label(t));
+                    }
+                });
+            ui.separator();
+            ui.label("filter on");
+            ui.selectable_value(&mut filter_on, FilterOn::Name, "name");
+            ui.selectable_value(&mut filter_on, FilterOn::Data, "data");
+        });
+        self.set_inputs(frames, thread, by);
+        self.set_filter_on(filter_on);
+        ui.label(
+            RichText::new(format!(
+                "{} of {} rows · {frames_label} · click a header to sort (again to reverse), a row for its details",
+                self.rows.len(),
+                self.stats.len()
+            ))
+            .weak(),
+        );
+        let mut clicked_header = None;
+        let mut clicked_row = None;
+        let loaded = self.loaded.clone();
+        let trace = loaded.trace();
+        let st = &self.stats;
+        let with_data = self.by == GroupBy::NameData;
+        let mut builder = TableBuilder::new(ui)
+            .id_salt("scope_table")
+            .striped(true)
+            .auto_shrink([false, false])
+            .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+            .sense(Sense::click())
+            .column(
+                Column::initial(260.0)
+                    .at_least(100.0)
+                    .clip(true)
+                    .resizable(true),
+            );
+        if with_data {
+            builder = builder.column(
+                Column::initial(160.0)
+                    .at_least(60.0)
+                    .clip(true)
+                    .resizable(true),
+            );
+        }
+        for _ in 0..8 {
+            builder = builder.column(Column::exact(78.0));
+        }
+        builder = builder.column(Column::remainder().at_least(60.0));
+        let headers: Vec<(&str, Option<SortCol>)> = {
+            let mut h = vec![("name", Some(SortCol::Name))];
+            if with_data {
+                h.push(("data", None));
+            }
+            h.extend([
+                ("count", Some(SortCol::Count)),
+                ("total ms", Some(SortCol::Total)),
+                ("self ms", Some(SortCol::SelfTime)),
+                ("mean ms", Some(SortCol::Mean)),
+                ("min ms", Some(SortCol::Min)),
+                ("median ms", Some(SortCol::Median)),
+                ("p95 ms", Some(SortCol::P95)),
+                ("max ms", Some(SortCol::Max)),
+                ("% of total", None),
+            ]);
+            h
+        };
+        builder
+            .header(ROW_HEIGHT + 2.0, |mut h| {
+                for (title, col) in &headers {
+                    h.col(|ui| {
+                        let text = RichText::new(*title).strong();
+                        match col {
+                            Some(c) => {
+                                let sorted = (*c == self.sort).then_some(self.descending);
+                                ui.horizontal(|ui| {
+                                    if ui
+                                        .add(egui::Button::new(text).frame(false))
+                                        .on_hover_text("Sort by this column (again to reverse)")
+                                        .clicked()
+                                    {
+                                        clicked_header = Some(*c);
+                                    }
+                                    if let Some(descending) = sorted {
+                                        sort_arrow(ui, descending);
+                                    }
+                                });
+                            }
+                            None => {
+                                ui.label(text);
+                            }
+                        }
+                    });
+                }
+            })
+            .body(|body| {
+                body.rows(ROW_HEIGHT, self.rows.len(), |mut row| {
+                    let r = self.rows[row.index()];
+                    let i = r as usize;
+                    row.set_selected(self.selected == Some(r));
+                    let cell = |row: &mut egui_extras::TableRow<'_, '_>, s: String| {
+                        row.col(|ui| {
+                            ui.add(egui::Label::new(s).selectable(false).truncate());
+                        });
+                    };
+                    cell(&mut row, trace.str(st.name[i]).to_owned());
+                    if with_data {
+                        cell(&mut row, trace.str(st.data[i]).to_owned());
+                    }
+                    cell(&mut row, st.count[i].to_string());
+                    cell(&mut row, ms(st.total_ns[i]));
+                    cell(&mut row, ms(st.self_ns[i]));
+                    cell(&mut row, ms_f(st.mean_ns(i)));
+                    cell(&mut row, ms(st.min_ns[i]));
+                    cell(&mut row, ms(st.median_ns[i]));
+                    cell(&mut row, ms(st.p95_ns[i]));
+                    cell(&mut row, ms(st.max_ns[i]));
+                    cell(
+                        &mut row,
+                        format!("{:.1}%", percent(st.total_ns[i], st.all_self_ns)),
+                    );
+                    if row.response().clicked() {
+                        clicked_row = Some(r);
+                    }
+                });
+            });
+        if let Some(c) = clicked_header {
+            self.click_header(c);
+        }
+        let r = clicked_row?;
+        self.selected = Some(r);
+        Some(TableAction::Select(
+            trace.str(self.stats.name[r as usize]).to_owned(),
+        ))
+    }
+}
+
+/// A small triangle: pointing down for a descending sort, up otherwise
+/// (the bundled fonts have no arrows).
+fn sort_arrow(ui: &mut egui::Ui, descending: bool) {
+    let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, ROW_HEIGHT), Sense::hover());
+    let c = rect.center();
+    let (tip, base) = if descending { (4.0, -3.0) } else { (-4.0, 3.0) };
+    let pts = vec![
+        c + egui::vec2(-4.0, base),
+        c + egui::vec2(4.0, base),
+        c + egui::vec2(0.0, tip),
+    ];
+    ui.painter().add(egui::Shape::convex_polygon(
+        pts,
+        ui.visuals().strong_text_color(),
+        egui::Stroke::NONE,
+    ));
+}
+
+fn percent(part: i64, whole: i64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        100.0 * part as f64 / whole as f64
+    }
+}
+
+/// The rank of each string in string order (equal strings, equal ranks).
+fn string_ranks(trace: &crate::engine::Trace, column: &[StrId]) -> Vec<u32> {
+    let mut distinct: Vec<StrId> = column.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    distinct.sort_unstable_by(|a, b| trace.str(*a).cmp(trace.str(*b)));
+    let mut rank: FxHashMap<StrId, u32> = FxHashMap::default();
+    rank.reserve(distinct.len());
+    for (k, s) in distinct.into_iter().enumerate() {
+        rank.insert(s, k as u32);
+    }
+    column.iter().map(|s| rank[s]).collect()
+}
