@@ -77,6 +77,21 @@ for (const [name, path] of Object.entries(files)) {
     name,
   );
   if (run.error) throw new Error(`${name}: ${run.error}`);
+  // The views on the loaded capture: the engine work each one logs (the
+  // merged tree of every frame, the table's statistics), and the whole
+  // show() round trip (that work, the ui() answer and a canvas repaint).
+  const views = {};
+  for (const [key, view, options] of [
+    ["tree_merged", "tree", { mode: "merged" }],
+    ["table_name_data", "table", { by: "name-data" }],
+    ["table_sort_p95", "table", { sort: "p95" }],
+    ["tree_frame", "tree", { mode: "frame", expand: "all" }],
+  ]) {
+    const t0 = Date.now();
+    await page.evaluate(({ view, options }) => window.puffinLens.show(view, options), { view, options });
+    views[`${key}_show_ms`] = Date.now() - t0;
+  }
+  const viewLogs = page.logs.filter((l) => / merged tree of | table of /.test(l));
   const summary = await page.evaluate(() => window.puffinLens.summary());
   const memoryAfter = await page.evaluate(() => window.__wasm.memory.buffer.byteLength);
   if (summary.scopes !== native.scopes) throw new Error(`${name}: ${summary.scopes} scopes in the browser, ${native.scopes} natively`);
@@ -93,6 +108,8 @@ for (const [name, path] of Object.entries(files)) {
     native_single_thread_ms: native.single_ms,
     native_parallel_ms: native.parallel_ms,
     ratio_browser_to_native_single: +(run.shownMs / native.single_ms).toFixed(2),
+    views,
+    view_logs: viewLogs,
   };
   console.log(JSON.stringify(result));
   for (const line of page.logs.filter((l) => l.includes(name))) console.log(`     page: ${line}`);

@@ -42,6 +42,11 @@ const expected = {
   dump: cli(["dump", SAMPLE], { cwd: SAMPLES }),
   top: JSON.parse(cli(["top", SAMPLE, "--top", "5", "--json"], { cwd: SAMPLES })),
   aggregate: JSON.parse(cli(["find", SAMPLE, "--aggregate", "--by", "name", "--json"], { cwd: SAMPLES })),
+  tree: JSON.parse(cli(["tree", SAMPLE, "--json"], { cwd: SAMPLES })),
+  slowestFrame: JSON.parse(cli(["frames", SAMPLE, "--top", "1", "--json"], { cwd: SAMPLES }))[0],
+  aggregateAll: JSON.parse(cli(["find", SAMPLE, "--aggregate", "--by", "name", "--top", "1000", "--json"], { cwd: SAMPLES })),
+  callers: JSON.parse(cli(["callers", SAMPLE, "frame_body", "--json"], { cwd: SAMPLES })),
+  calls: JSON.parse(cli(["calls", SAMPLE, "frame_body", "--json"], { cwd: SAMPLES })),
   cutSummary: JSON.parse(cli(["summary", "cut.puffin", "--json"], { cwd: work, status: 3 })),
   cutDump: cli(["dump", "cut.puffin"], { cwd: work, status: 3 }),
 };
@@ -118,6 +123,103 @@ await test("a dropped recording loads; summary, dumpJson and queries equal the n
   await page.screenshot({ path: join(OUT, "overview.png") });
 });
 
+/** The CLI's merged tree as the tree view lists its rows (depth-first). */
+function treeRows(tree) {
+  const rows = [];
+  const walk = (node, depth) => {
+    rows.push({ depth, name: node.name, count: node.count, total_ns: node.total_ns, self_ns: node.self_ns });
+    node.children.forEach((c) => walk(c, depth + 1));
+  };
+  for (const t of tree.threads) {
+    rows.push({ depth: 0, thread: t.name });
+    t.roots.forEach((r) => walk(r, 1));
+  }
+  return rows.slice(0, 500);
+}
+
+const ui = (p) => p.evaluate(() => window.puffinLens.ui());
+const show = (p, view, options) => p.evaluate(({ view, options }) => window.puffinLens.show(view, options), { view, options });
+
+await test("the tree, table and details views show what the CLI answers", async () => {
+  // Merged tree, every node expanded: the `tree` query's rows in its order.
+  let got = await show(page, "tree", { mode: "merged", expand: "all" });
+  assert.equal(got.view, "tree");
+  assert.deepEqual(got.rows, treeRows(expected.tree));
+  assert.deepEqual(await ui(page), got, "ui() reads what show() answered");
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(OUT, "tree_merged.png") });
+
+  // Frame mode on the slowest frame: every instance of it, in time order.
+  const fi = expected.slowestFrame.frame_index;
+  got = await show(page, "tree", { mode: "frame", frame: fi, expand: "all", gap_ms: 0.5 });
+  assert.equal(got.tree_mode, "frame");
+  assert.equal(got.tree_frame, fi);
+  const instances = got.rows.filter((r) => r.name !== undefined);
+  assert.equal(instances.length, expected.slowestFrame.num_scopes);
+  assert.ok(got.rows.some((r) => r.gap === true), "gap rows of at least 0.5 ms");
+  for (const g of got.rows.filter((r) => r.gap)) assert.ok(g.duration_ns >= 500_000, JSON.stringify(g));
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(OUT, "tree_frame.png") });
+
+  // The table by name, all frames: `find --aggregate --by name`'s rows and order.
+  got = await show(page, "table", { by: "name", sort: "total", frame: null });
+  assert.equal(got.view, "table");
+  assert.equal(got.frame, null);
+  const pick = (r) => ({ name: r.name, count: r.count, total_ns: r.total_ns, self_ns: r.self_ns, min_ns: r.min_ns, max_ns: r.max_ns });
+  assert.deepEqual(got.rows.map(pick), expected.aggregateAll.map(pick));
+  got = await show(page, "table", { sort: "name" });
+  assert.deepEqual(
+    got.rows.map((r) => r.name),
+    expected.aggregateAll.map((r) => r.name).sort(),
+  );
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(OUT, "table.png") });
+
+  // Details: the callers query and the calls summary.
+  got = await page.evaluate(() => window.puffinLens.select("frame_body"));
+  assert.equal(got.selected_scope, "frame_body");
+  const d = got.details;
+  assert.deepEqual(d.callers, expected.callers.callers);
+  assert.deepEqual(d.callees, expected.callers.callees);
+  assert.equal(d.count, expected.callers.count);
+  assert.equal(d.total_ns, expected.callers.total_ns);
+  assert.equal(d.self_ns, expected.callers.self_ns);
+  assert.equal(d.p95_ns, expected.calls.summary.p95_ns);
+  assert.equal(d.max_share, expected.calls.summary.max_share);
+  assert.equal(d.histogram.reduce((n, b) => n + b.count, 0), expected.calls.summary.count);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(OUT, "details.png") });
+
+  // Bad requests are refused with the reason.
+  const msg = await page.evaluate(() => window.puffinLens.show("flame").then(() => "resolved", (e) => e.message));
+  assert.match(msg, /^show\(view\): view must be "overview", "tree" or "table", not "flame"$/);
+});
+
+await test("the location hash follows the views; back/forward and a reload return there", async () => {
+  await show(page, "tree", { mode: "merged" });
+  await page.waitForFunction(() => location.hash.startsWith("#view=tree"), null, { timeout: 10_000 });
+  await show(page, "table", { sort: "count" });
+  await page.waitForFunction(() => location.hash.includes("sort=count"), null, { timeout: 10_000 });
+  const hash = await page.evaluate(() => location.hash);
+  assert.equal(hash, "#view=table&frame=all&scope=frame_body&sort=count&desc=1&by=name");
+  // Back: the tree again.
+  await page.goBack();
+  await page.waitForFunction(() => window.puffinLens.ui()?.view === "tree", null, { timeout: 10_000 });
+  await page.goForward();
+  await page.waitForFunction(() => window.puffinLens.ui()?.view === "table", null, { timeout: 10_000 });
+  // A reload with the same recording open lands on the same view.
+  const p = await openApp(context, `${server.base}?url=../recordings/${SAMPLE}${hash}`);
+  await waitLoaded(p, SAMPLE);
+  await p.waitForFunction(() => window.puffinLens.ui() !== null, null, { timeout: 10_000 });
+  const got = await ui(p);
+  assert.equal(got.view, "table");
+  assert.equal(got.selected_scope, "frame_body");
+  assert.equal(got.table.sort, "count");
+  assert.equal(got.rows[0].name, [...expected.aggregateAll].sort((a, b) => b.count - a.count || (a.name < b.name ? -1 : 1))[0].name);
+  await p.close();
+  await show(page, "overview", {});
+});
+
 await test("Export JSON and Export CSV download the export and the frames list", async () => {
   const [json] = await Promise.all([page.waitForEvent("download"), page.evaluate(() => window.puffinLens.download("json"))]);
   assert.equal(json.suggestedFilename(), `${SAMPLE}.json`);
@@ -159,7 +261,8 @@ await test("a damaged file opens as B with its intact frames and the problem lis
   assert.equal(got.summary.frames, 11);
   assert.match(got.summary.diagnostics[0], /^damaged: frame #11 (\(frame_index \d+\) )?at byte \d+: /);
   assert.equal(got.dump, expected.cutDump);
-  assert.equal(got.status.a, SAMPLE, "A is still shown");
+  assert.equal(got.status.a, SAMPLE, "A is still open");
+  assert.equal(got.status.shown, "b", "what was just opened is what is shown");
   await page.evaluate(() => window.puffinLens.status());
 });
 

@@ -427,7 +427,7 @@ impl PuffinLensApp {
         match command {
             UiCommand::Show { view, options } => {
                 let mut filter = std::mem::take(&mut self.filter);
-                let result = rec.show(&view, &options, &mut filter);
+                let result = rec.show(&view, &options, &mut filter, substring);
                 rec.sync(&filter, substring);
                 self.filter = filter;
                 result

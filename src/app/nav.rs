@@ -163,13 +163,46 @@ fn percent_decode(s: &str) -> String {
 /// Whether `text` matches the filter: starts with it, or contains it when
 /// `substring` (case-insensitive then).
 pub fn matches(text: &str, filter: &str, substring: bool) -> bool {
-    if filter.is_empty() {
-        return true;
+    Matcher::new(filter, substring).test(text)
+}
+
+/// The scope filter, prepared once and tested against many strings without
+/// allocating (ASCII filters; others fall back on lowercasing).
+pub struct Matcher {
+    filter: String,
+    lower: String,
+    substring: bool,
+}
+
+impl Matcher {
+    pub fn new(filter: &str, substring: bool) -> Self {
+        Self {
+            filter: filter.to_owned(),
+            lower: filter.to_lowercase(),
+            substring,
+        }
     }
-    if substring {
-        text.to_lowercase().contains(&filter.to_lowercase())
-    } else {
-        text.starts_with(filter)
+
+    pub fn is_empty(&self) -> bool {
+        self.filter.is_empty()
+    }
+
+    pub fn test(&self, text: &str) -> bool {
+        if self.filter.is_empty() {
+            return true;
+        }
+        if !self.substring {
+            return text.starts_with(&self.filter);
+        }
+        let needle = self.lower.as_bytes();
+        if self.lower.is_ascii() {
+            let first = needle[0];
+            text.as_bytes()
+                .windows(needle.len())
+                .any(|w| w[0].eq_ignore_ascii_case(&first) && w.eq_ignore_ascii_case(needle))
+        } else {
+            text.to_lowercase().contains(&self.lower)
+        }
     }
 }
 
@@ -196,5 +229,7 @@ mod tests {
         assert!(!matches("do_render", "render", false));
         assert!(matches("do_Render", "render", true));
         assert!(matches("x", "", false));
+        assert!(matches("Grüße aus Köln", "KÖLN", true));
+        assert!(!matches("ab", "abc", true));
     }
 }

@@ -165,6 +165,7 @@ impl Recording {
         view: &str,
         options: &serde_json::Value,
         app_filter: &mut String,
+        substring: bool,
     ) -> Result<(), String> {
         let view = View::parse(view).ok_or_else(|| {
             format!("show(view): view must be \"overview\", \"tree\" or \"table\", not {view:?}")
@@ -218,7 +219,7 @@ impl Recording {
                     self.tree
                         .set_gap_ms(v.as_f64().ok_or_else(|| bad("gap_ms", v))?);
                 }
-                self.sync(app_filter, false);
+                self.sync(app_filter, substring);
                 if let Some(v) = opts.get("expand") {
                     let how = match v {
                         serde_json::Value::String(s) if s == "all" => Expand::All,
@@ -262,7 +263,7 @@ impl Recording {
                     };
                     self.table.set_sort(col, desc);
                 }
-                self.sync(app_filter, false);
+                self.sync(app_filter, substring);
             }
             View::Overview => {}
         }

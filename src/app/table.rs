@@ -5,14 +5,13 @@
 //! rows when the filter changes. Drawing is virtualized.
 
 use super::loader::Loaded;
-use super::nav::matches;
+use super::nav::Matcher;
 use crate::engine::StrId;
 use crate::engine::query::{GroupBy, ScopeStats, scope_stats};
 use crate::units::{ms, ms_f, thread_label};
 use egui::{RichText, Sense};
 use egui_extras::{Column, TableBuilder};
 use rustc_hash::FxHashMap;
-use std::cmp::Ordering;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -86,9 +85,10 @@ pub struct TableView {
     /// What `stats` was computed for.
     key: Option<(Range<u32>, Option<String>, GroupBy)>,
     stats: ScopeStats,
-    /// Rank of each row's name and data in string order (sort ties).
-    name_rank: Vec<u32>,
-    data_rank: Vec<u32>,
+    /// Rows in (name, data) string order: the name sort, and how ties break.
+    by_name: Vec<u32>,
+    /// Each row's position in `by_name`.
+    tie_rank: Vec<u32>,
     /// Every row, sorted.
     order: Vec<u32>,
     /// The rows shown: `order` after the filter.
@@ -126,8 +126,8 @@ impl TableView {
             filter_on: FilterOn::Name,
             key: None,
             stats: ScopeStats::default(),
-            name_rank: Vec::new(),
-            data_rank: Vec::new(),
+            by_name: Vec::new(),
+            tie_rank: Vec::new(),
             order: Vec::new(),
             rows: Vec::new(),
             selected: None,
@@ -165,8 +165,16 @@ impl TableView {
         let started = web_time::Instant::now();
         let trace = self.loaded.trace();
         self.stats = scope_stats(trace, key.0.clone(), key.1.as_deref(), key.2);
-        self.name_rank = string_ranks(trace, &self.stats.name);
-        self.data_rank = string_ranks(trace, &self.stats.data);
+        let name_rank = string_ranks(trace, &self.stats.name);
+        let data_rank = string_ranks(trace, &self.stats.data);
+        let mut by_name: Vec<u32> = (0..self.stats.len() as u32).collect();
+        by_name.sort_unstable_by_key(|&r| (name_rank[r as usize], data_rank[r as usize]));
+        let mut tie_rank = vec![0u32; by_name.len()];
+        for (k, &r) in by_name.iter().enumerate() {
+            tie_rank[r as usize] = k as u32;
+        }
+        self.by_name = by_name;
+        self.tie_rank = tie_rank;
         self.thread = key.1.clone();
         self.by = key.2;
         self.key = Some(key);
@@ -205,52 +213,63 @@ impl TableView {
         }
     }
 
-    fn set_filter_on(&mut self, on: FilterOn) {
+    /// Which field the filter applies to (name or data).
+    pub fn set_filter_on(&mut self, on: FilterOn) {
         if on != self.filter_on {
             self.filter_on = on;
             self.refilter();
         }
     }
 
-    /// Sorts every row by the sort column (ties by name, then data).
+    /// Sorts every row by the sort column (ties by name, then data): one
+    /// `u128` key per row (the column's value mapped to an order-preserving
+    /// `u64`, then the row's rank in name order), sorted without a comparator
+    /// that chases the columns.
     pub fn resort(&mut self) {
         let st = &self.stats;
-        let mut order: Vec<u32> = (0..st.len() as u32).collect();
-        let (nr, dr) = (&self.name_rank, &self.data_rank);
-        let tie = |a: usize, b: usize| nr[a].cmp(&nr[b]).then(dr[a].cmp(&dr[b]));
         let desc = self.descending;
-        macro_rules! by_key {
-            ($col:expr) => {{
-                let col = &$col;
-                order.sort_unstable_by(|&a, &b| {
-                    let (a, b) = (a as usize, b as usize);
-                    let o = col[a].cmp(&col[b]);
-                    (if desc { o.reverse() } else { o }).then_with(|| tie(a, b))
-                });
-            }};
+        if self.sort == SortCol::Name {
+            self.order.clone_from(&self.by_name);
+            if desc {
+                self.order.reverse();
+            }
+            self.refilter();
+            return;
         }
-        match self.sort {
-            SortCol::Name => order.sort_unstable_by(|&a, &b| {
-                let o = tie(a as usize, b as usize);
-                if desc { o.reverse() } else { o }
-            }),
-            SortCol::Count => by_key!(st.count),
-            SortCol::Total => by_key!(st.total_ns),
-            SortCol::SelfTime => by_key!(st.self_ns),
-            SortCol::Min => by_key!(st.min_ns),
-            SortCol::Median => by_key!(st.median_ns),
-            SortCol::P95 => by_key!(st.p95_ns),
-            SortCol::Max => by_key!(st.max_ns),
-            SortCol::Mean => order.sort_unstable_by(|&a, &b| {
-                let (a, b) = (a as usize, b as usize);
-                let o = st
-                    .mean_ns(a)
-                    .partial_cmp(&st.mean_ns(b))
-                    .unwrap_or(Ordering::Equal);
-                (if desc { o.reverse() } else { o }).then_with(|| tie(a, b))
-            }),
-        }
-        self.order = order;
+        let int = |v: i64| (v as u64) ^ (1 << 63);
+        let float = |v: f64| {
+            let bits = v.to_bits();
+            if bits >> 63 == 1 {
+                !bits
+            } else {
+                bits | (1 << 63)
+            }
+        };
+        let value = |r: usize| -> u64 {
+            match self.sort {
+                SortCol::Name => 0,
+                SortCol::Count => st.count[r],
+                SortCol::Total => int(st.total_ns[r]),
+                SortCol::SelfTime => int(st.self_ns[r]),
+                SortCol::Mean => float(st.mean_ns(r)),
+                SortCol::Min => int(st.min_ns[r]),
+                SortCol::Median => int(st.median_ns[r]),
+                SortCol::P95 => int(st.p95_ns[r]),
+                SortCol::Max => int(st.max_ns[r]),
+            }
+        };
+        let mut keys: Vec<u128> = (0..st.len())
+            .map(|r| {
+                let v = value(r);
+                let v = if desc { !v } else { v };
+                (u128::from(v) << 32) | u128::from(self.tie_rank[r])
+            })
+            .collect();
+        keys.sort_unstable();
+        self.order = keys
+            .into_iter()
+            .map(|k| self.by_name[(k as u32) as usize])
+            .collect();
         self.refilter();
     }
 
@@ -265,21 +284,21 @@ impl TableView {
             FilterOn::Name => &self.stats.name,
             FilterOn::Data => &self.stats.data,
         };
-        let mut verdict: FxHashMap<StrId, bool> = FxHashMap::default();
-        let (filter, substring) = (&self.filter, self.substring);
-        let keep: Vec<bool> = column
-            .iter()
-            .map(|&s| {
-                *verdict
-                    .entry(s)
-                    .or_insert_with(|| matches(trace.str(s), filter, substring))
-            })
-            .collect();
+        let matcher = Matcher::new(&self.filter, self.substring);
+        // 0: not tested yet, 1: matches, 2: does not.
+        let mut verdict = vec![0u8; trace.strings.len()];
+        let mut keep = |s: StrId| {
+            let v = &mut verdict[s.idx()];
+            if *v == 0 {
+                *v = if matcher.test(trace.str(s)) { 1 } else { 2 };
+            }
+            *v == 1
+        };
         self.rows = self
             .order
             .iter()
             .copied()
-            .filter(|&r| keep[r as usize])
+            .filter(|&r| keep(column[r as usize]))
             .collect();
     }
 

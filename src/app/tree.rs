@@ -6,7 +6,7 @@
 //! draws only the visible rows.
 
 use super::loader::Loaded;
-use super::nav::matches;
+use super::nav::Matcher;
 use crate::engine::model::NO_PARENT;
 use crate::engine::query::{self, BusyThread, WindowThread};
 use crate::engine::tree::{MergedTree, NodeId, merged_tree};
@@ -59,7 +59,7 @@ pub enum Expand {
 }
 
 /// A row of the frame-mode tree.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FrameRow {
     /// A thread stream of the frame.
     Thread(StreamId),
@@ -224,6 +224,8 @@ impl TreeView {
         };
         self.f_selected = None;
         self.gap_window = None;
+        // What a user opens first: the way to the slowest scope of each thread.
+        self.expand_frame(Expand::Hot);
         self.refresh_frame_matches();
     }
 
@@ -311,14 +313,14 @@ impl TreeView {
     }
 
     fn refresh_merged_matches(&mut self) {
-        let (filter, substring) = (&self.filter.0, self.filter.1);
+        let matcher = Matcher::new(&self.filter.0, self.filter.1);
         let trace = self.loaded.trace();
         let t = &self.merged;
         self.m_match = vec![false; t.len()];
-        if !filter.is_empty() {
+        if !matcher.is_empty() {
             let mut revealed = 0;
             for n in 0..t.len() {
-                if t.parent[n] == u32::MAX || !matches(trace.str(t.name[n]), filter, substring) {
+                if t.parent[n] == u32::MAX || !matcher.test(trace.str(t.name[n])) {
                     continue;
                 }
                 self.m_match[n] = true;
@@ -340,16 +342,14 @@ impl TreeView {
 
     fn refresh_frame_matches(&mut self) {
         self.f_match.clear();
-        let (filter, substring) = (self.filter.0.clone(), self.filter.1);
-        if let (Some(f), false) = (self.frame, filter.is_empty()) {
+        let matcher = Matcher::new(&self.filter.0, self.filter.1);
+        if let (Some(f), false) = (self.frame, matcher.is_empty()) {
             let trace = self.loaded.trace();
             let s = &trace.scopes;
             let mut revealed = 0;
             for i in query::frame_scopes(trace, f) {
                 let si = ScopeIdx(i);
-                if !(matches(trace.scope_name(si), &filter, substring)
-                    || matches(trace.scope_data(si), &filter, substring))
-                {
+                if !(matcher.test(trace.scope_name(si)) || matcher.test(trace.scope_data(si))) {
                     continue;
                 }
                 self.f_match.insert(i);

@@ -1,0 +1,201 @@
+//! View benchmark: `cargo bench --bench views`.
+//!
+//! - the merged call tree of a 2-million-scope capture, all frames;
+//! - the table view's statistics of 1 million rows ((name, data) groups),
+//!   then sorting them by every column and filtering them;
+//! - frames of the table (1M rows) and of the tree (100k expanded rows)
+//!   drawn by the views' own `ui` on a headless `egui::Context`, scrolling
+//!   as they go: layout and tessellation, no GPU.
+
+mod common;
+
+use common::best_of;
+use puffin_lens::app::table::{FilterOn, SortCol};
+use puffin_lens::app::tree::{Expand, TreeMode};
+use puffin_lens::app::{Loaded, TableView, TreeView};
+use puffin_lens::engine::query::GroupBy;
+use puffin_lens::engine::tree::merged_tree;
+use puffin_lens::engine::write::{
+    Compression, Format, FrameData, Registration, ScopeNode, ThreadData, synthetic_capture,
+    write_recording,
+};
+use puffin_lens::engine::{FrameId, decode_puffin};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const RUNS: usize = 5;
+const FRAMES_DRAWN: usize = 120;
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn loaded(name: &str, frames: &[FrameData]) -> Arc<Loaded> {
+    let bytes = write_recording(frames, Format::Pfd4(Compression::Lz4));
+    let decoded = decode_puffin(&bytes).expect("decodes");
+    Arc::new(Loaded::new(name.to_owned(), decoded, bytes.len(), 0.0))
+}
+
+/// `frames` frames of `per_frame` scopes on one thread: top-level scopes
+/// with 4 children each, every scope with its own data string.
+fn distinct_capture(frames: usize, per_frame: usize) -> Vec<FrameData> {
+    let mut t = 1_700_000_000_000_000_000i64;
+    let mut k = 0u64;
+    (0..frames)
+        .map(|f| {
+            let mut scopes = Vec::new();
+            let mut made = 0;
+            while made < per_frame {
+                let start = t;
+                let mut top = ScopeNode::new(1, start, start + 5_000).data(&format!("top-{k}"));
+                k += 1;
+                for c in 0..4 {
+                    let s = start + 100 + c * 1_200;
+                    top = top.child(ScopeNode::new(2, s, s + 1_000).data(&format!("item-{k}")));
+                    k += 1;
+                }
+                scopes.push(top);
+                made += 5;
+                t += 6_000;
+            }
+            FrameData {
+                frame_index: f as u64,
+                threads: vec![ThreadData {
+                    name: "main".into(),
+                    start_time_ns: Some(0),
+                    scopes,
+                }],
+                registrations: if f == 0 {
+                    vec![
+                        Registration::named(1, "task", "app::run", "src/app.rs", 1),
+                        Registration::named(2, "item", "app::run", "src/app.rs", 2),
+                    ]
+                } else {
+                    Vec::new()
+                },
+            }
+        })
+        .collect()
+}
+
+/// Draws `FRAMES_DRAWN` frames of `ui`, scrolling down a page each frame;
+/// (mean, worst) time of a frame (layout + tessellation).
+fn frame_times(mut draw: impl FnMut(&mut egui::Ui)) -> (f64, f64) {
+    let ctx = egui::Context::default();
+    let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 900.0));
+    let mut times = Vec::new();
+    for k in 0..FRAMES_DRAWN + 5 {
+        let mut raw = egui::RawInput {
+            screen_rect: Some(screen),
+            ..Default::default()
+        };
+        raw.events
+            .push(egui::Event::PointerMoved(egui::pos2(600.0, 500.0)));
+        if k > 2 {
+            raw.events.push(egui::Event::MouseWheel {
+                unit: egui::MouseWheelUnit::Point,
+                delta: egui::vec2(0.0, -800.0),
+                modifiers: egui::Modifiers::NONE,
+                phase: egui::TouchPhase::Move,
+                source: egui::MouseWheelSource::Wheel,
+            });
+        }
+        let started = Instant::now();
+        let out = ctx.run_ui(raw, |ui| draw(ui));
+        let prims = ctx.tessellate(out.shapes, out.pixels_per_point);
+        std::hint::black_box(prims);
+        if k >= 5 {
+            times.push(ms(started.elapsed()));
+        }
+    }
+    let mean = times.iter().sum::<f64>() / times.len() as f64;
+    let worst = times.iter().copied().fold(0.0, f64::max);
+    (mean, worst)
+}
+
+fn main() {
+    // The merged tree of 2M scopes.
+    let big = loaded("big", &synthetic_capture(200, 3, 10_000));
+    let trace = big.trace();
+    let n = trace.frames.len() as u32;
+    let (t, tree) = best_of(RUNS, || merged_tree(trace, 0..n, None));
+    println!(
+        "merged tree, {} scopes, all {n} frames: {:.1} ms ({} nodes)",
+        trace.scopes.len(),
+        ms(t),
+        tree.len()
+    );
+    let mut view = TreeView::new(big.clone());
+    view.set_merged_frames(0..n);
+    view.expand(Expand::All);
+    let (mean, worst) = frame_times(|ui| {
+        view.ui(ui);
+    });
+    println!(
+        "  merged tree view, {} rows expanded: {mean:.2} ms per frame (worst {worst:.2})",
+        view.merged_rows().len()
+    );
+    drop(view);
+    drop(big);
+
+    // The table: 1M (name, data) rows.
+    let table_rec = loaded("table", &distinct_capture(10, 100_000));
+    let frames = 0..table_rec.trace().frames.len() as u32;
+    let (t, _) = best_of(RUNS, || {
+        let mut v = TableView::new(table_rec.clone());
+        v.set_inputs(frames.clone(), None, GroupBy::NameData);
+        v
+    });
+    println!(
+        "\ntable statistics of {} scopes (stats, string ranks, first sort): {:.1} ms",
+        table_rec.trace().scopes.len(),
+        ms(t)
+    );
+    let mut table = TableView::new(table_rec.clone());
+    table.set_inputs(frames.clone(), None, GroupBy::NameData);
+    println!("  rows: {}", table.rows().len());
+    for col in SortCol::ALL {
+        let started = Instant::now();
+        table.set_sort(col, col != SortCol::Total);
+        table.set_sort(col, col == SortCol::Name);
+        println!(
+            "  sort by {:<7} {:>6.1} ms",
+            col.as_str(),
+            ms(started.elapsed()) / 2.0
+        );
+    }
+    table.set_sort(SortCol::Total, true);
+    table.set_filter_on(FilterOn::Data);
+    for (filter, substring) in [("item-1", false), ("77", true), ("", false)] {
+        let started = Instant::now();
+        table.set_filter(filter, substring);
+        println!(
+            "  filter {filter:?}{} {:>6.1} ms ({} rows)",
+            if substring { " (substring)" } else { "" },
+            ms(started.elapsed()),
+            table.rows().len()
+        );
+    }
+    let label = "all frames".to_owned();
+    let (mean, worst) = frame_times(|ui| {
+        table.ui(ui, frames.clone(), &label);
+    });
+    println!("  table view, 1M rows: {mean:.2} ms per frame (worst {worst:.2})");
+
+    // The tree: one frame of 100k scopes, all expanded.
+    let one = loaded("one", &distinct_capture(1, 100_000));
+    let mut tree = TreeView::new(one.clone());
+    tree.set_mode(TreeMode::Frame);
+    tree.set_frame(Some(FrameId(0)));
+    let started = Instant::now();
+    tree.expand(Expand::All);
+    println!(
+        "\nframe tree, {} rows expanded: expand all in {:.1} ms",
+        tree.frame_rows().len(),
+        ms(started.elapsed())
+    );
+    let (mean, worst) = frame_times(|ui| {
+        tree.ui(ui);
+    });
+    println!("  tree view, 100k rows: {mean:.2} ms per frame (worst {worst:.2})");
+}
