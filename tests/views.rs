@@ -78,6 +78,16 @@ fn ui_now(h: &Harness<'static, PuffinLensApp>) -> Value {
     serde_json::from_str(&json).expect("JSON")
 }
 
+/// The tree rows' names (thread rows by their thread).
+fn tree_names(ui: &Value) -> Vec<&str> {
+    ui["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().or(r["thread"].as_str()).unwrap())
+        .collect()
+}
+
 #[test]
 fn merged_tree_totals_and_expansion() {
     let mut h = opened();
@@ -125,12 +135,7 @@ fn merged_tree_totals_and_expansion() {
 
     // One level: threads and their roots.
     let ui = show(&mut h, "tree", json!({"expand": 1}));
-    let names: Vec<&str> = ui["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["name"].as_str().or(r["thread"].as_str()).unwrap())
-        .collect();
+    let names = tree_names(&ui);
     assert_eq!(names, ["main", "frame", "rayon-1", "job", "rayon-2", "job"]);
 
     // The hottest path: frame, then its largest child (the 30 ms load).
@@ -161,12 +166,7 @@ fn search_expands_to_and_highlights_matches() {
     h.event(egui::Event::Text("app::".into()));
     h.run_steps(3);
     let ui = ui_now(&h);
-    let names: Vec<&str> = ui["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["name"].as_str().or(r["thread"].as_str()).unwrap())
-        .collect();
+    let names = tree_names(&ui);
     assert_eq!(
         names,
         [

@@ -175,13 +175,18 @@ impl DetailsPanel {
             .allow_drag(false)
             .allow_scroll(false)
             .include_y(0.0)
-            .legend(egui_plot::Legend::default())
             .show(ui, |p| {
                 p.bar_chart(chart);
                 for (label, ns, color) in marks {
                     p.vline(VLine::new(label, ns as f64 / 1e6).color(color));
                 }
             });
+        // The marks' key, under the chart (a legend would cover the bars).
+        ui.horizontal(|ui| {
+            for (label, ns, color) in marks {
+                ui.label(RichText::new(format!("| {label} {}", ms(ns))).color(color));
+            }
+        });
         ui.label(RichText::new("Slowest calls").strong())
             .on_hover_text("Click one to show it in the tree (frame mode)");
         for &i in &d.slowest {

@@ -11,6 +11,7 @@ mod recording;
 mod shared;
 pub mod table;
 pub mod tree;
+mod widgets;
 
 pub use details::{DetailsAction, DetailsPanel};
 pub use loader::{LoadJob, Loaded, Poll, SLICE, Source};

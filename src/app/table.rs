@@ -6,11 +6,12 @@
 
 use super::loader::Loaded;
 use super::nav::Matcher;
+use super::widgets::{Pointing, rows_table, triangle};
 use crate::engine::StrId;
 use crate::engine::query::{GroupBy, ScopeStats, scope_stats};
 use crate::units::{ms, ms_f, thread_label};
 use egui::{RichText, Sense};
-use egui_extras::{Column, TableBuilder};
+use egui_extras::Column;
 use rustc_hash::FxHashMap;
 use std::ops::Range;
 use std::sync::Arc;
@@ -378,18 +379,7 @@ impl TableView {
         let trace = loaded.trace();
         let st = &self.stats;
         let with_data = self.by == GroupBy::NameData;
-        let mut builder = TableBuilder::new(ui)
-            .id_salt("scope_table")
-            .striped(true)
-            .auto_shrink([false, false])
-            .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-            .sense(Sense::click())
-            .column(
-                Column::initial(260.0)
-                    .at_least(100.0)
-                    .clip(true)
-                    .resizable(true),
-            );
+        let mut builder = rows_table(ui, "scope_table", 260.0);
         if with_data {
             builder = builder.column(
                 Column::initial(160.0)
@@ -494,18 +484,17 @@ impl TableView {
 /// (the bundled fonts have no arrows).
 fn sort_arrow(ui: &mut egui::Ui, descending: bool) {
     let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, ROW_HEIGHT), Sense::hover());
-    let c = rect.center();
-    let (tip, base) = if descending { (4.0, -3.0) } else { (-4.0, 3.0) };
-    let pts = vec![
-        c + egui::vec2(-4.0, base),
-        c + egui::vec2(4.0, base),
-        c + egui::vec2(0.0, tip),
-    ];
-    ui.painter().add(egui::Shape::convex_polygon(
-        pts,
+    let direction = if descending {
+        Pointing::Down
+    } else {
+        Pointing::Up
+    };
+    triangle(
+        ui,
+        rect.center(),
+        direction,
         ui.visuals().strong_text_color(),
-        egui::Stroke::NONE,
-    ));
+    );
 }
 
 fn percent(part: i64, whole: i64) -> f64 {

@@ -7,13 +7,14 @@
 
 use super::loader::Loaded;
 use super::nav::Matcher;
+use super::widgets::{Pointing, rows_table, triangle};
 use crate::engine::model::NO_PARENT;
 use crate::engine::query::{self, BusyThread, WindowThread};
 use crate::engine::tree::{MergedTree, NodeId, merged_tree};
 use crate::engine::{FrameId, ScopeIdx, StreamId, Trace};
 use crate::units::{ms, thread_label};
 use egui::{Color32, RichText, Sense};
-use egui_extras::{Column, TableBuilder};
+use egui_extras::Column;
 use rustc_hash::FxHashSet;
 use std::ops::Range;
 use std::sync::Arc;
@@ -745,18 +746,7 @@ impl TreeView {
         let frames = self.merged.frames.max(1) as f64;
         let mut toggle = None;
         let mut select = None;
-        let mut table = TableBuilder::new(ui)
-            .id_salt("merged_tree")
-            .striped(true)
-            .auto_shrink([false, false])
-            .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-            .sense(Sense::click())
-            .column(
-                Column::initial(360.0)
-                    .at_least(120.0)
-                    .clip(true)
-                    .resizable(true),
-            )
+        let mut table = rows_table(ui, "merged_tree", 360.0)
             .column(Column::exact(70.0))
             .column(Column::exact(80.0))
             .column(Column::exact(80.0))
@@ -879,18 +869,7 @@ impl TreeView {
         let frame_start = trace.frames.range_ns[f.idx()].0;
         let mut toggle = None;
         let mut select = None;
-        let mut table = TableBuilder::new(ui)
-            .id_salt("frame_tree")
-            .striped(true)
-            .auto_shrink([false, false])
-            .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-            .sense(Sense::click())
-            .column(
-                Column::initial(360.0)
-                    .at_least(120.0)
-                    .clip(true)
-                    .resizable(true),
-            )
+        let mut table = rows_table(ui, "frame_tree", 360.0)
             .column(Column::exact(90.0))
             .column(Column::exact(90.0))
             .column(Column::exact(80.0))
@@ -1012,27 +991,17 @@ fn tree_handle(ui: &mut egui::Ui, depth: u32, has_children: bool, open: bool) ->
     if !has_children {
         return false;
     }
-    let c = rect.center();
     let color = if response.hovered() {
         ui.visuals().strong_text_color()
     } else {
         ui.visuals().text_color()
     };
-    let pts = if open {
-        vec![
-            c + egui::vec2(-4.0, -2.5),
-            c + egui::vec2(4.0, -2.5),
-            c + egui::vec2(0.0, 3.5),
-        ]
+    let direction = if open {
+        Pointing::Down
     } else {
-        vec![
-            c + egui::vec2(-2.5, -4.0),
-            c + egui::vec2(3.5, 0.0),
-            c + egui::vec2(-2.5, 4.0),
-        ]
+        Pointing::Right
     };
-    ui.painter()
-        .add(egui::Shape::convex_polygon(pts, color, egui::Stroke::NONE));
+    triangle(ui, rect.center(), direction, color);
     response.clicked()
 }
 

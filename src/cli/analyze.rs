@@ -244,7 +244,7 @@ fn render(request: &Request, answer: &Answer) -> String {
                 ms(s.p95_ns),
                 ms(s.max_ns)
             );
-            if s.count >= 2 && s.max_share > 0.5 {
+            if query::spike(s.count, s.max_ns, s.total_ns) {
                 let _ = writeln!(
                     &mut out,
                     "spike: 1 call is {:.0}% of the total; the mean ({} ms) is {:.1}x the median ({} ms)",

@@ -747,19 +747,7 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64) -> Vec<Gap> {
         .into_iter()
         .map(|(start, end, parent, after, before)| {
             let own = trace.threads.name[trace.scope_thread(parent).idx()];
-            let mut others: Vec<BusyThread> = intervals
-                .iter()
-                .filter(|(name, _)| *name != own)
-                .filter_map(|(name, iv)| {
-                    let busy = iv.overlap_ns(start, end);
-                    (busy > 0).then(|| BusyThread {
-                        thread: trace.str(*name).to_owned(),
-                        busy_ns: busy,
-                    })
-                })
-                .collect();
-            // Intervals are sorted by name: a stable sort keeps name order on ties.
-            others.sort_by_key(|b| Reverse(b.busy_ns));
+            let others = busy_threads(trace, &intervals, Some(own), start, end);
             Gap {
                 thread: trace.str(own).to_owned(),
                 frame_index: trace.frames.frame_index[trace.scope_frame(parent).idx()],
@@ -859,7 +847,13 @@ fn side_stats(trace: &Trace) -> FxHashMap<(String, String), SideStats> {
 /// A side's single call dominates it: at least 2 calls and the largest is
 /// more than half of the total.
 fn is_spike(side: &SideStats) -> bool {
-    side.count >= 2 && side.max_ns.saturating_mul(2) > side.total_ns
+    spike(side.count, side.max_ns, side.total_ns)
+}
+
+/// One call dominates: at least 2 calls and the largest is more than half of
+/// the total (the rule of `calls`, `compare` and the scope details).
+pub fn spike(count: u64, max_ns: i64, total_ns: i64) -> bool {
+    count >= 2 && max_ns.saturating_mul(2) > total_ns
 }
 
 /// Joins two traces on (name, data). See [`CompareSort`] for the order.
@@ -1304,7 +1298,7 @@ pub fn scope_details(trace: &Trace, name: &str, slowest: usize) -> Option<ScopeD
         max_ns: max,
         mean_ns: total as f64 / durations.len() as f64,
         max_share,
-        spike: durations.len() >= 2 && max_share > 0.5,
+        spike: spike(durations.len() as u64, max, total),
         histogram,
         slowest: top_k(trace, hits.iter().map(|i| i.0), slowest),
         callers,
@@ -1315,9 +1309,21 @@ pub fn scope_details(trace: &Trace, name: &str, slowest: usize) -> Option<ScopeD
 /// `[lo_ns, hi_ns)`, except `except` (the thread the window is about): most
 /// busy first, ties by name; idle threads are left out.
 pub fn busy_in(trace: &Trace, lo_ns: i64, hi_ns: i64, except: Option<&str>) -> Vec<BusyThread> {
-    let mut out: Vec<BusyThread> = top_level_intervals(trace)
+    let except = except.and_then(|name| trace.strings.find(name));
+    busy_threads(trace, &top_level_intervals(trace), except, lo_ns, hi_ns)
+}
+
+/// [`busy_in`] on intervals already built.
+fn busy_threads(
+    trace: &Trace,
+    intervals: &[(StrId, Intervals)],
+    except: Option<StrId>,
+    lo_ns: i64,
+    hi_ns: i64,
+) -> Vec<BusyThread> {
+    let mut out: Vec<BusyThread> = intervals
         .iter()
-        .filter(|(name, _)| Some(trace.str(*name)) != except)
+        .filter(|(name, _)| Some(*name) != except)
         .filter_map(|(name, iv)| {
             let busy = iv.overlap_ns(lo_ns, hi_ns);
             (busy > 0).then(|| BusyThread {

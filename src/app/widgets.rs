@@ -1,0 +1,42 @@
+//! Small pieces the views share: the virtualized row table and triangles
+//! (the bundled fonts have no arrow glyphs).
+
+use egui::{Color32, Pos2, Sense};
+use egui_extras::{Column, TableBuilder};
+
+/// A striped, clickable table of rows (cells laid out left to right) whose
+/// first column is a resizable name column `name_width` wide; the caller
+/// adds the other columns.
+pub fn rows_table<'a>(ui: &'a mut egui::Ui, id: &str, name_width: f32) -> TableBuilder<'a> {
+    TableBuilder::new(ui)
+        .id_salt(id)
+        .striped(true)
+        .auto_shrink([false, false])
+        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+        .sense(Sense::click())
+        .column(
+            Column::initial(name_width)
+                .at_least(100.0)
+                .clip(true)
+                .resizable(true),
+        )
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pointing {
+    Up,
+    Down,
+    Right,
+}
+
+/// A small filled triangle centred on `c`.
+pub fn triangle(ui: &egui::Ui, c: Pos2, pointing: Pointing, color: Color32) {
+    let v = egui::vec2;
+    let pts = match pointing {
+        Pointing::Down => vec![c + v(-4.0, -2.5), c + v(4.0, -2.5), c + v(0.0, 3.5)],
+        Pointing::Up => vec![c + v(-4.0, 2.5), c + v(4.0, 2.5), c + v(0.0, -3.5)],
+        Pointing::Right => vec![c + v(-2.5, -4.0), c + v(3.5, 0.0), c + v(-2.5, 4.0)],
+    };
+    ui.painter()
+        .add(egui::Shape::convex_polygon(pts, color, egui::Stroke::NONE));
+}
