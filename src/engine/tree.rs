@@ -8,6 +8,7 @@
 //! ([`TreeReport`]) is built from it.
 
 use super::model::{FrameId, StrId, StreamId, Trace};
+use super::query::GroupIndex;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::ops::Range;
@@ -115,7 +116,7 @@ pub fn merged_tree(trace: &Trace, frames: Range<u32>, thread: Option<&str>) -> M
     let s = &trace.scopes;
     let def_name = &trace.defs.name;
     let mut thread_node: FxHashMap<StrId, u32> = FxHashMap::default();
-    let mut child_of: FxHashMap<(u32, StrId), u32> = FxHashMap::default();
+    let mut child_of = GroupIndex::new();
     let mut stack: Vec<u32> = Vec::new();
     for f in frames {
         for st in trace.frames.streams(FrameId(f)) {
@@ -133,14 +134,10 @@ pub fn merged_tree(trace: &Trace, frames: Range<u32>, thread: Option<&str>) -> M
                 stack.truncate(depth);
                 let parent = stack.last().copied().unwrap_or(root);
                 let name = def_name[s.def[i].idx()];
-                let node = match child_of.get(&(parent, name)) {
-                    Some(&n) => n,
-                    None => {
-                        let n = tree.push(name, parent, tree.depth[parent as usize] + 1);
-                        child_of.insert((parent, name), n);
-                        n
-                    }
-                };
+                let key = (u64::from(parent) << 32) | u64::from(name.0);
+                let node = child_of.get_or_insert(key, || {
+                    tree.push(name, parent, tree.depth[parent as usize] + 1)
+                });
                 let n = node as usize;
                 let d = s.duration_ns[i];
                 tree.count[n] += 1;
