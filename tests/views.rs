@@ -586,3 +586,19 @@ fn a_range_dragged_on_the_frame_chart_selects_those_frames() {
     assert_eq!(ui["rows"][1]["count"], 2);
     assert_eq!(ui["rows"][1]["total_ns"], ns(28.0));
 }
+
+#[test]
+fn a_scope_clicked_on_the_overview_opens_its_details() {
+    let mut h = opened();
+    // The slowest frame (12) is selected: its scopes are frame and load.
+    h.get_by_label("load").click();
+    h.run_steps(3);
+    let ui = ui_now(&h);
+    assert_eq!(ui["view"], "overview");
+    assert_eq!(ui["selected_scope"], "load");
+    h.get_by_label("src/assets.rs:42");
+    // Closing the details.
+    h.get_by_label("close").click();
+    h.run_steps(3);
+    assert_eq!(ui_now(&h)["details"], Value::Null);
+}

@@ -853,7 +853,11 @@ impl eframe::App for PuffinLensApp {
                     view_bar(ui, rec);
                     ui.separator();
                     match rec.view {
-                        View::Overview => rec.overview.ui(ui, &filter),
+                        View::Overview => {
+                            if let Some(name) = rec.overview.ui(ui, &filter) {
+                                actions.push(Action::Select(name));
+                            }
+                        }
                         View::Tree => {
                             if let Some(a) = rec.tree.ui(ui) {
                                 actions.push(a.into());

@@ -210,7 +210,9 @@ impl OverviewView {
             .collect();
     }
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, filter: &str) {
+    /// Draws the overview; returns the scope name clicked in the selected
+    /// frame's list (to open its details).
+    pub fn ui(&mut self, ui: &mut egui::Ui, filter: &str) -> Option<String> {
         self.set_filter(filter);
         self.banners(ui);
         ui.horizontal_top(|ui| {
@@ -221,8 +223,8 @@ impl OverviewView {
         ui.add_space(6.0);
         ui.columns(2, |cols| {
             self.slowest_frames(&mut cols[0]);
-            self.selected_frame(&mut cols[1]);
-        });
+            self.selected_frame(&mut cols[1])
+        })
     }
 
     fn banners(&self, ui: &mut egui::Ui) {
@@ -482,10 +484,10 @@ impl OverviewView {
         }
     }
 
-    fn selected_frame(&mut self, ui: &mut egui::Ui) {
+    fn selected_frame(&mut self, ui: &mut egui::Ui) -> Option<String> {
         let Some(f) = self.selected else {
             ui.label("No frame selected.");
-            return;
+            return None;
         };
         let trace = self.loaded.trace();
         ui.strong(format!(
@@ -520,6 +522,7 @@ impl OverviewView {
             )
         };
         ui.strong(title);
+        let mut clicked = None;
         TableBuilder::new(ui)
             .id_salt("frame_scopes")
             .striped(true)
@@ -539,7 +542,17 @@ impl OverviewView {
                 body.rows(18.0, self.scopes.len(), |mut row| {
                     let r = &self.scopes[row.index()];
                     row.col(|ui| {
-                        ui.add(egui::Label::new(&r.name).truncate());
+                        if ui
+                            .add(
+                                egui::Label::new(&r.name)
+                                    .truncate()
+                                    .sense(egui::Sense::click()),
+                            )
+                            .on_hover_text("Open its details")
+                            .clicked()
+                        {
+                            clicked = Some(r.name.clone());
+                        }
                     });
                     row.col(|ui| {
                         ui.label(ms(r.duration_ns));
@@ -552,6 +565,7 @@ impl OverviewView {
                     });
                 });
             });
+        clicked
     }
 }
 
