@@ -253,7 +253,7 @@ puffin-lens tree capture.puffin --json | jq '.threads[0].roots[0]'\n\n\
 JSON: {\"frames\",\"threads\":[{\"name\",\"total_ns\",\"roots\":[node]}]}, \
 node = {\"name\",\"count\",\"total_ns\",\"self_ns\",\"max_ns\",\"children\":[node]}; \
 threads by name; children by total_ns desc, then name; self_ns = duration minus the children's, \
-summed; below --depth, \"children\" is []."
+summed; below --depth (and below 256 levels), \"children\" is []."
     )]
     Tree(TreeArgs),
     /// The children of the slowest instance named NAME, with the gaps between them.

@@ -224,10 +224,16 @@ pub struct TreeReport {
     pub threads: Vec<TreeThread>,
 }
 
+/// Levels a [`TreeReport`] lists at most: the nested answer is built and
+/// serialized recursively, and a damaged recording may nest scopes
+/// arbitrarily deep. Deeper nodes are counted in their ancestors, not listed.
+pub const MAX_REPORT_LEVELS: u32 = 256;
+
 impl TreeReport {
-    /// The report of `tree`, listing `depth` levels (roots are level 1; all
-    /// when `None`).
+    /// The report of `tree`, listing `depth` levels (roots are level 1; all,
+    /// up to [`MAX_REPORT_LEVELS`], when `None`).
     pub fn new(trace: &Trace, tree: &MergedTree, depth: Option<u32>) -> Self {
+        let depth = Some(depth.unwrap_or(MAX_REPORT_LEVELS).min(MAX_REPORT_LEVELS));
         fn node(trace: &Trace, tree: &MergedTree, n: NodeId, left: Option<u32>) -> TreeNode {
             let i = n.idx();
             let below = left.map(|l| l.saturating_sub(1));
@@ -266,5 +272,62 @@ impl TreeReport {
                 })
                 .collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::model::TraceBuilder;
+
+    /// A frame whose one thread nests `levels` scopes, one inside the other.
+    fn nested(levels: u32) -> Trace {
+        let mut b = TraceBuilder::new();
+        b.begin_frame(0, (0, 1_000_000), u64::from(levels));
+        let t = b.thread(None, "main");
+        let s = b.begin_stream(t);
+        let d = b.def_for_raw_id(1);
+        for k in 0..levels {
+            b.open_scope(d, i64::from(k), StrId(0), s);
+        }
+        for k in (0..levels).rev() {
+            b.close_scope(1_000_000 - 2 * i64::from(k));
+        }
+        b.end_stream(s, u64::from(levels), u64::from(levels), (0, 1_000_000));
+        b.finish()
+    }
+
+    #[test]
+    fn deep_nesting_is_merged_and_reported_without_recursing_past_the_cap() {
+        let trace = nested(20_000);
+        let tree = merged_tree(&trace, 0..1, None);
+        assert_eq!(tree.len(), 20_001, "a thread node and one node per level");
+        let report = TreeReport::new(&trace, &tree, None);
+        let json = serde_json::to_string(&report).expect("serializes");
+        let mut levels = 0;
+        let mut node = &report.threads[0].roots[0];
+        while let Some(child) = node.children.first() {
+            levels += 1;
+            node = child;
+        }
+        assert_eq!(levels + 1, MAX_REPORT_LEVELS);
+        assert_eq!(node.count, 1);
+        assert!(json.len() > 1000);
+        // The report owns nested vectors: dropping them recurses as deep.
+        drop(report);
+    }
+
+    #[test]
+    fn depth_limits_the_listed_levels() {
+        let trace = nested(5);
+        let tree = merged_tree(&trace, 0..1, None);
+        let report = TreeReport::new(&trace, &tree, Some(2));
+        let root = &report.threads[0].roots[0];
+        assert_eq!(root.children.len(), 1);
+        assert!(root.children[0].children.is_empty());
+        assert_eq!(root.total_ns, 1_000_000);
+        let none = TreeReport::new(&trace, &tree, Some(0));
+        assert!(none.threads[0].roots.is_empty());
+        assert_eq!(none.threads[0].total_ns, 1_000_000);
     }
 }
