@@ -488,7 +488,7 @@ fn analyses_of_a_damaged_recording_exit_3_and_answer_from_intact_frames() {
 fn every_subcommand_has_an_example_in_its_help() {
     for sub in [
         "frames", "threads", "top", "find", "tree", "children", "callers", "calls", "window",
-        "gaps", "compare", "scope", "dump",
+        "gaps", "compare", "diff", "scope", "dump",
     ] {
         let out = common::run(&[sub, "--help"]);
         assert_eq!(code(&out), 0);
@@ -605,4 +605,118 @@ fn callers_and_callees_of_a_name() {
         stderr(&out).trim(),
         "puffin-lens: s.puffin: no scope named \"tex.png\""
     );
+}
+
+/// A's frame 10 of the scenario against B: `update` gone, a new `physics`,
+/// `load` under render twice as slow, one job fewer on rayon-1, rayon-2
+/// idle, and a thread only in B (`audio`).
+fn diff_pair(b_registered: bool) -> Files {
+    let a = vec![scenario().remove(0)];
+    const PHYSICS: u32 = 6;
+    const MIX: u32 = 7;
+    let mut regs = registrations();
+    regs.push(Registration::named(
+        PHYSICS,
+        "physics",
+        "app::physics",
+        "src/physics.rs",
+        3,
+    ));
+    regs.push(Registration::named(
+        MIX,
+        "mix",
+        "app::audio",
+        "src/audio.rs",
+        9,
+    ));
+    let b = vec![FrameData {
+        frame_index: 10,
+        threads: vec![
+            thread("audio", 3, vec![scope(MIX, 0.0, 3.0, "")]),
+            thread(
+                "main",
+                0,
+                vec![
+                    scope(FRAME, 0.0, 20.0, "frame 0")
+                        .child(scope(PHYSICS, 2.0, 6.0, ""))
+                        .child(
+                            scope(RENDER, 10.0, 18.0, "").child(scope(LOAD, 10.0, 12.0, "tex.png")),
+                        ),
+                ],
+            ),
+            thread("rayon-1", 1, vec![scope(JOB, 5.2, 7.2, "a")]),
+        ],
+        registrations: if b_registered { regs } else { Vec::new() },
+    }];
+    Files::new(&[("a", a), ("b", b)])
+}
+
+fn side(count: u64, total: f64, self_ms: f64) -> Value {
+    json!({"count": count, "total_ns": ns(total), "self_ns": ns(self_ms)})
+}
+
+fn dnode(name: &str, a: Value, b: Value, delta: f64, children: Vec<Value>) -> Value {
+    json!({"name": name, "a": a, "b": b, "delta_total_ns": ns(delta), "children": children})
+}
+
+#[test]
+fn diff_joins_the_trees_and_orders_by_the_size_of_the_change() {
+    let f = diff_pair(true);
+    let null = Value::Null;
+    let expected = json!({
+        "warnings": [],
+        "threads": [
+            {"name": "audio", "a_total_ns": 0, "b_total_ns": ns(3.0), "roots": [
+                dnode("mix", null.clone(), side(1, 3.0, 3.0), 3.0, vec![])]},
+            {"name": "main", "a_total_ns": ns(20.0), "b_total_ns": ns(20.0), "roots": [
+                dnode("frame", side(1, 20.0, 7.5), side(1, 20.0, 8.0), 0.0, vec![
+                    dnode("app::update", side(1, 4.5, 4.5), null.clone(), -4.5, vec![]),
+                    dnode("physics", null.clone(), side(1, 4.0, 4.0), 4.0, vec![]),
+                    dnode("app::render", side(1, 8.0, 7.0), side(1, 8.0, 6.0), 0.0, vec![
+                        dnode("load", side(1, 1.0, 1.0), side(1, 2.0, 2.0), 1.0, vec![]),
+                    ]),
+                ])]},
+            {"name": "rayon-1", "a_total_ns": ns(4.0), "b_total_ns": ns(2.0), "roots": [
+                dnode("job", side(2, 4.0, 4.0), side(1, 2.0, 2.0), -2.0, vec![])]},
+            {"name": "rayon-2", "a_total_ns": ns(6.5), "b_total_ns": 0, "roots": [
+                dnode("job", side(2, 6.5, 6.5), null.clone(), -6.5, vec![])]},
+        ]
+    });
+    assert_eq!(f.json(&["diff", "a.{}", "b.{}"]), expected);
+    // --depth 1 and --thread.
+    let one = f.json(&["diff", "a.{}", "b.{}", "--thread", "main", "--depth", "1"]);
+    assert_eq!(one["threads"].as_array().unwrap().len(), 1);
+    assert_eq!(one["threads"][0]["roots"][0]["children"], json!([]));
+    assert_eq!(one["threads"][0]["roots"][0]["b"], side(1, 20.0, 8.0));
+
+    let text = f.text(&["diff", "a.{}", "b.{}"]);
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("{name} in {text}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        line("load"),
+        ["load", "1.000", "2.000", "+1.000", "+100.0%"]
+    );
+    assert_eq!(line("physics"), ["physics", "-", "4.000", "+4.000", "new"]);
+    assert_eq!(
+        line("app::update"),
+        ["app::update", "4.500", "-", "-4.500", "gone"]
+    );
+
+    // B without registration: its names are scope#<id>, and the answer says so.
+    let f = diff_pair(false);
+    let warned = f.json(&["diff", "a.{}", "b.{}"]);
+    assert!(
+        warned["warnings"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("registration mismatch: A has scope registration and B has none"),
+        "{warned}"
+    );
+    assert_eq!(warned["threads"][1]["roots"][0]["name"], "frame");
+    assert_eq!(warned["threads"][1]["roots"][1]["name"], "scope#1");
 }

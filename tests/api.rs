@@ -115,29 +115,38 @@ fn pair() -> (Vec<u8>, Vec<u8>) {
 }
 
 #[test]
-fn compare_answers_as_the_cli_and_needs_b() {
+fn compare_and_diff_answer_as_the_cli_and_need_b() {
     let (a, b) = pair();
     let (dir, a_path) = temp_file("a.puffin", &a);
     std::fs::write(dir.path().join("b.puffin"), &b).expect("write b");
     let ta = decode(&a_path).trace;
     let tb = decode(&dir.path().join("b.puffin")).trace;
-    for (args, extra) in [
-        (Value::Null, vec![]),
+    for (name, args, extra) in [
+        ("compare", Value::Null, vec![]),
         (
+            "compare",
             json!({"top": 5, "sort": "per-call", "hide_below": 0.001}),
             vec!["--top", "5", "--sort", "per-call", "--hide-below", "0.001"],
         ),
-        (json!({"filter": "ex"}), vec!["--filter", "ex"]),
+        ("compare", json!({"filter": "ex"}), vec!["--filter", "ex"]),
+        ("diff", Value::Null, vec![]),
+        (
+            "diff",
+            json!({"thread": "main", "depth": 2}),
+            vec!["--thread", "main", "--depth", "2"],
+        ),
     ] {
-        let answer = api::query_json(&ta, Some(&tb), "compare", &args).expect("answers");
-        let mut cli_args = vec!["compare", "a.puffin", "b.puffin", "--json"];
+        let answer = api::query_json(&ta, Some(&tb), name, &args).expect("answers");
+        let mut cli_args = vec![name, "a.puffin", "b.puffin", "--json"];
         cli_args.extend(extra);
-        assert_eq!(answer, cli_json(dir.path(), &cli_args), "{args}");
+        assert_eq!(answer, cli_json(dir.path(), &cli_args), "{name} {args}");
     }
-    assert!(matches!(
-        api::query_json(&ta, None, "compare", &Value::Null),
-        Err(QueryError::NoB)
-    ));
+    for name in ["compare", "diff"] {
+        assert!(matches!(
+            api::query_json(&ta, None, name, &Value::Null),
+            Err(QueryError::NoB)
+        ));
+    }
 }
 
 #[test]
@@ -183,7 +192,7 @@ fn bad_questions_get_clear_errors() {
     };
     assert_eq!(
         err("nope", Value::Null),
-        "unknown query \"nope\" (known: frames, threads, top, find, tree, children, callers, calls, window, gaps, compare, scope)"
+        "unknown query \"nope\" (known: frames, threads, top, find, tree, children, callers, calls, window, gaps, compare, diff, scope)"
     );
     let msg = err("top", json!({"top": "ten"}));
     assert!(

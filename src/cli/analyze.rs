@@ -8,6 +8,7 @@ use super::text::{Align, Table, ms, ms_f};
 use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, load};
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches as _, Subcommand as _};
 use puffin_lens::engine::api::{self, Answer, QueryError, Request};
+use puffin_lens::engine::diff::{DiffNode, DiffReport};
 use puffin_lens::engine::query::{self, GroupBy};
 use puffin_lens::engine::tree::{TreeNode, TreeReport};
 use puffin_lens::units::thread_label;
@@ -34,7 +35,7 @@ pub(super) fn add_subcommands(cli: Command) -> Command {
         if let Some(after) = sub.get_after_help() {
             cmd = cmd.after_help(after.clone());
         }
-        let files: &[(&str, &str)] = if sub.get_name() == "compare" {
+        let files: &[(&str, &str)] = if api::needs_b(sub.get_name()) {
             &[
                 ("a", "The \"before\" recording (A)"),
                 ("b", "The \"after\" recording (B)"),
@@ -352,6 +353,7 @@ fn render(request: &Request, answer: &Answer) -> String {
             t.render(&mut out);
         }
         Answer::Compare(report) => render_compare(&mut out, report),
+        Answer::Diff(report) => render_diff(&mut out, report),
         Answer::Scope(info) => {
             let _ = writeln!(
                 &mut out,
@@ -532,4 +534,57 @@ fn render_callers(out: &mut String, report: &query::CallersReport) {
         }
         t.render(out);
     }
+}
+
+/// The differential tree, indented: A, B, B - A and its share of A.
+fn render_diff(out: &mut String, report: &DiffReport) {
+    for w in &report.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    let mut t = Table::new(&[
+        ("scope", Left),
+        ("A ms", Right),
+        ("B ms", Right),
+        ("Δ ms", Right),
+        ("Δ%", Right),
+    ]);
+    fn change(a: i64, b: i64, a_present: bool, b_present: bool) -> String {
+        match (a_present, b_present) {
+            (false, true) => "new".into(),
+            (true, false) => "gone".into(),
+            _ if a == 0 => "-".into(),
+            _ => format!("{:+.1}%", 100.0 * (b - a) as f64 / a as f64),
+        }
+    }
+    fn walk(t: &mut Table, n: &DiffNode, depth: usize) {
+        let (a, b) = (n.a.map_or(0, |s| s.total_ns), n.b.map_or(0, |s| s.total_ns));
+        t.row_unelided(vec![
+            format!("{}{}", "  ".repeat(depth), n.name),
+            n.a.map_or("-".to_owned(), |s| ms(s.total_ns)),
+            n.b.map_or("-".to_owned(), |s| ms(s.total_ns)),
+            format!("{:+.3}", n.delta_total_ns as f64 / 1e6),
+            change(a, b, n.a.is_some(), n.b.is_some()),
+        ]);
+        for c in &n.children {
+            walk(t, c, depth + 1);
+        }
+    }
+    for th in &report.threads {
+        t.row(vec![
+            format!("thread {}", thread_label(&th.name)),
+            ms(th.a_total_ns),
+            ms(th.b_total_ns),
+            format!("{:+.3}", (th.b_total_ns - th.a_total_ns) as f64 / 1e6),
+            change(
+                th.a_total_ns,
+                th.b_total_ns,
+                th.a_total_ns > 0,
+                th.b_total_ns > 0,
+            ),
+        ]);
+        for r in &th.roots {
+            walk(&mut t, r, 1);
+        }
+    }
+    t.render(out);
 }

@@ -13,6 +13,7 @@
 //! recording (A) with the second one (B).
 
 use super::Trace;
+use super::diff::{DiffReport, diff_tree};
 use super::query::{self, CompareOptions, CompareSort, Field, FindFilter, GroupBy};
 use super::tree::{TreeReport, merged_tree};
 use clap::{Args, FromArgMatches, Subcommand};
@@ -24,7 +25,7 @@ pub enum QueryError {
     Unknown(String),
     #[error("bad arguments for {query}: {message}")]
     BadArgs { query: String, message: String },
-    #[error("compare needs a second recording (B)")]
+    #[error("this analysis compares two recordings: open a second one (B)")]
     NoB,
     /// The question has no answer in this recording (the CLI's exit 1).
     #[error("{0}")]
@@ -191,6 +192,17 @@ pub struct CompareArgs {
 }
 
 #[derive(Args, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DiffArgs {
+    /// Only threads with this name.
+    #[arg(long, value_name = "T")]
+    pub thread: Option<String>,
+    /// List N levels (roots are level 1); deeper nodes are counted, not listed.
+    #[arg(long, value_name = "N")]
+    pub depth: Option<u32>,
+}
+
+#[derive(Args, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ScopeArgs {
     /// The scope id (the "id" of a scope in the export).
@@ -204,7 +216,8 @@ defaults_from_clap!(
     FindArgs,
     TreeArgs,
     GapsArgs,
-    CompareArgs
+    CompareArgs,
+    DiffArgs
 );
 
 /// An analysis with its arguments: one subcommand of the CLI, one name of
@@ -313,6 +326,20 @@ JSON: {\"warnings\":[...],\"rows\":[{\"name\",\"data\",\"a\":{\"count\",\"total_
 \"status\":\"both\"|\"new\"|\"gone\",\"spike\"}]}"
     )]
     Compare(CompareArgs),
+    /// The call trees of two recordings side by side: where in the tree the time changed.
+    #[command(
+        long_about = "The merged call trees of A (before) and B (after), all frames, joined by \
+thread name and path of scope names: per node A's and B's count, total and self time and \
+B - A of the totals. Children are sorted by the size of the change, largest first.",
+        after_help = "Examples:\n  puffin-lens diff before.puffin after.puffin\n  \
+puffin-lens diff before.puffin after.puffin --thread main --depth 4\n  \
+puffin-lens diff before.puffin after.puffin --json | jq '.threads[0].roots[0]'\n\n\
+JSON: {\"warnings\":[...],\"threads\":[{\"name\",\"a_total_ns\",\"b_total_ns\",\"roots\":[node]}]}, \
+node = {\"name\",\"a\":{\"count\",\"total_ns\",\"self_ns\"}|null,\"b\":{...}|null,\"delta_total_ns\",\
+\"children\":[node]}; threads: the union, by name (a missing side's total is 0); children: the \
+union, by |delta_total_ns| desc, then name; delta_total_ns = B - A, a missing side counting 0."
+    )]
+    Diff(DiffArgs),
     /// The source location of a scope id (function, file, line), from the registration.
     #[command(after_help = "Examples:\n  puffin-lens scope capture.puffin 3\n\n\
 JSON: {\"id\",\"name\",\"function\",\"file\",\"line\",\"kind\"}; exit 1 when the id is not registered.")]
@@ -334,13 +361,14 @@ impl Request {
             Request::Window(_) => "window",
             Request::Gaps(_) => "gaps",
             Request::Compare(_) => "compare",
+            Request::Diff(_) => "diff",
             Request::Scope(_) => "scope",
         }
     }
 
     /// Whether the request compares two recordings (A and B).
     pub fn needs_b(&self) -> bool {
-        matches!(self, Request::Compare(_))
+        needs_b(self.name())
     }
 
     /// The request `name` with `args` (a JSON object, or `null` for the
@@ -364,6 +392,11 @@ impl Request {
             }
         })
     }
+}
+
+/// Whether the analysis `name` compares two recordings (A and B).
+pub fn needs_b(name: &str) -> bool {
+    matches!(name, "compare" | "diff")
 }
 
 /// The analyses [`query_json`] answers, in the CLI's order.
@@ -398,6 +431,7 @@ pub enum Answer {
     Window(Vec<query::WindowThread>),
     Gaps(Vec<query::Gap>),
     Compare(query::CompareReport),
+    Diff(DiffReport),
     Scope(query::ScopeInfo),
 }
 
@@ -415,6 +449,7 @@ impl serde::Serialize for Answer {
             Answer::Window(v) => v.serialize(s),
             Answer::Gaps(v) => v.serialize(s),
             Answer::Compare(v) => v.serialize(s),
+            Answer::Diff(v) => v.serialize(s),
             Answer::Scope(v) => v.serialize(s),
         }
     }
@@ -513,6 +548,11 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                 sort: args.sort,
             };
             Answer::Compare(query::compare(a, b, &opts))
+        }
+        Request::Diff(args) => {
+            let b = b.ok_or(QueryError::NoB)?;
+            let d = diff_tree(a, b, args.thread.as_deref());
+            Answer::Diff(DiffReport::new(a, b, &d, args.depth))
         }
         Request::Scope(args) => match query::scope(a, args.id) {
             Some(info) => Answer::Scope(info),

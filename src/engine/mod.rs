@@ -8,6 +8,7 @@
 pub mod api;
 pub mod bytes;
 pub mod decode;
+pub mod diff;
 pub mod export;
 pub mod json_in;
 pub mod model;

@@ -890,8 +890,9 @@ pub fn spike(count: u64, max_ns: i64, total_ns: i64) -> bool {
     count >= 2 && max_ns.saturating_mul(2) > total_ns
 }
 
-/// Joins two traces on (name, data). See [`CompareSort`] for the order.
-pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> CompareReport {
+/// What makes a comparison of `a` and `b` misleading: one has a scope
+/// registration and the other none (its names are `scope#<id>`).
+pub fn compare_warnings(a: &Trace, b: &Trace) -> Vec<String> {
     let mut warnings = Vec::new();
     if a.defs.has_registration() != b.defs.has_registration() {
         let (with, without) = if a.defs.has_registration() {
@@ -904,6 +905,12 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> CompareReport {
              so names will not match (unregistered scopes are named scope#<id>)"
         ));
     }
+    warnings
+}
+
+/// Joins two traces on (name, data). See [`CompareSort`] for the order.
+pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> CompareReport {
+    let warnings = compare_warnings(a, b);
     let mut sa = side_stats(a);
     let sb = side_stats(b);
     let mut rows: Vec<CompareRow> = Vec::with_capacity(sa.len().max(sb.len()));

@@ -1,0 +1,263 @@
+//! The differential call tree: the merged call trees of two recordings (A,
+//! before; B, after; all frames) joined by thread name and path of scope
+//! names. Stored flat like [`MergedTree`]: every node points to its node in
+//! A's and in B's tree (either may be missing), children sorted by
+//! |B − A| of their totals, largest first, then name.
+
+use super::Trace;
+use super::query::compare_warnings;
+use super::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId, merged_tree};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The joined tree. Thread nodes are the roots of the arena (depth 0).
+pub struct DiffTree {
+    pub a: MergedTree,
+    pub b: MergedTree,
+    /// Frames merged on each side.
+    pub a_frames: usize,
+    pub b_frames: usize,
+    /// Thread nodes, sorted by thread name.
+    pub threads: Vec<u32>,
+    pub name: Vec<String>,
+    pub a_node: Vec<Option<NodeId>>,
+    pub b_node: Vec<Option<NodeId>>,
+    pub parent: Vec<u32>,
+    pub depth: Vec<u32>,
+    /// Children of node `n`: `child_list[child_start[n]..child_start[n + 1]]`.
+    child_start: Vec<u32>,
+    child_list: Vec<u32>,
+}
+
+impl DiffTree {
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+
+    pub fn children(&self, n: u32) -> &[u32] {
+        let (a, b) = (
+            self.child_start[n as usize],
+            self.child_start[n as usize + 1],
+        );
+        &self.child_list[a as usize..b as usize]
+    }
+
+    /// A's total of node `n` (0 when A has no such node).
+    pub fn a_total_ns(&self, n: u32) -> i64 {
+        self.a_node[n as usize].map_or(0, |x| self.a.total_ns[x.idx()])
+    }
+
+    pub fn b_total_ns(&self, n: u32) -> i64 {
+        self.b_node[n as usize].map_or(0, |x| self.b.total_ns[x.idx()])
+    }
+
+    /// B − A of the totals (a missing side counts 0).
+    pub fn delta_total_ns(&self, n: u32) -> i64 {
+        self.b_total_ns(n).saturating_sub(self.a_total_ns(n))
+    }
+
+    pub fn side(&self, n: u32, b: bool) -> Option<SideTotals> {
+        let (tree, node) = if b {
+            (&self.b, self.b_node[n as usize])
+        } else {
+            (&self.a, self.a_node[n as usize])
+        };
+        node.map(|x| SideTotals {
+            count: tree.count[x.idx()],
+            total_ns: tree.total_ns[x.idx()],
+            self_ns: tree.self_ns[x.idx()],
+        })
+    }
+}
+
+/// One side's numbers of a diff node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SideTotals {
+    pub count: u64,
+    pub total_ns: i64,
+    pub self_ns: i64,
+}
+
+/// Joins the merged trees of `a` and `b` (all frames; threads named
+/// `thread` only when given).
+pub fn diff_tree(a: &Trace, b: &Trace, thread: Option<&str>) -> DiffTree {
+    let ta = merged_tree(a, 0..a.frames.len() as u32, thread);
+    let tb = merged_tree(b, 0..b.frames.len() as u32, thread);
+    let mut d = DiffTree {
+        a_frames: ta.frames,
+        b_frames: tb.frames,
+        a: MergedTree::default(),
+        b: MergedTree::default(),
+        threads: Vec::new(),
+        name: Vec::new(),
+        a_node: Vec::new(),
+        b_node: Vec::new(),
+        parent: Vec::new(),
+        depth: Vec::new(),
+        child_start: Vec::new(),
+        child_list: Vec::new(),
+    };
+    // Children lists as they are made: (parent, child).
+    let mut edges: Vec<(u32, u32)> = Vec::new();
+    // Pairs to join: (diff node, A node, B node).
+    let mut stack: Vec<(u32, Option<NodeId>, Option<NodeId>)> = Vec::new();
+    let join = |names_a: &mut dyn Iterator<Item = (String, NodeId)>,
+                names_b: &mut dyn Iterator<Item = (String, NodeId)>| {
+        let mut by_name: BTreeMap<String, (Option<NodeId>, Option<NodeId>)> = BTreeMap::new();
+        for (name, n) in names_a {
+            by_name.entry(name).or_default().0 = Some(n);
+        }
+        for (name, n) in names_b {
+            by_name.entry(name).or_default().1 = Some(n);
+        }
+        by_name
+    };
+    let threads = join(
+        &mut ta
+            .threads
+            .iter()
+            .map(|&n| (a.str(ta.name[n.idx()]).to_owned(), n)),
+        &mut tb
+            .threads
+            .iter()
+            .map(|&n| (b.str(tb.name[n.idx()]).to_owned(), n)),
+    );
+    for (name, (na, nb)) in threads {
+        let id = push(&mut d, name, u32::MAX, 0, na, nb);
+        d.threads.push(id);
+        stack.push((id, na, nb));
+    }
+    while let Some((id, na, nb)) = stack.pop() {
+        let kids = join(
+            &mut na
+                .into_iter()
+                .flat_map(|n| ta.children(n).iter())
+                .map(|&c| (a.str(ta.name[c.idx()]).to_owned(), c)),
+            &mut nb
+                .into_iter()
+                .flat_map(|n| tb.children(n).iter())
+                .map(|&c| (b.str(tb.name[c.idx()]).to_owned(), c)),
+        );
+        let depth = d.depth[id as usize] + 1;
+        for (name, (ca, cb)) in kids {
+            let c = push(&mut d, name, id, depth, ca, cb);
+            edges.push((id, c));
+            stack.push((c, ca, cb));
+        }
+    }
+    d.a = ta;
+    d.b = tb;
+    // Children (CSR), by |delta| descending, then name.
+    let len = d.len();
+    let mut start = vec![0u32; len + 1];
+    for &(p, _) in &edges {
+        start[p as usize + 1] += 1;
+    }
+    for i in 0..len {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut list = vec![0u32; edges.len()];
+    for &(p, c) in &edges {
+        list[fill[p as usize] as usize] = c;
+        fill[p as usize] += 1;
+    }
+    for n in 0..len {
+        let kids = &mut list[start[n] as usize..start[n + 1] as usize];
+        kids.sort_by(|&x, &y| {
+            d.delta_total_ns(y)
+                .unsigned_abs()
+                .cmp(&d.delta_total_ns(x).unsigned_abs())
+                .then_with(|| d.name[x as usize].cmp(&d.name[y as usize]))
+        });
+    }
+    d.child_start = start;
+    d.child_list = list;
+    d
+}
+
+fn push(
+    d: &mut DiffTree,
+    name: String,
+    parent: u32,
+    depth: u32,
+    a: Option<NodeId>,
+    b: Option<NodeId>,
+) -> u32 {
+    let id = d.name.len() as u32;
+    d.name.push(name);
+    d.parent.push(parent);
+    d.depth.push(depth);
+    d.a_node.push(a);
+    d.b_node.push(b);
+    id
+}
+
+// ---------------------------------------------------------------------------
+// The JSON answer of `puffin-lens diff`
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DiffNode {
+    pub name: String,
+    pub a: Option<SideTotals>,
+    pub b: Option<SideTotals>,
+    pub delta_total_ns: i64,
+    pub children: Vec<DiffNode>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DiffThread {
+    pub name: String,
+    pub a_total_ns: i64,
+    pub b_total_ns: i64,
+    pub roots: Vec<DiffNode>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DiffReport {
+    pub warnings: Vec<String>,
+    pub threads: Vec<DiffThread>,
+}
+
+impl DiffReport {
+    /// The report of `d`, listing `depth` levels (roots are level 1; all, up
+    /// to [`MAX_REPORT_LEVELS`], when `None`).
+    pub fn new(a: &Trace, b: &Trace, d: &DiffTree, depth: Option<u32>) -> Self {
+        fn node(d: &DiffTree, n: u32, left: u32) -> DiffNode {
+            let below = left.saturating_sub(1);
+            DiffNode {
+                name: d.name[n as usize].clone(),
+                a: d.side(n, false),
+                b: d.side(n, true),
+                delta_total_ns: d.delta_total_ns(n),
+                children: if below == 0 {
+                    Vec::new()
+                } else {
+                    d.children(n).iter().map(|&c| node(d, c, below)).collect()
+                },
+            }
+        }
+        let depth = depth.unwrap_or(MAX_REPORT_LEVELS).min(MAX_REPORT_LEVELS);
+        DiffReport {
+            warnings: compare_warnings(a, b),
+            threads: d
+                .threads
+                .iter()
+                .map(|&t| DiffThread {
+                    name: d.name[t as usize].clone(),
+                    a_total_ns: d.a_total_ns(t),
+                    b_total_ns: d.b_total_ns(t),
+                    roots: if depth == 0 {
+                        Vec::new()
+                    } else {
+                        d.children(t).iter().map(|&c| node(d, c, depth)).collect()
+                    },
+                })
+                .collect(),
+        }
+    }
+}
