@@ -607,48 +607,9 @@ fn callers_and_callees_of_a_name() {
     );
 }
 
-/// A's frame 10 of the scenario against B: `update` gone, a new `physics`,
-/// `load` under render twice as slow, one job fewer on rayon-1, rayon-2
-/// idle, and a thread only in B (`audio`).
+/// The scenario's diff pair (see `common::scenario::diff_b`) as files.
 fn diff_pair(b_registered: bool) -> Files {
-    let a = vec![scenario().remove(0)];
-    const PHYSICS: u32 = 6;
-    const MIX: u32 = 7;
-    let mut regs = registrations();
-    regs.push(Registration::named(
-        PHYSICS,
-        "physics",
-        "app::physics",
-        "src/physics.rs",
-        3,
-    ));
-    regs.push(Registration::named(
-        MIX,
-        "mix",
-        "app::audio",
-        "src/audio.rs",
-        9,
-    ));
-    let b = vec![FrameData {
-        frame_index: 10,
-        threads: vec![
-            thread("audio", 3, vec![scope(MIX, 0.0, 3.0, "")]),
-            thread(
-                "main",
-                0,
-                vec![
-                    scope(FRAME, 0.0, 20.0, "frame 0")
-                        .child(scope(PHYSICS, 2.0, 6.0, ""))
-                        .child(
-                            scope(RENDER, 10.0, 18.0, "").child(scope(LOAD, 10.0, 12.0, "tex.png")),
-                        ),
-                ],
-            ),
-            thread("rayon-1", 1, vec![scope(JOB, 5.2, 7.2, "a")]),
-        ],
-        registrations: if b_registered { regs } else { Vec::new() },
-    }];
-    Files::new(&[("a", a), ("b", b)])
+    Files::new(&[("a", diff_a()), ("b", diff_b(b_registered))])
 }
 
 fn side(count: u64, total: f64, self_ms: f64) -> Value {

@@ -3,6 +3,7 @@
 //! which read the engine's model and keep only UI state.
 
 mod details;
+pub mod diff;
 mod loader;
 pub mod nav;
 mod overview;
@@ -14,6 +15,7 @@ pub mod tree;
 mod widgets;
 
 pub use details::{DetailsAction, DetailsPanel};
+pub use diff::DiffView;
 pub use loader::{LoadJob, Loaded, Poll, SLICE, Source};
 pub use nav::{FrameSel, View};
 pub use overview::OverviewView;
@@ -84,6 +86,8 @@ pub struct PuffinLensApp {
     last_hash: String,
     /// A fingerprint of the last published `ui()`, to republish on change only.
     ui_fingerprint: u64,
+    /// A against B, made when the diff view is first shown with both open.
+    diff: Option<DiffView>,
 }
 
 impl PuffinLensApp {
@@ -112,6 +116,7 @@ impl PuffinLensApp {
             pending_hash: platform::initial_hash(),
             last_hash: String::new(),
             ui_fingerprint: 0,
+            diff: None,
         }
     }
 
@@ -154,6 +159,23 @@ impl PuffinLensApp {
 
     pub fn recording_mut(&mut self, side: Side) -> Option<&mut Recording> {
         self.slot_mut(side).rec.as_mut()
+    }
+
+    /// The diff view of A against B, made (or remade, when A or B changed)
+    /// on demand; `None` unless both are open.
+    pub fn diff_view(&mut self) -> Option<&mut DiffView> {
+        let (a, b) = (self.a.rec.as_ref()?.loaded(), self.b.rec.as_ref()?.loaded());
+        if !self.diff.as_ref().is_some_and(|d| d.shows(a, b)) {
+            let started = web_time::Instant::now();
+            self.diff = Some(DiffView::new(a.clone(), b.clone()));
+            log::info!(
+                "compared {} and {} in {:.1} ms",
+                a.name,
+                b.name,
+                started.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        self.diff.as_mut()
     }
 
     /// The one-line notice shown under the top bar, if any.
@@ -426,6 +448,7 @@ impl PuffinLensApp {
             return Err("no recording is open".to_owned());
         };
         match command {
+            UiCommand::Show { view, options } if view == "diff" => self.show_diff(&options),
             UiCommand::Show { view, options } => {
                 let mut filter = std::mem::take(&mut self.filter);
                 let result = rec.show(&view, &options, &mut filter, substring);
@@ -443,11 +466,36 @@ impl PuffinLensApp {
             UiCommand::Hash(hash) => {
                 if hash != self.last_hash {
                     rec.apply_hash(&hash);
+                    if rec.view == View::Diff {
+                        match self.diff_view() {
+                            Some(diff) => diff.apply_hash(&hash),
+                            None => {
+                                if let Some(rec) = self.slot_mut(self.shown).rec.as_mut() {
+                                    rec.view = View::Overview;
+                                }
+                            }
+                        }
+                    }
                     self.last_hash = hash;
                 }
                 Ok(())
             }
         }
+    }
+
+    /// `puffinLens.show("diff", options)`.
+    fn show_diff(&mut self, options: &serde_json::Value) -> Result<(), String> {
+        let (filter, substring) = (self.filter.clone(), self.settings.substring);
+        let diff = self
+            .diff_view()
+            .ok_or("the diff needs two recordings open (A and B)")?;
+        let filter = diff.show(options, filter)?;
+        diff.set_filter(&filter, substring);
+        self.filter = filter;
+        if let Some(rec) = self.slot_mut(self.shown).rec.as_mut() {
+            rec.view = View::Diff;
+        }
+        Ok(())
     }
 
     /// What `puffinLens.ui()` returns: the shown recording's views.
@@ -456,6 +504,15 @@ impl PuffinLensApp {
             Some(rec) => {
                 let mut v = rec.ui_json(&self.filter);
                 v["shown"] = self.shown.label().to_lowercase().into();
+                if let (View::Diff, Some(diff)) = (rec.view, &self.diff) {
+                    let (sort, descending) = diff.sort();
+                    v["mode"] = diff.mode().as_str().into();
+                    v["normalize"] = diff.normalize().as_str().into();
+                    v["warnings"] = diff.warnings().into();
+                    v["sort"] = sort.as_str().into();
+                    v["descending"] = descending.into();
+                    v["rows"] = diff.rows_json(UI_ROWS).into();
+                }
                 v
             }
             None => serde_json::Value::Null,
@@ -481,8 +538,9 @@ impl PuffinLensApp {
                 .frame_rows()
                 .iter()
                 .take(UI_ROWS)
-                .for_each(|r| format!("{r:?}").hash(&mut h));
+                .for_each(|r| r.hash(&mut h));
             rec.tree.frame_rows().len().hash(&mut h);
+            rec.table.thread().hash(&mut h);
             rec.tree.gap_window().map(|g| g.start_ns).hash(&mut h);
             rec.table
                 .rows()
@@ -490,7 +548,16 @@ impl PuffinLensApp {
                 .take(UI_ROWS)
                 .for_each(|r| r.hash(&mut h));
             rec.table.rows().len().hash(&mut h);
-            let hash = rec.hash();
+            let hash = match (&self.diff, rec.view) {
+                (Some(diff), View::Diff) => {
+                    for row in diff.rows_json(UI_ROWS) {
+                        row.to_string().hash(&mut h);
+                    }
+                    diff.hash()
+                }
+                _ => rec.hash(),
+            };
+            hash.hash(&mut h);
             if hash != self.last_hash {
                 platform::set_hash(&hash);
                 self.last_hash = hash;
@@ -745,13 +812,32 @@ impl Export {
     }
 }
 
-/// Overview · Tree · Table (keys 1-3) and the frame selection.
-fn view_bar(ui: &mut egui::Ui, rec: &mut Recording) {
+/// Overview · Tree · Table · Diff (keys 1-3, 5) and the frame selection.
+fn view_bar(ui: &mut egui::Ui, rec: &mut Recording, diff_enabled: bool) {
     ui.horizontal(|ui| {
-        for (k, view) in View::ALL.into_iter().enumerate() {
+        for view in View::ALL {
+            let enabled = view != View::Diff || diff_enabled;
+            let key = match view.key() {
+                egui::Key::Num5 => 5,
+                egui::Key::Num3 => 3,
+                egui::Key::Num2 => 2,
+                _ => 1,
+            };
+            let hint = if enabled {
+                format!("key {key}")
+            } else {
+                "Open a second recording (B) to compare it with A".to_owned()
+            };
             if ui
-                .selectable_label(rec.view == view, RichText::new(view.title()).strong())
-                .on_hover_text(format!("key {}", k + 1))
+                .add_enabled(
+                    enabled,
+                    egui::Button::selectable(
+                        rec.view == view,
+                        RichText::new(view.title()).strong(),
+                    ),
+                )
+                .on_hover_text(hint)
+                .on_disabled_hover_text("Open a second recording (B) to compare it with A")
                 .clicked()
             {
                 rec.view = view;
@@ -827,6 +913,22 @@ impl eframe::App for PuffinLensApp {
         let (filter, substring) = (self.filter.clone(), self.settings.substring);
         let loading = self.is_loading();
         let mut actions: Vec<Action> = Vec::new();
+        let wants_diff = self
+            .slot(self.shown)
+            .rec
+            .as_ref()
+            .is_some_and(|r| r.view == View::Diff);
+        if wants_diff {
+            match self.diff_view() {
+                Some(diff) => diff.set_filter(&filter, substring),
+                None => {
+                    if let Some(rec) = self.slot_mut(self.shown).rec.as_mut() {
+                        rec.view = View::Overview;
+                    }
+                }
+            }
+        }
+        let diff_enabled = self.a.rec.is_some() && self.b.rec.is_some();
         if let Some(rec) = self.slot_mut(self.shown).rec.as_mut() {
             rec.sync(&filter, substring);
             if let Some(details) = rec.details.as_mut() {
@@ -845,12 +947,16 @@ impl eframe::App for PuffinLensApp {
         egui::CentralPanel::default().show(ui, |ui| {
             self.status_lines(ui);
             let notice = self.notice.clone();
-            match self.slot_mut(self.shown).rec.as_mut() {
+            let (slot, diff) = match self.shown {
+                Side::A => (&mut self.a, &mut self.diff),
+                Side::B => (&mut self.b, &mut self.diff),
+            };
+            match slot.rec.as_mut() {
                 Some(rec) => {
                     if let Some(notice) = notice {
                         ui.label(RichText::new(notice).color(ui.visuals().warn_fg_color));
                     }
-                    view_bar(ui, rec);
+                    view_bar(ui, rec, diff_enabled);
                     ui.separator();
                     match rec.view {
                         View::Overview => {
@@ -871,6 +977,12 @@ impl eframe::App for PuffinLensApp {
                                 actions.push(a.into());
                             }
                         }
+                        View::Diff => match diff.as_mut() {
+                            Some(diff) => diff.ui(ui),
+                            None => {
+                                ui.label("Open a second recording (B) to compare it with A.");
+                            }
+                        },
                     }
                 }
                 None if !loading => self.welcome(ui),

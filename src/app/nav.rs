@@ -12,16 +12,19 @@ pub enum View {
     Overview,
     Tree,
     Table,
+    /// A against B (both must be open); key 5 (4 is kept for the timeline).
+    Diff,
 }
 
 impl View {
-    pub const ALL: [View; 3] = [View::Overview, View::Tree, View::Table];
+    pub const ALL: [View; 4] = [View::Overview, View::Tree, View::Table, View::Diff];
 
     pub fn as_str(self) -> &'static str {
         match self {
             View::Overview => "overview",
             View::Tree => "tree",
             View::Table => "table",
+            View::Diff => "diff",
         }
     }
 
@@ -30,6 +33,7 @@ impl View {
             View::Overview => "Overview",
             View::Tree => "Tree",
             View::Table => "Table",
+            View::Diff => "Diff",
         }
     }
 
@@ -37,12 +41,13 @@ impl View {
         View::ALL.into_iter().find(|v| v.as_str() == s)
     }
 
-    /// The key that shows it (1, 2, 3).
+    /// The key that shows it (1, 2, 3, 5).
     pub fn key(self) -> egui::Key {
         match self {
             View::Overview => egui::Key::Num1,
             View::Tree => egui::Key::Num2,
             View::Table => egui::Key::Num3,
+            View::Diff => egui::Key::Num5,
         }
     }
 }

@@ -121,7 +121,7 @@ impl Recording {
                 self.table.set_inputs(positions, thread, by);
                 self.table.set_filter(filter, substring);
             }
-            View::Overview => {}
+            View::Overview | View::Diff => {}
         }
     }
 
@@ -168,7 +168,9 @@ impl Recording {
         substring: bool,
     ) -> Result<(), String> {
         let view = View::parse(view).ok_or_else(|| {
-            format!("show(view): view must be \"overview\", \"tree\" or \"table\", not {view:?}")
+            format!(
+                "show(view): view must be \"overview\", \"tree\", \"table\" or \"diff\", not {view:?}"
+            )
         })?;
         let opts = match options {
             serde_json::Value::Null => serde_json::Map::new(),
@@ -180,7 +182,7 @@ impl Recording {
             }
         };
         let known: &[&str] = match view {
-            View::Overview => &[],
+            View::Overview | View::Diff => &[],
             View::Tree => &["mode", "frame", "expand", "gap_ms"],
             View::Table => &["by", "sort", "descending", "filter", "thread", "frame"],
         };
@@ -265,7 +267,7 @@ impl Recording {
                 }
                 self.sync(app_filter, substring);
             }
-            View::Overview => {}
+            View::Overview | View::Diff => {}
         }
         Ok(())
     }
@@ -281,7 +283,7 @@ impl Recording {
             FrameSel::Range(a, b) => serde_json::json!([fi(a.min(b)), fi(a.max(b))]),
         };
         let rows = match self.view {
-            View::Overview => Vec::new(),
+            View::Overview | View::Diff => Vec::new(),
             View::Tree => self.tree.rows_json(UI_ROWS),
             View::Table => self.table.rows_json(UI_ROWS),
         };
@@ -330,7 +332,7 @@ impl Recording {
                 };
                 pairs.push(("by", by.to_owned()));
             }
-            View::Overview => {}
+            View::Overview | View::Diff => {}
         }
         encode_hash(&pairs)
     }

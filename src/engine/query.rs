@@ -1298,6 +1298,37 @@ pub struct ScopeDetails {
 /// Bins of the details histogram.
 pub const HISTOGRAM_BINS: usize = 24;
 
+/// `durations` counted in [`HISTOGRAM_BINS`] equal-width bins from `min_ns`
+/// to `max_ns` (one bin when they are equal); values outside go to the
+/// first or last bin.
+pub fn histogram(durations: &[i64], min_ns: i64, max_ns: i64) -> Vec<HistogramBin> {
+    let span = max_ns.saturating_sub(min_ns).max(0);
+    let bins = if span == 0 { 1 } else { HISTOGRAM_BINS };
+    let width = (span / bins as i64).max(1) + i64::from(span % bins as i64 != 0);
+    let mut out: Vec<HistogramBin> = (0..bins)
+        .map(|b| HistogramBin {
+            lo_ns: min_ns.saturating_add(width.saturating_mul(b as i64)),
+            hi_ns: min_ns.saturating_add(width.saturating_mul(b as i64 + 1)),
+            count: 0,
+        })
+        .collect();
+    for &d in durations {
+        let b = (d.saturating_sub(min_ns) / width).clamp(0, bins as i64 - 1) as usize;
+        out[b].count += 1;
+    }
+    out
+}
+
+/// Per-call durations of the instances named `name`, sorted.
+pub fn durations_named(trace: &Trace, name: &str) -> Vec<i64> {
+    let mut d: Vec<i64> = instances_named(trace, name)
+        .into_iter()
+        .map(|i| trace.scopes.duration_ns[i.idx()])
+        .collect();
+    d.sort_unstable();
+    d
+}
+
 /// The details of scope name `name`; `None` when no scope has that name.
 pub fn scope_details(trace: &Trace, name: &str, slowest: usize) -> Option<ScopeDetails> {
     let callers = callers(trace, name)?;
@@ -1308,20 +1339,7 @@ pub fn scope_details(trace: &Trace, name: &str, slowest: usize) -> Option<ScopeD
     let (min, max) = (durations[0], durations[durations.len() - 1]);
     let (median, p95) = median_p95(&durations);
     let total = callers.total_ns;
-    let span = max.saturating_sub(min);
-    let bins = if span == 0 { 1 } else { HISTOGRAM_BINS };
-    let width = (span / bins as i64).max(1) + i64::from(span % bins as i64 != 0);
-    let mut histogram: Vec<HistogramBin> = (0..bins)
-        .map(|b| HistogramBin {
-            lo_ns: min.saturating_add(width.saturating_mul(b as i64)),
-            hi_ns: min.saturating_add(width.saturating_mul(b as i64 + 1)),
-            count: 0,
-        })
-        .collect();
-    for &d in &durations {
-        let b = ((d.saturating_sub(min)) / width).clamp(0, bins as i64 - 1) as usize;
-        histogram[b].count += 1;
-    }
+    let histogram = histogram(&durations, min, max);
     let def = trace
         .defs
         .registered_sorted()

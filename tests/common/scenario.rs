@@ -102,3 +102,50 @@ pub fn scenario() -> Vec<FrameData> {
         },
     ]
 }
+
+/// Diff pair, A: frame 10 of the scenario.
+pub fn diff_a() -> Vec<FrameData> {
+    vec![scenario().remove(0)]
+}
+
+/// Diff pair, B: frame 10 with `update` gone, a new `physics`, `load` under
+/// render twice as slow, one job fewer on rayon-1, rayon-2 idle, and a
+/// thread only in B (`audio`).
+pub fn diff_b(registered: bool) -> Vec<FrameData> {
+    const PHYSICS: u32 = 6;
+    const MIX: u32 = 7;
+    let mut regs = registrations();
+    regs.push(Registration::named(
+        PHYSICS,
+        "physics",
+        "app::physics",
+        "src/physics.rs",
+        3,
+    ));
+    regs.push(Registration::named(
+        MIX,
+        "mix",
+        "app::audio",
+        "src/audio.rs",
+        9,
+    ));
+    vec![FrameData {
+        frame_index: 10,
+        threads: vec![
+            thread("audio", 3, vec![scope(MIX, 0.0, 3.0, "")]),
+            thread(
+                "main",
+                0,
+                vec![
+                    scope(FRAME, 0.0, 20.0, "frame 0")
+                        .child(scope(PHYSICS, 2.0, 6.0, ""))
+                        .child(
+                            scope(RENDER, 10.0, 18.0, "").child(scope(LOAD, 10.0, 12.0, "tex.png")),
+                        ),
+                ],
+            ),
+            thread("rayon-1", 1, vec![scope(JOB, 5.2, 7.2, "a")]),
+        ],
+        registrations: if registered { regs } else { Vec::new() },
+    }]
+}

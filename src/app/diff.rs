@@ -1,0 +1,984 @@
+//! The diff view: what changed between A (before) and B (after). *Table*:
+//! the `compare` rows per (name, data), sortable by any column, filtered,
+//! small rows hidden. *Tree*: the differential call tree (the `diff`
+//! query), slower in red and faster in green, opened on the path to the
+//! largest regression. Totals as recorded or per frame. Derived rows are
+//! rebuilt when their inputs change, never per repaint.
+
+use super::loader::Loaded;
+use super::nav::{Matcher, decode_hash, encode_hash};
+use super::widgets::{Pointing, rows_table, triangle};
+use crate::engine::diff::{DiffTree, diff_tree};
+use crate::engine::query::{
+    self, CompareOptions, CompareRow, CompareSort, HistogramBin, Status, compare_warnings,
+};
+use crate::units::{ms_f, thread_label};
+use egui::{Color32, RichText, Sense};
+use egui_extras::Column;
+use egui_plot::{Bar, BarChart, Plot};
+use std::sync::Arc;
+
+const ROW_HEIGHT: f32 = 18.0;
+const SLOWER: Color32 = Color32::from_rgb(220, 60, 60);
+const FASTER: Color32 = Color32::from_rgb(60, 170, 90);
+const A_COLOR: Color32 = Color32::from_rgb(90, 130, 200);
+const B_COLOR: Color32 = Color32::from_rgb(235, 140, 40);
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DiffMode {
+    #[default]
+    Table,
+    Tree,
+}
+
+impl DiffMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiffMode::Table => "table",
+            DiffMode::Tree => "tree",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "table" => Some(DiffMode::Table),
+            "tree" => Some(DiffMode::Tree),
+            _ => None,
+        }
+    }
+}
+
+/// Totals as recorded, or divided by each side's number of frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Normalize {
+    Total,
+    PerFrame,
+}
+
+impl Normalize {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Normalize::Total => "total",
+            Normalize::PerFrame => "per-frame",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "total" => Some(Normalize::Total),
+            "per-frame" => Some(Normalize::PerFrame),
+            _ => None,
+        }
+    }
+}
+
+/// A sortable column of the table mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffSort {
+    Name,
+    ACount,
+    ATotal,
+    APerCall,
+    BCount,
+    BTotal,
+    BPerCall,
+    Delta,
+    DeltaPerCall,
+    DeltaPercent,
+}
+
+impl DiffSort {
+    pub const ALL: [DiffSort; 10] = [
+        DiffSort::Name,
+        DiffSort::ACount,
+        DiffSort::ATotal,
+        DiffSort::APerCall,
+        DiffSort::BCount,
+        DiffSort::BTotal,
+        DiffSort::BPerCall,
+        DiffSort::Delta,
+        DiffSort::DeltaPerCall,
+        DiffSort::DeltaPercent,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiffSort::Name => "name",
+            DiffSort::ACount => "a_count",
+            DiffSort::ATotal => "a_total",
+            DiffSort::APerCall => "a_per_call",
+            DiffSort::BCount => "b_count",
+            DiffSort::BTotal => "b_total",
+            DiffSort::BPerCall => "b_per_call",
+            DiffSort::Delta => "delta",
+            DiffSort::DeltaPerCall => "delta_per_call",
+            DiffSort::DeltaPercent => "delta_percent",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        DiffSort::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+/// The details of one scope name on both sides.
+pub struct DiffDetails {
+    pub name: String,
+    pub a: Vec<i64>,
+    pub b: Vec<i64>,
+    /// Both sides' durations in the same bins.
+    pub a_bins: Vec<HistogramBin>,
+    pub b_bins: Vec<HistogramBin>,
+}
+
+pub struct DiffView {
+    a: Arc<Loaded>,
+    b: Arc<Loaded>,
+    mode: DiffMode,
+    normalize: Normalize,
+    warnings: Vec<String>,
+    /// Every compare row, unsorted.
+    all: Vec<CompareRow>,
+    sort: DiffSort,
+    descending: bool,
+    filter: (String, bool),
+    hide_below_ms: f64,
+    /// The table's rows shown, in order (indices into `all`).
+    rows: Vec<u32>,
+    selected: Option<u32>,
+    details: Option<DiffDetails>,
+    /// The differential tree, built when the tree mode is first shown.
+    tree: Option<DiffTree>,
+    expanded: Vec<bool>,
+    t_rows: Vec<u32>,
+}
+
+impl DiffView {
+    pub fn new(a: Arc<Loaded>, b: Arc<Loaded>) -> Self {
+        let (ta, tb) = (a.trace(), b.trace());
+        let all = query::compare(
+            ta,
+            tb,
+            &CompareOptions {
+                top: usize::MAX,
+                filter: None,
+                hide_below_ns: 0,
+                sort: CompareSort::Name,
+            },
+        )
+        .rows;
+        let normalize = if ta.frames.len() == tb.frames.len() {
+            Normalize::Total
+        } else {
+            Normalize::PerFrame
+        };
+        let mut view = Self {
+            warnings: compare_warnings(ta, tb),
+            a,
+            b,
+            mode: DiffMode::Table,
+            normalize,
+            all,
+            sort: DiffSort::Delta,
+            descending: true,
+            filter: (String::new(), false),
+            hide_below_ms: 0.0,
+            rows: Vec::new(),
+            selected: None,
+            details: None,
+            tree: None,
+            expanded: Vec::new(),
+            t_rows: Vec::new(),
+        };
+        view.resort();
+        view
+    }
+
+    /// Whether this view shows `a` and `b` (else it must be rebuilt).
+    pub fn shows(&self, a: &Arc<Loaded>, b: &Arc<Loaded>) -> bool {
+        Arc::ptr_eq(&self.a, a) && Arc::ptr_eq(&self.b, b)
+    }
+
+    pub fn mode(&self) -> DiffMode {
+        self.mode
+    }
+
+    pub fn normalize(&self) -> Normalize {
+        self.normalize
+    }
+
+    pub fn sort(&self) -> (DiffSort, bool) {
+        (self.sort, self.descending)
+    }
+
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    pub fn details(&self) -> Option<&DiffDetails> {
+        self.details.as_ref()
+    }
+
+    pub fn set_mode(&mut self, mode: DiffMode) {
+        self.mode = mode;
+        if mode == DiffMode::Tree && self.tree.is_none() {
+            let started = web_time::Instant::now();
+            let tree = diff_tree(self.a.trace(), self.b.trace(), None);
+            log::info!(
+                "diff tree of {} and {} ({} nodes) in {:.1} ms",
+                self.a.name,
+                self.b.name,
+                tree.len(),
+                started.elapsed().as_secs_f64() * 1e3
+            );
+            self.expanded = vec![false; tree.len()];
+            self.tree = Some(tree);
+            self.expand_regression();
+        }
+    }
+
+    pub fn set_normalize(&mut self, normalize: Normalize) {
+        if normalize != self.normalize {
+            self.normalize = normalize;
+            self.resort();
+            if self.tree.is_some() {
+                self.expand_regression();
+            }
+        }
+    }
+
+    pub fn set_sort(&mut self, sort: DiffSort, descending: bool) {
+        if (sort, descending) != (self.sort, self.descending) {
+            self.sort = sort;
+            self.descending = descending;
+            self.resort();
+        }
+    }
+
+    pub fn set_filter(&mut self, filter: &str, substring: bool) {
+        if self.filter.0 != filter || self.filter.1 != substring {
+            self.filter = (filter.to_owned(), substring);
+            self.resort();
+        }
+    }
+
+    pub fn set_hide_below_ms(&mut self, ms: f64) {
+        if ms != self.hide_below_ms {
+            self.hide_below_ms = ms.max(0.0);
+            self.resort();
+        }
+    }
+
+    /// (A, B) divisors of totals.
+    fn divisors(&self) -> (f64, f64) {
+        match self.normalize {
+            Normalize::Total => (1.0, 1.0),
+            Normalize::PerFrame => (
+                self.a.trace().frames.len().max(1) as f64,
+                self.b.trace().frames.len().max(1) as f64,
+            ),
+        }
+    }
+
+    /// A row's (A total, B total) in the shown normalization, ns.
+    fn totals(&self, r: &CompareRow) -> (f64, f64) {
+        let (da, db) = self.divisors();
+        (
+            r.a.as_ref().map_or(0.0, |s| s.total_ns as f64 / da),
+            r.b.as_ref().map_or(0.0, |s| s.total_ns as f64 / db),
+        )
+    }
+
+    fn key(&self, r: &CompareRow) -> f64 {
+        let (ta, tb) = self.totals(r);
+        let count = |s: &Option<query::SideStats>| s.as_ref().map_or(0.0, |s| s.count as f64);
+        let per_call =
+            |s: &Option<query::SideStats>| s.as_ref().map_or(f64::NEG_INFINITY, |s| s.per_call_ns);
+        match self.sort {
+            DiffSort::Name => 0.0,
+            DiffSort::ACount => count(&r.a),
+            DiffSort::BCount => count(&r.b),
+            DiffSort::ATotal => ta,
+            DiffSort::BTotal => tb,
+            DiffSort::APerCall => per_call(&r.a),
+            DiffSort::BPerCall => per_call(&r.b),
+            DiffSort::Delta => tb - ta,
+            DiffSort::DeltaPerCall => r.delta_per_call_ns.unwrap_or(f64::NEG_INFINITY),
+            DiffSort::DeltaPercent => percent(ta, tb),
+        }
+    }
+
+    fn resort(&mut self) {
+        let matcher = Matcher::new(&self.filter.0, self.filter.1);
+        let hide_ns = self.hide_below_ms * 1e6;
+        let mut rows: Vec<u32> = (0..self.all.len() as u32)
+            .filter(|&i| {
+                let r = &self.all[i as usize];
+                let (ta, tb) = self.totals(r);
+                (matcher.test(&r.name) || matcher.test(&r.data)) && (ta >= hide_ns || tb >= hide_ns)
+            })
+            .collect();
+        let by_name =
+            |x: &CompareRow, y: &CompareRow| x.name.cmp(&y.name).then(x.data.cmp(&y.data));
+        let keys: Vec<f64> = self.all.iter().map(|r| self.key(r)).collect();
+        let desc = self.descending;
+        rows.sort_by(|&x, &y| {
+            let (rx, ry) = (&self.all[x as usize], &self.all[y as usize]);
+            let o = if self.sort == DiffSort::Name {
+                by_name(rx, ry)
+            } else {
+                keys[x as usize]
+                    .partial_cmp(&keys[y as usize])
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            };
+            let o = if desc { o.reverse() } else { o };
+            if self.sort == DiffSort::Name {
+                o
+            } else {
+                o.then_with(|| by_name(rx, ry))
+            }
+        });
+        self.rows = rows;
+    }
+
+    /// The tree's (A, B, B − A) totals of node `n` in the shown normalization.
+    fn node_totals(&self, tree: &DiffTree, n: u32) -> (f64, f64, f64) {
+        let (da, db) = self.divisors();
+        let a = tree.a_total_ns(n) as f64 / da;
+        let b = tree.b_total_ns(n) as f64 / db;
+        (a, b, b - a)
+    }
+
+    /// Children by |Δ| in the shown normalization, then name.
+    fn sorted_children(&self, tree: &DiffTree, n: u32) -> Vec<u32> {
+        let mut kids = tree.children(n).to_vec();
+        kids.sort_by(|&x, &y| {
+            let (dx, dy) = (
+                self.node_totals(tree, x).2.abs(),
+                self.node_totals(tree, y).2.abs(),
+            );
+            dy.partial_cmp(&dx)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then_with(|| tree.name[x as usize].cmp(&tree.name[y as usize]))
+        });
+        kids
+    }
+
+    /// Opens every thread and the path to the largest regression: the
+    /// scope whose total grew the most (in the shown normalization; the
+    /// deepest of equals, where the change comes from).
+    pub fn expand_regression(&mut self) {
+        let Some(tree) = self.tree.take() else {
+            return;
+        };
+        self.expanded.fill(false);
+        let mut worst: Option<(f64, u32, u32)> = None;
+        for n in 0..tree.len() as u32 {
+            if tree.parent[n as usize] == u32::MAX {
+                self.expanded[n as usize] = true;
+                continue;
+            }
+            let d = self.node_totals(&tree, n).2;
+            let depth = tree.depth[n as usize];
+            if d > 0.0 && worst.is_none_or(|(wd, wdepth, _)| (d, depth) > (wd, wdepth)) {
+                worst = Some((d, depth, n));
+            }
+        }
+        if let Some((_, _, n)) = worst {
+            let mut p = tree.parent[n as usize];
+            while p != u32::MAX {
+                self.expanded[p as usize] = true;
+                p = tree.parent[p as usize];
+            }
+        }
+        self.tree = Some(tree);
+        self.rebuild_tree_rows();
+    }
+
+    /// Expands every node (`all`) or the threads only.
+    pub fn expand_all(&mut self, all: bool) {
+        if let Some(tree) = &self.tree {
+            for n in 0..tree.len() {
+                self.expanded[n] = all || tree.parent[n] == u32::MAX;
+            }
+            self.rebuild_tree_rows();
+        }
+    }
+
+    fn rebuild_tree_rows(&mut self) {
+        let Some(tree) = &self.tree else {
+            return;
+        };
+        let mut rows = Vec::new();
+        let mut stack: Vec<u32> = tree.threads.iter().rev().copied().collect();
+        while let Some(n) = stack.pop() {
+            rows.push(n);
+            if self.expanded[n as usize] {
+                stack.extend(self.sorted_children(tree, n).into_iter().rev());
+            }
+        }
+        self.t_rows = rows;
+    }
+
+    fn select_row(&mut self, r: u32) {
+        self.selected = Some(r);
+        let name = self.all[r as usize].name.clone();
+        let a = query::durations_named(self.a.trace(), &name);
+        let b = query::durations_named(self.b.trace(), &name);
+        let lo = a
+            .first()
+            .into_iter()
+            .chain(b.first())
+            .copied()
+            .min()
+            .unwrap_or(0);
+        let hi = a
+            .last()
+            .into_iter()
+            .chain(b.last())
+            .copied()
+            .max()
+            .unwrap_or(0);
+        self.details = Some(DiffDetails {
+            a_bins: query::histogram(&a, lo, hi),
+            b_bins: query::histogram(&b, lo, hi),
+            name,
+            a,
+            b,
+        });
+    }
+
+    /// `puffinLens.show("diff", options)`: applies `{mode, sort, descending,
+    /// filter, hide_below, normalize}`; returns the scope filter to use
+    /// (`filter` unless the options set it).
+    pub fn show(&mut self, options: &serde_json::Value, filter: String) -> Result<String, String> {
+        const KNOWN: [&str; 6] = [
+            "mode",
+            "sort",
+            "descending",
+            "filter",
+            "hide_below",
+            "normalize",
+        ];
+        let opts = match options {
+            serde_json::Value::Null => serde_json::Map::new(),
+            serde_json::Value::Object(o) => o.clone(),
+            other => {
+                return Err(format!(
+                    "show(\"diff\", options): options must be an object, not {other}"
+                ));
+            }
+        };
+        if let Some(k) = opts.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+            return Err(format!(
+                "show(\"diff\"): unknown option {k:?} (known: {})",
+                KNOWN.join(", ")
+            ));
+        }
+        let bad = |k: &str, v: &serde_json::Value| format!("show: bad {k}: {v}");
+        if let Some(v) = opts.get("mode") {
+            self.set_mode(
+                v.as_str()
+                    .and_then(DiffMode::parse)
+                    .ok_or_else(|| bad("mode", v))?,
+            );
+        }
+        if let Some(v) = opts.get("normalize") {
+            self.set_normalize(
+                v.as_str()
+                    .and_then(Normalize::parse)
+                    .ok_or_else(|| bad("normalize", v))?,
+            );
+        }
+        if let Some(v) = opts.get("hide_below") {
+            self.set_hide_below_ms(v.as_f64().ok_or_else(|| bad("hide_below", v))?);
+        }
+        if let Some(v) = opts.get("sort") {
+            let sort = v
+                .as_str()
+                .and_then(DiffSort::parse)
+                .ok_or_else(|| bad("sort", v))?;
+            let desc = match opts.get("descending") {
+                Some(d) => d.as_bool().ok_or_else(|| bad("descending", d))?,
+                None => sort != DiffSort::Name,
+            };
+            self.set_sort(sort, desc);
+        }
+        match opts.get("filter") {
+            Some(v) => Ok(v.as_str().ok_or_else(|| bad("filter", v))?.to_owned()),
+            None => Ok(filter),
+        }
+    }
+
+    /// The location hash's part for this view.
+    pub fn hash(&self) -> String {
+        encode_hash(&[
+            ("view", "diff".to_owned()),
+            ("mode", self.mode.as_str().to_owned()),
+            ("sort", self.sort.as_str().to_owned()),
+            ("desc", u8::from(self.descending).to_string()),
+            ("normalize", self.normalize.as_str().to_owned()),
+        ])
+    }
+
+    /// Goes where a hash written by [`Self::hash`] says.
+    pub fn apply_hash(&mut self, hash: &str) {
+        let pairs = decode_hash(hash);
+        let get = |k: &str| {
+            pairs
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.as_str())
+        };
+        if let Some(mode) = get("mode").and_then(DiffMode::parse) {
+            self.set_mode(mode);
+        }
+        if let Some(n) = get("normalize").and_then(Normalize::parse) {
+            self.set_normalize(n);
+        }
+        if let Some(sort) = get("sort").and_then(DiffSort::parse) {
+            let desc = get("desc").map_or(sort != DiffSort::Name, |d| d == "1");
+            self.set_sort(sort, desc);
+        }
+    }
+
+    /// `puffinLens.ui()`'s rows: the table's compare rows, or the tree's
+    /// expanded rows, in display order (totals in the shown normalization).
+    pub fn rows_json(&self, limit: usize) -> Vec<serde_json::Value> {
+        use serde_json::json;
+        match self.mode {
+            DiffMode::Table => self
+                .rows
+                .iter()
+                .take(limit)
+                .map(|&i| serde_json::to_value(&self.all[i as usize]).unwrap_or_default())
+                .collect(),
+            DiffMode::Tree => {
+                let Some(tree) = &self.tree else {
+                    return Vec::new();
+                };
+                self.t_rows
+                    .iter()
+                    .take(limit)
+                    .map(|&n| {
+                        if tree.parent[n as usize] == u32::MAX {
+                            json!({"depth": 0, "thread": tree.name[n as usize]})
+                        } else {
+                            let (a, b, d) = self.node_totals(tree, n);
+                            json!({"depth": tree.depth[n as usize], "name": tree.name[n as usize],
+                                "a_total_ns": a, "b_total_ns": b, "delta_total_ns": d})
+                        }
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        self.banner(ui);
+        ui.horizontal(|ui| {
+            let mut mode = self.mode;
+            ui.selectable_value(&mut mode, DiffMode::Table, "Table")
+                .on_hover_text("What changed per (name, data)");
+            ui.selectable_value(&mut mode, DiffMode::Tree, "Tree")
+                .on_hover_text("Where in the call tree it changed");
+            if mode != self.mode {
+                self.set_mode(mode);
+            }
+            ui.separator();
+            let mut normalize = self.normalize;
+            ui.label("totals");
+            ui.selectable_value(&mut normalize, Normalize::Total, "as recorded");
+            ui.selectable_value(&mut normalize, Normalize::PerFrame, "per frame")
+                .on_hover_text("Each side divided by its number of frames: captures of different lengths compare fairly");
+            self.set_normalize(normalize);
+            ui.separator();
+            match self.mode {
+                DiffMode::Table => {
+                    let mut hide = self.hide_below_ms;
+                    ui.label("hide below");
+                    ui.add(
+                        egui::DragValue::new(&mut hide)
+                            .range(0.0..=1e6)
+                            .speed(0.05)
+                            .suffix(" ms"),
+                    )
+                    .on_hover_text("Hide rows under this total on both sides");
+                    self.set_hide_below_ms(hide);
+                }
+                DiffMode::Tree => {
+                    if ui.button("Expand largest regression").clicked() {
+                        self.expand_regression();
+                    }
+                    if ui.button("Expand all").clicked() {
+                        self.expand_all(true);
+                    }
+                    if ui.button("Collapse").clicked() {
+                        self.expand_all(false);
+                    }
+                }
+            }
+        });
+        if self.details.is_some() {
+            self.details_ui(ui);
+        }
+        match self.mode {
+            DiffMode::Table => self.table_ui(ui),
+            DiffMode::Tree => self.tree_ui(ui),
+        }
+    }
+
+    fn banner(&self, ui: &mut egui::Ui) {
+        let (ta, tb) = (self.a.trace(), self.b.trace());
+        let span = |t: &crate::engine::Trace| -> i64 {
+            t.frames.ids().map(|f| t.frames.duration_ns(f)).sum()
+        };
+        ui.label(
+            RichText::new(format!(
+                "A: {} ({} frames, {} ms)  vs  B: {} ({} frames, {} ms)",
+                self.a.name,
+                ta.frames.len(),
+                crate::units::ms(span(ta)),
+                self.b.name,
+                tb.frames.len(),
+                crate::units::ms(span(tb)),
+            ))
+            .strong(),
+        );
+        for w in &self.warnings {
+            ui.label(RichText::new(format!("Warning: {w}")).color(ui.visuals().warn_fg_color));
+        }
+    }
+
+    fn details_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(d) = &self.details else {
+            return;
+        };
+        let mut close = false;
+        egui::Frame::group(ui.style()).show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.strong(&d.name);
+                let stat = |v: &[i64]| {
+                    if v.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        let total: i64 = v.iter().sum();
+                        format!(
+                            "{} calls, {} ms, p95 {} ms, max {} ms",
+                            v.len(),
+                            crate::units::ms(total),
+                            crate::units::ms(v[((95 * v.len()).div_ceil(100)).max(1) - 1]),
+                            crate::units::ms(v[v.len() - 1])
+                        )
+                    }
+                };
+                ui.label(RichText::new(format!("A: {}", stat(&d.a))).color(A_COLOR));
+                ui.label(RichText::new(format!("B: {}", stat(&d.b))).color(B_COLOR));
+                close = ui.small_button("close").clicked();
+            });
+            let bars = |bins: &[HistogramBin], shift: f64| -> Vec<Bar> {
+                bins.iter()
+                    .map(|b| {
+                        let width = ((b.hi_ns - b.lo_ns) as f64 / 1e6).max(1e-6);
+                        let mid = (b.lo_ns + b.hi_ns) as f64 / 2e6 + shift * width / 4.0;
+                        Bar::new(mid, b.count as f64).width(width * 0.45)
+                    })
+                    .collect()
+            };
+            let (a, b) = (bars(&d.a_bins, -1.0), bars(&d.b_bins, 1.0));
+            Plot::new(("diff_histogram", &d.name))
+                .height(110.0)
+                .allow_zoom(false)
+                .allow_drag(false)
+                .allow_scroll(false)
+                .include_y(0.0)
+                .show(ui, |p| {
+                    p.bar_chart(BarChart::new("A", a).color(A_COLOR));
+                    p.bar_chart(BarChart::new("B", b).color(B_COLOR));
+                });
+        });
+        if close {
+            self.details = None;
+            self.selected = None;
+        }
+    }
+
+    fn table_ui(&mut self, ui: &mut egui::Ui) {
+        let per = match self.normalize {
+            Normalize::Total => "ms",
+            Normalize::PerFrame => "ms/frame",
+        };
+        let headers: Vec<(String, Option<DiffSort>)> = vec![
+            ("name".into(), Some(DiffSort::Name)),
+            ("data".into(), None),
+            ("A n".into(), Some(DiffSort::ACount)),
+            (format!("A {per}"), Some(DiffSort::ATotal)),
+            ("A ms/call".into(), Some(DiffSort::APerCall)),
+            ("B n".into(), Some(DiffSort::BCount)),
+            (format!("B {per}"), Some(DiffSort::BTotal)),
+            ("B ms/call".into(), Some(DiffSort::BPerCall)),
+            (format!("Δ {per}"), Some(DiffSort::Delta)),
+            ("Δ ms/call".into(), Some(DiffSort::DeltaPerCall)),
+            ("Δ%".into(), Some(DiffSort::DeltaPercent)),
+            ("".into(), None),
+        ];
+        ui.label(
+            RichText::new(format!(
+                "{} of {} rows · click a header to sort (again to reverse), a row for both sides' calls",
+                self.rows.len(),
+                self.all.len()
+            ))
+            .weak(),
+        );
+        let mut builder = rows_table(ui, "diff_table", 220.0).column(
+            Column::initial(120.0)
+                .at_least(40.0)
+                .clip(true)
+                .resizable(true),
+        );
+        for _ in 0..9 {
+            builder = builder.column(Column::exact(78.0));
+        }
+        builder = builder.column(Column::remainder().at_least(80.0));
+        let mut clicked_header = None;
+        let mut clicked_row = None;
+        let (da, db) = self.divisors();
+        builder
+            .header(ROW_HEIGHT + 2.0, |mut h| {
+                for (title, col) in &headers {
+                    h.col(|ui| match col {
+                        Some(c) => {
+                            if ui
+                                .add(egui::Button::new(RichText::new(title).strong()).frame(false))
+                                .clicked()
+                            {
+                                clicked_header = Some(*c);
+                            }
+                            if *c == self.sort {
+                                let (rect, _) = ui.allocate_exact_size(
+                                    egui::vec2(10.0, ROW_HEIGHT),
+                                    Sense::hover(),
+                                );
+                                let dir = if self.descending {
+                                    Pointing::Down
+                                } else {
+                                    Pointing::Up
+                                };
+                                triangle(ui, rect.center(), dir, ui.visuals().strong_text_color());
+                            }
+                        }
+                        None => {
+                            ui.strong(title);
+                        }
+                    });
+                }
+            })
+            .body(|body| {
+                body.rows(ROW_HEIGHT, self.rows.len(), |mut row| {
+                    let i = self.rows[row.index()];
+                    let r = &self.all[i as usize];
+                    row.set_selected(self.selected == Some(i));
+                    let cell = |row: &mut egui_extras::TableRow<'_, '_>, text: RichText| {
+                        row.col(|ui| {
+                            ui.add(egui::Label::new(text).selectable(false).truncate());
+                        });
+                    };
+                    let side = |s: &Option<query::SideStats>, div: f64| match s {
+                        Some(s) => [
+                            s.count.to_string(),
+                            ms_f(s.total_ns as f64 / div),
+                            ms_f(s.per_call_ns),
+                        ],
+                        None => ["-".into(), "-".into(), "-".into()],
+                    };
+                    let (ta, tb) = (
+                        r.a.as_ref().map_or(0.0, |s| s.total_ns as f64 / da),
+                        r.b.as_ref().map_or(0.0, |s| s.total_ns as f64 / db),
+                    );
+                    let delta = tb - ta;
+                    let color = change_color(delta, ta.max(tb));
+                    cell(&mut row, RichText::new(&r.name));
+                    cell(&mut row, RichText::new(&r.data));
+                    for s in side(&r.a, da).into_iter().chain(side(&r.b, db)) {
+                        cell(&mut row, RichText::new(s));
+                    }
+                    cell(
+                        &mut row,
+                        RichText::new(format!("{:+.3}", delta / 1e6)).color(color),
+                    );
+                    cell(
+                        &mut row,
+                        RichText::new(
+                            r.delta_per_call_ns
+                                .map_or("-".into(), |d| format!("{:+.3}", d / 1e6)),
+                        ),
+                    );
+                    cell(&mut row, RichText::new(percent_text(ta, tb)).color(color));
+                    row.col(|ui| {
+                        match r.status {
+                            Status::New => badge(ui, "new", SLOWER),
+                            Status::Gone => badge(ui, "gone", FASTER),
+                            Status::Both => {}
+                        }
+                        if r.spike {
+                            badge(ui, "spike", Color32::from_rgb(120, 70, 10));
+                        }
+                    });
+                    if row.response().clicked() {
+                        clicked_row = Some(i);
+                    }
+                });
+            });
+        if let Some(c) = clicked_header {
+            if c == self.sort {
+                self.set_sort(c, !self.descending);
+            } else {
+                self.set_sort(c, c != DiffSort::Name);
+            }
+        }
+        if let Some(r) = clicked_row {
+            self.select_row(r);
+        }
+    }
+
+    fn tree_ui(&mut self, ui: &mut egui::Ui) {
+        let Some(tree) = self.tree.take() else {
+            return;
+        };
+        let per = match self.normalize {
+            Normalize::Total => "ms",
+            Normalize::PerFrame => "ms/frame",
+        };
+        let mut toggle = None;
+        rows_table(ui, "diff_tree", 360.0)
+            .column(Column::exact(90.0))
+            .column(Column::exact(90.0))
+            .column(Column::exact(90.0))
+            .column(Column::remainder().at_least(70.0))
+            .header(ROW_HEIGHT, |mut h| {
+                for title in [
+                    "scope".to_owned(),
+                    format!("A {per}"),
+                    format!("B {per}"),
+                    format!("Δ {per}"),
+                    "Δ%".to_owned(),
+                ] {
+                    h.col(|ui| {
+                        ui.strong(title);
+                    });
+                }
+            })
+            .body(|body| {
+                body.rows(ROW_HEIGHT, self.t_rows.len(), |mut row| {
+                    let n = self.t_rows[row.index()];
+                    let i = n as usize;
+                    let (a, b, d) = self.node_totals(&tree, n);
+                    let color = change_color(d, a.max(b));
+                    row.col(|ui| {
+                        ui.add_space(tree.depth[i] as f32 * 14.0);
+                        let (rect, resp) =
+                            ui.allocate_exact_size(egui::vec2(14.0, ROW_HEIGHT), Sense::click());
+                        if !tree.children(n).is_empty() {
+                            let dir = if self.expanded[i] {
+                                Pointing::Down
+                            } else {
+                                Pointing::Right
+                            };
+                            triangle(ui, rect.center(), dir, ui.visuals().text_color());
+                            if resp.clicked() {
+                                toggle = Some(n);
+                            }
+                        }
+                        let text = if tree.parent[i] == u32::MAX {
+                            RichText::new(format!("thread {}", thread_label(&tree.name[i])))
+                                .strong()
+                        } else {
+                            RichText::new(&tree.name[i])
+                        };
+                        ui.add(egui::Label::new(text).selectable(false).truncate());
+                    });
+                    let side = |present: bool, v: f64| if present { ms_f(v) } else { "-".into() };
+                    for text in [
+                        side(tree.a_node[i].is_some(), a),
+                        side(tree.b_node[i].is_some(), b),
+                    ] {
+                        row.col(|ui| {
+                            ui.add(egui::Label::new(text).selectable(false));
+                        });
+                    }
+                    row.col(|ui| {
+                        ui.add(
+                            egui::Label::new(
+                                RichText::new(format!("{:+.3}", d / 1e6)).color(color),
+                            )
+                            .selectable(false),
+                        );
+                    });
+                    row.col(|ui| {
+                        let text = match (tree.a_node[i].is_some(), tree.b_node[i].is_some()) {
+                            (false, true) => "new".to_owned(),
+                            (true, false) => "gone".to_owned(),
+                            _ => percent_text(a, b),
+                        };
+                        ui.add(
+                            egui::Label::new(RichText::new(text).color(color)).selectable(false),
+                        );
+                    });
+                    if row.response().clicked() && toggle.is_none() {
+                        toggle = Some(n);
+                    }
+                });
+            });
+        self.tree = Some(tree);
+        if let Some(n) = toggle {
+            self.expanded[n as usize] = !self.expanded[n as usize];
+            self.rebuild_tree_rows();
+        }
+    }
+}
+
+/// (B − A) / A in percent; +inf when A is 0 and B is not.
+fn percent(a: f64, b: f64) -> f64 {
+    if a == 0.0 {
+        if b == 0.0 { 0.0 } else { f64::INFINITY }
+    } else {
+        100.0 * (b - a) / a
+    }
+}
+
+fn percent_text(a: f64, b: f64) -> String {
+    let p = percent(a, b);
+    if p.is_infinite() {
+        "new".into()
+    } else {
+        format!("{p:+.1}%")
+    }
+}
+
+/// Red for slower, green for faster, stronger the larger the change
+/// relative to the larger side.
+fn change_color(delta: f64, scale: f64) -> Color32 {
+    let strength = if scale > 0.0 {
+        (delta.abs() / scale).clamp(0.0, 1.0) as f32
+    } else {
+        0.0
+    };
+    let base = if delta > 0.0 {
+        SLOWER
+    } else if delta < 0.0 {
+        FASTER
+    } else {
+        return Color32::GRAY;
+    };
+    Color32::GRAY.lerp_to_gamma(base, 0.35 + 0.65 * strength)
+}
+
+fn badge(ui: &mut egui::Ui, text: &str, fill: Color32) {
+    egui::Frame::new()
+        .fill(fill)
+        .corner_radius(3.0)
+        .inner_margin(egui::Margin::symmetric(4, 0))
+        .show(ui, |ui| {
+            ui.label(RichText::new(text).color(Color32::WHITE).small());
+        });
+}

@@ -1,0 +1,272 @@
+//! The diff view (egui_kittest) on the scenario's diff pair, whose
+//! differences are known by construction: the table's rows and order, the
+//! differential tree opened on the largest regression, the normalization,
+//! both sides' calls, and the JavaScript API's show/ui and hash.
+
+mod common;
+
+use common::scenario::*;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use puffin_lens::app::{PuffinLensApp, Settings, Shared, Side, Source, UiCommand};
+use puffin_lens::engine::write::{Compression, Format, FrameData, write_recording};
+use serde_json::{Value, json};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+fn open_pair(a: &[FrameData], b: &[FrameData]) -> Harness<'static, PuffinLensApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_eframe(|cc| {
+            PuffinLensApp::with_context(&cc.egui_ctx, Shared::default(), Settings::default())
+                .with_threaded_loading(false)
+        });
+    let format = Format::Pfd4(Compression::Lz4);
+    h.state().open(
+        "a.puffin",
+        Source::Bytes(write_recording(a, format)),
+        Some(Side::A),
+    );
+    h.state().open(
+        "b.puffin",
+        Source::Bytes(write_recording(b, format)),
+        Some(Side::B),
+    );
+    for _ in 0..100 {
+        h.step();
+        if h.state().recording(Side::B).is_some() && h.state().recording(Side::A).is_some() {
+            break;
+        }
+    }
+    h.run_steps(2);
+    h
+}
+
+fn command(h: &mut Harness<'static, PuffinLensApp>, cmd: UiCommand) -> Result<Value, String> {
+    let answer: Rc<RefCell<Option<Result<String, String>>>> = Rc::default();
+    let slot = answer.clone();
+    h.state()
+        .shared()
+        .borrow_mut()
+        .command(cmd, Some(Box::new(move |r| *slot.borrow_mut() = Some(r))));
+    h.run_steps(3);
+    let result = answer.borrow_mut().take().expect("applied");
+    result.map(|ui| serde_json::from_str(&ui).expect("JSON"))
+}
+
+fn show_diff(h: &mut Harness<'static, PuffinLensApp>, options: Value) -> Value {
+    command(
+        h,
+        UiCommand::Show {
+            view: "diff".into(),
+            options,
+        },
+    )
+    .unwrap_or_else(|e| panic!("show diff: {e}"))
+}
+
+fn ui_now(h: &Harness<'static, PuffinLensApp>) -> Value {
+    serde_json::from_str(&h.state().shared().borrow().ui.clone().expect("published")).unwrap()
+}
+
+fn names(ui: &Value) -> Vec<String> {
+    ui["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let name = r["name"].as_str().or(r["thread"].as_str()).unwrap();
+            match r["data"].as_str() {
+                Some(d) if !d.is_empty() => format!("{name}/{d}"),
+                _ => name.to_owned(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn table_mode_lists_what_got_slower_first() {
+    let mut h = open_pair(&diff_a(), &diff_b(true));
+    let ui = show_diff(&mut h, json!({"mode": "table"}));
+    assert_eq!(ui["view"], "diff");
+    assert_eq!(ui["mode"], "table");
+    assert_eq!(
+        ui["normalize"], "total",
+        "same frame counts: totals as recorded"
+    );
+    assert_eq!(ui["warnings"], json!([]));
+    // B - A of the totals, largest first; ties by name, then data.
+    assert_eq!(
+        names(&ui),
+        [
+            "physics",
+            "mix",
+            "load/tex.png",
+            "app::render",
+            "frame/frame 0",
+            "job/a",
+            "job/b",
+            "job/c",
+            "job/d",
+            "app::update"
+        ]
+    );
+    assert_eq!(ui["rows"][0]["status"], "new");
+    assert_eq!(ui["rows"][9]["status"], "gone");
+    assert_eq!(ui["rows"][2]["delta_total_ns"], ns(1.0));
+    // Improvements first, then a filter and hide-below.
+    let ui = show_diff(&mut h, json!({"sort": "delta", "descending": false}));
+    assert_eq!(names(&ui)[0], "app::update");
+    let ui = show_diff(
+        &mut h,
+        json!({"filter": "job", "hide_below": 2.5, "sort": "name"}),
+    );
+    assert_eq!(names(&ui), ["job/c", "job/d"]);
+    let ui = show_diff(
+        &mut h,
+        json!({"filter": "", "hide_below": 0.0, "sort": "delta_percent"}),
+    );
+    // New rows (+inf) first, then load's +100%.
+    assert_eq!(names(&ui)[..3], ["mix", "physics", "load/tex.png"]);
+
+    // A row's calls on both sides, binned alike.
+    show_diff(&mut h, json!({"sort": "delta"}));
+    h.get_by_label("load").click();
+    h.run_steps(3);
+    let diff = h.state_mut().diff_view().unwrap();
+    let d = diff.details().expect("details of load");
+    assert_eq!(d.name, "load");
+    assert_eq!((d.a.clone(), d.b.clone()), (vec![ns(1.0)], vec![ns(2.0)]));
+    assert_eq!(d.a_bins.len(), d.b_bins.len());
+    assert_eq!(d.a_bins[0].count, 1);
+    assert_eq!(d.b_bins.last().unwrap().count, 1);
+    h.get_by_label_contains("A: 1 calls, 1.000 ms");
+}
+
+#[test]
+fn tree_mode_opens_on_the_largest_regression() {
+    let mut h = open_pair(&diff_a(), &diff_b(true));
+    let ui = show_diff(&mut h, json!({"mode": "tree"}));
+    assert_eq!(ui["mode"], "tree");
+    // physics (+4 ms, new) is the largest growth: main and frame open.
+    assert_eq!(
+        names(&ui),
+        [
+            "audio",
+            "mix",
+            "main",
+            "frame",
+            "app::update",
+            "physics",
+            "app::render",
+            "rayon-1",
+            "job",
+            "rayon-2",
+            "job"
+        ]
+    );
+    let row = |ui: &Value, k: usize| ui["rows"][k].clone();
+    assert_eq!(
+        row(&ui, 5),
+        json!({"depth": 2, "name": "physics", "a_total_ns": 0.0, "b_total_ns": ns(4.0) as f64,
+            "delta_total_ns": ns(4.0) as f64})
+    );
+    assert_eq!(row(&ui, 4)["delta_total_ns"], -(ns(4.5) as f64));
+    h.get_by_label("physics");
+    h.get_by_label("thread audio");
+    // The hash keeps the mode.
+    let hash = h.state_mut().diff_view().unwrap().hash();
+    assert_eq!(
+        hash,
+        "view=diff&mode=tree&sort=delta&desc=1&normalize=total"
+    );
+    show_diff(&mut h, json!({"mode": "table", "sort": "name"}));
+    let ui = command(&mut h, UiCommand::Hash(hash)).unwrap();
+    assert_eq!(ui["mode"], "tree");
+    assert_eq!(ui["sort"], "delta");
+}
+
+#[test]
+fn captures_of_different_lengths_compare_per_frame() {
+    // B holds the same frame twice: its totals double, its per-frame ones do not.
+    let mut twice = diff_b(true);
+    let mut second = twice[0].clone();
+    second.frame_index = 11;
+    second.registrations.clear();
+    twice.push(second);
+    let mut h = open_pair(&diff_a(), &twice);
+    let ui = show_diff(&mut h, json!({"mode": "tree"}));
+    assert_eq!(
+        ui["normalize"], "per-frame",
+        "frame counts differ: per frame by default"
+    );
+    let load = |ui: &Value| {
+        ui["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == "load")
+            .cloned()
+    };
+    show_diff(&mut h, json!({"mode": "tree"}));
+    h.state_mut().diff_view().unwrap().expand_all(true);
+    h.run_steps(2);
+    let per_frame = load(&ui_now(&h)).expect("load listed");
+    assert_eq!(per_frame["b_total_ns"], ns(2.0) as f64);
+    assert_eq!(per_frame["delta_total_ns"], ns(1.0) as f64);
+    show_diff(&mut h, json!({"normalize": "total"}));
+    h.state_mut().diff_view().unwrap().expand_all(true);
+    h.run_steps(2);
+    let total = load(&ui_now(&h)).expect("load listed");
+    assert_eq!(total["b_total_ns"], ns(4.0) as f64);
+    assert_eq!(total["delta_total_ns"], ns(3.0) as f64);
+}
+
+#[test]
+fn the_diff_needs_both_recordings_and_warns_on_mismatched_registration() {
+    let mut h = open_pair(&diff_a(), &diff_b(false));
+    let ui = show_diff(&mut h, json!({}));
+    assert!(
+        ui["warnings"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("registration mismatch"),
+        "{ui}"
+    );
+    h.get_by_label_contains("Warning: registration mismatch");
+    let err = command(
+        &mut h,
+        UiCommand::Show {
+            view: "diff".into(),
+            options: json!({"zoom": 1}),
+        },
+    )
+    .expect_err("refused");
+    assert_eq!(
+        err,
+        "show(\"diff\"): unknown option \"zoom\" (known: mode, sort, descending, filter, hide_below, normalize)"
+    );
+
+    // Only A open: refused with the reason; key 5 does nothing.
+    let mut one = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_eframe(|cc| {
+            PuffinLensApp::with_context(&cc.egui_ctx, Shared::default(), Settings::default())
+                .with_threaded_loading(false)
+        });
+    let bytes = write_recording(&diff_a(), Format::Pfd4(Compression::Lz4));
+    one.state().open("a.puffin", Source::Bytes(bytes), None);
+    one.run_steps(20);
+    let err = command(
+        &mut one,
+        UiCommand::Show {
+            view: "diff".into(),
+            options: Value::Null,
+        },
+    )
+    .expect_err("no B");
+    assert_eq!(err, "the diff needs two recordings open (A and B)");
+    one.key_press(egui::Key::Num5);
+    one.run_steps(3);
+    assert_eq!(ui_now(&one)["view"], "overview");
+}
