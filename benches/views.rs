@@ -3,6 +3,8 @@
 //! - the merged call tree of a 2-million-scope capture, all frames;
 //! - the table view's statistics of 1 million rows ((name, data) groups),
 //!   then sorting them by every column and filtering them;
+//! - the diff of two 2M-scope captures (compare rows and differential tree),
+//!   and frames of the diff view with 100k expanded rows;
 //! - frames of the table (1M rows) and of the tree (100k expanded rows)
 //!   drawn by the views' own `ui` on a headless `egui::Context`, scrolling
 //!   as they go: layout and tessellation, no GPU.
@@ -10,9 +12,11 @@
 mod common;
 
 use common::best_of;
+use puffin_lens::app::diff::DiffMode;
 use puffin_lens::app::table::{FilterOn, SortCol};
 use puffin_lens::app::tree::{Expand, TreeMode};
-use puffin_lens::app::{Loaded, TableView, TreeView};
+use puffin_lens::app::{DiffView, Loaded, TableView, TreeView};
+use puffin_lens::engine::diff::diff_tree;
 use puffin_lens::engine::query::GroupBy;
 use puffin_lens::engine::tree::merged_tree;
 use puffin_lens::engine::write::{
@@ -76,6 +80,37 @@ fn distinct_capture(frames: usize, per_frame: usize) -> Vec<FrameData> {
             }
         })
         .collect()
+}
+
+/// One frame of one thread: a root holding `names` leaves, each with its own
+/// registered name (so the merged tree has `names` nodes); `slower` scales
+/// every other leaf's duration.
+fn wide_capture(names: u32, slower: i64) -> Vec<FrameData> {
+    let t0 = 1_700_000_000_000_000_000i64;
+    let mut root = ScopeNode::new(1, t0, t0 + i64::from(names) * 3_000);
+    let mut regs = vec![Registration::named(1, "root", "app::run", "src/app.rs", 1)];
+    for k in 0..names {
+        let id = k + 2;
+        regs.push(Registration::named(
+            id,
+            &format!("leaf_{k}"),
+            "app::run",
+            "src/app.rs",
+            2,
+        ));
+        let start = t0 + i64::from(k) * 3_000;
+        let d = if k % 2 == 0 { 1_000 * slower } else { 1_000 };
+        root = root.child(ScopeNode::new(id, start, start + d));
+    }
+    vec![FrameData {
+        frame_index: 0,
+        threads: vec![ThreadData {
+            name: "main".into(),
+            start_time_ns: Some(0),
+            scopes: vec![root],
+        }],
+        registrations: regs,
+    }]
 }
 
 /// Draws `FRAMES_DRAWN` frames of `ui`, scrolling down a page each frame;
@@ -147,7 +182,38 @@ fn main() {
         view.merged_rows().len()
     );
     drop(view);
+
+    // The diff of two 2M-scope captures: the compare rows, then the tree.
+    let other = loaded("other", &synthetic_capture(190, 4, 10_500));
+    let (t, _) = best_of(RUNS, || DiffView::new(big.clone(), other.clone()));
+    println!(
+        "\ndiff of {} and {} scopes: compare rows {:.1} ms",
+        big.trace().scopes.len(),
+        other.trace().scopes.len(),
+        ms(t)
+    );
+    let (t, d) = best_of(RUNS, || diff_tree(big.trace(), other.trace(), None));
+    println!("  differential tree {:.1} ms ({} nodes)", ms(t), d.len());
+    drop(d);
+    drop(other);
     drop(big);
+
+    // The diff tree view with 100k expanded rows: 100k distinct scope names.
+    let wide_a = loaded("wide_a", &wide_capture(100_000, 1));
+    let wide_b = loaded("wide_b", &wide_capture(100_000, 2));
+    let mut diff = DiffView::new(wide_a, wide_b);
+    let started = Instant::now();
+    diff.set_mode(DiffMode::Tree);
+    diff.expand_all(true);
+    println!(
+        "  diff of two 100k-name captures: tree built and expanded in {:.1} ms",
+        ms(started.elapsed())
+    );
+    let (mean, worst) = frame_times(|ui| diff.ui(ui));
+    println!("  diff tree view, 100k rows: {mean:.2} ms per frame (worst {worst:.2})");
+    diff.set_mode(DiffMode::Table);
+    let (mean, worst) = frame_times(|ui| diff.ui(ui));
+    println!("  diff table view, 100k rows: {mean:.2} ms per frame (worst {worst:.2})");
 
     // The table: 1M (name, data) rows.
     let table_rec = loaded("table", &distinct_capture(10, 100_000));

@@ -244,7 +244,7 @@ fn the_diff_needs_both_recordings_and_warns_on_mismatched_registration() {
     .expect_err("refused");
     assert_eq!(
         err,
-        "show(\"diff\"): unknown option \"zoom\" (known: mode, sort, descending, filter, hide_below, normalize)"
+        "show(\"diff\"): unknown option \"zoom\" (known: mode, sort, descending, filter, hide_below, normalize, expand)"
     );
 
     // Only A open: refused with the reason; key 5 does nothing.

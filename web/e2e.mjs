@@ -47,6 +47,8 @@ const expected = {
   aggregateAll: JSON.parse(cli(["find", SAMPLE, "--aggregate", "--by", "name", "--top", "1000", "--json"], { cwd: SAMPLES })),
   callers: JSON.parse(cli(["callers", SAMPLE, "frame_body", "--json"], { cwd: SAMPLES })),
   calls: JSON.parse(cli(["calls", SAMPLE, "frame_body", "--json"], { cwd: SAMPLES })),
+  diffTree: JSON.parse(cli(["diff", SAMPLE, join(work, "cut.puffin"), "--json"], { cwd: SAMPLES, status: 3 })),
+  compareAll: JSON.parse(cli(["compare", SAMPLE, join(work, "cut.puffin"), "--top", "100000", "--json"], { cwd: SAMPLES, status: 3 })),
   cutSummary: JSON.parse(cli(["summary", "cut.puffin", "--json"], { cwd: work, status: 3 })),
   cutDump: cli(["dump", "cut.puffin"], { cwd: work, status: 3 }),
 };
@@ -264,6 +266,47 @@ await test("a damaged file opens as B with its intact frames and the problem lis
   assert.equal(got.status.a, SAMPLE, "A is still open");
   assert.equal(got.status.shown, "b", "what was just opened is what is shown");
   await page.evaluate(() => window.puffinLens.status());
+});
+
+/** The CLI's diff tree as the diff view lists its rows, every node expanded. */
+function diffRows(diff) {
+  const rows = [];
+  const walk = (n, depth) => {
+    const a = n.a ? n.a.total_ns : 0;
+    const b = n.b ? n.b.total_ns : 0;
+    rows.push({ depth, name: n.name, a_total_ns: a, b_total_ns: b, delta_total_ns: n.delta_total_ns });
+    n.children.forEach((c) => walk(c, depth + 1));
+  };
+  for (const t of diff.threads) {
+    rows.push({ depth: 0, thread: t.name });
+    t.roots.forEach((r) => walk(r, 1));
+  }
+  return rows.slice(0, 500);
+}
+
+await test("the diff view shows what the CLI's compare and diff answer", async () => {
+  // A is the sample, B its cut copy (one frame fewer).
+  let got = await show(page, "diff", { mode: "tree", normalize: "total", expand: "all" });
+  assert.equal(got.view, "diff");
+  assert.equal(got.mode, "tree");
+  assert.deepEqual(got.warnings, expected.diffTree.warnings);
+  assert.deepEqual(got.rows, diffRows(expected.diffTree));
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(OUT, "diff_tree.png") });
+  // Different frame counts: per frame is the default choice, and visible.
+  const perFrame = await show(page, "diff", { normalize: "per-frame" });
+  assert.equal(perFrame.normalize, "per-frame");
+  got = await show(page, "diff", { mode: "table", sort: "delta", normalize: "total", filter: "", hide_below: 0 });
+  const key = (r) => `${r.name}\u0000${r.data}`;
+  const byKey = (rows) => [...rows].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
+  assert.deepEqual(byKey(got.rows), byKey(expected.compareAll.rows));
+  for (let i = 1; i < got.rows.length; i++) {
+    assert.ok(got.rows[i - 1].delta_total_ns >= got.rows[i].delta_total_ns, "slower first");
+  }
+  assert.equal(await page.evaluate(() => location.hash), "#view=diff&mode=table&sort=delta&desc=1&normalize=total");
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(OUT, "diff_table.png") });
+  await show(page, "overview", {});
 });
 
 await test("a broken file shows one error line and the page keeps working", async () => {

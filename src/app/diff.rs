@@ -449,16 +449,18 @@ impl DiffView {
     }
 
     /// `puffinLens.show("diff", options)`: applies `{mode, sort, descending,
-    /// filter, hide_below, normalize}`; returns the scope filter to use
+    /// filter, hide_below, normalize, expand: "all"|"regression"|"threads"}`
+    /// (`expand` after `mode` and `normalize`); returns the scope filter to use
     /// (`filter` unless the options set it).
     pub fn show(&mut self, options: &serde_json::Value, filter: String) -> Result<String, String> {
-        const KNOWN: [&str; 6] = [
+        const KNOWN: [&str; 7] = [
             "mode",
             "sort",
             "descending",
             "filter",
             "hide_below",
             "normalize",
+            "expand",
         ];
         let opts = match options {
             serde_json::Value::Null => serde_json::Map::new(),
@@ -489,6 +491,14 @@ impl DiffView {
                     .and_then(Normalize::parse)
                     .ok_or_else(|| bad("normalize", v))?,
             );
+        }
+        if let Some(v) = opts.get("expand") {
+            match v.as_str() {
+                Some("all") => self.expand_all(true),
+                Some("regression") => self.expand_regression(),
+                Some("threads") => self.expand_all(false),
+                _ => return Err(bad("expand", v)),
+            }
         }
         if let Some(v) = opts.get("hide_below") {
             self.set_hide_below_ms(v.as_f64().ok_or_else(|| bad("hide_below", v))?);

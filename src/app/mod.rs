@@ -308,8 +308,8 @@ impl PuffinLensApp {
                 self.shown = side;
                 self.notice = match (&self.a.rec, &self.b.rec) {
                     (Some(a), Some(_)) => Some(format!(
-                        "Showing {} {}. A ({}) and B can now be compared: switch with A/B above; \
-                         `puffin-lens compare A B` or puffinLens.query(\"compare\") lists what changed.",
+                        "Showing {} {}. A ({}) and B can now be compared: the Diff view (key 5) \
+                         shows what changed; A/B above switch between them.",
                         side.label(),
                         loaded.name,
                         a.loaded().name,
