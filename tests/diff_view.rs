@@ -270,3 +270,34 @@ fn the_diff_needs_both_recordings_and_warns_on_mismatched_registration() {
     one.run_steps(3);
     assert_eq!(ui_now(&one)["view"], "overview");
 }
+
+#[test]
+fn a_spike_is_flagged_in_the_table() {
+    // B calls job "a" twice: 2 ms and 0.1 ms, so one call is most of its total.
+    let mut b = diff_b(true);
+    let rayon = b[0]
+        .threads
+        .iter_mut()
+        .find(|t| t.name == "rayon-1")
+        .expect("rayon-1");
+    rayon.scopes.push(scope(JOB, 7.5, 7.6, "a"));
+    let mut h = open_pair(&diff_a(), &b);
+    let ui = show_diff(&mut h, json!({"mode": "table", "filter": "job"}));
+    let job_a = ui["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["data"] == "a")
+        .cloned()
+        .expect("job a");
+    assert_eq!(job_a["spike"], true);
+    assert_eq!(job_a["b"]["count"], 2);
+    let others: Vec<&Value> = ui["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["data"] != "a")
+        .collect();
+    assert!(others.iter().all(|r| r["spike"] == false), "{others:?}");
+    h.get_by_label("spike");
+}
