@@ -521,7 +521,7 @@ fn view_keys_hash_round_trip_and_bad_requests() {
                 options: Value::Null
             }
         ),
-        "show(view): view must be \"overview\", \"tree\", \"table\" or \"diff\", not \"flame\""
+        "show(view): view must be \"overview\", \"tree\", \"table\", \"timeline\" or \"diff\", not \"flame\""
     );
     assert_eq!(
         err(

@@ -194,7 +194,7 @@ await test("the tree, table and details views show what the CLI answers", async 
 
   // Bad requests are refused with the reason.
   const msg = await page.evaluate(() => window.puffinLens.show("flame").then(() => "resolved", (e) => e.message));
-  assert.match(msg, /^show\(view\): view must be "overview", "tree", "table" or "diff", not "flame"$/);
+  assert.match(msg, /^show\(view\): view must be "overview", "tree", "table", "timeline" or "diff", not "flame"$/);
 });
 
 await test("the location hash follows the views; back/forward and a reload return there", async () => {

@@ -28,6 +28,8 @@ pub enum DetailsAction {
     Select(String),
     /// Show this instance in the tree (frame mode).
     Reveal(ScopeIdx),
+    /// Show this instance in the timeline.
+    ShowInTimeline(ScopeIdx),
     Close,
 }
 
@@ -201,9 +203,18 @@ impl DetailsPanel {
                     data => format!(" · {data}"),
                 }
             );
-            if ui.link(text).clicked() {
-                action = Some(DetailsAction::Reveal(i));
-            }
+            ui.horizontal(|ui| {
+                if ui.link(text).on_hover_text("Show it in the tree").clicked() {
+                    action = Some(DetailsAction::Reveal(i));
+                }
+                if ui
+                    .small_button("timeline")
+                    .on_hover_text("Show it in the timeline")
+                    .clicked()
+                {
+                    action = Some(DetailsAction::ShowInTimeline(i));
+                }
+            });
         }
         ui.separator();
         for (title, rows) in [

@@ -11,6 +11,7 @@ pub mod platform;
 mod recording;
 mod shared;
 pub mod table;
+pub mod timeline;
 pub mod tree;
 mod widgets;
 
@@ -548,6 +549,9 @@ impl PuffinLensApp {
                 .take(UI_ROWS)
                 .for_each(|r| r.hash(&mut h));
             rec.table.rows().len().hash(&mut h);
+            if let (View::Timeline, Some(t)) = (rec.view, &rec.timeline) {
+                t.to_json().to_string().hash(&mut h);
+            }
             let hash = match (&self.diff, rec.view) {
                 (Some(diff), View::Diff) => {
                     for row in diff.rows_json(UI_ROWS) {
@@ -812,13 +816,14 @@ impl Export {
     }
 }
 
-/// Overview · Tree · Table · Diff (keys 1-3, 5) and the frame selection.
+/// Overview · Tree · Table · Timeline · Diff (keys 1-5) and the frame selection.
 fn view_bar(ui: &mut egui::Ui, rec: &mut Recording, diff_enabled: bool) {
     ui.horizontal(|ui| {
         for view in View::ALL {
             let enabled = view != View::Diff || diff_enabled;
             let key = match view.key() {
                 egui::Key::Num5 => 5,
+                egui::Key::Num4 => 4,
                 egui::Key::Num3 => 3,
                 egui::Key::Num2 => 2,
                 _ => 1,
@@ -974,6 +979,11 @@ impl eframe::App for PuffinLensApp {
                             let positions = rec.frames.positions(trace.trace());
                             let label = rec.frames.label(trace.trace());
                             if let Some(a) = rec.table.ui(ui, positions, &label) {
+                                actions.push(a.into());
+                            }
+                        }
+                        View::Timeline => {
+                            if let Some(a) = rec.timeline_mut().ui(ui) {
                                 actions.push(a.into());
                             }
                         }

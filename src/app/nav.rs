@@ -12,18 +12,26 @@ pub enum View {
     Overview,
     Tree,
     Table,
-    /// A against B (both must be open); key 5 (4 is kept for the timeline).
+    Timeline,
+    /// A against B (both must be open).
     Diff,
 }
 
 impl View {
-    pub const ALL: [View; 4] = [View::Overview, View::Tree, View::Table, View::Diff];
+    pub const ALL: [View; 5] = [
+        View::Overview,
+        View::Tree,
+        View::Table,
+        View::Timeline,
+        View::Diff,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             View::Overview => "overview",
             View::Tree => "tree",
             View::Table => "table",
+            View::Timeline => "timeline",
             View::Diff => "diff",
         }
     }
@@ -33,6 +41,7 @@ impl View {
             View::Overview => "Overview",
             View::Tree => "Tree",
             View::Table => "Table",
+            View::Timeline => "Timeline",
             View::Diff => "Diff",
         }
     }
@@ -41,12 +50,13 @@ impl View {
         View::ALL.into_iter().find(|v| v.as_str() == s)
     }
 
-    /// The key that shows it (1, 2, 3, 5).
+    /// The key that shows it (1-5).
     pub fn key(self) -> egui::Key {
         match self {
             View::Overview => egui::Key::Num1,
             View::Tree => egui::Key::Num2,
             View::Table => egui::Key::Num3,
+            View::Timeline => egui::Key::Num4,
             View::Diff => egui::Key::Num5,
         }
     }

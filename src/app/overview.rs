@@ -387,7 +387,9 @@ impl OverviewView {
         self.chart_transform = Some(response.transform);
         let x_at = |pos: egui::Pos2| response.transform.value_from_position(pos).x;
         if response.response.drag_started()
-            && let Some(pos) = response.response.interact_pointer_pos()
+            && let Some(pos) = ui
+                .input(|i| i.pointer.press_origin())
+                .or(response.response.interact_pointer_pos())
         {
             self.drag_from = Some(x_at(pos));
         }

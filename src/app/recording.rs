@@ -8,6 +8,7 @@ use super::loader::Loaded;
 use super::nav::{FrameSel, View, decode_hash, encode_hash};
 use super::overview::OverviewView;
 use super::table::{SortCol, TableAction, TableView};
+use super::timeline::{TimelineAction, TimelineView};
 use super::tree::{Expand, TreeAction, TreeMode, TreeView};
 use crate::engine::query::{self, GroupBy};
 use crate::engine::{FrameId, ScopeIdx};
@@ -21,6 +22,8 @@ pub struct Recording {
     pub tree: TreeView,
     pub table: TableView,
     pub details: Option<DetailsPanel>,
+    /// The timeline, indexed when first shown.
+    pub timeline: Option<TimelineView>,
     pub view: View,
     pub frames: FrameSel,
     /// The overview's selected frame when `frames` was last synced with it.
@@ -33,7 +36,17 @@ pub struct Recording {
 pub enum Action {
     Select(String),
     Reveal(ScopeIdx),
+    /// Zoom the timeline to this instance and highlight it.
+    ShowInTimeline(ScopeIdx),
     CloseDetails,
+}
+
+impl From<TimelineAction> for Action {
+    fn from(a: TimelineAction) -> Self {
+        match a {
+            TimelineAction::Select(name) => Action::Select(name),
+        }
+    }
 }
 
 impl From<TreeAction> for Action {
@@ -57,6 +70,7 @@ impl From<DetailsAction> for Action {
         match a {
             DetailsAction::Select(name) => Action::Select(name),
             DetailsAction::Reveal(i) => Action::Reveal(i),
+            DetailsAction::ShowInTimeline(i) => Action::ShowInTimeline(i),
             DetailsAction::Close => Action::CloseDetails,
         }
     }
@@ -71,6 +85,7 @@ impl Recording {
             tree: TreeView::new(loaded.clone()),
             table: TableView::new(loaded),
             details: None,
+            timeline: None,
             view: View::Overview,
             frames: FrameSel::All,
             synced_frame,
@@ -121,8 +136,23 @@ impl Recording {
                 self.table.set_inputs(positions, thread, by);
                 self.table.set_filter(filter, substring);
             }
+            View::Timeline => {
+                let gap_ns = (self.tree.gap_ms() * 1e6).round() as i64;
+                let timeline = self.timeline_mut();
+                timeline.set_fit(positions);
+                timeline.set_gap_ns(gap_ns);
+                timeline.set_filter(filter, substring);
+            }
             View::Overview | View::Diff => {}
         }
+    }
+
+    /// The timeline, indexed on first use.
+    pub fn timeline_mut(&mut self) -> &mut TimelineView {
+        let gap_ns = (self.tree.gap_ms() * 1e6).round() as i64;
+        let loaded = self.loaded().clone();
+        self.timeline
+            .get_or_insert_with(|| TimelineView::new(loaded, gap_ns))
     }
 
     /// Selects frame `f` everywhere (overview, tree, table).
@@ -145,6 +175,15 @@ impl Recording {
                 self.select_frame(Some(f));
                 self.view = View::Tree;
                 self.tree.reveal(i);
+            }
+            Action::ShowInTimeline(i) => {
+                let f = self.loaded().trace().scope_frame(i);
+                self.select_frame(Some(f));
+                self.view = View::Timeline;
+                let positions = self.frames.positions(self.loaded().trace());
+                let timeline = self.timeline_mut();
+                timeline.set_fit(positions);
+                timeline.show_instance(i);
             }
             Action::CloseDetails => self.details = None,
         }
@@ -169,7 +208,7 @@ impl Recording {
     ) -> Result<(), String> {
         let view = View::parse(view).ok_or_else(|| {
             format!(
-                "show(view): view must be \"overview\", \"tree\", \"table\" or \"diff\", not {view:?}"
+                "show(view): view must be \"overview\", \"tree\", \"table\", \"timeline\" or \"diff\", not {view:?}"
             )
         })?;
         let opts = match options {
@@ -183,6 +222,7 @@ impl Recording {
         };
         let known: &[&str] = match view {
             View::Overview | View::Diff => &[],
+            View::Timeline => &["frame", "range_ns", "all"],
             View::Tree => &["mode", "frame", "expand", "gap_ms"],
             View::Table => &["by", "sort", "descending", "filter", "thread", "frame"],
         };
@@ -267,6 +307,23 @@ impl Recording {
                 }
                 self.sync(app_filter, substring);
             }
+            View::Timeline => {
+                if opts.get("all").is_some_and(|v| v.as_bool() == Some(true)) {
+                    self.frames = FrameSel::All;
+                }
+                self.sync(app_filter, substring);
+                let timeline = self.timeline_mut();
+                if let Some(v) = opts.get("range_ns") {
+                    let pair = v.as_array().filter(|a| a.len() == 2);
+                    let (lo, hi) = match pair.map(|a| (a[0].as_i64(), a[1].as_i64())) {
+                        Some((Some(lo), Some(hi))) if hi > lo => (lo, hi),
+                        _ => return Err(bad("range_ns", v)),
+                    };
+                    timeline.set_range(lo, hi);
+                } else {
+                    timeline.fit_all();
+                }
+            }
             View::Overview | View::Diff => {}
         }
         Ok(())
@@ -283,12 +340,12 @@ impl Recording {
             FrameSel::Range(a, b) => serde_json::json!([fi(a.min(b)), fi(a.max(b))]),
         };
         let rows = match self.view {
-            View::Overview | View::Diff => Vec::new(),
+            View::Overview | View::Diff | View::Timeline => Vec::new(),
             View::Tree => self.tree.rows_json(UI_ROWS),
             View::Table => self.table.rows_json(UI_ROWS),
         };
         let (sort, descending) = self.table.sort();
-        serde_json::json!({
+        let mut value = serde_json::json!({
             "view": self.view.as_str(),
             "frame": frame,
             "filter": filter,
@@ -307,7 +364,15 @@ impl Recording {
             })),
             "rows": rows,
             "details": self.details.as_ref().map(|d| d.to_json()),
-        })
+        });
+        // The timeline's own state: {range_ns, lanes, selection}.
+        if let (View::Timeline, Some(t), serde_json::Value::Object(out)) =
+            (self.view, &self.timeline, &mut value)
+            && let serde_json::Value::Object(tl) = t.to_json()
+        {
+            out.extend(tl);
+        }
+        value
     }
 
     /// The location hash for where the user is.
@@ -332,7 +397,7 @@ impl Recording {
                 };
                 pairs.push(("by", by.to_owned()));
             }
-            View::Overview | View::Diff => {}
+            View::Overview | View::Diff | View::Timeline => {}
         }
         encode_hash(&pairs)
     }

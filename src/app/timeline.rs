@@ -1,0 +1,1048 @@
+//! The timeline: every thread's scopes as a zoomable flame chart. One lane
+//! per thread name, bars nested by depth and coloured by a stable hash of
+//! the scope name, frame boundaries, hatched unprofiled gaps, a time ruler.
+//!
+//! Drawing is O(visible): each lane keeps, per depth, its instances sorted
+//! by start (indices into the model's scope table, built once) with the
+//! running maximum of ends, so the first visible bar is a binary search;
+//! bars narrower than a pixel are merged into one bar per pixel column,
+//! found by binary search too, so the whole 2M-scope recording in range
+//! costs about one search per pixel column and depth.
+
+use super::loader::Loaded;
+use super::nav::Matcher;
+use crate::engine::model::NO_PARENT;
+use crate::engine::query::{self, BusyThread, WindowThread};
+use crate::engine::{ScopeIdx, StreamId, Trace};
+use crate::units::{ms, thread_label};
+use egui::{Color32, Pos2, Rect, RichText, Sense, Stroke, vec2};
+use std::ops::Range;
+use std::sync::Arc;
+
+const RULER_HEIGHT: f32 = 22.0;
+const LANE_HEADER: f32 = 18.0;
+const ROW: f32 = 18.0;
+const GAP_COLOR: Color32 = Color32::from_rgb(200, 90, 90);
+const MERGED: Color32 = Color32::from_rgb(130, 130, 130);
+const SELECTION: Color32 = Color32::from_rgba_premultiplied(60, 120, 200, 50);
+
+/// One lane: a thread name's instances, by depth.
+pub struct Lane {
+    pub thread: String,
+    /// Per depth: instances sorted by start.
+    by_depth: Vec<Vec<u32>>,
+    /// Per depth: running maximum of the ends (first visible bar search).
+    max_end: Vec<Vec<i64>>,
+    /// Unprofiled gaps at least the threshold: (start, end, depth), by start.
+    gaps: Vec<(i64, i64, u32)>,
+    /// Running maximum of gap ends.
+    gaps_max_end: Vec<i64>,
+    pub collapsed: bool,
+}
+
+impl Lane {
+    pub fn depth(&self) -> usize {
+        self.by_depth.len()
+    }
+}
+
+/// What is selected on the timeline.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Selection {
+    Instance(ScopeIdx),
+    /// A time window: what each other thread ran in it.
+    Window {
+        lo_ns: i64,
+        hi_ns: i64,
+        busy: Vec<BusyThread>,
+        window: Vec<WindowThread>,
+    },
+}
+
+/// What the last paint drew in a lane (for `ui()` and tests).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LanePaint {
+    pub thread: String,
+    pub depth: usize,
+    /// Rectangles painted, a merged run counting once.
+    pub bars: usize,
+    /// Of which merged "many small scopes" bars.
+    pub merged: usize,
+    /// Gaps painted: (start, end, depth, where).
+    pub gaps: Vec<(i64, i64, u32, Rect)>,
+    /// Where the lane starts (its header's top), and the height of a depth row.
+    pub top: f32,
+}
+
+/// The height of one depth row of a lane.
+pub const ROW_HEIGHT: f32 = ROW;
+/// The height of a lane's header.
+pub const LANE_HEADER_HEIGHT: f32 = LANE_HEADER;
+
+/// What a click on the timeline asks of the app.
+pub enum TimelineAction {
+    Select(String),
+}
+
+pub struct TimelineView {
+    loaded: Arc<Loaded>,
+    lanes: Vec<Lane>,
+    gap_ns: i64,
+    /// The range shown when fitting (the frame selection).
+    fit: (i64, i64),
+    /// The range shown.
+    range: (i64, i64),
+    selection: Option<Selection>,
+    /// Where a ruler drag started (ns).
+    ruler_drag: Option<i64>,
+    /// Per def / per data string: whether it matches the search (empty: no search).
+    def_match: Vec<bool>,
+    data_match: Vec<bool>,
+    filter: (String, bool),
+    painted: Vec<LanePaint>,
+    /// The canvas of the last paint (x of the range, for tests).
+    canvas: Rect,
+}
+
+impl TimelineView {
+    /// Indexes the recording's lanes (once).
+    pub fn new(loaded: Arc<Loaded>, gap_ns: i64) -> Self {
+        let started = web_time::Instant::now();
+        let trace = loaded.trace();
+        let mut names: Vec<String> = (0..trace.threads.len())
+            .map(|t| {
+                trace
+                    .thread_name(crate::engine::ThreadId(t as u32))
+                    .to_owned()
+            })
+            .collect();
+        names.sort();
+        names.dedup();
+        let mut lanes: Vec<Lane> = names
+            .into_iter()
+            .map(|thread| Lane {
+                thread,
+                by_depth: Vec::new(),
+                max_end: Vec::new(),
+                gaps: Vec::new(),
+                gaps_max_end: Vec::new(),
+                collapsed: false,
+            })
+            .collect();
+        let lane_of = |name: &str| lanes.binary_search_by(|l| l.thread.as_str().cmp(name)).ok();
+        let mut stream_lane = Vec::with_capacity(trace.streams.len());
+        for st in 0..trace.streams.len() {
+            let name = trace.thread_name(trace.streams.thread[st]);
+            stream_lane.push(lane_of(name).unwrap_or(0));
+        }
+        let s = &trace.scopes;
+        for i in 0..s.len() {
+            let lane = &mut lanes[stream_lane[s.stream[i].idx()]];
+            let d = s.depth[i] as usize;
+            if lane.by_depth.len() <= d {
+                lane.by_depth.resize_with(d + 1, Vec::new);
+            }
+            lane.by_depth[d].push(i as u32);
+        }
+        for lane in &mut lanes {
+            for list in &mut lane.by_depth {
+                if !list.is_sorted_by_key(|&i| s.start_ns[i as usize]) {
+                    list.sort_by_key(|&i| (s.start_ns[i as usize], i));
+                }
+            }
+            lane.max_end = lane
+                .by_depth
+                .iter()
+                .map(|list| {
+                    let mut m = i64::MIN;
+                    list.iter()
+                        .map(|&i| {
+                            m = m.max(s.end_ns(ScopeIdx(i)));
+                            m
+                        })
+                        .collect()
+                })
+                .collect();
+        }
+        let fit = full_range(trace, 0..trace.frames.len() as u32);
+        let mut view = Self {
+            loaded,
+            lanes,
+            gap_ns: -1,
+            fit,
+            range: fit,
+            selection: None,
+            ruler_drag: None,
+            def_match: Vec::new(),
+            data_match: Vec::new(),
+            filter: (String::new(), false),
+            painted: Vec::new(),
+            canvas: Rect::NOTHING,
+        };
+        view.set_gap_ns(gap_ns);
+        log::info!(
+            "{}: timeline indexed in {:.1} ms",
+            view.loaded.name,
+            started.elapsed().as_secs_f64() * 1e3
+        );
+        view
+    }
+
+    fn trace(&self) -> &Trace {
+        self.loaded.trace()
+    }
+
+    pub fn lanes(&self) -> &[Lane] {
+        &self.lanes
+    }
+
+    pub fn range(&self) -> (i64, i64) {
+        self.range
+    }
+
+    pub fn selection(&self) -> Option<&Selection> {
+        self.selection.as_ref()
+    }
+
+    pub fn painted(&self) -> &[LanePaint] {
+        &self.painted
+    }
+
+    /// The last paint's canvas.
+    pub fn canvas(&self) -> Rect {
+        self.canvas
+    }
+
+    /// The x of time `t` on the last paint's canvas.
+    pub fn x_of(&self, t: i64) -> f32 {
+        let (lo, hi) = self.range;
+        let w = self.canvas.width().max(1.0) as f64;
+        self.canvas.left() + ((t - lo) as f64 / (hi - lo).max(1) as f64 * w) as f32
+    }
+
+    /// The time at `x` on the last paint's canvas.
+    pub fn t_of(&self, x: f32) -> i64 {
+        let (lo, hi) = self.range;
+        let w = self.canvas.width().max(1.0) as f64;
+        lo + (((x - self.canvas.left()) as f64 / w) * (hi - lo) as f64).round() as i64
+    }
+
+    /// Recomputes the gaps when the tree view's threshold changes.
+    pub fn set_gap_ns(&mut self, gap_ns: i64) {
+        if gap_ns == self.gap_ns {
+            return;
+        }
+        self.gap_ns = gap_ns;
+        let trace = self.loaded.clone();
+        let trace = trace.trace();
+        let s = &trace.scopes;
+        let min = gap_ns.max(1);
+        for lane in &mut self.lanes {
+            lane.gaps.clear();
+        }
+        let lane_index = |name: &str| {
+            self.lanes
+                .binary_search_by(|l| l.thread.as_str().cmp(name))
+                .unwrap_or(0)
+        };
+        let mut found: Vec<(usize, (i64, i64, u32))> = Vec::new();
+        let mut kids: Vec<ScopeIdx> = Vec::new();
+        for st in 0..trace.streams.len() {
+            let lane = lane_index(trace.thread_name(trace.streams.thread[st]));
+            let range = trace.streams.scopes(StreamId(st as u32));
+            // Between top-level scopes.
+            kids.clear();
+            kids.extend(s.top_level(range.clone()));
+            kids.sort_by_key(|&c| (s.start_ns[c.idx()], c.0));
+            let mut prev: Option<i64> = None;
+            for &c in &kids {
+                if let Some(end) = prev
+                    && s.start_ns[c.idx()] - end >= min
+                {
+                    found.push((lane, (end, s.start_ns[c.idx()], 0)));
+                }
+                prev = Some(prev.map_or(s.end_ns(c), |e| e.max(s.end_ns(c))));
+            }
+            // Before, between and after children.
+            for i in range {
+                let iu = i as usize;
+                if s.subtree_end[iu] <= i + 1 {
+                    continue;
+                }
+                kids.clear();
+                kids.extend(s.children(ScopeIdx(i)));
+                kids.sort_by_key(|&c| (s.start_ns[c.idx()], c.0));
+                let depth = s.depth[iu] + 1;
+                let mut prev_end = s.start_ns[iu];
+                for &c in &kids {
+                    if s.start_ns[c.idx()] - prev_end >= min {
+                        found.push((lane, (prev_end, s.start_ns[c.idx()], depth)));
+                    }
+                    prev_end = prev_end.max(s.end_ns(c));
+                }
+                if s.end_ns(ScopeIdx(i)) - prev_end >= min {
+                    found.push((lane, (prev_end, s.end_ns(ScopeIdx(i)), depth)));
+                }
+            }
+        }
+        for (lane, gap) in found {
+            self.lanes[lane].gaps.push(gap);
+        }
+        for lane in &mut self.lanes {
+            lane.gaps.sort_unstable();
+            let mut m = i64::MIN;
+            lane.gaps_max_end = lane
+                .gaps
+                .iter()
+                .map(|g| {
+                    m = m.max(g.1);
+                    m
+                })
+                .collect();
+        }
+    }
+
+    /// The range "fit all" returns to: the frame selection's.
+    pub fn set_fit(&mut self, frames: Range<u32>) {
+        let fit = full_range(self.loaded.trace(), frames);
+        if fit != self.fit {
+            self.fit = fit;
+            self.range = fit;
+        }
+    }
+
+    pub fn fit_all(&mut self) {
+        self.range = self.fit;
+    }
+
+    pub fn set_range(&mut self, lo: i64, hi: i64) {
+        if hi > lo {
+            self.range = (lo, hi);
+        }
+    }
+
+    /// Zooms by `factor` (>1 in) around time `at`.
+    pub fn zoom(&mut self, factor: f64, at: i64) {
+        let (lo, hi) = self.range;
+        let factor = factor.max(1e-3);
+        let nlo = at - ((at - lo) as f64 / factor) as i64;
+        let nhi = at + ((hi - at) as f64 / factor) as i64;
+        if nhi - nlo >= 100 {
+            self.range = (nlo, nhi);
+        }
+    }
+
+    fn pan(&mut self, dt: i64) {
+        self.range = (self.range.0 + dt, self.range.1 + dt);
+    }
+
+    /// Zooms to instance `i` (with a margin) and selects it.
+    pub fn show_instance(&mut self, i: ScopeIdx) {
+        let s = &self.trace().scopes;
+        let (start, end) = (s.start_ns[i.idx()], s.end_ns(i));
+        let pad = ((end - start) / 10).max(1_000);
+        self.range = (start - pad, end + pad);
+        let lane = self
+            .trace()
+            .thread_name(self.trace().scope_thread(i))
+            .to_owned();
+        if let Some(l) = self.lanes.iter_mut().find(|l| l.thread == lane) {
+            l.collapsed = false;
+        }
+        self.selection = Some(Selection::Instance(i));
+    }
+
+    /// Selects the window `[lo, hi]`: per-thread busy time and the slowest scopes in it.
+    pub fn select_window(&mut self, lo: i64, hi: i64) {
+        let (lo, hi) = (lo.min(hi), lo.max(hi));
+        let trace = self.loaded.trace();
+        self.selection = Some(Selection::Window {
+            lo_ns: lo,
+            hi_ns: hi,
+            busy: query::busy_in(trace, lo, hi, None),
+            window: query::window(trace, lo, hi, 5),
+        });
+    }
+
+    pub fn set_filter(&mut self, filter: &str, substring: bool) {
+        if self.filter.0 == filter && self.filter.1 == substring {
+            return;
+        }
+        self.filter = (filter.to_owned(), substring);
+        let m = Matcher::new(filter, substring);
+        let trace = self.loaded.trace();
+        if m.is_empty() {
+            self.def_match.clear();
+            self.data_match.clear();
+            return;
+        }
+        self.def_match = trace
+            .defs
+            .name
+            .iter()
+            .map(|&n| m.test(trace.str(n)))
+            .collect();
+        self.data_match = (0..trace.strings.len() as u32)
+            .map(|s| m.test(trace.str(crate::engine::StrId(s))))
+            .collect();
+    }
+
+    fn matches(&self, i: usize) -> Option<bool> {
+        if self.def_match.is_empty() {
+            return None;
+        }
+        let s = &self.trace().scopes;
+        Some(self.def_match[s.def[i].idx()] || self.data_match[s.data[i].idx()])
+    }
+
+    /// `puffinLens.ui()` for the timeline (the last paint).
+    pub fn to_json(&self) -> serde_json::Value {
+        let trace = self.trace();
+        let selection = match &self.selection {
+            None => serde_json::Value::Null,
+            Some(Selection::Instance(i)) => serde_json::json!({
+                "kind": "instance",
+                "name": trace.scope_name(*i),
+                "data": trace.scope_data(*i),
+                "start_ns": trace.scopes.start_ns[i.idx()],
+                "duration_ns": trace.scopes.duration_ns[i.idx()],
+                "thread": trace.thread_name(trace.scope_thread(*i)),
+            }),
+            Some(Selection::Window {
+                lo_ns,
+                hi_ns,
+                busy,
+                window,
+            }) => serde_json::json!({
+                "kind": "window", "lo_ns": lo_ns, "hi_ns": hi_ns, "busy": busy, "window": window,
+            }),
+        };
+        serde_json::json!({
+            "range_ns": [self.range.0, self.range.1],
+            "lanes": self.painted.iter().map(|l| serde_json::json!({
+                "thread": l.thread, "depth": l.depth, "bars": l.bars, "merged": l.merged,
+                "gaps": l.gaps.len(),
+            })).collect::<Vec<_>>(),
+            "selection": selection,
+        })
+    }
+
+    /// The bar at `pos` on the last paint: (instance).
+    fn hit(&self, pos: Pos2, layout: &[(usize, f32)]) -> Option<Hit> {
+        let t = self.t_of(pos.x);
+        for &(li, top) in layout {
+            let lane = &self.lanes[li];
+            if lane.collapsed {
+                continue;
+            }
+            let y = pos.y - top - LANE_HEADER;
+            if y < 0.0 || y >= lane.depth() as f32 * ROW {
+                continue;
+            }
+            let d = (y / ROW) as usize;
+            let list = &lane.by_depth[d];
+            let s = &self.trace().scopes;
+            let k = list.partition_point(|&i| s.start_ns[i as usize] <= t);
+            if k > 0 {
+                let i = list[k - 1] as usize;
+                // A bar at least a few pixels wide around the pointer.
+                let slack = ((self.range.1 - self.range.0) as f64
+                    / self.canvas.width().max(1.0) as f64
+                    * 2.0) as i64;
+                if s.end_ns(ScopeIdx(i as u32)) + slack >= t {
+                    return Some(Hit::Bar(ScopeIdx(i as u32)));
+                }
+            }
+            // A gap at this depth?
+            let g = lane
+                .gaps
+                .iter()
+                .find(|g| g.2 as usize == d && g.0 <= t && t <= g.1);
+            if let Some(&(a, b, _)) = g {
+                return Some(Hit::Gap(a, b));
+            }
+            return None;
+        }
+        None
+    }
+
+    pub fn ui(&mut self, ui: &mut egui::Ui) -> Option<TimelineAction> {
+        let mut action = None;
+        ui.horizontal(|ui| {
+            if ui
+                .button("Fit all")
+                .on_hover_text("Show the whole frame selection (F or Home)")
+                .clicked()
+            {
+                self.fit_all();
+            }
+            ui.label(
+                RichText::new(format!(
+                    "{} ms shown · Ctrl/Cmd+wheel or pinch to zoom, drag to pan, arrows too; \
+                     double-click a bar to fit it; drag on the ruler to select a window",
+                    ms(self.range.1 - self.range.0)
+                ))
+                .weak(),
+            );
+        });
+        // The selection below the lanes, in a panel of its own: selecting
+        // never moves the bars under the pointer.
+        egui::Panel::bottom("timeline_selection")
+            .resizable(true)
+            .min_size(60.0)
+            .show(ui, |ui| match self.selection.clone() {
+                Some(sel) => self.selection_panel(ui, &sel),
+                None => {
+                    ui.label(
+                        RichText::new(
+                            "Click a bar for its details, a hatched gap or a drag on the ruler \
+                             for what every thread ran in that window.",
+                        )
+                        .weak(),
+                    );
+                }
+            });
+        let (keys_fit, keys_left, keys_right) = ui.input(|i| {
+            (
+                i.key_pressed(egui::Key::F) || i.key_pressed(egui::Key::Home),
+                i.key_pressed(egui::Key::ArrowLeft),
+                i.key_pressed(egui::Key::ArrowRight),
+            )
+        });
+        if !ui.ctx().egui_wants_keyboard_input() {
+            let step = (self.range.1 - self.range.0) / 10;
+            if keys_fit {
+                self.fit_all();
+            }
+            if keys_left {
+                self.pan(-step);
+            }
+            if keys_right {
+                self.pan(step);
+            }
+        }
+        let width = ui.available_width();
+        // The ruler.
+        let (ruler, ruler_resp) =
+            ui.allocate_exact_size(vec2(width, RULER_HEIGHT), Sense::click_and_drag());
+        self.canvas = Rect::from_min_max(
+            Pos2::new(ruler.left(), ruler.top()),
+            Pos2::new(ruler.right(), ruler.bottom()),
+        );
+        self.ruler_ui(ui, ruler, &ruler_resp);
+        // The lanes, in a vertical scroll area.
+        let total_height: f32 = self
+            .lanes
+            .iter()
+            .map(|l| {
+                LANE_HEADER
+                    + if l.collapsed {
+                        0.0
+                    } else {
+                        l.depth() as f32 * ROW
+                    }
+            })
+            .sum();
+        egui::ScrollArea::vertical()
+            .id_salt("timeline_lanes")
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                let (rect, resp) = ui.allocate_exact_size(
+                    vec2(width, total_height.max(ui.available_height())),
+                    Sense::click_and_drag(),
+                );
+                let mut layout = Vec::with_capacity(self.lanes.len());
+                let mut y = rect.top();
+                for (li, lane) in self.lanes.iter().enumerate() {
+                    layout.push((li, y));
+                    y += LANE_HEADER
+                        + if lane.collapsed {
+                            0.0
+                        } else {
+                            lane.depth() as f32 * ROW
+                        };
+                }
+                action = self.interact(ui, &resp, rect, &layout);
+                self.paint(ui, rect, &layout);
+            });
+        action
+    }
+
+    fn interact(
+        &mut self,
+        ui: &egui::Ui,
+        resp: &egui::Response,
+        rect: Rect,
+        layout: &[(usize, f32)],
+    ) -> Option<TimelineAction> {
+        let ns_per_px = (self.range.1 - self.range.0) as f64 / rect.width().max(1.0) as f64;
+        if resp.hovered() {
+            let (zoom, scroll_x) = ui.input(|i| (i.zoom_delta(), i.smooth_scroll_delta.x));
+            if let Some(p) = resp.hover_pos() {
+                if zoom != 1.0 {
+                    let at = self.t_of(p.x);
+                    self.zoom(zoom as f64, at);
+                }
+                if scroll_x != 0.0 {
+                    self.pan((-(scroll_x as f64) * ns_per_px) as i64);
+                }
+            }
+        }
+        if resp.dragged() {
+            let dx = resp.drag_delta().x as f64;
+            self.pan((-dx * ns_per_px) as i64);
+        }
+        let pos = resp.interact_pointer_pos().or(resp.hover_pos());
+        // Lane headers: a click collapses or expands the lane.
+        if resp.clicked()
+            && let Some(p) = pos
+            && let Some(&(li, _)) = layout
+                .iter()
+                .find(|&&(_, top)| p.y >= top && p.y < top + LANE_HEADER)
+        {
+            self.lanes[li].collapsed = !self.lanes[li].collapsed;
+            return None;
+        }
+        let hit = pos.and_then(|p| self.hit(p, layout));
+        if resp.double_clicked()
+            && let Some(Hit::Bar(i)) = hit
+        {
+            let s = &self.trace().scopes;
+            self.range = (
+                s.start_ns[i.idx()],
+                s.end_ns(i).max(s.start_ns[i.idx()] + 1),
+            );
+            return None;
+        }
+        if resp.clicked() {
+            match hit {
+                Some(Hit::Bar(i)) => {
+                    self.selection = Some(Selection::Instance(i));
+                    return Some(TimelineAction::Select(
+                        self.trace().scope_name(i).to_owned(),
+                    ));
+                }
+                Some(Hit::Gap(a, b)) => self.select_window(a, b),
+                None => {}
+            }
+        }
+        if let Some(Hit::Bar(i)) = hit
+            && resp.hovered()
+        {
+            let text = self.tooltip(i);
+            resp.clone().on_hover_text_at_pointer(text);
+        }
+        None
+    }
+
+    fn tooltip(&self, i: ScopeIdx) -> String {
+        let trace = self.trace();
+        let s = &trace.scopes;
+        let def = s.def[i.idx()].idx();
+        let file = trace.str(trace.defs.file[def]);
+        let d = match (file, trace.defs.line[def]) {
+            ("", _) => String::new(),
+            (f, 0) => f.to_owned(),
+            (f, l) => format!("{f}:{l}"),
+        };
+        let parent = s.parent[i.idx()];
+        let share = if parent == NO_PARENT {
+            String::new()
+        } else {
+            let p = s.duration_ns[parent as usize].max(1);
+            format!(
+                "\n{:.1}% of {}",
+                100.0 * s.duration_ns[i.idx()] as f64 / p as f64,
+                trace.scope_name(ScopeIdx(parent))
+            )
+        };
+        format!(
+            "{}{}\n{} ms (self {} ms){}{}",
+            trace.scope_name(i),
+            match trace.scope_data(i) {
+                "" => String::new(),
+                data => format!(" [{data}]"),
+            },
+            ms(s.duration_ns[i.idx()]),
+            ms(s.self_ns[i.idx()]),
+            share,
+            if d.is_empty() {
+                String::new()
+            } else {
+                format!("\n{d}")
+            }
+        )
+    }
+
+    fn ruler_ui(&mut self, ui: &egui::Ui, rect: Rect, resp: &egui::Response) {
+        let painter = ui.painter_at(rect);
+        painter.rect_filled(rect, 0.0, ui.visuals().extreme_bg_color);
+        let (lo, hi) = self.range;
+        let span = (hi - lo).max(1) as f64;
+        // Ticks at 1, 2 or 5 times a power of ten, at least 90 px apart.
+        let min_step = span * 90.0 / rect.width().max(1.0) as f64;
+        let mut step = 1.0f64;
+        while step < min_step {
+            step *= 10.0;
+        }
+        for k in [0.2, 0.5] {
+            if step * k >= min_step {
+                step *= k;
+                break;
+            }
+        }
+        let origin = self.fit.0;
+        let first = ((lo - origin) as f64 / step).ceil() as i64;
+        let color = ui.visuals().text_color();
+        let mut k = first;
+        loop {
+            let t = origin as f64 + k as f64 * step;
+            if t > hi as f64 {
+                break;
+            }
+            let x = self.x_of(t as i64);
+            painter.line_segment(
+                [
+                    Pos2::new(x, rect.bottom() - 6.0),
+                    Pos2::new(x, rect.bottom()),
+                ],
+                Stroke::new(1.0, color),
+            );
+            let label = format_ms((t - origin as f64) / 1e6, step / 1e6);
+            painter.text(
+                Pos2::new(x + 3.0, rect.top() + 2.0),
+                egui::Align2::LEFT_TOP,
+                label,
+                egui::FontId::proportional(11.0),
+                color,
+            );
+            k += 1;
+        }
+        // Drag on the ruler: select a window.
+        if resp.drag_started()
+            && let Some(p) = ui
+                .input(|i| i.pointer.press_origin())
+                .or(resp.interact_pointer_pos())
+        {
+            // From where the button went down, not where the drag was noticed.
+            self.ruler_drag = Some(self.t_of(p.x));
+        }
+        if let (Some(from), Some(p)) = (self.ruler_drag, resp.interact_pointer_pos()) {
+            let to = self.t_of(p.x);
+            let (a, b) = (self.x_of(from.min(to)), self.x_of(from.max(to)));
+            painter.rect_filled(Rect::from_x_y_ranges(a..=b, rect.y_range()), 0.0, SELECTION);
+            if resp.drag_stopped() {
+                self.ruler_drag = None;
+                if from != to {
+                    self.select_window(from, to);
+                }
+            }
+        }
+    }
+
+    fn paint(&mut self, ui: &egui::Ui, rect: Rect, layout: &[(usize, f32)]) {
+        let painter = ui.painter_at(rect);
+        let clip = ui.clip_rect();
+        let trace = self.loaded.clone();
+        let trace = trace.trace();
+        let s = &trace.scopes;
+        let (lo, hi) = self.range;
+        let px = (hi - lo) as f64 / rect.width().max(1.0) as f64;
+        let text_color = ui.visuals().text_color();
+        let font = egui::FontId::proportional(11.0);
+        let mut painted = Vec::with_capacity(self.lanes.len());
+        // Frame boundaries.
+        let starts = &trace.frames.range_ns;
+        for (f, &(a, _)) in starts.iter().enumerate() {
+            if a >= lo && a <= hi {
+                let x = self.x_of(a);
+                painter.line_segment(
+                    [Pos2::new(x, rect.top()), Pos2::new(x, rect.bottom())],
+                    Stroke::new(1.0, ui.visuals().weak_text_color().gamma_multiply(0.5)),
+                );
+                let _ = f;
+            }
+        }
+        for &(li, top) in layout {
+            let lane = &self.lanes[li];
+            let mut stat = LanePaint {
+                thread: lane.thread.clone(),
+                depth: lane.depth(),
+                top,
+                ..Default::default()
+            };
+            // The lane header.
+            let header =
+                Rect::from_min_size(Pos2::new(rect.left(), top), vec2(rect.width(), LANE_HEADER));
+            if header.intersects(clip) {
+                painter.rect_filled(header, 0.0, ui.visuals().faint_bg_color);
+                painter.text(
+                    header.left_center() + vec2(4.0, 0.0),
+                    egui::Align2::LEFT_CENTER,
+                    format!(
+                        "{} {}",
+                        if lane.collapsed { "+" } else { "-" },
+                        thread_label(&lane.thread)
+                    ),
+                    egui::FontId::proportional(12.0),
+                    text_color,
+                );
+            }
+            if lane.collapsed {
+                painted.push(stat);
+                continue;
+            }
+            for (d, list) in lane.by_depth.iter().enumerate() {
+                let y0 = top + LANE_HEADER + d as f32 * ROW;
+                let row_rect =
+                    Rect::from_min_size(Pos2::new(rect.left(), y0), vec2(rect.width(), ROW));
+                if !row_rect.intersects(clip) {
+                    continue;
+                }
+                let max_end = &lane.max_end[d];
+                let mut k = max_end.partition_point(|&e| e < lo);
+                while k < list.len() {
+                    let i = list[k] as usize;
+                    let start = s.start_ns[i];
+                    if start > hi {
+                        break;
+                    }
+                    let end = s.end_ns(ScopeIdx(i as u32));
+                    let (x0, x1) = (self.x_of(start), self.x_of(end));
+                    if x1 - x0 >= 1.0 {
+                        let bar = Rect::from_min_max(
+                            Pos2::new(x0.max(rect.left()), y0 + 1.0),
+                            Pos2::new(x1.min(rect.right()), y0 + ROW - 1.0),
+                        );
+                        let name = trace.scope_name(ScopeIdx(i as u32));
+                        let mut fill = name_color(name);
+                        match self.matches(i) {
+                            Some(false) => fill = fill.gamma_multiply(0.25),
+                            Some(true) => {}
+                            None => {}
+                        }
+                        painter.rect_filled(bar, 1.0, fill);
+                        if self.selection == Some(Selection::Instance(ScopeIdx(i as u32))) {
+                            painter.rect_stroke(
+                                bar,
+                                1.0,
+                                Stroke::new(2.0, text_color),
+                                egui::StrokeKind::Inside,
+                            );
+                        }
+                        if bar.width() > 40.0 {
+                            let label = format!("{name} {}", ms(s.duration_ns[i]));
+                            let galley =
+                                painter.layout_no_wrap(label, font.clone(), Color32::BLACK);
+                            if galley.size().x + 6.0 < bar.width() {
+                                painter.galley(
+                                    bar.left_center() + vec2(3.0, -galley.size().y / 2.0),
+                                    galley,
+                                    Color32::BLACK,
+                                );
+                            } else {
+                                let galley = painter.layout_no_wrap(
+                                    name.to_owned(),
+                                    font.clone(),
+                                    Color32::BLACK,
+                                );
+                                if galley.size().x + 6.0 < bar.width() {
+                                    painter.galley(
+                                        bar.left_center() + vec2(3.0, -galley.size().y / 2.0),
+                                        galley,
+                                        Color32::BLACK,
+                                    );
+                                }
+                            }
+                        }
+                        stat.bars += 1;
+                        k += 1;
+                    } else {
+                        // Bars under a pixel: one bar per pixel column.
+                        let col_end = (x0.floor() + 1.0).max(x1);
+                        let t_end = self.t_of(col_end);
+                        let next =
+                            k + list[k..].partition_point(|&j| s.start_ns[j as usize] < t_end);
+                        let next = next.max(k + 1);
+                        let bar = Rect::from_min_max(
+                            Pos2::new(x0.floor().max(rect.left()), y0 + 1.0),
+                            Pos2::new(col_end.min(rect.right()), y0 + ROW - 1.0),
+                        );
+                        painter.rect_filled(bar, 0.0, MERGED);
+                        stat.bars += 1;
+                        stat.merged += 1;
+                        k = next;
+                    }
+                    let _ = px;
+                }
+            }
+            // Gaps, hatched.
+            let k0 = lane.gaps_max_end.partition_point(|&e| e < lo);
+            for &(a, b, d) in &lane.gaps[k0..] {
+                if a > hi {
+                    break;
+                }
+                let (x0, x1) = (self.x_of(a), self.x_of(b));
+                if x1 - x0 < 2.0 {
+                    continue;
+                }
+                let y0 = top + LANE_HEADER + d as f32 * ROW;
+                let g = Rect::from_min_max(
+                    Pos2::new(x0.max(rect.left()), y0 + 2.0),
+                    Pos2::new(x1.min(rect.right()), y0 + ROW - 2.0),
+                );
+                hatch(&painter, g);
+                stat.gaps.push((a, b, d, g));
+            }
+            painted.push(stat);
+        }
+        // The selected window, across every lane.
+        if let Some(Selection::Window { lo_ns, hi_ns, .. }) = &self.selection {
+            let (a, b) = (self.x_of(*lo_ns), self.x_of(*hi_ns));
+            painter.rect_filled(Rect::from_x_y_ranges(a..=b, rect.y_range()), 0.0, SELECTION);
+        }
+        self.painted = painted;
+    }
+
+    fn selection_panel(&mut self, ui: &mut egui::Ui, sel: &Selection) {
+        let mut close = false;
+        egui::ScrollArea::vertical()
+            .id_salt("timeline_selection_scroll")
+            .show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    match sel {
+                        Selection::Instance(i) => {
+                            ui.strong(self.trace().scope_name(*i));
+                            ui.label(format!(
+                                "{} ms at +{} ms",
+                                ms(self.trace().scopes.duration_ns[i.idx()]),
+                                ms(self.trace().scopes.start_ns[i.idx()] - self.fit.0)
+                            ));
+                        }
+                        Selection::Window { lo_ns, hi_ns, .. } => {
+                            ui.strong(format!("Window of {} ms", ms(hi_ns - lo_ns)));
+                            ui.label(
+                                RichText::new(format!(
+                                    "+{} to +{} ms",
+                                    ms(lo_ns - self.fit.0),
+                                    ms(hi_ns - self.fit.0)
+                                ))
+                                .weak(),
+                            );
+                        }
+                    }
+                    close = ui.small_button("clear").clicked();
+                });
+                if let Selection::Window { busy, window, .. } = sel {
+                    if busy.is_empty() {
+                        ui.label("No thread was busy in this window.");
+                    }
+                    for b in busy {
+                        let top = window
+                            .iter()
+                            .find(|w| w.thread == b.thread)
+                            .map(|w| {
+                                w.top
+                                    .iter()
+                                    .map(|s| format!("{} {} ms", s.name, ms(s.duration_ns)))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            })
+                            .unwrap_or_default();
+                        ui.label(format!(
+                            "{}: busy {} ms{}",
+                            thread_label(&b.thread),
+                            ms(b.busy_ns),
+                            if top.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" — {top}")
+                            }
+                        ));
+                    }
+                }
+            });
+        if close {
+            self.selection = None;
+        }
+    }
+}
+
+enum Hit {
+    Bar(ScopeIdx),
+    Gap(i64, i64),
+}
+
+/// The time span of frames `frames` (positions): earliest start, latest end.
+fn full_range(trace: &Trace, frames: Range<u32>) -> (i64, i64) {
+    let n = trace.frames.len() as u32;
+    let frames = frames.start.min(n)..frames.end.min(n);
+    let lo = frames
+        .clone()
+        .map(|f| trace.frames.range_ns[f as usize].0)
+        .min();
+    let hi = frames.map(|f| trace.frames.range_ns[f as usize].1).max();
+    match (lo, hi) {
+        (Some(lo), Some(hi)) if hi > lo => (lo, hi),
+        (Some(lo), _) => (lo, lo + 1_000_000),
+        _ => (0, 1_000_000),
+    }
+}
+
+/// A stable colour for a scope name: FNV-1a of its bytes (the same on every
+/// platform and run) picks a hue.
+pub fn name_color(name: &str) -> Color32 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in name.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    let hue = (h % 360) as f32 / 360.0;
+    let hsva = egui::ecolor::Hsva::new(hue, 0.45, 0.85, 1.0);
+    Color32::from(hsva)
+}
+
+/// Milliseconds for the ruler, with as many decimals as the tick step needs.
+fn format_ms(v: f64, step_ms: f64) -> String {
+    let decimals = if step_ms >= 1.0 {
+        0
+    } else {
+        (-step_ms.log10()).ceil().clamp(0.0, 6.0) as usize
+    };
+    format!("{v:.decimals$} ms")
+}
+
+/// Diagonal hatching in `r`.
+fn hatch(painter: &egui::Painter, r: Rect) {
+    painter.rect_stroke(
+        r,
+        0.0,
+        Stroke::new(1.0, GAP_COLOR),
+        egui::StrokeKind::Inside,
+    );
+    let step = 6.0;
+    let mut x = r.left() - r.height();
+    while x < r.right() {
+        let a = Pos2::new(x, r.bottom());
+        let b = Pos2::new(x + r.height(), r.top());
+        let clipped = clip_segment(a, b, r);
+        if let Some((a, b)) = clipped {
+            painter.line_segment([a, b], Stroke::new(1.0, GAP_COLOR));
+        }
+        x += step;
+    }
+}
+
+/// A 45° segment from `a` (bottom) to `b` (top) cut to `r`'s x range.
+fn clip_segment(a: Pos2, b: Pos2, r: Rect) -> Option<(Pos2, Pos2)> {
+    let (mut a, mut b) = (a, b);
+    if a.x < r.left() {
+        let dx = r.left() - a.x;
+        a = Pos2::new(r.left(), a.y - dx);
+    }
+    if b.x > r.right() {
+        let dx = b.x - r.right();
+        b = Pos2::new(r.right(), b.y + dx);
+    }
+    (a.x < b.x).then_some((a, b))
+}

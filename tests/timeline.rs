@@ -1,0 +1,288 @@
+//! The timeline (egui_kittest) on the analyses' scenario: gaps drawn where
+//! they are, a window selected on the ruler reports who was busy, a double
+//! click fits a bar, zoom keeps the time under the pointer, a click opens
+//! the details, and "show in timeline" zooms to an instance.
+
+mod common;
+
+use common::scenario::*;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use puffin_lens::app::timeline::{LANE_HEADER_HEIGHT, ROW_HEIGHT, Selection};
+use puffin_lens::app::{PuffinLensApp, Settings, Shared, Side, Source, UiCommand};
+use puffin_lens::engine::write::{Compression, Format, write_recording};
+use serde_json::{Value, json};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+fn opened() -> Harness<'static, PuffinLensApp> {
+    // Frames of 1/60 s, as on a screen (a double click is two clicks within 0.3 s).
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .with_step_dt(1.0 / 60.0)
+        .build_eframe(|cc| {
+            PuffinLensApp::with_context(&cc.egui_ctx, Shared::default(), Settings::default())
+                .with_threaded_loading(false)
+        });
+    let bytes = write_recording(&scenario(), Format::Pfd4(Compression::Lz4));
+    h.state().open("s.puffin", Source::Bytes(bytes), None);
+    for _ in 0..100 {
+        h.step();
+        if h.state().recording(Side::A).is_some() {
+            break;
+        }
+    }
+    h.run_steps(2);
+    h
+}
+
+fn command(h: &mut Harness<'static, PuffinLensApp>, cmd: UiCommand) -> Result<Value, String> {
+    let answer: Rc<RefCell<Option<Result<String, String>>>> = Rc::default();
+    let slot = answer.clone();
+    h.state()
+        .shared()
+        .borrow_mut()
+        .command(cmd, Some(Box::new(move |r| *slot.borrow_mut() = Some(r))));
+    h.run_steps(3);
+    let result = answer.borrow_mut().take().expect("applied");
+    result.map(|ui| serde_json::from_str(&ui).expect("JSON"))
+}
+
+fn show(h: &mut Harness<'static, PuffinLensApp>, options: Value) -> Value {
+    let ui = command(
+        h,
+        UiCommand::Show {
+            view: "timeline".into(),
+            options,
+        },
+    )
+    .unwrap_or_else(|e| panic!("show timeline: {e}"));
+    // The answer reads the last paint: one more frame paints the new range.
+    h.run_steps(2);
+    let _ = ui;
+    serde_json::from_str(&h.state().shared().borrow().ui.clone().unwrap()).unwrap()
+}
+
+fn timeline<'a>(
+    h: &'a Harness<'static, PuffinLensApp>,
+) -> &'a puffin_lens::app::timeline::TimelineView {
+    h.state()
+        .recording(Side::A)
+        .unwrap()
+        .timeline
+        .as_ref()
+        .expect("the timeline was shown")
+}
+
+/// The centre of depth row `depth` of lane `thread`, at time `t`.
+fn at(h: &Harness<'static, PuffinLensApp>, thread: &str, depth: u32, t: i64) -> egui::Pos2 {
+    let tl = timeline(h);
+    let lane = tl
+        .painted()
+        .iter()
+        .find(|l| l.thread == thread)
+        .expect("lane");
+    egui::pos2(
+        tl.x_of(t),
+        lane.top + LANE_HEADER_HEIGHT + depth as f32 * ROW_HEIGHT + ROW_HEIGHT / 2.0,
+    )
+}
+
+fn click(h: &mut Harness<'static, PuffinLensApp>, pos: egui::Pos2) {
+    h.event(egui::Event::PointerMoved(pos));
+    h.step();
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.step();
+    }
+}
+
+#[test]
+fn one_frame_with_its_lanes_and_gaps_where_they_are() {
+    let mut h = opened();
+    let ui = show(&mut h, json!({"frame": 10}));
+    assert_eq!(ui["view"], "timeline");
+    assert_eq!(ui["range_ns"], json!([t(0.0), t(20.0)]));
+    let lanes: Vec<(&str, u64)> = ui["lanes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["thread"].as_str().unwrap(), l["bars"].as_u64().unwrap()))
+        .collect();
+    // main: frame, update, render, load; rayon-1: a, b; rayon-2: c, d (frame 10 only).
+    assert_eq!(lanes, vec![("main", 4), ("rayon-1", 2), ("rayon-2", 2)]);
+    // main's 5 ms gap between update and render (depth 1), 7 ms after load
+    // (depth 2), 2 ms at the end of the frame (depth 1).
+    let tl = timeline(&h);
+    let main = &tl.painted()[0];
+    let gaps: Vec<(i64, i64, u32)> = main.gaps.iter().map(|g| (g.0, g.1, g.2)).collect();
+    assert_eq!(
+        gaps,
+        vec![
+            (t(5.0), t(10.0), 1),
+            (t(11.0), t(18.0), 2),
+            (t(18.0), t(20.0), 1)
+        ]
+    );
+    let rect = main.gaps[0].3;
+    assert!((rect.left() - tl.x_of(t(5.0))).abs() < 1.0, "{rect:?}");
+    assert!((rect.right() - tl.x_of(t(10.0))).abs() < 1.0, "{rect:?}");
+    assert!(rect.top() > main.top + LANE_HEADER_HEIGHT + ROW_HEIGHT);
+
+    // Clicking the gap selects its window on every lane.
+    let pos = at(&h, "main", 1, t(7.5));
+    click(&mut h, pos);
+    h.run_steps(2);
+    match timeline(&h).selection() {
+        Some(Selection::Window {
+            lo_ns, hi_ns, busy, ..
+        }) => {
+            assert_eq!((*lo_ns, *hi_ns), (t(5.0), t(10.0)));
+            let busy: Vec<(&str, i64)> = busy
+                .iter()
+                .map(|b| (b.thread.as_str(), b.busy_ns))
+                .collect();
+            assert_eq!(
+                busy,
+                vec![
+                    ("main", ns(5.0)),
+                    ("rayon-2", ns(4.5)),
+                    ("rayon-1", ns(4.0))
+                ]
+            );
+        }
+        other => panic!("a window, not {other:?}"),
+    }
+    h.get_by_label_contains("rayon-2: busy 4.500 ms");
+}
+
+#[test]
+fn a_window_dragged_on_the_ruler_reports_the_busy_threads() {
+    let mut h = opened();
+    show(&mut h, json!({"frame": 10}));
+    let tl = timeline(&h);
+    let y = tl.canvas().center().y;
+    let (from, to) = (tl.x_of(t(5.0)), tl.x_of(t(10.0)));
+    h.event(egui::Event::PointerMoved(egui::pos2(from, y)));
+    h.step();
+    h.event(egui::Event::PointerButton {
+        pos: egui::pos2(from, y),
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.step();
+    for k in 1..=6 {
+        h.event(egui::Event::PointerMoved(egui::pos2(
+            from + (to - from) * k as f32 / 6.0,
+            y,
+        )));
+        h.step();
+    }
+    h.event(egui::Event::PointerButton {
+        pos: egui::pos2(to, y),
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.run_steps(3);
+    let ui: Value = serde_json::from_str(&h.state().shared().borrow().ui.clone().unwrap()).unwrap();
+    let sel = &ui["selection"];
+    assert_eq!(sel["kind"], "window");
+    // Pixel-exact ends: within a pixel's worth of time.
+    let px = (t(20.0) - t(0.0)) / timeline(&h).canvas().width() as i64;
+    assert!(
+        (sel["lo_ns"].as_i64().unwrap() - t(5.0)).abs() <= px,
+        "{sel}"
+    );
+    assert!(
+        (sel["hi_ns"].as_i64().unwrap() - t(10.0)).abs() <= px,
+        "{sel}"
+    );
+    let threads: Vec<&str> = sel["busy"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["thread"].as_str().unwrap())
+        .collect();
+    assert_eq!(threads, ["main", "rayon-2", "rayon-1"]);
+    // What ran entirely inside: rayon-1's jobs a and b, rayon-2's c.
+    assert_eq!(sel["window"][0]["thread"], "rayon-1");
+}
+
+#[test]
+fn double_click_fits_a_bar_and_zoom_keeps_the_pointer_time() {
+    let mut h = opened();
+    // The details panel open first, so the clicks below do not move the canvas.
+    command(&mut h, UiCommand::Select("app::render".into())).unwrap();
+    show(&mut h, json!({"frame": 10}));
+    // Double-click render (10-18 ms, main, depth 1).
+    let pos = at(&h, "main", 1, t(14.0));
+    click(&mut h, pos);
+    click(&mut h, pos);
+    h.run_steps(2);
+    assert_eq!(timeline(&h).range(), (t(10.0), t(18.0)));
+    // The click opened render's details.
+    let ui: Value = serde_json::from_str(&h.state().shared().borrow().ui.clone().unwrap()).unwrap();
+    assert_eq!(ui["selected_scope"], "app::render");
+
+    // Zoom in around a point: the time under the pointer stays.
+    let pos = at(&h, "main", 1, t(12.0));
+    let before = timeline(&h).t_of(pos.x);
+    h.event(egui::Event::PointerMoved(pos));
+    h.step();
+    h.event(egui::Event::Zoom(2.0));
+    h.run_steps(2);
+    let tl = timeline(&h);
+    let (lo, hi) = tl.range();
+    assert!((hi - lo - ns(4.0)).abs() <= 2, "half the span: {lo}..{hi}");
+    let after = tl.t_of(pos.x);
+    let px = (hi - lo) / tl.canvas().width() as i64 + 1;
+    assert!((after - before).abs() <= px, "{before} vs {after}");
+    // F fits the frame again.
+    h.key_press(egui::Key::F);
+    h.run_steps(2);
+    assert_eq!(timeline(&h).range(), (t(0.0), t(20.0)));
+}
+
+#[test]
+fn show_in_timeline_from_the_details_zooms_to_the_instance() {
+    let mut h = opened();
+    command(&mut h, UiCommand::Select("load".into())).unwrap();
+    // The slowest load (30 ms, frame 12): its "timeline" button.
+    h.get_all_by_label("timeline")
+        .next()
+        .expect("a button")
+        .click();
+    h.run_steps(3);
+    let ui: Value = serde_json::from_str(&h.state().shared().borrow().ui.clone().unwrap()).unwrap();
+    assert_eq!(ui["view"], "timeline");
+    assert_eq!(ui["frame"], 12);
+    assert_eq!(ui["selection"]["kind"], "instance");
+    assert_eq!(ui["selection"]["name"], "load");
+    assert_eq!(ui["selection"]["duration_ns"], ns(30.0));
+    let (lo, hi) = timeline(&h).range();
+    assert!(
+        lo < t(50.5) && hi > t(80.5) && hi - lo < ns(40.0),
+        "{lo}..{hi}"
+    );
+    // The whole recording, and a range.
+    let ui = show(&mut h, json!({"all": true}));
+    assert_eq!(ui["range_ns"], json!([t(0.0), t(81.0)]));
+    let ui = show(&mut h, json!({"range_ns": [t(1.0), t(2.0)]}));
+    assert_eq!(ui["range_ns"], json!([t(1.0), t(2.0)]));
+    let err = command(
+        &mut h,
+        UiCommand::Show {
+            view: "timeline".into(),
+            options: json!({"range_ns": [5, 1]}),
+        },
+    )
+    .expect_err("refused");
+    assert_eq!(err, "show: bad range_ns: [5,1]");
+}
