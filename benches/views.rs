@@ -14,6 +14,7 @@ mod common;
 use common::best_of;
 use puffin_lens::app::diff::DiffMode;
 use puffin_lens::app::table::{FilterOn, SortCol};
+use puffin_lens::app::timeline::TimelineView;
 use puffin_lens::app::tree::{Expand, TreeMode};
 use puffin_lens::app::{DiffView, Loaded, TableView, TreeView};
 use puffin_lens::engine::diff::diff_tree;
@@ -182,6 +183,35 @@ fn main() {
         view.merged_rows().len()
     );
     drop(view);
+
+    // The timeline of the 2M-scope capture: indexing, then frames with the
+    // whole recording in range and with a 1 ms window.
+    let started = Instant::now();
+    let mut timeline = TimelineView::new(big.clone(), 1_000_000);
+    println!(
+        "\ntimeline index of {} scopes (lanes, per-depth starts, gaps): {:.1} ms",
+        big.trace().scopes.len(),
+        ms(started.elapsed())
+    );
+    timeline.fit_all();
+    let (mean, worst) = frame_times(|ui| {
+        timeline.ui(ui);
+    });
+    let painted: usize = timeline.painted().iter().map(|l| l.bars).sum();
+    println!(
+        "  timeline, whole recording in range: {mean:.2} ms per frame (worst {worst:.2}), {painted} bars painted"
+    );
+    let (lo, hi) = timeline.range();
+    let mid = lo + (hi - lo) / 2;
+    timeline.set_range(mid, mid + 1_000_000);
+    let (mean, worst) = frame_times(|ui| {
+        timeline.ui(ui);
+    });
+    let painted: usize = timeline.painted().iter().map(|l| l.bars).sum();
+    println!(
+        "  timeline, a 1 ms window: {mean:.2} ms per frame (worst {worst:.2}), {painted} bars painted"
+    );
+    drop(timeline);
 
     // The diff of two 2M-scope captures: the compare rows, then the tree.
     let other = loaded("other", &synthetic_capture(190, 4, 10_500));

@@ -31,6 +31,8 @@ pub struct Lane {
     pub thread: String,
     /// Per depth: instances sorted by start.
     by_depth: Vec<Vec<u32>>,
+    /// Per depth: their starts (contiguous, for the searches of drawing).
+    starts: Vec<Vec<i64>>,
     /// Per depth: running maximum of the ends (first visible bar search).
     max_end: Vec<Vec<i64>>,
     /// Unprofiled gaps at least the threshold: (start, end, depth), by start.
@@ -123,6 +125,7 @@ impl TimelineView {
             .map(|thread| Lane {
                 thread,
                 by_depth: Vec::new(),
+                starts: Vec::new(),
                 max_end: Vec::new(),
                 gaps: Vec::new(),
                 gaps_max_end: Vec::new(),
@@ -150,6 +153,11 @@ impl TimelineView {
                     list.sort_by_key(|&i| (s.start_ns[i as usize], i));
                 }
             }
+            lane.starts = lane
+                .by_depth
+                .iter()
+                .map(|list| list.iter().map(|&i| s.start_ns[i as usize]).collect())
+                .collect();
             lane.max_end = lane
                 .by_depth
                 .iter()
@@ -800,10 +808,11 @@ impl TimelineView {
                     continue;
                 }
                 let max_end = &lane.max_end[d];
+                let starts = &lane.starts[d];
                 let mut k = max_end.partition_point(|&e| e < lo);
                 while k < list.len() {
                     let i = list[k] as usize;
-                    let start = s.start_ns[i];
+                    let start = starts[k];
                     if start > hi {
                         break;
                     }
@@ -861,9 +870,7 @@ impl TimelineView {
                         // Bars under a pixel: one bar per pixel column.
                         let col_end = (x0.floor() + 1.0).max(x1);
                         let t_end = self.t_of(col_end);
-                        let next =
-                            k + list[k..].partition_point(|&j| s.start_ns[j as usize] < t_end);
-                        let next = next.max(k + 1);
+                        let next = gallop(starts, k, t_end).max(k + 1);
                         let bar = Rect::from_min_max(
                             Pos2::new(x0.floor().max(rect.left()), y0 + 1.0),
                             Pos2::new(col_end.min(rect.right()), y0 + ROW - 1.0),
@@ -968,6 +975,22 @@ impl TimelineView {
     }
 }
 
+/// The first index at or after `from` whose start is at least `t`
+/// (`starts` sorted): an exponential search from `from`, so a step to the
+/// next pixel column costs the log of the bars it skips.
+fn gallop(starts: &[i64], from: usize, t: i64) -> usize {
+    let mut step = 1;
+    let mut hi = from;
+    while hi < starts.len() && starts[hi] < t {
+        hi = from + step;
+        step *= 2;
+    }
+    let lo = from + step / 4;
+    let hi = hi.min(starts.len());
+    let lo = lo.min(hi);
+    lo + starts[lo..hi].partition_point(|&s| s < t)
+}
+
 enum Hit {
     Bar(ScopeIdx),
     Gap(i64, i64),
@@ -1045,4 +1068,28 @@ fn clip_segment(a: Pos2, b: Pos2, r: Rect) -> Option<(Pos2, Pos2)> {
         b = Pos2::new(r.right(), b.y + dx);
     }
     (a.x < b.x).then_some((a, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gallop_finds_the_first_start_at_or_after() {
+        let starts: Vec<i64> = (0..1000).map(|k| k * 10).collect();
+        for from in [0, 1, 7, 500, 999] {
+            for t in [-5, 0, 5, 10, 4995, 5000, 9990, 9991, 20_000] {
+                let want = from + starts[from..].partition_point(|&s| s < t);
+                assert_eq!(gallop(&starts, from, t), want, "from {from}, t {t}");
+            }
+        }
+        assert_eq!(gallop(&[], 0, 5), 0);
+    }
+
+    #[test]
+    fn name_colours_are_stable() {
+        // FNV-1a: the same on every platform, run and recording.
+        assert_eq!(name_color("render"), name_color("render"));
+        assert_ne!(name_color("render"), name_color("update"));
+    }
 }
