@@ -197,10 +197,31 @@ await test("the tree, table and details views show what the CLI answers", async 
   assert.match(msg, /^show\(view\): view must be "overview", "tree", "table", "timeline" or "diff", not "flame"$/);
 });
 
+await test("the timeline shows a frame's lanes and bars", async () => {
+  const fi = expected.slowestFrame.frame_index;
+  await show(page, "timeline", { frame: fi });
+  // The answer reads the last paint: wait for the paint of that frame.
+  await page.waitForFunction(() => (window.puffinLens.ui()?.lanes || []).some((l) => l.bars > 0), null, { timeout: 10_000 });
+  const got = await ui(page);
+  assert.equal(got.view, "timeline");
+  assert.equal(got.frame, fi);
+  // The range is the frame's (JS numbers round epoch nanoseconds: a few hundred ns).
+  assert.ok(Math.abs(got.range_ns[1] - got.range_ns[0] - expected.slowestFrame.duration_ns) < 2000, JSON.stringify(got.range_ns));
+  // One lane per thread: the tree's thread names, same-named ones (unnamed workers) each in a lane.
+  const threads = expected.tree.threads.map((t) => t.name);
+  assert.deepEqual([...new Set(got.lanes.map((l) => l.thread))], threads);
+  assert.equal(got.lanes.length, expected.summary.threads);
+  assert.ok(got.lanes.every((l) => l.bars > 0), JSON.stringify(got.lanes));
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(OUT, "timeline.png") });
+  const msg = await page.evaluate(() => window.puffinLens.show("timeline", { range_ns: [5, 1] }).then(() => "resolved", (e) => e.message));
+  assert.equal(msg, "show: bad range_ns: [5,1]");
+});
+
 await test("the location hash follows the views; back/forward and a reload return there", async () => {
   await show(page, "tree", { mode: "merged" });
   await page.waitForFunction(() => location.hash.startsWith("#view=tree"), null, { timeout: 10_000 });
-  await show(page, "table", { sort: "count" });
+  await show(page, "table", { sort: "count", frame: null });
   await page.waitForFunction(() => location.hash.includes("sort=count"), null, { timeout: 10_000 });
   const hash = await page.evaluate(() => location.hash);
   assert.equal(hash, "#view=table&frame=all&scope=frame_body&sort=count&desc=1&by=name");

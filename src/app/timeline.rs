@@ -28,7 +28,10 @@ const SELECTION: Color32 = Color32::from_rgba_premultiplied(60, 120, 200, 50);
 
 /// One lane: a thread name's instances, by depth.
 pub struct Lane {
+    /// The raw thread name (as in the JSON).
     pub thread: String,
+    /// As shown: `(unnamed)` for the empty name, numbered among same-named threads.
+    pub label: String,
     /// Per depth: instances sorted by start.
     by_depth: Vec<Vec<u32>>,
     /// Per depth: their starts (contiguous, for the searches of drawing).
@@ -89,6 +92,8 @@ pub enum TimelineAction {
 pub struct TimelineView {
     loaded: Arc<Loaded>,
     lanes: Vec<Lane>,
+    /// The lane of each stream.
+    stream_lane: Vec<usize>,
     gap_ns: i64,
     /// The range shown when fitting (the frame selection).
     fit: (i64, i64),
@@ -109,21 +114,34 @@ pub struct TimelineView {
 impl TimelineView {
     /// Indexes the recording's lanes (once).
     pub fn new(loaded: Arc<Loaded>, gap_ns: i64) -> Self {
+        Self::with_lanes(loaded, gap_ns)
+    }
+
+    fn with_lanes(loaded: Arc<Loaded>, gap_ns: i64) -> Self {
         let started = web_time::Instant::now();
         let trace = loaded.trace();
-        let mut names: Vec<String> = (0..trace.threads.len())
-            .map(|t| {
-                trace
-                    .thread_name(crate::engine::ThreadId(t as u32))
-                    .to_owned()
-            })
-            .collect();
-        names.sort();
-        names.dedup();
-        let mut lanes: Vec<Lane> = names
-            .into_iter()
-            .map(|thread| Lane {
-                thread,
+        // One lane per thread (name and start time: same-named threads, such
+        // as unnamed workers, get lanes of their own), by name then start.
+        let mut threads: Vec<u32> = (0..trace.threads.len() as u32).collect();
+        threads.sort_by(|&a, &b| {
+            let key = |t: u32| {
+                (
+                    trace.thread_name(crate::engine::ThreadId(t)),
+                    trace.threads.start_time_ns[t as usize],
+                    t,
+                )
+            };
+            key(a).cmp(&key(b))
+        });
+        let mut lane_of_thread = vec![0usize; trace.threads.len()];
+        for (lane, &t) in threads.iter().enumerate() {
+            lane_of_thread[t as usize] = lane;
+        }
+        let mut lanes: Vec<Lane> = threads
+            .iter()
+            .map(|&t| Lane {
+                thread: trace.thread_name(crate::engine::ThreadId(t)).to_owned(),
+                label: String::new(),
                 by_depth: Vec::new(),
                 starts: Vec::new(),
                 max_end: Vec::new(),
@@ -132,12 +150,21 @@ impl TimelineView {
                 collapsed: false,
             })
             .collect();
-        let lane_of = |name: &str| lanes.binary_search_by(|l| l.thread.as_str().cmp(name)).ok();
-        let mut stream_lane = Vec::with_capacity(trace.streams.len());
-        for st in 0..trace.streams.len() {
-            let name = trace.thread_name(trace.streams.thread[st]);
-            stream_lane.push(lane_of(name).unwrap_or(0));
+        for k in 0..lanes.len() {
+            let same: Vec<usize> = (0..lanes.len())
+                .filter(|&j| lanes[j].thread == lanes[k].thread)
+                .collect();
+            let base = thread_label(&lanes[k].thread);
+            lanes[k].label = if same.len() > 1 {
+                let nth = same.iter().position(|&j| j == k).unwrap_or(0) + 1;
+                format!("{base} #{nth}")
+            } else {
+                base.to_owned()
+            };
         }
+        let stream_lane: Vec<usize> = (0..trace.streams.len())
+            .map(|st| lane_of_thread[trace.streams.thread[st].idx()])
+            .collect();
         let s = &trace.scopes;
         for i in 0..s.len() {
             let lane = &mut lanes[stream_lane[s.stream[i].idx()]];
@@ -176,6 +203,7 @@ impl TimelineView {
         let mut view = Self {
             loaded,
             lanes,
+            stream_lane,
             gap_ns: -1,
             fit,
             range: fit,
@@ -248,15 +276,11 @@ impl TimelineView {
         for lane in &mut self.lanes {
             lane.gaps.clear();
         }
-        let lane_index = |name: &str| {
-            self.lanes
-                .binary_search_by(|l| l.thread.as_str().cmp(name))
-                .unwrap_or(0)
-        };
+        let lane_index = |st: usize| self.stream_lane[st];
         let mut found: Vec<(usize, (i64, i64, u32))> = Vec::new();
         let mut kids: Vec<ScopeIdx> = Vec::new();
         for st in 0..trace.streams.len() {
-            let lane = lane_index(trace.thread_name(trace.streams.thread[st]));
+            let lane = lane_index(st);
             let range = trace.streams.scopes(StreamId(st as u32));
             // Between top-level scopes.
             kids.clear();
@@ -350,13 +374,8 @@ impl TimelineView {
         let (start, end) = (s.start_ns[i.idx()], s.end_ns(i));
         let pad = ((end - start) / 10).max(1_000);
         self.range = (start - pad, end + pad);
-        let lane = self
-            .trace()
-            .thread_name(self.trace().scope_thread(i))
-            .to_owned();
-        if let Some(l) = self.lanes.iter_mut().find(|l| l.thread == lane) {
-            l.collapsed = false;
-        }
+        let lane = self.stream_lane[self.trace().scopes.stream[i.idx()].idx()];
+        self.lanes[lane].collapsed = false;
         self.selection = Some(Selection::Instance(i));
     }
 
@@ -787,11 +806,7 @@ impl TimelineView {
                 painter.text(
                     header.left_center() + vec2(4.0, 0.0),
                     egui::Align2::LEFT_CENTER,
-                    format!(
-                        "{} {}",
-                        if lane.collapsed { "+" } else { "-" },
-                        thread_label(&lane.thread)
-                    ),
+                    format!("{} {}", if lane.collapsed { "+" } else { "-" }, lane.label),
                     egui::FontId::proportional(12.0),
                     text_color,
                 );
