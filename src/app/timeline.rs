@@ -120,50 +120,54 @@ impl TimelineView {
     fn with_lanes(loaded: Arc<Loaded>, gap_ns: i64) -> Self {
         let started = web_time::Instant::now();
         let trace = loaded.trace();
-        // One lane per thread (name and start time: same-named threads, such
-        // as unnamed workers, get lanes of their own), by name then start.
-        let mut threads: Vec<u32> = (0..trace.threads.len() as u32).collect();
-        threads.sort_by(|&a, &b| {
-            let key = |t: u32| {
-                (
-                    trace.thread_name(crate::engine::ThreadId(t)),
-                    trace.threads.start_time_ns[t as usize],
-                    t,
-                )
-            };
-            key(a).cmp(&key(b))
-        });
-        let mut lane_of_thread = vec![0usize; trace.threads.len()];
-        for (lane, &t) in threads.iter().enumerate() {
-            lane_of_thread[t as usize] = lane;
+        // One lane per thread: by name, and within a frame the k-th stream
+        // of a name goes to that name's k-th lane (same-named threads, such as
+        // unnamed workers, run side by side; a recording may give them new
+        // ids every frame).
+        let mut keys: Vec<(crate::engine::StrId, u32)> = Vec::with_capacity(trace.streams.len());
+        let mut nth: rustc_hash::FxHashMap<crate::engine::StrId, u32> = Default::default();
+        for f in trace.frames.ids() {
+            nth.clear();
+            for st in trace.frames.streams(f) {
+                let name = trace.threads.name[trace.streams.thread[st as usize].idx()];
+                let k = nth.entry(name).or_default();
+                keys.push((name, *k));
+                *k += 1;
+            }
         }
-        let mut lanes: Vec<Lane> = threads
+        let mut distinct = keys.clone();
+        distinct.sort_by(|a, b| trace.str(a.0).cmp(trace.str(b.0)).then(a.1.cmp(&b.1)));
+        distinct.dedup();
+        let stream_lane: Vec<usize> = keys
             .iter()
-            .map(|&t| Lane {
-                thread: trace.thread_name(crate::engine::ThreadId(t)).to_owned(),
-                label: String::new(),
-                by_depth: Vec::new(),
-                starts: Vec::new(),
-                max_end: Vec::new(),
-                gaps: Vec::new(),
-                gaps_max_end: Vec::new(),
-                collapsed: false,
+            .map(|key| {
+                distinct
+                    .binary_search_by(|d| {
+                        trace.str(d.0).cmp(trace.str(key.0)).then(d.1.cmp(&key.1))
+                    })
+                    .unwrap_or(0)
             })
             .collect();
-        for k in 0..lanes.len() {
-            let same: Vec<usize> = (0..lanes.len())
-                .filter(|&j| lanes[j].thread == lanes[k].thread)
-                .collect();
-            let base = thread_label(&lanes[k].thread);
-            lanes[k].label = if same.len() > 1 {
-                let nth = same.iter().position(|&j| j == k).unwrap_or(0) + 1;
-                format!("{base} #{nth}")
-            } else {
-                base.to_owned()
-            };
-        }
-        let stream_lane: Vec<usize> = (0..trace.streams.len())
-            .map(|st| lane_of_thread[trace.streams.thread[st].idx()])
+        let mut lanes: Vec<Lane> = distinct
+            .iter()
+            .map(|&(name, k)| {
+                let several = distinct.iter().filter(|d| d.0 == name).count() > 1;
+                let base = thread_label(trace.str(name));
+                Lane {
+                    thread: trace.str(name).to_owned(),
+                    label: if several {
+                        format!("{base} #{}", k + 1)
+                    } else {
+                        base.to_owned()
+                    },
+                    by_depth: Vec::new(),
+                    starts: Vec::new(),
+                    max_end: Vec::new(),
+                    gaps: Vec::new(),
+                    gaps_max_end: Vec::new(),
+                    collapsed: false,
+                }
+            })
             .collect();
         let s = &trace.scopes;
         for i in 0..s.len() {
