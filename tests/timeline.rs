@@ -159,6 +159,35 @@ fn one_frame_with_its_lanes_and_gaps_where_they_are() {
         other => panic!("a window, not {other:?}"),
     }
     h.get_by_label_contains("rayon-2: busy 4.500 ms");
+
+    // The table of that window: what ran entirely inside it (jobs a, b and c).
+    h.get_by_label("table of this window").click();
+    h.run_steps(3);
+    let ui: Value = serde_json::from_str(&h.state().shared().borrow().ui.clone().unwrap()).unwrap();
+    assert_eq!(ui["view"], "table");
+    let rows: Vec<(&str, u64, i64)> = ui["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap(),
+                r["count"].as_u64().unwrap(),
+                r["total_ns"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(rows, vec![("job", 3, ns(7.0))]);
+    h.get_by_label_contains("only inside a 5.000 ms window");
+    h.get_by_label("all time").click();
+    h.run_steps(3);
+    let ui: Value = serde_json::from_str(&h.state().shared().borrow().ui.clone().unwrap()).unwrap();
+    assert_eq!(
+        ui["rows"].as_array().unwrap().len(),
+        5,
+        "frame 10's names: {}",
+        ui["rows"]
+    );
 }
 
 #[test]

@@ -38,6 +38,8 @@ pub enum Action {
     Reveal(ScopeIdx),
     /// Zoom the timeline to this instance and highlight it.
     ShowInTimeline(ScopeIdx),
+    /// The table of what ran inside this window.
+    TableOfWindow(i64, i64),
     CloseDetails,
 }
 
@@ -45,6 +47,7 @@ impl From<TimelineAction> for Action {
     fn from(a: TimelineAction) -> Self {
         match a {
             TimelineAction::Select(name) => Action::Select(name),
+            TimelineAction::TableOfWindow(lo, hi) => Action::TableOfWindow(lo, hi),
         }
     }
 }
@@ -184,6 +187,10 @@ impl Recording {
                 let timeline = self.timeline_mut();
                 timeline.set_fit(positions);
                 timeline.show_instance(i);
+            }
+            Action::TableOfWindow(lo, hi) => {
+                self.table.set_window(Some((lo, hi)));
+                self.view = View::Table;
             }
             Action::CloseDetails => self.details = None,
         }

@@ -83,8 +83,10 @@ pub struct TableView {
     filter: String,
     substring: bool,
     filter_on: FilterOn,
+    /// Only instances inside this time window (from the timeline).
+    window: Option<(i64, i64)>,
     /// What `stats` was computed for.
-    key: Option<(Range<u32>, Option<String>, GroupBy)>,
+    key: Option<(Range<u32>, Option<String>, GroupBy, Option<(i64, i64)>)>,
     stats: ScopeStats,
     /// Rows in (name, data) string order: the name sort, and how ties break.
     by_name: Vec<u32>,
@@ -125,6 +127,7 @@ impl TableView {
             filter: String::new(),
             substring: false,
             filter_on: FilterOn::Name,
+            window: None,
             key: None,
             stats: ScopeStats::default(),
             by_name: Vec::new(),
@@ -134,6 +137,15 @@ impl TableView {
             selected: None,
             thread_names,
         }
+    }
+
+    /// Limits the table to what ran inside `[lo, hi]` (or lifts the limit).
+    pub fn set_window(&mut self, window: Option<(i64, i64)>) {
+        self.window = window;
+    }
+
+    pub fn window(&self) -> Option<(i64, i64)> {
+        self.window
     }
 
     pub fn by(&self) -> GroupBy {
@@ -159,13 +171,13 @@ impl TableView {
 
     /// Recomputes the statistics if the frames, thread or grouping changed.
     pub fn set_inputs(&mut self, frames: Range<u32>, thread: Option<String>, by: GroupBy) {
-        let key = (frames, thread, by);
+        let key = (frames, thread, by, self.window);
         if self.key.as_ref() == Some(&key) {
             return;
         }
         let started = web_time::Instant::now();
         let trace = self.loaded.trace();
-        self.stats = scope_stats(trace, key.0.clone(), key.1.as_deref(), key.2);
+        self.stats = scope_stats(trace, key.0.clone(), key.1.as_deref(), key.2, key.3);
         let name_rank = string_ranks(trace, &self.stats.name);
         let data_rank = string_ranks(trace, &self.stats.data);
         let mut by_name: Vec<u32> = (0..self.stats.len() as u32).collect();
@@ -342,6 +354,7 @@ impl TableView {
         let mut by = self.by;
         let mut thread = self.thread.clone();
         let mut filter_on = self.filter_on;
+        let mut clear_window = false;
         ui.horizontal(|ui| {
             ui.label("group by");
             ui.selectable_value(&mut by, GroupBy::Name, "name");
@@ -358,11 +371,22 @@ impl TableView {
                         ui.selectable_value(&mut thread, Some(t.clone()), thread_label(t));
                     }
                 });
+            if let Some((lo, hi)) = self.window {
+                ui.separator();
+                ui.label(format!("only inside a {} ms window", ms(hi - lo)))
+                    .on_hover_text(format!("{lo}..{hi} ns, selected on the timeline"));
+                if ui.small_button("all time").clicked() {
+                    clear_window = true;
+                }
+            }
             ui.separator();
             ui.label("filter on");
             ui.selectable_value(&mut filter_on, FilterOn::Name, "name");
             ui.selectable_value(&mut filter_on, FilterOn::Data, "data");
         });
+        if clear_window {
+            self.window = None;
+        }
         self.set_inputs(frames, thread, by);
         self.set_filter_on(filter_on);
         ui.label(

@@ -87,6 +87,8 @@ pub const LANE_HEADER_HEIGHT: f32 = LANE_HEADER;
 /// What a click on the timeline asks of the app.
 pub enum TimelineAction {
     Select(String),
+    /// Show the table of what ran inside this window.
+    TableOfWindow(i64, i64),
 }
 
 pub struct TimelineView {
@@ -522,7 +524,11 @@ impl TimelineView {
             .resizable(true)
             .min_size(60.0)
             .show(ui, |ui| match self.selection.clone() {
-                Some(sel) => self.selection_panel(ui, &sel),
+                Some(sel) => {
+                    if let Some(a) = self.selection_panel(ui, &sel) {
+                        action = Some(a);
+                    }
+                }
                 None => {
                     ui.label(
                         RichText::new(
@@ -593,7 +599,9 @@ impl TimelineView {
                             lane.depth() as f32 * ROW
                         };
                 }
-                action = self.interact(ui, &resp, rect, &layout);
+                if let Some(a) = self.interact(ui, &resp, rect, &layout) {
+                    action = Some(a);
+                }
                 self.paint(ui, rect, &layout);
             });
         action
@@ -930,8 +938,9 @@ impl TimelineView {
         self.painted = painted;
     }
 
-    fn selection_panel(&mut self, ui: &mut egui::Ui, sel: &Selection) {
+    fn selection_panel(&mut self, ui: &mut egui::Ui, sel: &Selection) -> Option<TimelineAction> {
         let mut close = false;
+        let mut action = None;
         egui::ScrollArea::vertical()
             .id_salt("timeline_selection_scroll")
             .show(ui, |ui| {
@@ -956,6 +965,16 @@ impl TimelineView {
                                 .weak(),
                             );
                         }
+                    }
+                    if let Selection::Window { lo_ns, hi_ns, .. } = sel
+                        && ui
+                            .small_button("table of this window")
+                            .on_hover_text(
+                                "The table view, of what ran entirely inside this window",
+                            )
+                            .clicked()
+                    {
+                        action = Some(TimelineAction::TableOfWindow(*lo_ns, *hi_ns));
                     }
                     close = ui.small_button("clear").clicked();
                 });
@@ -991,6 +1010,7 @@ impl TimelineView {
         if close {
             self.selection = None;
         }
+        action
     }
 }
 

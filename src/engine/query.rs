@@ -1191,15 +1191,18 @@ pub fn frames_scopes(trace: &Trace, frames: Range<u32>) -> Range<u32> {
 }
 
 /// Statistics per name (or per (name, data)) of the instances of frames
-/// `frames` (positions), on threads named `thread` only when given.
+/// `frames` (positions), on threads named `thread` only when given, and
+/// inside the time window `[lo, hi]` only when given.
 pub fn scope_stats(
     trace: &Trace,
     frames: Range<u32>,
     thread: Option<&str>,
     by: GroupBy,
+    window: Option<(i64, i64)>,
 ) -> ScopeStats {
     let s = &trace.scopes;
     let stream_ok = stream_filter(trace, thread, None);
+    let (lo, hi) = window.unwrap_or((i64::MIN, i64::MAX));
     let mut index = GroupIndex::new();
     let mut out = ScopeStats::default();
     let range = frames_scopes(trace, frames);
@@ -1207,7 +1210,9 @@ pub fn scope_stats(
     let mut group_of: Vec<u32> = Vec::with_capacity(range.len());
     for i in range.clone() {
         let i = i as usize;
-        if !stream_ok[s.stream[i].idx()] {
+        // Only what ran entirely inside the window, when there is one.
+        if !stream_ok[s.stream[i].idx()] || s.start_ns[i] < lo || s.end_ns(ScopeIdx(i as u32)) > hi
+        {
             group_of.push(u32::MAX);
             continue;
         }
