@@ -73,6 +73,9 @@ pub enum FilterOn {
     Data,
 }
 
+/// What the statistics depend on: frames, thread, grouping, time window.
+type StatsKey = (Range<u32>, Option<String>, GroupBy, Option<(i64, i64)>);
+
 pub struct TableView {
     loaded: Arc<Loaded>,
     by: GroupBy,
@@ -86,7 +89,7 @@ pub struct TableView {
     /// Only instances inside this time window (from the timeline).
     window: Option<(i64, i64)>,
     /// What `stats` was computed for.
-    key: Option<(Range<u32>, Option<String>, GroupBy, Option<(i64, i64)>)>,
+    key: Option<StatsKey>,
     stats: ScopeStats,
     /// Rows in (name, data) string order: the name sort, and how ties break.
     by_name: Vec<u32>,
