@@ -9,6 +9,7 @@ use common::scenario::*;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use puffin_lens::app::timeline::{LANE_HEADER_HEIGHT, ROW_HEIGHT, Selection};
+use puffin_lens::app::tree::FrameRow;
 use puffin_lens::app::{PuffinLensApp, Settings, Shared, Side, Source, UiCommand};
 use puffin_lens::engine::write::{Compression, Format, write_recording};
 use serde_json::{Value, json};
@@ -314,4 +315,33 @@ fn show_in_timeline_from_the_details_zooms_to_the_instance() {
     )
     .expect_err("refused");
     assert_eq!(err, "show: bad range_ns: [5,1]");
+
+    // From the tree: the selected instance's "Show in timeline".
+    command(
+        &mut h,
+        UiCommand::Show {
+            view: "tree".into(),
+            options: json!({"mode": "frame", "frame": 10, "expand": "all"}),
+        },
+    )
+    .unwrap();
+    let rec = h.state_mut().recording_mut(Side::A).unwrap();
+    let render = rec
+        .tree
+        .frame_rows()
+        .iter()
+        .copied()
+        .find(|r| match r {
+            FrameRow::Scope(i) => rec.loaded().trace().scope_name(*i) == "app::render",
+            _ => false,
+        })
+        .expect("render listed");
+    rec.tree.select_frame_row(render);
+    h.run_steps(2);
+    h.get_by_label("Show in timeline").click();
+    h.run_steps(3);
+    let ui: Value = serde_json::from_str(&h.state().shared().borrow().ui.clone().unwrap()).unwrap();
+    assert_eq!(ui["view"], "timeline");
+    assert_eq!(ui["selection"]["name"], "app::render");
+    assert_eq!(ui["selection"]["start_ns"], t(10.0));
 }

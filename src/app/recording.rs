@@ -56,6 +56,7 @@ impl From<TreeAction> for Action {
     fn from(a: TreeAction) -> Self {
         match a {
             TreeAction::Select(name) => Action::Select(name),
+            TreeAction::ShowInTimeline(i) => Action::ShowInTimeline(i),
         }
     }
 }

@@ -88,6 +88,8 @@ pub struct GapWindow {
 pub enum TreeAction {
     /// Open the details of this scope name.
     Select(String),
+    /// Zoom the timeline to this instance.
+    ShowInTimeline(ScopeIdx),
 }
 
 pub struct TreeView {
@@ -636,6 +638,14 @@ impl TreeView {
                 self.expand(Expand::Levels(0));
             }
             if self.mode == TreeMode::Frame {
+                if let Some(FrameRow::Scope(i)) = self.f_selected
+                    && ui
+                        .button("Show in timeline")
+                        .on_hover_text("Zoom the timeline to the selected scope")
+                        .clicked()
+                {
+                    action = Some(TreeAction::ShowInTimeline(i));
+                }
                 ui.separator();
                 let mut gap_ms = self.gap_ms();
                 ui.label("gap rows from");
