@@ -6,13 +6,12 @@
 mod common;
 
 use common::scenario::*;
+use common::ui::{command, ui_now};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use puffin_lens::app::{PuffinLensApp, Settings, Shared, Side, Source, UiCommand};
 use puffin_lens::engine::write::{Compression, Format, FrameData, write_recording};
 use serde_json::{Value, json};
-use std::cell::RefCell;
-use std::rc::Rc;
 
 fn open_pair(a: &[FrameData], b: &[FrameData]) -> Harness<'static, PuffinLensApp> {
     let mut h = Harness::builder()
@@ -42,18 +41,6 @@ fn open_pair(a: &[FrameData], b: &[FrameData]) -> Harness<'static, PuffinLensApp
     h
 }
 
-fn command(h: &mut Harness<'static, PuffinLensApp>, cmd: UiCommand) -> Result<Value, String> {
-    let answer: Rc<RefCell<Option<Result<String, String>>>> = Rc::default();
-    let slot = answer.clone();
-    h.state()
-        .shared()
-        .borrow_mut()
-        .command(cmd, Some(Box::new(move |r| *slot.borrow_mut() = Some(r))));
-    h.run_steps(3);
-    let result = answer.borrow_mut().take().expect("applied");
-    result.map(|ui| serde_json::from_str(&ui).expect("JSON"))
-}
-
 fn show_diff(h: &mut Harness<'static, PuffinLensApp>, options: Value) -> Value {
     command(
         h,
@@ -63,10 +50,6 @@ fn show_diff(h: &mut Harness<'static, PuffinLensApp>, options: Value) -> Value {
         },
     )
     .unwrap_or_else(|e| panic!("show diff: {e}"))
-}
-
-fn ui_now(h: &Harness<'static, PuffinLensApp>) -> Value {
-    serde_json::from_str(&h.state().shared().borrow().ui.clone().expect("published")).unwrap()
 }
 
 fn names(ui: &Value) -> Vec<String> {

@@ -6,6 +6,7 @@
 mod common;
 
 use common::scenario::*;
+use common::ui::{command, ui_now};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use puffin_lens::app::timeline::{LANE_HEADER_HEIGHT, ROW_HEIGHT, Selection};
@@ -13,8 +14,6 @@ use puffin_lens::app::tree::FrameRow;
 use puffin_lens::app::{PuffinLensApp, Settings, Shared, Side, Source, UiCommand};
 use puffin_lens::engine::write::{Compression, Format, write_recording};
 use serde_json::{Value, json};
-use std::cell::RefCell;
-use std::rc::Rc;
 
 fn opened() -> Harness<'static, PuffinLensApp> {
     // Frames of 1/60 s, as on a screen (a double click is two clicks within 0.3 s).
@@ -37,18 +36,6 @@ fn opened() -> Harness<'static, PuffinLensApp> {
     h
 }
 
-fn command(h: &mut Harness<'static, PuffinLensApp>, cmd: UiCommand) -> Result<Value, String> {
-    let answer: Rc<RefCell<Option<Result<String, String>>>> = Rc::default();
-    let slot = answer.clone();
-    h.state()
-        .shared()
-        .borrow_mut()
-        .command(cmd, Some(Box::new(move |r| *slot.borrow_mut() = Some(r))));
-    h.run_steps(3);
-    let result = answer.borrow_mut().take().expect("applied");
-    result.map(|ui| serde_json::from_str(&ui).expect("JSON"))
-}
-
 fn show(h: &mut Harness<'static, PuffinLensApp>, options: Value) -> Value {
     let ui = command(
         h,
@@ -61,7 +48,7 @@ fn show(h: &mut Harness<'static, PuffinLensApp>, options: Value) -> Value {
     // The answer reads the last paint: one more frame paints the new range.
     h.run_steps(2);
     let _ = ui;
-    serde_json::from_str(&h.state().shared().borrow().ui.clone().unwrap()).unwrap()
+    ui_now(h)
 }
 
 fn timeline<'a>(
@@ -164,7 +151,7 @@ fn one_frame_with_its_lanes_and_gaps_where_they_are() {
     // The table of that window: what ran entirely inside it (jobs a, b and c).
     h.get_by_label("table of this window").click();
     h.run_steps(3);
-    let ui: Value = serde_json::from_str(&h.state().shared().borrow().ui.clone().unwrap()).unwrap();
+    let ui = ui_now(&h);
     assert_eq!(ui["view"], "table");
     let rows: Vec<(&str, u64, i64)> = ui["rows"]
         .as_array()
@@ -182,7 +169,7 @@ fn one_frame_with_its_lanes_and_gaps_where_they_are() {
     h.get_by_label_contains("only inside a 5.000 ms window");
     h.get_by_label("all time").click();
     h.run_steps(3);
-    let ui: Value = serde_json::from_str(&h.state().shared().borrow().ui.clone().unwrap()).unwrap();
+    let ui = ui_now(&h);
     assert_eq!(
         ui["rows"].as_array().unwrap().len(),
         5,
@@ -221,7 +208,7 @@ fn a_window_dragged_on_the_ruler_reports_the_busy_threads() {
         modifiers: egui::Modifiers::NONE,
     });
     h.run_steps(3);
-    let ui: Value = serde_json::from_str(&h.state().shared().borrow().ui.clone().unwrap()).unwrap();
+    let ui = ui_now(&h);
     let sel = &ui["selection"];
     assert_eq!(sel["kind"], "window");
     // Pixel-exact ends: within a pixel's worth of time.
@@ -258,7 +245,7 @@ fn double_click_fits_a_bar_and_zoom_keeps_the_pointer_time() {
     h.run_steps(2);
     assert_eq!(timeline(&h).range(), (t(10.0), t(18.0)));
     // The click opened render's details.
-    let ui: Value = serde_json::from_str(&h.state().shared().borrow().ui.clone().unwrap()).unwrap();
+    let ui = ui_now(&h);
     assert_eq!(ui["selected_scope"], "app::render");
 
     // Zoom in around a point: the time under the pointer stays.
@@ -290,7 +277,7 @@ fn show_in_timeline_from_the_details_zooms_to_the_instance() {
         .expect("a button")
         .click();
     h.run_steps(3);
-    let ui: Value = serde_json::from_str(&h.state().shared().borrow().ui.clone().unwrap()).unwrap();
+    let ui = ui_now(&h);
     assert_eq!(ui["view"], "timeline");
     assert_eq!(ui["frame"], 12);
     assert_eq!(ui["selection"]["kind"], "instance");
@@ -340,7 +327,7 @@ fn show_in_timeline_from_the_details_zooms_to_the_instance() {
     h.run_steps(2);
     h.get_by_label("Show in timeline").click();
     h.run_steps(3);
-    let ui: Value = serde_json::from_str(&h.state().shared().borrow().ui.clone().unwrap()).unwrap();
+    let ui = ui_now(&h);
     assert_eq!(ui["view"], "timeline");
     assert_eq!(ui["selection"]["name"], "app::render");
     assert_eq!(ui["selection"]["start_ns"], t(10.0));

@@ -7,6 +7,7 @@
 mod common;
 
 use common::scenario::*;
+use common::ui::{command, ui_now};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use puffin_lens::app::table::SortCol;
@@ -15,8 +16,6 @@ use puffin_lens::app::{FrameSel, PuffinLensApp, Settings, Shared, Side, Source, 
 use puffin_lens::engine::FrameId;
 use puffin_lens::engine::write::{Compression, Format, write_recording};
 use serde_json::{Value, json};
-use std::cell::RefCell;
-use std::rc::Rc;
 
 fn harness() -> Harness<'static, PuffinLensApp> {
     Harness::builder()
@@ -43,19 +42,6 @@ fn opened() -> Harness<'static, PuffinLensApp> {
     h
 }
 
-/// Runs a `puffinLens.show`/`select`-style command; its `ui()` answer.
-fn command(h: &mut Harness<'static, PuffinLensApp>, cmd: UiCommand) -> Result<Value, String> {
-    let answer: Rc<RefCell<Option<Result<String, String>>>> = Rc::default();
-    let slot = answer.clone();
-    h.state()
-        .shared()
-        .borrow_mut()
-        .command(cmd, Some(Box::new(move |r| *slot.borrow_mut() = Some(r))));
-    h.run_steps(3);
-    let result = answer.borrow_mut().take().expect("the command was applied");
-    result.map(|ui| serde_json::from_str(&ui).expect("ui() is JSON"))
-}
-
 fn show(h: &mut Harness<'static, PuffinLensApp>, view: &str, options: Value) -> Value {
     command(
         h,
@@ -65,17 +51,6 @@ fn show(h: &mut Harness<'static, PuffinLensApp>, view: &str, options: Value) -> 
         },
     )
     .unwrap_or_else(|e| panic!("show {view}: {e}"))
-}
-
-fn ui_now(h: &Harness<'static, PuffinLensApp>) -> Value {
-    let json = h
-        .state()
-        .shared()
-        .borrow()
-        .ui
-        .clone()
-        .expect("ui() published");
-    serde_json::from_str(&json).expect("JSON")
 }
 
 /// The tree rows' names (thread rows by their thread).

@@ -1,8 +1,8 @@
 //! What differs between the desktop and the browser: picking files,
 //! saving them, and (in [`web`]) what the app needs from the page: its
 //! progress bar, yielding to the browser, reading files, downloads and the
-//! location hash. `crate::web` (the entry point) builds on this, never the
-//! other way round.
+//! location hash. The browser entry point (`src/web.rs`) builds on this,
+//! never the other way round.
 
 use super::shared::Shared;
 #[cfg(not(target_arch = "wasm32"))]

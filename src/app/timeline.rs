@@ -11,6 +11,7 @@
 
 use super::loader::Loaded;
 use super::nav::Matcher;
+use super::widgets::busy_lines;
 use crate::engine::model::NO_PARENT;
 use crate::engine::query::{self, BusyThread, WindowThread};
 use crate::engine::{ScopeIdx, StreamId, Trace};
@@ -982,29 +983,7 @@ impl TimelineView {
                     if busy.is_empty() {
                         ui.label("No thread was busy in this window.");
                     }
-                    for b in busy {
-                        let top = window
-                            .iter()
-                            .find(|w| w.thread == b.thread)
-                            .map(|w| {
-                                w.top
-                                    .iter()
-                                    .map(|s| format!("{} {} ms", s.name, ms(s.duration_ns)))
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            })
-                            .unwrap_or_default();
-                        ui.label(format!(
-                            "{}: busy {} ms{}",
-                            thread_label(&b.thread),
-                            ms(b.busy_ns),
-                            if top.is_empty() {
-                                String::new()
-                            } else {
-                                format!(" — {top}")
-                            }
-                        ));
-                    }
+                    busy_lines(ui, busy, window);
                 }
             });
         if close {

@@ -7,7 +7,7 @@
 
 use super::loader::Loaded;
 use super::nav::Matcher;
-use super::widgets::{Pointing, rows_table, triangle};
+use super::widgets::{Pointing, busy_lines, rows_table, triangle};
 use crate::engine::model::NO_PARENT;
 use crate::engine::query::{self, BusyThread, WindowThread};
 use crate::engine::tree::{MergedTree, NodeId, merged_tree};
@@ -720,30 +720,7 @@ impl TreeView {
             if g.busy.is_empty() {
                 ui.label("No other thread was busy meanwhile.");
             }
-            for b in &g.busy {
-                let top = g
-                    .window
-                    .iter()
-                    .find(|w| w.thread == b.thread)
-                    .map(|w| {
-                        w.top
-                            .iter()
-                            .map(|s| format!("{} {} ms", s.name, ms(s.duration_ns)))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    })
-                    .unwrap_or_default();
-                ui.label(format!(
-                    "{}: busy {} ms{}",
-                    thread_label(&b.thread),
-                    ms(b.busy_ns),
-                    if top.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" — {top}")
-                    }
-                ));
-            }
+            busy_lines(ui, &g.busy, &g.window);
         });
         if close {
             self.gap_window = None;

@@ -1,6 +1,8 @@
 //! Small pieces the views share: the virtualized row table and triangles
 //! (the bundled fonts have no arrow glyphs).
 
+use crate::engine::query::{BusyThread, WindowThread};
+use crate::units::{ms, thread_label};
 use egui::{Color32, Pos2, Sense};
 use egui_extras::{Column, TableBuilder};
 
@@ -39,4 +41,32 @@ pub fn triangle(ui: &egui::Ui, c: Pos2, pointing: Pointing, color: Color32) {
     };
     ui.painter()
         .add(egui::Shape::convex_polygon(pts, color, egui::Stroke::NONE));
+}
+
+/// One line per busy thread of a window: its busy time, then the slowest
+/// scopes that ran entirely inside (the `window` query).
+pub fn busy_lines(ui: &mut egui::Ui, busy: &[BusyThread], window: &[WindowThread]) {
+    for b in busy {
+        let top = window
+            .iter()
+            .find(|w| w.thread == b.thread)
+            .map(|w| {
+                w.top
+                    .iter()
+                    .map(|s| format!("{} {} ms", s.name, ms(s.duration_ns)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .unwrap_or_default();
+        ui.label(format!(
+            "{}: busy {} ms{}",
+            thread_label(&b.thread),
+            ms(b.busy_ns),
+            if top.is_empty() {
+                String::new()
+            } else {
+                format!(" — {top}")
+            }
+        ));
+    }
 }

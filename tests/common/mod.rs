@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod scenario;
+pub mod ui;
 
 use puffin_lens::engine::write::{FrameData, Registration, ScopeNode};
 use serde_json::{Value, json};
