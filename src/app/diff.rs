@@ -520,6 +520,22 @@ impl DiffView {
         }
     }
 
+    /// Feeds what `ui()` reads to `h` (cheap: indices, no JSON), so the app
+    /// republishes `ui()` only when it changed.
+    pub fn fingerprint(&self, h: &mut impl std::hash::Hasher) {
+        use std::hash::Hash as _;
+        (
+            self.mode.as_str(),
+            self.normalize.as_str(),
+            self.sort.as_str(),
+        )
+            .hash(h);
+        (self.descending, self.rows.len(), self.t_rows.len()).hash(h);
+        self.rows.iter().take(500).for_each(|r| r.hash(h));
+        self.t_rows.iter().take(500).for_each(|r| r.hash(h));
+        self.warnings.hash(h);
+    }
+
     /// The location hash's part for this view.
     pub fn hash(&self) -> String {
         encode_hash(&[

@@ -550,13 +550,11 @@ impl PuffinLensApp {
                 .for_each(|r| r.hash(&mut h));
             rec.table.rows().len().hash(&mut h);
             if let (View::Timeline, Some(t)) = (rec.view, &rec.timeline) {
-                t.to_json().to_string().hash(&mut h);
+                t.fingerprint(&mut h);
             }
             let hash = match (&self.diff, rec.view) {
                 (Some(diff), View::Diff) => {
-                    for row in diff.rows_json(UI_ROWS) {
-                        row.to_string().hash(&mut h);
-                    }
+                    diff.fingerprint(&mut h);
                     diff.hash()
                 }
                 _ => rec.hash(),

@@ -429,6 +429,21 @@ impl TimelineView {
         Some(self.def_match[s.def[i].idx()] || self.data_match[s.data[i].idx()])
     }
 
+    /// Feeds what `ui()` reads to `h` (the range, the selection and the
+    /// last paint's counts; no JSON), so the app republishes on change only.
+    pub fn fingerprint(&self, h: &mut impl std::hash::Hasher) {
+        use std::hash::Hash as _;
+        self.range.hash(h);
+        match &self.selection {
+            None => 0u8.hash(h),
+            Some(Selection::Instance(i)) => (1u8, i.0).hash(h),
+            Some(Selection::Window { lo_ns, hi_ns, .. }) => (2u8, lo_ns, hi_ns).hash(h),
+        }
+        for l in &self.painted {
+            (l.bars, l.merged, l.gaps.len()).hash(h);
+        }
+    }
+
     /// `puffinLens.ui()` for the timeline (the last paint).
     pub fn to_json(&self) -> serde_json::Value {
         let trace = self.trace();
