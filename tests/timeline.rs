@@ -6,34 +6,17 @@
 mod common;
 
 use common::scenario::*;
-use common::ui::{command, ui_now};
+use common::ui::{command, open_scenario, ui_now};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use puffin_lens::app::timeline::{LANE_HEADER_HEIGHT, ROW_HEIGHT, Selection};
 use puffin_lens::app::tree::FrameRow;
-use puffin_lens::app::{PuffinLensApp, Settings, Shared, Side, Source, UiCommand};
-use puffin_lens::engine::write::{Compression, Format, write_recording};
+use puffin_lens::app::{PuffinLensApp, Side, UiCommand};
 use serde_json::{Value, json};
 
 fn opened() -> Harness<'static, PuffinLensApp> {
-    // Frames of 1/60 s, as on a screen (a double click is two clicks within 0.3 s).
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .with_step_dt(1.0 / 60.0)
-        .build_eframe(|cc| {
-            PuffinLensApp::with_context(&cc.egui_ctx, Shared::default(), Settings::default())
-                .with_threaded_loading(false)
-        });
-    let bytes = write_recording(&scenario(), Format::Pfd4(Compression::Lz4));
-    h.state().open("s.puffin", Source::Bytes(bytes), None);
-    for _ in 0..100 {
-        h.step();
-        if h.state().recording(Side::A).is_some() {
-            break;
-        }
-    }
-    h.run_steps(2);
-    h
+    // Frames of 1/60 s where it matters: a double click is two clicks within 0.3 s.
+    open_scenario(Some(1.0 / 60.0))
 }
 
 fn show(h: &mut Harness<'static, PuffinLensApp>, options: Value) -> Value {

@@ -7,39 +7,18 @@
 mod common;
 
 use common::scenario::*;
-use common::ui::{command, ui_now};
+use common::ui::{command, open_scenario, ui_now};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use puffin_lens::app::table::SortCol;
 use puffin_lens::app::tree::{FrameRow, TreeMode};
-use puffin_lens::app::{FrameSel, PuffinLensApp, Settings, Shared, Side, Source, UiCommand, View};
+use puffin_lens::app::{FrameSel, PuffinLensApp, Side, UiCommand, View};
 use puffin_lens::engine::FrameId;
-use puffin_lens::engine::write::{Compression, Format, write_recording};
 use serde_json::{Value, json};
 
-fn harness() -> Harness<'static, PuffinLensApp> {
-    Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .build_eframe(|cc| {
-            PuffinLensApp::with_context(&cc.egui_ctx, Shared::default(), Settings::default())
-                .with_threaded_loading(false)
-        })
-}
-
-/// The app with the scenario open as A.
 fn opened() -> Harness<'static, PuffinLensApp> {
-    let mut h = harness();
-    let bytes = write_recording(&scenario(), Format::Pfd4(Compression::Lz4));
-    h.state().open("s.puffin", Source::Bytes(bytes), None);
-    for _ in 0..100 {
-        h.step();
-        if h.state().recording(Side::A).is_some() {
-            break;
-        }
-    }
-    h.run_steps(2);
-    assert!(h.state().recording(Side::A).is_some(), "loaded");
-    h
+    // Frames of 1/60 s where it matters: a double click is two clicks within 0.3 s.
+    open_scenario(None)
 }
 
 fn show(h: &mut Harness<'static, PuffinLensApp>, view: &str, options: Value) -> Value {

@@ -6,7 +6,7 @@
 //! rebuilt when their inputs change, never per repaint.
 
 use super::loader::Loaded;
-use super::nav::{Matcher, decode_hash, encode_hash};
+use super::nav::{Matcher, decode_hash, encode_hash, sort_option};
 use super::widgets::{Pointing, rows_table, triangle};
 use crate::engine::diff::{DiffTree, diff_tree};
 use crate::engine::query::{
@@ -503,15 +503,7 @@ impl DiffView {
         if let Some(v) = opts.get("hide_below") {
             self.set_hide_below_ms(v.as_f64().ok_or_else(|| bad("hide_below", v))?);
         }
-        if let Some(v) = opts.get("sort") {
-            let sort = v
-                .as_str()
-                .and_then(DiffSort::parse)
-                .ok_or_else(|| bad("sort", v))?;
-            let desc = match opts.get("descending") {
-                Some(d) => d.as_bool().ok_or_else(|| bad("descending", d))?,
-                None => sort != DiffSort::Name,
-            };
+        if let Some((sort, desc)) = sort_option(&opts, DiffSort::parse, |c| c == DiffSort::Name)? {
             self.set_sort(sort, desc);
         }
         match opts.get("filter") {

@@ -121,6 +121,31 @@ impl FrameSel {
     }
 }
 
+/// The `sort` and `descending` options of `puffinLens.show`: the column
+/// (parsed by `parse`) and its direction, descending unless told otherwise
+/// or `ascending_by_default` says the column reads A to Z; `None` without
+/// `sort`.
+pub fn sort_option<T: Copy>(
+    opts: &serde_json::Map<String, serde_json::Value>,
+    parse: impl Fn(&str) -> Option<T>,
+    ascending_by_default: impl Fn(T) -> bool,
+) -> Result<Option<(T, bool)>, String> {
+    let Some(v) = opts.get("sort") else {
+        return Ok(None);
+    };
+    let col = v
+        .as_str()
+        .and_then(parse)
+        .ok_or_else(|| format!("show: bad sort: {v}"))?;
+    let descending = match opts.get("descending") {
+        Some(d) => d
+            .as_bool()
+            .ok_or_else(|| format!("show: bad descending: {d}"))?,
+        None => !ascending_by_default(col),
+    };
+    Ok(Some((col, descending)))
+}
+
 /// `key=value&…` with values percent-encoded.
 pub fn encode_hash(pairs: &[(&str, String)]) -> String {
     let mut out = String::new();

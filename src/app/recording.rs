@@ -5,7 +5,7 @@
 
 use super::details::{DetailsAction, DetailsPanel};
 use super::loader::Loaded;
-use super::nav::{FrameSel, View, decode_hash, encode_hash};
+use super::nav::{FrameSel, View, decode_hash, encode_hash, sort_option};
 use super::overview::OverviewView;
 use super::table::{SortCol, TableAction, TableView};
 use super::timeline::{TimelineAction, TimelineView};
@@ -302,15 +302,9 @@ impl Recording {
                 };
                 let positions = self.frames.positions(trace);
                 self.table.set_inputs(positions, thread, by);
-                if let Some(v) = opts.get("sort") {
-                    let col = v
-                        .as_str()
-                        .and_then(SortCol::parse)
-                        .ok_or_else(|| bad("sort", v))?;
-                    let desc = match opts.get("descending") {
-                        Some(d) => d.as_bool().ok_or_else(|| bad("descending", d))?,
-                        None => col != SortCol::Name,
-                    };
+                if let Some((col, desc)) =
+                    sort_option(&opts, SortCol::parse, |c| c == SortCol::Name)?
+                {
                     self.table.set_sort(col, desc);
                 }
                 self.sync(app_filter, substring);

@@ -1,7 +1,9 @@
 //! Driving the app in egui_kittest like the JavaScript API does.
 
+use super::scenario::scenario;
 use egui_kittest::Harness;
-use puffin_lens::app::{PuffinLensApp, UiCommand};
+use puffin_lens::app::{PuffinLensApp, Settings, Shared, Side, Source, UiCommand};
+use puffin_lens::engine::write::{Compression, Format, write_recording};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -30,4 +32,28 @@ pub fn ui_now(h: &Harness<'static, PuffinLensApp>) -> Value {
         .clone()
         .expect("ui() published");
     serde_json::from_str(&json).expect("JSON")
+}
+
+/// The app (1400x900, decoding on this thread) with the scenario open as A;
+/// `step_dt` is the time a frame takes (kittest's default is 0.25 s).
+pub fn open_scenario(step_dt: Option<f32>) -> Harness<'static, PuffinLensApp> {
+    let mut builder = Harness::builder().with_size(egui::vec2(1400.0, 900.0));
+    if let Some(dt) = step_dt {
+        builder = builder.with_step_dt(dt);
+    }
+    let mut h = builder.build_eframe(|cc| {
+        PuffinLensApp::with_context(&cc.egui_ctx, Shared::default(), Settings::default())
+            .with_threaded_loading(false)
+    });
+    let bytes = write_recording(&scenario(), Format::Pfd4(Compression::Lz4));
+    h.state().open("s.puffin", Source::Bytes(bytes), None);
+    for _ in 0..100 {
+        h.step();
+        if h.state().recording(Side::A).is_some() {
+            break;
+        }
+    }
+    h.run_steps(2);
+    assert!(h.state().recording(Side::A).is_some(), "loaded");
+    h
 }
