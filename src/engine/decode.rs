@@ -141,7 +141,7 @@ pub struct PuffinDecoder<B> {
 }
 
 /// Human-readable rendering of a 4-byte magic.
-fn show_magic(bytes: &[u8]) -> String {
+pub(crate) fn show_magic(bytes: &[u8]) -> String {
     let shown: String = bytes
         .iter()
         .map(|&b| {
@@ -964,6 +964,121 @@ impl PuffinDecoder<&[u8]> {
             current = next_unpacked;
         }
         self.finish()
+    }
+}
+
+impl PuffinDecoder<Vec<u8>> {
+    /// Appends whole frame records (live capture) to decode with
+    /// [`Self::step`]. The caller frames them ([`record_extent`]).
+    pub fn push_records(&mut self, records: &[u8]) {
+        self.bytes.extend_from_slice(records);
+        self.done = false;
+    }
+
+    /// The recording as it is now, without ending it.
+    pub fn snapshot(&self) -> Decoded {
+        let mut diagnostics = self.diagnostics.clone();
+        diagnostics.sort_by_key(|d| d.byte_offset);
+        Decoded {
+            trace: self.builder.snapshot(),
+            diagnostics,
+        }
+    }
+
+    /// The bytes decoded so far: `PUF0` and the records.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Registers every registered scope of `from` (whose frames, with their
+    /// registrations, are gone) before the records to come are decoded.
+    pub fn seed_registrations(&mut self, from: &Trace) {
+        let defs = &from.defs;
+        for d in defs.registered_sorted() {
+            let i = d.idx();
+            if !matches!(defs.kind[i], ScopeKind::Named | ScopeKind::Function) {
+                continue;
+            }
+            let b = &mut self.builder;
+            let row = DefRow {
+                name: b.intern(from.str(defs.name[i])),
+                function: b.intern(from.str(defs.function[i])),
+                file: b.intern(from.str(defs.file[i])),
+                line: defs.line[i],
+                kind: defs.kind[i],
+            };
+            b.register(defs.raw_id[i], row);
+        }
+    }
+}
+
+/// Where one frame record ends, read from its length fields only (see the
+/// module doc for the layouts); for framing records that arrive over a
+/// stream. Only records with a `PFD` magic are accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Extent {
+    /// The record is `len` bytes long. `registrations`: the offset of a
+    /// PFD4 record's `u32 reg_len` (its last block).
+    Complete {
+        len: usize,
+        registrations: Option<usize>,
+    },
+    /// More bytes are needed; `claimed`: the length known so far (at least).
+    Partial { claimed: u64 },
+    /// Not a frame record.
+    Invalid(String),
+}
+
+/// See [`Extent`].
+pub fn record_extent(data: &[u8]) -> Extent {
+    let Some(header) = data.get(..4) else {
+        return Extent::Partial { claimed: 4 };
+    };
+    // Per block: bytes between its u32 length and its body (PFD3/PFD4's
+    // compression byte).
+    let blocks: &[u64] = match header {
+        b"PFD4" => &[0, 1, 0],
+        b"PFD3" => &[0, 1],
+        b"PFD2" => &[0, 0],
+        b"PFD1" => &[0],
+        b"PFD0" => {
+            return Extent::Invalid(
+                "PFD0 records (lz4-compressed, from 2021 and before) are no longer readable"
+                    .to_owned(),
+            );
+        }
+        [b'P', b'F', b'D', _] => {
+            return Extent::Invalid(format!(
+                "unknown frame record version {} (newer than this reader?)",
+                show_magic(header)
+            ));
+        }
+        _ => {
+            return Extent::Invalid(format!(
+                "not a frame record: it starts with {}, expected \"PFD1\" to \"PFD4\"",
+                show_magic(header)
+            ));
+        }
+    };
+    let mut pos: u64 = 4;
+    let mut registrations = None;
+    for (i, &extra) in blocks.iter().enumerate() {
+        let at = pos as usize;
+        let Some(len) = data.get(at..at + 4) else {
+            return Extent::Partial { claimed: pos + 4 };
+        };
+        if header == b"PFD4" && i == 2 {
+            registrations = Some(at);
+        }
+        let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]);
+        pos += 4 + extra + u64::from(len);
+    }
+    if (data.len() as u64) < pos {
+        return Extent::Partial { claimed: pos };
+    }
+    Extent::Complete {
+        len: pos as usize,
+        registrations,
     }
 }
 

@@ -11,6 +11,9 @@ pub mod decode;
 pub mod diff;
 pub mod export;
 pub mod json_in;
+pub mod live;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod live_tcp;
 pub mod model;
 pub mod query;
 pub mod tree;

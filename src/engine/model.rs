@@ -728,6 +728,14 @@ impl TraceBuilder {
         }
     }
 
+    /// The trace built so far, closed as [`Self::finish`] would (a copy).
+    pub fn snapshot(&self) -> Trace {
+        let mut t = self.trace.clone();
+        t.frames.first_stream.push(t.streams.len() as u32);
+        t.streams.first_scope.push(t.scopes.len() as u32);
+        t
+    }
+
     /// Closes the frame table (call once at the end).
     pub fn finish(mut self) -> Trace {
         let t = &mut self.trace;
