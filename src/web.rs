@@ -46,6 +46,9 @@ pub fn start() {
     if let Some(url) = url_param() {
         fetch_into(shared.clone(), url);
     }
+    if let Some(live) = page_param("live") {
+        shared.borrow_mut().connect = Some(live);
+    }
     wasm_bindgen_futures::spawn_local(async move {
         let result = run(shared).await;
         let message = match &result {
@@ -86,10 +89,15 @@ fn set_loading_text(message: Option<&str>) {
 
 /// `?url=…` of the page.
 fn url_param() -> Option<String> {
+    page_param("url")
+}
+
+/// A parameter of the page's query string (`?name=…`), when not empty.
+fn page_param(name: &str) -> Option<String> {
     let search = web_sys::window()?.location().search().ok()?;
     web_sys::UrlSearchParams::new_with_str(&search)
         .ok()?
-        .get("url")
+        .get(name)
         .filter(|u| !u.is_empty())
 }
 
@@ -385,10 +393,22 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
             "a": state.a.as_ref().map(|l| l.name.clone()),
             "b": state.b.as_ref().map(|l| l.name.clone()),
             "shown": state.shown.label().to_lowercase(),
+            "live": state.live,
         });
         parse_json(&value.to_string())
     });
     set_fn(&api, "status", status.into_js_value())?;
+
+    // connect("ws://127.0.0.1:8586"): watch a running app through `puffin-lens relay`.
+    let s = shared.clone();
+    let connect = Closure::<dyn Fn(String)>::new(move |url: String| {
+        let mut state = s.borrow_mut();
+        state.connect = Some(url);
+        if let Some(ctx) = &state.ctx {
+            ctx.request_repaint();
+        }
+    });
+    set_fn(&api, "connect", connect.into_js_value())?;
     set_fn(
         &api,
         "version",

@@ -4,6 +4,7 @@
 
 mod details;
 pub mod diff;
+pub mod live;
 mod loader;
 pub mod nav;
 mod overview;
@@ -26,7 +27,9 @@ pub use shared::{Incoming, LoadStatus, OnDone, Shared, SharedState, Side, UiComm
 pub use table::TableView;
 pub use tree::TreeView;
 
+use crate::engine::live::Retention;
 use egui::{Color32, Key, KeyboardShortcut, Modifiers, RichText};
+use live::{LiveAction, LiveSession};
 use std::sync::Arc;
 
 /// The example recording behind "Try an example" (four threads, a few frames).
@@ -45,6 +48,11 @@ pub struct Settings {
     pub frame_budget_ms: f64,
     /// The scope filter matches substrings (any case) instead of prefixes.
     pub substring: bool,
+    /// The address Connect… offers: a puffin_http server natively, a
+    /// `puffin-lens relay` WebSocket in the browser.
+    pub live_addr: String,
+    /// How much of a live capture is kept.
+    pub live_retention: Retention,
 }
 
 impl Default for Settings {
@@ -52,6 +60,8 @@ impl Default for Settings {
         Self {
             frame_budget_ms: 16.7,
             substring: false,
+            live_addr: live::default_addr().to_owned(),
+            live_retention: Retention::default(),
         }
     }
 }
@@ -89,6 +99,10 @@ pub struct PuffinLensApp {
     ui_fingerprint: u64,
     /// A against B, made when the diff view is first shown with both open.
     diff: Option<DiffView>,
+    /// A connection to a running app, shown as A.
+    live: Option<LiveSession>,
+    /// The Connect… dialog, with the address being typed.
+    connect_dialog: Option<String>,
 }
 
 impl PuffinLensApp {
@@ -118,6 +132,143 @@ impl PuffinLensApp {
             last_hash: String::new(),
             ui_fingerprint: 0,
             diff: None,
+            live: None,
+            connect_dialog: None,
+        }
+    }
+
+    /// The live connection, when there is one.
+    pub fn live(&self) -> Option<&LiveSession> {
+        self.live.as_ref()
+    }
+
+    pub fn live_mut(&mut self) -> Option<&mut LiveSession> {
+        self.live.as_mut()
+    }
+
+    /// Connects to a running app (`host:port` of its puffin_http server;
+    /// in the browser a `puffin-lens relay` WebSocket address). Its frames
+    /// are shown as A; a recording open as A moves to B, to compare with.
+    pub fn connect(&mut self, ctx: &egui::Context, addr: &str) {
+        self.live = None;
+        match LiveSession::start(addr, self.settings.live_retention, ctx) {
+            Ok(session) => {
+                log::info!("live: connecting to {}", session.addr);
+                if self.a.rec.is_some() && self.b.rec.is_none() && self.b.job.is_none() {
+                    std::mem::swap(&mut self.a, &mut self.b);
+                }
+                self.a = Slot::default();
+                self.diff = None;
+                self.shown = Side::A;
+                self.settings.live_addr = addr.trim().to_owned();
+                self.live = Some(session);
+                self.error = None;
+                self.notice = None;
+                self.publish();
+            }
+            Err(err) => {
+                self.error = Some(err);
+                self.publish();
+            }
+        }
+    }
+
+    /// Shows newer live frames when due (views rebuilt with where the user
+    /// was: view, frame, scope, sort), and publishes the connection's status.
+    fn poll_live(&mut self, ctx: &egui::Context) {
+        let Some(live) = self.live.as_mut() else {
+            self.shared.borrow_mut().live = None;
+            return;
+        };
+        if let Some((decoded, kept_bytes)) = live.due() {
+            let started = web_time::Instant::now();
+            let loaded = Arc::new(Loaded::new(live.name(), decoded, kept_bytes, 0.0));
+            let budget = self.settings.frame_budget_ms;
+            let rec = match self.a.rec.take() {
+                Some(old) => {
+                    let hash = old.hash();
+                    let mut rec = Recording::new(loaded, budget);
+                    rec.apply_hash(&hash);
+                    rec
+                }
+                None => Recording::new(loaded, budget),
+            };
+            self.a.rec = Some(rec);
+            if self.shown == Side::A {
+                let (filter, substring) = (self.filter.clone(), self.settings.substring);
+                if let Some(rec) = self.a.rec.as_mut() {
+                    rec.sync(&filter, substring);
+                }
+            }
+            self.diff = None;
+            live.refreshed(started);
+            let shared = &mut *self.shared.borrow_mut();
+            shared.a = self.a.rec.as_ref().map(|r| r.loaded().clone());
+        }
+        if let Some(wait) = live.next_check() {
+            ctx.request_repaint_after(wait);
+        }
+        self.shared.borrow_mut().live = Some(live.status_json());
+    }
+
+    fn apply_live_action(&mut self, action: LiveAction) {
+        let Some(live) = self.live.as_mut() else {
+            return;
+        };
+        live.apply(&action);
+        match action {
+            LiveAction::Save => {
+                let bytes = live.to_puffin();
+                if let Err(err) =
+                    platform::save_file("live_capture.puffin", "application/octet-stream", &bytes)
+                {
+                    self.error = Some(err);
+                }
+            }
+            LiveAction::Disconnect => self.live = None,
+            LiveAction::Retention(r) => self.settings.live_retention = r,
+            LiveAction::Pause(_) | LiveAction::Clear => {}
+        }
+    }
+
+    fn connect_dialog(&mut self, ctx: &egui::Context) {
+        let Some(mut addr) = self.connect_dialog.take() else {
+            return;
+        };
+        let mut open = true;
+        let mut go = false;
+        egui::Window::new("Connect to a running app")
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(false)
+            .show(ctx, |ui| {
+                if cfg!(target_arch = "wasm32") {
+                    ui.label(
+                        "Browsers cannot open TCP connections: run `puffin-lens relay` next to \
+                         the app (it forwards 127.0.0.1:8585 to ws://127.0.0.1:8586), then \
+                         connect to the relay's address.",
+                    );
+                } else {
+                    ui.label(
+                        "The app serves its frames with puffin_http: \
+                         `puffin_http::Server::new(\"127.0.0.1:8585\")` and \
+                         `puffin::set_scopes_on(true)`.",
+                    );
+                }
+                let edit = ui.add(
+                    egui::TextEdit::singleline(&mut addr)
+                        .hint_text(live::default_addr())
+                        .desired_width(260.0),
+                );
+                let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
+                ui.horizontal(|ui| {
+                    go = ui.button("Connect").clicked() || enter;
+                });
+            });
+        if go {
+            self.connect(ctx, &addr);
+        } else if open {
+            self.connect_dialog = Some(addr);
         }
     }
 
@@ -343,6 +494,9 @@ impl PuffinLensApp {
     }
 
     fn close(&mut self, side: Side) {
+        if side == Side::A {
+            self.live = None;
+        }
         *self.slot_mut(side) = Slot::default();
         if side == Side::A && self.b.rec.is_some() {
             std::mem::swap(&mut self.a, &mut self.b);
@@ -607,6 +761,13 @@ impl PuffinLensApp {
                     Some(Side::A),
                 );
             }
+            if ui
+                .button("Connect…")
+                .on_hover_text("Watch a running app live (its puffin_http server)")
+                .clicked()
+            {
+                self.connect_dialog = Some(self.settings.live_addr.clone());
+            }
             let has_view = self.slot(self.shown).rec.is_some();
             ui.add_enabled_ui(has_view, |ui| {
                 if ui
@@ -681,6 +842,9 @@ impl PuffinLensApp {
     }
 
     fn status_lines(&mut self, ui: &mut egui::Ui) {
+        if let Some(action) = self.live.as_ref().and_then(|live| live.ui(ui)) {
+            self.apply_live_action(action);
+        }
         if let Some(err) = self.error.clone() {
             egui::Frame::new()
                 .fill(Color32::from_rgb(130, 30, 30))
@@ -911,6 +1075,12 @@ impl eframe::App for PuffinLensApp {
         if self.poll_loads(frame_start) {
             ctx.request_repaint();
         }
+        let connect = self.shared.borrow_mut().connect.take();
+        if let Some(addr) = connect {
+            self.connect(&ctx, &addr);
+        }
+        self.poll_live(&ctx);
+        self.connect_dialog(&ctx);
         self.take_commands();
         egui::Panel::top("top_bar").show(ui, |ui| self.top_bar(ui));
         let (filter, substring) = (self.filter.clone(), self.settings.substring);
@@ -1012,9 +1182,20 @@ impl eframe::App for PuffinLensApp {
     }
 }
 
+/// Opens the desktop app connected to a running app's puffin_http server.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn run_native_live(addr: String) -> eframe::Result {
+    run_native_with(Vec::new(), Some(addr))
+}
+
 /// Opens the desktop app, with up to two recordings (A, then B).
 #[cfg(not(target_arch = "wasm32"))]
 pub fn run_native(files: Vec<std::path::PathBuf>) -> eframe::Result {
+    run_native_with(files, None)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn run_native_with(files: Vec<std::path::PathBuf>, live: Option<String>) -> eframe::Result {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("puffin-lens")
@@ -1027,6 +1208,9 @@ pub fn run_native(files: Vec<std::path::PathBuf>) -> eframe::Result {
         options,
         Box::new(move |cc| {
             let shared = Shared::default();
+            if let Some(addr) = live {
+                shared.borrow_mut().connect = Some(addr);
+            }
             let app = PuffinLensApp::new(cc, shared);
             for (path, side) in files.into_iter().zip([Side::A, Side::B]) {
                 let name = file_name(&path.to_string_lossy());

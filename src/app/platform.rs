@@ -254,4 +254,157 @@ pub mod web {
             let _ = w.location().set_hash(hash);
         }
     }
+
+    /// A live stream through `puffin-lens relay`: a WebSocket whose binary
+    /// messages are puffin_http messages and whose text messages are the
+    /// relay's status (`{"status", "message"}`). Reconnects a second after it
+    /// closes; closed when dropped.
+    pub struct LiveSocket {
+        inner: std::rc::Rc<std::cell::RefCell<SocketInner>>,
+    }
+
+    struct SocketInner {
+        url: String,
+        state: std::sync::Arc<std::sync::Mutex<crate::engine::live::LiveState>>,
+        on_change: std::rc::Rc<dyn Fn()>,
+        ws: Option<web_sys::WebSocket>,
+        handlers: Vec<Closure<dyn FnMut(JsValue)>>,
+        dropped: bool,
+    }
+
+    impl LiveSocket {
+        pub fn open(
+            url: &str,
+            state: std::sync::Arc<std::sync::Mutex<crate::engine::live::LiveState>>,
+            on_change: impl Fn() + 'static,
+        ) -> Self {
+            let inner = std::rc::Rc::new(std::cell::RefCell::new(SocketInner {
+                url: url.to_owned(),
+                state,
+                on_change: std::rc::Rc::new(on_change),
+                ws: None,
+                handlers: Vec::new(),
+                dropped: false,
+            }));
+            connect(&inner);
+            Self { inner }
+        }
+    }
+
+    impl Drop for LiveSocket {
+        fn drop(&mut self) {
+            let mut inner = self.inner.borrow_mut();
+            inner.dropped = true;
+            if let Some(ws) = inner.ws.take() {
+                ws.set_onmessage(None);
+                ws.set_onclose(None);
+                let _ = ws.close();
+            }
+            inner.handlers.clear();
+        }
+    }
+
+    fn set_status(inner: &SocketInner, status: crate::engine::live::LiveStatus) {
+        crate::engine::live::lock(&inner.state).set_status(status);
+        (inner.on_change)();
+    }
+
+    fn connect(inner_rc: &std::rc::Rc<std::cell::RefCell<SocketInner>>) {
+        use crate::engine::live::{LiveStatus, MessageReader};
+        let url = inner_rc.borrow().url.clone();
+        let ws = match web_sys::WebSocket::new(&url) {
+            Ok(ws) => ws,
+            Err(err) => {
+                // A malformed address does not get better by retrying.
+                let inner = inner_rc.borrow();
+                set_status(
+                    &inner,
+                    LiveStatus::Ended(Some(format!("{url}: {}", js_message(err)))),
+                );
+                return;
+            }
+        };
+        ws.set_binary_type(web_sys::BinaryType::Arraybuffer);
+        let weak = std::rc::Rc::downgrade(inner_rc);
+        let mut reader = MessageReader::new();
+        let on_message = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+            let Some(inner) = weak.upgrade() else { return };
+            let inner = inner.borrow();
+            let Ok(event) = event.dyn_into::<web_sys::MessageEvent>() else {
+                return;
+            };
+            let data = event.data();
+            if let Some(text) = data.as_string() {
+                let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+                let message = v["message"].as_str().unwrap_or_default().to_owned();
+                let status = match v["status"].as_str().unwrap_or_default() {
+                    "connected" => LiveStatus::Connected,
+                    "reconnecting" => LiveStatus::Reconnecting(message),
+                    "failed" => LiveStatus::Failed(message),
+                    "ended" => LiveStatus::Reconnecting(format!(
+                        "the relay's app connection ended {message}"
+                    )),
+                    _ => LiveStatus::Connecting,
+                };
+                set_status(&inner, status);
+                return;
+            }
+            reader.feed(&Uint8Array::new(&data).to_vec());
+            let mut state = crate::engine::live::lock(&inner.state);
+            state.bytes_received += Uint8Array::new(&data).length() as u64;
+            loop {
+                match reader.next_message() {
+                    Ok(Some(m)) => state.recording.push(&m),
+                    Ok(None) => break,
+                    Err(err) => {
+                        state.set_status(LiveStatus::Failed(format!("{}: {err}", inner.url)));
+                        reader = MessageReader::new();
+                        break;
+                    }
+                }
+            }
+            drop(state);
+            (inner.on_change)();
+        });
+        let weak = std::rc::Rc::downgrade(inner_rc);
+        let on_close = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+            let Some(rc) = weak.upgrade() else { return };
+            let code = event
+                .dyn_into::<web_sys::CloseEvent>()
+                .map(|e| e.code())
+                .unwrap_or(0);
+            {
+                let inner = rc.borrow();
+                if inner.dropped {
+                    return;
+                }
+                set_status(
+                    &inner,
+                    LiveStatus::Reconnecting(format!(
+                        "no relay at {} (closed, code {code}): is `puffin-lens relay` running?",
+                        inner.url
+                    )),
+                );
+            }
+            let weak = std::rc::Rc::downgrade(&rc);
+            let retry = Closure::once_into_js(move || {
+                if let Some(rc) = weak.upgrade()
+                    && !rc.borrow().dropped
+                {
+                    connect(&rc);
+                }
+            });
+            if let Some(w) = web_sys::window() {
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                    retry.unchecked_ref(),
+                    1000,
+                );
+            }
+        });
+        ws.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        ws.set_onclose(Some(on_close.as_ref().unchecked_ref()));
+        let mut inner = inner_rc.borrow_mut();
+        inner.ws = Some(ws);
+        inner.handlers = vec![on_message, on_close];
+    }
 }

@@ -75,6 +75,10 @@ pub struct SharedState {
     pub commands: Vec<(UiCommand, Option<OnDone>)>,
     /// What `puffinLens.ui()` returns, republished when it changes.
     pub ui: Option<String>,
+    /// A live connection to open (`?live=`, `puffinLens.connect`).
+    pub connect: Option<String>,
+    /// The live connection's status, for `status()`.
+    pub live: Option<serde_json::Value>,
 }
 
 /// A request to the views from outside the app.

@@ -4,6 +4,7 @@
 //! recording, answered from the intact frames.
 
 mod analyze;
+mod live;
 mod text;
 
 use anyhow::Context as _;
@@ -63,6 +64,67 @@ closes; 1 when no window can be opened (no display).")]
         /// Recordings: A, then B (optional).
         #[arg(num_args = 0..=2)]
         files: Vec<PathBuf>,
+    },
+    /// Open the desktop app connected to a running app's puffin_http server.
+    #[command(
+        after_help = "Examples:\n  puffin-lens connect                    # 127.0.0.1:8585\n  \
+puffin-lens connect 192.168.1.20:8585\n\n\
+The app being profiled serves its frames with `puffin_http::Server::new(\"127.0.0.1:8585\")` \
+(puffin_http 0.17, puffin 0.20; older servers work too). Frames stream into the views; \
+the status line has Pause, Clear and Save recording. The connection comes back by itself \
+when the app restarts. Exit status: 0 when the window closes; 1 when no window can be opened."
+    )]
+    Connect {
+        /// The server: host:port (the port defaults to 8585).
+        #[arg(default_value = "127.0.0.1:8585")]
+        addr: String,
+    },
+    /// Save a running app's frames (puffin_http) to a .puffin file, headless.
+    #[command(
+        long_about = "Save a running app's frames to a .puffin file, without a window: for CI \
+jobs that profile a run and then analyze it. Connects to the app's puffin_http server and \
+records until --frames frames arrived, --seconds passed, Ctrl-C, or the app closes the \
+connection; then saves what arrived (PFD4 with every scope registration: puffin 0.20, \
+puffin_viewer and puffin-lens open it).",
+        after_help = "Examples:\n  \
+puffin-lens record 127.0.0.1:8585 -o run.puffin --frames 600\n  \
+my_app & puffin-lens record 127.0.0.1:8585 -o run.puffin --seconds 30 && puffin-lens frames run.puffin --top 5\n\n\
+puffin_http sends a frame only once the app ends one, and takes a new client at its next frame. \
+Exit status: 0 frames saved; 1 nothing usable arrived (refused, protocol version, not puffin_http: \
+one line says which); 2 usage error; 3 the stream broke after some frames (those are saved)."
+    )]
+    Record {
+        /// The server: host:port (the port defaults to 8585).
+        addr: String,
+        /// The recording to write (replaced once the capture ends).
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+        /// Stop after this many frames.
+        #[arg(long, value_name = "N")]
+        frames: Option<u64>,
+        /// Stop after this many seconds.
+        #[arg(long, value_name = "S")]
+        seconds: Option<f64>,
+    },
+    /// Forward a running app's puffin_http stream over a WebSocket, for the web app.
+    #[command(
+        long_about = "Forward a running app's puffin_http stream over a WebSocket, so that the \
+web app (browsers cannot open TCP connections) shows it live: open the page with \
+?live=ws://127.0.0.1:8586, or use Connect…. Each browser gets its own connection to the app; \
+the relay reconnects to the app when it restarts.",
+        after_help = "Examples:\n  \
+puffin-lens relay                                   # 127.0.0.1:8585 -> ws://127.0.0.1:8586\n  \
+puffin-lens relay 127.0.0.1:8585 --listen 127.0.0.1:9000\n\n\
+The relay listens on loopback only unless --listen names another interface (it says so when \
+it starts). Exit status: 1 when it cannot listen; otherwise it runs until Ctrl-C."
+    )]
+    Relay {
+        /// The server: host:port (the port defaults to 8585).
+        #[arg(default_value = "127.0.0.1:8585")]
+        addr: String,
+        /// Where browsers connect (host:port).
+        #[arg(long, default_value = "127.0.0.1:8586", value_name = "ADDR")]
+        listen: String,
     },
     /// What a recording holds: frames, threads, scopes, time span, format, problems.
     #[command(after_help = "Examples:\n  puffin-lens summary capture.puffin\n  \
@@ -189,6 +251,22 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 .map_err(|err| anyhow::anyhow!("cannot open the app window: {err}"))?;
             Ok(EXIT_OK)
         }
+        Command::Connect { addr } => {
+            static LOG: StderrLog = StderrLog;
+            if log::set_logger(&LOG).is_ok() {
+                log::set_max_level(log::LevelFilter::Info);
+            }
+            puffin_lens::app::run_native_live(addr)
+                .map_err(|err| anyhow::anyhow!("cannot open the app window: {err}"))?;
+            Ok(EXIT_OK)
+        }
+        Command::Record {
+            addr,
+            output,
+            frames,
+            seconds,
+        } => live::record(&addr, &output, frames, seconds),
+        Command::Relay { addr, listen } => live::relay(&addr, &listen),
         Command::Summary { file, json } => summary(&file, json),
         Command::Dump {
             file,

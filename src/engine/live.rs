@@ -414,6 +414,85 @@ fn encode_registrations(trace: &Trace) -> Vec<u8> {
     out
 }
 
+/// Where a connection stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LiveStatus {
+    Connecting,
+    /// Connected; frames arrive as the app sends them.
+    Connected,
+    /// Waiting to connect again; why the last attempt or connection ended.
+    Reconnecting(String),
+    /// The stream cannot be read (protocol mismatch, not a puffin_http
+    /// server); tried again every few seconds.
+    Failed(String),
+    /// Ended for good: `None` when asked to (or the server closed the
+    /// stream cleanly), else why it broke.
+    Ended(Option<String>),
+}
+
+impl LiveStatus {
+    /// One line for a status bar.
+    pub fn describe(&self) -> String {
+        match self {
+            LiveStatus::Connecting => "connecting".to_owned(),
+            LiveStatus::Connected => "connected".to_owned(),
+            LiveStatus::Reconnecting(why) => format!("reconnecting ({why})"),
+            LiveStatus::Failed(why) => why.clone(),
+            LiveStatus::Ended(None) => "disconnected".to_owned(),
+            LiveStatus::Ended(Some(why)) => format!("disconnected: {why}"),
+        }
+    }
+}
+
+/// What a connection shares with whoever shows it.
+pub struct LiveState {
+    pub recording: LiveRecording,
+    pub status: LiveStatus,
+    /// Bytes read from the network, all connections together.
+    pub bytes_received: u64,
+    /// Connections made so far.
+    pub connections: u32,
+}
+
+impl LiveStatus {
+    /// `connecting|connected|reconnecting|failed|ended` and the reason, as
+    /// the relay and `status()` report it.
+    pub fn kind_message(&self) -> (&'static str, String) {
+        match self {
+            LiveStatus::Connecting => ("connecting", String::new()),
+            LiveStatus::Connected => ("connected", String::new()),
+            LiveStatus::Reconnecting(m) => ("reconnecting", m.clone()),
+            LiveStatus::Failed(m) => ("failed", m.clone()),
+            LiveStatus::Ended(m) => ("ended", m.clone().unwrap_or_default()),
+        }
+    }
+}
+
+impl LiveState {
+    pub fn new(recording: LiveRecording) -> Self {
+        Self {
+            recording,
+            status: LiveStatus::Connecting,
+            bytes_received: 0,
+            connections: 0,
+        }
+    }
+
+    pub fn set_status(&mut self, status: LiveStatus) {
+        if status == LiveStatus::Connected {
+            self.connections += 1;
+        }
+        self.status = status;
+    }
+}
+
+/// Locks a shared [`LiveState`], whatever a panicking holder left.
+pub fn lock(state: &std::sync::Mutex<LiveState>) -> std::sync::MutexGuard<'_, LiveState> {
+    state
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

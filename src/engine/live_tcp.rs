@@ -2,7 +2,8 @@
 //! `puffin_http` server, reads its stream ([`super::live`]) into a
 //! [`LiveRecording`], and connects again when the app restarts.
 
-use super::live::{LiveRecording, MessageReader, Retention, StreamError};
+use super::live::{LiveRecording, Message, MessageReader, Retention, StreamError};
+pub use super::live::{LiveState, LiveStatus};
 use std::io::Read as _;
 use std::net::{TcpStream, ToSocketAddrs as _};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,46 +24,6 @@ pub fn with_default_port(addr: &str) -> String {
     } else {
         format!("{addr}:{DEFAULT_PORT}")
     }
-}
-
-/// Where a connection stands.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LiveStatus {
-    Connecting,
-    /// Connected; frames arrive as the app sends them.
-    Connected,
-    /// Waiting to connect again; why the last attempt or connection ended.
-    Reconnecting(String),
-    /// The stream cannot be read (protocol mismatch, not a puffin_http
-    /// server); tried again every few seconds.
-    Failed(String),
-    /// Ended for good: `None` when asked to (or the server closed the
-    /// stream cleanly), else why it broke.
-    Ended(Option<String>),
-}
-
-impl LiveStatus {
-    /// One line for a status bar.
-    pub fn describe(&self) -> String {
-        match self {
-            LiveStatus::Connecting => "connecting".to_owned(),
-            LiveStatus::Connected => "connected".to_owned(),
-            LiveStatus::Reconnecting(why) => format!("reconnecting ({why})"),
-            LiveStatus::Failed(why) => why.clone(),
-            LiveStatus::Ended(None) => "disconnected".to_owned(),
-            LiveStatus::Ended(Some(why)) => format!("disconnected: {why}"),
-        }
-    }
-}
-
-/// What the reading thread shares with whoever shows it.
-pub struct LiveState {
-    pub recording: LiveRecording,
-    pub status: LiveStatus,
-    /// Bytes read from the network, all connections together.
-    pub bytes_received: u64,
-    /// Connections made so far.
-    pub connections: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -110,28 +71,24 @@ impl LiveClient {
         on_change: impl Fn() + Send + 'static,
     ) -> std::io::Result<Self> {
         let addr = with_default_port(addr);
-        let state = Arc::new(Mutex::new(LiveState {
-            recording: LiveRecording::new(options.retention),
-            status: LiveStatus::Connecting,
-            bytes_received: 0,
-            connections: 0,
-        }));
+        let state = Arc::new(Mutex::new(LiveState::new(LiveRecording::new(
+            options.retention,
+        ))));
         let stop = Arc::new(AtomicBool::new(false));
         let thread = {
             let (addr, state, stop) = (addr.clone(), state.clone(), stop.clone());
             std::thread::Builder::new()
                 .name("puffin-lens-live".to_owned())
                 .spawn(move || {
-                    let mut run = Run {
-                        addr,
-                        options,
+                    let mut sink = StateSink {
                         state,
-                        stop,
+                        max_frames: options.max_frames,
                         on_change: Box::new(on_change),
                         last_notify: Instant::now(),
+                        changed: false,
                     };
-                    run.run();
-                    (run.on_change)();
+                    run(&addr, options.reconnect, &stop, &mut sink);
+                    (sink.on_change)();
                 })?
         };
         Ok(Self {
@@ -145,6 +102,11 @@ impl LiveClient {
     /// The shared state (briefly: the reading thread waits for it).
     pub fn state(&self) -> MutexGuard<'_, LiveState> {
         lock(&self.state)
+    }
+
+    /// The shared state, for whoever outlives this client.
+    pub fn shared_state(&self) -> Arc<Mutex<LiveState>> {
+        self.state.clone()
     }
 
     /// Whether the reading thread has ended (status [`LiveStatus::Ended`]).
@@ -167,15 +129,85 @@ impl Drop for LiveClient {
     }
 }
 
-fn lock(state: &Mutex<LiveState>) -> MutexGuard<'_, LiveState> {
-    state
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+use super::live::lock;
+
+/// Where [`run`] delivers what it reads.
+pub trait LiveSink {
+    /// `n` bytes arrived.
+    fn bytes(&mut self, n: usize);
+    /// A whole message arrived; false ends the connection for good.
+    fn message(&mut self, message: &Message<'_>) -> bool;
+    fn status(&mut self, status: LiveStatus);
+    /// Called after each read (and while waiting), to batch notifications.
+    fn idle(&mut self) {}
+}
+
+/// Reads `addr`'s stream into `sink` until `stop` is set, the sink says
+/// so, or (without `reconnect`) the first connection ends; then the status
+/// is [`LiveStatus::Ended`].
+pub fn run(addr: &str, reconnect: bool, stop: &AtomicBool, sink: &mut dyn LiveSink) {
+    let stopped = || stop.load(Ordering::SeqCst);
+    // Sleeps up to `d`, waking early when asked to stop.
+    let pause = |d: Duration| {
+        let until = Instant::now() + d;
+        while !stopped() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let broken = |why: String| {
+        if reconnect {
+            LiveStatus::Reconnecting(why)
+        } else {
+            LiveStatus::Ended(Some(why))
+        }
+    };
+    while !stopped() {
+        let stream = match connect(addr) {
+            Ok(s) => s,
+            Err(err) => {
+                sink.status(broken(format!("{addr}: cannot connect: {err}")));
+                if !reconnect {
+                    return;
+                }
+                pause(RETRY);
+                continue;
+            }
+        };
+        sink.status(LiveStatus::Connected);
+        let (status, wait) = match read(stream, stop, sink) {
+            End::Done => (LiveStatus::Ended(None), None),
+            End::Closed(Ok(())) if !reconnect => (LiveStatus::Ended(None), None),
+            End::Closed(Ok(())) => (
+                LiveStatus::Reconnecting("the app closed the connection".to_owned()),
+                Some(RETRY),
+            ),
+            End::Closed(Err(err)) => (broken(err.to_string()), Some(RETRY)),
+            End::Io(err) => (broken(format!("connection lost: {err}")), Some(RETRY)),
+            End::Stream(err) => {
+                let why = format!("{addr}: {err}");
+                if reconnect {
+                    (LiveStatus::Failed(why), Some(RETRY_FAILED))
+                } else {
+                    (LiveStatus::Ended(Some(why)), None)
+                }
+            }
+        };
+        let ended = matches!(status, LiveStatus::Ended(_));
+        sink.status(status);
+        match wait {
+            Some(d) if reconnect => pause(d),
+            _ => return,
+        }
+        if ended {
+            return;
+        }
+    }
+    sink.status(LiveStatus::Ended(None));
 }
 
 /// How one connection ended.
 enum End {
-    /// Asked to stop, or the frame limit was reached.
+    /// Asked to stop, or the sink had enough.
     Done,
     /// The server closed the connection (cleanly or in a record).
     Closed(Result<(), StreamError>),
@@ -183,143 +215,79 @@ enum End {
     Stream(StreamError),
 }
 
-struct Run {
-    addr: String,
-    options: LiveOptions,
-    state: Arc<Mutex<LiveState>>,
-    stop: Arc<AtomicBool>,
-    on_change: Box<dyn Fn() + Send>,
-    last_notify: Instant,
+fn read(mut stream: TcpStream, stop: &AtomicBool, sink: &mut dyn LiveSink) -> End {
+    let mut reader = MessageReader::new();
+    let mut buf = vec![0u8; 256 << 10];
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            return End::Done;
+        }
+        let n = match stream.read(&mut buf) {
+            Ok(0) => return End::Closed(reader.finish()),
+            Ok(n) => n,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) =>
+            {
+                sink.idle();
+                continue;
+            }
+            Err(e) => return End::Io(e),
+        };
+        reader.feed(&buf[..n]);
+        sink.bytes(n);
+        loop {
+            match reader.next_message() {
+                Ok(Some(message)) => {
+                    if !sink.message(&message) {
+                        return End::Done;
+                    }
+                }
+                Ok(None) => break,
+                Err(err) => return End::Stream(err),
+            }
+        }
+        sink.idle();
+    }
 }
 
-impl Run {
-    fn set_status(&mut self, status: LiveStatus) {
-        lock(&self.state).status = status;
+/// The desktop app's and `record`'s sink: the shared [`LiveState`].
+struct StateSink {
+    state: Arc<Mutex<LiveState>>,
+    max_frames: Option<u64>,
+    on_change: Box<dyn Fn() + Send>,
+    last_notify: Instant,
+    changed: bool,
+}
+
+impl LiveSink for StateSink {
+    fn bytes(&mut self, n: usize) {
+        lock(&self.state).bytes_received += n as u64;
+    }
+
+    fn message(&mut self, message: &Message<'_>) -> bool {
+        let mut state = lock(&self.state);
+        state.recording.push(message);
+        self.changed = true;
+        self.max_frames
+            .is_none_or(|max| state.recording.received_frames < max)
+    }
+
+    fn status(&mut self, status: LiveStatus) {
+        lock(&self.state).set_status(status);
         (self.on_change)();
     }
 
-    fn stopped(&self) -> bool {
-        self.stop.load(Ordering::SeqCst)
-    }
-
-    /// Sleeps up to `d`, waking early when asked to stop.
-    fn pause(&self, d: Duration) {
-        let until = Instant::now() + d;
-        while !self.stopped() && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn run(&mut self) {
-        while !self.stopped() {
-            let stream = match connect(&self.addr) {
-                Ok(s) => s,
-                Err(err) => {
-                    let why = format!("{}: cannot connect: {err}", self.addr);
-                    if !self.options.reconnect {
-                        self.set_status(LiveStatus::Ended(Some(why)));
-                        return;
-                    }
-                    self.set_status(LiveStatus::Reconnecting(why));
-                    self.pause(RETRY);
-                    continue;
-                }
-            };
-            lock(&self.state).connections += 1;
-            self.set_status(LiveStatus::Connected);
-            let (status, wait) = match self.read(stream) {
-                End::Done => (LiveStatus::Ended(None), None),
-                End::Closed(Ok(())) if !self.options.reconnect => (LiveStatus::Ended(None), None),
-                End::Closed(Ok(())) => (
-                    LiveStatus::Reconnecting("the app closed the connection".to_owned()),
-                    Some(RETRY),
-                ),
-                End::Closed(Err(err)) | End::Stream(err @ StreamError::Cut { .. }) => {
-                    (broken(&self.options, err.to_string()), Some(RETRY))
-                }
-                End::Io(err) => (
-                    broken(&self.options, format!("connection lost: {err}")),
-                    Some(RETRY),
-                ),
-                End::Stream(err) => {
-                    let why = format!("{}: {err}", self.addr);
-                    if self.options.reconnect {
-                        (LiveStatus::Failed(why), Some(RETRY_FAILED))
-                    } else {
-                        (LiveStatus::Ended(Some(why)), None)
-                    }
-                }
-            };
-            self.set_status(status);
-            match wait {
-                Some(d) if self.options.reconnect => self.pause(d),
-                _ => return,
-            }
-        }
-        self.set_status(LiveStatus::Ended(None));
-    }
-
-    fn read(&mut self, mut stream: TcpStream) -> End {
-        let mut reader = MessageReader::new();
-        let mut buf = vec![0u8; 256 << 10];
-        let mut changed = false;
-        loop {
-            if self.stopped() {
-                return End::Done;
-            }
-            let n = match stream.read(&mut buf) {
-                Ok(0) => return End::Closed(reader.finish()),
-                Ok(n) => n,
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock
-                            | std::io::ErrorKind::TimedOut
-                            | std::io::ErrorKind::Interrupted
-                    ) =>
-                {
-                    self.notify(&mut changed);
-                    continue;
-                }
-                Err(e) => return End::Io(e),
-            };
-            reader.feed(&buf[..n]);
-            let mut state = lock(&self.state);
-            state.bytes_received += n as u64;
-            loop {
-                match reader.next_message() {
-                    Ok(Some(message)) => {
-                        state.recording.push(&message);
-                        changed = true;
-                        if let Some(max) = self.options.max_frames
-                            && state.recording.received_frames >= max
-                        {
-                            return End::Done;
-                        }
-                    }
-                    Ok(None) => break,
-                    Err(err) => return End::Stream(err),
-                }
-            }
-            drop(state);
-            self.notify(&mut changed);
-        }
-    }
-
-    fn notify(&mut self, changed: &mut bool) {
-        if *changed && self.last_notify.elapsed() >= NOTIFY_EVERY {
-            *changed = false;
+    fn idle(&mut self) {
+        if self.changed && self.last_notify.elapsed() >= NOTIFY_EVERY {
+            self.changed = false;
             self.last_notify = Instant::now();
             (self.on_change)();
         }
-    }
-}
-
-fn broken(options: &LiveOptions, why: String) -> LiveStatus {
-    if options.reconnect {
-        LiveStatus::Reconnecting(why)
-    } else {
-        LiveStatus::Ended(Some(why))
     }
 }
 

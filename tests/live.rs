@@ -1,0 +1,503 @@
+//! Live capture against a real `puffin_http::Server` in this process (and
+//! fake servers on 127.0.0.1 for the faults): `record`, the reconnecting
+//! client, and the desktop app's live model.
+
+mod common;
+
+use common::{code, run, stderr};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use puffin_lens::app::{PuffinLensApp, Settings, Shared, Side};
+use puffin_lens::engine::export::export_string;
+use puffin_lens::engine::live::{LiveStatus, Retention};
+use puffin_lens::engine::live_tcp::{LiveClient, LiveOptions};
+use puffin_lens::engine::write::{Compression, Format, synthetic_capture, write_frame};
+use puffin_lens::engine::{self, ScopeIdx};
+use std::io::Write as _;
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// puffin's profiler is global: one profiled app at a time.
+static PROFILER: Mutex<()> = Mutex::new(());
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// An app instrumented with puffin, serving its frames with puffin_http:
+/// a main thread (`frame_body` > `update` > `physics`) and two workers
+/// (`job` with data), a frame every 4 ms. Every frame it ends is also kept
+/// (puffin's own `FrameData`) to compare with what arrives.
+struct ProfiledApp {
+    server: Option<puffin_http::Server>,
+    sink: puffin::FrameSinkId,
+    sent: Arc<Mutex<Vec<Arc<puffin::FrameData>>>>,
+    stop: Arc<AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+/// A puffin_http server on `port`. puffin registers a scope once per
+/// process, with the first frame it appears in; a server started later in
+/// the same process (another test, a restart) only sends what it saw, so the
+/// profiler re-sends every registration with its next frame, as a freshly
+/// started app does.
+fn serve(port: u16) -> puffin_http::Server {
+    let server = puffin_http::Server::new(&format!("127.0.0.1:{port}")).expect("server starts");
+    puffin::GlobalProfiler::lock().emit_scope_snapshot();
+    server
+}
+
+impl ProfiledApp {
+    fn start(port: u16) -> Self {
+        puffin::set_scopes_on(true);
+        let server = serve(port);
+        let sent: Arc<Mutex<Vec<Arc<puffin::FrameData>>>> = Arc::default();
+        let s = sent.clone();
+        let sink = puffin::GlobalProfiler::lock()
+            .add_sink(Box::new(move |frame| s.lock().unwrap().push(frame)));
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut threads = Vec::new();
+        for w in 0..2 {
+            let stop = stop.clone();
+            threads.push(
+                std::thread::Builder::new()
+                    .name(format!("worker {w}"))
+                    .spawn(move || {
+                        let mut i = 0;
+                        while !stop.load(Ordering::SeqCst) {
+                            puffin::profile_scope!("job", format!("item {i}"));
+                            i += 1;
+                            std::thread::sleep(Duration::from_millis(1));
+                        }
+                    })
+                    .unwrap(),
+            );
+        }
+        let stop2 = stop.clone();
+        threads.push(
+            std::thread::Builder::new()
+                .name("main".into())
+                .spawn(move || {
+                    while !stop2.load(Ordering::SeqCst) {
+                        {
+                            puffin::profile_scope!("frame_body");
+                            {
+                                puffin::profile_scope!("update");
+                                puffin::profile_scope!("physics");
+                                std::thread::sleep(Duration::from_millis(1));
+                            }
+                        }
+                        puffin::GlobalProfiler::lock().new_frame();
+                        std::thread::sleep(Duration::from_millis(3));
+                    }
+                })
+                .unwrap(),
+        );
+        Self {
+            server: Some(server),
+            sink,
+            sent,
+            stop,
+            threads,
+        }
+    }
+
+    /// Drops the server (its clients are disconnected); the app runs on.
+    fn stop_server(&mut self) {
+        self.server = None;
+    }
+
+    fn sent_frame(&self, frame_index: u64) -> Option<Arc<puffin::FrameData>> {
+        let sent = self.sent.lock().unwrap();
+        sent.iter()
+            .find(|f| f.meta().frame_index == frame_index)
+            .cloned()
+    }
+}
+
+impl Drop for ProfiledApp {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+        self.server = None;
+        puffin::GlobalProfiler::lock().remove_sink(self.sink);
+    }
+}
+
+/// Waits up to 20 s for `done`.
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let until = Instant::now() + Duration::from_secs(20);
+    while !done() {
+        assert!(Instant::now() < until, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// puffin's own reader over a saved file: every frame, in order.
+fn read_with_puffin(bytes: &[u8]) -> Vec<puffin::FrameData> {
+    let mut r = &bytes[4..];
+    assert_eq!(&bytes[..4], b"PUF0");
+    let mut frames = Vec::new();
+    while let Some(f) = puffin::FrameData::read_next(&mut r).expect("puffin reads the file") {
+        frames.push(f);
+    }
+    frames
+}
+
+/// A frame as puffin sees it: index, range, scope count, and every
+/// thread's name and stream bytes.
+type Content = (u64, (i64, i64), usize, Vec<(String, Vec<u8>)>);
+
+fn content(f: &puffin::FrameData) -> Content {
+    let unpacked = f.unpacked().expect("unpacks");
+    let streams = unpacked
+        .thread_streams
+        .iter()
+        .map(|(t, s)| (t.name.clone(), s.stream.bytes().to_vec()))
+        .collect();
+    (
+        f.meta().frame_index,
+        f.meta().range_ns,
+        f.meta().num_scopes,
+        streams,
+    )
+}
+
+fn names(t: &engine::Trace) -> std::collections::BTreeSet<String> {
+    (0..t.scopes.len() as u32)
+        .map(|i| t.scope_name(ScopeIdx(i)).to_owned())
+        .collect()
+}
+
+#[test]
+fn record_saves_exactly_the_frames_sent() {
+    let _guard = PROFILER.lock().unwrap_or_else(|e| e.into_inner());
+    let port = free_port();
+    let app = ProfiledApp::start(port);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run.puffin");
+    let addr = format!("127.0.0.1:{port}");
+    let result = run(&[
+        "record",
+        &addr,
+        "-o",
+        out.to_str().unwrap(),
+        "--frames",
+        "25",
+    ]);
+    assert_eq!(code(&result), 0, "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains("saved 25 frames"),
+        "{}",
+        stderr(&result)
+    );
+    let bytes = std::fs::read(&out).unwrap();
+    // puffin 0.20's own reader opens it, frame for frame what the app sent.
+    let frames = read_with_puffin(&bytes);
+    assert_eq!(frames.len(), 25);
+    for (i, f) in frames.iter().enumerate() {
+        let sent = app
+            .sent_frame(f.meta().frame_index)
+            .expect("a frame the app sent");
+        assert_eq!(content(f), content(&sent));
+        if i > 0 {
+            assert_eq!(f.meta().frame_index, frames[i - 1].meta().frame_index + 1);
+        }
+    }
+    // And we read it: registered names, every thread.
+    let decoded = engine::load(&bytes).unwrap();
+    assert!(decoded.diagnostics.is_empty(), "{:?}", decoded.diagnostics);
+    let t = &decoded.trace;
+    assert_eq!(t.frames.len(), 25);
+    let n = names(t);
+    for name in ["frame_body", "update", "physics", "job"] {
+        assert!(n.contains(name), "{name} in {n:?}");
+    }
+    assert!(t.defs.kind.iter().all(|k| k.is_registered()));
+    drop(app);
+}
+
+#[test]
+fn the_client_reconnects_when_the_app_restarts() {
+    let _guard = PROFILER.lock().unwrap_or_else(|e| e.into_inner());
+    let port = free_port();
+    let mut app = ProfiledApp::start(port);
+    let client =
+        LiveClient::start(&format!("127.0.0.1:{port}"), LiveOptions::default(), || {}).unwrap();
+    wait_for("frames", || client.state().recording.frames() >= 5);
+    app.stop_server();
+    wait_for("the disconnect", || {
+        matches!(client.state().status, LiveStatus::Reconnecting(_))
+    });
+    let before = client.state().recording.received_frames;
+    let _server = serve(port);
+    wait_for("frames after reconnecting", || {
+        client.state().recording.received_frames >= before + 5
+    });
+    let state = client.state();
+    assert_eq!(state.status, LiveStatus::Connected);
+    assert!(state.connections >= 2, "{}", state.connections);
+    // The second connection's first frame registered every scope again.
+    let t = state.recording.snapshot().trace;
+    assert!(t.defs.kind.iter().all(|k| k.is_registered()));
+    assert!(names(&t).contains("physics"));
+}
+
+#[test]
+fn the_desktop_app_shows_the_live_recording_it_saves() {
+    let _guard = PROFILER.lock().unwrap_or_else(|e| e.into_inner());
+    let port = free_port();
+    let mut app = ProfiledApp::start(port);
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_eframe(|cc| {
+            PuffinLensApp::with_context(&cc.egui_ctx, Shared::default(), Settings::default())
+        });
+    let ctx = h.ctx.clone();
+    h.state_mut().connect(&ctx, &format!("127.0.0.1:{port}"));
+    let step_until = |h: &mut Harness<'static, PuffinLensApp>,
+                      what: &str,
+                      done: &dyn Fn(&PuffinLensApp) -> bool| {
+        let until = Instant::now() + Duration::from_secs(20);
+        loop {
+            h.step();
+            if done(h.state()) {
+                return;
+            }
+            assert!(Instant::now() < until, "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(30));
+        }
+    };
+    let shown_frames = |app: &PuffinLensApp| {
+        app.recording(Side::A)
+            .map_or(0, |r| r.loaded().trace().frames.len())
+    };
+    step_until(&mut h, "frames in the views", &|app| {
+        shown_frames(app) >= 10
+    });
+    h.get_by_label("LIVE");
+    h.get_by_label("connected");
+    // The views keep up as frames arrive.
+    let first = shown_frames(h.state());
+    step_until(&mut h, "more frames", &|app| shown_frames(app) > first);
+    // Paused, frames still arrive but the views stay.
+    h.get_by_label("Pause").click();
+    h.run_steps(2);
+    assert!(h.state().live().unwrap().paused);
+    let paused_at = shown_frames(h.state());
+    let received = h.state().live().unwrap().state().recording.received_frames;
+    step_until(&mut h, "frames while paused", &|app| {
+        app.live().unwrap().state().recording.received_frames > received + 10
+    });
+    assert_eq!(shown_frames(h.state()), paused_at);
+    h.get_by_label("Resume").click();
+    // The app stops serving: once everything is shown, the views hold
+    // exactly what Save recording writes.
+    app.stop_server();
+    step_until(&mut h, "the disconnect", &|app| {
+        matches!(
+            app.live().unwrap().state().status,
+            LiveStatus::Reconnecting(_)
+        )
+    });
+    let total = h.state().live().unwrap().state().recording.frames();
+    step_until(&mut h, "every frame shown", &|app| {
+        shown_frames(app) == total
+    });
+    let saved = h.state().live().unwrap().to_puffin();
+    let shown = export_string(
+        h.state().recording(Side::A).unwrap().loaded().trace(),
+        "x",
+        false,
+    );
+    let reopened = engine::load(&saved).unwrap();
+    assert!(reopened.diagnostics.is_empty());
+    assert_eq!(export_string(&reopened.trace, "x", false), shown);
+    // What puffin reads in the saved file is what the app sent.
+    for f in read_with_puffin(&saved) {
+        let sent = app.sent_frame(f.meta().frame_index).expect("sent");
+        assert_eq!(content(&f), content(&sent));
+    }
+    // The status line says what happened.
+    h.get_by_label_contains("reconnecting");
+    let status = h
+        .state()
+        .shared()
+        .borrow()
+        .live
+        .clone()
+        .expect("status published");
+    assert_eq!(status["status"], "reconnecting");
+    assert_eq!(status["frames"], total);
+    drop(app);
+}
+
+#[test]
+fn retention_drops_the_oldest_frames_while_live() {
+    let _guard = PROFILER.lock().unwrap_or_else(|e| e.into_inner());
+    let port = free_port();
+    let _app = ProfiledApp::start(port);
+    let options = LiveOptions {
+        retention: Retention {
+            max_frames: 30,
+            max_mb: 256,
+        },
+        ..Default::default()
+    };
+    let client = LiveClient::start(&format!("127.0.0.1:{port}"), options, || {}).unwrap();
+    wait_for("frames past the limit", || {
+        client.state().recording.received_frames >= 80
+    });
+    let state = client.state();
+    let rec = &state.recording;
+    assert!(rec.frames() <= 30 && rec.frames() >= 27, "{}", rec.frames());
+    assert!(rec.dropped_frames >= 50);
+    let t = rec.snapshot().trace;
+    // The newest frames, consecutive, names intact.
+    let idx = &t.frames.frame_index;
+    assert!(idx.windows(2).all(|w| w[1] == w[0] + 1), "{idx:?}");
+    assert!(t.defs.kind.iter().all(|k| k.is_registered()));
+    let saved = engine::load(&rec.to_puffin()).unwrap();
+    assert_eq!(
+        export_string(&saved.trace, "x", false),
+        export_string(&t, "x", false)
+    );
+}
+
+/// A server on 127.0.0.1 that writes `bytes` to its first client, then
+/// closes the connection (or keeps it open for `hold`).
+fn fake_server(bytes: Vec<u8>, hold: Duration) -> (u16, std::thread::JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let t = std::thread::spawn(move || {
+        if let Ok((mut s, _)) = listener.accept() {
+            let _ = s.write_all(&bytes);
+            let _ = s.flush();
+            std::thread::sleep(hold);
+        }
+    });
+    (port, t)
+}
+
+/// puffin_http messages (version 2) of a synthetic capture.
+fn messages(frames: usize) -> Vec<Vec<u8>> {
+    synthetic_capture(frames, 1, 30)
+        .iter()
+        .map(|f| {
+            let mut m = 2u16.to_le_bytes().to_vec();
+            write_frame(&mut m, f, Format::Pfd4(Compression::Lz4));
+            m
+        })
+        .collect()
+}
+
+fn record_from(bytes: Vec<u8>, extra: &[&str]) -> (std::process::Output, Option<Vec<u8>>) {
+    let (port, t) = fake_server(bytes, Duration::from_millis(0));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.puffin");
+    let addr = format!("127.0.0.1:{port}");
+    let mut args = vec!["record", addr.as_str(), "-o", out.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let result = run(&args);
+    let _ = t.join();
+    (result, std::fs::read(&out).ok())
+}
+
+#[test]
+fn record_names_what_is_wrong_with_a_server() {
+    // Not profiling, but free ports must not be taken meanwhile.
+    let _guard = PROFILER.lock().unwrap_or_else(|e| e.into_inner());
+    // Nothing listens.
+    let port = free_port();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.puffin");
+    let result = run(&[
+        "record",
+        &format!("127.0.0.1:{port}"),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code(&result), 1);
+    let err = stderr(&result);
+    assert!(
+        err.contains("cannot connect") && err.contains("nothing saved"),
+        "{err}"
+    );
+    assert!(!out.exists());
+
+    // A newer protocol with records we do not know.
+    let (result, saved) = record_from([9, 0, b'P', b'F', b'D', b'7', 1, 0, 0, 0, 0].to_vec(), &[]);
+    assert_eq!(code(&result), 1);
+    let err = stderr(&result);
+    assert!(
+        err.contains("protocol version 9") && err.contains("versions 1 to 2"),
+        "{err}"
+    );
+    assert!(saved.is_none());
+
+    // Not puffin_http.
+    let (result, _) = record_from(b"SSH-2.0-OpenSSH_9.2\r\n".to_vec(), &[]);
+    assert_eq!(code(&result), 1);
+    assert!(
+        stderr(&result).contains("not a puffin_http stream"),
+        "{}",
+        stderr(&result)
+    );
+
+    // A record claiming 4 GB: refused, nothing allocated for it.
+    let (result, _) = record_from(
+        [2, 0, b'P', b'F', b'D', b'4', 0xff, 0xff, 0xff, 0xfe].to_vec(),
+        &[],
+    );
+    assert_eq!(code(&result), 1);
+    assert!(
+        stderr(&result).contains("more than the limit"),
+        "{}",
+        stderr(&result)
+    );
+
+    // Cut in the middle of the fourth record: the three before are saved.
+    let m = messages(4);
+    let mut bytes: Vec<u8> = m[..3].concat();
+    bytes.extend_from_slice(&m[3][..m[3].len() / 2]);
+    let (result, saved) = record_from(bytes, &[]);
+    assert_eq!(code(&result), 3, "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains("in the middle of a frame record"),
+        "{}",
+        stderr(&result)
+    );
+    let saved = engine::load(&saved.expect("saved")).unwrap();
+    assert_eq!(saved.trace.frames.len(), 3);
+
+    // The app closes the connection after two frames: a clean end.
+    let (result, saved) = record_from(messages(2).concat(), &[]);
+    assert_eq!(code(&result), 0, "{}", stderr(&result));
+    assert_eq!(engine::load(&saved.unwrap()).unwrap().trace.frames.len(), 2);
+
+    // Connected, but no frame comes: --seconds ends it, nothing saved.
+    let (port, t) = fake_server(Vec::new(), Duration::from_secs(3));
+    let result = run(&[
+        "record",
+        &format!("127.0.0.1:{port}"),
+        "-o",
+        out.to_str().unwrap(),
+        "--seconds",
+        "0.5",
+    ]);
+    let _ = t.join();
+    assert_eq!(code(&result), 1);
+    assert!(
+        stderr(&result).contains("no frame arrived"),
+        "{}",
+        stderr(&result)
+    );
+    assert!(!out.exists());
+}
