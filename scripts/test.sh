@@ -13,7 +13,7 @@ scripts/setup.sh --browser
 echo "== cargo test"
 cargo test --locked
 echo "== web app: trunk build --release"
-cargo build --locked --release --bin puffin-lens
+cargo build --locked --release --bin puffin-lens --example live_demo
 trunk build --release
 echo "== browser end-to-end test (headless Chromium)"
 node web/e2e.mjs

@@ -29,3 +29,19 @@ pub fn elide(s: &str, max: usize) -> String {
 pub fn thread_label(name: &str) -> &str {
     if name.is_empty() { "(unnamed)" } else { name }
 }
+
+/// A byte count for people: `512 B`, `43.1 KiB`, `12.3 MiB`, `1.2 GiB`.
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = n as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}

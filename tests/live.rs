@@ -336,6 +336,21 @@ fn the_desktop_app_shows_the_live_recording_it_saves() {
         .expect("status published");
     assert_eq!(status["status"], "reconnecting");
     assert_eq!(status["frames"], total);
+    // Clear: the views show an empty recording, every view still draws.
+    h.get_by_label("Clear").click();
+    step_until(&mut h, "the cleared recording", &|app| {
+        shown_frames(app) == 0
+    });
+    for key in [
+        egui::Key::Num2,
+        egui::Key::Num3,
+        egui::Key::Num4,
+        egui::Key::Num1,
+    ] {
+        h.key_press(key);
+        h.run_steps(2);
+    }
+    assert_eq!(h.state().live().unwrap().state().recording.frames(), 0);
     drop(app);
 }
 

@@ -3,6 +3,7 @@
 // the native CLI answers (a .puffin file and a JSON dump); click "Try an
 // example" and "Open…" on the canvas; drop a damaged
 // and a broken file; load ?url= (progress bars checked);
+// watch a running app live through `puffin-lens relay` (?live=);
 // reload offline through the service worker; and make sure the page asks for
 // nothing but its own files. Screenshots go to target/e2e/.
 //
@@ -13,7 +14,8 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { OUT, ROOT, cli, dropFile, launch, openApp, read, serve, waitLoaded } from "./harness.mjs";
+import { spawn } from "node:child_process";
+import { BIN, OUT, ROOT, cli, dropFile, freePort, launch, openApp, read, serve, waitLoaded } from "./harness.mjs";
 
 const SAMPLES = join(ROOT, "samples");
 const SAMPLE = "threads_demo.puffin";
@@ -75,7 +77,7 @@ let page;
 await test("the app starts under a sub-path and shows the welcome screen", async () => {
   page = await openApp(context, server.base);
   const status = await page.evaluate(() => window.puffinLens.status());
-  assert.deepEqual(status, { loading: null, fetching: null, error: null, a: null, b: null, shown: "a" });
+  assert.deepEqual(status, { loading: null, fetching: null, error: null, a: null, b: null, shown: "a", live: null });
   assert.equal(await page.evaluate(() => window.puffinLens.summary()), null);
   await page.screenshot({ path: join(OUT, "welcome.png") });
 });
@@ -421,6 +423,54 @@ await test("works offline after the first visit (service worker)", async () => {
   assert.deepEqual(summary, expected.summary);
   await offline.screenshot({ path: join(OUT, "offline.png") });
   await server.restart();
+});
+
+await test("live: through `puffin-lens relay`, a running app's frames stream into the views (?live=)", async () => {
+  // examples/live_demo.rs: puffin + puffin_http, about 60 frames a second.
+  const demoBin = join(ROOT, "target", "release", "examples", "live_demo");
+  const [appPort, relayPort] = [await freePort(), await freePort()];
+  const startDemo = () => spawn(demoBin, [`127.0.0.1:${appPort}`], { stdio: ["ignore", "ignore", "inherit"] });
+  let demo = startDemo();
+  const relay = spawn(BIN, ["relay", `127.0.0.1:${appPort}`, "--listen", `127.0.0.1:${relayPort}`], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let relayLog = "";
+  relay.stderr.on("data", (d) => (relayLog += d));
+  const until = async (what, ok, ms = 30_000) => {
+    for (const t0 = Date.now(); !(await ok()); await new Promise((r) => setTimeout(r, 100))) {
+      if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}; relay said:\n${relayLog}`);
+    }
+  };
+  try {
+    await until("the relay", () => relayLog.includes("relaying"));
+    assert.match(relayLog, /loopback only/);
+    const p = await openApp(context, `${server.base}?live=ws://127.0.0.1:${relayPort}`);
+    const live = () => p.evaluate(() => window.puffinLens.status());
+    await until("frames in the views", async () => {
+      const s = await live();
+      return s.live && s.live.status === "connected" && s.live.shown_generation >= 20 && s.a === `live ws://127.0.0.1:${relayPort}`;
+    });
+    const summary = await p.evaluate(() => window.puffinLens.summary());
+    assert.ok(summary.frames >= 20, JSON.stringify(summary));
+    assert.ok(summary.has_registration, "scope names arrived with the first frame");
+    const names = (await p.evaluate(() => window.puffinLens.query("find", { aggregate: true, by: "name", top: 100 }))).map((r) => r.name);
+    for (const n of ["frame_body", "update", "physics", "render", "job"]) assert.ok(names.includes(n), `${n} in ${names}`);
+    await p.screenshot({ path: join(OUT, "live.png") });
+    // The app restarts: the relay reconnects to it, the page stays connected.
+    demo.kill();
+    await until("the relay to report the app gone", async () => (await live()).live.status === "reconnecting");
+    const before = (await live()).live.received_frames;
+    demo = startDemo();
+    await until("frames from the restarted app", async () => {
+      const s = (await live()).live;
+      return s.status === "connected" && s.received_frames > before + 20;
+    });
+    assert.deepEqual(p.logs.filter((l) => l.startsWith("pageerror")), []);
+    await p.close();
+  } finally {
+    demo.kill();
+    relay.kill();
+  }
 });
 
 await test("the page requested nothing but its own files", async () => {

@@ -16,7 +16,7 @@ export const BIN = process.env.PUFFIN_LENS_BIN || join(ROOT, "target", "release"
 export const OUT = join(ROOT, "target", "e2e");
 
 /** A free TCP port on 127.0.0.1. */
-async function freePort() {
+export async function freePort() {
   return new Promise((ok, fail) => {
     const srv = createServer();
     srv.unref();

@@ -220,10 +220,10 @@ impl LiveSession {
                 .version
                 .map_or(String::new(), |v| format!(", protocol {v}"));
             ui.label(format!(
-                "{} frames kept of {} received · {:.1} MB received{version}",
+                "{} frames kept of {} received · {} received{version}",
                 rec.frames(),
                 rec.received_frames,
-                state.bytes_received as f64 / 1e6,
+                crate::units::bytes(state.bytes_received),
             ))
             .on_hover_text(format!(
                 "{} frames dropped (retention or Clear); {} connection(s) so far",

@@ -312,7 +312,7 @@ impl OverviewView {
                 cell(
                     ui,
                     "Size",
-                    format!("{:.1} KiB", self.loaded.size_bytes as f64 / 1024.0),
+                    crate::units::bytes(self.loaded.size_bytes as u64),
                 );
                 ui.end_row();
                 cell(

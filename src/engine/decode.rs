@@ -985,30 +985,18 @@ impl PuffinDecoder<Vec<u8>> {
         }
     }
 
+    /// Forgets the bytes before `from` (record boundaries, `from >= 4`)
+    /// and the first `frames` frames of the model. Diagnostics stay.
+    pub fn drop_front(&mut self, from: usize, frames: usize) {
+        let from = from.clamp(4, self.bytes.len());
+        self.bytes.drain(4..from);
+        self.pos -= from - 4;
+        self.builder.drop_front_frames(frames);
+    }
+
     /// The bytes decoded so far: `PUF0` and the records.
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
-    }
-
-    /// Registers every registered scope of `from` (whose frames, with their
-    /// registrations, are gone) before the records to come are decoded.
-    pub fn seed_registrations(&mut self, from: &Trace) {
-        let defs = &from.defs;
-        for d in defs.registered_sorted() {
-            let i = d.idx();
-            if !matches!(defs.kind[i], ScopeKind::Named | ScopeKind::Function) {
-                continue;
-            }
-            let b = &mut self.builder;
-            let row = DefRow {
-                name: b.intern(from.str(defs.name[i])),
-                function: b.intern(from.str(defs.function[i])),
-                file: b.intern(from.str(defs.file[i])),
-                line: defs.line[i],
-                kind: defs.kind[i],
-            };
-            b.register(defs.raw_id[i], row);
-        }
     }
 }
 

@@ -235,8 +235,9 @@ impl Retention {
 /// that puffin's own reader opens.
 pub struct LiveRecording {
     decoder: PuffinDecoder<Vec<u8>>,
-    /// Start of each kept record in the decoder's bytes.
-    starts: VecDeque<usize>,
+    /// Start of each kept record in the decoder's bytes, and whether it
+    /// made a frame of the model (a damaged one does not).
+    starts: VecDeque<(usize, bool)>,
     retention: Retention,
     /// Records received in all (kept or dropped).
     pub received_frames: u64,
@@ -289,9 +290,11 @@ impl LiveRecording {
     /// Adds one message's frame record and decodes it.
     pub fn push(&mut self, message: &Message<'_>) {
         self.version = Some(message.version);
-        self.starts.push_back(self.decoder.bytes().len());
+        let (at, frames) = (self.decoder.bytes().len(), self.decoder.frames_done());
         self.decoder.push_records(message.record);
         while self.decoder.step() {}
+        self.starts
+            .push_back((at, self.decoder.frames_done() > frames));
         self.received_frames += 1;
         self.generation += 1;
         self.enforce_retention();
@@ -313,7 +316,7 @@ impl LiveRecording {
     pub fn to_puffin(&self) -> Vec<u8> {
         let trace = self.decoder.snapshot().trace;
         let bytes = self.decoder.bytes();
-        let first = self.starts.front().copied().unwrap_or(bytes.len());
+        let first = self.starts.front().map_or(bytes.len(), |s| s.0);
         rebuild(&trace, &bytes[first..])
     }
 
@@ -328,33 +331,32 @@ impl LiveRecording {
         let keep_bytes = r.max_bytes() - r.max_bytes() / 10;
         let end = self.decoder.bytes().len();
         let mut drop = self.starts.len().saturating_sub(keep_frames);
-        while drop + 1 < self.starts.len() && end - self.starts[drop] > keep_bytes {
+        while drop + 1 < self.starts.len() && end - self.starts[drop].0 > keep_bytes {
             drop += 1;
         }
         self.dropped_frames += drop as u64;
         self.drop_oldest(drop);
     }
 
-    /// Rebuilds the model from the newest records, keeping every scope
-    /// registration seen so far.
+    /// Drops the oldest `n` records and their frames from the model (in
+    /// place: one pass over what stays, no decoding). Scope registrations
+    /// stay for the frames to come.
     fn drop_oldest(&mut self, n: usize) {
         if n == 0 {
             return;
         }
-        let trace = self.decoder.snapshot().trace;
-        let bytes = self.decoder.bytes();
-        let from = self.starts.get(n).copied().unwrap_or(bytes.len());
-        let mut file = b"PUF0".to_vec();
-        file.extend_from_slice(&bytes[from..]);
-        let shift = from - 4;
-        let mut decoder = PuffinDecoder::new(file).unwrap_or_else(|_| empty_decoder());
-        decoder.seed_registrations(&trace);
-        while decoder.step() {}
+        let n = n.min(self.starts.len());
+        let frames = self.starts.iter().take(n).filter(|s| s.1).count();
+        let from = self
+            .starts
+            .get(n)
+            .map_or(self.decoder.bytes().len(), |s| s.0);
+        self.decoder.drop_front(from, frames);
         self.starts.drain(..n);
+        let shift = from - 4;
         for s in &mut self.starts {
-            *s -= shift;
+            s.0 -= shift;
         }
-        self.decoder = decoder;
         self.generation += 1;
     }
 }
@@ -598,6 +600,48 @@ mod tests {
         let trace = live.snapshot().trace;
         assert_eq!(trace.frames.len(), 2);
         assert!(trace.defs.kind.iter().all(|k| k.is_registered()));
+    }
+
+    #[test]
+    fn a_damaged_record_counts_no_frame_when_dropped() {
+        let (wire, file) = stream(10, Format::Pfd4(Compression::None));
+        let mut reader = MessageReader::new();
+        reader.feed(&wire);
+        let mut messages = Vec::new();
+        while let Some(m) = reader.next_message().expect("valid") {
+            messages.push((m.version, m.record.to_vec()));
+        }
+        let mut live = LiveRecording::new(Retention {
+            max_frames: 5,
+            max_mb: 256,
+        });
+        for (i, (version, record)) in messages.iter().enumerate() {
+            let mut record = record.clone();
+            if i == 1 {
+                // Framing intact, an unknown compression kind.
+                let meta_len = u32::from_le_bytes([record[4], record[5], record[6], record[7]]);
+                record[8 + meta_len as usize + 4] = 7;
+            }
+            live.push(&Message {
+                version: *version,
+                record: &record,
+            });
+        }
+        let snapshot = live.snapshot();
+        assert!(snapshot.is_damaged(), "the second record did not decode");
+        let kept = snapshot.trace;
+        let full = crate::engine::load(&file).expect("decodes").trace;
+        assert_eq!(
+            kept.frames.frame_index,
+            full.frames.frame_index[10 - live.frames()..]
+        );
+        let saved = crate::engine::load(&live.to_puffin())
+            .expect("decodes")
+            .trace;
+        assert_eq!(
+            export_string(&saved, "x", false),
+            export_string(&kept, "x", false)
+        );
     }
 
     #[test]

@@ -728,6 +728,54 @@ impl TraceBuilder {
         }
     }
 
+    /// Drops the first `n` frames with their streams and scopes (a live
+    /// capture's retention), in one pass over what stays. Definitions,
+    /// threads and strings stay. Call between frames.
+    pub fn drop_front_frames(&mut self, n: usize) {
+        let t = &mut self.trace;
+        let n = n.min(t.frames.len());
+        if n == 0 {
+            return;
+        }
+        let s0 = t
+            .frames
+            .first_stream
+            .get(n)
+            .copied()
+            .unwrap_or(t.streams.len() as u32);
+        let c0 = t
+            .streams
+            .first_scope
+            .get(s0 as usize)
+            .copied()
+            .unwrap_or(t.scopes.len() as u32);
+        let f = &mut t.frames;
+        f.frame_index.drain(..n);
+        f.range_ns.drain(..n);
+        f.num_scopes.drain(..n);
+        f.first_stream.drain(..n);
+        f.first_stream.iter_mut().for_each(|x| *x -= s0);
+        let st = &mut t.streams;
+        let s0u = s0 as usize;
+        st.frame.drain(..s0u);
+        st.frame.iter_mut().for_each(|x| x.0 -= n as u32);
+        st.thread.drain(..s0u);
+        st.num_scopes.drain(..s0u);
+        st.depth.drain(..s0u);
+        st.range_ns.drain(..s0u);
+        st.first_scope.drain(..s0u);
+        st.first_scope.iter_mut().for_each(|x| *x -= c0);
+        let sc = &mut t.scopes;
+        each_scope_column!(&mut *sc, drain, ..c0 as usize);
+        sc.parent
+            .iter_mut()
+            .filter(|p| **p != NO_PARENT)
+            .for_each(|p| *p -= c0);
+        sc.subtree_end.iter_mut().for_each(|x| *x -= c0);
+        sc.stream.iter_mut().for_each(|x| x.0 -= s0);
+        self.stack.clear();
+    }
+
     /// The trace built so far, closed as [`Self::finish`] would (a copy).
     pub fn snapshot(&self) -> Trace {
         let mut t = self.trace.clone();
