@@ -131,7 +131,7 @@ fn main() {
         live.frames()
     });
     println!(
-        "ingest with retention of 100 frames (drops rebuild the model): {:.0} ms, {kept} frames kept",
+        "ingest with retention of 100 frames (the oldest dropped in place): {:.0} ms, {kept} frames kept",
         took.as_secs_f64() * 1e3
     );
 }

@@ -429,6 +429,17 @@ fn record_from(bytes: Vec<u8>, extra: &[&str]) -> (std::process::Output, Option<
 fn record_names_what_is_wrong_with_a_server() {
     // Not profiling, but free ports must not be taken meanwhile.
     let _guard = PROFILER.lock().unwrap_or_else(|e| e.into_inner());
+    // Usage errors.
+    for bad in [
+        &["--frames", "0"][..],
+        &["--seconds", "nan"],
+        &["--seconds", "0"],
+    ] {
+        let mut args = vec!["record", "127.0.0.1:1", "-o", "x.puffin"];
+        args.extend_from_slice(bad);
+        let result = run(&args);
+        assert_eq!(code(&result), 2, "{bad:?}: {}", stderr(&result));
+    }
     // Nothing listens.
     let port = free_port();
     let dir = tempfile::tempdir().unwrap();

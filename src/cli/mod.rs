@@ -44,6 +44,10 @@ puffin-lens gaps capture.puffin --thread main    # unprofiled time, and who ran 
 puffin-lens calls capture.puffin load_mesh       # outliers before averages\n  \
 puffin-lens compare before.puffin after.puffin   # what changed\n  \
 puffin-lens scope capture.puffin 3               # go to the code\n\n\
+Live, from an app serving its frames with puffin_http:\n  \
+puffin-lens connect 127.0.0.1:8585               # the desktop app, updating as frames arrive\n  \
+puffin-lens record 127.0.0.1:8585 -o run.puffin --seconds 30   # headless, for CI\n  \
+puffin-lens relay                                # for the web app: ?live=ws://127.0.0.1:8586\n\n\
 Every analysis prints an aligned table, or JSON with --json.\n\n\
 Without a subcommand, puffin-lens opens the desktop app (also: puffin-lens open A.puffin [B.puffin])."
 )]
@@ -100,10 +104,10 @@ one line says which); 2 usage error; 3 the stream broke after some frames (those
         #[arg(short, long, value_name = "FILE")]
         output: PathBuf,
         /// Stop after this many frames.
-        #[arg(long, value_name = "N")]
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         frames: Option<u64>,
         /// Stop after this many seconds.
-        #[arg(long, value_name = "S")]
+        #[arg(long, value_name = "S", value_parser = positive_seconds)]
         seconds: Option<f64>,
     },
     /// Forward a running app's puffin_http stream over a WebSocket, for the web app.
@@ -161,6 +165,14 @@ intact frames and stderr names each damaged frame (position, frame_index, byte o
         #[arg(long)]
         pretty: bool,
     },
+}
+
+/// `--seconds`: a positive number.
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!("expected a positive number of seconds, got {s:?}")),
+    }
 }
 
 pub fn main() -> i32 {
