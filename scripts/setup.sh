@@ -3,14 +3,14 @@
 # already there (fast when everything is installed). Steps: the wasm target;
 # Trunk; wasm-bindgen-cli at the exact version Cargo.lock pins (Trunk runs
 # offline and never downloads it); npm packages of web/ (playwright-core,
-# binaryen's wasm-opt). With `--browser`: also Debian's chromium, Xvfb and jq
-# for the tests.
+# binaryen's wasm-opt). With `--browser`: also Debian's chromium, Xvfb, jq
+# and DuckDB (Python) for the tests; with `--fleet`: Java and PySpark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 say() { echo "setup: $*" >&2; }
 
-if [[ "${1:-}" == "--browser" ]]; then
+if [[ " $* " == *" --browser "* ]]; then
   missing=()
   command -v jq >/dev/null 2>&1 || missing+=(jq)
   [[ -x /usr/bin/chromium ]] || missing+=(chromium)
@@ -23,6 +23,18 @@ if [[ "${1:-}" == "--browser" ]]; then
   # Screenshots of the desktop app under Xvfb.
   python3 -c "import PIL" 2>/dev/null || pip install --quiet --root-user-action=ignore pillow \
     || say "no Pillow: the desktop smoke test will take no screenshot"
+  # The Parquet export is checked by SQL in DuckDB (tests/parquet.rs).
+  python3 -c "import duckdb" 2>/dev/null || { say "installing duckdb (PyPI)"; \
+    pip install --quiet --root-user-action=ignore duckdb; }
+fi
+
+# `--fleet`: Java and PySpark for examples/spark_fleet.py (the test command
+# runs it when they are there).
+if [[ " $* " == *" --fleet "* ]]; then
+  command -v java >/dev/null 2>&1 || { say "installing a Java runtime"; apt-get update -qq; \
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless >/dev/null; }
+  python3 -c "import pyspark" 2>/dev/null || { say "installing pyspark (PyPI, ~300 MB)"; \
+    pip install --quiet --root-user-action=ignore pyspark; }
 fi
 
 rustup target list --installed | grep -qx wasm32-unknown-unknown \

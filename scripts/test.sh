@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # README's test command: every test.
-#  1. cargo test: engine, CLI, analyses, the app (egui_kittest), the query API;
+#  1. cargo test: engine, CLI, analyses, the app (egui_kittest), the query API,
+#     live capture (a real puffin_http server), the Parquet export (SQL in
+#     DuckDB; PySpark when installed);
 #  2. the web app built with Trunk and tested in headless Chromium
 #     (web/e2e.mjs: drop, summary/dumpJson/query against the native CLI,
 #     damaged and broken files, ?url=, offline, no foreign requests);
@@ -12,6 +14,11 @@ scripts/setup.sh --browser
 
 echo "== cargo test"
 cargo test --locked
+if command -v java >/dev/null 2>&1 && python3 -c "import pyspark" 2>/dev/null; then
+  echo "== examples/spark_fleet.py ran in cargo test (tests/parquet.rs)"
+else
+  echo "== examples/spark_fleet.py SKIPPED: no Java or no pyspark (scripts/setup.sh --fleet installs them)"
+fi
 echo "== web app: trunk build --release"
 cargo build --locked --release --bin puffin-lens --example live_demo
 trunk build --release

@@ -2,7 +2,7 @@
 //! frames to a file) and `relay` (its stream over a WebSocket, for the web
 //! app, which cannot open TCP connections).
 
-use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK};
+use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, write_atomically};
 use anyhow::Context as _;
 use puffin_lens::engine::live::{Message, Retention};
 use puffin_lens::engine::live_tcp::{self, LiveClient, LiveOptions, LiveSink, LiveStatus};
@@ -86,7 +86,7 @@ pub fn record(
     }
     let bytes = state.recording.to_puffin();
     drop(state);
-    write_atomically(output, &bytes)?;
+    write_atomically(output, |w| Ok(w.write_all(&bytes)?))?;
     eprintln!(
         "puffin-lens: saved {n} frames ({:.1} MB) to {}",
         bytes.len() as f64 / 1e6,
@@ -99,20 +99,6 @@ pub fn record(
         }
         None => EXIT_OK,
     })
-}
-
-/// Writes `bytes` to a temporary name next to `path`, then renames it, so
-/// `path` is never half-written.
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let name = path
-        .file_name()
-        .with_context(|| format!("{}: not a file name", path.display()))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(".part");
-    let tmp = path.with_file_name(tmp_name);
-    std::fs::write(&tmp, bytes).with_context(|| format!("{}: cannot write", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot write", path.display()))
 }
 
 pub fn relay(addr: &str, listen: &str) -> anyhow::Result<i32> {

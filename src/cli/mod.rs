@@ -4,13 +4,14 @@
 //! recording, answered from the intact frames.
 
 mod analyze;
+mod export;
 mod live;
 mod text;
 
 use anyhow::Context as _;
 use clap::{CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 use puffin_lens::engine::{self, Decoded};
-use std::io::{IsTerminal as _, Write as _};
+use std::io::{BufWriter, IsTerminal as _, Write as _};
 use std::path::{Path, PathBuf};
 
 /// Exit status: everything decoded.
@@ -129,6 +130,36 @@ it starts). Exit status: 1 when it cannot listen; otherwise it runs until Ctrl-C
         /// Where browsers connect (host:port).
         #[arg(long, default_value = "127.0.0.1:8586", value_name = "ADDR")]
         listen: String,
+    },
+    /// Export many recordings as Parquet tables (or JSON exports), on all cores.
+    #[command(
+        long_about = "Export recordings as Parquet tables that DuckDB, Spark, Polars or DataFusion \
+read as they are: one file per input and table, OUT/scopes/<input>.parquet (one row per scope \
+instance), OUT/frames/<input>.parquet and OUT/scope_defs/<input>.parquet, so a dataset grows by \
+adding files and engines read OUT/scopes/*.parquet. Folders are searched (recursively) for \
+*.puffin and *.json. The schema is in README. Every row carries `recording`, the input's path.",
+        after_help = "Examples:\n  \
+puffin-lens export captures/ -o fleet/\n  \
+puffin-lens export a.puffin b.puffin -o out/ --jobs 1\n  \
+duckdb -c \"SELECT name, quantile_cont(duration_ns, 0.95) / 1e6 AS p95_ms FROM 'fleet/scopes/*.parquet' GROUP BY name ORDER BY p95_ms DESC LIMIT 10\"\n\n\
+Files are written under a temporary name and renamed, so nothing is ever half-written. \
+Exit status: 0 all exported; 1 an input was unreadable (reported and skipped; the others are \
+exported); 2 usage error; 3 a recording was damaged (its intact frames are exported)."
+    )]
+    Export {
+        /// Recordings (.puffin or JSON dumps) and folders of them.
+        #[arg(required = true, value_name = "FILE_OR_DIR")]
+        inputs: Vec<PathBuf>,
+        /// The output folder (created when missing).
+        #[arg(short, long, value_name = "OUT_DIR")]
+        output: PathBuf,
+        /// What to write per input.
+        #[arg(long, value_enum, default_value_t = export::ExportFormat::Parquet)]
+        format: export::ExportFormat,
+        /// Recordings exported at once (default: the number of cores). Peak memory is about
+        /// this many times the largest recording's model.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+        jobs: Option<u64>,
     },
     /// What a recording holds: frames, threads, scopes, time span, format, problems.
     #[command(after_help = "Examples:\n  puffin-lens summary capture.puffin\n  \
@@ -279,6 +310,12 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             seconds,
         } => live::record(&addr, &output, frames, seconds),
         Command::Relay { addr, listen } => live::relay(&addr, &listen),
+        Command::Export {
+            inputs,
+            output,
+            format,
+            jobs,
+        } => export::export(&inputs, &output, format, jobs.map(|j| j as usize)),
         Command::Summary { file, json } => summary(&file, json),
         Command::Dump {
             file,
@@ -380,4 +417,27 @@ fn dump(path: &Path, output: Option<&Path>, pretty: bool) -> anyhow::Result<i32>
         }
     }
     Ok(status(&decoded))
+}
+
+/// Writes through `write` to a temporary name next to `path`, then renames
+/// it: `path` is never half-written, and a failed write leaves nothing.
+pub(crate) fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<std::fs::File>) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(path.file_name().unwrap_or_default());
+    tmp_name.push(".part");
+    let tmp = path.with_file_name(tmp_name);
+    let result = (|| {
+        let file = std::fs::File::create(&tmp).with_context(|| format!("{}", tmp.display()))?;
+        let mut w = BufWriter::with_capacity(1 << 20, file);
+        write(&mut w)?;
+        w.flush()?;
+        std::fs::rename(&tmp, path).with_context(|| format!("{}", path.display()))
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }

@@ -15,6 +15,7 @@ pub mod live;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod live_tcp;
 pub mod model;
+pub mod parquet;
 pub mod query;
 pub mod tree;
 #[cfg(not(target_arch = "wasm32"))]
