@@ -23,7 +23,7 @@ use puffin_lens::engine::write::{Compression, Format, synthetic_capture, write_r
 use puffin_lens::engine::{self, decode_puffin};
 mod common;
 
-use common::best_of;
+use common::{best_of, max_rss_kib_of};
 use std::time::{Duration, Instant};
 
 const RUNS: usize = 5;
@@ -53,18 +53,6 @@ fn puffin_walk(bytes: &[u8]) -> (usize, i64) {
         }
     }
     (scopes, checksum)
-}
-
-fn max_rss_kib_of(cmd: &[&str]) -> Option<u64> {
-    let out = std::process::Command::new("/usr/bin/time")
-        .arg("-f")
-        .arg("%M")
-        .args(cmd)
-        .stdout(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    stderr.lines().last()?.trim().parse().ok()
 }
 
 /// Child-process mode: decode FILE once with one path, print milliseconds.

@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { BIN, OUT, ROOT, cli, dropFile, freePort, launch, openApp, read, serve, waitLoaded } from "./harness.mjs";
 
 const SAMPLES = join(ROOT, "samples");
@@ -259,6 +259,29 @@ await test("Export JSON and Export CSV download the export and the frames list",
   assert.equal(frames.length, expected.summary.frames);
   assert.equal(lines.length, frames.length + 1);
   frames.forEach((m, i) => assert.equal(lines[i + 1], [i, m[1], m[2], m[3], m[4], m[5]].join(",")));
+});
+
+await test("Export Parquet downloads the three tables, equal to `puffin-lens export`'s (read by DuckDB)", async () => {
+  const [zip] = await Promise.all([page.waitForEvent("download"), page.evaluate(() => window.puffinLens.download("parquet"))]);
+  assert.equal(zip.suggestedFilename(), `${SAMPLE}.parquet.zip`);
+  const dir = join(work, "parquet");
+  cli(["export", SAMPLE, "-o", join(dir, "cli")], { cwd: SAMPLES });
+  // Unzip with Python; compare every table with DuckDB (the browser writes
+  // LZ4_RAW pages, the CLI zstd: the rows must be the same).
+  const check = `
+import duckdb, sys, zipfile
+zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2] + "/web")
+con = duckdb.connect()
+for t in ["scopes", "frames", "scope_defs"]:
+    web, cli = (f"read_parquet('{sys.argv[2]}/{side}/{t}/*.parquet')" for side in ("web", "cli"))
+    n = con.execute(f"SELECT count(*) FROM {web}").fetchone()[0]
+    diff = con.execute(f"SELECT count(*) FROM ((SELECT * FROM {web} EXCEPT ALL SELECT * FROM {cli}) UNION ALL (SELECT * FROM {cli} EXCEPT ALL SELECT * FROM {web}))").fetchone()[0]
+    assert n > 0 and diff == 0, (t, n, diff)
+    print(t, n)
+`;
+  const out = execFileSync("python3", ["-c", check, await zip.path(), dir]).toString();
+  assert.match(out, new RegExp(`scopes ${expected.summary.scopes}\\n`));
+  assert.match(out, new RegExp(`frames ${expected.summary.frames}\\n`));
 });
 
 await test("bad query arguments throw a readable error", async () => {

@@ -14,3 +14,17 @@ pub fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
     }
     (best, last.expect("runs > 0"))
 }
+
+/// Peak memory (max RSS, KiB) of running `cmd`, by `/usr/bin/time`.
+#[allow(dead_code)]
+pub fn max_rss_kib_of(cmd: &[&str]) -> Option<u64> {
+    let out = std::process::Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("%M")
+        .args(cmd)
+        .stdout(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    stderr.lines().last()?.trim().parse().ok()
+}

@@ -730,8 +730,10 @@ impl PuffinLensApp {
         let Some(rec) = self.slot(self.shown).rec.as_ref() else {
             return;
         };
-        let (name, mime, bytes) = what.file(rec.loaded());
-        if let Err(err) = platform::save_file(&name, mime, &bytes) {
+        let saved = what
+            .file(rec.loaded())
+            .and_then(|(name, mime, bytes)| platform::save_file(&name, mime, &bytes));
+        if let Err(err) = saved {
             self.error = Some(err);
         }
     }
@@ -783,6 +785,16 @@ impl PuffinLensApp {
                     .clicked()
                 {
                     self.export(Export::FramesCsv);
+                }
+                if ui
+                    .button("Export Parquet")
+                    .on_hover_text(
+                        "The scopes, frames and scope_defs tables of `puffin-lens export`, \
+                         zipped: for DuckDB, Spark, Polars",
+                    )
+                    .clicked()
+                {
+                    self.export(Export::Parquet);
                 }
             });
             ui.separator();
@@ -949,6 +961,9 @@ pub enum Export {
     Json,
     /// The frames list as CSV.
     FramesCsv,
+    /// The three Parquet tables of `puffin-lens export`, zipped in its
+    /// folder layout (`scopes/`, `frames/`, `scope_defs/`).
+    Parquet,
 }
 
 impl Export {
@@ -957,13 +972,14 @@ impl Export {
         match s {
             "json" => Some(Export::Json),
             "csv" => Some(Export::FramesCsv),
+            "parquet" => Some(Export::Parquet),
             _ => None,
         }
     }
 
     /// The file to save: name, MIME type and contents.
-    pub fn file(self, loaded: &Loaded) -> (String, &'static str, Vec<u8>) {
-        match self {
+    pub fn file(self, loaded: &Loaded) -> Result<(String, &'static str, Vec<u8>), String> {
+        Ok(match self {
             Export::Json => (
                 format!("{}.json", loaded.name),
                 "application/json",
@@ -974,8 +990,35 @@ impl Export {
                 "text/csv",
                 crate::engine::export::frames_csv(loaded.trace()).into_bytes(),
             ),
-        }
+            Export::Parquet => (
+                format!("{}.parquet.zip", loaded.name),
+                "application/zip",
+                parquet_zip(loaded)
+                    .map_err(|err| format!("{}: Parquet export: {err}", loaded.name))?,
+            ),
+        })
     }
+}
+
+/// `scopes/<stem>.parquet`, `frames/<stem>.parquet` and
+/// `scope_defs/<stem>.parquet` in a zip (stored: Parquet pages are
+/// compressed already).
+fn parquet_zip(loaded: &Loaded) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+    use std::io::Write as _;
+    let stem = loaded
+        .name
+        .rsplit_once('.')
+        .map_or(loaded.name.as_str(), |(stem, _)| stem);
+    let tables = crate::engine::parquet::write_tables(loaded.trace(), &loaded.name)?;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Stored)
+        .large_file(true);
+    for (table, bytes) in tables {
+        zip.start_file(format!("{}/{stem}.parquet", table.name()), options)?;
+        zip.write_all(&bytes)?;
+    }
+    Ok(zip.finish()?.into_inner())
 }
 
 /// Overview · Tree · Table · Timeline · Diff (keys 1-5) and the frame selection.
