@@ -772,30 +772,24 @@ impl PuffinLensApp {
             }
             let has_view = self.slot(self.shown).rec.is_some();
             ui.add_enabled_ui(has_view, |ui| {
-                if ui
-                    .button("Export JSON")
-                    .on_hover_text("The documented JSON export (same bytes as `puffin-lens dump`)")
-                    .clicked()
-                {
-                    self.export(Export::Json);
-                }
-                if ui
-                    .button("Export CSV")
-                    .on_hover_text("The frames list as CSV")
-                    .clicked()
-                {
-                    self.export(Export::FramesCsv);
-                }
-                if ui
-                    .button("Export Parquet")
-                    .on_hover_text(
-                        "The scopes, frames and scope_defs tables of `puffin-lens export`, \
-                         zipped: for DuckDB, Spark, Polars",
-                    )
-                    .clicked()
-                {
-                    self.export(Export::Parquet);
-                }
+                ui.menu_button("Export", |ui| {
+                    let items = [
+                        (Export::Json, "JSON", "The documented JSON export (same bytes as `puffin-lens dump`)"),
+                        (Export::FramesCsv, "Frames (CSV)", "The frames list as CSV"),
+                        (
+                            Export::Parquet,
+                            "Parquet tables (zip)",
+                            "The scopes, frames and scope_defs tables of `puffin-lens export`, \
+                             zipped: for DuckDB, Spark, Polars",
+                        ),
+                    ];
+                    for (what, label, hover) in items {
+                        if ui.button(label).on_hover_text(hover).clicked() {
+                            self.export(what);
+                            ui.close();
+                        }
+                    }
+                });
             });
             ui.separator();
             for side in [Side::A, Side::B] {
