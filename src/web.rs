@@ -324,7 +324,7 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
             let kind = kind.as_string().unwrap_or_default();
             let what = Export::parse(&kind).ok_or_else(|| {
                 js_sys::Error::new(&format!(
-                    "download(kind): kind must be \"json\", \"csv\" or \"parquet\", not {kind:?}"
+                    "download(kind): kind must be \"json\", \"csv\", \"parquet\" or \"report\", not {kind:?}"
                 ))
             })?;
             let side = side_arg(&side, &s)?;
@@ -332,7 +332,14 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
             let loaded = state
                 .loaded(side)
                 .ok_or_else(|| js_sys::Error::new("no recording is open"))?;
-            let (name, mime, bytes) = what.file(loaded).map_err(|e| js_sys::Error::new(&e))?;
+            let (name, mime, bytes) = match what {
+                // The report of A, and of B against A when both are open.
+                Export::Report => crate::app::report_file(
+                    state.a.as_deref().unwrap_or(loaded),
+                    state.b.as_deref(),
+                ),
+                _ => what.file(loaded).map_err(|e| js_sys::Error::new(&e))?,
+            };
             crate::app::platform::web::download(&name, mime, &bytes)
                 .map_err(|e| js_sys::Error::new(&e).into())
         },

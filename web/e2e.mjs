@@ -284,6 +284,39 @@ for t in ["scopes", "frames", "scope_defs"]:
   assert.match(out, new RegExp(`frames ${expected.summary.frames}\\n`));
 });
 
+await test("the HTML report renders in Chromium with its charts and asks for nothing; the app's Report download is the CLI's", async () => {
+  const dir = join(work, "report");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, "report.html");
+  cli(["report", SAMPLE, "-o", file], { cwd: SAMPLES });
+  const p = await context.newPage();
+  const asked = [];
+  p.on("request", (r) => asked.push(r.url()));
+  const errors = [];
+  p.on("pageerror", (e) => errors.push(e.message));
+  await p.goto(`file://${file}`);
+  const seen = await p.evaluate(() => ({
+    title: document.title,
+    h2: [...document.querySelectorAll("h2")].map((h) => h.textContent),
+    tables: document.querySelectorAll("table").length,
+    charts: [...document.querySelectorAll("svg.chart")].map((s) => [s.getAttribute("class"), s.getBoundingClientRect().height > 0, s.querySelectorAll("rect").length]),
+  }));
+  assert.equal(seen.title, `puffin-lens report: ${SAMPLE}`);
+  assert.deepEqual(seen.h2, ["Summary"]);
+  assert.ok(seen.tables >= 5, JSON.stringify(seen));
+  assert.deepEqual(seen.charts.map((c) => c[0]), ["chart frames", "chart calls"]);
+  assert.ok(seen.charts.every((c) => c[1] && c[2] > 0), JSON.stringify(seen.charts));
+  assert.equal(seen.charts[0][2], expected.summary.frames);
+  assert.deepEqual(asked, [`file://${file}`]);
+  assert.deepEqual(errors, []);
+  await p.screenshot({ path: join(OUT, "report.png"), fullPage: true });
+  await p.close();
+  // The app's Export > Report (HTML): the same page as the CLI's.
+  const [dl] = await Promise.all([page.waitForEvent("download"), page.evaluate(() => window.puffinLens.download("report"))]);
+  assert.equal(dl.suggestedFilename(), `${SAMPLE}.report.html`);
+  assert.equal(read(await dl.path()).toString("utf8"), read(file).toString("utf8"));
+});
+
 await test("bad query arguments throw a readable error", async () => {
   const msg = await page.evaluate(() => {
     try {

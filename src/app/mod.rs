@@ -730,9 +730,15 @@ impl PuffinLensApp {
         let Some(rec) = self.slot(self.shown).rec.as_ref() else {
             return;
         };
-        let saved = what
-            .file(rec.loaded())
-            .and_then(|(name, mime, bytes)| platform::save_file(&name, mime, &bytes));
+        let file = match (what, &self.a.rec, &self.b.rec) {
+            // The report of A, and of B against A when both are open.
+            (Export::Report, Some(a), b) => Ok(report_file(
+                a.loaded(),
+                b.as_ref().map(|b| b.loaded().as_ref()),
+            )),
+            _ => what.file(rec.loaded()),
+        };
+        let saved = file.and_then(|(name, mime, bytes)| platform::save_file(&name, mime, &bytes));
         if let Err(err) = saved {
             self.error = Some(err);
         }
@@ -781,6 +787,12 @@ impl PuffinLensApp {
                             "Parquet tables (zip)",
                             "The scopes, frames and scope_defs tables of `puffin-lens export`, \
                              zipped: for DuckDB, Spark, Polars",
+                        ),
+                        (
+                            Export::Report,
+                            "Report (HTML)",
+                            "`puffin-lens report` as one page with charts: A, or B against A \
+                             when both are open",
                         ),
                     ];
                     for (what, label, hover) in items {
@@ -958,6 +970,24 @@ pub enum Export {
     /// The three Parquet tables of `puffin-lens export`, zipped in its
     /// folder layout (`scopes/`, `frames/`, `scope_defs/`).
     Parquet,
+    /// `puffin-lens report A [B] --format html`: A, or B against A when
+    /// both are open.
+    Report,
+}
+
+/// The HTML report of `a` (and of B against A): name, MIME type, contents.
+pub fn report_file(a: &Loaded, b: Option<&Loaded>) -> (String, &'static str, Vec<u8>) {
+    use crate::engine::report::{Report, ReportOptions};
+    let report = Report::new(
+        (&a.name, &a.decoded),
+        b.map(|b| (b.name.as_str(), &b.decoded)),
+        ReportOptions::default(),
+    );
+    let name = match b {
+        Some(b) => format!("{}-vs-{}.report.html", a.name, b.name),
+        None => format!("{}.report.html", a.name),
+    };
+    (name, "text/html", report.html().into_bytes())
 }
 
 impl Export {
@@ -967,6 +997,7 @@ impl Export {
             "json" => Some(Export::Json),
             "csv" => Some(Export::FramesCsv),
             "parquet" => Some(Export::Parquet),
+            "report" => Some(Export::Report),
             _ => None,
         }
     }
@@ -990,6 +1021,7 @@ impl Export {
                 parquet_zip(loaded)
                     .map_err(|err| format!("{}: Parquet export: {err}", loaded.name))?,
             ),
+            Export::Report => report_file(loaded, None),
         })
     }
 }

@@ -44,7 +44,8 @@ puffin-lens children capture.puffin frame_body --ordered   # drill in, with gaps
 puffin-lens gaps capture.puffin --thread main    # unprofiled time, and who ran then\n  \
 puffin-lens calls capture.puffin load_mesh       # outliers before averages\n  \
 puffin-lens compare before.puffin after.puffin   # what changed\n  \
-puffin-lens scope capture.puffin 3               # go to the code\n\n\
+puffin-lens scope capture.puffin 3               # go to the code\n  \
+puffin-lens report capture.puffin -o report.md   # all of the above in one document\n\n\
 Live, from an app serving its frames with puffin_http:\n  \
 puffin-lens connect 127.0.0.1:8585               # the desktop app, updating as frames arrive\n  \
 puffin-lens record 127.0.0.1:8585 -o run.puffin --seconds 30   # headless, for CI\n  \
@@ -161,6 +162,43 @@ exported); 2 usage error; 3 a recording was damaged (its intact frames are expor
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
         jobs: Option<u64>,
     },
+    /// The whole investigation in one document: Markdown, HTML or JSON.
+    #[command(
+        long_about = "The investigation of a recording in one document, with the workflow's \
+judgement calls built in: the registration check (loud when names are scope#<id>), the slowest \
+frames against the median, the threads of the slowest frame, the slowest scopes, totals per \
+name with p95, the hot path of the merged tree, every unprofiled gap of at least --gap-ms with \
+the other threads' busy time, and the outliers (scopes whose largest call is more than half of \
+their total, with that call's frame). With B: what changed (largest |delta| first), each change \
+one spike explains called out as such, new and gone scopes, and where it changed in the \
+differential tree.",
+        after_help = "Examples:\n  \
+puffin-lens report capture.puffin                       # Markdown on the terminal\n  \
+puffin-lens report before.puffin after.puffin -o report.md   # for a pull request\n  \
+puffin-lens report capture.puffin -o report.html        # one self-contained page with charts\n  \
+puffin-lens report capture.puffin --format json | jq .recordings[0].outliers\n\n\
+--format defaults to the extension of -o (md, html, json), else md. In JSON each section is the \
+--json of its query (frames, threads, top, gaps, compare). Exit status: 0 ok; 1 unusable input; \
+2 usage error; 3 a recording is damaged (reported from its intact frames)."
+    )]
+    Report {
+        /// The recording (A).
+        file: PathBuf,
+        /// A second recording (B), compared with A.
+        file_b: Option<PathBuf>,
+        /// md (GitHub Markdown), html (self-contained, with charts) or json.
+        #[arg(long, value_enum)]
+        format: Option<ReportFormat>,
+        /// Write to this file instead of stdout.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// Rows per list.
+        #[arg(long, default_value_t = 10, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        top: u64,
+        /// Report unprofiled gaps of at least this many milliseconds.
+        #[arg(long, default_value_t = 1.0, value_name = "MS", value_parser = non_negative_ms)]
+        gap_ms: f64,
+    },
     /// What a recording holds: frames, threads, scopes, time span, format, problems.
     #[command(after_help = "Examples:\n  puffin-lens summary capture.puffin\n  \
 puffin-lens summary capture.puffin --json\n\n\
@@ -196,6 +234,69 @@ intact frames and stderr names each damaged frame (position, frame_index, byte o
         #[arg(long)]
         pretty: bool,
     },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum ReportFormat {
+    Md,
+    Html,
+    Json,
+}
+
+/// `--gap-ms`: zero or more.
+fn non_negative_ms(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v >= 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!(
+            "expected a number of milliseconds (0 or more), got {s:?}"
+        )),
+    }
+}
+
+fn report_cmd(
+    a: &Path,
+    b: Option<&Path>,
+    format: Option<ReportFormat>,
+    output: Option<&Path>,
+    top: u64,
+    gap_ms: f64,
+) -> anyhow::Result<i32> {
+    let format = format.unwrap_or_else(|| {
+        match output
+            .and_then(|o| o.extension())
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("html" | "htm") => ReportFormat::Html,
+            Some("json") => ReportFormat::Json,
+            _ => ReportFormat::Md,
+        }
+    });
+    let da = load(a)?;
+    let db = b.map(load).transpose()?;
+    let name = |p: &Path| puffin_lens::app::file_name(&p.to_string_lossy());
+    let (na, nb) = (name(a), b.map(name));
+    let opts = engine::report::ReportOptions {
+        top: top as usize,
+        gap_ms,
+    };
+    let report = engine::report::Report::new((&na, &da), nb.as_deref().zip(db.as_ref()), opts);
+    let text = match format {
+        ReportFormat::Md => report.markdown(),
+        ReportFormat::Html => report.html(),
+        ReportFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+    };
+    match output {
+        Some(out) => write_atomically(out, |w| Ok(w.write_all(text.as_bytes())?))?,
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(text.as_bytes())?;
+            stdout.flush()?;
+        }
+    }
+    let damaged = da.is_damaged() || db.as_ref().is_some_and(|d| d.is_damaged());
+    Ok(if damaged { EXIT_DAMAGED } else { EXIT_OK })
 }
 
 /// `--seconds`: a positive number.
@@ -316,6 +417,21 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             format,
             jobs,
         } => export::export(&inputs, &output, format, jobs.map(|j| j as usize)),
+        Command::Report {
+            file,
+            file_b,
+            format,
+            output,
+            top,
+            gap_ms,
+        } => report_cmd(
+            &file,
+            file_b.as_deref(),
+            format,
+            output.as_deref(),
+            top,
+            gap_ms,
+        ),
         Command::Summary { file, json } => summary(&file, json),
         Command::Dump {
             file,

@@ -17,6 +17,7 @@ pub mod live_tcp;
 pub mod model;
 pub mod parquet;
 pub mod query;
+pub mod report;
 pub mod tree;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod write;
