@@ -43,8 +43,16 @@ pub fn start() {
     if let Err(err) = install_api(&shared) {
         log::error!("cannot install window.puffinLens: {err:?}");
     }
-    if let Some(url) = url_param() {
-        fetch_into(shared.clone(), url);
+    // ?url=A opens A; ?url=A&b=B opens both and lands on the diff view.
+    let (a, b) = (url_param(), page_param("b"));
+    if a.is_some() && b.is_some() {
+        shared.borrow_mut().diff_when_loaded = true;
+    }
+    if let Some(url) = a {
+        fetch_into(shared.clone(), url, Side::A);
+    }
+    if let Some(url) = b {
+        fetch_into(shared.clone(), url, Side::B);
     }
     if let Some(live) = page_param("live") {
         shared.borrow_mut().connect = Some(live);
@@ -101,21 +109,26 @@ fn page_param(name: &str) -> Option<String> {
         .filter(|u| !u.is_empty())
 }
 
-fn fetch_into(shared: Shared, url: String) {
+fn fetch_into(shared: Shared, url: String, side: Side) {
     shared.borrow_mut().fetching = Some(url.clone());
     wasm_bindgen_futures::spawn_local(async move {
         let result = fetch_bytes(&url).await;
         show_progress(None);
         let mut state = shared.borrow_mut();
-        state.fetching = None;
+        if state.fetching.as_deref() == Some(url.as_str()) {
+            state.fetching = None;
+        }
         match result {
             Ok(bytes) => state.push(Incoming {
                 name: file_name(&url),
                 source: Source::Bytes(bytes),
-                side: None,
+                side: Some(side),
                 on_done: None,
             }),
-            Err(err) => state.fail(format!("{url}: {err}")),
+            Err(err) => {
+                state.diff_when_loaded = false;
+                state.fail(format!("{url}: {err}"));
+            }
         }
     });
 }
@@ -124,9 +137,18 @@ fn fetch_into(shared: Shared, url: String) {
 async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     use wasm_bindgen_futures::JsFuture;
     let window = web_sys::window().ok_or("no window")?;
+    // A network error and a response the server does not let this page
+    // read (CORS) fail alike, without a status.
     let response: web_sys::Response = JsFuture::from(window.fetch_with_str(url))
         .await
-        .map_err(js_message)?
+        .map_err(|err| {
+            format!(
+                "cannot download ({}): the server is unreachable, or it does not allow this \
+                 page to read the file (a recording on another site must be served with \
+                 Access-Control-Allow-Origin)",
+                js_message(err)
+            )
+        })?
         .dyn_into()
         .map_err(js_message)?;
     if !response.ok() {

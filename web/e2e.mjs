@@ -55,7 +55,7 @@ const expected = {
   cutDump: cli(["dump", "cut.puffin"], { cwd: work, status: 3 }),
 };
 
-const server = await serve({ [SAMPLE]: join(SAMPLES, SAMPLE) });
+const server = await serve({ [SAMPLE]: join(SAMPLES, SAMPLE), "cut.puffin": join(work, "cut.puffin") });
 const browser = await launch();
 const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
 const requests = [];
@@ -73,6 +73,7 @@ await context.addInitScript(() => {
 const progressShown = (p) =>
   p.evaluate(() => ({ seen: window.__progressSeen, hiddenNow: document.getElementById("load_progress").hidden }));
 let page;
+let unreachableUrl = null;
 
 await test("the app starts under a sub-path and shows the welcome screen", async () => {
   page = await openApp(context, server.base);
@@ -289,7 +290,9 @@ await test("the HTML report renders in Chromium with its charts and asks for not
   mkdirSync(dir, { recursive: true });
   const file = join(dir, "report.html");
   cli(["report", SAMPLE, "-o", file], { cwd: SAMPLES });
-  const p = await context.newPage();
+  // A context of its own: nothing but the report's page.
+  const rctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const p = await rctx.newPage();
   const asked = [];
   p.on("request", (r) => asked.push(r.url()));
   const errors = [];
@@ -310,7 +313,7 @@ await test("the HTML report renders in Chromium with its charts and asks for not
   assert.deepEqual(asked, [`file://${file}`]);
   assert.deepEqual(errors, []);
   await p.screenshot({ path: join(OUT, "report.png"), fullPage: true });
-  await p.close();
+  await rctx.close();
   // The app's Export > Report (HTML): the same page as the CLI's.
   const [dl] = await Promise.all([page.waitForEvent("download"), page.evaluate(() => window.puffinLens.download("report"))]);
   assert.equal(dl.suggestedFilename(), `${SAMPLE}.report.html`);
@@ -456,6 +459,68 @@ await test("?url= loads a recording from the same server", async () => {
   await missing.close();
 });
 
+await test("?url=A&b=B opens both and lands on the diff view; a fetch that fails says why", async () => {
+  const p = await openApp(context, `${server.base}?url=../recordings/${SAMPLE}&b=../recordings/cut.puffin`);
+  await waitLoaded(p, "cut.puffin", "b");
+  await waitLoaded(p, SAMPLE, "a");
+  await p.waitForFunction(() => window.puffinLens.ui() && window.puffinLens.ui().view === "diff", null, { timeout: 30_000 });
+  const ui = await p.evaluate(() => window.puffinLens.ui());
+  assert.equal(ui.shown, "a");
+  assert.ok(ui.rows.length > 0);
+  await p.close();
+  // Nothing listens there (as for a cross-origin file without CORS headers).
+  unreachableUrl = `http://127.0.0.1:${await freePort()}/x.puffin`;
+  const bad = await openApp(context, `${server.base}?url=${unreachableUrl}`);
+  await bad.waitForFunction(() => window.puffinLens.status().error, null, { timeout: 30_000 });
+  const err = await bad.evaluate(() => window.puffinLens.status().error);
+  assert.match(err, /x\.puffin: cannot download \(.*\): the server is unreachable, or it does not allow this page to read the file .*Access-Control-Allow-Origin/);
+  assert.ok(!err.includes("\n"));
+  await bad.close();
+});
+
+await test("installable: the manifest is served and complete, and a launch with file handles opens them", async () => {
+  const base = new URL(server.base);
+  const manifest = await (await fetch(new URL("manifest.webmanifest", base))).json();
+  assert.equal(manifest.name, "puffin-lens");
+  assert.equal(manifest.display, "standalone");
+  assert.equal(manifest.start_url, "./");
+  assert.equal(manifest.scope, "./");
+  const sizes = manifest.icons.map((i) => i.sizes);
+  for (const size of ["192x192", "512x512"]) assert.ok(sizes.includes(size), size);
+  assert.ok(manifest.icons.some((i) => i.purpose === "maskable"));
+  for (const icon of manifest.icons) {
+    const r = await fetch(new URL(icon.src, base));
+    assert.equal(r.status, 200, icon.src);
+    assert.equal(r.headers.get("content-type"), "image/png", icon.src);
+  }
+  const handler = manifest.file_handlers[0];
+  assert.deepEqual(handler.accept, { "application/x-puffin": [".puffin"], "application/json": [".json"] });
+  // The page links it; a launch (the consumer the page registered, called
+  // as the browser would with file handles) opens A and B.
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  await ctx.addInitScript(() => {
+    window.launchQueue = { setConsumer: (f) => (window.__launchConsumer = f) };
+  });
+  const p = await openApp(ctx, server.base);
+  assert.equal(await p.evaluate(() => document.querySelector("link[rel=manifest]").getAttribute("href")), "manifest.webmanifest");
+  await p.evaluate(
+    async ({ a, b }) => {
+      const handle = (name, b64) => ({
+        kind: "file",
+        name,
+        getFile: async () => new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name),
+      });
+      await window.__launchConsumer({ files: [handle("launched.puffin", a), handle("second.puffin", b)] });
+    },
+    { a: sampleBytes.toString("base64"), b: sampleBytes.toString("base64") },
+  );
+  await waitLoaded(p, "launched.puffin", "a");
+  await waitLoaded(p, "second.puffin", "b");
+  assert.equal((await p.evaluate(() => window.puffinLens.summary("a"))).frames, expected.summary.frames);
+  await p.close();
+  await ctx.close();
+});
+
 await test("works offline after the first visit (service worker)", async () => {
   await page.evaluate(async () => {
     await navigator.serviceWorker.ready;
@@ -530,7 +595,11 @@ await test("live: through `puffin-lens relay`, a running app's frames stream int
 });
 
 await test("the page requested nothing but its own files", async () => {
-  const foreign = requests.filter((u) => !u.startsWith(server.origin + "/") && !u.startsWith("data:") && !u.startsWith("blob:"));
+  // Besides the app's own files: the report page (file://) and the download
+  // that is meant to fail.
+  const foreign = requests.filter(
+    (u) => !u.startsWith(server.origin + "/") && !u.startsWith("data:") && !u.startsWith("blob:") && !u.startsWith("file://") && u !== unreachableUrl,
+  );
   assert.deepEqual(foreign, []);
   const own = [...new Set(requests.map((u) => new URL(u).pathname))].sort();
   console.log(`     requests: ${own.join(" ")}`);

@@ -35,9 +35,12 @@ if os.environ.get("TRUNK_PROFILE") == "release":
             check=True,
         )
 
+# Every file of the site, subfolders (icons/) too, as relative URLs.
 files = sorted(
-    name for name in os.listdir(staging)
-    if name != "sw.js" and os.path.isfile(os.path.join(staging, name))
+    os.path.relpath(os.path.join(folder, name), staging).replace(os.sep, "/")
+    for folder, _, names in os.walk(staging)
+    for name in names
+    if not (folder == staging and name == "sw.js")
 )
 digest = hashlib.sha256()
 for name in files:

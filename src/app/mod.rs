@@ -468,6 +468,17 @@ impl PuffinLensApp {
                     )),
                     _ => None,
                 };
+                let diff_now = self.a.rec.is_some() && self.b.rec.is_some() && {
+                    let mut shared = self.shared.borrow_mut();
+                    std::mem::take(&mut shared.diff_when_loaded)
+                };
+                if diff_now {
+                    self.shown = Side::A;
+                    self.notice = None;
+                    if let Some(rec) = self.a.rec.as_mut() {
+                        rec.view = View::Diff;
+                    }
+                }
                 self.publish();
                 if let Some(on_done) = on_done {
                     on_done(Ok(summary_json));

@@ -77,6 +77,8 @@ pub struct SharedState {
     pub ui: Option<String>,
     /// A live connection to open (`?live=`, `puffinLens.connect`).
     pub connect: Option<String>,
+    /// `?url=A&b=B`: show the diff view once both are open.
+    pub diff_when_loaded: bool,
     /// The live connection's status, for `status()`.
     pub live: Option<serde_json::Value>,
 }

@@ -4,6 +4,7 @@
 //! recording, answered from the intact frames.
 
 mod analyze;
+mod desktop;
 mod export;
 mod live;
 mod text;
@@ -198,6 +199,23 @@ puffin-lens report capture.puffin --format json | jq .recordings[0].outliers\n\n
         /// Report unprofiled gaps of at least this many milliseconds.
         #[arg(long, default_value_t = 1.0, value_name = "MS", value_parser = non_negative_ms)]
         gap_ms: f64,
+    },
+    /// Make .puffin files open with puffin-lens on a Linux desktop (or undo it).
+    #[command(
+        long_about = "Install the Linux desktop integration for this user: a .desktop entry \
+(applications/puffin-lens.desktop, running this binary with `open %F`), a shared-mime-info type \
+application/x-puffin for *.puffin files and files starting with PUF0 \
+(mime/packages/puffin-lens.xml), and the icon, under $XDG_DATA_HOME (default ~/.local/share). \
+File managers then offer puffin-lens for recordings. Run it again after moving the binary.",
+        after_help = "Examples:\n  puffin-lens install-desktop\n  \
+xdg-mime default puffin-lens.desktop application/x-puffin   # make it the default\n  \
+puffin-lens install-desktop --uninstall\n\n\
+Exit status: 0 done; 1 the files cannot be written."
+    )]
+    InstallDesktop {
+        /// Remove what install-desktop wrote.
+        #[arg(long)]
+        uninstall: bool,
     },
     /// What a recording holds: frames, threads, scopes, time span, format, problems.
     #[command(after_help = "Examples:\n  puffin-lens summary capture.puffin\n  \
@@ -432,6 +450,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             top,
             gap_ms,
         ),
+        Command::InstallDesktop { uninstall } => desktop::install_desktop(uninstall),
         Command::Summary { file, json } => summary(&file, json),
         Command::Dump {
             file,
