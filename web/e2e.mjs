@@ -499,7 +499,11 @@ await test("installable: the manifest is served and complete, and a launch with 
   // as the browser would with file handles) opens A and B.
   const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   await ctx.addInitScript(() => {
-    window.launchQueue = { setConsumer: (f) => (window.__launchConsumer = f) };
+    // Chromium has a launchQueue of its own: shadow it to catch the consumer.
+    Object.defineProperty(window, "launchQueue", {
+      value: { setConsumer: (f) => (window.__launchConsumer = f) },
+      configurable: true,
+    });
   });
   const p = await openApp(ctx, server.base);
   assert.equal(await p.evaluate(() => document.querySelector("link[rel=manifest]").getAttribute("href")), "manifest.webmanifest");
