@@ -84,18 +84,34 @@ fn captures(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-#[test]
-fn parquet_tables_hold_the_model_with_readmes_schema() {
+/// `captures` in a temp folder, exported with `args` added: the folder
+/// (kept while it lives), the recordings, the output folder and the run.
+fn export_captures(
+    args: &[&str],
+) -> (
+    tempfile::TempDir,
+    Vec<PathBuf>,
+    PathBuf,
+    std::process::Output,
+) {
     let dir = tempfile::tempdir().unwrap();
     let caps = dir.path().join("caps");
     let files = captures(&caps);
     let out = dir.path().join("out");
-    let result = run(&[
+    let mut all = vec![
         "export",
         caps.to_str().unwrap(),
         "-o",
         out.to_str().unwrap(),
-    ]);
+    ];
+    all.extend_from_slice(args);
+    let result = run(&all);
+    (dir, files, out, result)
+}
+
+#[test]
+fn parquet_tables_hold_the_model_with_readmes_schema() {
+    let (_dir, files, out, result) = export_captures(&[]);
     assert_eq!(code(&result), 0, "{}", stderr(&result));
     assert!(
         stderr(&result).contains("exported 3 of 3 recordings"),
@@ -294,18 +310,7 @@ fn a_batch_keeps_going_past_damaged_and_unreadable_inputs() {
 
 #[test]
 fn json_format_writes_the_documented_export_per_input() {
-    let dir = tempfile::tempdir().unwrap();
-    let caps = dir.path().join("caps");
-    let files = captures(&caps);
-    let out = dir.path().join("out");
-    let result = run(&[
-        "export",
-        caps.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--format",
-        "json",
-    ]);
+    let (_dir, files, out, result) = export_captures(&["--format", "json"]);
     assert_eq!(code(&result), 0, "{}", stderr(&result));
     for (file, name) in files.iter().zip(["a", "ci__b", "ci__run-2__c"]) {
         let dump = run(&["dump", file.to_str().unwrap()]);

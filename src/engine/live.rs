@@ -530,6 +530,17 @@ mod tests {
         reader
     }
 
+    /// Saved and reopened, `live` is `kept`.
+    fn assert_saved_is(live: &LiveRecording, kept: &Trace) {
+        let saved = crate::engine::load(&live.to_puffin())
+            .expect("decodes")
+            .trace;
+        assert_eq!(
+            export_string(&saved, "x", false),
+            export_string(kept, "x", false)
+        );
+    }
+
     #[test]
     fn any_chunking_gives_the_recording_of_the_file() {
         for format in [
@@ -579,13 +590,7 @@ mod tests {
         assert_eq!(kept.frames.frame_index, last);
         assert!(kept.defs.has_registration());
         assert!(kept.defs.kind.iter().all(|k| k.is_registered()));
-        let saved = crate::engine::load(&live.to_puffin())
-            .expect("decodes")
-            .trace;
-        assert_eq!(
-            export_string(&saved, "x", false),
-            export_string(&kept, "x", false)
-        );
+        assert_saved_is(&live, &kept);
         // Clear: no frames, the names stay for the frames to come.
         live.clear();
         assert_eq!(live.frames(), 0);
@@ -635,13 +640,7 @@ mod tests {
             kept.frames.frame_index,
             full.frames.frame_index[10 - live.frames()..]
         );
-        let saved = crate::engine::load(&live.to_puffin())
-            .expect("decodes")
-            .trace;
-        assert_eq!(
-            export_string(&saved, "x", false),
-            export_string(&kept, "x", false)
-        );
+        assert_saved_is(&live, &kept);
     }
 
     #[test]
