@@ -4,7 +4,8 @@
 # Trunk; wasm-bindgen-cli at the exact version Cargo.lock pins (Trunk runs
 # offline and never downloads it); npm packages of web/ (playwright-core,
 # binaryen's wasm-opt). With `--browser`: also Debian's chromium, Xvfb, jq
-# and DuckDB (Python) for the tests; with `--fleet`: Java and PySpark.
+# and DuckDB (Python) for the tests; with `--fuzz`: cargo-fuzz; with `--fleet`:
+# Java and PySpark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +27,17 @@ if [[ " $* " == *" --browser "* ]]; then
   # The Parquet export is checked by SQL in DuckDB (tests/parquet.rs).
   python3 -c "import duckdb" 2>/dev/null || { say "installing duckdb (PyPI)"; \
     pip install --quiet --root-user-action=ignore duckdb; }
+fi
+
+# `--fuzz`: cargo-fuzz for scripts/fuzz.sh (needs the nightly toolchain; without
+# one, fuzzing is skipped and the corpora are replayed on stable by cargo test).
+if [[ " $* " == *" --fuzz "* ]]; then
+  if rustup toolchain list | grep -q '^nightly'; then
+    cargo fuzz --version >/dev/null 2>&1 \
+      || { say "installing cargo-fuzz (about 3 minutes)"; cargo install --locked cargo-fuzz; }
+  else
+    say "no nightly toolchain: fuzzing will be skipped"
+  fi
 fi
 
 # `--fleet`: Java and PySpark for examples/spark_fleet.py (the test command

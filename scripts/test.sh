@@ -2,7 +2,7 @@
 # README's test command: every test.
 #  1. cargo test: engine, CLI, analyses, the app (egui_kittest), the query API,
 #     live capture (a real puffin_http server), the Parquet export (SQL in
-#     DuckDB; PySpark when installed);
+#     DuckDB; PySpark when installed), property tests, the fuzz corpora;
 #  2. the web app built with Trunk and tested in headless Chromium
 #     (web/e2e.mjs: drop, summary/dumpJson/query against the native CLI,
 #     damaged and broken files, ?url=, offline, no foreign requests);

@@ -5,8 +5,9 @@
 //! egui application (desktop and browser); [`web`] its browser entry point
 //! and JavaScript API.
 
+#[cfg(feature = "app")]
 pub mod app;
 pub mod engine;
 pub mod units;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "app"))]
 pub mod web;

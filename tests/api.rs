@@ -196,7 +196,7 @@ fn bad_questions_get_clear_errors() {
     );
     let msg = err("top", json!({"top": "ten"}));
     assert!(
-        msg.starts_with("bad arguments for top: invalid type: string \"ten\""),
+        msg.starts_with("bad arguments for top: top: invalid type: string \"ten\""),
         "{msg}"
     );
     let msg = err("top", json!({"limit": 3}));

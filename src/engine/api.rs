@@ -385,10 +385,18 @@ impl Request {
         };
         let mut tagged = serde_json::Map::new();
         tagged.insert(name.to_owned(), args);
-        serde_json::from_value(serde_json::Value::Object(tagged)).map_err(|err| {
+        // The error names the argument (`top: invalid value…`).
+        serde_path_to_error::deserialize(serde_json::Value::Object(tagged)).map_err(|err| {
+            let path = err.path().to_string();
+            let key = path.split_once('.').map_or("", |(_, key)| key);
+            let inner = err.into_inner();
             QueryError::BadArgs {
                 query: name.to_owned(),
-                message: err.to_string(),
+                message: if key.is_empty() {
+                    inner.to_string()
+                } else {
+                    format!("{key}: {inner}")
+                },
             }
         })
     }

@@ -230,7 +230,7 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
 
     pub fn finish(mut self) -> Decoded {
         // The parallel path reports a broken container before the frames.
-        self.diagnostics.sort_by_key(|d| d.byte_offset);
+        self.diagnostics.sort_by_key(|d| (d.byte_offset, d.record));
         let mut trace = self.builder.finish();
         if trace.format.record_kinds.is_empty() {
             trace.format.note_record("PUF0");
@@ -978,7 +978,7 @@ impl PuffinDecoder<Vec<u8>> {
     /// The recording as it is now, without ending it.
     pub fn snapshot(&self) -> Decoded {
         let mut diagnostics = self.diagnostics.clone();
-        diagnostics.sort_by_key(|d| d.byte_offset);
+        diagnostics.sort_by_key(|d| (d.byte_offset, d.record));
         Decoded {
             trace: self.builder.snapshot(),
             diagnostics,

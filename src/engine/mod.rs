@@ -10,6 +10,7 @@ pub mod bytes;
 pub mod decode;
 pub mod diff;
 pub mod export;
+pub mod invariants;
 pub mod json_in;
 pub mod live;
 #[cfg(not(target_arch = "wasm32"))]

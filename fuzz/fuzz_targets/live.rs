@@ -1,0 +1,3 @@
+//! A live puffin_http stream in arbitrary pieces.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| puffin_lens::engine::invariants::live_stream(data));
