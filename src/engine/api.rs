@@ -389,11 +389,12 @@ impl Request {
         serde_path_to_error::deserialize(serde_json::Value::Object(tagged)).map_err(|err| {
             let path = err.path().to_string();
             let key = path.split_once('.').map_or("", |(_, key)| key);
-            let inner = err.into_inner();
+            let inner = err.into_inner().to_string();
             QueryError::BadArgs {
                 query: name.to_owned(),
-                message: if key.is_empty() {
-                    inner.to_string()
+                // An unknown field names itself.
+                message: if key.is_empty() || inner.starts_with("unknown field") {
+                    inner
                 } else {
                     format!("{key}: {inner}")
                 },
