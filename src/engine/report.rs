@@ -152,7 +152,7 @@ fn ask(name: &str, args: Value, a: &Decoded, b: Option<&Decoded>) -> Option<Answ
 
 fn to_value(answer: Option<Answer>) -> Value {
     answer.map_or(Value::Null, |a| {
-        serde_json::from_str(&a.to_json()).unwrap_or(Value::Null)
+        serde_json::to_value(&a).unwrap_or(Value::Null)
     })
 }
 
@@ -365,7 +365,9 @@ fn comparison(a: &Decoded, b: &Decoded, opts: ReportOptions) -> ComparisonReport
         frames_a: a.trace.frames.len(),
         frames_b: b.trace.frames.len(),
         normalized: false,
-        rows: to_value(ask("compare", json!({ "top": opts.top }), a, Some(b)))["rows"].take(),
+        // `compare --top N`'s rows: the first N of the full comparison.
+        rows: serde_json::to_value(&all.rows[..all.rows.len().min(opts.top)])
+            .unwrap_or(Value::Null),
         spikes,
         changes,
         new,
@@ -380,7 +382,6 @@ fn msu(ns: i64) -> String {
 }
 
 fn cell(s: &str) -> String {
-    let s = if s.is_empty() { "" } else { s };
     s.replace('|', "\\|").replace('\n', " ")
 }
 
