@@ -3,11 +3,20 @@
 //! - `capture gen OUT [lz4|zstd|json]`: writes the benchmark capture
 //!   (200 frames x 4 threads, 2 million scopes, nesting and data strings),
 //!   or its JSON dump;
+//! - `capture huge OUT FRAMES SCOPES`: writes a valid PFD4 zstd recording
+//!   of FRAMES frames of SCOPES scopes each (one frame's streams, compressed
+//!   once and repeated under each frame's own metadata): megabytes on disk,
+//!   hundreds of millions of scopes decoded (the browser test's recording too
+//!   large for wasm memory);
 //! - `capture decode FILE`: times the native decode of FILE (a recording or
 //!   a JSON dump), single-threaded and parallel (best of 5), and prints
 //!   `{"scopes","single_ms","parallel_ms"}`.
 
-use puffin_lens::engine::write::{Compression, Format, synthetic_capture, write_recording};
+use puffin_lens::engine::bytes::{ByteReader, write_varint_i64, write_varint_u64};
+use puffin_lens::engine::write::{
+    Compression, Format, FrameData, Registration, ScopeNode, ThreadData, synthetic_capture,
+    write_frame, write_recording,
+};
 use puffin_lens::engine::{decode_puffin, export_string, json_in, load};
 use std::time::Instant;
 
@@ -46,6 +55,17 @@ fn main() {
             std::fs::write(out, &bytes).expect("write the capture");
             eprintln!("wrote {out}: {:.1} MB", bytes.len() as f64 / 1e6);
         }
+        ["huge", out, frames, scopes] => {
+            let frames: u64 = frames.parse().expect("FRAMES is a number");
+            let scopes: usize = scopes.parse().expect("SCOPES is a number");
+            let bytes = huge_recording(frames, scopes);
+            std::fs::write(out, &bytes).expect("write the recording");
+            eprintln!(
+                "wrote {out}: {:.1} MB, {} scopes",
+                bytes.len() as f64 / 1e6,
+                frames * scopes as u64
+            );
+        }
         ["decode", file] => {
             let bytes = std::fs::read(file).expect("read the capture");
             let (single_ms, scopes) = if json_in::looks_like_json(&bytes) {
@@ -60,8 +80,61 @@ fn main() {
             );
         }
         _ => {
-            eprintln!("usage: capture gen OUT [lz4|zstd|json] | capture decode FILE");
+            eprintln!(
+                "usage: capture gen OUT [lz4|zstd|json] | capture huge OUT FRAMES SCOPES | capture decode FILE"
+            );
             std::process::exit(2);
         }
     }
+}
+
+/// FRAMES frames of SCOPES scopes each (a `frame` scope and its `tick`
+/// children on one thread), one frame's record written once and repeated
+/// with each frame's own index and time range in its metadata.
+fn huge_recording(frames: u64, scopes: usize) -> Vec<u8> {
+    const FRAME_NS: i64 = 16_000_000;
+    let ticks = (0..scopes.saturating_sub(1)).map(|_| ScopeNode::new(2, 0, 1).data("tick"));
+    let mut root = ScopeNode::new(1, 0, FRAME_NS);
+    root.children = ticks.collect();
+    let frame = FrameData {
+        frame_index: 0,
+        threads: vec![ThreadData {
+            name: "main".to_owned(),
+            start_time_ns: None,
+            scopes: vec![root],
+        }],
+        registrations: vec![
+            Registration::named(1, "frame", "huge::main", "src/main.rs", 1),
+            Registration::named(2, "tick", "huge::main", "src/main.rs", 2),
+        ],
+    };
+    let mut record = Vec::new();
+    write_frame(&mut record, &frame, Format::Pfd4(Compression::Zstd));
+    // "PFD4" u32 meta_len meta(frame_index, range, num_bytes, num_scopes) rest
+    let mut r = ByteReader::new(&record[4..]);
+    let meta_len = r.u32_le("meta length").expect("written above") as usize;
+    let mut meta = ByteReader::new(&record[8..8 + meta_len]);
+    meta.varint_u64("frame index").expect("written above");
+    let range = (
+        meta.varint_i64("start").expect("written above"),
+        meta.varint_i64("end").expect("written above"),
+    );
+    let num_bytes = meta.varint_u64("bytes").expect("written above");
+    let num_scopes = meta.varint_u64("scopes").expect("written above");
+    let rest = &record[8 + meta_len..];
+    let mut out = b"PUF0".to_vec();
+    for i in 0..frames {
+        let shift = i as i64 * FRAME_NS;
+        let mut meta = Vec::new();
+        write_varint_u64(&mut meta, i);
+        write_varint_i64(&mut meta, range.0 + shift);
+        write_varint_i64(&mut meta, range.1 + shift);
+        write_varint_u64(&mut meta, num_bytes);
+        write_varint_u64(&mut meta, num_scopes);
+        out.extend_from_slice(b"PFD4");
+        out.extend_from_slice(&(meta.len() as u32).to_le_bytes());
+        out.extend_from_slice(&meta);
+        out.extend_from_slice(rest);
+    }
+    out
 }

@@ -5,7 +5,9 @@
 #     DuckDB; PySpark when installed), property tests, the fuzz corpora;
 #  2. the web app built with Trunk and tested in headless Chromium
 #     (web/e2e.mjs: drop, summary/dumpJson/query against the native CLI,
-#     damaged and broken files, ?url=, offline, no foreign requests);
+#     damaged and broken files, ?url=, offline, no foreign requests), and
+#     under pressure (web/pressure.mjs: overlapping loads, a file too large
+#     for the wasm memory);
 #  3. the desktop app opened under Xvfb (scripts/native_smoke.sh).
 # Screenshots and logs land in target/e2e/. Installs missing tools first.
 set -euo pipefail
@@ -20,9 +22,11 @@ else
   echo "== examples/spark_fleet.py SKIPPED: no Java or no pyspark (scripts/setup.sh --fleet installs them)"
 fi
 echo "== web app: trunk build --release"
-cargo build --locked --release --bin puffin-lens --example live_demo
+cargo build --locked --release --bin puffin-lens --example live_demo --example capture
 trunk build --release
 echo "== browser end-to-end test (headless Chromium)"
 node web/e2e.mjs
+echo "== the browser under pressure (overlapping loads, too large for wasm memory)"
+node web/pressure.mjs
 echo "== desktop app under Xvfb"
 scripts/native_smoke.sh

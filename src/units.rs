@@ -30,6 +30,19 @@ pub fn thread_label(name: &str) -> &str {
     if name.is_empty() { "(unnamed)" } else { name }
 }
 
+/// A count for people, digits grouped by thousands: `150,000,000`.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
 /// A byte count for people: `512 B`, `43.1 KiB`, `12.3 MiB`, `1.2 GiB`.
 pub fn bytes(n: u64) -> String {
     const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];

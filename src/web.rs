@@ -14,7 +14,11 @@
 //!   throws on bad arguments or when there is no answer.
 //! - `download(kind, side?)`: what "Export JSON" (`"json"`) or "Export CSV"
 //!   (`"csv"`) save, offered as a download.
-//! - `status()`: `{loading, fetching, error, a, b, shown}`.
+//! - `status()`: `{loading, fetching, error, replaced, a, b, shown, live,
+//!   memory}`: `loading` is the load in flight (`{name, side, done_bytes,
+//!   total_bytes}`), `replaced` the last request a later one for the same
+//!   side cancelled (one line), `memory` what the app holds
+//!   (`{in_use_bytes, wasm_bytes, limit_bytes}`).
 //! - `show(view, options?)`: switches the view like a click would
 //!   (`"overview"`, `"tree"` with `{mode, frame, expand, gap_ms}`, `"table"`
 //!   with `{by, sort, descending, filter, thread}`); a promise of `ui()` once
@@ -27,8 +31,11 @@
 //! above 2^53 come back rounded (by up to a few hundred ns); `dumpJson()`
 //! keeps them exact as text.
 
-use crate::app::platform::web::{element, escape_html, js_message, show_progress};
-use crate::app::{Export, Incoming, PuffinLensApp, Shared, Side, Source, UiCommand, file_name};
+use crate::app::platform::web::{Progress, element, escape_html, js_message};
+use crate::app::platform::{self, check_room};
+use crate::app::{
+    Export, Fetch, Incoming, PuffinLensApp, Shared, Side, Source, UiCommand, file_name,
+};
 use crate::engine::api;
 use js_sys::{Function, JSON, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::JsCast as _;
@@ -110,14 +117,27 @@ fn page_param(name: &str) -> Option<String> {
 }
 
 fn fetch_into(shared: Shared, url: String, side: Side) {
-    shared.borrow_mut().fetching = Some(url.clone());
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT_FETCH: AtomicU64 = AtomicU64::new(1);
+    let id = NEXT_FETCH.fetch_add(1, Ordering::Relaxed);
+    // A later request for the same side cancels the download (Fetch::abort).
+    let controller = web_sys::AbortController::new().ok();
+    let signal = controller.as_ref().map(|c| c.signal());
+    shared.borrow_mut().fetches.push(Fetch {
+        id,
+        url: url.clone(),
+        side,
+        abort: controller.map(|c| Box::new(move || c.abort()) as Box<dyn FnOnce()>),
+    });
     wasm_bindgen_futures::spawn_local(async move {
-        let result = fetch_bytes(&url).await;
-        show_progress(None);
+        let result = fetch_bytes(&url, signal.as_ref()).await;
         let mut state = shared.borrow_mut();
-        if state.fetching.as_deref() == Some(url.as_str()) {
-            state.fetching = None;
-        }
+        // Gone from the list: replaced by a later request; nothing to say.
+        let Some(at) = state.fetches.iter().position(|f| f.id == id) else {
+            log::info!("{url}: download dropped (replaced)");
+            return;
+        };
+        state.fetches.remove(at);
         match result {
             Ok(bytes) => state.push(Incoming {
                 name: file_name(&url),
@@ -127,19 +147,47 @@ fn fetch_into(shared: Shared, url: String, side: Side) {
             }),
             Err(err) => {
                 state.diff_when_loaded = false;
-                state.fail(format!("{url}: {err}"));
+                state.fail(err);
             }
         }
     });
 }
 
-/// Downloads `url`, showing the bytes received on the page's progress bar.
-async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+/// Downloads `url`, showing the bytes received on the page's progress bar;
+/// refused (without reading further) once it cannot fit in memory. Errors
+/// are one line naming the URL (a refusal names the file).
+async fn fetch_bytes(url: &str, signal: Option<&web_sys::AbortSignal>) -> Result<Vec<u8>, String> {
+    fetch_bytes_inner(url, signal)
+        .await
+        .map_err(|err| match err {
+            FetchError::Refused(msg) => msg,
+            FetchError::Failed(msg) => format!("{url}: {msg}"),
+        })
+}
+
+enum FetchError {
+    /// Too large for memory ([`check_room`]'s line).
+    Refused(String),
+    Failed(String),
+}
+
+impl From<String> for FetchError {
+    fn from(msg: String) -> Self {
+        Self::Failed(msg)
+    }
+}
+
+async fn fetch_bytes_inner(
+    url: &str,
+    signal: Option<&web_sys::AbortSignal>,
+) -> Result<Vec<u8>, FetchError> {
     use wasm_bindgen_futures::JsFuture;
-    let window = web_sys::window().ok_or("no window")?;
+    let window = web_sys::window().ok_or_else(|| "no window".to_owned())?;
+    let init = web_sys::RequestInit::new();
+    init.set_signal(signal);
     // A network error and a response the server does not let this page
     // read (CORS) fail alike, without a status.
-    let response: web_sys::Response = JsFuture::from(window.fetch_with_str(url))
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
         .await
         .map_err(|err| {
             format!(
@@ -152,17 +200,17 @@ async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
         .dyn_into()
         .map_err(js_message)?;
     if !response.ok() {
-        return Err(format!(
+        return Err(FetchError::Failed(format!(
             "cannot download: HTTP {} {}",
             response.status(),
             response.status_text()
-        ));
+        )));
     }
     let Some(body) = response.body() else {
         return Ok(Vec::new());
     };
     // Content-Length is the compressed size when the server compresses: a
-    // hint for the bar only.
+    // hint for the bar, and a size to refuse at once when it cannot fit.
     let total = response
         .headers()
         .get("content-length")
@@ -170,15 +218,23 @@ async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
         .flatten()
         .and_then(|len| len.parse::<usize>().ok())
         .unwrap_or(0);
-    let what = format!("Downloading {}", file_name(url));
+    let name = file_name(url);
     let reader: web_sys::ReadableStreamDefaultReader = body
         .get_reader()
         .dyn_into()
         .map_err(|o| js_message(o.into()))?;
+    let refuse = |size: usize, reader: &web_sys::ReadableStreamDefaultReader| {
+        check_room(&name, size as u64, false, None).map_err(|msg| {
+            let _ = reader.cancel();
+            FetchError::Refused(msg)
+        })
+    };
+    refuse(total, &reader)?;
+    let progress = Progress::new(format!("Downloading {name}"), total);
     // Not reserved from the header: a server may claim any length.
     let mut bytes = Vec::new();
     loop {
-        show_progress(Some((&what, bytes.len(), total.max(bytes.len()))));
+        progress.set(bytes.len(), total.max(bytes.len()));
         let chunk = JsFuture::from(reader.read()).await.map_err(js_message)?;
         let done = Reflect::get(&chunk, &"done".into()).map_err(js_message)?;
         if done.as_bool().unwrap_or(true) {
@@ -187,6 +243,7 @@ async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
         let value = Reflect::get(&chunk, &"value".into()).map_err(js_message)?;
         let value: Uint8Array = value.dyn_into().map_err(js_message)?;
         let start = bytes.len();
+        refuse(start + value.length() as usize, &reader)?;
         bytes.resize(start + value.length() as usize, 0);
         value.copy_to(&mut bytes[start..]);
     }
@@ -256,10 +313,16 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
                 )
                 .into());
             }
-            let bytes = Uint8Array::new(&bytes).to_vec();
             let name = name
                 .as_string()
                 .unwrap_or_else(|| "recording.puffin".to_owned());
+            let bytes = Uint8Array::new(&bytes);
+            // Refused before copying it in when it cannot fit.
+            if let Err(msg) = check_room(&name, u64::from(bytes.length()), false, None) {
+                s.borrow_mut().fail(msg.clone());
+                return Ok(Promise::reject(&js_sys::Error::new(&msg)));
+            }
+            let bytes = bytes.to_vec();
             let side = if side.is_undefined() || side.is_null() {
                 None
             } else {
@@ -332,7 +395,21 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
                 Side::A => (state.a.as_ref(), state.b.as_ref()),
                 Side::B => (state.b.as_ref(), state.a.as_ref()),
             };
-            let main = main.ok_or_else(|| js_sys::Error::new("no recording is open"))?;
+            let main = main.ok_or_else(|| {
+                // Asked for (not started yet), decoding, or downloading.
+                let coming = (state.incoming.last().map(|i| i.name.as_str()))
+                    .or(state.loading.as_ref().map(|l| l.name.as_str()))
+                    .or(state
+                        .fetching()
+                        .map(|url| url.rsplit('/').next().unwrap_or(url)));
+                match coming {
+                    Some(name) => js_sys::Error::new(&format!(
+                        "no recording is open yet: {name} is loading (await load()'s promise, \
+                         or until status().loading is null)"
+                    )),
+                    None => js_sys::Error::new("no recording is open"),
+                }
+            })?;
             let answer = api::query_json(main.trace(), other.map(|o| o.trace()), &name, &args)
                 .map_err(|e| js_sys::Error::new(&e.to_string()))?;
             parse_json(&answer)
@@ -417,8 +494,14 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
         let state = s.borrow();
         let value = serde_json::json!({
             "loading": state.loading,
-            "fetching": state.fetching,
+            "fetching": state.fetching(),
             "error": state.error,
+            "replaced": state.replaced,
+            "memory": {
+                "in_use_bytes": platform::web::memory_in_use_bytes(),
+                "wasm_bytes": platform::web::wasm_memory_bytes(),
+                "limit_bytes": platform::web::memory_limit_bytes(),
+            },
             "a": state.a.as_ref().map(|l| l.name.clone()),
             "b": state.b.as_ref().map(|l| l.name.clone()),
             "shown": state.shown.label().to_lowercase(),

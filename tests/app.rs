@@ -283,3 +283,33 @@ fn welcome_screen_offers_open_and_example() {
     h.get_by_label("Open a recording…");
     assert!(h.state().view(Side::A).is_none());
 }
+
+/// The latest request for a side wins: a recording opened while another
+/// one still decodes for A replaces it (A is not shown yet, so the new one
+/// goes there too), the replaced load says so in the notice and in
+/// `status().replaced`, and nothing of it arrives later.
+#[test]
+fn a_recording_opened_while_another_decodes_replaces_it() {
+    let mut h = harness();
+    let big = write_recording(
+        &puffin_lens::engine::write::synthetic_capture(200, 3, 10_000),
+        Format::Pfd4(Compression::Lz4),
+    );
+    h.state().open("big.puffin", Source::Bytes(big), None);
+    h.step();
+    assert!(
+        h.state().is_loading(),
+        "big.puffin takes more than one slice"
+    );
+    open(&mut h, "small.puffin", recording(true), None);
+    h.run_steps(5);
+    assert_eq!(
+        h.state().view(Side::A).expect("A").loaded().name,
+        "small.puffin"
+    );
+    assert!(h.state().view(Side::B).is_none());
+    let line = "big.puffin (A) was replaced by small.puffin before it finished loading";
+    assert_eq!(h.state().shared().borrow().replaced.as_deref(), Some(line));
+    assert_eq!(h.state().notice(), Some(line));
+    h.get_by_label(line);
+}

@@ -357,3 +357,78 @@ fn sequential_incremental_and_parallel_decoders_agree() {
         assert_eq!(a.trace.format, b.trace.format);
     }
 }
+
+/// The size estimate the browser refuses recordings by (before decoding)
+/// reads what the frames' metadata claims: exactly the scopes decoded for
+/// the layouts that carry metadata outside the streams, and at least as
+/// many for the others; for a JSON dump, one per scope.
+#[test]
+fn size_estimate_matches_what_decoding_holds() {
+    let mut frames = basic_frames();
+    for f in &mut frames {
+        for t in &mut f.threads {
+            name_legacy(&mut t.scopes);
+        }
+    }
+    for format in [
+        Format::Pfd4(Compression::Lz4),
+        Format::Pfd4(Compression::Zstd),
+        Format::Pfd3(Compression::None),
+        Format::Pfd2,
+        Format::Pfd1,
+        Format::Legacy,
+    ] {
+        let bytes = write_recording(&frames, format);
+        let decoded = engine::load(&bytes).unwrap();
+        let scopes = decoded.trace.scopes.len() as u64;
+        let estimate = engine::SizeEstimate::of(&bytes);
+        if matches!(format, Format::Pfd1 | Format::Legacy) {
+            assert!(
+                estimate.scopes >= scopes,
+                "{format:?}: {estimate:?} vs {scopes}"
+            );
+        } else {
+            assert_eq!(estimate.scopes, scopes, "{format:?}");
+            // The streams' bytes of one frame: some, and (uncompressed) fewer
+            // than the file's.
+            assert!(estimate.max_frame_bytes > 0, "{format:?}");
+            if format == Format::Pfd3(Compression::None) {
+                assert!(estimate.max_frame_bytes < bytes.len() as u64);
+            }
+        }
+        assert!(estimate.model_bytes() >= scopes * 48);
+        let dump = engine::export_string(&decoded.trace, "x.puffin", false);
+        let json = engine::SizeEstimate::of(dump.as_bytes());
+        assert_eq!(json.scopes, scopes, "{format:?} as JSON");
+    }
+}
+
+/// A frame claiming more scopes than it could ever decompress to is counted
+/// as at most what one frame may hold, and the column reservation taken
+/// from the claims never aborts: the file still decodes to its intact part.
+#[test]
+fn a_lying_scope_count_is_bounded() {
+    let frames = basic_frames();
+    let mut bytes = write_recording(&frames, Format::Pfd4(Compression::None));
+    // The first frame's metadata: frame_index, range, num_bytes, num_scopes
+    // (bincode varints); num_scopes, the last, becomes u64::MAX / 2.
+    let meta_len = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    let meta = &bytes[12..12 + meta_len];
+    let last = meta.len() - 1;
+    assert!(meta[last] < 251, "num_scopes is the last varint, one byte");
+    let mut claim = meta[..last].to_vec();
+    engine::bytes::write_varint_u64(&mut claim, u64::MAX / 2);
+    let mut patched = bytes[..12].to_vec();
+    patched[8..12].copy_from_slice(&(claim.len() as u32).to_le_bytes());
+    patched.extend_from_slice(&claim);
+    patched.extend_from_slice(&bytes[12 + meta_len..]);
+    bytes = patched;
+    let estimate = engine::SizeEstimate::of(&bytes);
+    assert!(estimate.scopes < (1 << 31), "{estimate:?}");
+    assert!(
+        estimate.scopes > 10_000_000,
+        "the claim is counted, bounded: {estimate:?}"
+    );
+    let decoded = engine::load(&bytes).unwrap();
+    assert_eq!(decoded.trace.frames.len(), frames.len());
+}

@@ -197,6 +197,18 @@ impl LoadJob {
                 }
             },
         };
+        // Refused before decoding when it cannot fit (the browser's 4 GiB);
+        // the bytes themselves are already in memory.
+        #[cfg(target_arch = "wasm32")]
+        {
+            let estimate = crate::engine::SizeEstimate::of(&bytes);
+            if let Err(msg) =
+                super::platform::check_room(&name, bytes.len() as u64, true, Some(estimate))
+            {
+                log::warn!("{msg}");
+                return Self::done(name, Err(msg));
+            }
+        }
         match SteppedDecoder::new(bytes) {
             #[cfg(target_arch = "wasm32")]
             Ok(decoder) => {
@@ -281,15 +293,18 @@ impl LoadJob {
         }));
         let shared = task.clone();
         let task_name = name.clone();
-        let what = format!("Decoding {name}");
-        super::platform::web::show_progress(Some((&what, 0, work.decoder.bytes_total())));
+        // The bar's line goes when the task ends, whichever way.
+        let progress = super::platform::web::Progress::new(
+            format!("Decoding {name}"),
+            work.decoder.bytes_total(),
+        );
         wasm_bindgen_futures::spawn_local(async move {
             let name = task_name;
             // Let the frame that started the load be painted first.
             super::platform::web::yield_to_browser().await;
             loop {
                 if shared.borrow().cancelled {
-                    super::platform::web::show_progress(None);
+                    log::info!("{name}: decoding cancelled");
                     return;
                 }
                 if work.run_slice(SLICE) {
@@ -298,11 +313,11 @@ impl LoadJob {
                 let (done_bytes, total_bytes) =
                     (work.decoder.bytes_done(), work.decoder.bytes_total());
                 shared.borrow_mut().done_bytes = done_bytes;
-                super::platform::web::show_progress(Some((&what, done_bytes, total_bytes)));
+                progress.set(done_bytes, total_bytes);
                 super::platform::web::yield_to_browser().await;
             }
             let result = work.finish(&name);
-            super::platform::web::show_progress(None);
+            drop(progress);
             shared.borrow_mut().result = Some(result);
             ctx.request_repaint();
         });

@@ -23,7 +23,7 @@ pub use nav::{FrameSel, View};
 pub use overview::OverviewView;
 pub use platform::file_name;
 pub use recording::{Action, Recording, UI_ROWS};
-pub use shared::{Incoming, LoadStatus, OnDone, Shared, SharedState, Side, UiCommand};
+pub use shared::{Fetch, Incoming, LoadStatus, OnDone, Shared, SharedState, Side, UiCommand};
 pub use table::TableView;
 pub use tree::TreeView;
 
@@ -74,6 +74,8 @@ const BUDGETS_MS: [(f64, &str); 3] = [(16.7, "60 fps"), (33.3, "30 fps"), (8.3, 
 struct Slot {
     job: Option<(LoadJob, Option<OnDone>)>,
     rec: Option<Recording>,
+    /// What the job in flight replaced (one line), told once it is shown.
+    replaced: Option<String>,
 }
 
 pub struct PuffinLensApp {
@@ -377,26 +379,48 @@ impl PuffinLensApp {
         });
     }
 
+    /// Starts loading a recording. Without a side it becomes A unless a
+    /// recording is shown there (then B, to compare). The latest request
+    /// for a side wins: whatever was still loading or downloading for it is
+    /// cancelled, its `load()` promise rejected, and `status().replaced`
+    /// and the notice line say so.
     fn start_load(&mut self, ctx: &egui::Context, incoming: Incoming) {
-        let side = incoming.side.unwrap_or_else(|| {
-            if self.a.rec.is_none() && self.a.job.is_none() {
-                Side::A
-            } else {
-                Side::B
-            }
+        let side = incoming.side.unwrap_or(if self.a.rec.is_none() {
+            Side::A
+        } else {
+            Side::B
         });
         let started = web_time::Instant::now();
         let name = incoming.name.clone();
+        let mut replaced = self
+            .shared
+            .borrow_mut()
+            .cancel_fetches(side, &incoming.name);
+        if let Some((old, on_done)) = self.slot_mut(side).job.take() {
+            let line = format!(
+                "{} ({}) was replaced by {} before it finished loading",
+                old.name,
+                side.label(),
+                incoming.name
+            );
+            if let Some(on_done) = on_done {
+                on_done(Err(line.clone()));
+            }
+            replaced.push(line);
+        }
         let job = LoadJob::start(incoming.name, incoming.source, ctx, self.threaded);
         log::info!(
             "{name}: load started in {:.0} ms",
             started.elapsed().as_secs_f64() * 1e3
         );
         let slot = self.slot_mut(side);
-        if let Some((old, Some(on_done))) = slot.job.take() {
-            on_done(Err(format!("{}: replaced by another recording", old.name)));
-        }
         slot.job = Some((job, incoming.on_done));
+        slot.replaced = replaced.pop();
+        if let Some(line) = slot.replaced.clone() {
+            log::info!("{line}");
+            self.notice = Some(line.clone());
+            self.shared.borrow_mut().replaced = Some(line);
+        }
     }
 
     /// Advances the loads, decoding for what is left of `SLICE` this frame;
@@ -466,7 +490,8 @@ impl PuffinLensApp {
                         loaded.name,
                         a.loaded().name,
                     )),
-                    _ => None,
+                    // Said again once the recording that replaced it is shown.
+                    _ => self.slot_mut(side).replaced.take(),
                 };
                 let diff_now = self.a.rec.is_some() && self.b.rec.is_some() && {
                     let mut shared = self.shared.borrow_mut();
@@ -523,8 +548,10 @@ impl PuffinLensApp {
             self.start_load(ctx, item);
         }
         let dropped = ctx.input(|i| i.raw.dropped_files.clone());
-        for file in dropped {
+        let count = dropped.len();
+        for (i, file) in dropped.into_iter().enumerate() {
             let name = file_name(&file.path().to_string_lossy());
+            let side = dropped_side(count, i);
             #[cfg(not(target_arch = "wasm32"))]
             {
                 let source = match file.bytes() {
@@ -536,7 +563,7 @@ impl PuffinLensApp {
                     Incoming {
                         name,
                         source,
-                        side: None,
+                        side,
                         on_done: None,
                     },
                 );
@@ -548,13 +575,16 @@ impl PuffinLensApp {
                     let started = web_time::Instant::now();
                     let result = match file.web_file() {
                         Some(web_file) => platform::web::read_file(web_file).await,
-                        None => file.bytes_async().await,
+                        None => file
+                            .bytes_async()
+                            .await
+                            .map_err(|err| format!("{name}: cannot read: {err}")),
                     };
                     log::info!(
                         "{name}: read the dropped file in {:.0} ms",
                         started.elapsed().as_secs_f64() * 1e3
                     );
-                    shared.borrow_mut().open_read(name, result);
+                    shared.borrow_mut().open_read(name, side, result);
                 });
             }
         }
@@ -894,7 +924,7 @@ impl PuffinLensApp {
         }
         let (loading, fetching) = {
             let shared = self.shared.borrow();
-            (shared.loading.clone(), shared.fetching.clone())
+            (shared.loading.clone(), shared.fetching().map(str::to_owned))
         };
         if let Some(url) = fetching {
             ui.horizontal(|ui| {
@@ -1299,4 +1329,15 @@ fn run_native_with(files: Vec<std::path::PathBuf>, live: Option<String>) -> efra
             Ok(Box::new(app))
         }),
     )
+}
+
+/// The side a file given with `count` others at once opens as: one file
+/// follows the usual rule (`None`); two or more open as A and B, to compare
+/// (a third replaces B: the later wins).
+pub fn dropped_side(count: usize, i: usize) -> Option<Side> {
+    match (count, i) {
+        (0 | 1, _) => None,
+        (_, 0) => Some(Side::A),
+        _ => Some(Side::B),
+    }
 }

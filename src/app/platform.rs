@@ -18,11 +18,13 @@ pub fn pick_files(shared: &Shared) {
             .add_filter("all files", &["*"])
             .pick_files();
         let mut state = shared.borrow_mut();
-        for path in picked.unwrap_or_default() {
+        let picked = picked.unwrap_or_default();
+        let count = picked.len();
+        for (i, path) in picked.into_iter().enumerate() {
             state.push(Incoming {
                 name: file_name(&path.to_string_lossy()),
                 source: Source::Path(path),
-                side: None,
+                side: super::dropped_side(count, i),
                 on_done: None,
             });
         }
@@ -35,10 +37,13 @@ pub fn pick_files(shared: &Shared) {
                 .add_filter("puffin recordings and JSON dumps", &["puffin", "json"])
                 .pick_files()
                 .await;
-            for file in picked.unwrap_or_default() {
+            let picked = picked.unwrap_or_default();
+            let count = picked.len();
+            for (i, file) in picked.into_iter().enumerate() {
                 let name = file.file_name();
                 let result = web::read_file(file.inner()).await;
-                shared.borrow_mut().open_read(name, result);
+                let side = super::dropped_side(count, i);
+                shared.borrow_mut().open_read(name, side, result);
             }
         });
     }
@@ -94,6 +99,29 @@ pub fn file_name(path: &str) -> String {
     name.to_owned()
 }
 
+/// Whether a recording of `file_bytes` fits in memory: its bytes, unless
+/// already `read` in, plus what decoding it holds (`estimate`, once its
+/// bytes are at hand). In the browser the app lives in a wasm32 address space of
+/// [`web::memory_limit_bytes`], shared with what is open already; a
+/// recording that cannot fit is refused here, before any of it is spent, so
+/// the recording shown stays. Natively there is no such bound.
+pub fn check_room(
+    name: &str,
+    file_bytes: u64,
+    read: bool,
+    estimate: Option<crate::engine::SizeEstimate>,
+) -> Result<(), String> {
+    #[cfg(target_arch = "wasm32")]
+    {
+        web::check_room(name, file_bytes, read, estimate)
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let _ = (name, file_bytes, read, estimate);
+        Ok(())
+    }
+}
+
 /// The page: what the app needs from the browser.
 #[cfg(target_arch = "wasm32")]
 pub mod web {
@@ -109,11 +137,51 @@ pub mod web {
         text.replace('&', "&amp;").replace('<', "&lt;")
     }
 
-    /// Shows the page's progress bar (`what` is being done, bytes done of total;
-    /// a total of 0 is unknown), or hides it (`None`). It is HTML over the
-    /// canvas: the browser repaints it for next to nothing, while a repaint of
-    /// the canvas costs as much as a decoding slice in software WebGL.
-    pub fn show_progress(progress: Option<(&str, usize, usize)>) {
+    thread_local! {
+        /// Every task with something to show on the progress bar; the bar
+        /// shows the latest, and hides when none is left.
+        static BARS: std::cell::RefCell<Vec<(u64, String, usize, usize)>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+        static NEXT_BAR: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// A task's line on the page's progress bar (`what` is being done, bytes
+    /// done of total; a total of 0 is unknown), gone when dropped: a task
+    /// that ends, fails or is cancelled cannot leave the bar behind, and one
+    /// that ends does not hide another's. The bar is HTML over the canvas:
+    /// the browser repaints it for next to nothing, while a repaint of the
+    /// canvas costs as much as a decoding slice in software WebGL.
+    pub struct Progress(u64);
+
+    impl Progress {
+        pub fn new(what: String, total_bytes: usize) -> Self {
+            let id = NEXT_BAR.with(|n| {
+                n.set(n.get() + 1);
+                n.get()
+            });
+            BARS.with_borrow_mut(|bars| bars.push((id, what, 0, total_bytes)));
+            render_progress();
+            Self(id)
+        }
+
+        pub fn set(&self, done_bytes: usize, total_bytes: usize) {
+            BARS.with_borrow_mut(|bars| {
+                if let Some(bar) = bars.iter_mut().find(|b| b.0 == self.0) {
+                    (bar.2, bar.3) = (done_bytes, total_bytes);
+                }
+            });
+            render_progress();
+        }
+    }
+
+    impl Drop for Progress {
+        fn drop(&mut self) {
+            BARS.with_borrow_mut(|bars| bars.retain(|b| b.0 != self.0));
+            render_progress();
+        }
+    }
+
+    fn render_progress() {
         let (Some(bar), Some(label), Some(fill)) = (
             element("load_progress"),
             element("load_progress_label"),
@@ -121,7 +189,8 @@ pub mod web {
         ) else {
             return;
         };
-        let Some((what, done_bytes, total_bytes)) = progress else {
+        let latest = BARS.with_borrow(|bars| bars.last().cloned());
+        let Some((_, what, done_bytes, total_bytes)) = latest else {
             let _ = bar.set_attribute("hidden", "");
             return;
         };
@@ -138,6 +207,134 @@ pub mod web {
         let _ = bar.remove_attribute("hidden");
     }
 
+    /// The most the app may hold: a wasm32 address space is 4 GiB (the
+    /// page's `?memory_limit_mb=N` sets less, for a device with little
+    /// memory, or to try what happens at the limit).
+    pub fn memory_limit_bytes() -> u64 {
+        const WASM32_BYTES: u64 = 4 << 30;
+        let asked = web_sys::window()
+            .and_then(|w| w.location().search().ok())
+            .and_then(|search| web_sys::UrlSearchParams::new_with_str(&search).ok())
+            .and_then(|params| params.get("memory_limit_mb"))
+            .and_then(|mb| mb.parse::<u64>().ok())
+            .map(|mb| mb << 20);
+        asked.map_or(WASM32_BYTES, |asked| asked.min(WASM32_BYTES))
+    }
+
+    /// Bytes the app holds now (the allocator's count: the wasm memory
+    /// itself only grows, so its size is the high-water mark, not the use).
+    pub fn memory_in_use_bytes() -> u64 {
+        counting::IN_USE.load(std::sync::atomic::Ordering::Relaxed) as u64
+    }
+
+    /// The wasm memory's size (what the page has taken from the browser).
+    pub fn wasm_memory_bytes() -> u64 {
+        wasm_bindgen::memory()
+            .dyn_into::<js_sys::WebAssembly::Memory>()
+            .ok()
+            .and_then(|m| m.buffer().dyn_into::<js_sys::ArrayBuffer>().ok())
+            .map_or(0, |b| b.byte_length() as u64)
+    }
+
+    /// Room kept free for the views and the UI besides the recordings.
+    const HEADROOM_BYTES: u64 = 256 << 20;
+    /// What the views build per scope on top of the model: the timeline's
+    /// lanes took 23 bytes a scope on a 2M-scope capture with every view
+    /// opened (README, The web app), rounded up for their growth.
+    pub const VIEW_BYTES_PER_SCOPE: u64 = 32;
+
+    pub fn check_room(
+        name: &str,
+        file_bytes: u64,
+        read: bool,
+        estimate: Option<crate::engine::SizeEstimate>,
+    ) -> Result<(), String> {
+        use crate::units::{bytes, count};
+        let limit = memory_limit_bytes();
+        // What the app holds, plus half of what is free inside its memory:
+        // the allocator cannot always reuse freed blocks for larger ones.
+        let in_use = memory_in_use_bytes();
+        let used = in_use + wasm_memory_bytes().saturating_sub(in_use) / 2;
+        let decoded = estimate.map_or(0, |e| {
+            e.model_bytes()
+                .saturating_add(e.scopes.saturating_mul(VIEW_BYTES_PER_SCOPE))
+        });
+        let needed = decoded.saturating_add(if read { 0 } else { file_bytes });
+        let headroom = HEADROOM_BYTES.min(limit / 8);
+        let free = limit.saturating_sub(used).saturating_sub(headroom);
+        if needed <= free {
+            return Ok(());
+        }
+        let what = match estimate {
+            Some(e) => format!(
+                "its {} scopes (a {} file) need about {} decoded",
+                count(e.scopes),
+                bytes(file_bytes),
+                bytes(needed)
+            ),
+            None => format!("the file is {}", bytes(file_bytes)),
+        };
+        Err(format!(
+            "{name}: too large to open in the browser: {what}, and {} of this tab's {} is free; \
+             open it in the desktop app (puffin-lens open {name}) or analyze it with the \
+             command-line tool (puffin-lens summary {name})",
+            bytes(free),
+            bytes(limit),
+        ))
+    }
+
+    /// Counts the bytes allocated and not yet freed, for [`memory_in_use_bytes`].
+    #[allow(unsafe_code)]
+    mod counting {
+        use std::alloc::{GlobalAlloc, Layout, System};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
+        pub static IN_USE: AtomicUsize = AtomicUsize::new(0);
+
+        struct Counting;
+
+        // SAFETY: every call is forwarded to `System` unchanged; only the
+        // count of live bytes is kept besides.
+        unsafe impl GlobalAlloc for Counting {
+            unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+                // SAFETY: the caller's contract, forwarded.
+                let ptr = unsafe { System.alloc(layout) };
+                if !ptr.is_null() {
+                    IN_USE.fetch_add(layout.size(), Ordering::Relaxed);
+                }
+                ptr
+            }
+
+            unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+                // SAFETY: the caller's contract, forwarded.
+                let ptr = unsafe { System.alloc_zeroed(layout) };
+                if !ptr.is_null() {
+                    IN_USE.fetch_add(layout.size(), Ordering::Relaxed);
+                }
+                ptr
+            }
+
+            unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+                // SAFETY: the caller's contract, forwarded.
+                unsafe { System.dealloc(ptr, layout) };
+                IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+            }
+
+            unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+                // SAFETY: the caller's contract, forwarded.
+                let new = unsafe { System.realloc(ptr, layout, new_size) };
+                if !new.is_null() {
+                    IN_USE.fetch_add(new_size, Ordering::Relaxed);
+                    IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+                }
+                new
+            }
+        }
+
+        #[global_allocator]
+        static GLOBAL: Counting = Counting;
+    }
+
     /// Reads a file the user gave (dropped or picked) into memory a chunk at a
     /// time, showing the bytes read on the page's progress bar: one copy of a
     /// large file into wasm memory would block the page for most of a second.
@@ -145,21 +342,24 @@ pub mod web {
         use wasm_bindgen_futures::JsFuture;
         const CHUNK: usize = 32 << 20;
         let size = file.size() as usize;
-        let what = format!("Reading {}", file.name());
+        check_room(&file.name(), size as u64, false, None)?;
+        let progress = Progress::new(format!("Reading {}", file.name()), size);
         let mut bytes = Vec::new();
-        bytes
-            .try_reserve_exact(size)
-            .map_err(|_| format!("not enough memory for {size} bytes"))?;
+        bytes.try_reserve_exact(size).map_err(|_| {
+            format!(
+                "{}: cannot read: not enough memory for {size} bytes",
+                file.name()
+            )
+        })?;
+        let fail = |err| format!("{}: cannot read: {}", file.name(), js_message(err));
         while bytes.len() < size {
-            show_progress(Some((&what, bytes.len(), size)));
+            progress.set(bytes.len(), size);
             let start = bytes.len();
             let end = (start + CHUNK).min(size);
             let chunk = file
                 .slice_with_f64_and_f64(start as f64, end as f64)
-                .map_err(js_message)?;
-            let buffer = JsFuture::from(chunk.array_buffer())
-                .await
-                .map_err(js_message)?;
+                .map_err(fail)?;
+            let buffer = JsFuture::from(chunk.array_buffer()).await.map_err(fail)?;
             let chunk = Uint8Array::new(&buffer);
             if chunk.length() == 0 {
                 break; // the file shrank meanwhile
@@ -167,7 +367,6 @@ pub mod web {
             bytes.resize(start + chunk.length() as usize, 0);
             chunk.copy_to(&mut bytes[start..]);
         }
-        show_progress(None);
         Ok(bytes)
     }
 

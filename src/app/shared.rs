@@ -66,8 +66,11 @@ pub struct SharedState {
     /// The last load error (one line), until the next successful load.
     pub error: Option<String>,
     pub loading: Option<LoadStatus>,
-    /// A download (`?url=`) in flight.
-    pub fetching: Option<String>,
+    /// Downloads (`?url=`, `&b=`) in flight, in the order asked.
+    pub fetches: Vec<Fetch>,
+    /// The last request that another one for the same side replaced before
+    /// it finished (one line), for `status()` and the app's notice.
+    pub replaced: Option<String>,
     /// Set once the app runs, to wake it when something arrives.
     pub ctx: Option<egui::Context>,
     /// Requests to the views (`puffinLens.show`/`select`, hash changes),
@@ -81,6 +84,16 @@ pub struct SharedState {
     pub diff_when_loaded: bool,
     /// The live connection's status, for `status()`.
     pub live: Option<serde_json::Value>,
+}
+
+/// A download in flight, to become side `side` once it arrives.
+pub struct Fetch {
+    pub id: u64,
+    pub url: String,
+    pub side: Side,
+    /// Stops the download (its result is dropped either way once the fetch
+    /// is gone from [`SharedState::fetches`]).
+    pub abort: Option<Box<dyn FnOnce()>>,
 }
 
 /// A request to the views from outside the app.
@@ -106,18 +119,47 @@ impl SharedState {
         self.repaint();
     }
 
-    /// Opens a file the user gave (dropped or picked), or shows why it could
-    /// not be read.
-    pub fn open_read(&mut self, name: String, read: Result<Vec<u8>, String>) {
+    /// Opens a file the user gave (dropped or picked) as `side` (`None`: A
+    /// unless a recording is shown there), or shows why it could not be
+    /// read (`Err`: a line naming the file).
+    pub fn open_read(&mut self, name: String, side: Option<Side>, read: Result<Vec<u8>, String>) {
         match read {
             Ok(bytes) => self.push(Incoming {
                 name,
                 source: Source::Bytes(bytes),
-                side: None,
+                side,
                 on_done: None,
             }),
-            Err(err) => self.fail(format!("{name}: cannot read: {err}")),
+            Err(err) => self.fail(err),
         }
+    }
+
+    /// The first download in flight, for `status().fetching`.
+    pub fn fetching(&self) -> Option<&str> {
+        self.fetches.first().map(|f| f.url.as_str())
+    }
+
+    /// Drops the downloads meant for `side` because `by` replaces them;
+    /// returns what they were, for the one-line notice.
+    pub fn cancel_fetches(&mut self, side: Side, by: &str) -> Vec<String> {
+        let (gone, kept) = std::mem::take(&mut self.fetches)
+            .into_iter()
+            .partition::<Vec<_>, _>(|f| f.side == side);
+        self.fetches = kept;
+        let mut lines = Vec::new();
+        for fetch in gone {
+            if let Some(abort) = fetch.abort {
+                abort();
+            }
+            // ?url=A&b=B: the pair the diff waited for is no more.
+            self.diff_when_loaded = false;
+            lines.push(format!(
+                "the download of {} ({}) was cancelled: {by} replaced it",
+                fetch.url,
+                side.label()
+            ));
+        }
+        lines
     }
 
     /// Queues a request to the views and wakes the app.

@@ -185,23 +185,7 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
     /// decompression), to size the columns once instead of growing them.
     /// Capped at one scope per byte of file, as metadata is untrusted.
     fn scope_count_hint(&self) -> usize {
-        let data = self.bytes.as_ref();
-        let mut pos = 4;
-        let mut total: u64 = 0;
-        while pos + 4 <= data.len() {
-            let header: [u8; 4] = data[pos..pos + 4].try_into().unwrap_or([0; 4]);
-            if !matches!(&header, b"PFD4" | b"PFD3" | b"PFD2") {
-                break;
-            }
-            let Ok(parts) = self.split_meta_record(&header, pos) else {
-                break;
-            };
-            if let Some(meta) = parts.meta.and_then(|m| read_meta(&data[m]).ok()) {
-                total = total.saturating_add(meta.num_scopes);
-            }
-            pos = parts.end;
-        }
-        total.min(data.len() as u64) as usize
+        SizeEstimate::of_puffin(self.bytes.as_ref()).reserved as usize
     }
 
     /// Bytes consumed so far (for progress).
@@ -317,44 +301,7 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
 
     /// Splits a PFD2/3/4 record into its blocks without decoding them.
     fn split_meta_record(&self, header: &[u8; 4], start: usize) -> Result<RecordParts, String> {
-        let data = self.bytes.as_ref();
-        let mut r = ByteReader::new(&data[start + 4..]);
-        let kind = match header {
-            b"PFD4" => RecordKind::Pfd4,
-            b"PFD3" => RecordKind::Pfd3,
-            _ => RecordKind::Pfd2,
-        };
-        let container =
-            |e: ReadError| format!("{}: {e}; the rest of the file cannot be read", kind.name());
-        let meta_len = r.u32_le("meta length").map_err(container)?;
-        let meta_at = start + 4 + r.pos();
-        r.take(u64::from(meta_len), "meta block")
-            .map_err(container)?;
-        let packed_len = r.u32_le("stream block length").map_err(container)?;
-        let compression = if kind == RecordKind::Pfd2 {
-            2
-        } else {
-            r.u8("compression byte").map_err(container)?
-        };
-        let packed_at = start + 4 + r.pos();
-        r.take(u64::from(packed_len), "stream block")
-            .map_err(container)?;
-        let mut reg = None;
-        if kind == RecordKind::Pfd4 {
-            let reg_len = r.u32_le("registration block length").map_err(container)?;
-            let reg_at = start + 4 + r.pos();
-            r.take(u64::from(reg_len), "registration block")
-                .map_err(container)?;
-            reg = Some(reg_at..reg_at + reg_len as usize);
-        }
-        Ok(RecordParts {
-            kind,
-            meta: Some(meta_at..meta_at + meta_len as usize),
-            compression,
-            payload: packed_at..packed_at + packed_len as usize,
-            registrations: reg,
-            end: start + 4 + r.pos(),
-        })
+        split_meta_record(self.bytes.as_ref(), header, start)
     }
 
     /// Decodes one located record. `unpacked`: its payload, already
@@ -610,6 +557,140 @@ fn meta_size_hint(data: &[u8], parts: &RecordParts) -> u64 {
         .clone()
         .and_then(|m| read_meta(&data[m]).ok())
         .map_or(0, |m| m.num_bytes)
+}
+
+/// Fewest stream bytes one scope takes (`(` id start empty-data children `)`
+/// stop): bounds a frame's claimed scope count by its claimed size.
+const MIN_SCOPE_STREAM_BYTES: u64 = 29;
+
+/// What decoding a recording will hold in memory, read from its container
+/// alone (metadata, no decompression): lets the browser refuse a recording
+/// that cannot fit in its address space before spending any of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SizeEstimate {
+    /// Scope instances the frames claim.
+    pub scopes: u64,
+    /// Scopes the columns are sized for before decoding: the claims, up
+    /// to one per byte of input (metadata is untrusted); past that they
+    /// grow by doubling.
+    pub reserved: u64,
+    /// The largest frame's decompressed streams (the decoder's buffer).
+    pub max_frame_bytes: u64,
+}
+
+impl SizeEstimate {
+    /// A `.puffin` file or a JSON dump, told apart by content.
+    pub fn of(bytes: &[u8]) -> Self {
+        if super::json_in::looks_like_json(bytes) {
+            Self::of_json(bytes)
+        } else {
+            Self::of_puffin(bytes)
+        }
+    }
+
+    /// PFD2-PFD4 records: their metadata's `num_scopes` and `num_bytes`
+    /// (each bounded by what one frame may decompress to). Records whose
+    /// metadata is compressed with the streams (PFD1, magic-less) and
+    /// whatever follows a broken container count one scope per 8 bytes.
+    pub fn of_puffin(data: &[u8]) -> Self {
+        let mut estimate = Self::default();
+        let mut pos = 4.min(data.len());
+        while pos + 4 <= data.len() {
+            let header: [u8; 4] = data[pos..pos + 4].try_into().unwrap_or([0; 4]);
+            if !matches!(&header, b"PFD4" | b"PFD3" | b"PFD2") {
+                break;
+            }
+            let Ok(parts) = split_meta_record(data, &header, pos) else {
+                break;
+            };
+            if let Some(meta) = parts.meta.and_then(|m| read_meta(&data[m]).ok()) {
+                let frame_bytes = meta.num_bytes.min(MAX_UNPACKED_BYTES as u64);
+                let most_scopes = MAX_UNPACKED_BYTES as u64 / MIN_SCOPE_STREAM_BYTES;
+                estimate.scopes = estimate
+                    .scopes
+                    .saturating_add(meta.num_scopes.min(most_scopes));
+                estimate.max_frame_bytes = estimate.max_frame_bytes.max(frame_bytes);
+            }
+            pos = parts.end;
+        }
+        let rest = data.len().saturating_sub(pos) as u64;
+        if rest > 4 {
+            estimate.scopes = estimate.scopes.saturating_add(rest / 8);
+            estimate.max_frame_bytes = estimate
+                .max_frame_bytes
+                .max(rest.saturating_mul(8).min(MAX_UNPACKED_BYTES as u64));
+        }
+        estimate.reserved = estimate.scopes.min(data.len() as u64);
+        estimate
+    }
+
+    /// A JSON dump: one `"start_ns"` key per scope (frames and threads have
+    /// `range_ns`); read as it goes, so no frame buffer.
+    pub fn of_json(bytes: &[u8]) -> Self {
+        Self {
+            scopes: memchr::memmem::find_iter(bytes, b"\"start_ns\"").count() as u64,
+            reserved: 0,
+            max_frame_bytes: 0,
+        }
+    }
+
+    /// Bytes of the decoded model (its scope columns) plus the decoder's
+    /// frame buffer; the caller adds the input and its own structures.
+    pub fn model_bytes(&self) -> u64 {
+        let per_scope = super::model::ScopeTable::BYTES_PER_SCOPE;
+        let columns = if self.scopes <= self.reserved {
+            self.scopes.saturating_mul(per_scope)
+        } else {
+            // Grown by doubling: the capacity is the next power of two, and
+            // the smaller blocks each column left behind are not all reused
+            // by the larger ones: in wasm the memory peaked at 1.5 times the
+            // columns' capacity (25 M scopes: 2.46 GB for 33.5 M x 48 bytes).
+            let capacity = self.scopes.checked_next_power_of_two().unwrap_or(u64::MAX);
+            capacity.saturating_mul(per_scope).saturating_mul(3) / 2
+        };
+        columns.saturating_add(self.max_frame_bytes)
+    }
+}
+
+/// Splits a PFD2-PFD4 record starting at `start` into its parts.
+fn split_meta_record(data: &[u8], header: &[u8; 4], start: usize) -> Result<RecordParts, String> {
+    let mut r = ByteReader::new(&data[start + 4..]);
+    let kind = match header {
+        b"PFD4" => RecordKind::Pfd4,
+        b"PFD3" => RecordKind::Pfd3,
+        _ => RecordKind::Pfd2,
+    };
+    let container =
+        |e: ReadError| format!("{}: {e}; the rest of the file cannot be read", kind.name());
+    let meta_len = r.u32_le("meta length").map_err(container)?;
+    let meta_at = start + 4 + r.pos();
+    r.take(u64::from(meta_len), "meta block")
+        .map_err(container)?;
+    let packed_len = r.u32_le("stream block length").map_err(container)?;
+    let compression = if kind == RecordKind::Pfd2 {
+        2
+    } else {
+        r.u8("compression byte").map_err(container)?
+    };
+    let packed_at = start + 4 + r.pos();
+    r.take(u64::from(packed_len), "stream block")
+        .map_err(container)?;
+    let mut reg = None;
+    if kind == RecordKind::Pfd4 {
+        let reg_len = r.u32_le("registration block length").map_err(container)?;
+        let reg_at = start + 4 + r.pos();
+        r.take(u64::from(reg_len), "registration block")
+            .map_err(container)?;
+        reg = Some(reg_at..reg_at + reg_len as usize);
+    }
+    Ok(RecordParts {
+        kind,
+        meta: Some(meta_at..meta_at + meta_len as usize),
+        compression,
+        payload: packed_at..packed_at + packed_len as usize,
+        registrations: reg,
+        end: start + 4 + r.pos(),
+    })
 }
 
 struct FrameMeta {

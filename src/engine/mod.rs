@@ -25,7 +25,9 @@ pub mod write;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use decode::decode_puffin_parallel;
-pub use decode::{Decoded, Diagnostic, LoadError, PuffinDecoder, Severity, decode_puffin};
+pub use decode::{
+    Decoded, Diagnostic, LoadError, PuffinDecoder, Severity, SizeEstimate, decode_puffin,
+};
 pub use export::{export_string, write_export};
 pub use model::{DefId, FrameId, ScopeIdx, ScopeKind, StrId, StreamId, ThreadId, Trace};
 

@@ -400,6 +400,16 @@ pub struct ScopeTable {
 }
 
 impl ScopeTable {
+    /// Bytes one scope instance takes in the columns.
+    pub const BYTES_PER_SCOPE: u64 = (3 * size_of::<i64>()
+        + 2 * size_of::<u32>()
+        + size_of::<DefId>()
+        + size_of::<StrId>()
+        + size_of::<u32>()
+        + size_of::<StreamId>()) as u64;
+}
+
+impl ScopeTable {
     pub fn len(&self) -> usize {
         self.start_ns.len()
     }
@@ -707,8 +717,19 @@ impl TraceBuilder {
     }
 
     /// Reserves room for `n` more scope instances.
+    /// Makes room for `n` scopes: a hint from untrusted metadata, so when
+    /// the memory cannot be had the columns just grow as scopes come.
     pub fn reserve_scopes(&mut self, n: usize) {
-        each_scope_column!(&mut self.trace.scopes, reserve_exact, n);
+        let s = &mut self.trace.scopes;
+        let _enough = s.start_ns.try_reserve_exact(n).is_ok()
+            && s.duration_ns.try_reserve_exact(n).is_ok()
+            && s.self_ns.try_reserve_exact(n).is_ok()
+            && s.parent.try_reserve_exact(n).is_ok()
+            && s.subtree_end.try_reserve_exact(n).is_ok()
+            && s.def.try_reserve_exact(n).is_ok()
+            && s.data.try_reserve_exact(n).is_ok()
+            && s.depth.try_reserve_exact(n).is_ok()
+            && s.stream.try_reserve_exact(n).is_ok();
     }
 
     /// Sets a stream's thread (JSON input may name it after its scopes).
