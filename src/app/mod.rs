@@ -911,14 +911,18 @@ impl PuffinLensApp {
                 .corner_radius(4.0)
                 .show(ui, |ui| {
                     ui.horizontal(|ui| {
-                        ui.label(
-                            RichText::new(format!("Error: {err}"))
-                                .color(Color32::WHITE)
-                                .strong(),
-                        );
+                        // The button first: a long line wraps beside it.
                         if ui.small_button("dismiss").clicked() {
                             self.error = None;
                         }
+                        ui.add(
+                            egui::Label::new(
+                                RichText::new(format!("Error: {err}"))
+                                    .color(Color32::WHITE)
+                                    .strong(),
+                            )
+                            .wrap(),
+                        );
                     });
                 });
         }

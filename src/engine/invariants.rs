@@ -7,7 +7,7 @@ use super::api;
 use super::export::export_string;
 use super::json_in::load_json;
 use super::live::{LiveRecording, MessageReader, Retention};
-use super::{Decoded, decode_puffin};
+use super::{Decoded, SizeEstimate, decode_puffin};
 
 /// An intact recording survives decode → export → JSON read → export
 /// byte for byte.
@@ -16,6 +16,13 @@ fn round_trip(decoded: &Decoded) {
         return;
     }
     let json = export_string(&decoded.trace, "fuzz", false);
+    // The browser's size estimate counts a dump's scopes exactly (a quote
+    // inside a string is escaped, so no string can fake the key).
+    assert_eq!(
+        SizeEstimate::of_json(json.as_bytes()).scopes,
+        decoded.trace.scopes.len() as u64,
+        "the size estimate miscounts our own export's scopes"
+    );
     let back = match load_json(json.as_bytes()) {
         Ok(d) => d,
         Err(err) => panic!("our own export does not read back: {err}"),
@@ -33,8 +40,16 @@ fn round_trip(decoded: &Decoded) {
 }
 
 /// The `.puffin` decoder on arbitrary bytes: the single-thread and the
-/// parallel paths agree, and an intact result round-trips.
+/// parallel paths agree, an intact result round-trips, and the size
+/// estimate is bounded.
 pub fn puffin_bytes(data: &[u8]) {
+    // What the browser checks before decoding: the reservation it implies
+    // stays proportional to the input.
+    let estimate = SizeEstimate::of(data);
+    assert!(
+        estimate.reserved <= data.len() as u64,
+        "reserved beyond the input: {estimate:?}"
+    );
     let Ok(single) = decode_puffin(data) else {
         return;
     };
