@@ -146,6 +146,32 @@ export function cli(args, { cwd = ROOT, status = 0 } = {}) {
   }
 }
 
+/**
+ * A small test runner: `test(name, body)` runs one test and reports it;
+ * `finish()` prints "N passed, N failed" and exits 1 when any failed.
+ */
+export function runner() {
+  let ran = 0;
+  let failures = 0;
+  return {
+    async test(name, body) {
+      ran++;
+      const t0 = Date.now();
+      try {
+        await body();
+        console.log(`ok   ${name} (${Date.now() - t0} ms)`);
+      } catch (err) {
+        failures++;
+        console.log(`FAIL ${name}\n${err.stack || err}`);
+      }
+    },
+    finish() {
+      console.log(`${ran - failures} passed, ${failures} failed`);
+      if (failures) process.exit(1);
+    },
+  };
+}
+
 export function read(path) {
   return readFileSync(path);
 }

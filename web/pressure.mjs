@@ -20,25 +20,13 @@ import { createServer } from "node:http";
 import { createReadStream } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { OUT, ROOT, cli, dropFile, freePort, launch, openApp, read, serve, waitLoaded } from "./harness.mjs";
+import { OUT, ROOT, cli, dropFile, freePort, launch, openApp, read, runner, serve, waitLoaded } from "./harness.mjs";
 
 const SAMPLE = "threads_demo.puffin";
 const SAMPLE_PATH = join(ROOT, "samples", SAMPLE);
 const CAPTURE = join(ROOT, "target", "release", "examples", "capture");
 
-let failures = 0;
-let ran = 0;
-async function test(name, body) {
-  ran++;
-  const t0 = Date.now();
-  try {
-    await body();
-    console.log(`ok   ${name} (${Date.now() - t0} ms)`);
-  } catch (err) {
-    failures++;
-    console.log(`FAIL ${name}\n${err.stack || err}`);
-  }
-}
+const { test, finish } = runner();
 
 mkdirSync(OUT, { recursive: true });
 const work = mkdtempSync(join(tmpdir(), "puffin-lens-pressure-"));
@@ -294,5 +282,4 @@ await browser.close();
 server.stop();
 slowServer.close();
 slowServer.closeAllConnections();
-console.log(`${ran - failures} passed, ${failures} failed`);
-if (failures) process.exit(1);
+finish();
