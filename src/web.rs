@@ -31,8 +31,8 @@
 //! above 2^53 come back rounded (by up to a few hundred ns); `dumpJson()`
 //! keeps them exact as text.
 
-use crate::app::platform::web::{Progress, element, escape_html, js_message};
-use crate::app::platform::{self, check_room};
+use crate::app::platform;
+use crate::app::platform::web::{Progress, check_room, element, escape_html, js_message};
 use crate::app::{
     Export, Fetch, Incoming, PuffinLensApp, Shared, Side, Source, UiCommand, file_name,
 };
@@ -231,8 +231,9 @@ async fn fetch_bytes_inner(
     };
     refuse(total, &reader)?;
     let progress = Progress::new(format!("Downloading {name}"), total);
-    // Not reserved from the header: a server may claim any length.
+    // The length the server claims was checked to fit just above.
     let mut bytes = Vec::new();
+    let _ = bytes.try_reserve_exact(total);
     loop {
         progress.set(bytes.len(), total.max(bytes.len()));
         let chunk = JsFuture::from(reader.read()).await.map_err(js_message)?;
@@ -243,8 +244,13 @@ async fn fetch_bytes_inner(
         let value = Reflect::get(&chunk, &"value".into()).map_err(js_message)?;
         let value: Uint8Array = value.dyn_into().map_err(js_message)?;
         let start = bytes.len();
-        refuse(start + value.length() as usize, &reader)?;
-        bytes.resize(start + value.length() as usize, 0);
+        let end = start + value.length() as usize;
+        if end > bytes.capacity() {
+            // More than claimed (or no length given): the file so far must
+            // fit once more while the buffer grows.
+            refuse(end, &reader)?;
+        }
+        bytes.resize(end, 0);
         value.copy_to(&mut bytes[start..]);
     }
     Ok(bytes)

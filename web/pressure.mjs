@@ -8,7 +8,7 @@
 //  - a recording too large for the wasm memory is refused before decoding
 //    (its size and the desktop app / CLI named), the one shown stays; by its
 //    size before reading it, and by its content (a 0.5 MB file of 150 M
-//    scopes) before decoding it.
+//    scopes) before decoding it; two that each fit but not together.
 //
 // Usage: node web/pressure.mjs   (after `trunk build --release` and
 // `cargo build --release --bin puffin-lens --example capture`)
@@ -45,7 +45,7 @@ const expected = {
   bigTop: JSON.parse(cli(["top", BIG, "--top", "3", "--json"])),
 };
 
-const server = await serve({ [SAMPLE]: SAMPLE_PATH, "big.puffin": BIG, "huge.puffin": HUGE });
+const server = await serve({ [SAMPLE]: SAMPLE_PATH, "big.puffin": BIG, "big2.puffin": BIG, "huge.puffin": HUGE });
 
 // A download that never finishes: headers and the first 64 KB of the big
 // capture, then nothing until the client goes away (recorded).
@@ -276,6 +276,23 @@ await test("with less memory (?memory_limit_mb=), files are refused by size befo
   await p.close();
   await q.close();
   await r.close();
+});
+
+await test("two recordings that each fit but not together: the second to decode is refused", async () => {
+  // 300 MB: room for one 2 M-scope capture (about 160 MB decoded), not two;
+  // both download at once, and the room promised to the first decode counts.
+  const p = await openApp(context, `${server.base}?memory_limit_mb=300&url=../recordings/big.puffin&b=../recordings/big2.puffin`);
+  await p.waitForFunction(() => {
+    const s = window.puffinLens.status();
+    return s.error && !s.loading && !s.fetching && (s.a || s.b);
+  }, null, { timeout: 120_000, polling: 50 });
+  const s = await settled(p);
+  const [shown, refused] = s.a ? ["big.puffin", "big2.puffin"] : ["big2.puffin", "big.puffin"];
+  assert.equal(s.a || s.b, shown);
+  assert.equal(s.a && s.b, null, `one of them only: ${JSON.stringify(s)}`);
+  assert.match(s.error, tooLarge(refused.replace(".", "\\."), `its ${expected.big.scopes.toLocaleString("en-US")} scopes \\(a [0-9.]+ MiB file\\) need about [0-9.]+ MiB decoded`));
+  assert.ok(s.memory.in_use_bytes < 300 * 2 ** 20, JSON.stringify(s.memory));
+  await p.close();
 });
 
 await browser.close();

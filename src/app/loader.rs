@@ -200,20 +200,24 @@ impl LoadJob {
         // Refused before decoding when it cannot fit (the browser's 4 GiB);
         // the bytes themselves are already in memory.
         #[cfg(target_arch = "wasm32")]
-        {
+        let reservation = {
             let estimate = crate::engine::SizeEstimate::of(&bytes);
-            if let Err(msg) =
-                super::platform::check_room(&name, bytes.len() as u64, true, Some(estimate))
-            {
-                log::warn!("{msg}");
-                return Self::done(name, Err(msg));
+            match super::platform::web::reserve_room(&name, estimate, bytes.len() as u64) {
+                Ok(reservation) => reservation,
+                Err(msg) => {
+                    log::warn!("{msg}");
+                    return Self::done(name, Err(msg));
+                }
             }
-        }
+        };
         match SteppedDecoder::new(bytes) {
             #[cfg(target_arch = "wasm32")]
-            Ok(decoder) => {
-                Self::start_browser_task(name, SlicedDecode::new(decoder, started), ctx.clone())
-            }
+            Ok(decoder) => Self::start_browser_task(
+                name,
+                SlicedDecode::new(decoder, started),
+                ctx.clone(),
+                reservation,
+            ),
             #[cfg(not(target_arch = "wasm32"))]
             Ok(decoder) => Self {
                 name,
@@ -284,7 +288,12 @@ impl LoadJob {
     /// Decodes on the page's event loop: a slice, then a yield to the
     /// browser (which handles input and paints the progress bar), and so on.
     #[cfg(target_arch = "wasm32")]
-    fn start_browser_task(name: String, mut work: SlicedDecode, ctx: egui::Context) -> Self {
+    fn start_browser_task(
+        name: String,
+        mut work: SlicedDecode,
+        ctx: egui::Context,
+        reservation: super::platform::web::Reservation,
+    ) -> Self {
         let task = std::rc::Rc::new(std::cell::RefCell::new(BrowserTask {
             done_bytes: 0,
             total_bytes: work.decoder.bytes_total(),
@@ -317,7 +326,8 @@ impl LoadJob {
                 super::platform::web::yield_to_browser().await;
             }
             let result = work.finish(&name);
-            drop(progress);
+            // The model now counts as memory in use.
+            drop((progress, reservation));
             shared.borrow_mut().result = Some(result);
             ctx.request_repaint();
         });

@@ -99,29 +99,6 @@ pub fn file_name(path: &str) -> String {
     name.to_owned()
 }
 
-/// Whether a recording of `file_bytes` fits in memory: its bytes, unless
-/// already `read` in, plus what decoding it holds (`estimate`, once its
-/// bytes are at hand). In the browser the app lives in a wasm32 address space of
-/// [`web::memory_limit_bytes`], shared with what is open already; a
-/// recording that cannot fit is refused here, before any of it is spent, so
-/// the recording shown stays. Natively there is no such bound.
-pub fn check_room(
-    name: &str,
-    file_bytes: u64,
-    read: bool,
-    estimate: Option<crate::engine::SizeEstimate>,
-) -> Result<(), String> {
-    #[cfg(target_arch = "wasm32")]
-    {
-        web::check_room(name, file_bytes, read, estimate)
-    }
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        let _ = (name, file_bytes, read, estimate);
-        Ok(())
-    }
-}
-
 /// The page: what the app needs from the browser.
 #[cfg(target_arch = "wasm32")]
 pub mod web {
@@ -243,18 +220,56 @@ pub mod web {
     /// opened (README, The web app), rounded up for their growth.
     pub const VIEW_BYTES_PER_SCOPE: u64 = 32;
 
+    thread_local! {
+        /// What the decodes in flight are expected to take yet.
+        static PROMISED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Room promised to a decode in flight (what [`check_room`] estimated
+    /// it to take), counted as used until the decode ends, so that two
+    /// loads at once cannot each take the same free memory.
+    pub struct Reservation(u64);
+
+    impl Drop for Reservation {
+        fn drop(&mut self) {
+            PROMISED.with(|p| p.set(p.get().saturating_sub(self.0)));
+        }
+    }
+
+    /// [`check_room`] for a recording whose bytes are in memory, keeping the
+    /// room it needs for the decode's duration.
+    pub fn reserve_room(
+        name: &str,
+        estimate: crate::engine::SizeEstimate,
+        file_bytes: u64,
+    ) -> Result<Reservation, String> {
+        let needed = check_room(name, file_bytes, true, Some(estimate))?;
+        PROMISED.with(|p| p.set(p.get().saturating_add(needed)));
+        Ok(Reservation(needed))
+    }
+
+    /// Whether a recording of `file_bytes` fits in memory: its bytes, unless
+    /// already `read` in, plus what decoding it holds (`estimate`, once its
+    /// bytes are at hand). The app lives in a wasm32 address space of
+    /// [`memory_limit_bytes`], shared with what is open already and what
+    /// is being decoded; a recording that cannot fit is refused here, before
+    /// any of it is spent, so the recording shown stays. Returns the bytes
+    /// it needs.
     pub fn check_room(
         name: &str,
         file_bytes: u64,
         read: bool,
         estimate: Option<crate::engine::SizeEstimate>,
-    ) -> Result<(), String> {
+    ) -> Result<u64, String> {
         use crate::units::{bytes, count};
         let limit = memory_limit_bytes();
-        // What the app holds, plus half of what is free inside its memory:
-        // the allocator cannot always reuse freed blocks for larger ones.
+        // What the app holds, plus half of what is free inside its memory
+        // (the allocator cannot always reuse freed blocks for larger ones),
+        // plus what the decodes in flight will take.
         let in_use = memory_in_use_bytes();
-        let used = in_use + wasm_memory_bytes().saturating_sub(in_use) / 2;
+        let used = in_use
+            + wasm_memory_bytes().saturating_sub(in_use) / 2
+            + PROMISED.with(std::cell::Cell::get);
         let decoded = estimate.map_or(0, |e| {
             e.model_bytes()
                 .saturating_add(e.scopes.saturating_mul(VIEW_BYTES_PER_SCOPE))
@@ -263,7 +278,7 @@ pub mod web {
         let headroom = HEADROOM_BYTES.min(limit / 8);
         let free = limit.saturating_sub(used).saturating_sub(headroom);
         if needed <= free {
-            return Ok(());
+            return Ok(needed);
         }
         let what = match estimate {
             Some(e) => format!(
