@@ -6,6 +6,9 @@
 #   scripts/fuzz.sh            # a minute each
 #   scripts/fuzz.sh 3600       # an hour each
 #   RUNS=200000 scripts/fuzz.sh   # N runs each from seed $SEED (default 1): what CI runs
+#   SANITIZER=none TARGETS=decode scripts/fuzz.sh 7200
+#                              # ~3x the executions, without ASan and its
+#                              # per-allocation bound (the RSS bound stays)
 # Findings land in fuzz/artifacts/<target>/; add them to fuzz/corpus/<target>/
 # once fixed (tests/fuzz_corpora.rs replays the corpora on stable).
 set -euo pipefail
@@ -20,7 +23,7 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   exit 0
 fi
 [[ -d fuzz/corpus/decode ]] || cargo run --quiet --example fuzz_seeds
-for target in decode json query live; do
+for target in ${TARGETS:-decode json query live}; do
   if [[ -n "${RUNS:-}" ]]; then
     # A fixed number of runs from a fixed seed (CI): the same inputs every time.
     limit=(-runs="$RUNS" -seed="${SEED:-1}")
@@ -34,7 +37,7 @@ for target in decode json query live; do
   # New inputs go to the (ignored) working corpus; the committed seeds and
   # regressions in fuzz/corpus/ are read only.
   mkdir -p "fuzz/corpus-work/$target"
-  cargo +nightly fuzz run --fuzz-dir fuzz "$target" "fuzz/corpus-work/$target" "fuzz/corpus/$target" -- \
+  cargo +nightly fuzz run --sanitizer "${SANITIZER:-address}" --fuzz-dir fuzz "$target" "fuzz/corpus-work/$target" "fuzz/corpus/$target" -- \
     "${limit[@]}" -rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=10 -print_final_stats=1 \
     >"$log" 2>&1 || status=$?
   grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|Done [0-9]+ runs)" "$log" || true

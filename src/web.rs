@@ -253,6 +253,11 @@ async fn fetch_bytes_inner(
         bytes.resize(end, 0);
         value.copy_to(&mut bytes[start..]);
     }
+    log::info!(
+        "{name}: downloaded {} bytes (Content-Length {total}, buffer {})",
+        bytes.len(),
+        bytes.capacity()
+    );
     Ok(bytes)
 }
 

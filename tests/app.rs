@@ -313,3 +313,28 @@ fn a_recording_opened_while_another_decodes_replaces_it() {
     assert_eq!(h.state().notice(), Some(line));
     h.get_by_label(line);
 }
+
+/// An error stays until a recording asked for after it loads: a file that
+/// fails while another one decodes is still reported once that one is shown.
+#[test]
+fn an_error_during_another_load_outlives_that_load() {
+    let mut h = harness();
+    let big = write_recording(
+        &puffin_lens::engine::write::synthetic_capture(200, 3, 10_000),
+        Format::Pfd4(Compression::Lz4),
+    );
+    h.state().open("big.puffin", Source::Bytes(big), None);
+    h.step();
+    assert!(h.state().is_loading(), "big.puffin takes more than one slice");
+    open(&mut h, "junk.bin", b"not a recording".to_vec(), Some(Side::B));
+    assert_eq!(
+        h.state().view(Side::A).expect("A").loaded().name,
+        "big.puffin"
+    );
+    let err = h.state().error().expect("the junk's error stays").to_owned();
+    assert!(err.starts_with("junk.bin: not a .puffin recording"), "{err}");
+    assert_eq!(h.state().shared().borrow().error.as_deref(), Some(err.as_str()));
+    // A recording asked for after the error clears it.
+    open(&mut h, "good.puffin", recording(true), Some(Side::B));
+    assert_eq!(h.state().error(), None);
+}

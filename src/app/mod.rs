@@ -76,6 +76,8 @@ struct Slot {
     rec: Option<Recording>,
     /// What the job in flight replaced (one line), told once it is shown.
     replaced: Option<String>,
+    /// When the job in flight was asked for ([`PuffinLensApp::tick`]).
+    asked_at: u64,
 }
 
 pub struct PuffinLensApp {
@@ -86,8 +88,13 @@ pub struct PuffinLensApp {
     shown: Side,
     /// Filters the lists (Ctrl/Cmd-F focuses it, Esc clears it).
     filter: String,
-    /// The last error, shown until dismissed or the next successful load.
+    /// The last error, shown until dismissed or until a recording asked
+    /// for after it loads.
     error: Option<String>,
+    /// When the error was set, on the clock of [`Self::tick`].
+    error_at: u64,
+    /// Counts requests and errors, to tell which came first.
+    tick: u64,
     /// Natively, decode on a background thread (tests decode in slices).
     threaded: bool,
     /// A one-line note about what just happened (a second recording opened).
@@ -128,6 +135,8 @@ impl PuffinLensApp {
             shown: Side::A,
             filter: String::new(),
             error: None,
+            error_at: 0,
+            tick: 0,
             threaded: cfg!(not(target_arch = "wasm32")),
             notice: None,
             pending_hash: platform::initial_hash(),
@@ -169,7 +178,7 @@ impl PuffinLensApp {
                 self.publish();
             }
             Err(err) => {
-                self.error = Some(err);
+                self.set_error(err);
                 self.publish();
             }
         }
@@ -224,7 +233,7 @@ impl PuffinLensApp {
                 if let Err(err) =
                     platform::save_file("live_capture.puffin", "application/octet-stream", &bytes)
                 {
-                    self.error = Some(err);
+                    self.set_error(err);
                 }
             }
             LiveAction::Disconnect => self.live = None,
@@ -413,8 +422,11 @@ impl PuffinLensApp {
             "{name}: load started in {:.0} ms",
             started.elapsed().as_secs_f64() * 1e3
         );
+        self.tick += 1;
+        let asked_at = self.tick;
         let slot = self.slot_mut(side);
         slot.job = Some((job, incoming.on_done));
+        slot.asked_at = asked_at;
         slot.replaced = replaced.pop();
         if let Some(line) = slot.replaced.clone() {
             log::info!("{line}");
@@ -479,7 +491,11 @@ impl PuffinLensApp {
                     rec.apply_hash(&hash);
                 }
                 self.slot_mut(side).rec = Some(rec);
-                self.error = None;
+                // An error from before this request is over; a later one
+                // (another request refused meanwhile) stays.
+                if self.error_at < self.slot(side).asked_at {
+                    self.error = None;
+                }
                 // What the user just opened is what they see.
                 self.shown = side;
                 self.notice = match (&self.a.rec, &self.b.rec) {
@@ -511,13 +527,20 @@ impl PuffinLensApp {
             }
             Err(msg) => {
                 log::error!("{msg}");
-                self.error = Some(msg.clone());
+                self.set_error(msg.clone());
                 self.publish();
                 if let Some(on_done) = on_done {
                     on_done(Err(msg));
                 }
             }
         }
+    }
+
+    /// Shows `msg` as the error line until dismissed or outdated.
+    fn set_error(&mut self, msg: String) {
+        self.tick += 1;
+        self.error = Some(msg);
+        self.error_at = self.tick;
     }
 
     /// Tells the outside (JavaScript API) what the app shows now.
@@ -543,6 +566,13 @@ impl PuffinLensApp {
     }
 
     fn take_input(&mut self, ctx: &egui::Context) {
+        // Errors from outside (a download or a file that could not be read).
+        let failed = self.shared.borrow_mut().failed.take();
+        if let Some(msg) = failed {
+            log::error!("{msg}");
+            self.set_error(msg);
+            self.publish();
+        }
         let incoming = std::mem::take(&mut self.shared.borrow_mut().incoming);
         for item in incoming {
             self.start_load(ctx, item);
@@ -781,7 +811,7 @@ impl PuffinLensApp {
         };
         let saved = file.and_then(|(name, mime, bytes)| platform::save_file(&name, mime, &bytes));
         if let Err(err) = saved {
-            self.error = Some(err);
+            self.set_error(err);
         }
     }
 

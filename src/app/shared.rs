@@ -63,8 +63,10 @@ pub struct SharedState {
     pub b: Option<Arc<Loaded>>,
     /// The side the overview shows.
     pub shown: Side,
-    /// The last load error (one line), until the next successful load.
+    /// The error line the app shows (one line), for `status()`.
     pub error: Option<String>,
+    /// An error from outside, for the app to show ([`Self::fail`]).
+    pub failed: Option<String>,
     pub loading: Option<LoadStatus>,
     /// Downloads (`?url=`, `&b=`) in flight, in the order asked.
     pub fetches: Vec<Fetch>,
@@ -170,7 +172,8 @@ impl SharedState {
 
     /// Shows `msg` as the app's error line.
     pub fn fail(&mut self, msg: String) {
-        self.error = Some(msg);
+        self.error = Some(msg.clone());
+        self.failed = Some(msg);
         self.repaint();
     }
 
