@@ -325,16 +325,52 @@ fn an_error_during_another_load_outlives_that_load() {
     );
     h.state().open("big.puffin", Source::Bytes(big), None);
     h.step();
-    assert!(h.state().is_loading(), "big.puffin takes more than one slice");
-    open(&mut h, "junk.bin", b"not a recording".to_vec(), Some(Side::B));
+    assert!(
+        h.state().is_loading(),
+        "big.puffin takes more than one slice"
+    );
+    open(
+        &mut h,
+        "junk.bin",
+        b"not a recording".to_vec(),
+        Some(Side::B),
+    );
     assert_eq!(
         h.state().view(Side::A).expect("A").loaded().name,
         "big.puffin"
     );
-    let err = h.state().error().expect("the junk's error stays").to_owned();
-    assert!(err.starts_with("junk.bin: not a .puffin recording"), "{err}");
-    assert_eq!(h.state().shared().borrow().error.as_deref(), Some(err.as_str()));
+    let err = h
+        .state()
+        .error()
+        .expect("the junk's error stays")
+        .to_owned();
+    assert!(
+        err.starts_with("junk.bin: not a .puffin recording"),
+        "{err}"
+    );
+    assert_eq!(
+        h.state().shared().borrow().error.as_deref(),
+        Some(err.as_str())
+    );
     // A recording asked for after the error clears it.
     open(&mut h, "good.puffin", recording(true), Some(Side::B));
     assert_eq!(h.state().error(), None);
+}
+
+/// An error from outside the app (a download that failed, a file the
+/// browser could not read or that is too large) shows in the error line.
+#[test]
+fn an_error_from_outside_shows_in_the_error_line() {
+    let mut h = harness();
+    open(&mut h, "good.puffin", recording(true), None);
+    let line = "big.puffin: too large to open in the browser: the file is 32.0 MiB";
+    h.state().shared().borrow_mut().fail(line.to_owned());
+    h.run_steps(2);
+    assert_eq!(h.state().error(), Some(line));
+    h.get_by_label_contains(line);
+    // The recording shown stays.
+    assert_eq!(
+        h.state().view(Side::A).expect("A").loaded().name,
+        "good.puffin"
+    );
 }

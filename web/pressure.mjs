@@ -218,7 +218,7 @@ await test("query() while loading answers about what is shown, or says what is l
 // `what`: a regular expression for what is too large.
 const tooLarge = (name, what) =>
   new RegExp(
-    `^${name}: too large to open in the browser: ${what}, and [0-9.]+ [KMG]iB of this tab's [0-9.]+ [MG]iB is free; ` +
+    `^${name}: too large to open in the browser: ${what}, and [0-9.]+ (B|[KMG]iB) of this tab's [0-9.]+ [MG]iB is free; ` +
       `open it in the desktop app \\(puffin-lens open ${name}\\) or analyze it with the command-line tool \\(puffin-lens summary ${name}\\)$`,
   );
 
