@@ -218,3 +218,30 @@ fn bad_questions_get_clear_errors() {
         format!("puffin-lens: {SAMPLE}: {api_msg}")
     );
 }
+
+/// A count past every scope means all of them, not an allocation of that
+/// size (the query fuzzer found `{"top": 4000000000000000}` aborting):
+/// every analysis with a count answers, in the API and the CLI alike.
+#[test]
+fn a_count_larger_than_the_recording_answers_with_everything() {
+    let dir = samples();
+    let trace = decode(&dir.join(SAMPLE)).trace;
+    let huge = "4000000000000000";
+    for (name, key) in [("top", "top"), ("frames", "top"), ("find", "top")] {
+        let args = json!({ key: 4_000_000_000_000_000u64 });
+        let ask = |args: &Value| -> Value {
+            let text = api::query_json(&trace, None, name, args).expect(name);
+            serde_json::from_str(&text).expect("JSON")
+        };
+        let answer = ask(&args);
+        let every = ask(&json!({ key: trace.scopes.len() }));
+        assert_eq!(answer, every, "{name}: everything, once");
+        let flag = format!("--{key}");
+        let cli = cli_json(dir, &[name, SAMPLE, &flag, huge, "--json"]);
+        assert_eq!(
+            serde_json::from_str::<Value>(&cli).unwrap(),
+            answer,
+            "{name}"
+        );
+    }
+}

@@ -42,7 +42,10 @@ fn top_k(trace: &Trace, candidates: impl Iterator<Item = u32>, k: usize) -> Vec<
     if k == 0 {
         return Vec::new();
     }
-    let mut heap: BinaryHeap<Reverse<Rank>> = BinaryHeap::with_capacity(k + 1);
+    // `k` is the caller's (any number, "all" included): room for no more
+    // than there are scopes.
+    let room = k.min(trace.scopes.len()).saturating_add(1);
+    let mut heap: BinaryHeap<Reverse<Rank>> = BinaryHeap::with_capacity(room);
     let durations = &trace.scopes.duration_ns;
     for i in candidates {
         if heap.len() == k {
