@@ -933,8 +933,14 @@ impl TraceBuilder {
         }
         let (file, line) = split_location(location);
         let file = self.intern(file);
-        let raw_id = self.next_legacy_id;
-        self.next_legacy_id += 1;
+        // Numbered past any id a PFD4 record of the same file already used
+        // (a file mixing layouts): one definition per id, or the export
+        // would name one id twice (found by fuzzing).
+        let mut raw_id = self.next_legacy_id;
+        while self.trace.defs.by_raw_id(raw_id).is_some() {
+            raw_id += 1;
+        }
+        self.next_legacy_id = raw_id.saturating_add(1);
         let d = self.trace.defs.push(
             raw_id,
             DefRow {
