@@ -284,13 +284,9 @@ fn welcome_screen_offers_open_and_example() {
     assert!(h.state().view(Side::A).is_none());
 }
 
-/// The latest request for a side wins: a recording opened while another
-/// one still decodes for A replaces it (A is not shown yet, so the new one
-/// goes there too), the replaced load says so in the notice and in
-/// `status().replaced`, and nothing of it arrives later.
-#[test]
-fn a_recording_opened_while_another_decodes_replaces_it() {
-    let mut h = harness();
+/// Starts loading a 2M-scope capture as `big.puffin` (A) and leaves it
+/// decoding: it takes more than one slice.
+fn start_big_load(h: &mut Harness<'static, PuffinLensApp>) {
     let big = write_recording(
         &puffin_lens::engine::write::synthetic_capture(200, 3, 10_000),
         Format::Pfd4(Compression::Lz4),
@@ -301,6 +297,16 @@ fn a_recording_opened_while_another_decodes_replaces_it() {
         h.state().is_loading(),
         "big.puffin takes more than one slice"
     );
+}
+
+/// The latest request for a side wins: a recording opened while another
+/// one still decodes for A replaces it (A is not shown yet, so the new one
+/// goes there too), the replaced load says so in the notice and in
+/// `status().replaced`, and nothing of it arrives later.
+#[test]
+fn a_recording_opened_while_another_decodes_replaces_it() {
+    let mut h = harness();
+    start_big_load(&mut h);
     open(&mut h, "small.puffin", recording(true), None);
     h.run_steps(5);
     assert_eq!(
@@ -319,16 +325,7 @@ fn a_recording_opened_while_another_decodes_replaces_it() {
 #[test]
 fn an_error_during_another_load_outlives_that_load() {
     let mut h = harness();
-    let big = write_recording(
-        &puffin_lens::engine::write::synthetic_capture(200, 3, 10_000),
-        Format::Pfd4(Compression::Lz4),
-    );
-    h.state().open("big.puffin", Source::Bytes(big), None);
-    h.step();
-    assert!(
-        h.state().is_loading(),
-        "big.puffin takes more than one slice"
-    );
+    start_big_load(&mut h);
     open(
         &mut h,
         "junk.bin",
