@@ -408,11 +408,9 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
             };
             let main = main.ok_or_else(|| {
                 // Asked for (not started yet), decoding, or downloading.
-                let coming = (state.incoming.last().map(|i| i.name.as_str()))
-                    .or(state.loading.as_ref().map(|l| l.name.as_str()))
-                    .or(state
-                        .fetching()
-                        .map(|url| url.rsplit('/').next().unwrap_or(url)));
+                let coming = (state.incoming.last().map(|i| i.name.clone()))
+                    .or(state.loading.as_ref().map(|l| l.name.clone()))
+                    .or(state.fetching().map(file_name));
                 match coming {
                     Some(name) => js_sys::Error::new(&format!(
                         "no recording is open yet: {name} is loading (await load()'s promise, \
