@@ -3,8 +3,11 @@
 //!
 //! JavaScript API (every answer is about the recording the app shows, or
 //! the side named `"a"`/`"b"`):
-//! - `load(bytes, name, side?)`: opens a recording (`Uint8Array` or
-//!   `ArrayBuffer`); a promise of its summary, rejected with the error line.
+//! - `load(bytes, name?, side?)`: opens a recording (`Uint8Array`,
+//!   `ArrayBuffer`, or a `File`/`Blob`, read a chunk at a time and refused
+//!   by its size before any of it is read when it cannot fit; `name`
+//!   defaults to the `File`'s); a promise of its summary, rejected with the
+//!   error line.
 //! - `summary(side?)`: what the overview shows (`null` when nothing is open),
 //!   as `puffin-lens summary --json` prints it.
 //! - `dumpJson(side?, pretty?)`: the documented JSON export, as
@@ -306,6 +309,12 @@ fn ui_promise(shared: &Shared, command: UiCommand) -> Promise {
     })
 }
 
+/// What `load()` was given: bytes (copied in at once) or a `File`/`Blob`.
+enum LoadSource {
+    Bytes(Vec<u8>),
+    Blob(web_sys::Blob),
+}
+
 fn set_fn(obj: &Object, name: &str, f: JsValue) -> Result<(), JsValue> {
     Reflect::set(obj, &JsValue::from_str(name), &f).map(|_| ())
 }
@@ -316,49 +325,79 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
     let s = shared.clone();
     let load = Closure::<dyn Fn(JsValue, JsValue, JsValue) -> Result<Promise, JsValue>>::new(
         move |bytes: JsValue, name: JsValue, side: JsValue| {
-            if !(bytes.is_instance_of::<Uint8Array>()
+            let blob = bytes.dyn_ref::<web_sys::Blob>().cloned();
+            if !(blob.is_some()
+                || bytes.is_instance_of::<Uint8Array>()
                 || bytes.is_instance_of::<js_sys::ArrayBuffer>())
             {
                 return Err(js_sys::Error::new(
-                    "load(bytes, name): bytes must be a Uint8Array or ArrayBuffer",
+                    "load(bytes, name): bytes must be a Uint8Array, an ArrayBuffer or a File (Blob)",
                 )
                 .into());
             }
             let name = name
                 .as_string()
+                .or_else(|| bytes.dyn_ref::<web_sys::File>().map(|file| file.name()))
                 .unwrap_or_else(|| "recording.puffin".to_owned());
-            let bytes = Uint8Array::new(&bytes);
-            // Refused before copying it in when it cannot fit.
-            if let Err(msg) = check_room(&name, u64::from(bytes.length()), false, None) {
-                s.borrow_mut().fail(msg.clone());
-                return Ok(Promise::reject(&js_sys::Error::new(&msg)));
-            }
-            let bytes = bytes.to_vec();
             let side = if side.is_undefined() || side.is_null() {
                 None
             } else {
                 Some(side_arg(&side, &s)?)
             };
-            let mut pending = Some((bytes, name));
+            let source = match blob {
+                // Read a chunk at a time (a launched or picked file), refused
+                // by its size before any of it is read.
+                Some(blob) => LoadSource::Blob(blob),
+                None => {
+                    let bytes = Uint8Array::new(&bytes);
+                    // Refused before copying it in when it cannot fit.
+                    if let Err(msg) = check_room(&name, u64::from(bytes.length()), false, None) {
+                        s.borrow_mut().fail(msg.clone());
+                        return Ok(Promise::reject(&js_sys::Error::new(&msg)));
+                    }
+                    LoadSource::Bytes(bytes.to_vec())
+                }
+            };
+            let mut pending = Some((source, name));
             let s = s.clone();
             Ok(Promise::new(&mut |resolve: Function, reject: Function| {
-                let Some((bytes, name)) = pending.take() else {
+                let Some((source, name)) = pending.take() else {
                     return;
                 };
-                s.borrow_mut().push(Incoming {
-                    name,
-                    source: Source::Bytes(bytes),
-                    side,
-                    on_done: Some(Box::new(move |result| {
-                        let _ = match result {
-                            Ok(summary) => {
-                                let value = parse_json(&summary).unwrap_or(JsValue::NULL);
-                                resolve.call1(&JsValue::NULL, &value)
-                            }
-                            Err(msg) => reject.call1(&JsValue::NULL, &js_sys::Error::new(&msg)),
-                        };
-                    })),
+                let on_done = Box::new(move |result: Result<String, String>| {
+                    let _ = match result {
+                        Ok(summary) => {
+                            let value = parse_json(&summary).unwrap_or(JsValue::NULL);
+                            resolve.call1(&JsValue::NULL, &value)
+                        }
+                        Err(msg) => reject.call1(&JsValue::NULL, &js_sys::Error::new(&msg)),
+                    };
                 });
+                match source {
+                    LoadSource::Bytes(bytes) => s.borrow_mut().push(Incoming {
+                        name,
+                        source: Source::Bytes(bytes),
+                        side,
+                        on_done: Some(on_done),
+                    }),
+                    LoadSource::Blob(blob) => {
+                        let s = s.clone();
+                        wasm_bindgen_futures::spawn_local(async move {
+                            match platform::web::read_file(&blob, &name).await {
+                                Ok(bytes) => s.borrow_mut().push(Incoming {
+                                    name,
+                                    source: Source::Bytes(bytes),
+                                    side,
+                                    on_done: Some(on_done),
+                                }),
+                                Err(msg) => {
+                                    s.borrow_mut().fail(msg.clone());
+                                    on_done(Err(msg));
+                                }
+                            }
+                        });
+                    }
+                }
             }))
         },
     );

@@ -10,13 +10,12 @@
 // 210 MB JSON dump); BENCH_VIEWPORT=640x400 the page size.
 
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { OUT, ROOT, launch, openApp, serve } from "./harness.mjs";
+import { OUT, ROOT, launch, openApp, serve, tempDir } from "./harness.mjs";
 
 const CAPTURE = join(ROOT, "target", "release", "examples", "capture");
-const work = mkdtempSync(join(tmpdir(), "puffin-lens-bench-"));
+const work = tempDir("puffin-lens-bench-");
 mkdirSync(OUT, { recursive: true });
 
 const files = {};

@@ -11,11 +11,10 @@
 // `cargo build --release`; PUFFIN_LENS_BIN overrides the native binary)
 
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execFileSync, spawn } from "node:child_process";
-import { BIN, OUT, ROOT, cli, dropFile, freePort, launch, openApp, read, runner, serve, waitLoaded } from "./harness.mjs";
+import { BIN, OUT, ROOT, cli, dropFile, freePort, launch, openApp, read, runner, serve, tempDir, waitLoaded } from "./harness.mjs";
 
 const SAMPLES = join(ROOT, "samples");
 const SAMPLE = "threads_demo.puffin";
@@ -23,7 +22,7 @@ const SAMPLE = "threads_demo.puffin";
 const { test, finish } = runner();
 
 mkdirSync(OUT, { recursive: true });
-const work = mkdtempSync(join(tmpdir(), "puffin-lens-e2e-"));
+const work = tempDir("puffin-lens-e2e-");
 const sampleBytes = read(join(SAMPLES, SAMPLE));
 // Cut inside the last frame: 11 intact frames, 1 damaged.
 const cutBytes = sampleBytes.subarray(0, sampleBytes.length - 100);
@@ -412,6 +411,24 @@ await test("a broken file shows one error line and the page keeps working", asyn
     ),
   );
   assert.match(rejected, /^tiny\.bin: not a \.puffin recording/);
+  // A File (what the installed app's launch handler passes): read in chunks,
+  // named after the File when no name is given.
+  const fromFile = await page.evaluate(async (b64) => {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    return window.puffinLens.load(new File([bytes], "from_file.puffin"), undefined, "a");
+  }, sampleBytes.toString("base64"));
+  assert.equal(fromFile.file, "from_file.puffin");
+  assert.equal(fromFile.scopes, expected.summary.scopes);
+  assert.deepEqual(await page.evaluate(() => window.puffinLens.query("top", { top: 5 }, "a")), expected.top);
+  const notBytes = await page.evaluate(() => {
+    try {
+      window.puffinLens.load(42, "x.puffin");
+      return "accepted";
+    } catch (e) {
+      return e.message;
+    }
+  });
+  assert.equal(notBytes, "load(bytes, name): bytes must be a Uint8Array, an ArrayBuffer or a File (Blob)");
 });
 
 await test("a dropped JSON dump loads a frame at a time and answers like the CLI", async () => {

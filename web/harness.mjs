@@ -3,7 +3,7 @@
 // with playwright-core, and drops files on the app's canvas.
 
 import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync, cpSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, cpSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
@@ -14,6 +14,16 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const DIST = join(ROOT, "dist");
 export const BIN = process.env.PUFFIN_LENS_BIN || join(ROOT, "target", "release", "puffin-lens");
 export const OUT = join(ROOT, "target", "e2e");
+
+// Interrupted runs clean up too: a signal ends the process through exit.
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
+
+/** A fresh folder under the system's temporary folder, removed when the process exits. */
+export function tempDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 /** A free TCP port on 127.0.0.1. */
 export async function freePort() {
@@ -33,7 +43,7 @@ export async function freePort() {
  * given recordings under /recordings/. Returns {base, origin, root, stop, restart}.
  */
 export async function serve(recordings = {}) {
-  const root = mkdtempSync(join(tmpdir(), "puffin-lens-site-"));
+  const root = tempDir("puffin-lens-site-");
   cpSync(DIST, join(root, "lens"), { recursive: true });
   mkdirSync(join(root, "recordings"));
   for (const [name, path] of Object.entries(recordings)) {

@@ -15,12 +15,11 @@
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, statSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { createReadStream } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { OUT, ROOT, cli, dropFile, freePort, launch, openApp, read, runner, serve, waitLoaded } from "./harness.mjs";
+import { OUT, ROOT, cli, dropFile, freePort, launch, openApp, read, runner, serve, tempDir, waitLoaded } from "./harness.mjs";
 
 const SAMPLE = "threads_demo.puffin";
 const SAMPLE_PATH = join(ROOT, "samples", SAMPLE);
@@ -29,7 +28,7 @@ const CAPTURE = join(ROOT, "target", "release", "examples", "capture");
 const { test, finish } = runner();
 
 mkdirSync(OUT, { recursive: true });
-const work = mkdtempSync(join(tmpdir(), "puffin-lens-pressure-"));
+const work = tempDir("puffin-lens-pressure-");
 // 2 million scopes (33.6 MB, lz4): decodes in many slices in the browser.
 const BIG = join(work, "big.puffin");
 execFileSync(CAPTURE, ["gen", BIG, "lz4"], { stdio: "ignore" });
@@ -261,6 +260,19 @@ await test("with less memory (?memory_limit_mb=), files are refused by size befo
   assert.match(s.error, tooLarge("big.puffin", `the file is ${mib} MiB`));
   assert.equal(s.memory.limit_bytes, 16 * 2 ** 20);
   assert.equal(s.a, SAMPLE);
+  // load() given the File (as the installed app's launch handler does):
+  // refused by its size, nothing of it read into the app's memory.
+  const viaLoad = await p.evaluate(async () => {
+    const blob = await (await fetch("../recordings/big.puffin")).blob();
+    const before = window.puffinLens.status().memory.in_use_bytes;
+    const why = await window.puffinLens
+      .load(new File([blob], "big.puffin"), undefined, "b")
+      .then(() => "loaded", (e) => e.message);
+    return { why, grew: window.puffinLens.status().memory.in_use_bytes - before };
+  });
+  assert.match(viaLoad.why, tooLarge("big.puffin", `the file is ${mib} MiB`));
+  assert.ok(viaLoad.grew < 1e6, `in use grew by ${viaLoad.grew} bytes`);
+  assert.equal((await settled(p)).a, SAMPLE);
   // A download says so from its Content-Length, before reading the body.
   const q = await openApp(context, `${server.base}?memory_limit_mb=16&url=../recordings/big.puffin`);
   await q.waitForFunction(() => window.puffinLens.status().error, null, { timeout: 30_000 });

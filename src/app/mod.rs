@@ -604,7 +604,7 @@ impl PuffinLensApp {
                 wasm_bindgen_futures::spawn_local(async move {
                     let started = web_time::Instant::now();
                     let result = match file.web_file() {
-                        Some(web_file) => platform::web::read_file(web_file).await,
+                        Some(web_file) => platform::web::read_file(web_file, &name).await,
                         None => file
                             .bytes_async()
                             .await

@@ -41,7 +41,7 @@ pub fn pick_files(shared: &Shared) {
             let count = picked.len();
             for (i, file) in picked.into_iter().enumerate() {
                 let name = file.file_name();
-                let result = web::read_file(file.inner()).await;
+                let result = web::read_file(file.inner(), &name).await;
                 let side = super::dropped_side(count, i);
                 shared.borrow_mut().open_read(name, side, result);
             }
@@ -350,23 +350,22 @@ pub mod web {
         static GLOBAL: Counting = Counting;
     }
 
-    /// Reads a file the user gave (dropped or picked) into memory a chunk at a
-    /// time, showing the bytes read on the page's progress bar: one copy of a
-    /// large file into wasm memory would block the page for most of a second.
-    pub async fn read_file(file: &web_sys::File) -> Result<Vec<u8>, String> {
+    /// Reads a file the user gave (dropped, picked, or a `File`/`Blob` passed
+    /// to `load()`) into memory a chunk at a time, showing the bytes read on
+    /// the page's progress bar: one copy of a large file into wasm memory
+    /// would block the page for most of a second. Refused by its size before
+    /// anything is read when it cannot fit. Errors are one line naming `name`.
+    pub async fn read_file(file: &web_sys::Blob, name: &str) -> Result<Vec<u8>, String> {
         use wasm_bindgen_futures::JsFuture;
         const CHUNK: usize = 32 << 20;
         let size = file.size() as usize;
-        check_room(&file.name(), size as u64, false, None)?;
-        let progress = Progress::new(format!("Reading {}", file.name()), size);
+        check_room(name, size as u64, false, None)?;
+        let progress = Progress::new(format!("Reading {name}"), size);
         let mut bytes = Vec::new();
-        bytes.try_reserve_exact(size).map_err(|_| {
-            format!(
-                "{}: cannot read: not enough memory for {size} bytes",
-                file.name()
-            )
-        })?;
-        let fail = |err| format!("{}: cannot read: {}", file.name(), js_message(err));
+        bytes
+            .try_reserve_exact(size)
+            .map_err(|_| format!("{name}: cannot read: not enough memory for {size} bytes"))?;
+        let fail = |err| format!("{name}: cannot read: {}", js_message(err));
         while bytes.len() < size {
             progress.set(bytes.len(), size);
             let start = bytes.len();
