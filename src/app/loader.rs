@@ -82,12 +82,26 @@ enum Inner {
     Thread {
         progress: std::sync::Arc<[std::sync::atomic::AtomicUsize; 2]>,
         rx: std::sync::mpsc::Receiver<Result<Loaded, String>>,
+        /// Set when the job is dropped (replaced or closed): the thread
+        /// stops decoding after its current batch and sends nothing.
+        _cancel: CancelOnDrop,
     },
     #[cfg(not(target_arch = "wasm32"))]
     Sliced(Box<SlicedDecode>),
     #[cfg(target_arch = "wasm32")]
     Browser(std::rc::Rc<std::cell::RefCell<BrowserTask>>),
     Done(Option<Box<Result<Loaded, String>>>),
+}
+
+/// Raises its flag when dropped.
+#[cfg(not(target_arch = "wasm32"))]
+struct CancelOnDrop(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// What the browser's decoding task and the app share.
@@ -239,11 +253,14 @@ impl LoadJob {
 
     #[cfg(not(target_arch = "wasm32"))]
     fn start_thread(name: String, source: Source, ctx: egui::Context, started: Instant) -> Self {
-        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::ops::ControlFlow;
+        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
         let progress = std::sync::Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
         let (tx, rx) = std::sync::mpsc::channel();
         let thread_progress = progress.clone();
         let thread_name = name.clone();
+        let cancelled = std::sync::Arc::new(AtomicBool::new(false));
+        let cancel = CancelOnDrop(cancelled.clone());
         let spawned = std::thread::Builder::new()
             .name("puffin-lens-decode".to_owned())
             .spawn(move || {
@@ -253,6 +270,7 @@ impl LoadJob {
                     Source::Path(path) => std::fs::read(&path)
                         .map_err(|err| format!("{}: cannot read: {err}", path.display())),
                 };
+                let is_cancelled = || cancelled.load(Ordering::Relaxed);
                 let result = bytes.and_then(|bytes| {
                     thread_progress[1].store(bytes.len(), Ordering::Relaxed);
                     ctx.request_repaint();
@@ -261,8 +279,12 @@ impl LoadJob {
                     } else {
                         PuffinDecoder::new(&bytes[..]).map(|d| {
                             d.run_parallel_with_progress(|done| {
+                                if is_cancelled() {
+                                    return ControlFlow::Break(());
+                                }
                                 thread_progress[0].store(done, Ordering::Relaxed);
                                 ctx.request_repaint();
+                                ControlFlow::Continue(())
                             })
                         })
                     };
@@ -270,13 +292,23 @@ impl LoadJob {
                         .map_err(|err| format!("{name}: {err}"))
                         .and_then(|d| finish(&name, d, bytes.len(), started))
                 });
+                if is_cancelled() {
+                    // Replaced or closed: nobody waits for it; its memory
+                    // is freed now rather than after a whole decode.
+                    log::info!("{name}: decoding stopped: the load was replaced or closed");
+                    return;
+                }
                 let _ = tx.send(result);
                 ctx.request_repaint();
             });
         match spawned {
             Ok(_) => Self {
                 name,
-                inner: Inner::Thread { progress, rx },
+                inner: Inner::Thread {
+                    progress,
+                    rx,
+                    _cancel: cancel,
+                },
             },
             Err(err) => {
                 let result = Err(format!("{name}: cannot start the decoding thread: {err}"));
@@ -344,7 +376,7 @@ impl LoadJob {
         let _ = budget;
         match &mut self.inner {
             #[cfg(not(target_arch = "wasm32"))]
-            Inner::Thread { progress, rx } => match rx.try_recv() {
+            Inner::Thread { progress, rx, .. } => match rx.try_recv() {
                 Ok(result) => Poll::Ready(Box::new(result)),
                 Err(std::sync::mpsc::TryRecvError::Empty) => {
                     use std::sync::atomic::Ordering;
@@ -391,5 +423,73 @@ impl LoadJob {
                     .unwrap_or_else(|| Box::new(Err(format!("{}: already loaded", self.name)))),
             ),
         }
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tests {
+    use super::*;
+    use crate::engine::write::{Compression, Format, synthetic_capture, write_recording};
+
+    fn capture() -> Vec<u8> {
+        write_recording(
+            &synthetic_capture(200, 2, 2_000),
+            Format::Pfd4(Compression::Lz4),
+        )
+    }
+
+    /// Takes a threaded job apart: its progress, its channel, its cancel flag.
+    fn thread_parts(
+        job: LoadJob,
+    ) -> (
+        std::sync::Arc<[std::sync::atomic::AtomicUsize; 2]>,
+        std::sync::mpsc::Receiver<Result<Loaded, String>>,
+        CancelOnDrop,
+    ) {
+        match job.inner {
+            Inner::Thread {
+                progress,
+                rx,
+                _cancel: cancel,
+            } => (progress, rx, cancel),
+            _ => panic!("a threaded job"),
+        }
+    }
+
+    /// A job dropped while its thread decodes (replaced or closed) stops
+    /// the decoding early and sends nothing; one kept sends the recording.
+    #[test]
+    fn a_dropped_threaded_load_stops_decoding() {
+        use std::sync::atomic::Ordering;
+        let bytes = capture();
+        let ctx = egui::Context::default();
+        let kept = LoadJob::start(
+            "kept.puffin".into(),
+            Source::Bytes(bytes.clone()),
+            &ctx,
+            true,
+        );
+        let (progress, rx, _cancel) = thread_parts(kept);
+        let loaded = rx.recv().expect("sent").expect("decodes");
+        assert_eq!(loaded.trace().frames.len(), 200);
+        assert_eq!(progress[0].load(Ordering::Relaxed), bytes.len());
+
+        let dropped = LoadJob::start(
+            "dropped.puffin".into(),
+            Source::Bytes(bytes.clone()),
+            &ctx,
+            true,
+        );
+        let (progress, rx, cancel) = thread_parts(dropped);
+        drop(cancel);
+        // The thread ends without sending (the channel closes)...
+        assert!(rx.recv().is_err(), "a cancelled load sends nothing");
+        // ...before it decoded the whole file.
+        let done = progress[0].load(Ordering::Relaxed);
+        assert!(
+            done < bytes.len(),
+            "stopped at {done} of {} bytes",
+            bytes.len()
+        );
     }
 }

@@ -41,6 +41,8 @@
 use super::bytes::{ByteReader, ReadError};
 use super::model::{DefRow, ScopeKind, StreamId, Trace, TraceBuilder};
 use std::fmt;
+#[cfg(not(target_arch = "wasm32"))]
+use std::ops::ControlFlow;
 
 /// Largest decompressed size accepted for one frame.
 const MAX_UNPACKED_BYTES: usize = 1 << 31;
@@ -1001,12 +1003,17 @@ impl PuffinDecoder<&[u8]> {
     /// model itself is built on one thread, in file order). Same result as
     /// [`Self::run`].
     pub fn run_parallel(self) -> Decoded {
-        self.run_parallel_with_progress(|_| {})
+        self.run_parallel_with_progress(|_| ControlFlow::Continue(()))
     }
 
     /// [`Self::run_parallel`], calling `progress(bytes_done)` after each
-    /// batch of frames (for a progress bar).
-    pub fn run_parallel_with_progress(mut self, progress: impl Fn(usize) + Sync) -> Decoded {
+    /// batch of frames (for a progress bar). When it answers `Break` the
+    /// decode stops there (a load that was replaced) and returns the frames
+    /// decoded so far.
+    pub fn run_parallel_with_progress(
+        mut self,
+        progress: impl Fn(usize) -> ControlFlow<()> + Sync,
+    ) -> Decoded {
         const BATCH: usize = 16;
         let data: &[u8] = self.bytes;
         let mut records = Vec::new();
@@ -1031,17 +1038,21 @@ impl PuffinDecoder<&[u8]> {
         let mut current = batches.next().map(|b| (b, unpack_batch(b)));
         while let Some((batch, unpacked)) = current.take() {
             let next = batches.next();
-            let (next_unpacked, ()) = rayon::join(
+            let (next_unpacked, flow) = rayon::join(
                 || next.map(|b| (b, unpack_batch(b))),
                 || {
                     for ((record, start, parts), unpacked) in batch.iter().zip(unpacked) {
                         self.decode_record(*record, *start, parts.clone(), Some(unpacked));
                     }
-                    if let Some((_, _, last)) = batch.last() {
-                        progress(last.end);
+                    match batch.last() {
+                        Some((_, _, last)) => progress(last.end),
+                        None => ControlFlow::Continue(()),
                     }
                 },
             );
+            if flow.is_break() {
+                break;
+            }
             current = next_unpacked;
         }
         self.finish()
