@@ -290,6 +290,29 @@ await test("with less memory (?memory_limit_mb=), files are refused by size befo
   await r.close();
 });
 
+await test("a device that reports little memory (navigator.deviceMemory) gets half of it as the limit", async () => {
+  const small = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  // A 256 MB device, as navigator.deviceMemory would say (GB).
+  await small.addInitScript(() => Object.defineProperty(Navigator.prototype, "deviceMemory", { get: () => 0.25 }));
+  const p = await openApp(small, server.base);
+  assert.equal(await p.evaluate(() => navigator.deviceMemory), 0.25);
+  assert.equal((await status(p)).memory.limit_bytes, 128 * 2 ** 20);
+  // The sample fits; a 2 M-scope capture does not, once decoded.
+  await dropFile(p, SAMPLE, sampleBytes);
+  await waitLoaded(p, SAMPLE);
+  await dropFetched(p, ["big.puffin"]);
+  await p.waitForFunction(() => window.puffinLens.status().error, null, { timeout: 30_000 });
+  const s = await settled(p);
+  assert.match(s.error, tooLarge("big.puffin", `its ${expected.big.scopes.toLocaleString("en-US")} scopes \\(a [0-9.]+ MiB file\\) need about [0-9.]+ MiB decoded`));
+  assert.equal(s.a, SAMPLE);
+  // ?memory_limit_mb= sets the limit whatever the device says.
+  const q = await openApp(small, `${server.base}?memory_limit_mb=300`);
+  assert.equal((await status(q)).memory.limit_bytes, 300 * 2 ** 20);
+  await p.close();
+  await q.close();
+  await small.close();
+});
+
 await test("two recordings that each fit but not together: the second to decode is refused", async () => {
   // 300 MB: room for one 2 M-scope capture (about 160 MB decoded), not two;
   // both download at once, and the room promised to the first decode counts.

@@ -184,9 +184,12 @@ pub mod web {
         let _ = bar.remove_attribute("hidden");
     }
 
-    /// The most the app may hold: a wasm32 address space is 4 GiB (the
-    /// page's `?memory_limit_mb=N` sets less, for a device with little
-    /// memory, or to try what happens at the limit).
+    /// The most the app may hold: a wasm32 address space is 4 GiB, and on
+    /// a device that says it has little memory (`navigator.deviceMemory`,
+    /// in GB, reported up to 8) half of that memory, since a tab taking
+    /// more is likely to be killed there. The page's `?memory_limit_mb=N`
+    /// sets the limit (at most 4 GiB) whatever the device says: to give the
+    /// app more or less, or to try what happens at the limit.
     pub fn memory_limit_bytes() -> u64 {
         const WASM32_BYTES: u64 = 4 << 30;
         let asked = web_sys::window()
@@ -195,7 +198,15 @@ pub mod web {
             .and_then(|params| params.get("memory_limit_mb"))
             .and_then(|mb| mb.parse::<u64>().ok())
             .map(|mb| mb << 20);
-        asked.map_or(WASM32_BYTES, |asked| asked.min(WASM32_BYTES))
+        let device = js_sys::Reflect::get(&js_sys::global(), &"navigator".into())
+            .and_then(|navigator| js_sys::Reflect::get(&navigator, &"deviceMemory".into()))
+            .ok()
+            .and_then(|gb| gb.as_f64())
+            .filter(|gb| gb.is_finite() && *gb > 0.0)
+            .map(|gb| (gb * f64::from(1u32 << 30) / 2.0) as u64);
+        asked
+            .or(device)
+            .map_or(WASM32_BYTES, |limit| limit.min(WASM32_BYTES))
     }
 
     /// Bytes the app holds now (the allocator's count: the wasm memory
