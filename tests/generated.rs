@@ -74,12 +74,7 @@ fn check_cli(frames: &[FrameData], format: Format) {
 
 #[test]
 fn every_container_variant_and_compression() {
-    let mut frames = basic_frames();
-    for f in &mut frames {
-        for t in &mut f.threads {
-            name_legacy(&mut t.scopes);
-        }
-    }
+    let frames = legacy_named_frames();
     for format in [
         Format::Pfd4(Compression::Lz4),
         Format::Pfd4(Compression::Zstd),
@@ -102,6 +97,18 @@ fn every_container_variant_and_compression() {
         };
         assert_eq!(decoded.trace.format.record_kinds, vec![expected_kind]);
     }
+}
+
+/// [`basic_frames`] with the names and locations every layout, the legacy
+/// one included, carries.
+fn legacy_named_frames() -> Vec<FrameData> {
+    let mut frames = basic_frames();
+    for f in &mut frames {
+        for t in &mut f.threads {
+            name_legacy(&mut t.scopes);
+        }
+    }
+    frames
 }
 
 /// Gives legacy-layout names and locations to scopes (by id).
@@ -364,12 +371,7 @@ fn sequential_incremental_and_parallel_decoders_agree() {
 /// many for the others; for a JSON dump, one per scope.
 #[test]
 fn size_estimate_matches_what_decoding_holds() {
-    let mut frames = basic_frames();
-    for f in &mut frames {
-        for t in &mut f.threads {
-            name_legacy(&mut t.scopes);
-        }
-    }
+    let frames = legacy_named_frames();
     for format in [
         Format::Pfd4(Compression::Lz4),
         Format::Pfd4(Compression::Zstd),

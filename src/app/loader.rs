@@ -438,14 +438,18 @@ mod tests {
         )
     }
 
-    /// Takes a threaded job apart: its progress, its channel, its cancel flag.
-    fn thread_parts(
-        job: LoadJob,
+    /// Starts a threaded load of `bytes` and takes the job apart: its
+    /// progress, its channel, its cancel flag.
+    fn start_thread(
+        name: &str,
+        bytes: &[u8],
     ) -> (
         std::sync::Arc<[std::sync::atomic::AtomicUsize; 2]>,
         std::sync::mpsc::Receiver<Result<Loaded, String>>,
         CancelOnDrop,
     ) {
+        let ctx = egui::Context::default();
+        let job = LoadJob::start(name.into(), Source::Bytes(bytes.to_vec()), &ctx, true);
         match job.inner {
             Inner::Thread {
                 progress,
@@ -462,25 +466,12 @@ mod tests {
     fn a_dropped_threaded_load_stops_decoding() {
         use std::sync::atomic::Ordering;
         let bytes = capture();
-        let ctx = egui::Context::default();
-        let kept = LoadJob::start(
-            "kept.puffin".into(),
-            Source::Bytes(bytes.clone()),
-            &ctx,
-            true,
-        );
-        let (progress, rx, _cancel) = thread_parts(kept);
+        let (progress, rx, _cancel) = start_thread("kept.puffin", &bytes);
         let loaded = rx.recv().expect("sent").expect("decodes");
         assert_eq!(loaded.trace().frames.len(), 200);
         assert_eq!(progress[0].load(Ordering::Relaxed), bytes.len());
 
-        let dropped = LoadJob::start(
-            "dropped.puffin".into(),
-            Source::Bytes(bytes.clone()),
-            &ctx,
-            true,
-        );
-        let (progress, rx, cancel) = thread_parts(dropped);
+        let (progress, rx, cancel) = start_thread("dropped.puffin", &bytes);
         drop(cancel);
         // The thread ends without sending (the channel closes)...
         assert!(rx.recv().is_err(), "a cancelled load sends nothing");
