@@ -4,7 +4,7 @@
 //! with `--json`. Adding an analysis touches the query, its request and
 //! [`render`] here, nothing else.
 
-use super::text::{Align, Table, ms, ms_f};
+use super::text::{Align, Table, ms, ms_f, printable};
 use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, load};
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches as _, Subcommand as _};
 use puffin_lens::engine::api::{self, Answer, QueryError, Request};
@@ -194,11 +194,11 @@ fn render(request: &Request, answer: &Answer) -> String {
             let _ = writeln!(
                 &mut out,
                 "{}{} — {} ms on thread {:?}, frame {}, start_ns {}",
-                p.name,
+                printable(&p.name),
                 if p.data.is_empty() {
                     String::new()
                 } else {
-                    format!(" [{}]", p.data)
+                    format!(" [{}]", printable(&p.data))
                 },
                 ms(p.duration_ns),
                 p.thread,
@@ -358,15 +358,17 @@ fn render(request: &Request, answer: &Answer) -> String {
             let _ = writeln!(
                 &mut out,
                 "{} ({} scope, id {})",
-                info.name, info.kind, info.id
+                printable(&info.name),
+                info.kind,
+                info.id
             );
             if !info.function.is_empty() {
-                let _ = writeln!(&mut out, "  in {}", info.function);
+                let _ = writeln!(&mut out, "  in {}", printable(&info.function));
             }
             let _ = if info.line > 0 {
-                writeln!(&mut out, "  at {}:{}", info.file, info.line)
+                writeln!(&mut out, "  at {}:{}", printable(&info.file), info.line)
             } else {
-                writeln!(&mut out, "  at {}", info.file)
+                writeln!(&mut out, "  at {}", printable(&info.file))
             };
         }
     }
@@ -503,7 +505,7 @@ fn render_callers(out: &mut String, report: &query::CallersReport) {
     let _ = writeln!(
         out,
         "{}: {} calls, total {} ms, self {} ms",
-        report.name,
+        printable(&report.name),
         report.count,
         ms(report.total_ns),
         ms(report.self_ns)

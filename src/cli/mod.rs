@@ -121,9 +121,17 @@ web app (browsers cannot open TCP connections) shows it live: open the page with
 the relay reconnects to the app when it restarts.",
         after_help = "Examples:\n  \
 puffin-lens relay                                   # 127.0.0.1:8585 -> ws://127.0.0.1:8586\n  \
-puffin-lens relay 127.0.0.1:8585 --listen 127.0.0.1:9000\n\n\
+puffin-lens relay 127.0.0.1:8585 --listen 127.0.0.1:9000\n  \
+puffin-lens relay --allow-origin https://tools.example.com   # a hosted copy of the app\n\n\
+Who may connect: the stream carries the app's scope names, data and file paths, so the relay \
+serves only pages of the app. A browser names the page that opens a WebSocket (its Origin): \
+the relay accepts http(s)://localhost, 127.0.0.1 and [::1] on any port (the app served on this \
+machine), plus each --allow-origin, and refuses any other page with 403 and one log line \
+naming it. On a loopback listener the Host header must name a loopback address too (no DNS \
+rebinding). Clients that are not browsers send no Origin and are accepted.\n\n\
 The relay listens on loopback only unless --listen names another interface (it says so when \
-it starts). Exit status: 1 when it cannot listen; otherwise it runs until Ctrl-C."
+it starts). Exit status: 1 when it cannot listen; 2 for a bad --allow-origin; otherwise it \
+runs until Ctrl-C."
     )]
     Relay {
         /// The server: host:port (the port defaults to 8585).
@@ -132,6 +140,10 @@ it starts). Exit status: 1 when it cannot listen; otherwise it runs until Ctrl-C
         /// Where browsers connect (host:port).
         #[arg(long, default_value = "127.0.0.1:8586", value_name = "ADDR")]
         listen: String,
+        /// Also serve pages of this origin (scheme://host[:port], e.g. a hosted copy of the
+        /// app: https://tools.example.com; `null` for a page opened from a file). Repeatable.
+        #[arg(long = "allow-origin", value_name = "ORIGIN", value_parser = live::parse_allowed_origin)]
+        allow_origin: Vec<live::AllowedOrigin>,
     },
     /// Export many recordings as Parquet tables (or JSON exports), on all cores.
     #[command(
@@ -428,7 +440,11 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             frames,
             seconds,
         } => live::record(&addr, &output, frames, seconds),
-        Command::Relay { addr, listen } => live::relay(&addr, &listen),
+        Command::Relay {
+            addr,
+            listen,
+            allow_origin,
+        } => live::relay(&addr, &listen, &allow_origin),
         Command::Export {
             inputs,
             output,

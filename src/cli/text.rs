@@ -5,13 +5,10 @@ const MAX_CELL_CHARS: usize = 48;
 
 pub use puffin_lens::units::{elide, ms, ms_f};
 
-/// Shows control characters visibly so a table stays one line per row.
-fn printable(s: &str) -> String {
-    if s.chars().any(char::is_control) {
-        s.escape_debug().to_string()
-    } else {
-        s.to_owned()
-    }
+/// Shows control and reordering characters visibly: a table stays one line
+/// per row, and a recording cannot send the terminal an escape sequence.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    puffin_lens::engine::escape::visible(s)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

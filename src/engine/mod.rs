@@ -9,6 +9,7 @@ pub mod api;
 pub mod bytes;
 pub mod decode;
 pub mod diff;
+pub mod escape;
 pub mod export;
 pub mod invariants;
 pub mod json_in;

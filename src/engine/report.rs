@@ -10,6 +10,7 @@
 
 use super::Decoded;
 use super::api::{self, Answer, Request, Summary};
+use super::escape;
 use super::query::{self, CompareRow, Status};
 use crate::units::{ms, thread_label};
 use serde::Serialize;
@@ -381,8 +382,9 @@ fn msu(ns: i64) -> String {
     format!("{} ms", ms(ns))
 }
 
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+/// Recording text as Markdown (a cell, a heading, running text).
+fn cell(s: &str) -> std::borrow::Cow<'_, str> {
+    escape::markdown(s)
 }
 
 fn num(v: &Value) -> i64 {
@@ -424,7 +426,7 @@ fn heading(r: &RecordingReport) -> String {
     if r.label.is_empty() {
         String::new()
     } else {
-        format!("{} ({}): ", r.label, r.summary.file)
+        format!("{} ({}): ", r.label, cell(&r.summary.file))
     }
 }
 
@@ -448,7 +450,7 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
         }
     );
     if !r.registration.warning.is_empty() {
-        let _ = writeln!(o, "> [!WARNING]\n> {}\n", r.registration.warning);
+        let _ = writeln!(o, "> [!WARNING]\n> {}\n", cell(&r.registration.warning));
     } else {
         let _ = writeln!(
             o,
@@ -541,7 +543,7 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
         let path: Vec<String> = p
             .steps
             .iter()
-            .map(|st| format!("`{}` {}", st.name, msu(st.total_ns)))
+            .map(|st| format!("{} {}", escape::markdown_code(&st.name), msu(st.total_ns)))
             .collect();
         let _ = writeln!(
             o,
@@ -570,7 +572,7 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
                 .map(|b| {
                     format!(
                         "{} {}",
-                        thread_label(text(&b["thread"])),
+                        cell(thread_label(text(&b["thread"]))),
                         msu(num(&b["busy_ns"]))
                     )
                 })
@@ -583,11 +585,11 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
                 msu(num(&g["duration_ns"])),
                 cell(text(&g["parent"]["name"])),
                 cell(text(&g["after"]["name"])),
-                cell(&if others.is_empty() {
+                if others.is_empty() {
                     "none".to_owned()
                 } else {
                     others.join(", ")
-                })
+                }
             );
         }
     }
@@ -628,7 +630,7 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
 fn comparison_md(o: &mut String, c: &ComparisonReport) {
     let _ = writeln!(o, "## What changed (B against A)\n");
     for w in &c.warnings {
-        let _ = writeln!(o, "> [!WARNING]\n> {w}\n");
+        let _ = writeln!(o, "> [!WARNING]\n> {}\n", cell(w));
     }
     let _ = writeln!(
         o,
@@ -679,7 +681,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             "none".to_owned()
         } else {
             v.iter()
-                .map(|n| format!("`{n}`"))
+                .map(|n| escape::markdown_code(n))
                 .collect::<Vec<_>>()
                 .join(", ")
         }
@@ -707,8 +709,8 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                 .iter()
                 .map(|st| {
                     format!(
-                        "`{}` {:+.3} ms",
-                        text(&st["name"]),
+                        "{} {:+.3} ms",
+                        escape::markdown_code(text(&st["name"])),
                         num(&st["delta_total_ns"]) as f64 / 1e6
                     )
                 })
@@ -767,7 +769,7 @@ impl Report {
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
              <title>puffin-lens report: {}</title><style>{CSS}</style></head>\n<body>\n{out}</body></html>\n",
-            escape(&title)
+            escape::html(&title)
         )
     }
 }
@@ -777,13 +779,6 @@ table{border-collapse:collapse;margin:8px 0}th,td{border:1px solid #ccc;padding:
 th{background:#f3f3f3}td{font-variant-numeric:tabular-nums}code{background:#f3f3f3;padding:0 3px}\
 blockquote{border-left:4px solid #d9822b;background:#fff5e6;margin:8px 0;padding:6px 12px}\
 svg{display:block;margin:8px 0}h2{border-bottom:1px solid #ddd;margin-top:32px}";
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// Frame durations in file order: one bar per frame, the median dashed.
 fn frames_svg(r: &RecordingReport) -> String {
@@ -854,7 +849,7 @@ fn gaps_svg(r: &RecordingReport) -> String {
              <text x=\"0\" y=\"{:.1}\" font-size=\"12\">{} #{} {}</text>",
             y + 9.0,
             y + 13.0,
-            escape(thread_label(text(&g["thread"]))),
+            escape::html(thread_label(text(&g["thread"]))),
             num(&g["frame_index"]),
             msu(num(&g["duration_ns"])),
         );
@@ -864,7 +859,7 @@ fn gaps_svg(r: &RecordingReport) -> String {
                 "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{} busy {}</text>",
                 236.0 + gw.max(bw),
                 y + 13.0,
-                escape(thread_label(text(&b["thread"]))),
+                escape::html(thread_label(text(&b["thread"]))),
                 msu(num(&b["busy_ns"]))
             );
         }
@@ -887,7 +882,7 @@ fn calls_svg(x: &Outlier) -> String {
         "<svg class=\"chart calls\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{}\" \
          role=\"img\"><title>{}: calls by duration</title>",
         h + 18.0,
-        escape(&x.name)
+        escape::html(&x.name)
     );
     for (k, &n) in bins.iter().enumerate() {
         let bh = if n == 0 {
@@ -907,7 +902,7 @@ fn calls_svg(x: &Outlier) -> String {
         o,
         "<text x=\"0\" y=\"{}\" font-size=\"12\">{}: {} calls from 0 to {} (orange: the largest)</text></svg>",
         h + 14.0,
-        escape(&x.name),
+        escape::html(&x.name),
         x.count,
         msu(max as i64)
     );
