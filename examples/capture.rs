@@ -8,6 +8,8 @@
 //!   once and repeated under each frame's own metadata): megabytes on disk,
 //!   hundreds of millions of scopes decoded (the browser test's recording too
 //!   large for wasm memory);
+//! - `capture hostile OUT [b]`: writes the hostile recording of the tests
+//!   (tests/common/hostile.rs: every string an attack on some output), A or B;
 //! - `capture decode FILE`: times the native decode of FILE (a recording or
 //!   a JSON dump), single-threaded and parallel (best of 5), and prints
 //!   `{"scopes","single_ms","parallel_ms"}`.
@@ -19,6 +21,9 @@ use puffin_lens::engine::write::{
 };
 use puffin_lens::engine::{decode_puffin, export_string, json_in, load};
 use std::time::Instant;
+
+#[path = "../tests/common/hostile.rs"]
+mod hostile;
 
 fn best_ms(f: impl Fn() -> usize) -> (f64, usize) {
     let mut best = f64::MAX;
@@ -66,6 +71,11 @@ fn main() {
                 frames * scopes as u64
             );
         }
+        ["hostile", out, rest @ ..] => {
+            let frames = hostile::hostile_capture(rest.first() == Some(&"b"));
+            let bytes = write_recording(&frames, Format::Pfd4(Compression::Lz4));
+            std::fs::write(out, &bytes).expect("write the recording");
+        }
         ["decode", file] => {
             let bytes = std::fs::read(file).expect("read the capture");
             let (single_ms, scopes) = if json_in::looks_like_json(&bytes) {
@@ -81,7 +91,8 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: capture gen OUT [lz4|zstd|json] | capture huge OUT FRAMES SCOPES | capture decode FILE"
+                "usage: capture gen OUT [lz4|zstd|json] | capture huge OUT FRAMES SCOPES | \
+                 capture hostile OUT [b] | capture decode FILE"
             );
             std::process::exit(2);
         }

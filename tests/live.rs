@@ -527,3 +527,184 @@ fn record_names_what_is_wrong_with_a_server() {
     );
     assert!(!out.exists());
 }
+
+/// A running `puffin-lens relay`: its stderr collected, killed on drop.
+struct Relay {
+    child: std::process::Child,
+    log: Arc<Mutex<String>>,
+    port: u16,
+}
+
+impl Relay {
+    fn start(app_port: u16, extra: &[&str]) -> Self {
+        use std::io::BufRead as _;
+        let port = free_port();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_puffin-lens"))
+            .args(["relay", &format!("127.0.0.1:{app_port}")])
+            .args(["--listen", &format!("127.0.0.1:{port}")])
+            .args(extra)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("the relay starts");
+        let log = Arc::new(Mutex::new(String::new()));
+        let stderr = child.stderr.take().unwrap();
+        let l = log.clone();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+            {
+                l.lock().unwrap().push_str(&(line + "\n"));
+            }
+        });
+        let relay = Self { child, log, port };
+        wait_for("the relay to listen", || relay.log().contains("relaying"));
+        relay
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Opens a WebSocket handshake with these headers; returns the HTTP
+    /// status and what arrives after it until the connection closes, a
+    /// frame of the app arrives or `listen` has passed.
+    fn handshake(&self, host: &str, origin: Option<&str>, listen: Duration) -> (u16, Vec<u8>) {
+        use std::io::Read as _;
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        let origin = origin.map_or(String::new(), |o| format!("Origin: {o}\r\n"));
+        write!(
+            s,
+            "GET / HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+             Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n{origin}\r\n"
+        )
+        .unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(100)))
+            .unwrap();
+        let mut got = Vec::new();
+        let until = Instant::now() + listen;
+        let mut buf = [0u8; 65536];
+        while Instant::now() < until {
+            match s.read(&mut buf) {
+                Ok(0) => break, // closed
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+                Err(_) => {}
+            }
+            let head_end = got.windows(4).position(|w| w == b"\r\n\r\n");
+            if head_end.is_some_and(|p| has_binary_message(&got[p + 4..])) {
+                break;
+            }
+        }
+        let text = String::from_utf8_lossy(&got[..got.len().min(12)]).into_owned();
+        let status = text
+            .strip_prefix("HTTP/1.1 ")
+            .and_then(|t| t.get(..3))
+            .and_then(|c| c.parse().ok())
+            .unwrap_or_else(|| panic!("no HTTP status: {text:?}"));
+        let head_end = got
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .map_or(got.len(), |p| p + 4);
+        (status, got.split_off(head_end))
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Whether `bytes`, read from the relay after its 101, hold a binary
+/// WebSocket message (a frame of the app): walks the server's frames
+/// (RFC 6455: unmasked; 7-bit, 16-bit or 64-bit lengths).
+fn has_binary_message(mut bytes: &[u8]) -> bool {
+    while bytes.len() >= 2 {
+        let opcode = bytes[0] & 0x0f;
+        let (len, header) = match bytes[1] & 0x7f {
+            126 if bytes.len() >= 4 => (u16::from_be_bytes([bytes[2], bytes[3]]) as usize, 4),
+            127 if bytes.len() >= 10 => (
+                u64::from_be_bytes(bytes[2..10].try_into().unwrap()) as usize,
+                10,
+            ),
+            126 | 127 => return false,
+            n => (n as usize, 2),
+        };
+        if opcode == 2 {
+            return true;
+        }
+        bytes = bytes.get(header + len..).unwrap_or_default();
+    }
+    false
+}
+
+#[test]
+fn the_relay_streams_only_to_pages_of_the_app() {
+    let _profiler = PROFILER.lock().unwrap_or_else(|e| e.into_inner());
+    let app_port = free_port();
+    let _app = ProfiledApp::start(app_port);
+    let relay = Relay::start(app_port, &["--allow-origin", "https://Tools.Example.com/"]);
+    assert!(
+        relay
+            .log()
+            .contains("localhost and https://tools.example.com may connect"),
+        "{}",
+        relay.log()
+    );
+    let host = format!("127.0.0.1:{}", relay.port);
+    let stream_for = Duration::from_secs(3);
+
+    // A page of another site: 403, one log line naming it, nothing streamed.
+    let (status, body) = relay.handshake(&host, Some("http://evil.example"), stream_for);
+    assert_eq!(status, 403);
+    let body = String::from_utf8_lossy(&body);
+    assert!(
+        body.contains("origin http://evil.example is not allowed"),
+        "{body}"
+    );
+    assert!(body.len() < 300, "only the reason: {body}");
+    wait_for("the refusal logged", || relay.log().contains("refused"));
+    let log = relay.log();
+    assert_eq!(log.matches("refused").count(), 1, "{log}");
+    assert!(
+        log.contains("origin http://evil.example is not allowed"),
+        "{log}"
+    );
+
+    // A DNS-rebinding page: Host names another site on the loopback listener.
+    let (status, body) =
+        relay.handshake("evil.example:8586", Some("http://evil.example"), stream_for);
+    assert_eq!(status, 403);
+    assert!(String::from_utf8_lossy(&body).contains("Host \"evil.example:8586\""));
+    let (status, _) = relay.handshake("evil.example", None, stream_for);
+    assert_eq!(status, 403, "Host is checked without an Origin too");
+
+    // The app's own pages (served here, on any port) and the allowed origin:
+    // the app's frames arrive.
+    for origin in [
+        Some("http://127.0.0.1:8080"),
+        Some("http://localhost:1234"),
+        Some("https://tools.example.com"),
+        None,
+    ] {
+        let (status, stream) = relay.handshake(&host, origin, stream_for);
+        assert_eq!(status, 101, "{origin:?}");
+        assert!(
+            has_binary_message(&stream),
+            "{origin:?}: no frame streamed ({} bytes)",
+            stream.len()
+        );
+    }
+    assert_eq!(relay.log().matches("refused").count(), 3, "{}", relay.log());
+}
+
+#[test]
+fn the_relay_refuses_a_wildcard_origin() {
+    let out = run(&["relay", "--allow-origin", "*"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("every web page"), "{}", stderr(&out));
+    let out = run(&["relay", "--allow-origin", "https://tools.example.com/app"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("no path"), "{}", stderr(&out));
+}

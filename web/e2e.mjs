@@ -314,6 +314,61 @@ await test("the HTML report renders in Chromium with its charts and asks for not
   assert.equal(read(await dl.path()).toString("utf8"), read(file).toString("utf8"));
 });
 
+await test("a hostile recording's report runs no script in Chromium, and shows each name as text", async () => {
+  // tests/common/hostile.rs: names, data, thread names and paths with
+  // <script>, event handlers, attribute break-outs, Markdown links; each
+  // script would set window.__puffinLensPwned.
+  const dir = join(work, "hostile");
+  mkdirSync(dir, { recursive: true });
+  const capture = join(ROOT, "target", "release", "examples", "capture");
+  const [a, b] = [join(dir, "hostile_a.puffin"), join(dir, "hostile_b.puffin")];
+  execFileSync(capture, ["hostile", a]);
+  execFileSync(capture, ["hostile", b, "b"]);
+  const file = join(dir, "report.html");
+  cli(["report", a, b, "--top", "100", "-o", file], { cwd: dir });
+  const rctx = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const p = await rctx.newPage();
+  const asked = [];
+  p.on("request", (r) => asked.push(r.url()));
+  const dialogs = [];
+  p.on("dialog", (d) => { dialogs.push(d.message()); d.dismiss(); });
+  await p.goto(`file://${file}`);
+  // Give handlers their chance: hover and click every element, load images.
+  const seen = await p.evaluate(async () => {
+    for (const el of document.querySelectorAll("body *")) {
+      for (const type of ["mouseover", "mouseenter", "click", "focus"]) el.dispatchEvent(new Event(type, { bubbles: true }));
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    const cells = [...document.querySelectorAll("td")].map((td) => td.textContent);
+    return {
+      canary: window.__puffinLensPwned,
+      scripts: document.scripts.length,
+      handlers: [...document.querySelectorAll("*")].flatMap((el) => [...el.attributes].map((a) => a.name)).filter((n) => n.startsWith("on")),
+      links: document.querySelectorAll("a, img, iframe, object, embed").length,
+      cellsWithScriptText: cells.filter((t) => t.includes("<script>window.__puffinLensPwned=1</script>")).length,
+      threadShown: cells.some((t) => t.includes('main<b onmouseover="window.__puffinLensPwned=3">x</b>')),
+    };
+  });
+  assert.equal(seen.canary, undefined, "an injected script ran");
+  assert.deepEqual({ scripts: seen.scripts, handlers: seen.handlers, links: seen.links }, { scripts: 0, handlers: [], links: 0 });
+  assert.ok(seen.cellsWithScriptText > 0, "the <script> name is shown as text");
+  assert.ok(seen.threadShown, "the thread name is shown as text");
+  assert.deepEqual(dialogs, []);
+  assert.deepEqual(asked, [`file://${file}`], "the page asked for nothing (no <img src=x>)");
+  await p.screenshot({ path: join(OUT, "report_hostile.png") });
+  await rctx.close();
+  // The app's Export ▸ Report of the same recordings is the same page.
+  const hp = await openApp(context, server.base);
+  await dropFile(hp, "hostile_a.puffin", read(a));
+  await waitLoaded(hp, "hostile_a.puffin");
+  const [dl] = await Promise.all([hp.waitForEvent("download"), hp.evaluate(() => window.puffinLens.download("report"))]);
+  const single = join(dir, "single.html");
+  cli(["report", "hostile_a.puffin", "-o", "single.html"], { cwd: dir });
+  assert.equal(read(await dl.path()).toString("utf8"), read(single).toString("utf8"));
+  assert.equal(await hp.evaluate(() => window.__puffinLensPwned), undefined);
+  await hp.close();
+});
+
 await test("bad query arguments throw a readable error", async () => {
   const msg = await page.evaluate(() => {
     try {
