@@ -35,6 +35,7 @@ fn free_port() -> u16 {
 /// (puffin's own `FrameData`) to compare with what arrives.
 struct ProfiledApp {
     server: Option<puffin_http::Server>,
+    port: u16,
     sink: puffin::FrameSinkId,
     sent: Arc<Mutex<Vec<Arc<puffin::FrameData>>>>,
     stop: Arc<AtomicBool>,
@@ -47,15 +48,35 @@ struct ProfiledApp {
 /// profiler re-sends every registration with its next frame, as a freshly
 /// started app does.
 fn serve(port: u16) -> puffin_http::Server {
-    let server = puffin_http::Server::new(&format!("127.0.0.1:{port}")).expect("server starts");
+    try_serve(port).expect("server starts")
+}
+
+fn try_serve(port: u16) -> anyhow::Result<puffin_http::Server> {
+    let server = puffin_http::Server::new(&format!("127.0.0.1:{port}"))?;
     puffin::GlobalProfiler::lock().emit_scope_snapshot();
-    server
+    Ok(server)
+}
+
+/// A puffin_http server on a free port. A port the OS calls free can still
+/// be refused by listen(): a client socket of an earlier test (a relay or
+/// `record` that has exited) may hold it in TIME_WAIT. Then another is tried.
+fn serve_on_free_port() -> (puffin_http::Server, u16) {
+    let mut last = None;
+    for _ in 0..20 {
+        let port = free_port();
+        match try_serve(port) {
+            Ok(server) => return (server, port),
+            Err(err) => last = Some(err),
+        }
+    }
+    panic!("no port to serve on: {:#}", last.expect("tried"));
 }
 
 impl ProfiledApp {
-    fn start(port: u16) -> Self {
+    /// Starts the app and its server on a free port (`self.port`).
+    fn start() -> Self {
         puffin::set_scopes_on(true);
-        let server = serve(port);
+        let (server, port) = serve_on_free_port();
         let sent: Arc<Mutex<Vec<Arc<puffin::FrameData>>>> = Arc::default();
         let s = sent.clone();
         let sink = puffin::GlobalProfiler::lock()
@@ -100,6 +121,7 @@ impl ProfiledApp {
         );
         Self {
             server: Some(server),
+            port,
             sink,
             sent,
             stop,
@@ -179,8 +201,8 @@ fn names(t: &engine::Trace) -> std::collections::BTreeSet<String> {
 #[test]
 fn record_saves_exactly_the_frames_sent() {
     let _guard = PROFILER.lock().unwrap_or_else(|e| e.into_inner());
-    let port = free_port();
-    let app = ProfiledApp::start(port);
+    let app = ProfiledApp::start();
+    let port = app.port;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("run.puffin");
     let addr = format!("127.0.0.1:{port}");
@@ -227,8 +249,8 @@ fn record_saves_exactly_the_frames_sent() {
 #[test]
 fn the_client_reconnects_when_the_app_restarts() {
     let _guard = PROFILER.lock().unwrap_or_else(|e| e.into_inner());
-    let port = free_port();
-    let mut app = ProfiledApp::start(port);
+    let mut app = ProfiledApp::start();
+    let port = app.port;
     let client =
         LiveClient::start(&format!("127.0.0.1:{port}"), LiveOptions::default(), || {}).unwrap();
     wait_for("frames", || client.state().recording.frames() >= 5);
@@ -253,8 +275,8 @@ fn the_client_reconnects_when_the_app_restarts() {
 #[test]
 fn the_desktop_app_shows_the_live_recording_it_saves() {
     let _guard = PROFILER.lock().unwrap_or_else(|e| e.into_inner());
-    let port = free_port();
-    let mut app = ProfiledApp::start(port);
+    let mut app = ProfiledApp::start();
+    let port = app.port;
     let mut h = Harness::builder()
         .with_size(egui::vec2(1400.0, 900.0))
         .build_eframe(|cc| {
@@ -357,8 +379,8 @@ fn the_desktop_app_shows_the_live_recording_it_saves() {
 #[test]
 fn retention_drops_the_oldest_frames_while_live() {
     let _guard = PROFILER.lock().unwrap_or_else(|e| e.into_inner());
-    let port = free_port();
-    let _app = ProfiledApp::start(port);
+    let app = ProfiledApp::start();
+    let port = app.port;
     let options = LiveOptions {
         retention: Retention {
             max_frames: 30,
@@ -642,8 +664,8 @@ fn has_binary_message(mut bytes: &[u8]) -> bool {
 #[test]
 fn the_relay_streams_only_to_pages_of_the_app() {
     let _profiler = PROFILER.lock().unwrap_or_else(|e| e.into_inner());
-    let app_port = free_port();
-    let _app = ProfiledApp::start(app_port);
+    let app = ProfiledApp::start();
+    let app_port = app.port;
     let relay = Relay::start(app_port, &["--allow-origin", "https://Tools.Example.com/"]);
     assert!(
         relay
