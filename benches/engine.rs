@@ -19,7 +19,7 @@
 //! (for `perf record`).
 
 use puffin_lens::engine::model::ScopeTable;
-use puffin_lens::engine::write::{Compression, Format, synthetic_capture, write_recording};
+use puffin_lens::engine::write::puffin::{Compression, Format, synthetic_capture, write_recording};
 use puffin_lens::engine::{self, decode_puffin};
 mod common;
 

@@ -13,8 +13,8 @@
 mod common;
 
 use common::{best_of, max_rss_kib_of};
-use puffin_lens::engine::write::{Compression, Format, synthetic_capture, write_recording};
-use puffin_lens::engine::{self, parquet};
+use puffin_lens::engine::write::puffin::{Compression, Format, synthetic_capture, write_recording};
+use puffin_lens::engine::{self, write::parquet};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;

@@ -11,9 +11,9 @@ mod common;
 
 use common::best_of;
 use puffin_lens::app::{Loaded, Recording};
-use puffin_lens::engine::live::{LiveRecording, Retention};
-use puffin_lens::engine::live_tcp::{LiveClient, LiveOptions, LiveStatus};
-use puffin_lens::engine::write::{Compression, Format, synthetic_capture, write_frame};
+use puffin_lens::engine::read::live::{LiveRecording, Retention};
+use puffin_lens::engine::read::live_tcp::{LiveClient, LiveOptions, LiveStatus};
+use puffin_lens::engine::write::puffin::{Compression, Format, synthetic_capture, write_frame};
 use std::io::Write as _;
 use std::net::TcpListener;
 use std::sync::Arc;
@@ -80,7 +80,7 @@ fn main() {
     // Without the network: framing and decoding alone.
     let (took, _) = best_of(RUNS, || {
         let mut live = LiveRecording::new(unlimited());
-        let mut reader = puffin_lens::engine::live::MessageReader::new();
+        let mut reader = puffin_lens::engine::read::live::MessageReader::new();
         for chunk in wire.chunks(256 << 10) {
             reader.feed(chunk);
             while let Some(m) = reader.next_message().expect("valid") {
@@ -99,7 +99,7 @@ fn main() {
 
     // One refresh of the views on the 2M-scope live recording.
     let mut live = LiveRecording::new(unlimited());
-    let mut reader = puffin_lens::engine::live::MessageReader::new();
+    let mut reader = puffin_lens::engine::read::live::MessageReader::new();
     reader.feed(&wire);
     while let Some(m) = reader.next_message().expect("valid") {
         live.push(&m);
@@ -123,7 +123,7 @@ fn main() {
             max_frames: 100,
             max_mb: usize::MAX,
         });
-        let mut reader = puffin_lens::engine::live::MessageReader::new();
+        let mut reader = puffin_lens::engine::read::live::MessageReader::new();
         reader.feed(&wire);
         while let Some(m) = reader.next_message().expect("valid") {
             live.push(&m);

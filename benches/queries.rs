@@ -5,9 +5,9 @@
 //! query + print, fresh process) against dumping to JSON and running the
 //! classic jq recipe on the same capture.
 
+use puffin_lens::engine::analyses::{self, CompareOptions, FindFilter, GroupBy};
 use puffin_lens::engine::decode_puffin;
-use puffin_lens::engine::query::{self, CompareOptions, FindFilter, GroupBy};
-use puffin_lens::engine::write::{Compression, Format, synthetic_capture, write_recording};
+use puffin_lens::engine::write::puffin::{Compression, Format, synthetic_capture, write_recording};
 use std::process::{Command, Stdio};
 mod common;
 
@@ -40,53 +40,53 @@ fn main() {
     );
     assert!(n >= 2_000_000);
 
-    let (t, r) = best(|| query::frames(&trace, None));
+    let (t, r) = best(|| analyses::frames(&trace, None));
     report("frames", t, r.len());
-    let slowest = query::slowest_frame(&trace).expect("frames");
-    let (t, r) = best(|| query::threads(&trace, slowest));
+    let slowest = analyses::slowest_frame(&trace).expect("frames");
+    let (t, r) = best(|| analyses::threads(&trace, slowest));
     report("threads (slowest frame)", t, r.len());
-    let (t, r) = best(|| query::top(&trace, 10));
+    let (t, r) = best(|| analyses::top(&trace, 10));
     report("top 10", t, r.len());
     let filter = FindFilter {
         prefix: "load".into(),
         ..Default::default()
     };
-    let (t, r) = best(|| query::find(&trace, &filter, 20));
+    let (t, r) = best(|| analyses::find(&trace, &filter, 20));
     report("find load --top 20", t, r.len());
     let mesh = FindFilter {
         prefix: "mesh_1".into(),
         thread: Some("worker-2".into()),
         ..Default::default()
     };
-    let (t, r) = best(|| query::find(&trace, &mesh, 20));
+    let (t, r) = best(|| analyses::find(&trace, &mesh, 20));
     report("find mesh_1 --thread worker-2", t, r.len());
     let all = FindFilter::default();
-    let (t, r) = best(|| query::aggregate(&trace, &all, GroupBy::NameData, 20));
+    let (t, r) = best(|| analyses::aggregate(&trace, &all, GroupBy::NameData, 20));
     report("find --aggregate (name, data)", t, r.len());
-    let (t, r) = best(|| query::aggregate(&trace, &all, GroupBy::Name, 20));
+    let (t, r) = best(|| analyses::aggregate(&trace, &all, GroupBy::Name, 20));
     report("find --aggregate --by name", t, r.len());
-    let (t, r) = best(|| query::children(&trace, "frame", true));
+    let (t, r) = best(|| analyses::children(&trace, "frame", true));
     report(
         "children frame --ordered",
         t,
         r.map_or(0, |r| r.children.len()),
     );
-    let (t, r) = best(|| query::calls(&trace, "load_mesh"));
+    let (t, r) = best(|| analyses::calls(&trace, "load_mesh"));
     report("calls load_mesh", t, r.map_or(0, |r| r.calls.len()));
     let lo = trace.frames.range_ns[10].0;
-    let (t, r) = best(|| query::window(&trace, lo, lo + 2_000_000, 5));
+    let (t, r) = best(|| analyses::window(&trace, lo, lo + 2_000_000, 5));
     report("window 2 ms", t, r.len());
-    let (t, r) = best(|| query::gaps(&trace, None, 1_000_000));
+    let (t, r) = best(|| analyses::gaps(&trace, None, 1_000_000));
     report("gaps --min-ms 1", t, r.len());
-    let (t, r) = best(|| query::gaps(&trace, Some("main"), 1_000));
+    let (t, r) = best(|| analyses::gaps(&trace, Some("main"), 1_000));
     report("gaps --thread main --min-ms 0.001", t, r.len());
-    let (t, r) = best(|| query::gaps(&trace, Some("main"), 250));
+    let (t, r) = best(|| analyses::gaps(&trace, Some("main"), 250));
     report("gaps --thread main --min-ms 0.00025", t, r.len());
     let opts = CompareOptions {
         top: 50,
         ..Default::default()
     };
-    let (t, r) = best(|| query::compare(&trace, &trace, &opts));
+    let (t, r) = best(|| analyses::compare(&trace, &trace, &opts));
     report("compare (trace with itself)", t, r.rows.len());
 
     // Whole CLI runs on the same capture, as files.

@@ -17,10 +17,10 @@ use puffin_lens::app::table::{FilterOn, SortCol};
 use puffin_lens::app::timeline::TimelineView;
 use puffin_lens::app::tree::{Expand, TreeMode};
 use puffin_lens::app::{DiffView, Loaded, TableView, TreeView};
-use puffin_lens::engine::diff::diff_tree;
-use puffin_lens::engine::query::GroupBy;
-use puffin_lens::engine::tree::merged_tree;
-use puffin_lens::engine::write::{
+use puffin_lens::engine::analyses::GroupBy;
+use puffin_lens::engine::analyses::diff::diff_tree;
+use puffin_lens::engine::analyses::tree::merged_tree;
+use puffin_lens::engine::write::puffin::{
     Compression, Format, FrameData, Registration, ScopeNode, ThreadData, synthetic_capture,
     write_recording,
 };

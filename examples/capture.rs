@@ -14,12 +14,12 @@
 //!   a JSON dump), single-threaded and parallel (best of 5), and prints
 //!   `{"scopes","single_ms","parallel_ms"}`.
 
-use puffin_lens::engine::bytes::{ByteReader, write_varint_i64, write_varint_u64};
-use puffin_lens::engine::write::{
+use puffin_lens::engine::read::bytes::{ByteReader, write_varint_i64, write_varint_u64};
+use puffin_lens::engine::write::puffin::{
     Compression, Format, FrameData, Registration, ScopeNode, ThreadData, synthetic_capture,
     write_frame, write_recording,
 };
-use puffin_lens::engine::{decode_puffin, export_string, json_in, load};
+use puffin_lens::engine::{decode_puffin, export_string, load};
 use std::time::Instant;
 
 #[path = "../tests/common/hostile.rs"]
@@ -78,7 +78,7 @@ fn main() {
         }
         ["decode", file] => {
             let bytes = std::fs::read(file).expect("read the capture");
-            let (single_ms, scopes) = if json_in::looks_like_json(&bytes) {
+            let (single_ms, scopes) = if puffin_lens::engine::read::looks_like_json(&bytes) {
                 best_ms(|| load(&bytes).expect("parses").trace.scopes.len())
             } else {
                 best_ms(|| decode_puffin(&bytes).expect("decodes").trace.scopes.len())

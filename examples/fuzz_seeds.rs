@@ -5,7 +5,7 @@
 //! `cargo run --example fuzz_seeds` (scripts/fuzz.sh runs it when a corpus
 //! is missing; the seeds are committed).
 
-use puffin_lens::engine::write::{
+use puffin_lens::engine::write::puffin::{
     Compression, Format, synthetic_capture, write_frame, write_recording,
 };
 use std::path::Path;

@@ -4,7 +4,9 @@
 mod common;
 
 use common::{code, run_in, stderr};
-use puffin_lens::engine::write::{Compression, Format, FrameData, Registration, write_recording};
+use puffin_lens::engine::write::puffin::{
+    Compression, Format, FrameData, Registration, write_recording,
+};
 use serde_json::{Value, json};
 use std::path::Path;
 

@@ -5,7 +5,7 @@ mod common;
 
 use common::{code, run_in, stderr, temp_file};
 use puffin_lens::engine::api::{self, QueryError};
-use puffin_lens::engine::write::{
+use puffin_lens::engine::write::puffin::{
     Compression, Format, FrameData, ScopeNode, ThreadData, synthetic_capture, write_recording,
 };
 use serde_json::{Value, json};

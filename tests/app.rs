@@ -6,7 +6,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use puffin_lens::app::{PuffinLensApp, Settings, Shared, Side, Source};
 use puffin_lens::engine::FrameId;
-use puffin_lens::engine::write::{
+use puffin_lens::engine::write::puffin::{
     Compression, Format, FrameData, Registration, ScopeNode, ThreadData, write_recording,
 };
 
@@ -288,7 +288,7 @@ fn welcome_screen_offers_open_and_example() {
 /// decoding: it takes more than one slice.
 fn start_big_load(h: &mut Harness<'static, PuffinLensApp>) {
     let big = write_recording(
-        &puffin_lens::engine::write::synthetic_capture(200, 3, 10_000),
+        &puffin_lens::engine::write::puffin::synthetic_capture(200, 3, 10_000),
         Format::Pfd4(Compression::Lz4),
     );
     h.state().open("big.puffin", Source::Bytes(big), None);

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{code, parse, run, run_in, stderr, temp_file};
-use puffin_lens::engine::write::{
+use puffin_lens::engine::write::puffin::{
     Compression, Format, FrameData, Registration, ScopeNode, ThreadData, synthetic_capture,
     write_frame, write_recording,
 };

@@ -10,7 +10,7 @@ use common::ui::{command, ui_now};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use puffin_lens::app::{PuffinLensApp, Settings, Shared, Side, Source, UiCommand};
-use puffin_lens::engine::write::{Compression, Format, FrameData, write_recording};
+use puffin_lens::engine::write::puffin::{Compression, Format, FrameData, write_recording};
 use serde_json::{Value, json};
 
 fn open_pair(a: &[FrameData], b: &[FrameData]) -> Harness<'static, PuffinLensApp> {

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{code, expected_export, parse, run_in, temp_file};
-use puffin_lens::engine::write::{
+use puffin_lens::engine::write::puffin::{
     Compression, Format, FrameData, Registration, ScopeNode, ThreadData, write_recording,
 };
 use puffin_lens::engine::{self, ScopeIdx};
@@ -300,7 +300,7 @@ fn an_empty_recording_has_no_frames() {
 
 #[test]
 fn model_invariants_hold_on_a_synthetic_capture() {
-    let frames = puffin_lens::engine::write::synthetic_capture(5, 3, 2_000);
+    let frames = puffin_lens::engine::write::puffin::synthetic_capture(5, 3, 2_000);
     let decoded = engine::load(&write_recording(&frames, Format::Pfd4(Compression::Lz4))).unwrap();
     let t = &decoded.trace;
     let s = &t.scopes;
@@ -339,7 +339,7 @@ fn model_invariants_hold_on_a_synthetic_capture() {
 
 #[test]
 fn sequential_incremental_and_parallel_decoders_agree() {
-    let frames = puffin_lens::engine::write::synthetic_capture(40, 3, 500);
+    let frames = puffin_lens::engine::write::puffin::synthetic_capture(40, 3, 500);
     for format in [
         Format::Pfd4(Compression::Lz4),
         Format::Pfd4(Compression::Zstd),
@@ -419,7 +419,7 @@ fn a_lying_scope_count_is_bounded() {
     let last = meta.len() - 1;
     assert!(meta[last] < 251, "num_scopes is the last varint, one byte");
     let mut claim = meta[..last].to_vec();
-    engine::bytes::write_varint_u64(&mut claim, u64::MAX / 2);
+    engine::read::bytes::write_varint_u64(&mut claim, u64::MAX / 2);
     let mut patched = bytes[..12].to_vec();
     patched[8..12].copy_from_slice(&(claim.len() as u32).to_le_bytes());
     patched.extend_from_slice(&claim);

@@ -119,7 +119,7 @@ fn the_package_holds_what_a_build_needs_and_no_big_captures() {
         "README.md",
         "src/main.rs",
         "src/lib.rs",
-        "src/engine/decode.rs",
+        "src/engine/read/puffin.rs",
         "samples/threads_demo.puffin",
         "web/icons/puffin-lens-256.png",
         "index.html",

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{code, run_in, temp_file};
-use puffin_lens::engine::write::{Compression, Format, synthetic_capture, write_recording};
+use puffin_lens::engine::write::puffin::{Compression, Format, synthetic_capture, write_recording};
 use puffin_lens::engine::{self, ScopeIdx};
 use std::process::Command;
 

@@ -8,7 +8,7 @@ use common::{code, run, stderr};
 use parquet::basic::{LogicalType, Repetition, Type as Physical};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::record::Field;
-use puffin_lens::engine::write::{Compression, Format, synthetic_capture, write_recording};
+use puffin_lens::engine::write::puffin::{Compression, Format, synthetic_capture, write_recording};
 use puffin_lens::engine::{self, ScopeIdx};
 use std::path::{Path, PathBuf};
 
@@ -320,8 +320,8 @@ fn json_format_writes_the_documented_export_per_input() {
 }
 
 /// `frames` frames of `frame_body` > (`physics` of `physics_ms`, `render` of 3 ms).
-fn game(frames: usize, physics_ms: i64) -> Vec<puffin_lens::engine::write::FrameData> {
-    use puffin_lens::engine::write::{FrameData, Registration, ScopeNode, ThreadData};
+fn game(frames: usize, physics_ms: i64) -> Vec<puffin_lens::engine::write::puffin::FrameData> {
+    use puffin_lens::engine::write::puffin::{FrameData, Registration, ScopeNode, ThreadData};
     const MS: i64 = 1_000_000;
     (0..frames)
         .map(|f| {

@@ -9,8 +9,8 @@ mod common;
 use common::{expected_export, parse};
 use proptest::prelude::*;
 use puffin_lens::engine::api::{Request, answer};
-use puffin_lens::engine::json_in::load_json;
-use puffin_lens::engine::write::{
+use puffin_lens::engine::read::json::load_json;
+use puffin_lens::engine::write::puffin::{
     Compression, Format, FrameData, Registration, ScopeNode, ThreadData, write_recording,
 };
 use puffin_lens::engine::{self, export_string};

@@ -3,7 +3,7 @@
 mod common;
 
 use common::{code, run, stderr, temp_file};
-use puffin_lens::engine::write::{
+use puffin_lens::engine::write::puffin::{
     Compression, Format, FrameData, Registration, ScopeNode, ThreadData, write_recording,
 };
 use serde_json::Value;

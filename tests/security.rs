@@ -6,8 +6,8 @@ mod common;
 
 use common::hostile::{CANARY, hostile_capture, hostile_strings};
 use common::{code, run, stderr};
-use puffin_lens::engine::escape;
-use puffin_lens::engine::write::{Compression, Format, write_recording};
+use puffin_lens::engine::write::escape;
+use puffin_lens::engine::write::puffin::{Compression, Format, write_recording};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@
 
 use super::loader::Loaded;
 use crate::engine::ScopeIdx;
-use crate::engine::query::{CallerRow, ScopeDetails, scope_details};
+use crate::engine::analyses::{CallerRow, ScopeDetails, scope_details};
 use crate::units::{ms, ms_f, thread_label};
 use egui::{Color32, RichText};
 use egui_plot::{Bar, BarChart, Plot, VLine};

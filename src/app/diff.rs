@@ -8,8 +8,8 @@
 use super::loader::Loaded;
 use super::nav::{Matcher, decode_hash, encode_hash, sort_option};
 use super::widgets::{Pointing, rows_table, triangle};
-use crate::engine::diff::{DiffTree, diff_tree};
-use crate::engine::query::{
+use crate::engine::analyses::diff::{DiffTree, diff_tree};
+use crate::engine::analyses::{
     self, CompareOptions, CompareRow, CompareSort, HistogramBin, Status, compare_warnings,
 };
 use crate::units::{ms_f, thread_label};
@@ -156,7 +156,7 @@ pub struct DiffView {
 impl DiffView {
     pub fn new(a: Arc<Loaded>, b: Arc<Loaded>) -> Self {
         let (ta, tb) = (a.trace(), b.trace());
-        let all = query::compare(
+        let all = analyses::compare(
             ta,
             tb,
             &CompareOptions {
@@ -291,9 +291,10 @@ impl DiffView {
 
     fn key(&self, r: &CompareRow) -> f64 {
         let (ta, tb) = self.totals(r);
-        let count = |s: &Option<query::SideStats>| s.as_ref().map_or(0.0, |s| s.count as f64);
-        let per_call =
-            |s: &Option<query::SideStats>| s.as_ref().map_or(f64::NEG_INFINITY, |s| s.per_call_ns);
+        let count = |s: &Option<analyses::SideStats>| s.as_ref().map_or(0.0, |s| s.count as f64);
+        let per_call = |s: &Option<analyses::SideStats>| {
+            s.as_ref().map_or(f64::NEG_INFINITY, |s| s.per_call_ns)
+        };
         match self.sort {
             DiffSort::Name => 0.0,
             DiffSort::ACount => count(&r.a),
@@ -423,8 +424,8 @@ impl DiffView {
     fn select_row(&mut self, r: u32) {
         self.selected = Some(r);
         let name = self.all[r as usize].name.clone();
-        let a = query::durations_named(self.a.trace(), &name);
-        let b = query::durations_named(self.b.trace(), &name);
+        let a = analyses::durations_named(self.a.trace(), &name);
+        let b = analyses::durations_named(self.b.trace(), &name);
         let lo = a
             .first()
             .into_iter()
@@ -440,8 +441,8 @@ impl DiffView {
             .max()
             .unwrap_or(0);
         self.details = Some(DiffDetails {
-            a_bins: query::histogram(&a, lo, hi),
-            b_bins: query::histogram(&b, lo, hi),
+            a_bins: analyses::histogram(&a, lo, hi),
+            b_bins: analyses::histogram(&b, lo, hi),
             name,
             a,
             b,
@@ -801,7 +802,7 @@ impl DiffView {
                             ui.add(egui::Label::new(text).selectable(false).truncate());
                         });
                     };
-                    let side = |s: &Option<query::SideStats>, div: f64| match s {
+                    let side = |s: &Option<analyses::SideStats>, div: f64| match s {
                         Some(s) => [
                             s.count.to_string(),
                             ms_f(s.total_ns as f64 / div),

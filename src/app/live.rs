@@ -1,12 +1,12 @@
 //! Live capture in the app: a connection to a running app's puffin_http
 //! server (natively a TCP client thread; in the browser a WebSocket to
-//! `puffin-lens relay`) filling an [`engine::live::LiveRecording`], shown
+//! `puffin-lens relay`) filling an [`engine::read::live::LiveRecording`], shown
 //! as recording A and re-read at most a few times a second.
 //!
-//! [`engine::live::LiveRecording`]: crate::engine::live::LiveRecording
+//! [`engine::read::live::LiveRecording`]: crate::engine::read::live::LiveRecording
 
 use crate::engine::Decoded;
-use crate::engine::live::{LiveState, LiveStatus, Retention, lock};
+use crate::engine::read::live::{LiveState, LiveStatus, Retention, lock};
 use std::sync::{Arc, Mutex, MutexGuard};
 use web_time::{Duration, Instant};
 
@@ -29,7 +29,7 @@ pub struct LiveSession {
     pub addr: String,
     state: Arc<Mutex<LiveState>>,
     #[cfg(not(target_arch = "wasm32"))]
-    _client: crate::engine::live_tcp::LiveClient,
+    _client: crate::engine::read::live_tcp::LiveClient,
     #[cfg(target_arch = "wasm32")]
     _socket: super::platform::web::LiveSocket,
     /// Frames still arrive, the views stay as they are.
@@ -57,7 +57,7 @@ impl LiveSession {
         let wake = move || ctx.request_repaint();
         #[cfg(not(target_arch = "wasm32"))]
         {
-            use crate::engine::live_tcp::{LiveClient, LiveOptions};
+            use crate::engine::read::live_tcp::{LiveClient, LiveOptions};
             let options = LiveOptions {
                 retention,
                 ..Default::default()
@@ -72,7 +72,7 @@ impl LiveSession {
         }
         #[cfg(target_arch = "wasm32")]
         {
-            use crate::engine::live::LiveRecording;
+            use crate::engine::read::live::LiveRecording;
             let addr = addr.trim();
             if !(addr.starts_with("ws://") || addr.starts_with("wss://")) {
                 return Err(format!(
@@ -89,7 +89,7 @@ impl LiveSession {
     fn with_state(
         addr: String,
         state: Arc<Mutex<LiveState>>,
-        #[cfg(not(target_arch = "wasm32"))] client: crate::engine::live_tcp::LiveClient,
+        #[cfg(not(target_arch = "wasm32"))] client: crate::engine::read::live_tcp::LiveClient,
         #[cfg(target_arch = "wasm32")] socket: super::platform::web::LiveSocket,
     ) -> Self {
         Self {

@@ -9,7 +9,7 @@
 use crate::engine::api::{Summary, summary};
 use crate::engine::{Decoded, SteppedDecoder, Trace};
 #[cfg(not(target_arch = "wasm32"))]
-use crate::engine::{PuffinDecoder, json_in};
+use crate::engine::{PuffinDecoder, read::json};
 use web_time::{Duration, Instant};
 
 /// Longest stretch of decoding before the browser gets to handle input and
@@ -274,8 +274,8 @@ impl LoadJob {
                 let result = bytes.and_then(|bytes| {
                     thread_progress[1].store(bytes.len(), Ordering::Relaxed);
                     ctx.request_repaint();
-                    let decoded = if json_in::looks_like_json(&bytes) {
-                        json_in::load_json(&bytes)
+                    let decoded = if crate::engine::read::looks_like_json(&bytes) {
+                        json::load_json(&bytes)
                     } else {
                         PuffinDecoder::new(&bytes[..]).map(|d| {
                             d.run_parallel_with_progress(|done| {
@@ -429,7 +429,7 @@ impl LoadJob {
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests {
     use super::*;
-    use crate::engine::write::{Compression, Format, synthetic_capture, write_recording};
+    use crate::engine::write::puffin::{Compression, Format, synthetic_capture, write_recording};
 
     fn capture() -> Vec<u8> {
         write_recording(

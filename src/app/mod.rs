@@ -27,7 +27,7 @@ pub use shared::{Fetch, Incoming, LoadStatus, OnDone, Shared, SharedState, Side,
 pub use table::TableView;
 pub use tree::TreeView;
 
-use crate::engine::live::Retention;
+use crate::engine::read::live::Retention;
 use egui::{Color32, Key, KeyboardShortcut, Modifiers, RichText};
 use live::{LiveAction, LiveSession};
 use std::sync::Arc;
@@ -686,7 +686,7 @@ impl PuffinLensApp {
                 if rec.select_scope(&name) {
                     Ok(())
                 } else {
-                    Err(crate::engine::query::no_scope_named(&name))
+                    Err(crate::engine::analyses::no_scope_named(&name))
                 }
             }
             UiCommand::Hash(hash) => {
@@ -1088,7 +1088,7 @@ impl Export {
             Export::FramesCsv => (
                 format!("{}.frames.csv", loaded.name),
                 "text/csv",
-                crate::engine::export::frames_csv(loaded.trace()).into_bytes(),
+                crate::engine::write::json::frames_csv(loaded.trace()).into_bytes(),
             ),
             Export::Parquet => (
                 format!("{}.parquet.zip", loaded.name),
@@ -1110,7 +1110,7 @@ fn parquet_zip(loaded: &Loaded) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
         .name
         .rsplit_once('.')
         .map_or(loaded.name.as_str(), |(stem, _)| stem);
-    let tables = crate::engine::parquet::write_tables(loaded.trace(), &loaded.name)?;
+    let tables = crate::engine::write::parquet::write_tables(loaded.trace(), &loaded.name)?;
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Stored)

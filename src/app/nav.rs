@@ -109,7 +109,7 @@ impl FrameSel {
     pub fn from_hash(s: &str, trace: &Trace) -> Option<Self> {
         let by_index = |t: &str| {
             let i: u64 = t.parse().ok()?;
-            crate::engine::query::frame_by_index(trace, i)
+            crate::engine::analyses::frame_by_index(trace, i)
         };
         if s == "all" {
             return Some(FrameSel::All);

@@ -3,7 +3,7 @@
 
 use super::loader::Loaded;
 use crate::engine::FrameId;
-use crate::engine::query::{self, FindFilter, InstanceRow, ThreadRow};
+use crate::engine::analyses::{self, FindFilter, InstanceRow, ThreadRow};
 use crate::units::{ms, thread_label};
 use egui::{Color32, RichText};
 use egui_extras::{Column, TableBuilder};
@@ -155,7 +155,7 @@ impl OverviewView {
         self.selected = f;
         self.range = None;
         self.threads = match f {
-            Some(f) => query::threads(self.loaded.trace(), f),
+            Some(f) => analyses::threads(self.loaded.trace(), f),
             None => Vec::new(),
         };
         self.refresh_scopes();
@@ -172,7 +172,7 @@ impl OverviewView {
                     frame_position: Some(f),
                     ..FindFilter::default()
                 };
-                query::find(trace, &filter, SCOPE_ROWS)
+                analyses::find(trace, &filter, SCOPE_ROWS)
             }
             None => Vec::new(),
         };

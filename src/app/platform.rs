@@ -489,7 +489,7 @@ pub mod web {
 
     struct SocketInner {
         url: String,
-        state: std::sync::Arc<std::sync::Mutex<crate::engine::live::LiveState>>,
+        state: std::sync::Arc<std::sync::Mutex<crate::engine::read::live::LiveState>>,
         on_change: std::rc::Rc<dyn Fn()>,
         ws: Option<web_sys::WebSocket>,
         handlers: Vec<Closure<dyn FnMut(JsValue)>>,
@@ -499,7 +499,7 @@ pub mod web {
     impl LiveSocket {
         pub fn open(
             url: &str,
-            state: std::sync::Arc<std::sync::Mutex<crate::engine::live::LiveState>>,
+            state: std::sync::Arc<std::sync::Mutex<crate::engine::read::live::LiveState>>,
             on_change: impl Fn() + 'static,
         ) -> Self {
             let inner = std::rc::Rc::new(std::cell::RefCell::new(SocketInner {
@@ -528,13 +528,13 @@ pub mod web {
         }
     }
 
-    fn set_status(inner: &SocketInner, status: crate::engine::live::LiveStatus) {
-        crate::engine::live::lock(&inner.state).set_status(status);
+    fn set_status(inner: &SocketInner, status: crate::engine::read::live::LiveStatus) {
+        crate::engine::read::live::lock(&inner.state).set_status(status);
         (inner.on_change)();
     }
 
     fn connect(inner_rc: &std::rc::Rc<std::cell::RefCell<SocketInner>>) {
-        use crate::engine::live::{LiveStatus, MessageReader};
+        use crate::engine::read::live::{LiveStatus, MessageReader};
         let url = inner_rc.borrow().url.clone();
         let ws = match web_sys::WebSocket::new(&url) {
             Ok(ws) => ws,
@@ -574,7 +574,7 @@ pub mod web {
                 return;
             }
             reader.feed(&Uint8Array::new(&data).to_vec());
-            let mut state = crate::engine::live::lock(&inner.state);
+            let mut state = crate::engine::read::live::lock(&inner.state);
             state.bytes_received += Uint8Array::new(&data).length() as u64;
             loop {
                 match reader.next_message() {

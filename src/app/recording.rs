@@ -10,7 +10,7 @@ use super::overview::OverviewView;
 use super::table::{SortCol, TableAction, TableView};
 use super::timeline::{TimelineAction, TimelineView};
 use super::tree::{Expand, TreeAction, TreeMode, TreeView};
-use crate::engine::query::{self, GroupBy};
+use crate::engine::analyses::{self, GroupBy};
 use crate::engine::{FrameId, ScopeIdx};
 use std::sync::Arc;
 
@@ -250,7 +250,7 @@ impl Recording {
                 serde_json::Value::Null => self.frames = FrameSel::All,
                 v => {
                     let i = v.as_u64().ok_or_else(|| bad("frame", v))?;
-                    let f = query::frame_by_index(trace, i)
+                    let f = analyses::frame_by_index(trace, i)
                         .ok_or_else(|| format!("show: no frame with frame_index {i}"))?;
                     self.select_frame(Some(f));
                 }

@@ -8,7 +8,7 @@ use super::loader::Loaded;
 use super::nav::Matcher;
 use super::widgets::{Pointing, rows_table, triangle};
 use crate::engine::StrId;
-use crate::engine::query::{GroupBy, ScopeStats, scope_stats};
+use crate::engine::analyses::{GroupBy, ScopeStats, scope_stats};
 use crate::units::{ms, ms_f, thread_label};
 use egui::{RichText, Sense};
 use egui_extras::Column;

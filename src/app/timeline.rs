@@ -12,8 +12,8 @@
 use super::loader::Loaded;
 use super::nav::Matcher;
 use super::widgets::busy_lines;
+use crate::engine::analyses::{self, BusyThread, WindowThread};
 use crate::engine::model::NO_PARENT;
-use crate::engine::query::{self, BusyThread, WindowThread};
 use crate::engine::{ScopeIdx, StreamId, Trace};
 use crate::units::{ms, thread_label};
 use egui::{Color32, Pos2, Rect, RichText, Sense, Stroke, vec2};
@@ -393,8 +393,8 @@ impl TimelineView {
         self.selection = Some(Selection::Window {
             lo_ns: lo,
             hi_ns: hi,
-            busy: query::busy_in(trace, lo, hi, None),
-            window: query::window(trace, lo, hi, 5),
+            busy: analyses::busy_in(trace, lo, hi, None),
+            window: analyses::window(trace, lo, hi, 5),
         });
     }
 

@@ -8,9 +8,9 @@
 use super::loader::Loaded;
 use super::nav::Matcher;
 use super::widgets::{Pointing, busy_lines, rows_table, triangle};
+use crate::engine::analyses::tree::{MergedTree, NodeId, merged_tree};
+use crate::engine::analyses::{self, BusyThread, WindowThread};
 use crate::engine::model::NO_PARENT;
-use crate::engine::query::{self, BusyThread, WindowThread};
-use crate::engine::tree::{MergedTree, NodeId, merged_tree};
 use crate::engine::{FrameId, ScopeIdx, StreamId, Trace};
 use crate::units::{ms, thread_label};
 use egui::{Color32, RichText, Sense};
@@ -284,7 +284,7 @@ impl TreeView {
             return;
         };
         let trace = self.loaded.trace();
-        let range = query::frame_scopes(trace, f);
+        let range = analyses::frame_scopes(trace, f);
         let s = &trace.scopes;
         self.f_threads_open = if how == Expand::Levels(0) {
             FxHashSet::default()
@@ -350,7 +350,7 @@ impl TreeView {
             let trace = self.loaded.trace();
             let s = &trace.scopes;
             let mut revealed = 0;
-            for i in query::frame_scopes(trace, f) {
+            for i in analyses::frame_scopes(trace, f) {
                 let si = ScopeIdx(i);
                 if !(matcher.test(trace.scope_name(si)) || matcher.test(trace.scope_data(si))) {
                     continue;
@@ -532,8 +532,8 @@ impl TreeView {
                 let thread = self.gap_thread(row).unwrap_or_default();
                 let trace = self.loaded.trace();
                 self.gap_window = Some(GapWindow {
-                    busy: query::busy_in(trace, start_ns, end, Some(&thread)),
-                    window: query::window(trace, start_ns, end, 5)
+                    busy: analyses::busy_in(trace, start_ns, end, Some(&thread)),
+                    window: analyses::window(trace, start_ns, end, 5)
                         .into_iter()
                         .filter(|w| w.thread != thread)
                         .collect(),

@@ -1,7 +1,7 @@
 //! Small pieces the views share: the virtualized row table and triangles
 //! (the bundled fonts have no arrow glyphs).
 
-use crate::engine::query::{BusyThread, WindowThread};
+use crate::engine::analyses::{BusyThread, WindowThread};
 use crate::units::{ms, thread_label};
 use egui::{Color32, Pos2, Sense};
 use egui_extras::{Column, TableBuilder};

@@ -7,10 +7,10 @@
 use super::text::{Align, Table, ms, ms_f, printable};
 use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, load};
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches as _, Subcommand as _};
+use puffin_lens::engine::analyses::diff::{DiffNode, DiffReport};
+use puffin_lens::engine::analyses::tree::{TreeNode, TreeReport};
+use puffin_lens::engine::analyses::{self, GroupBy};
 use puffin_lens::engine::api::{self, Answer, QueryError, Request};
-use puffin_lens::engine::diff::{DiffNode, DiffReport};
-use puffin_lens::engine::query::{self, GroupBy};
-use puffin_lens::engine::tree::{TreeNode, TreeReport};
 use puffin_lens::units::thread_label;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -245,7 +245,7 @@ fn render(request: &Request, answer: &Answer) -> String {
                 ms(s.p95_ns),
                 ms(s.max_ns)
             );
-            if query::spike(s.count, s.max_ns, s.total_ns) {
+            if analyses::spike(s.count, s.max_ns, s.total_ns) {
                 let _ = writeln!(
                     &mut out,
                     "spike: 1 call is {:.0}% of the total; the mean ({} ms) is {:.1}x the median ({} ms)",
@@ -375,7 +375,7 @@ fn render(request: &Request, answer: &Answer) -> String {
     out
 }
 
-fn render_instances(out: &mut String, rows: &[query::InstanceRow]) {
+fn render_instances(out: &mut String, rows: &[analyses::InstanceRow]) {
     let mut t = Table::new(&[
         ("ms", Right),
         ("name", Left),
@@ -399,7 +399,7 @@ fn render_instances(out: &mut String, rows: &[query::InstanceRow]) {
     t.render(out);
 }
 
-fn render_compare(out: &mut String, report: &query::CompareReport) {
+fn render_compare(out: &mut String, report: &analyses::CompareReport) {
     for w in &report.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
@@ -416,7 +416,7 @@ fn render_compare(out: &mut String, report: &query::CompareReport) {
         ("Δ ms/call", Right),
         ("", Left),
     ]);
-    let side = |s: &Option<query::SideStats>| match s {
+    let side = |s: &Option<analyses::SideStats>| match s {
         Some(s) => [s.count.to_string(), ms(s.total_ns), ms_f(s.per_call_ns)],
         None => ["-".into(), "-".into(), "-".into()],
     };
@@ -424,9 +424,9 @@ fn render_compare(out: &mut String, report: &query::CompareReport) {
         let [an, at, ap] = side(&r.a);
         let [bn, bt, bp] = side(&r.b);
         let mut note = match r.status {
-            query::Status::Both => String::new(),
-            query::Status::New => "new".into(),
-            query::Status::Gone => "gone".into(),
+            analyses::Status::Both => String::new(),
+            analyses::Status::New => "new".into(),
+            analyses::Status::Gone => "gone".into(),
         };
         if r.spike {
             if !note.is_empty() {
@@ -501,7 +501,7 @@ fn percent(part: i64, whole: i64) -> String {
     }
 }
 
-fn render_callers(out: &mut String, report: &query::CallersReport) {
+fn render_callers(out: &mut String, report: &analyses::CallersReport) {
     let _ = writeln!(
         out,
         "{}: {} calls, total {} ms, self {} ms",

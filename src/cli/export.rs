@@ -3,7 +3,7 @@
 
 use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, write_atomically};
 use anyhow::Context as _;
-use puffin_lens::engine::{self, parquet::Table};
+use puffin_lens::engine::{self, write::parquet::Table};
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::io::IsTerminal as _;
@@ -237,7 +237,7 @@ fn export_one(input: &Input, out_dir: &Path, format: ExportFormat) -> Outcome {
                 .join(table.name())
                 .join(format!("{}.parquet", input.out_name));
             write_atomically(&path, |w| {
-                engine::parquet::write_table(trace, &input.shown, table, w)
+                engine::write::parquet::write_table(trace, &input.shown, table, w)
                     .map(|_| ())
                     .map_err(anyhow::Error::from)
             })

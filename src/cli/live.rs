@@ -4,9 +4,9 @@
 
 use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, write_atomically};
 use anyhow::Context as _;
-use puffin_lens::engine::escape;
-use puffin_lens::engine::live::{Message, Retention};
-use puffin_lens::engine::live_tcp::{self, LiveClient, LiveOptions, LiveSink, LiveStatus};
+use puffin_lens::engine::read::live::{Message, Retention};
+use puffin_lens::engine::read::live_tcp::{self, LiveClient, LiveOptions, LiveSink, LiveStatus};
+use puffin_lens::engine::write::escape;
 use std::io::{IsTerminal as _, Write as _};
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;

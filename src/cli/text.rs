@@ -8,7 +8,7 @@ pub use puffin_lens::units::{elide, ms, ms_f};
 /// Shows control and reordering characters visibly: a table stays one line
 /// per row, and a recording cannot send the terminal an escape sequence.
 pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
-    puffin_lens::engine::escape::visible(s)
+    puffin_lens::engine::write::escape::visible(s)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

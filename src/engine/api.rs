@@ -12,10 +12,10 @@
 //! keys take the subcommand's defaults. `compare` compares the shown
 //! recording (A) with the second one (B).
 
-use super::Trace;
-use super::diff::{DiffReport, diff_tree};
-use super::query::{self, CompareOptions, CompareSort, Field, FindFilter, GroupBy};
-use super::tree::{TreeReport, merged_tree};
+use super::analyses::diff::{DiffReport, diff_tree};
+use super::analyses::tree::{TreeReport, merged_tree};
+use super::analyses::{self, CompareOptions, CompareSort, Field, FindFilter, GroupBy};
+use super::model::Trace;
 use clap::{Args, FromArgMatches, Subcommand};
 use serde::Deserialize;
 
@@ -420,28 +420,28 @@ pub fn query_names() -> Vec<String> {
 /// extra fields are for the text rendering).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Answer {
-    Frames(Vec<query::FrameRow>),
+    Frames(Vec<analyses::FrameRow>),
     Threads {
         frame_index: u64,
         duration_ns: i64,
-        rows: Vec<query::ThreadRow>,
+        rows: Vec<analyses::ThreadRow>,
     },
     /// `top` and `find`.
-    Instances(Vec<query::InstanceRow>),
+    Instances(Vec<analyses::InstanceRow>),
     /// `find --aggregate`.
     Aggregate {
         by: GroupBy,
-        rows: Vec<query::AggregateRow>,
+        rows: Vec<analyses::AggregateRow>,
     },
     Tree(TreeReport),
-    Children(query::ChildrenReport),
-    Callers(query::CallersReport),
-    Calls(query::CallsReport),
-    Window(Vec<query::WindowThread>),
-    Gaps(Vec<query::Gap>),
-    Compare(query::CompareReport),
+    Children(analyses::ChildrenReport),
+    Callers(analyses::CallersReport),
+    Calls(analyses::CallsReport),
+    Window(Vec<analyses::WindowThread>),
+    Gaps(Vec<analyses::Gap>),
+    Compare(analyses::CompareReport),
     Diff(DiffReport),
-    Scope(query::ScopeInfo),
+    Scope(analyses::ScopeInfo),
 }
 
 impl serde::Serialize for Answer {
@@ -473,7 +473,7 @@ impl Answer {
 }
 
 fn no_such_scope(name: &str) -> QueryError {
-    QueryError::NotFound(query::no_scope_named(name))
+    QueryError::NotFound(analyses::no_scope_named(name))
 }
 
 fn no_frame(frame_index: u64) -> QueryError {
@@ -488,21 +488,21 @@ pub fn ms_to_ns(ms: f64) -> i64 {
 /// Answers `request` about trace `a` (and `b` for `compare`).
 pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer, QueryError> {
     Ok(match request {
-        Request::Frames(args) => Answer::Frames(query::frames(a, args.top)),
+        Request::Frames(args) => Answer::Frames(analyses::frames(a, args.top)),
         Request::Threads(args) => {
             let frame = match args.frame {
-                Some(i) => query::frame_by_index(a, i).ok_or_else(|| no_frame(i))?,
-                None => query::slowest_frame(a).ok_or_else(|| {
+                Some(i) => analyses::frame_by_index(a, i).ok_or_else(|| no_frame(i))?,
+                None => analyses::slowest_frame(a).ok_or_else(|| {
                     QueryError::NotFound("the recording has no frames".to_owned())
                 })?,
             };
             Answer::Threads {
                 frame_index: a.frames.frame_index[frame.idx()],
                 duration_ns: a.frames.duration_ns(frame),
-                rows: query::threads(a, frame),
+                rows: analyses::threads(a, frame),
             }
         }
-        Request::Top(args) => Answer::Instances(query::top(a, args.top)),
+        Request::Top(args) => Answer::Instances(analyses::top(a, args.top)),
         Request::Find(args) => {
             let filter = FindFilter {
                 prefix: args.prefix.clone(),
@@ -514,16 +514,16 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
             if args.aggregate {
                 Answer::Aggregate {
                     by: args.by,
-                    rows: query::aggregate(a, &filter, args.by, args.top),
+                    rows: analyses::aggregate(a, &filter, args.by, args.top),
                 }
             } else {
-                Answer::Instances(query::find(a, &filter, args.top))
+                Answer::Instances(analyses::find(a, &filter, args.top))
             }
         }
         Request::Tree(args) => {
             let frames = match args.frame {
                 Some(i) => {
-                    let f = query::frame_by_index(a, i).ok_or_else(|| no_frame(i))?;
+                    let f = analyses::frame_by_index(a, i).ok_or_else(|| no_frame(i))?;
                     f.0..f.0 + 1
                 }
                 None => 0..a.frames.len() as u32,
@@ -532,18 +532,18 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
             Answer::Tree(TreeReport::new(a, &tree, args.depth))
         }
         Request::Children(args) => Answer::Children(
-            query::children(a, &args.name, args.ordered)
+            analyses::children(a, &args.name, args.ordered)
                 .ok_or_else(|| no_such_scope(&args.name))?,
         ),
         Request::Callers(args) => Answer::Callers(
-            query::callers(a, &args.name)
+            analyses::callers(a, &args.name)
                 .ok_or_else(|| QueryError::NotFound(format!("no scope named {:?}", args.name)))?,
         ),
         Request::Calls(args) => {
-            Answer::Calls(query::calls(a, &args.name).ok_or_else(|| no_such_scope(&args.name))?)
+            Answer::Calls(analyses::calls(a, &args.name).ok_or_else(|| no_such_scope(&args.name))?)
         }
-        Request::Window(args) => Answer::Window(query::window(a, args.lo, args.hi, args.top)),
-        Request::Gaps(args) => Answer::Gaps(query::gaps(
+        Request::Window(args) => Answer::Window(analyses::window(a, args.lo, args.hi, args.top)),
+        Request::Gaps(args) => Answer::Gaps(analyses::gaps(
             a,
             args.thread.as_deref(),
             ms_to_ns(args.min_ms),
@@ -556,14 +556,14 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                 hide_below_ns: args.hide_below.map_or(0, ms_to_ns),
                 sort: args.sort,
             };
-            Answer::Compare(query::compare(a, b, &opts))
+            Answer::Compare(analyses::compare(a, b, &opts))
         }
         Request::Diff(args) => {
             let b = b.ok_or(QueryError::NoB)?;
             let d = diff_tree(a, b, args.thread.as_deref());
             Answer::Diff(DiffReport::new(a, b, &d, args.depth))
         }
-        Request::Scope(args) => match query::scope(a, args.id) {
+        Request::Scope(args) => match analyses::scope(a, args.id) {
             Some(info) => Answer::Scope(info),
             None if a.defs.has_registration() => {
                 return Err(QueryError::NotFound(format!(
@@ -647,7 +647,7 @@ pub fn summary(file: &str, decoded: &super::Decoded) -> Summary {
     let frames = &trace.frames;
     let start_ns = frames.range_ns.iter().map(|r| r.0).min();
     let end_ns = frames.range_ns.iter().map(|r| r.1).max();
-    let slowest = query::slowest_frame(trace);
+    let slowest = analyses::slowest_frame(trace);
     Summary {
         file: file.to_owned(),
         frames: frames.len(),

@@ -4,9 +4,9 @@
 //! for a bad input) is fine.
 
 use super::api;
-use super::export::export_string;
-use super::json_in::load_json;
-use super::live::{LiveRecording, MessageReader, Retention};
+use super::read::json::load_json;
+use super::read::live::{LiveRecording, MessageReader, Retention};
+use super::write::json::export_string;
 use super::{Decoded, SizeEstimate, decode_puffin};
 
 /// An intact recording survives decode → export → JSON read → export

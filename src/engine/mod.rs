@@ -1,98 +1,35 @@
-//! The engine: decode `.puffin` recordings and JSON dumps into one columnar
-//! model ([`Trace`]), and export it as the documented JSON.
+//! The engine: bytes → model → analyses → answers and exports. No UI crate;
+//! builds for native and `wasm32-unknown-unknown` alike.
 //!
-//! This module is the one place that knows the puffin format (see
-//! [`decode`] for the byte layout). It never depends on UI crates and builds
-//! for native and `wasm32-unknown-unknown` alike.
+//! ```text
+//! read → model ← analyses ← api ← {cli, app}
+//!                            write ← api
+//! ```
+//!
+//! - [`read`]: everything that turns bytes into the model: the `.puffin`
+//!   decoder (the one place that knows the puffin format; byte layout in
+//!   [`read::puffin`]), JSON dumps, the live stream;
+//! - [`model`]: the columnar [`Trace`] with its interner and builder;
+//! - [`analyses`]: every question asked of a trace (one file per analysis or
+//!   family), and the report built from them;
+//! - [`write`]: what leaves the engine: the JSON export, Parquet, `.puffin`
+//!   files, and the escaping of a recording's text for each target;
+//! - [`api`]: each analysis declared once (arguments, answer) for the CLI and
+//!   the JavaScript API.
 
+pub mod analyses;
 pub mod api;
-pub mod bytes;
-pub mod decode;
-pub mod diff;
-pub mod escape;
-pub mod export;
 pub mod invariants;
-pub mod json_in;
-pub mod live;
-#[cfg(not(target_arch = "wasm32"))]
-pub mod live_tcp;
 pub mod model;
-pub mod parquet;
-pub mod query;
+pub mod read;
 pub mod report;
-pub mod tree;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod write;
 
-#[cfg(not(target_arch = "wasm32"))]
-pub use decode::decode_puffin_parallel;
-pub use decode::{
-    Decoded, Diagnostic, LoadError, PuffinDecoder, Severity, SizeEstimate, decode_puffin,
-};
-pub use export::{export_string, write_export};
 pub use model::{DefId, FrameId, ScopeIdx, ScopeKind, StrId, StreamId, ThreadId, Trace};
-
-/// Loads a recording: a `.puffin` file or a JSON dump, told apart by content.
-/// Natively, frames are decompressed in parallel.
-pub fn load(bytes: &[u8]) -> Result<Decoded, LoadError> {
-    if json_in::looks_like_json(bytes) {
-        json_in::load_json(bytes)
-    } else {
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            decode_puffin_parallel(bytes)
-        }
-        #[cfg(target_arch = "wasm32")]
-        {
-            decode_puffin(bytes)
-        }
-    }
-}
-
-/// A recording decoded a piece at a time (a frame per step), whatever its
-/// kind: a `.puffin` file or a JSON dump, told apart by content.
-pub enum SteppedDecoder<B> {
-    Puffin(PuffinDecoder<B>),
-    Json(json_in::JsonDecoder<B>),
-}
-
-impl<B: AsRef<[u8]>> SteppedDecoder<B> {
-    pub fn new(bytes: B) -> Result<Self, LoadError> {
-        if json_in::looks_like_json(bytes.as_ref()) {
-            Ok(Self::Json(json_in::JsonDecoder::new(bytes)))
-        } else {
-            PuffinDecoder::new(bytes).map(Self::Puffin)
-        }
-    }
-
-    /// Decodes the next piece; returns whether there is more to do.
-    pub fn step(&mut self) -> bool {
-        match self {
-            Self::Puffin(d) => d.step(),
-            Self::Json(d) => d.step(),
-        }
-    }
-
-    pub fn bytes_done(&self) -> usize {
-        match self {
-            Self::Puffin(d) => d.bytes_done(),
-            Self::Json(d) => d.bytes_done(),
-        }
-    }
-
-    pub fn bytes_total(&self) -> usize {
-        match self {
-            Self::Puffin(d) => d.bytes_total(),
-            Self::Json(d) => d.bytes_total(),
-        }
-    }
-
-    /// Decodes what is left. A damaged `.puffin` file keeps its intact
-    /// frames; an invalid JSON dump is an error.
-    pub fn finish(self) -> Result<Decoded, LoadError> {
-        match self {
-            Self::Puffin(d) => Ok(d.finish()),
-            Self::Json(d) => d.finish(),
-        }
-    }
-}
+#[cfg(not(target_arch = "wasm32"))]
+pub use read::decode_puffin_parallel;
+pub use read::{
+    Decoded, Diagnostic, LoadError, PuffinDecoder, Severity, SizeEstimate, SteppedDecoder,
+    decode_puffin, load,
+};
+pub use write::json::{export_string, write_export};

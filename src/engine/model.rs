@@ -156,7 +156,7 @@ impl Interner {
         }) {
             return StrId(id);
         }
-        self.intern(crate::engine::bytes::utf8_prefix(bytes))
+        self.intern(utf8_prefix(bytes))
     }
 
     /// Looks a string up without interning it.
@@ -967,6 +967,21 @@ pub fn split_location(location: &str) -> (&str, u32) {
         return (file, line);
     }
     (location, 0)
+}
+
+/// The longest valid UTF-8 prefix of `bytes` (puffin's behaviour for bad strings).
+#[inline]
+pub fn utf8_prefix(bytes: &[u8]) -> &str {
+    if bytes.is_empty() {
+        return "";
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(err) => {
+            // `valid_up_to` is a char boundary by definition.
+            std::str::from_utf8(&bytes[..err.valid_up_to()]).unwrap_or_default()
+        }
+    }
 }
 
 #[cfg(test)]

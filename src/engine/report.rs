@@ -8,10 +8,14 @@
 //! self-contained HTML page with inline SVG charts ([`Report::html`]), or
 //! JSON (serde).
 
-use super::Decoded;
-use super::api::{self, Answer, Request, Summary};
-use super::escape;
-use super::query::{self, CompareRow, Status};
+use super::analyses::calls::calls;
+use super::analyses::common::spike;
+use super::analyses::compare::{CompareOptions, CompareRow, CompareSort, Status, compare};
+use super::analyses::find::GroupBy;
+use super::analyses::stats::scope_stats;
+use crate::engine::Decoded;
+use crate::engine::api::{self, Answer, Request, Summary};
+use crate::engine::write::escape;
 use crate::units::{ms, thread_label};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -215,13 +219,7 @@ fn recording(label: &str, name: &str, d: &Decoded, opts: ReportOptions) -> Recor
         .copied()
         .unwrap_or(0);
     let n = opts.top;
-    let stats = query::scope_stats(
-        t,
-        0..t.frames.len() as u32,
-        None,
-        query::GroupBy::Name,
-        None,
-    );
+    let stats = scope_stats(t, 0..t.frames.len() as u32, None, GroupBy::Name, None);
     let mut totals: Vec<TotalRow> = (0..stats.name.len())
         .map(|i| TotalRow {
             name: t.str(stats.name[i]).to_owned(),
@@ -239,9 +237,9 @@ fn recording(label: &str, name: &str, d: &Decoded, opts: ReportOptions) -> Recor
     });
     let outliers: Vec<Outlier> = totals
         .iter()
-        .filter(|r| query::spike(r.count, r.max_ns, r.total_ns))
+        .filter(|r| spike(r.count, r.max_ns, r.total_ns))
         .filter_map(|r| {
-            let calls = query::calls(t, &r.name)?;
+            let calls = calls(t, &r.name)?;
             let worst = calls
                 .calls
                 .iter()
@@ -304,14 +302,14 @@ fn recording(label: &str, name: &str, d: &Decoded, opts: ReportOptions) -> Recor
 }
 
 fn comparison(a: &Decoded, b: &Decoded, opts: ReportOptions) -> ComparisonReport {
-    let all = query::compare(
+    let all = compare(
         &a.trace,
         &b.trace,
-        &query::CompareOptions {
+        &CompareOptions {
             top: usize::MAX,
             filter: None,
             hide_below_ns: 0,
-            sort: query::CompareSort::Delta,
+            sort: CompareSort::Delta,
         },
     );
     // Judged by name: the rows of a name (all its data strings) together.

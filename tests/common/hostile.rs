@@ -12,7 +12,7 @@
 //! check.
 #![allow(dead_code)]
 
-use puffin_lens::engine::write::{FrameData, Registration, ScopeNode, ThreadData};
+use puffin_lens::engine::write::puffin::{FrameData, Registration, ScopeNode, ThreadData};
 
 /// The global an injected script would set.
 pub const CANARY: &str = "__puffinLensPwned";

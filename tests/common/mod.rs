@@ -5,7 +5,7 @@ pub mod hostile;
 pub mod scenario;
 pub mod ui;
 
-use puffin_lens::engine::write::{FrameData, Registration, ScopeNode};
+use puffin_lens::engine::write::puffin::{FrameData, Registration, ScopeNode};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -1,7 +1,7 @@
 //! The analyses' scenario: three frames whose answers are known by
 //! construction (shared by the CLI, API and view tests).
 
-use puffin_lens::engine::write::{FrameData, Registration, ScopeNode, ThreadData};
+use puffin_lens::engine::write::puffin::{FrameData, Registration, ScopeNode, ThreadData};
 
 pub const T0: i64 = 1_000_000_000;
 /// Milliseconds from T0 as absolute nanoseconds.

@@ -3,7 +3,7 @@
 use super::scenario::scenario;
 use egui_kittest::Harness;
 use puffin_lens::app::{PuffinLensApp, Settings, Shared, Side, Source, UiCommand};
-use puffin_lens::engine::write::{Compression, Format, write_recording};
+use puffin_lens::engine::write::puffin::{Compression, Format, write_recording};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;

@@ -23,7 +23,7 @@
 //! | scope_defs | `recording`, `name`, `function`, `file`, `kind` | string |
 //! | scope_defs | `id`, `line` | uint32 |
 
-use super::model::{NO_PARENT, Trace};
+use crate::engine::model::{NO_PARENT, Trace};
 use parquet::basic::Compression;
 use parquet::data_type::{ByteArray, ByteArrayType, DataType, Int32Type, Int64Type};
 use parquet::errors::ParquetError;
@@ -174,7 +174,7 @@ struct Strings {
 impl Strings {
     fn new(trace: &Trace, recording: &str) -> Self {
         let by_id = (0..trace.strings.len() as u32)
-            .map(|i| ByteArray::from(trace.str(super::StrId(i))))
+            .map(|i| ByteArray::from(trace.str(crate::engine::model::StrId(i))))
             .collect();
         Self {
             recording: ByteArray::from(recording),
@@ -182,7 +182,7 @@ impl Strings {
         }
     }
 
-    fn get(&self, id: super::StrId) -> ByteArray {
+    fn get(&self, id: crate::engine::model::StrId) -> ByteArray {
         self.by_id[id.idx()].clone()
     }
 }
@@ -289,7 +289,7 @@ fn frames<W: Write + Send>(
     g.i64s(rows.clone().map(|i| f.range_ns[i].1).collect())?;
     g.i64s(
         rows.clone()
-            .map(|i| f.duration_ns(super::FrameId(i as u32)))
+            .map(|i| f.duration_ns(crate::engine::model::FrameId(i as u32)))
             .collect(),
     )?;
     g.u64s(rows.map(|i| f.num_scopes[i]))

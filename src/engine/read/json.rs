@@ -3,19 +3,22 @@
 //! [`TraceBuilder`], no JSON tree is built. Keys may come in any order;
 //! unknown keys are ignored.
 
-use super::decode::{Decoded, LoadError};
-use super::model::{DefId, DefRow, ScopeKind, StrId, StreamId, ThreadId, TraceBuilder};
+use super::decoded::{Decoded, LoadError, SizeEstimate};
+use crate::engine::model::{DefId, DefRow, ScopeKind, StrId, StreamId, ThreadId, TraceBuilder};
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 
-/// Whether `bytes` looks like a JSON document (first non-blank byte is `{`).
-pub fn looks_like_json(bytes: &[u8]) -> bool {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    bytes
-        .iter()
-        .find(|b| !b.is_ascii_whitespace())
-        .is_some_and(|&b| b == b'{')
+impl SizeEstimate {
+    /// A JSON dump: one `"start_ns"` key per scope (frames and threads have
+    /// `range_ns`); read as it goes, so no frame buffer.
+    pub fn of_json(bytes: &[u8]) -> Self {
+        Self {
+            scopes: memchr::memmem::find_iter(bytes, b"\"start_ns\"").count() as u64,
+            reserved: 0,
+            max_frame_bytes: 0,
+        }
+    }
 }
 
 /// Parses a JSON dump at once.
@@ -514,7 +517,7 @@ impl<'de> Visitor<'de> for ScopeSeed<'_> {
 mod tests {
     use super::*;
     use crate::engine::export_string;
-    use crate::engine::write::{Compression, Format, synthetic_capture, write_recording};
+    use crate::engine::write::puffin::{Compression, Format, synthetic_capture, write_recording};
 
     fn sample_dump(pretty: bool) -> String {
         let bytes = write_recording(

@@ -1,7 +1,7 @@
 //! The documented JSON export (see SPEC.md), written straight from the model
 //! by a streaming writer: no intermediate JSON tree.
 
-use super::model::{FrameId, ScopeIdx, StreamId, Trace};
+use crate::engine::model::{FrameId, ScopeIdx, StreamId, Trace};
 use std::io::{self, Write};
 
 /// Flush the buffer to the sink when it grows past this.

@@ -4,9 +4,9 @@
 //! A's and in B's tree (either may be missing), children sorted by
 //! |B − A| of their totals, largest first, then name.
 
-use super::Trace;
-use super::query::compare_warnings;
+use super::compare::compare_warnings;
 use super::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId, merged_tree};
+use crate::engine::model::Trace;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

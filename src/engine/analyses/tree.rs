@@ -7,8 +7,8 @@
 //! the tree view walks it without allocating and the JSON answer
 //! ([`TreeReport`]) is built from it.
 
-use super::model::{FrameId, StrId, StreamId, Trace};
-use super::query::GroupIndex;
+use super::common::*;
+use crate::engine::model::{FrameId, ScopeIdx, StrId, StreamId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::ops::Range;
@@ -92,12 +92,6 @@ impl MergedTree {
         self.depth.push(depth);
         id
     }
-}
-
-/// Frame positions `range` (file order) of the trace, clamped to it.
-pub fn clamp_frames(trace: &Trace, range: Range<u32>) -> Range<u32> {
-    let n = trace.frames.len() as u32;
-    range.start.min(n)..range.end.min(n)
 }
 
 /// Merges the instances of frames `frames` (positions in file order),
@@ -273,6 +267,107 @@ impl TreeReport {
                 .collect(),
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// callers (the "sandwich" of a scope name)
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CallerRow {
+    /// `None` for a top-level instance (no caller).
+    pub name: Option<String>,
+    pub count: u64,
+    pub total_ns: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct CallersReport {
+    pub name: String,
+    pub count: u64,
+    pub total_ns: i64,
+    pub self_ns: i64,
+    /// Instances grouped by their parent's name, summing their durations.
+    pub callers: Vec<CallerRow>,
+    /// Their direct children grouped by name, summing the children's durations.
+    pub callees: Vec<CallerRow>,
+}
+
+/// Which definitions are named `name` (`None` when no definition is).
+fn defs_named(trace: &Trace, name: &str) -> Option<Vec<bool>> {
+    let id = trace.strings.find(name)?;
+    let ok: Vec<bool> = trace.defs.name.iter().map(|&n| n == id).collect();
+    ok.contains(&true).then_some(ok)
+}
+
+/// Instances named `name` (by name only, not data), in file order.
+pub fn instances_named(trace: &Trace, name: &str) -> Vec<ScopeIdx> {
+    let Some(def_ok) = defs_named(trace, name) else {
+        return Vec::new();
+    };
+    let s = &trace.scopes;
+    all_scopes(trace)
+        .filter(|&i| def_ok[s.def[i as usize].idx()])
+        .map(ScopeIdx)
+        .collect()
+}
+
+/// Sorted rows of a name -> (count, total) grouping: total descending,
+/// then name (`None` as "").
+fn caller_rows(trace: &Trace, groups: FxHashMap<Option<StrId>, (u64, i64)>) -> Vec<CallerRow> {
+    let mut rows: Vec<CallerRow> = groups
+        .into_iter()
+        .map(|(name, (count, total_ns))| CallerRow {
+            name: name.map(|n| trace.str(n).to_owned()),
+            count,
+            total_ns,
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        b.total_ns.cmp(&a.total_ns).then_with(|| {
+            a.name
+                .as_deref()
+                .unwrap_or("")
+                .cmp(b.name.as_deref().unwrap_or(""))
+        })
+    });
+    rows
+}
+
+/// Callers and callees of every instance named `name`, over all frames.
+/// `None` when no scope has that name.
+pub fn callers(trace: &Trace, name: &str) -> Option<CallersReport> {
+    let hits = instances_named(trace, name);
+    if hits.is_empty() {
+        return None;
+    }
+    let s = &trace.scopes;
+    let def_name = |i: ScopeIdx| trace.defs.name[s.def[i.idx()].idx()];
+    let mut up: FxHashMap<Option<StrId>, (u64, i64)> = FxHashMap::default();
+    let mut down: FxHashMap<Option<StrId>, (u64, i64)> = FxHashMap::default();
+    let (mut total, mut self_total) = (0i64, 0i64);
+    for &i in &hits {
+        let d = s.duration_ns[i.idx()];
+        total = total.saturating_add(d);
+        self_total = self_total.saturating_add(s.self_ns[i.idx()]);
+        let p = s.parent[i.idx()];
+        let caller = (p != crate::engine::model::NO_PARENT).then(|| def_name(ScopeIdx(p)));
+        let e = up.entry(caller).or_default();
+        e.0 += 1;
+        e.1 = e.1.saturating_add(d);
+        for c in s.children(i) {
+            let e = down.entry(Some(def_name(c))).or_default();
+            e.0 += 1;
+            e.1 = e.1.saturating_add(s.duration_ns[c.idx()]);
+        }
+    }
+    Some(CallersReport {
+        name: name.to_owned(),
+        count: hits.len() as u64,
+        total_ns: total,
+        self_ns: self_total,
+        callers: caller_rows(trace, up),
+        callees: caller_rows(trace, down),
+    })
 }
 
 #[cfg(test)]

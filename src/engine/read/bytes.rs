@@ -4,6 +4,7 @@
 //! Every read checks the bytes that remain; a length field is never trusted
 //! for an allocation larger than what is left.
 
+use crate::engine::model::utf8_prefix;
 use std::fmt;
 
 /// Why a read failed, with the offset (relative to the reader's slice) where it happened.
@@ -234,21 +235,6 @@ impl<'a> ByteReader<'a> {
     pub fn bincode_bytes(&mut self, what: &'static str) -> ReadResult<&'a [u8]> {
         let len = self.varint_u64(what)?;
         self.take(len, what)
-    }
-}
-
-/// The longest valid UTF-8 prefix of `bytes` (puffin's behaviour for bad strings).
-#[inline]
-pub fn utf8_prefix(bytes: &[u8]) -> &str {
-    if bytes.is_empty() {
-        return "";
-    }
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s,
-        Err(err) => {
-            // `valid_up_to` is a char boundary by definition.
-            std::str::from_utf8(&bytes[..err.valid_up_to()]).unwrap_or_default()
-        }
     }
 }
 

@@ -6,7 +6,7 @@
 //! ```text
 //! stream  = message*
 //! message = u16 protocol_version (little-endian)  record
-//! record  = one frame record, as in a .puffin file (see [`super::decode`])
+//! record  = one frame record, as in a .puffin file (see [`super::puffin`])
 //! ```
 //!
 //! puffin_http 0.17 (puffin 0.20) sends version 2 and `PFD4` records; the
@@ -20,8 +20,9 @@
 //! claiming more than [`MAX_RECORD_BYTES`] ends the stream with an error.
 
 use super::bytes::{write_bincode_str, write_varint_u64};
-use super::decode::{Decoded, Extent, PuffinDecoder, record_extent, show_magic};
-use super::model::{ScopeKind, Trace};
+use super::decoded::Decoded;
+use super::puffin::{Extent, PuffinDecoder, record_extent, show_magic};
+use crate::engine::model::{ScopeKind, Trace};
 use std::collections::VecDeque;
 use std::fmt;
 
@@ -498,8 +499,8 @@ pub fn lock(state: &std::sync::Mutex<LiveState>) -> std::sync::MutexGuard<'_, Li
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::export::export_string;
-    use crate::engine::write::{Compression, Format, synthetic_capture, write_frame};
+    use crate::engine::write::json::export_string;
+    use crate::engine::write::puffin::{Compression, Format, synthetic_capture, write_frame};
 
     /// Messages as puffin_http sends them: version, then one record each.
     fn stream(frames: usize, format: Format) -> (Vec<u8>, Vec<u8>) {

@@ -2,10 +2,10 @@
 //! (PFD1-PFD4, magic-less legacy; none/lz4/zstd), for tests, benchmarks and
 //! the bundled example. Native only (zstd compression).
 //!
-//! The layout mirrors [`super::decode`]; streams, metadata and thread order
+//! The layout mirrors [`crate::engine::read::puffin`]; streams, metadata and thread order
 //! are produced the way puffin produces them.
 
-use super::bytes::{write_bincode_str, write_varint_i64, write_varint_u64};
+use crate::engine::read::bytes::{write_bincode_str, write_varint_i64, write_varint_u64};
 
 /// One scope instance to write.
 #[derive(Clone, Debug, Default)]

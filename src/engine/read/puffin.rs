@@ -1,4 +1,4 @@
-//! Decoder for `.puffin` recordings into a [`Trace`].
+//! Decoder for `.puffin` recordings into a [`Trace`](crate::engine::model::Trace).
 //!
 //! # Container
 //!
@@ -39,87 +39,14 @@
 //! (`lz4_flex`, `zstd`/`ruzstd`) are shared with puffin.
 
 use super::bytes::{ByteReader, ReadError};
-use super::model::{DefRow, ScopeKind, StreamId, Trace, TraceBuilder};
+use super::decoded::{Decoded, Diagnostic, LoadError, Severity, SizeEstimate};
+use crate::engine::model::{DefRow, ScopeKind, StreamId, TraceBuilder};
 use std::fmt;
 #[cfg(not(target_arch = "wasm32"))]
 use std::ops::ControlFlow;
 
 /// Largest decompressed size accepted for one frame.
 const MAX_UNPACKED_BYTES: usize = 1 << 31;
-
-/// How serious a [`Diagnostic`] is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    /// Something was skipped but every frame is intact.
-    Warning,
-    /// A frame (or the rest of the file) could not be decoded.
-    Damage,
-}
-
-impl Severity {
-    /// `warning` or `damaged`, as messages and summaries label it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Warning => "warning",
-            Severity::Damage => "damaged",
-        }
-    }
-}
-
-/// A problem found while decoding, located in the file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diagnostic {
-    pub severity: Severity,
-    /// Position of the frame record in the file (0-based), when known.
-    pub record: Option<usize>,
-    /// `frame_index` from the record's metadata, when it could be read.
-    pub frame_index: Option<u64>,
-    /// Byte offset in the file.
-    pub byte_offset: u64,
-    pub message: String,
-}
-
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(record) = self.record {
-            write!(f, "frame #{record}")?;
-            if let Some(index) = self.frame_index {
-                write!(f, " (frame_index {index})")?;
-            }
-            write!(f, " at byte {}: {}", self.byte_offset, self.message)
-        } else {
-            write!(f, "at byte {}: {}", self.byte_offset, self.message)
-        }
-    }
-}
-
-/// A recording that cannot be used at all.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("the file is empty")]
-    Empty,
-    #[error(
-        "not a .puffin recording or JSON dump: it starts with {found}, expected \"PUF0\" or a JSON object"
-    )]
-    BadMagic { found: String },
-    #[error("invalid JSON dump: {0}")]
-    Json(String),
-}
-
-/// The result of decoding: the model plus what went wrong on the way.
-pub struct Decoded {
-    pub trace: Trace,
-    /// In file order.
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-impl Decoded {
-    pub fn is_damaged(&self) -> bool {
-        self.diagnostics
-            .iter()
-            .any(|d| d.severity == Severity::Damage)
-    }
-}
 
 /// Which stream layout a record uses.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -565,31 +492,7 @@ fn meta_size_hint(data: &[u8], parts: &RecordParts) -> u64 {
 /// stop): bounds a frame's claimed scope count by its claimed size.
 const MIN_SCOPE_STREAM_BYTES: u64 = 29;
 
-/// What decoding a recording will hold in memory, read from its container
-/// alone (metadata, no decompression): lets the browser refuse a recording
-/// that cannot fit in its address space before spending any of it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SizeEstimate {
-    /// Scope instances the frames claim.
-    pub scopes: u64,
-    /// Scopes the columns are sized for before decoding: the claims, up
-    /// to one per byte of input (metadata is untrusted); past that they
-    /// grow by doubling.
-    pub reserved: u64,
-    /// The largest frame's decompressed streams (the decoder's buffer).
-    pub max_frame_bytes: u64,
-}
-
 impl SizeEstimate {
-    /// A `.puffin` file or a JSON dump, told apart by content.
-    pub fn of(bytes: &[u8]) -> Self {
-        if super::json_in::looks_like_json(bytes) {
-            Self::of_json(bytes)
-        } else {
-            Self::of_puffin(bytes)
-        }
-    }
-
     /// PFD2-PFD4 records: their metadata's `num_scopes` and `num_bytes`
     /// (each bounded by what one frame may decompress to). Records whose
     /// metadata is compressed with the streams (PFD1, magic-less) and
@@ -624,33 +527,6 @@ impl SizeEstimate {
         }
         estimate.reserved = estimate.scopes.min(data.len() as u64);
         estimate
-    }
-
-    /// A JSON dump: one `"start_ns"` key per scope (frames and threads have
-    /// `range_ns`); read as it goes, so no frame buffer.
-    pub fn of_json(bytes: &[u8]) -> Self {
-        Self {
-            scopes: memchr::memmem::find_iter(bytes, b"\"start_ns\"").count() as u64,
-            reserved: 0,
-            max_frame_bytes: 0,
-        }
-    }
-
-    /// Bytes of the decoded model (its scope columns) plus the decoder's
-    /// frame buffer; the caller adds the input and its own structures.
-    pub fn model_bytes(&self) -> u64 {
-        let per_scope = super::model::ScopeTable::BYTES_PER_SCOPE;
-        let columns = if self.scopes <= self.reserved {
-            self.scopes.saturating_mul(per_scope)
-        } else {
-            // Grown by doubling: the capacity is the next power of two, and
-            // the smaller blocks each column left behind are not all reused
-            // by the larger ones: in wasm the memory peaked at 1.5 times the
-            // columns' capacity (25 M scopes: 2.46 GB for 33.5 M x 48 bytes).
-            let capacity = self.scopes.checked_next_power_of_two().unwrap_or(u64::MAX);
-            capacity.saturating_mul(per_scope).saturating_mul(3) / 2
-        };
-        columns.saturating_add(self.max_frame_bytes)
     }
 }
 
@@ -896,7 +772,15 @@ fn parse_stream_with(
     mut open: impl FnMut(
         &mut TraceBuilder,
         &mut ByteReader<'_>,
-    ) -> Result<(super::model::DefId, i64, super::model::StrId, u64), ReadError>,
+    ) -> Result<
+        (
+            crate::engine::model::DefId,
+            i64,
+            crate::engine::model::StrId,
+            u64,
+        ),
+        ReadError,
+    >,
 ) -> Result<(), String> {
     let mut r = ByteReader::new(stream);
     // End offsets of the open scopes' children.

@@ -1,0 +1,214 @@
+//! `top` (the slowest instances), `find` (instances by name or data prefix)
+//! and its `--aggregate` totals per name or (name, data).
+
+use super::common::*;
+use crate::engine::model::{FrameId, ScopeIdx, StrId, Trace};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct InstanceRow {
+    pub name: String,
+    pub data: String,
+    pub duration_ns: i64,
+    pub start_ns: i64,
+    pub thread: String,
+    pub frame_index: u64,
+    pub id: u32,
+}
+
+impl InstanceRow {
+    pub fn new(trace: &Trace, i: ScopeIdx) -> Self {
+        Self {
+            name: trace.scope_name(i).to_owned(),
+            data: trace.scope_data(i).to_owned(),
+            duration_ns: trace.scopes.duration_ns[i.idx()],
+            start_ns: trace.scopes.start_ns[i.idx()],
+            thread: trace.thread_name(trace.scope_thread(i)).to_owned(),
+            frame_index: trace.frames.frame_index[trace.scope_frame(i).idx()],
+            id: trace.scope_raw_id(i),
+        }
+    }
+}
+
+/// The `n` slowest instances, ties by earlier start.
+pub fn top(trace: &Trace, n: usize) -> Vec<InstanceRow> {
+    top_k(trace, all_scopes(trace), n)
+        .into_iter()
+        .map(|i| InstanceRow::new(trace, i))
+        .collect()
+}
+
+/// Which field `find` matches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Field {
+    #[default]
+    Any,
+    Name,
+    Data,
+}
+
+/// What `find` looks for.
+#[derive(Clone, Debug, Default)]
+pub struct FindFilter {
+    /// Prefix of the name or data; empty matches everything.
+    pub prefix: String,
+    pub field: Field,
+    pub thread: Option<String>,
+    pub frame_index: Option<u64>,
+    /// Only this frame (by position), which also limits the scan to it.
+    pub frame_position: Option<FrameId>,
+}
+
+/// Per-instance predicate for a [`FindFilter`], precomputed per definition,
+/// per string and per stream so the scan is a few table lookups.
+struct Matcher {
+    def_ok: Vec<bool>,
+    data_ok: Vec<bool>,
+    stream_ok: Vec<bool>,
+}
+
+impl Matcher {
+    fn new(trace: &Trace, f: &FindFilter) -> Self {
+        let matches = |id: StrId| trace.str(id).starts_with(f.prefix.as_str());
+        let def_ok = if f.field == Field::Data {
+            vec![false; trace.defs.len()]
+        } else {
+            trace.defs.name.iter().map(|&n| matches(n)).collect()
+        };
+        let data_ok = if f.field == Field::Name {
+            vec![false; trace.strings.len()]
+        } else {
+            (0..trace.strings.len() as u32)
+                .map(|s| matches(StrId(s)))
+                .collect()
+        };
+        Self {
+            def_ok,
+            data_ok,
+            stream_ok: stream_filter(trace, f.thread.as_deref(), f.frame_index),
+        }
+    }
+
+    #[inline]
+    fn test(&self, trace: &Trace, i: u32) -> bool {
+        let s = &trace.scopes;
+        let i = i as usize;
+        self.stream_ok[s.stream[i].idx()]
+            && (self.def_ok[s.def[i].idx()] || self.data_ok[s.data[i].idx()])
+    }
+}
+
+/// Matching instances, slowest first (ties by earlier start), at most `n`.
+pub fn find(trace: &Trace, filter: &FindFilter, n: usize) -> Vec<InstanceRow> {
+    let m = Matcher::new(trace, filter);
+    let range = match filter.frame_position {
+        Some(f) => frame_scopes(trace, f),
+        None => all_scopes(trace),
+    };
+    top_k(trace, range.filter(|&i| m.test(trace, i)), n)
+        .into_iter()
+        .map(|i| InstanceRow::new(trace, i))
+        .collect()
+}
+
+/// How `find --aggregate` groups.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GroupBy {
+    #[default]
+    NameData,
+    Name,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AggregateRow {
+    pub name: String,
+    /// Absent when grouping by name only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    pub count: u64,
+    pub total_ns: i64,
+    pub self_ns: i64,
+    pub min_ns: i64,
+    pub max_ns: i64,
+    pub mean_ns: f64,
+}
+
+#[derive(Clone, Copy)]
+pub(super) struct Acc {
+    pub(super) name: StrId,
+    pub(super) data: StrId,
+    pub(super) count: u64,
+    pub(super) total_ns: i64,
+    pub(super) self_ns: i64,
+    pub(super) min_ns: i64,
+    pub(super) max_ns: i64,
+}
+
+/// Accumulates instances by (name, data) or name, keyed by interned ids.
+pub(super) fn accumulate(trace: &Trace, by: GroupBy, keep: impl Fn(u32) -> bool) -> Vec<Acc> {
+    let s = &trace.scopes;
+    let mut index: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut groups: Vec<Acc> = Vec::new();
+    for i in all_scopes(trace) {
+        if !keep(i) {
+            continue;
+        }
+        let i = i as usize;
+        let name = trace.defs.name[s.def[i].idx()];
+        let data = if by == GroupBy::Name {
+            StrId(0)
+        } else {
+            s.data[i]
+        };
+        let key = (u64::from(name.0) << 32) | u64::from(data.0);
+        let g = *index.entry(key).or_insert_with(|| {
+            groups.push(Acc {
+                name,
+                data,
+                count: 0,
+                total_ns: 0,
+                self_ns: 0,
+                min_ns: i64::MAX,
+                max_ns: i64::MIN,
+            });
+            groups.len() as u32 - 1
+        });
+        let acc = &mut groups[g as usize];
+        let d = s.duration_ns[i];
+        acc.count += 1;
+        acc.total_ns = acc.total_ns.saturating_add(d);
+        acc.self_ns = acc.self_ns.saturating_add(s.self_ns[i]);
+        acc.min_ns = acc.min_ns.min(d);
+        acc.max_ns = acc.max_ns.max(d);
+    }
+    groups
+}
+
+/// Matching instances grouped, by total desc, ties by name then data; at most `n`.
+pub fn aggregate(trace: &Trace, filter: &FindFilter, by: GroupBy, n: usize) -> Vec<AggregateRow> {
+    let m = Matcher::new(trace, filter);
+    let mut groups = accumulate(trace, by, |i| m.test(trace, i));
+    groups.sort_by(|a, b| {
+        b.total_ns
+            .cmp(&a.total_ns)
+            .then_with(|| trace.str(a.name).cmp(trace.str(b.name)))
+            .then_with(|| trace.str(a.data).cmp(trace.str(b.data)))
+    });
+    groups.truncate(n);
+    groups
+        .into_iter()
+        .map(|g| AggregateRow {
+            name: trace.str(g.name).to_owned(),
+            data: (by == GroupBy::NameData).then(|| trace.str(g.data).to_owned()),
+            count: g.count,
+            total_ns: g.total_ns,
+            self_ns: g.self_ns,
+            min_ns: g.min_ns,
+            max_ns: g.max_ns,
+            mean_ns: g.total_ns as f64 / g.count as f64,
+        })
+        .collect()
+}

@@ -1,0 +1,35 @@
+//! Every question asked of a trace: pure functions over the model, one file
+//! per analysis or family (SPEC.md "Who uses it, and how"), and the report
+//! built from them. The command line prints their results as text or JSON;
+//! the app's views read the same results.
+//!
+//! Every returned list is sorted as documented on its function, with ties
+//! broken explicitly, so answers are deterministic. Threads are identified by
+//! name. Instances are read from the columnar model only: no re-decoding.
+//!
+//! May import: `model` (and `write::escape`, for the report's Markdown and
+//! HTML). The files share helpers from [`common`] and never import this
+//! module's re-exports.
+
+pub mod calls;
+pub mod children;
+pub mod common;
+pub mod compare;
+pub mod diff;
+pub mod find;
+pub mod frames;
+pub mod gaps;
+pub mod stats;
+pub mod tree;
+pub mod window;
+
+pub use calls::*;
+pub use children::*;
+pub use common::*;
+pub use compare::*;
+pub use find::*;
+pub use frames::*;
+pub use gaps::*;
+pub use stats::*;
+pub use tree::*;
+pub use window::*;

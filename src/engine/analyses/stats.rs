@@ -1,0 +1,273 @@
+//! `scope` (a scope id's source location), the table view's per-group
+//! statistics and the details of one scope name.
+
+use super::common::*;
+use super::find::GroupBy;
+use super::tree::{CallersReport, callers, instances_named};
+use crate::engine::model::{FrameId, ScopeIdx, StrId, StreamId, Trace};
+use serde::Serialize;
+use std::ops::Range;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ScopeInfo {
+    pub id: u32,
+    pub name: String,
+    pub function: String,
+    pub file: String,
+    pub line: u32,
+    pub kind: String,
+}
+
+/// The registration of scope id `id`, if the recording has one.
+pub fn scope(trace: &Trace, id: u32) -> Option<ScopeInfo> {
+    let d = trace.defs.by_raw_id(id)?;
+    let defs = &trace.defs;
+    if !defs.kind[d.idx()].is_registered() {
+        return None;
+    }
+    Some(ScopeInfo {
+        id,
+        name: trace.str(defs.name[d.idx()]).to_owned(),
+        function: trace.str(defs.function[d.idx()]).to_owned(),
+        file: trace.str(defs.file[d.idx()]).to_owned(),
+        line: defs.line[d.idx()],
+        kind: defs.kind[d.idx()].as_str().to_owned(),
+    })
+}
+
+/// Lower median and nearest-rank p95 of sorted durations (not empty).
+fn median_p95(sorted: &[i64]) -> (i64, i64) {
+    let n = sorted.len();
+    let p95_rank = (95 * n).div_ceil(100).max(1);
+    (sorted[(n - 1) / 2], sorted[p95_rank - 1])
+}
+
+/// Per-group statistics of scope instances (struct of arrays, one row per
+/// group, in no particular order: the table view sorts an index).
+#[derive(Clone, Default)]
+pub struct ScopeStats {
+    pub name: Vec<StrId>,
+    /// `StrId(0)` (empty) when grouped by name only.
+    pub data: Vec<StrId>,
+    pub count: Vec<u64>,
+    pub total_ns: Vec<i64>,
+    pub self_ns: Vec<i64>,
+    pub min_ns: Vec<i64>,
+    /// Lower median.
+    pub median_ns: Vec<i64>,
+    /// Nearest rank.
+    pub p95_ns: Vec<i64>,
+    pub max_ns: Vec<i64>,
+    /// The sum of self times of every instance counted (the profiled time):
+    /// what "% of total" divides by.
+    pub all_self_ns: i64,
+}
+
+impl ScopeStats {
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+
+    pub fn mean_ns(&self, row: usize) -> f64 {
+        self.total_ns[row] as f64 / self.count[row].max(1) as f64
+    }
+}
+
+/// The instances of frames `frames` (positions), as one contiguous range
+/// (frames, their streams and their scopes are stored in order).
+pub fn frames_scopes(trace: &Trace, frames: Range<u32>) -> Range<u32> {
+    let frames = clamp_frames(trace, frames);
+    if frames.is_empty() {
+        return 0..0;
+    }
+    let first = trace.frames.streams(FrameId(frames.start)).start;
+    let last = trace.frames.streams(FrameId(frames.end - 1)).end;
+    if first >= last {
+        return 0..0;
+    }
+    trace.streams.scopes(StreamId(first)).start..trace.streams.scopes(StreamId(last - 1)).end
+}
+
+/// Statistics per name (or per (name, data)) of the instances of frames
+/// `frames` (positions), on threads named `thread` only when given, and
+/// inside the time window `[lo, hi]` only when given.
+pub fn scope_stats(
+    trace: &Trace,
+    frames: Range<u32>,
+    thread: Option<&str>,
+    by: GroupBy,
+    window: Option<(i64, i64)>,
+) -> ScopeStats {
+    let s = &trace.scopes;
+    let stream_ok = stream_filter(trace, thread, None);
+    let (lo, hi) = window.unwrap_or((i64::MIN, i64::MAX));
+    let mut index = GroupIndex::new();
+    let mut out = ScopeStats::default();
+    let range = frames_scopes(trace, frames);
+    // The group of every instance of `range` (`u32::MAX`: filtered out).
+    let mut group_of: Vec<u32> = Vec::with_capacity(range.len());
+    for i in range.clone() {
+        let i = i as usize;
+        // Only what ran entirely inside the window, when there is one.
+        if !stream_ok[s.stream[i].idx()] || s.start_ns[i] < lo || s.end_ns(ScopeIdx(i as u32)) > hi
+        {
+            group_of.push(u32::MAX);
+            continue;
+        }
+        let name = trace.defs.name[s.def[i].idx()];
+        let data = if by == GroupBy::Name {
+            StrId(0)
+        } else {
+            s.data[i]
+        };
+        let key = (u64::from(name.0) << 32) | u64::from(data.0);
+        let g = index.get_or_insert(key, || {
+            out.name.push(name);
+            out.data.push(data);
+            out.count.push(0);
+            out.total_ns.push(0);
+            out.self_ns.push(0);
+            out.name.len() as u32 - 1
+        });
+        let gi = g as usize;
+        let d = s.duration_ns[i];
+        out.count[gi] += 1;
+        out.total_ns[gi] = out.total_ns[gi].saturating_add(d);
+        out.self_ns[gi] = out.self_ns[gi].saturating_add(s.self_ns[i]);
+        out.all_self_ns = out.all_self_ns.saturating_add(s.self_ns[i]);
+        group_of.push(g);
+    }
+    // Bucket the durations by group (counting sort), then sort each bucket.
+    let groups = out.len();
+    let mut start = vec![0usize; groups + 1];
+    for g in 0..groups {
+        start[g + 1] = start[g] + out.count[g] as usize;
+    }
+    let mut fill = start.clone();
+    let mut durations = vec![0i64; start[groups]];
+    for (k, &g) in group_of.iter().enumerate() {
+        if g != u32::MAX {
+            durations[fill[g as usize]] = s.duration_ns[range.start as usize + k];
+            fill[g as usize] += 1;
+        }
+    }
+    drop(group_of);
+    out.min_ns.reserve_exact(groups);
+    out.median_ns.reserve_exact(groups);
+    out.p95_ns.reserve_exact(groups);
+    out.max_ns.reserve_exact(groups);
+    for g in 0..groups {
+        let bucket = &mut durations[start[g]..start[g + 1]];
+        bucket.sort_unstable();
+        let (median, p95) = median_p95(bucket);
+        out.min_ns.push(bucket[0]);
+        out.median_ns.push(median);
+        out.p95_ns.push(p95);
+        out.max_ns.push(bucket[bucket.len() - 1]);
+    }
+    out
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HistogramBin {
+    pub lo_ns: i64,
+    pub hi_ns: i64,
+    pub count: u64,
+}
+
+/// What the scope details panel shows about a scope name (all frames).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScopeDetails {
+    /// The first registration of that name, if any.
+    pub info: Option<ScopeInfo>,
+    pub min_ns: i64,
+    pub median_ns: i64,
+    pub p95_ns: i64,
+    pub max_ns: i64,
+    pub mean_ns: f64,
+    /// max / total (0 when the total is 0).
+    pub max_share: f64,
+    /// One call dominates: at least 2 calls and the largest is more than
+    /// half of the total (the `calls` rule).
+    pub spike: bool,
+    /// Per-call durations in equal-width bins from min to max.
+    pub histogram: Vec<HistogramBin>,
+    /// The slowest calls, slowest first (ties by earlier start).
+    pub slowest: Vec<ScopeIdx>,
+    /// Count, totals, callers and callees.
+    pub callers: CallersReport,
+}
+
+/// Bins of the details histogram.
+pub const HISTOGRAM_BINS: usize = 24;
+
+/// `durations` counted in [`HISTOGRAM_BINS`] equal-width bins from `min_ns`
+/// to `max_ns` (one bin when they are equal); values outside go to the
+/// first or last bin.
+pub fn histogram(durations: &[i64], min_ns: i64, max_ns: i64) -> Vec<HistogramBin> {
+    let span = max_ns.saturating_sub(min_ns).max(0);
+    let bins = if span == 0 { 1 } else { HISTOGRAM_BINS };
+    let width = (span / bins as i64).max(1) + i64::from(span % bins as i64 != 0);
+    let mut out: Vec<HistogramBin> = (0..bins)
+        .map(|b| HistogramBin {
+            lo_ns: min_ns.saturating_add(width.saturating_mul(b as i64)),
+            hi_ns: min_ns.saturating_add(width.saturating_mul(b as i64 + 1)),
+            count: 0,
+        })
+        .collect();
+    for &d in durations {
+        let b = (d.saturating_sub(min_ns) / width).clamp(0, bins as i64 - 1) as usize;
+        out[b].count += 1;
+    }
+    out
+}
+
+/// Per-call durations of the instances named `name`, sorted.
+pub fn durations_named(trace: &Trace, name: &str) -> Vec<i64> {
+    let mut d: Vec<i64> = instances_named(trace, name)
+        .into_iter()
+        .map(|i| trace.scopes.duration_ns[i.idx()])
+        .collect();
+    d.sort_unstable();
+    d
+}
+
+/// The details of scope name `name`; `None` when no scope has that name.
+pub fn scope_details(trace: &Trace, name: &str, slowest: usize) -> Option<ScopeDetails> {
+    let callers = callers(trace, name)?;
+    let hits = instances_named(trace, name);
+    let s = &trace.scopes;
+    let mut durations: Vec<i64> = hits.iter().map(|&i| s.duration_ns[i.idx()]).collect();
+    durations.sort_unstable();
+    let (min, max) = (durations[0], durations[durations.len() - 1]);
+    let (median, p95) = median_p95(&durations);
+    let total = callers.total_ns;
+    let histogram = histogram(&durations, min, max);
+    let def = trace
+        .defs
+        .registered_sorted()
+        .into_iter()
+        .find(|&d| trace.str(trace.defs.name[d.idx()]) == name);
+    let max_share = if total == 0 {
+        0.0
+    } else {
+        max as f64 / total as f64
+    };
+    Some(ScopeDetails {
+        info: def.and_then(|d| scope(trace, trace.defs.raw_id[d.idx()])),
+        min_ns: min,
+        median_ns: median,
+        p95_ns: p95,
+        max_ns: max,
+        mean_ns: total as f64 / durations.len() as f64,
+        max_share,
+        spike: spike(durations.len() as u64, max, total),
+        histogram,
+        slowest: top_k(trace, hits.iter().map(|i| i.0), slowest),
+        callers,
+    })
+}
