@@ -12,10 +12,10 @@
 mod common;
 
 use common::best_of;
-use puffin_lens::app::diff::DiffMode;
-use puffin_lens::app::table::{FilterOn, SortCol};
-use puffin_lens::app::timeline::TimelineView;
-use puffin_lens::app::tree::{Expand, TreeMode};
+use puffin_lens::app::views::diff::DiffMode;
+use puffin_lens::app::views::table::{FilterOn, SortCol};
+use puffin_lens::app::views::timeline::TimelineView;
+use puffin_lens::app::views::tree::{Expand, TreeMode};
 use puffin_lens::app::{DiffView, Loaded, TableView, TreeView};
 use puffin_lens::engine::analyses::GroupBy;
 use puffin_lens::engine::analyses::diff::diff_tree;

@@ -9,8 +9,8 @@ use common::scenario::*;
 use common::ui::{command, open_scenario, ui_now};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
-use puffin_lens::app::timeline::{LANE_HEADER_HEIGHT, ROW_HEIGHT, Selection};
-use puffin_lens::app::tree::FrameRow;
+use puffin_lens::app::views::timeline::{LANE_HEADER_HEIGHT, ROW_HEIGHT, Selection};
+use puffin_lens::app::views::tree::FrameRow;
 use puffin_lens::app::{PuffinLensApp, Side, UiCommand};
 use serde_json::{Value, json};
 
@@ -36,7 +36,7 @@ fn show(h: &mut Harness<'static, PuffinLensApp>, options: Value) -> Value {
 
 fn timeline<'a>(
     h: &'a Harness<'static, PuffinLensApp>,
-) -> &'a puffin_lens::app::timeline::TimelineView {
+) -> &'a puffin_lens::app::views::timeline::TimelineView {
     h.state()
         .recording(Side::A)
         .unwrap()

@@ -6,8 +6,8 @@
 //! of a large page costs as much as a slice). Without a thread, tests poll
 //! the decoder a slice per frame.
 
-use crate::engine::api::{Summary, summary};
-use crate::engine::{Decoded, SteppedDecoder, Trace};
+use super::loaded::{Loaded, Source};
+use crate::engine::{Decoded, SteppedDecoder};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::engine::{PuffinDecoder, read::json};
 use web_time::{Duration, Instant};
@@ -16,47 +16,13 @@ use web_time::{Duration, Instant};
 /// paint again.
 pub const SLICE: Duration = Duration::from_millis(40);
 
-/// A decoded recording, as every view reads it.
-pub struct Loaded {
-    /// The file name (no directories).
-    pub name: String,
-    pub decoded: Decoded,
-    pub summary: Summary,
-    pub size_bytes: usize,
-    /// Wall time from start of loading to the model being ready.
-    pub load_ms: f64,
-}
-
 impl Loaded {
-    pub fn new(name: String, decoded: Decoded, size_bytes: usize, load_ms: f64) -> Self {
-        let summary = summary(&name, &decoded);
-        Self {
-            name,
-            decoded,
-            summary,
-            size_bytes,
-            load_ms,
-        }
-    }
-
-    pub fn trace(&self) -> &Trace {
-        &self.decoded.trace
-    }
-
     /// Decodes `bytes` at once, on this thread (tests, small files).
     pub fn decode_now(name: &str, bytes: &[u8]) -> Result<Self, String> {
         let started = Instant::now();
         let decoded = crate::engine::load(bytes).map_err(|err| format!("{name}: {err}"))?;
         finish(name, decoded, bytes.len(), started)
     }
-}
-
-/// Where a recording's bytes come from.
-pub enum Source {
-    Bytes(Vec<u8>),
-    /// Read on the loading thread (native).
-    #[cfg(not(target_arch = "wasm32"))]
-    Path(std::path::PathBuf),
 }
 
 /// The state of a load.

@@ -2,30 +2,28 @@
 //! shell (top bar, opening files, progress, errors, export) and the views,
 //! which read the engine's model and keep only UI state.
 
-mod details;
-pub mod diff;
 pub mod live;
+mod loaded;
 mod loader;
 pub mod nav;
-mod overview;
 pub mod platform;
 mod recording;
 mod shared;
-pub mod table;
-pub mod timeline;
-pub mod tree;
-mod widgets;
+pub mod views;
 
-pub use details::{DetailsAction, DetailsPanel};
-pub use diff::DiffView;
-pub use loader::{LoadJob, Loaded, Poll, SLICE, Source};
+pub use loaded::{Loaded, Source};
+pub use loader::{LoadJob, Poll, SLICE};
 pub use nav::{FrameSel, View};
-pub use overview::OverviewView;
 pub use platform::file_name;
 pub use recording::{Action, Recording, UI_ROWS};
-pub use shared::{Fetch, Incoming, LoadStatus, OnDone, Shared, SharedState, Side, UiCommand};
-pub use table::TableView;
-pub use tree::TreeView;
+pub use shared::{
+    Fetch, Incoming, LoadStatus, OnDone, Shared, SharedState, Side, UiCommand, dropped_side,
+};
+pub use views::details::{DetailsAction, DetailsPanel};
+pub use views::diff::DiffView;
+pub use views::overview::OverviewView;
+pub use views::table::TableView;
+pub use views::tree::TreeView;
 
 use crate::engine::read::live::Retention;
 use egui::{Color32, Key, KeyboardShortcut, Modifiers, RichText};
@@ -1363,15 +1361,4 @@ fn run_native_with(files: Vec<std::path::PathBuf>, live: Option<String>) -> efra
             Ok(Box::new(app))
         }),
     )
-}
-
-/// The side a file given with `count` others at once opens as: one file
-/// follows the usual rule (`None`); two or more open as A and B, to compare
-/// (a third replaces B: the later wins).
-pub fn dropped_side(count: usize, i: usize) -> Option<Side> {
-    match (count, i) {
-        (0 | 1, _) => None,
-        (_, 0) => Some(Side::A),
-        _ => Some(Side::B),
-    }
 }

@@ -6,7 +6,7 @@
 
 use super::shared::Shared;
 #[cfg(not(target_arch = "wasm32"))]
-use super::{loader::Source, shared::Incoming};
+use super::{loaded::Source, shared::Incoming};
 
 /// Opens the file picker; the chosen files arrive through `shared`.
 pub fn pick_files(shared: &Shared) {
@@ -24,7 +24,7 @@ pub fn pick_files(shared: &Shared) {
             state.push(Incoming {
                 name: file_name(&path.to_string_lossy()),
                 source: Source::Path(path),
-                side: super::dropped_side(count, i),
+                side: super::shared::dropped_side(count, i),
                 on_done: None,
             });
         }
@@ -42,7 +42,7 @@ pub fn pick_files(shared: &Shared) {
             for (i, file) in picked.into_iter().enumerate() {
                 let name = file.file_name();
                 let result = web::read_file(file.inner(), &name).await;
-                let side = super::dropped_side(count, i);
+                let side = super::shared::dropped_side(count, i);
                 shared.borrow_mut().open_read(name, side, result);
             }
         });

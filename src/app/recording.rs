@@ -3,13 +3,13 @@
 //! selected scope). The state is kept per recording while the app runs, and
 //! written to the location hash in the browser.
 
-use super::details::{DetailsAction, DetailsPanel};
-use super::loader::Loaded;
+use super::loaded::Loaded;
 use super::nav::{FrameSel, View, decode_hash, encode_hash, sort_option};
-use super::overview::OverviewView;
-use super::table::{SortCol, TableAction, TableView};
-use super::timeline::{TimelineAction, TimelineView};
-use super::tree::{Expand, TreeAction, TreeMode, TreeView};
+use super::views::details::{DetailsAction, DetailsPanel};
+use super::views::overview::OverviewView;
+use super::views::table::{SortCol, TableAction, TableView};
+use super::views::timeline::{TimelineAction, TimelineView};
+use super::views::tree::{Expand, TreeAction, TreeMode, TreeView};
 use crate::engine::analyses::{self, GroupBy};
 use crate::engine::{FrameId, ScopeIdx};
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! asynchronously (browser file picker, `?url=`, the JavaScript API) and
 //! the recordings the app shows, which the JavaScript API reads.
 
-use super::loader::{Loaded, Source};
+use super::loaded::{Loaded, Source};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -188,5 +188,16 @@ impl SharedState {
             Side::A => self.a.as_ref(),
             Side::B => self.b.as_ref(),
         }
+    }
+}
+
+/// The side a file given with `count` others at once opens as: one file
+/// follows the usual rule (`None`); two or more open as A and B, to compare
+/// (a third replaces B: the later wins).
+pub fn dropped_side(count: usize, i: usize) -> Option<Side> {
+    match (count, i) {
+        (0 | 1, _) => None,
+        (_, 0) => Some(Side::A),
+        _ => Some(Side::B),
     }
 }

@@ -9,9 +9,9 @@
 //! found by binary search too, so the whole 2M-scope recording in range
 //! costs about one search per pixel column and depth.
 
-use super::loader::Loaded;
-use super::nav::Matcher;
 use super::widgets::busy_lines;
+use crate::app::loaded::Loaded;
+use crate::app::nav::Matcher;
 use crate::engine::analyses::{self, BusyThread, WindowThread};
 use crate::engine::model::NO_PARENT;
 use crate::engine::{ScopeIdx, StreamId, Trace};

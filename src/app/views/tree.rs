@@ -5,9 +5,9 @@
 //! expansion, the data or the search changes, never per repaint; the table
 //! draws only the visible rows.
 
-use super::loader::Loaded;
-use super::nav::Matcher;
 use super::widgets::{Pointing, busy_lines, rows_table, triangle};
+use crate::app::loaded::Loaded;
+use crate::app::nav::Matcher;
 use crate::engine::analyses::tree::{MergedTree, NodeId, merged_tree};
 use crate::engine::analyses::{self, BusyThread, WindowThread};
 use crate::engine::model::NO_PARENT;

@@ -5,9 +5,9 @@
 //! largest regression. Totals as recorded or per frame. Derived rows are
 //! rebuilt when their inputs change, never per repaint.
 
-use super::loader::Loaded;
-use super::nav::{Matcher, decode_hash, encode_hash, sort_option};
 use super::widgets::{Pointing, rows_table, triangle};
+use crate::app::loaded::Loaded;
+use crate::app::nav::{Matcher, decode_hash, encode_hash, sort_option};
 use crate::engine::analyses::diff::{DiffTree, diff_tree};
 use crate::engine::analyses::{
     self, CompareOptions, CompareRow, CompareSort, HistogramBin, Status, compare_warnings,

@@ -4,9 +4,9 @@
 //! the grouping change; the sorted index when the sort changes; the shown
 //! rows when the filter changes. Drawing is virtualized.
 
-use super::loader::Loaded;
-use super::nav::Matcher;
 use super::widgets::{Pointing, rows_table, triangle};
+use crate::app::loaded::Loaded;
+use crate::app::nav::Matcher;
 use crate::engine::StrId;
 use crate::engine::analyses::{GroupBy, ScopeStats, scope_stats};
 use crate::units::{ms, ms_f, thread_label};

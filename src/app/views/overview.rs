@@ -1,7 +1,7 @@
 //! The overview: summary, warnings, the frame-time chart, the slowest
 //! frames, and the selected frame's threads and slowest scopes.
 
-use super::loader::Loaded;
+use crate::app::loaded::Loaded;
 use crate::engine::FrameId;
 use crate::engine::analyses::{self, FindFilter, InstanceRow, ThreadRow};
 use crate::units::{ms, thread_label};

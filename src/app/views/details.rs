@@ -4,7 +4,7 @@
 //! slowest calls, and its callers and callees. Computed once when a scope is
 //! selected.
 
-use super::loader::Loaded;
+use crate::app::loaded::Loaded;
 use crate::engine::ScopeIdx;
 use crate::engine::analyses::{CallerRow, ScopeDetails, scope_details};
 use crate::units::{ms, ms_f, thread_label};

@@ -1,0 +1,42 @@
+//! A decoded recording as every view reads it ([`Loaded`]), and where a
+//! recording's bytes come from ([`Source`]). The bottom of the app: imports
+//! the engine only.
+
+use crate::engine::api::{Summary, summary};
+use crate::engine::{Decoded, Trace};
+
+/// A decoded recording, as every view reads it.
+pub struct Loaded {
+    /// The file name (no directories).
+    pub name: String,
+    pub decoded: Decoded,
+    pub summary: Summary,
+    pub size_bytes: usize,
+    /// Wall time from start of loading to the model being ready.
+    pub load_ms: f64,
+}
+
+impl Loaded {
+    pub fn new(name: String, decoded: Decoded, size_bytes: usize, load_ms: f64) -> Self {
+        let summary = summary(&name, &decoded);
+        Self {
+            name,
+            decoded,
+            summary,
+            size_bytes,
+            load_ms,
+        }
+    }
+
+    pub fn trace(&self) -> &Trace {
+        &self.decoded.trace
+    }
+}
+
+/// Where a recording's bytes come from.
+pub enum Source {
+    Bytes(Vec<u8>),
+    /// Read on the loading thread (native).
+    #[cfg(not(target_arch = "wasm32"))]
+    Path(std::path::PathBuf),
+}

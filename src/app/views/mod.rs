@@ -1,0 +1,15 @@
+//! One file per view, each a struct with `fn ui(&mut self, ui, …)` that
+//! reads the engine's model (through [`Loaded`](super::loaded::Loaded)) and
+//! keeps only UI state; derived data is computed when its inputs change,
+//! never per repaint. `widgets` holds the pieces they share.
+//!
+//! May import: `engine`, `app::loaded`, `app::nav`. Never the shell
+//! (`app/mod.rs`, loading, platform, shared state).
+
+pub mod details;
+pub mod diff;
+pub mod overview;
+pub mod table;
+pub mod timeline;
+pub mod tree;
+pub mod widgets;
