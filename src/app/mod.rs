@@ -1,6 +1,12 @@
 //! The egui application, the same on the desktop and in the browser: the
-//! shell (top bar, opening files, progress, errors, export) and the views,
-//! which read the engine's model and keep only UI state.
+//! shell (this file: top bar, opening files, progress, errors, export;
+//! `loaded`, `loader`, `platform`, `shared`, `recording`, `nav`, `live`) and
+//! the views (`views/`), which read the engine's model and keep only UI state.
+//!
+//! May import: `engine`. Within the shell the imports run
+//! `mod.rs` → `recording` → `views` → `nav`, `loaded` and
+//! `loader` → `platform` → `shared` → `loaded`; what differs per target lives
+//! in `platform`.
 
 pub mod live;
 mod loaded;
