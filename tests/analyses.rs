@@ -447,6 +447,36 @@ fn compare_before_and_after() {
         names(&f.json(&["compare", "a.{}", "b.{}", "--top", "1"])),
         vec!["io"]
     );
+    // |Δ| (the default, also `delta`) against signed Δ: slower first, faster last.
+    let default = f.json(&["compare", "a.{}", "b.{}"]);
+    assert_eq!(
+        f.json(&["compare", "a.{}", "b.{}", "--sort", "abs-delta"]),
+        default
+    );
+    assert_eq!(
+        f.json(&["compare", "a.{}", "b.{}", "--sort", "delta"]),
+        default
+    );
+    let signed = f.json(&["compare", "a.{}", "b.{}", "--sort", "signed-delta"]);
+    let deltas = |v: &Value| -> Vec<i64> {
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["delta_total_ns"].as_i64().unwrap())
+            .collect()
+    };
+    let mut by_signed = deltas(&default);
+    by_signed.sort_by(|x, y| y.cmp(x));
+    assert_eq!(deltas(&signed), by_signed);
+    let mut by_size = deltas(&default);
+    by_size.sort_by_key(|d| std::cmp::Reverse(d.unsigned_abs()));
+    assert_eq!(deltas(&default), by_size);
+    assert_ne!(
+        names(&signed),
+        names(&default),
+        "the scenario tells the two apart"
+    );
     let text = f.text(&["compare", "a.{}", "b.{}"]);
     assert!(
         text.contains("spike") && text.contains("new") && text.contains("gone"),

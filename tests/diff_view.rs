@@ -100,6 +100,28 @@ fn table_mode_lists_what_got_slower_first() {
     // Improvements first, then a filter and hide-below.
     let ui = show_diff(&mut h, json!({"sort": "delta", "descending": false}));
     assert_eq!(names(&ui)[0], "app::update");
+    // Or the largest changes first, either way (the CLI's --sort abs-delta).
+    let signed: Vec<i64> = show_diff(&mut h, json!({"sort": "delta", "descending": true}))["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["delta_total_ns"].as_i64().unwrap())
+        .collect();
+    let ui = show_diff(&mut h, json!({"sort": "abs_delta", "descending": true}));
+    assert_eq!(ui["sort"], "abs_delta");
+    let by_size: Vec<i64> = ui["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["delta_total_ns"].as_i64().unwrap())
+        .collect();
+    assert!(
+        by_size
+            .windows(2)
+            .all(|w| w[0].unsigned_abs() >= w[1].unsigned_abs()),
+        "{by_size:?}"
+    );
+    assert_ne!(by_size, signed, "the two orders differ here");
     let ui = show_diff(
         &mut h,
         json!({"filter": "job", "hide_below": 2.5, "sort": "name"}),

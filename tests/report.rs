@@ -60,7 +60,7 @@ fn capture(registered: bool) -> Vec<FrameData> {
 }
 
 /// Ten frames: `physics` 2 ms (4 ms in B, every frame), `ai` 1 ms (in B
-/// 10 ms in frame 6 only).
+/// 10 ms in frame 6 only), `render` 1 ms in both.
 fn game(b: bool) -> Vec<FrameData> {
     (0..10)
         .map(|f| {
@@ -69,7 +69,12 @@ fn game(b: bool) -> Vec<FrameData> {
             let ai = if b && f == 6 { 10 } else { 1 };
             let body = ScopeNode::new(1, t, t + (physics + ai + 1) * MS)
                 .child(ScopeNode::new(6, t, t + physics * MS))
-                .child(ScopeNode::new(7, t + physics * MS, t + (physics + ai) * MS));
+                .child(ScopeNode::new(7, t + physics * MS, t + (physics + ai) * MS))
+                .child(ScopeNode::new(
+                    3,
+                    t + (physics + ai) * MS,
+                    t + (physics + ai + 1) * MS,
+                ));
             FrameData {
                 frame_index: f as u64,
                 threads: vec![ThreadData {
@@ -230,6 +235,23 @@ fn two_recordings_a_change_and_a_spike_told_apart() {
     assert_eq!(path, ["frame_body", "physics"]);
     let md = String::from_utf8(run(&["report", a, b]).stdout).unwrap();
     assert!(md.contains("| ai |  | 10.000 ms | 19.000 ms | 9.000 ms | 0.900 ms | **one spike** (one call dominates) |"), "{md}");
+    // The same count and total on both sides: unchanged, and not a change.
+    assert!(
+        md.contains("| render |  | 10.000 ms | 10.000 ms | 0.000 ms | 0.000 ms | unchanged |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Judgement: **unchanged** when A and B have the same count"),
+        "{md}"
+    );
+    assert!(
+        !c["changes"].as_array().unwrap().contains(&"render".into()),
+        "{c}"
+    );
+    assert!(
+        !c["spikes"].as_array().unwrap().contains(&"render".into()),
+        "{c}"
+    );
     assert!(
         md.contains(
             "- **Real changes** (spread over the calls, not one spike): `frame_body`, `physics`"

@@ -187,7 +187,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "MS")]
     pub hide_below: Option<f64>,
     /// Row order.
-    #[arg(long, value_enum, default_value_t = CompareSort::Delta)]
+    #[arg(long, value_enum, default_value_t = CompareSort::AbsDelta)]
     pub sort: CompareSort,
 }
 
@@ -319,8 +319,10 @@ are looked up across all frames, most busy first."
         after_help = "Examples:\n  puffin-lens compare before.puffin after.puffin\n  \
 puffin-lens compare before.puffin after.puffin --filter physics --hide-below 0.5\n  \
 puffin-lens compare before.puffin after.puffin --sort per-call --json\n\n\
-Sorts: delta = |B-A| of total time (default); total = larger total; per-call = |B-A| of the \
-per-call time (one-sided rows last); count = larger count; name. Ties by name then data.\n\
+Sorts: abs-delta = |B-A| of total time, the largest changes first either way (default; also \
+`delta`); signed-delta = B-A, what got slower first and faster last (the app's diff table); \
+total = larger total; per-call = |B-A| of the per-call time (one-sided rows last); count = \
+larger count; name. Ties by name then data.\n\
 JSON: {\"warnings\":[...],\"rows\":[{\"name\",\"data\",\"a\":{\"count\",\"total_ns\",\"per_call_ns\",\
 \"max_ns\"}|null,\"b\":{...}|null,\"delta_total_ns\",\"delta_per_call_ns\"|null,\
 \"status\":\"both\"|\"new\"|\"gone\",\"spike\"}]}"

@@ -10,7 +10,9 @@
 
 use super::analyses::calls::calls;
 use super::analyses::common::spike;
-use super::analyses::compare::{CompareOptions, CompareRow, CompareSort, Status, compare};
+use super::analyses::compare::{
+    CompareOptions, CompareRow, CompareSort, SideStats, Status, compare,
+};
 use super::analyses::find::GroupBy;
 use super::analyses::stats::scope_stats;
 use crate::engine::Decoded;
@@ -309,7 +311,7 @@ fn comparison(a: &Decoded, b: &Decoded, opts: ReportOptions) -> ComparisonReport
             top: usize::MAX,
             filter: None,
             hide_below_ns: 0,
-            sort: CompareSort::Delta,
+            sort: CompareSort::AbsDelta,
         },
     );
     // Judged by name: the rows of a name (all its data strings) together.
@@ -324,8 +326,18 @@ fn comparison(a: &Decoded, b: &Decoded, opts: ReportOptions) -> ComparisonReport
         v.truncate(opts.top);
         v
     };
-    let spikes = names(&|r| r.status == Status::Both && r.spike && r.delta_total_ns != 0);
-    let changes = names(&|r| r.status == Status::Both && !r.spike && r.delta_total_ns != 0);
+    let judged = |r: &CompareRow| {
+        let count = |s: &Option<SideStats>| s.as_ref().map(|s| s.count);
+        judge(
+            r.status,
+            r.spike,
+            r.delta_total_ns,
+            count(&r.a),
+            count(&r.b),
+        )
+    };
+    let spikes = names(&|r| judged(r) == Judgement::Spike);
+    let changes = names(&|r| judged(r) == Judgement::Change);
     let new = names(&|r| r.status == Status::New);
     let gone = names(&|r| r.status == Status::Gone);
     let hot_paths = match ask("diff", json!({}), a, Some(b)) {
@@ -374,6 +386,41 @@ fn comparison(a: &Decoded, b: &Decoded, opts: ReportOptions) -> ComparisonReport
         hot_paths,
     }
 }
+
+/// How the report judges a row of the comparison (stated in its legend).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Judgement {
+    New,
+    Gone,
+    /// The same count and the same total in A and B.
+    Unchanged,
+    /// One call is more than half of a side's total: the change is that call.
+    Spike,
+    /// A change spread over the calls.
+    Change,
+}
+
+fn judge(
+    status: Status,
+    spike: bool,
+    delta_total_ns: i64,
+    count_a: Option<u64>,
+    count_b: Option<u64>,
+) -> Judgement {
+    match status {
+        Status::New => Judgement::New,
+        Status::Gone => Judgement::Gone,
+        Status::Both if delta_total_ns == 0 && count_a == count_b => Judgement::Unchanged,
+        Status::Both if spike => Judgement::Spike,
+        Status::Both => Judgement::Change,
+    }
+}
+
+/// The legend under the comparison table.
+const JUDGEMENT_LEGEND: &str = "Judgement: **unchanged** when A and B have the same count and \
+the same total; **one spike** when one call is more than half of a side's total (the change is \
+that call, not the average: see `calls`); **change** otherwise; **new in B** and **gone in B** \
+when only one side has the row.";
 
 /// `12.345 ms`.
 fn msu(ns: i64) -> String {
@@ -653,11 +700,24 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                 msu(num(&side["total_ns"]))
             }
         };
-        let judgement = match (text(&r["status"]), r["spike"].as_bool().unwrap_or(false)) {
-            ("new", _) => "new in B",
-            ("gone", _) => "gone in B",
-            (_, true) => "**one spike** (one call dominates)",
-            _ => "change",
+        let status = match text(&r["status"]) {
+            "new" => Status::New,
+            "gone" => Status::Gone,
+            _ => Status::Both,
+        };
+        let count = |side: &Value| side["count"].as_u64();
+        let judgement = match judge(
+            status,
+            r["spike"].as_bool().unwrap_or(false),
+            num(&r["delta_total_ns"]),
+            count(&r["a"]),
+            count(&r["b"]),
+        ) {
+            Judgement::New => "new in B",
+            Judgement::Gone => "gone in B",
+            Judgement::Unchanged => "unchanged",
+            Judgement::Spike => "**one spike** (one call dominates)",
+            Judgement::Change => "change",
         };
         let per_call = r["delta_per_call_ns"]
             .as_f64()
@@ -674,6 +734,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             judgement
         );
     }
+    let _ = writeln!(o, "\n{JUDGEMENT_LEGEND}");
     let list = |v: &[String]| {
         if v.is_empty() {
             "none".to_owned()

@@ -82,13 +82,17 @@ pub enum DiffSort {
     BCount,
     BTotal,
     BPerCall,
+    /// Δ of the totals, signed: slower first when descending (the default).
     Delta,
+    /// |Δ| of the totals: the largest change first, either way (the CLI's
+    /// `compare --sort abs-delta`).
+    AbsDelta,
     DeltaPerCall,
     DeltaPercent,
 }
 
 impl DiffSort {
-    pub const ALL: [DiffSort; 10] = [
+    pub const ALL: [DiffSort; 11] = [
         DiffSort::Name,
         DiffSort::ACount,
         DiffSort::ATotal,
@@ -97,6 +101,7 @@ impl DiffSort {
         DiffSort::BTotal,
         DiffSort::BPerCall,
         DiffSort::Delta,
+        DiffSort::AbsDelta,
         DiffSort::DeltaPerCall,
         DiffSort::DeltaPercent,
     ];
@@ -111,6 +116,7 @@ impl DiffSort {
             DiffSort::BTotal => "b_total",
             DiffSort::BPerCall => "b_per_call",
             DiffSort::Delta => "delta",
+            DiffSort::AbsDelta => "abs_delta",
             DiffSort::DeltaPerCall => "delta_per_call",
             DiffSort::DeltaPercent => "delta_percent",
         }
@@ -304,6 +310,7 @@ impl DiffView {
             DiffSort::APerCall => per_call(&r.a),
             DiffSort::BPerCall => per_call(&r.b),
             DiffSort::Delta => tb - ta,
+            DiffSort::AbsDelta => (tb - ta).abs(),
             DiffSort::DeltaPerCall => r.delta_per_call_ns.unwrap_or(f64::NEG_INFINITY),
             DiffSort::DeltaPercent => percent(ta, tb),
         }
@@ -741,14 +748,34 @@ impl DiffView {
             ("Δ%".into(), Some(DiffSort::DeltaPercent)),
             ("".into(), None),
         ];
-        ui.label(
-            RichText::new(format!(
-                "{} of {} rows · click a header to sort (again to reverse), a row for both sides' calls",
-                self.rows.len(),
-                self.all.len()
-            ))
-            .weak(),
-        );
+        ui.horizontal(|ui| {
+            ui.label(
+                RichText::new(format!(
+                    "{} of {} rows · click a header to sort (again to reverse), a row for both sides' calls · Δ:",
+                    self.rows.len(),
+                    self.all.len()
+                ))
+                .weak(),
+            );
+            let by_size = self.sort == DiffSort::AbsDelta;
+            if ui
+                .selectable_label(self.sort == DiffSort::Delta && self.descending, "slower first")
+                .on_hover_text("B − A, signed: what got slower first, what got faster last")
+                .clicked()
+            {
+                self.set_sort(DiffSort::Delta, true);
+            }
+            if ui
+                .selectable_label(by_size && self.descending, "largest |Δ|")
+                .on_hover_text(
+                    "|B − A|: the largest changes first, slower or faster \
+                     (as `puffin-lens compare --sort abs-delta`)",
+                )
+                .clicked()
+            {
+                self.set_sort(DiffSort::AbsDelta, true);
+            }
+        });
         let mut builder = rows_table(ui, "diff_table", 220.0).column(
             Column::initial(120.0)
                 .at_least(40.0)
@@ -773,7 +800,9 @@ impl DiffView {
                             {
                                 clicked_header = Some(*c);
                             }
-                            if *c == self.sort {
+                            let shown = *c == self.sort
+                                || (*c == DiffSort::Delta && self.sort == DiffSort::AbsDelta);
+                            if shown {
                                 let (rect, _) = ui.allocate_exact_size(
                                     egui::vec2(10.0, ROW_HEIGHT),
                                     Sense::hover(),
@@ -848,7 +877,11 @@ impl DiffView {
                     }
                 });
             });
-        if let Some(c) = clicked_header {
+        if let Some(mut c) = clicked_header {
+            // The Δ column sorts by |Δ| while that order is chosen.
+            if c == DiffSort::Delta && self.sort == DiffSort::AbsDelta {
+                c = DiffSort::AbsDelta;
+            }
             if c == self.sort {
                 self.set_sort(c, !self.descending);
             } else {

@@ -45,9 +45,15 @@ pub struct CompareReport {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CompareSort {
-    /// |B − A| of the total, descending.
+    /// |B − A| of the total, descending: the largest changes first, slower
+    /// or faster (`delta` is its older name).
     #[default]
-    Delta,
+    #[value(alias = "delta")]
+    #[serde(alias = "delta")]
+    AbsDelta,
+    /// B − A of the total, descending: what got slower first, what got
+    /// faster last (the app's diff table's default order).
+    SignedDelta,
     /// The larger of the two totals, descending.
     Total,
     /// |B − A| of the per-call time, descending; rows on one side only last.
@@ -143,10 +149,15 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> CompareReport {
             .max(r.b.as_ref().map_or(0, |s| s.count))
     };
     match opts.sort {
-        CompareSort::Delta => rows.sort_by(|x, y| {
+        CompareSort::AbsDelta => rows.sort_by(|x, y| {
             y.delta_total_ns
                 .unsigned_abs()
                 .cmp(&x.delta_total_ns.unsigned_abs())
+                .then_with(|| by_name(x, y))
+        }),
+        CompareSort::SignedDelta => rows.sort_by(|x, y| {
+            y.delta_total_ns
+                .cmp(&x.delta_total_ns)
                 .then_with(|| by_name(x, y))
         }),
         CompareSort::Total => {
