@@ -5,7 +5,7 @@
 # then closes it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=${PUFFIN_LENS_BIN:-target/release/puffin-lens}
+bin=${PUFFIN_LENS_BIN:-target/${PUFFIN_LENS_PROFILE:-debug}/puffin-lens}
 out=target/e2e
 mkdir -p "$out"
 display=":$((90 + RANDOM % 100))"

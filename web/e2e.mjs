@@ -7,14 +7,15 @@
 // reload offline through the service worker; and make sure the page asks for
 // nothing but its own files. Screenshots go to target/e2e/.
 //
-// Usage: node web/e2e.mjs   (after `trunk build --release` and
-// `cargo build --release`; PUFFIN_LENS_BIN overrides the native binary)
+// Usage: node web/e2e.mjs   (after `trunk build --release` and `cargo test`,
+// which builds the native binary and examples it runs; PUFFIN_LENS_PROFILE=release
+// runs those of `cargo build --release`, PUFFIN_LENS_BIN another binary)
 
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execFileSync, spawn } from "node:child_process";
-import { BIN, OUT, ROOT, cli, dropFile, freePort, launch, openApp, read, runner, serve, tempDir, waitLoaded } from "./harness.mjs";
+import { BIN, OUT, ROOT, cli, dropFile, example, freePort, launch, openApp, read, runner, serve, tempDir, waitLoaded } from "./harness.mjs";
 
 const SAMPLES = join(ROOT, "samples");
 const SAMPLE = "threads_demo.puffin";
@@ -320,7 +321,7 @@ await test("a hostile recording's report runs no script in Chromium, and shows e
   // script would set window.__puffinLensPwned.
   const dir = join(work, "hostile");
   mkdirSync(dir, { recursive: true });
-  const capture = join(ROOT, "target", "release", "examples", "capture");
+  const capture = example("capture");
   const [a, b] = [join(dir, "hostile_a.puffin"), join(dir, "hostile_b.puffin")];
   execFileSync(capture, ["hostile", a]);
   execFileSync(capture, ["hostile", b, "b"]);
@@ -619,7 +620,7 @@ await test("works offline after the first visit (service worker)", async () => {
 
 await test("live: through `puffin-lens relay`, a running app's frames stream into the views (?live=)", async () => {
   // examples/live_demo.rs: puffin + puffin_http, about 60 frames a second.
-  const demoBin = join(ROOT, "target", "release", "examples", "live_demo");
+  const demoBin = example("live_demo");
   const [appPort, relayPort] = [await freePort(), await freePort()];
   const startDemo = () => spawn(demoBin, [`127.0.0.1:${appPort}`], { stdio: ["ignore", "ignore", "inherit"] });
   let demo = startDemo();

@@ -12,7 +12,13 @@ import { chromium } from "playwright-core";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const DIST = join(ROOT, "dist");
-export const BIN = process.env.PUFFIN_LENS_BIN || join(ROOT, "target", "release", "puffin-lens");
+// The native binaries the tests run: the ones `cargo test` built (debug
+// profile; scripts/test.sh builds nothing else natively), or another
+// profile's with PUFFIN_LENS_PROFILE=release (web/bench.mjs: release).
+export const PROFILE_DIR = join(ROOT, "target", process.env.PUFFIN_LENS_PROFILE || "debug");
+export const BIN = process.env.PUFFIN_LENS_BIN || join(PROFILE_DIR, "puffin-lens");
+/** An example's binary (examples/NAME.rs), of the same profile. */
+export const example = (name) => join(PROFILE_DIR, "examples", name);
 export const OUT = join(ROOT, "target", "e2e");
 
 // Interrupted runs clean up too: a signal ends the process through exit.

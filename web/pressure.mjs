@@ -11,7 +11,7 @@
 //    scopes) before decoding it; two that each fit but not together.
 //
 // Usage: node web/pressure.mjs   (after `trunk build --release` and
-// `cargo build --release --bin puffin-lens --example capture`)
+// `cargo test`, which builds the binary and the `capture` example)
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -19,11 +19,11 @@ import { mkdirSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { createReadStream } from "node:fs";
 import { join } from "node:path";
-import { OUT, ROOT, cli, dropFile, freePort, launch, openApp, read, runner, serve, tempDir, waitLoaded } from "./harness.mjs";
+import { OUT, ROOT, cli, dropFile, example, freePort, launch, openApp, read, runner, serve, tempDir, waitLoaded } from "./harness.mjs";
 
 const SAMPLE = "threads_demo.puffin";
 const SAMPLE_PATH = join(ROOT, "samples", SAMPLE);
-const CAPTURE = join(ROOT, "target", "release", "examples", "capture");
+const CAPTURE = example("capture");
 
 const { test, finish } = runner();
 
