@@ -546,6 +546,18 @@ await test("?url=A&b=B opens both and lands on the diff view; a fetch that fails
   await bad.close();
 });
 
+await test("at 1280x800 with A and B open, the top bar is one row", async () => {
+  const narrow = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const p = await openApp(narrow, `${server.base}?url=../recordings/${SAMPLE}&b=../recordings/cut.puffin`);
+  await waitLoaded(p, "cut.puffin", "b");
+  await waitLoaded(p, SAMPLE, "a");
+  await p.waitForFunction(() => window.puffinLens.ui() && window.puffinLens.ui().view === "diff", null, { timeout: 30_000 });
+  // Measured by the app's own layout (rows of controls), not in pixels.
+  assert.equal(await p.evaluate(() => window.puffinLens.ui().top_bar_rows), 1);
+  await p.screenshot({ path: join(OUT, "topbar_1280.png") });
+  await narrow.close();
+});
+
 await test("installable: the manifest is served and complete, and a launch with file handles opens them", async () => {
   const base = new URL(server.base);
   const manifest = await (await fetch(new URL("manifest.webmanifest", base))).json();

@@ -116,6 +116,8 @@ pub struct PuffinLensApp {
     live: Option<LiveSession>,
     /// The Connect… dialog, with the address being typed.
     connect_dialog: Option<String>,
+    /// Rows the top bar took on the last frame.
+    top_bar_rows: u32,
 }
 
 impl PuffinLensApp {
@@ -149,6 +151,7 @@ impl PuffinLensApp {
             diff: None,
             live: None,
             connect_dialog: None,
+            top_bar_rows: 1,
         }
     }
 
@@ -734,6 +737,7 @@ impl PuffinLensApp {
             Some(rec) => {
                 let mut v = rec.ui_json(&self.filter);
                 v["shown"] = self.shown.label().to_lowercase().into();
+                v["top_bar_rows"] = self.top_bar_rows.into();
                 if let (View::Diff, Some(diff)) = (rec.view, &self.diff) {
                     let (sort, descending) = diff.sort();
                     v["mode"] = diff.mode().as_str().into();
@@ -820,8 +824,8 @@ impl PuffinLensApp {
     }
 
     fn top_bar(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal_wrapped(|ui| {
-            ui.heading("puffin-lens");
+        let response = ui.horizontal_wrapped(|ui| {
+            let row_height = ui.heading("puffin-lens").rect.height();
             ui.separator();
             if ui
                 .button("Open…")
@@ -855,7 +859,11 @@ impl PuffinLensApp {
             ui.add_enabled_ui(has_view, |ui| {
                 ui.menu_button("Export", |ui| {
                     let items = [
-                        (Export::Json, "JSON", "The documented JSON export (same bytes as `puffin-lens dump`)"),
+                        (
+                            Export::Json,
+                            "JSON",
+                            "The documented JSON export (same bytes as `puffin-lens dump`)",
+                        ),
                         (Export::FramesCsv, "Frames (CSV)", "The frames list as CSV"),
                         (
                             Export::Parquet,
@@ -883,10 +891,12 @@ impl PuffinLensApp {
                 let Some(rec) = self.slot(side).rec.as_ref() else {
                     continue;
                 };
-                let label = format!("{}: {}", side.label(), rec.loaded().name);
+                // Long names are elided in the middle: the bar stays one row.
+                let name = &rec.loaded().name;
+                let label = format!("{}: {}", side.label(), crate::units::elide(name, 24));
                 if ui
                     .selectable_label(self.shown == side, label)
-                    .on_hover_text("Show this recording")
+                    .on_hover_text(format!("Show this recording ({name})"))
                     .clicked()
                 {
                     self.shown = side;
@@ -894,11 +904,10 @@ impl PuffinLensApp {
                 }
                 if ui.small_button("×").on_hover_text("Close").clicked() {
                     self.close(side);
-                    return;
+                    return row_height;
                 }
             }
             ui.separator();
-            ui.label("Filter");
             ui.add(
                 egui::TextEdit::singleline(&mut self.filter)
                     .id(filter_id())
@@ -906,32 +915,56 @@ impl PuffinLensApp {
                         "filter scopes ({})",
                         ui.ctx().format_shortcut(&FIND)
                     ))
-                    .desired_width(180.0),
+                    .desired_width(170.0),
             );
             ui.checkbox(&mut self.settings.substring, "substring")
-                .on_hover_text("Match anywhere in the name, any case (else: names starting with the filter)");
+                .on_hover_text(
+                    "Match anywhere in the name, any case (else: names starting with the filter)",
+                );
             ui.separator();
-            let mut budget = self.settings.frame_budget_ms;
-            egui::ComboBox::from_id_salt("frame_budget")
-                .selected_text(format!("budget {budget} ms"))
-                .show_ui(ui, |ui| {
-                    for (ms, fps) in BUDGETS_MS {
-                        ui.selectable_value(&mut budget, ms, format!("{ms} ms ({fps})"));
-                    }
-                })
+            ui.menu_button("Settings", |ui| self.settings_menu(ui))
                 .response
-                .on_hover_text("The frame budget: the red line of the frame chart; frames over it are highlighted");
+                .on_hover_text(format!(
+                    "The frame budget (now {} ms) and the theme",
+                    self.settings.frame_budget_ms
+                ));
+            row_height
+        });
+        // One row of controls, unless the window is too narrow for them.
+        let row_height = response.inner.max(1.0);
+        let gap = ui.spacing().item_spacing.y;
+        self.top_bar_rows =
+            ((response.response.rect.height() + gap) / (row_height + gap)).round() as u32;
+    }
+
+    /// The top bar's Settings menu: the frame budget and the theme.
+    fn settings_menu(&mut self, ui: &mut egui::Ui) {
+        let mut budget = self.settings.frame_budget_ms;
+        ui.label("Frame budget: the red line of the frame chart; frames over it are highlighted");
+        for (ms, fps) in BUDGETS_MS {
+            ui.selectable_value(&mut budget, ms, format!("{ms} ms ({fps})"));
+        }
+        ui.horizontal(|ui| {
+            ui.label("other");
             ui.add(
                 egui::DragValue::new(&mut budget)
                     .range(0.1..=10_000.0)
                     .speed(0.1)
                     .suffix(" ms"),
             );
-            if budget != self.settings.frame_budget_ms {
-                self.set_frame_budget_ms(budget);
-            }
-            theme_buttons(ui);
         });
+        if budget != self.settings.frame_budget_ms {
+            self.set_frame_budget_ms(budget);
+        }
+        ui.separator();
+        ui.label("Theme");
+        ui.horizontal(theme_buttons);
+    }
+
+    /// Rows the top bar took on the last frame (1 unless the window is too
+    /// narrow for its controls).
+    pub fn top_bar_rows(&self) -> u32 {
+        self.top_bar_rows
     }
 
     fn status_lines(&mut self, ui: &mut egui::Ui) {

@@ -536,6 +536,16 @@ time span          {} ms\nformat             {}\ncompression        {}\nregister
                 text::ms(s.slowest_frame_ns)
             );
         }
+        if let Some([first, last]) = s.frame_index_range {
+            let cov = engine::analyses::frame_coverage(&decoded.trace);
+            out += &match cov.as_ref().and_then(engine::analyses::absent_note) {
+                Some(note) => format!("frame indices      {note}\n"),
+                None => format!("frame indices      {first}-{last}, all in this recording\n"),
+            };
+        }
+        if let Some(note) = engine::analyses::unregistered_note(&s.unregistered_scope_ids) {
+            out += &format!("unregistered ids   {note}\n");
+        }
         if s.damaged {
             out += "damaged            yes: only the intact frames are counted\n";
         }

@@ -620,6 +620,14 @@ pub struct Summary {
     /// Frame indices of the slowest frame (`null` without frames).
     pub slowest_frame_index: Option<u64>,
     pub slowest_frame_ns: i64,
+    /// Scope ids used but never registered, by id: `{id, instances}` (empty
+    /// when every used id is registered, or when nothing is registered).
+    pub unregistered_scope_ids: Vec<analyses::UnregisteredId>,
+    /// The smallest and the largest frame index (`null` without frames).
+    pub frame_index_range: Option<[u64; 2]>,
+    /// Frame indices between the first and the last that are not in the
+    /// file (after a restart of the index, each range counted apart).
+    pub frames_absent: u64,
     /// Some frame was skipped or cut short.
     pub damaged: bool,
     /// `warning: …` / `damaged: …` lines, in file order.
@@ -650,6 +658,7 @@ pub fn summary(file: &str, decoded: &super::Decoded) -> Summary {
     let start_ns = frames.range_ns.iter().map(|r| r.0).min();
     let end_ns = frames.range_ns.iter().map(|r| r.1).max();
     let slowest = analyses::slowest_frame(trace);
+    let coverage = analyses::frame_coverage(trace);
     Summary {
         file: file.to_owned(),
         frames: frames.len(),
@@ -667,6 +676,9 @@ pub fn summary(file: &str, decoded: &super::Decoded) -> Summary {
         has_registration: trace.defs.has_registration(),
         slowest_frame_index: slowest.map(|f| frames.frame_index[f.idx()]),
         slowest_frame_ns: slowest.map_or(0, |f| frames.duration_ns(f)),
+        unregistered_scope_ids: analyses::unregistered_ids(trace),
+        frame_index_range: coverage.map(|c| [c.first, c.last]),
+        frames_absent: coverage.map_or(0, |c| c.absent),
         damaged: decoded.is_damaged(),
         diagnostics: decoded
             .diagnostics

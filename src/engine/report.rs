@@ -13,6 +13,7 @@ use super::analyses::common::spike;
 use super::analyses::compare::{
     CompareOptions, CompareRow, CompareSort, SideStats, Status, compare,
 };
+use super::analyses::coverage;
 use super::analyses::find::GroupBy;
 use super::analyses::stats::scope_stats;
 use crate::engine::Decoded;
@@ -74,6 +75,9 @@ pub struct RecordingReport {
     pub outliers: Vec<Outlier>,
     /// Every frame's duration, in file order (the frame-time chart).
     pub frame_durations_ns: Vec<i64>,
+    /// Frame indices the capture left out, said as the summary says it
+    /// (`null` when none is absent).
+    pub frames_absent_note: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -204,14 +208,8 @@ fn recording(label: &str, name: &str, d: &Decoded, opts: ReportOptions) -> Recor
          them with the first frame a client or file gets): record again from the start, or \
          compare ids with `puffin-lens scope FILE ID` on a recording that has them."
             .to_owned()
-    } else if !unregistered_ids.is_empty() {
-        format!(
-            "{} scope id(s) were never registered and are named scope#<id> (the frames that \
-             registered them are not in this recording)",
-            unregistered_ids.len()
-        )
     } else {
-        String::new()
+        coverage::unregistered_note(&coverage::unregistered_ids(t)).unwrap_or_default()
     };
     let mut durations: Vec<i64> = t.frames.ids().map(|f| t.frames.duration_ns(f)).collect();
     let frame_durations_ns = durations.clone();
@@ -300,6 +298,9 @@ fn recording(label: &str, name: &str, d: &Decoded, opts: ReportOptions) -> Recor
         gaps: to_value(ask("gaps", json!({ "min_ms": opts.gap_ms }), d, None)),
         outliers,
         frame_durations_ns,
+        frames_absent_note: coverage::frame_coverage(t)
+            .as_ref()
+            .and_then(coverage::absent_note),
     }
 }
 
@@ -494,6 +495,9 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
             ""
         }
     );
+    if let Some(note) = &r.frames_absent_note {
+        let _ = writeln!(o, "Frames: {note}.\n");
+    }
     if !r.registration.warning.is_empty() {
         let _ = writeln!(o, "> [!WARNING]\n> {}\n", cell(&r.registration.warning));
     } else {

@@ -12,6 +12,8 @@ use std::sync::Arc;
 
 const BAR: Color32 = Color32::from_rgb(90, 130, 170);
 const SLOW: Color32 = Color32::from_rgb(235, 140, 40);
+/// The marks between bars where frame indices jump (frames left out).
+const BREAK: Color32 = Color32::from_rgb(150, 150, 160);
 const SELECTED: Color32 = Color32::from_rgb(80, 200, 255);
 const IN_RANGE: Color32 = Color32::from_rgb(120, 180, 120);
 const BUDGET: Color32 = Color32::from_rgb(220, 60, 60);
@@ -47,6 +49,13 @@ pub struct OverviewView {
     scroll_to_selected: bool,
     /// The chart's last plot-to-screen transform (to locate bars).
     chart_transform: Option<egui_plot::PlotTransform>,
+    /// Scope ids used but never registered, said as `summary` says it.
+    unregistered_note: Option<String>,
+    /// Frame indices the capture left out, said as `summary` says it.
+    absent_note: Option<String>,
+    /// Positions (file order) whose frame index does not follow the
+    /// previous frame's: a break mark on the chart before each.
+    breaks: Vec<u32>,
 }
 
 impl OverviewView {
@@ -55,6 +64,11 @@ impl OverviewView {
         let trace = loaded.trace();
         let mut slowest: Vec<FrameId> = trace.frames.ids().collect();
         slowest.sort_by_key(|&f| (std::cmp::Reverse(trace.frames.duration_ns(f)), f.0));
+        let unregistered_note = analyses::unregistered_note(&loaded.summary.unregistered_scope_ids);
+        let absent_note = analyses::frame_coverage(trace)
+            .as_ref()
+            .and_then(analyses::absent_note);
+        let breaks = analyses::frame_breaks(trace);
         let mut view = Self {
             highlighted: vec![false; slowest.len()],
             highlighted_list: Vec::new(),
@@ -71,6 +85,9 @@ impl OverviewView {
             scopes_filter: String::new(),
             scroll_to_selected: false,
             chart_transform: None,
+            unregistered_note,
+            absent_note,
+            breaks,
         };
         view.set_budget_ms(budget_ms);
         let first = view.slowest.first().copied();
@@ -218,6 +235,11 @@ impl OverviewView {
         ui.horizontal_top(|ui| {
             self.summary_grid(ui);
         });
+        if let Some(note) = &self.absent_note {
+            ui.label(format!(
+                "Frames: {note}; the chart marks each break in the indices."
+            ));
+        }
         ui.add_space(6.0);
         self.chart(ui);
         ui.add_space(6.0);
@@ -227,8 +249,27 @@ impl OverviewView {
         })
     }
 
+    /// Frame indices the capture left out (the overview's line), if any.
+    pub fn absent_note(&self) -> Option<&str> {
+        self.absent_note.as_deref()
+    }
+
+    /// Where the frame chart marks a break in the frame indices.
+    pub fn breaks(&self) -> &[u32] {
+        &self.breaks
+    }
+
     fn banners(&self, ui: &mut egui::Ui) {
         let s = &self.loaded.summary;
+        if let Some(note) = &self.unregistered_note {
+            banner(
+                ui,
+                Color32::from_rgb(110, 70, 20),
+                "Some scope ids were never registered",
+                note,
+                |_| {},
+            );
+        }
         if !s.has_registration && s.scopes > 0 {
             banner(
                 ui,
@@ -378,6 +419,17 @@ impl OverviewView {
             .y_axis_label("ms")
             .show(ui, |plot_ui| {
                 plot_ui.bar_chart(chart);
+                if !self.breaks.is_empty() {
+                    // One series for every break: cheap with thousands.
+                    let marks: Vec<[f64; 2]> =
+                        self.breaks.iter().map(|&p| [p as f64 - 0.5, 0.0]).collect();
+                    plot_ui.points(
+                        egui_plot::Points::new("frame indices jump here", marks)
+                            .shape(egui_plot::MarkerShape::Diamond)
+                            .radius(3.5)
+                            .color(BREAK),
+                    );
+                }
                 plot_ui.hline(
                     egui_plot::HLine::new("frame budget", self.budget_ms)
                         .color(BUDGET)

@@ -26,6 +26,9 @@ const ROW: f32 = 18.0;
 const GAP_COLOR: Color32 = Color32::from_rgb(200, 90, 90);
 const MERGED: Color32 = Color32::from_rgb(130, 130, 130);
 const SELECTION: Color32 = Color32::from_rgba_premultiplied(60, 120, 200, 50);
+/// Time between kept frames whose indices jump: the capture left frames out
+/// there (not idle time, not an unprofiled gap).
+const NOT_RECORDED: Color32 = Color32::from_rgba_premultiplied(70, 70, 90, 60);
 
 /// One lane: a thread name's instances, by depth.
 pub struct Lane {
@@ -112,6 +115,11 @@ pub struct TimelineView {
     painted: Vec<LanePaint>,
     /// The canvas of the last paint (x of the range, for tests).
     canvas: Rect,
+    /// Spans between kept frames whose indices jump (frames the capture
+    /// left out, or a restart): shaded "not recorded", by start.
+    not_recorded: Vec<(i64, i64)>,
+    /// How many of them the last paint showed.
+    not_recorded_painted: usize,
 }
 
 impl TimelineView {
@@ -207,6 +215,14 @@ impl TimelineView {
                 .collect();
         }
         let fit = full_range(trace, 0..trace.frames.len() as u32);
+        let frames = &trace.frames.range_ns;
+        let not_recorded = analyses::frame_breaks(trace)
+            .into_iter()
+            .map(|p| (frames[p as usize - 1].1, frames[p as usize].0))
+            .filter(|(a, b)| a < b)
+            .collect::<Vec<_>>();
+        let mut not_recorded = not_recorded;
+        not_recorded.sort_unstable();
         let mut view = Self {
             loaded,
             lanes,
@@ -221,6 +237,8 @@ impl TimelineView {
             filter: (String::new(), false),
             painted: Vec::new(),
             canvas: Rect::NOTHING,
+            not_recorded,
+            not_recorded_painted: 0,
         };
         view.set_gap_ns(gap_ns);
         log::info!(
@@ -442,6 +460,7 @@ impl TimelineView {
         for l in &self.painted {
             (l.bars, l.merged, l.gaps.len()).hash(h);
         }
+        self.not_recorded_painted.hash(h);
     }
 
     /// `puffinLens.ui()` for the timeline (the last paint).
@@ -473,6 +492,7 @@ impl TimelineView {
                 "gaps": l.gaps.len(),
             })).collect::<Vec<_>>(),
             "selection": selection,
+            "not_recorded": self.not_recorded_painted,
         })
     }
 
@@ -806,6 +826,33 @@ impl TimelineView {
         let text_color = ui.visuals().text_color();
         let font = egui::FontId::proportional(11.0);
         let mut painted = Vec::with_capacity(self.lanes.len());
+        // Where the capture left frames out: shaded, labelled when wide enough.
+        self.not_recorded_painted = 0;
+        let first = self.not_recorded.partition_point(|&(_, b)| b < lo);
+        for &(a, b) in self.not_recorded[first..]
+            .iter()
+            .take_while(|&&(a, _)| a <= hi)
+        {
+            let (xa, xb) = (
+                self.x_of(a).max(rect.left()),
+                self.x_of(b).min(rect.right()),
+            );
+            if xb - xa < 0.5 {
+                continue;
+            }
+            self.not_recorded_painted += 1;
+            let r = Rect::from_x_y_ranges(xa..=xb, rect.y_range());
+            painter.rect_filled(r, 0.0, NOT_RECORDED);
+            if xb - xa > 90.0 {
+                painter.text(
+                    Pos2::new((xa + xb) / 2.0, rect.top() + 4.0),
+                    egui::Align2::CENTER_TOP,
+                    "not recorded",
+                    font.clone(),
+                    ui.visuals().weak_text_color(),
+                );
+            }
+        }
         // Frame boundaries.
         let starts = &trace.frames.range_ns;
         for (f, &(a, _)) in starts.iter().enumerate() {
