@@ -195,6 +195,45 @@ await test("the tree, table and details views show what the CLI answers", async 
   assert.match(msg, /^show\(view\): view must be "overview", "tree", "table", "timeline" or "diff", not "flame"$/);
 });
 
+await test("the flame graph lays out the CLI's merged tree, focuses on a node, and is in the hash", async () => {
+  // Every node of `tree`, width = total / the threads' total, threads at depth 0.
+  let got = await show(page, "flame", { frame: null, thread: null, focus: null, order: "heavy" });
+  assert.equal(got.view, "flame");
+  const totals = new Map();
+  const walk = (node, path) => {
+    const p = [...path, node.name];
+    totals.set(JSON.stringify(p), node.total_ns);
+    for (const c of node.children) walk(c, p);
+  };
+  for (const th of expected.tree.threads) {
+    totals.set(JSON.stringify([th.name]), th.total_ns);
+    for (const r of th.roots) walk(r, [th.name]);
+  }
+  const all = expected.tree.threads.reduce((s, t) => s + t.total_ns, 0);
+  assert.equal(got.total_ns, all);
+  assert.ok(got.nodes.length > 0 && got.nodes.length <= totals.size, `${got.nodes.length} of ${totals.size}`);
+  for (const n of got.nodes) {
+    const key = JSON.stringify(n.path);
+    assert.equal(n.total_ns, totals.get(key), key);
+    assert.ok(Math.abs((n.x1 - n.x0) * all - n.total_ns) <= 1 + all * 1e-9, key);
+    // Every node at least a pixel wide is laid out (the page is 1400 px wide).
+  }
+  const wide = [...totals.values()].filter((t) => t / all >= 2 / 1400).length;
+  assert.ok(got.nodes.length >= wide, `${got.nodes.length} nodes, ${wide} at least 2 px wide`);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(OUT, "flame.png") });
+  // Focus the heaviest root's first child: it becomes the full width.
+  const child = got.nodes.find((n) => n.depth === 1);
+  got = await show(page, "flame", { focus: child.path });
+  assert.deepEqual(got.focus, child.path);
+  assert.deepEqual([got.nodes[0].x0, got.nodes[0].x1], [0, 1]);
+  assert.equal(got.nodes[0].total_ns, child.total_ns);
+  assert.match(await page.evaluate(() => location.hash), /view=flame.*focus=/);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(OUT, "flame_focus.png") });
+  await show(page, "flame", { focus: null });
+});
+
 await test("the timeline shows a frame's lanes and bars", async () => {
   const fi = expected.slowestFrame.frame_index;
   await show(page, "timeline", { frame: fi });

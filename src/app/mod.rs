@@ -305,6 +305,11 @@ impl PuffinLensApp {
         &self.filter
     }
 
+    /// Sets the scope filter, as typing it does.
+    pub fn set_filter(&mut self, filter: &str) {
+        self.filter = filter.to_owned();
+    }
+
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
     }
@@ -638,12 +643,23 @@ impl PuffinLensApp {
         if find {
             ctx.memory_mut(|m| m.request_focus(filter_id()));
         }
-        if escape {
+        // Esc: in a focused flame graph (no filter typed), one level up;
+        // else it clears the filter and the error line.
+        let flame_up = escape
+            && self.filter.is_empty()
+            && self
+                .slot_mut(self.shown)
+                .rec
+                .as_mut()
+                .filter(|rec| rec.view == View::Flame)
+                .and_then(|rec| rec.flame.as_mut())
+                .is_some_and(|flame| flame.focus_up());
+        if escape && !flame_up {
             self.filter.clear();
             self.error = None;
             ctx.memory_mut(|m| m.surrender_focus(filter_id()));
         }
-        // Keys 1-3 switch views, unless a text field has the keyboard.
+        // Keys 1-6 switch views, unless a text field has the keyboard.
         if !ctx.egui_wants_keyboard_input()
             && let Some(rec) = self.slot_mut(self.shown).rec.as_mut()
         {
@@ -784,6 +800,9 @@ impl PuffinLensApp {
             rec.table.rows().len().hash(&mut h);
             if let (View::Timeline, Some(t)) = (rec.view, &rec.timeline) {
                 t.fingerprint(&mut h);
+            }
+            if let (View::Flame, Some(f)) = (rec.view, &rec.flame) {
+                f.fingerprint(&mut h);
             }
             let hash = match (&self.diff, rec.view) {
                 (Some(diff), View::Diff) => {
@@ -1165,6 +1184,7 @@ fn view_bar(ui: &mut egui::Ui, rec: &mut Recording, diff_enabled: bool) {
         for view in View::ALL {
             let enabled = view != View::Diff || diff_enabled;
             let key = match view.key() {
+                egui::Key::Num6 => 6,
                 egui::Key::Num5 => 5,
                 egui::Key::Num4 => 4,
                 egui::Key::Num3 => 3,
@@ -1333,6 +1353,11 @@ impl eframe::App for PuffinLensApp {
                         }
                         View::Timeline => {
                             if let Some(a) = rec.timeline_mut().ui(ui) {
+                                actions.push(a.into());
+                            }
+                        }
+                        View::Flame => {
+                            if let Some(a) = rec.flame_mut().ui(ui) {
                                 actions.push(a.into());
                             }
                         }

@@ -5,7 +5,7 @@
 use crate::engine::{FrameId, Trace};
 use std::ops::Range;
 
-/// The views of the view bar (keys 1-3).
+/// The views of the view bar (keys 1-6).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum View {
     #[default]
@@ -13,16 +13,19 @@ pub enum View {
     Tree,
     Table,
     Timeline,
+    /// The merged call tree as a flame graph.
+    Flame,
     /// A against B (both must be open).
     Diff,
 }
 
 impl View {
-    pub const ALL: [View; 5] = [
+    pub const ALL: [View; 6] = [
         View::Overview,
         View::Tree,
         View::Table,
         View::Timeline,
+        View::Flame,
         View::Diff,
     ];
 
@@ -32,6 +35,7 @@ impl View {
             View::Tree => "tree",
             View::Table => "table",
             View::Timeline => "timeline",
+            View::Flame => "flame",
             View::Diff => "diff",
         }
     }
@@ -42,6 +46,7 @@ impl View {
             View::Tree => "Tree",
             View::Table => "Table",
             View::Timeline => "Timeline",
+            View::Flame => "Flame",
             View::Diff => "Diff",
         }
     }
@@ -50,7 +55,7 @@ impl View {
         View::ALL.into_iter().find(|v| v.as_str() == s)
     }
 
-    /// The key that shows it (1-5).
+    /// The key that shows it (1-6; the flame graph came after the diff).
     pub fn key(self) -> egui::Key {
         match self {
             View::Overview => egui::Key::Num1,
@@ -58,6 +63,7 @@ impl View {
             View::Table => egui::Key::Num3,
             View::Timeline => egui::Key::Num4,
             View::Diff => egui::Key::Num5,
+            View::Flame => egui::Key::Num6,
         }
     }
 }

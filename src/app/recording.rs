@@ -6,11 +6,12 @@
 use super::loaded::Loaded;
 use super::nav::{FrameSel, View, decode_hash, encode_hash, sort_option};
 use super::views::details::{DetailsAction, DetailsPanel};
+use super::views::flame::{FlameAction, FlameView};
 use super::views::overview::OverviewView;
 use super::views::table::{SortCol, TableAction, TableView};
 use super::views::timeline::{TimelineAction, TimelineView};
 use super::views::tree::{Expand, TreeAction, TreeMode, TreeView};
-use crate::engine::analyses::{self, GroupBy};
+use crate::engine::analyses::{self, FlameOrder, GroupBy};
 use crate::engine::{FrameId, ScopeIdx};
 use std::sync::Arc;
 
@@ -24,6 +25,8 @@ pub struct Recording {
     pub details: Option<DetailsPanel>,
     /// The timeline, indexed when first shown.
     pub timeline: Option<TimelineView>,
+    /// The flame graph, merged when first shown.
+    pub flame: Option<FlameView>,
     pub view: View,
     pub frames: FrameSel,
     /// The overview's selected frame when `frames` was last synced with it.
@@ -69,6 +72,14 @@ impl From<TableAction> for Action {
     }
 }
 
+impl From<FlameAction> for Action {
+    fn from(a: FlameAction) -> Self {
+        match a {
+            FlameAction::Select(name) => Action::Select(name),
+        }
+    }
+}
+
 impl From<DetailsAction> for Action {
     fn from(a: DetailsAction) -> Self {
         match a {
@@ -90,6 +101,7 @@ impl Recording {
             table: TableView::new(loaded),
             details: None,
             timeline: None,
+            flame: None,
             view: View::Overview,
             frames: FrameSel::All,
             synced_frame,
@@ -147,8 +159,20 @@ impl Recording {
                 timeline.set_gap_ns(gap_ns);
                 timeline.set_filter(filter, substring);
             }
+            View::Flame => {
+                let flame = self.flame_mut();
+                let thread = flame.thread().map(str::to_owned);
+                flame.set_inputs(positions, thread);
+                flame.set_filter(filter, substring);
+            }
             View::Overview | View::Diff => {}
         }
+    }
+
+    /// The flame graph, merged on first use.
+    pub fn flame_mut(&mut self) -> &mut FlameView {
+        let loaded = self.loaded().clone();
+        self.flame.get_or_insert_with(|| FlameView::new(loaded))
     }
 
     /// The timeline, indexed on first use.
@@ -216,7 +240,7 @@ impl Recording {
     ) -> Result<(), String> {
         let view = View::parse(view).ok_or_else(|| {
             format!(
-                "show(view): view must be \"overview\", \"tree\", \"table\", \"timeline\" or \"diff\", not {view:?}"
+                "show(view): view must be \"overview\", \"tree\", \"table\", \"timeline\", \"flame\" or \"diff\", not {view:?}"
             )
         })?;
         let opts = match options {
@@ -231,6 +255,7 @@ impl Recording {
         let known: &[&str] = match view {
             View::Overview | View::Diff => &[],
             View::Timeline => &["frame", "range_ns", "all"],
+            View::Flame => &["frame", "thread", "focus", "order"],
             View::Tree => &["mode", "frame", "expand", "gap_ms"],
             View::Table => &["by", "sort", "descending", "filter", "thread", "frame"],
         };
@@ -326,6 +351,47 @@ impl Recording {
                     timeline.fit_all();
                 }
             }
+            View::Flame => {
+                let thread = match opts.get("thread") {
+                    Some(serde_json::Value::Null) => None,
+                    Some(v) => Some(v.as_str().ok_or_else(|| bad("thread", v))?.to_owned()),
+                    None => self
+                        .flame
+                        .as_ref()
+                        .and_then(|f| f.thread().map(str::to_owned)),
+                };
+                let order = match opts.get("order") {
+                    Some(v) => Some(
+                        v.as_str()
+                            .and_then(FlameOrder::parse)
+                            .ok_or_else(|| bad("order", v))?,
+                    ),
+                    None => None,
+                };
+                let focus = match opts.get("focus") {
+                    None => None,
+                    Some(serde_json::Value::Null) => Some(Vec::new()),
+                    Some(v) => Some(
+                        v.as_array()
+                            .and_then(|a| {
+                                a.iter()
+                                    .map(|x| x.as_str().map(str::to_owned))
+                                    .collect::<Option<Vec<_>>>()
+                            })
+                            .ok_or_else(|| bad("focus", v))?,
+                    ),
+                };
+                let positions = self.frames.positions(trace);
+                let flame = self.flame_mut();
+                flame.set_inputs(positions, thread);
+                if let Some(order) = order {
+                    flame.set_order(order);
+                }
+                if let Some(path) = focus {
+                    flame.set_focus(path);
+                }
+                self.sync(app_filter, substring);
+            }
             View::Overview | View::Diff => {}
         }
         Ok(())
@@ -342,7 +408,7 @@ impl Recording {
             FrameSel::Range(a, b) => serde_json::json!([fi(a.min(b)), fi(a.max(b))]),
         };
         let rows = match self.view {
-            View::Overview | View::Diff | View::Timeline => Vec::new(),
+            View::Overview | View::Diff | View::Timeline | View::Flame => Vec::new(),
             View::Tree => self.tree.rows_json(UI_ROWS),
             View::Table => self.table.rows_json(UI_ROWS),
         };
@@ -367,6 +433,13 @@ impl Recording {
             "rows": rows,
             "details": self.details.as_ref().map(|d| d.to_json()),
         });
+        // The flame graph's own state: {thread, focus, order, nodes, …}.
+        if let (View::Flame, Some(f), serde_json::Value::Object(out)) =
+            (self.view, &self.flame, &mut value)
+            && let serde_json::Value::Object(fl) = f.to_json()
+        {
+            out.extend(fl);
+        }
         // The timeline's own state: {range_ns, lanes, selection}.
         if let (View::Timeline, Some(t), serde_json::Value::Object(out)) =
             (self.view, &self.timeline, &mut value)
@@ -398,6 +471,18 @@ impl Recording {
                     GroupBy::NameData => "name-data",
                 };
                 pairs.push(("by", by.to_owned()));
+            }
+            View::Flame => {
+                if let Some(f) = &self.flame {
+                    if let Some(t) = f.thread() {
+                        pairs.push(("thread", t.to_owned()));
+                    }
+                    if !f.focus().is_empty() {
+                        // Names joined by U+001F (percent-encoded in the hash).
+                        pairs.push(("focus", f.focus().join("\u{1f}")));
+                    }
+                    pairs.push(("order", f.order().as_str().to_owned()));
+                }
             }
             View::Overview | View::Diff | View::Timeline => {}
         }
@@ -440,6 +525,20 @@ impl Recording {
         if let Some(col) = get("sort").and_then(SortCol::parse) {
             let desc = get("desc").map_or(col != SortCol::Name, |d| d == "1");
             self.table.set_sort(col, desc);
+        }
+        if self.view == View::Flame {
+            let positions = self.frames.positions(trace);
+            let thread = get("thread").map(str::to_owned);
+            let order = get("order").and_then(FlameOrder::parse);
+            let focus: Vec<String> = get("focus")
+                .map(|f| f.split('\u{1f}').map(str::to_owned).collect())
+                .unwrap_or_default();
+            let flame = self.flame_mut();
+            flame.set_inputs(positions, thread);
+            if let Some(order) = order {
+                flame.set_order(order);
+            }
+            flame.set_focus(focus);
         }
         match get("scope") {
             Some(name) => {

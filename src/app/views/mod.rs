@@ -8,6 +8,7 @@
 
 pub mod details;
 pub mod diff;
+pub mod flame;
 pub mod overview;
 pub mod table;
 pub mod timeline;
