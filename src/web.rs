@@ -16,7 +16,8 @@
 //!   options as an object (`{top: 5}`), answered as `--json` prints it;
 //!   throws on bad arguments or when there is no answer.
 //! - `download(kind, side?)`: what "Export JSON" (`"json"`) or "Export CSV"
-//!   (`"csv"`) save, offered as a download.
+//!   (`"csv"`) save, offered as a download (also `"parquet"`, `"report"`,
+//!   `"flame"`: the flame graph SVG of all frames).
 //! - `status()`: `{loading, fetching, error, replaced, a, b, shown, live,
 //!   memory}`: `loading` is the load in flight (`{name, side, done_bytes,
 //!   total_bytes}`), `replaced` the last request a later one for the same
@@ -471,7 +472,7 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
             let kind = kind.as_string().unwrap_or_default();
             let what = Export::parse(&kind).ok_or_else(|| {
                 js_sys::Error::new(&format!(
-                    "download(kind): kind must be \"json\", \"csv\", \"parquet\" or \"report\", not {kind:?}"
+                    "download(kind): kind must be \"json\", \"csv\", \"parquet\", \"report\" or \"flame\", not {kind:?}"
                 ))
             })?;
             let side = side_arg(&side, &s)?;

@@ -232,6 +232,24 @@ await test("the flame graph lays out the CLI's merged tree, focuses on a node, a
   await page.waitForTimeout(300);
   await page.screenshot({ path: join(OUT, "flame_focus.png") });
   await show(page, "flame", { focus: null });
+  // The CLI's SVG (inferno) opens in Chromium: a frame per stack prefix, no foreign request.
+  const svgFile = join(work, "flame.svg");
+  cli(["flamegraph", SAMPLE, "-o", svgFile], { cwd: SAMPLES });
+  const prefixes = new Set();
+  for (const line of cli(["flamegraph", SAMPLE, "--folded"], { cwd: SAMPLES }).trim().split("\n")) {
+    const parts = line.slice(0, line.lastIndexOf(" ")).split(";");
+    for (let k = 1; k <= parts.length; k++) prefixes.add(parts.slice(0, k).join(";"));
+  }
+  const sctx = await browser.newContext({ viewport: { width: 1300, height: 900 } });
+  const sp = await sctx.newPage();
+  const asked = [];
+  sp.on("request", (r) => asked.push(r.url()));
+  await sp.goto(`file://${svgFile}`);
+  const frames = await sp.evaluate(() => document.querySelectorAll("#frames > g").length);
+  assert.equal(frames, prefixes.size + 1, "a frame per stack prefix, and all");
+  assert.deepEqual(asked, [`file://${svgFile}`]);
+  await sp.screenshot({ path: join(OUT, "flame_cli.png") });
+  await sctx.close();
 });
 
 await test("the timeline shows a frame's lanes and bars", async () => {

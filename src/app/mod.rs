@@ -834,6 +834,12 @@ impl PuffinLensApp {
                 a.loaded(),
                 b.as_ref().map(|b| b.loaded().as_ref()),
             )),
+            // What the flame view shows: the frame selection, its thread.
+            (Export::Flame, ..) => flame_file(
+                rec.loaded(),
+                rec.frames.positions(rec.loaded().trace()),
+                rec.flame.as_ref().and_then(|f| f.thread()),
+            ),
             _ => what.file(rec.loaded()),
         };
         let saved = file.and_then(|(name, mime, bytes)| platform::save_file(&name, mime, &bytes));
@@ -889,6 +895,12 @@ impl PuffinLensApp {
                             "Parquet tables (zip)",
                             "The scopes, frames and scope_defs tables of `puffin-lens export`, \
                              zipped: for DuckDB, Spark, Polars",
+                        ),
+                        (
+                            Export::Flame,
+                            "Flame graph (SVG)",
+                            "`puffin-lens flamegraph`: an interactive SVG of the frame selection \
+                             (zoom and search in the SVG), for flamegraph.pl's readers",
                         ),
                         (
                             Export::Report,
@@ -1104,6 +1116,9 @@ pub enum Export {
     /// `puffin-lens report A [B] --format html`: A, or B against A when
     /// both are open.
     Report,
+    /// `puffin-lens flamegraph`: the interactive SVG of the frame selection
+    /// (and of the flame view's thread).
+    Flame,
 }
 
 /// The HTML report of `a` (and of B against A): name, MIME type, contents.
@@ -1129,6 +1144,7 @@ impl Export {
             "csv" => Some(Export::FramesCsv),
             "parquet" => Some(Export::Parquet),
             "report" => Some(Export::Report),
+            "flame" => Some(Export::Flame),
             _ => None,
         }
     }
@@ -1153,8 +1169,27 @@ impl Export {
                     .map_err(|err| format!("{}: Parquet export: {err}", loaded.name))?,
             ),
             Export::Report => report_file(loaded, None),
+            Export::Flame => flame_file(loaded, 0..loaded.trace().frames.len() as u32, None)?,
         })
     }
+}
+
+/// `puffin-lens flamegraph` of these frames (and thread): name, MIME type,
+/// contents.
+pub fn flame_file(
+    loaded: &Loaded,
+    frames: std::ops::Range<u32>,
+    thread: Option<&str>,
+) -> Result<(String, &'static str, Vec<u8>), String> {
+    use crate::engine::write::folded;
+    let lines = folded::folded(loaded.trace(), frames, thread);
+    let title = match thread {
+        Some(t) => format!("{} (thread {t})", loaded.name),
+        None => loaded.name.clone(),
+    };
+    let svg = folded::flamegraph_svg(&lines, &title, None)
+        .map_err(|err| format!("{}: flame graph: {err}", loaded.name))?;
+    Ok((format!("{}.flame.svg", loaded.name), "image/svg+xml", svg))
 }
 
 /// `scopes/<stem>.parquet`, `frames/<stem>.parquet` and

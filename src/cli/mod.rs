@@ -212,6 +212,43 @@ puffin-lens report capture.puffin --format json | jq .recordings[0].outliers\n\n
         #[arg(long, default_value_t = 1.0, value_name = "MS", value_parser = non_negative_ms)]
         gap_ms: f64,
     },
+    /// An interactive flame graph (SVG) of the merged call tree, or of A against B.
+    #[command(
+        long_about = "An interactive SVG flame graph of the merged call tree (the `tree` \
+query's merging: instances merged by their path of scope names, threads by name), rendered by \
+the inferno crate from the folded stacks: click to zoom, Ctrl-F to search, as flamegraph.pl's. \
+Widths are self time summed in nanoseconds; colours by name. With --diff B: the differential \
+flame graph, widths from B, red where B is slower, blue where it is faster (each stack's self \
+time in A against B, summed over all frames of each).",
+        after_help = "Examples:\n  \
+puffin-lens flamegraph capture.puffin -o flame.svg\n  \
+puffin-lens flamegraph capture.puffin --thread main --frame 42 -o frame42.svg\n  \
+puffin-lens flamegraph before.puffin --diff after.puffin -o what-changed.svg\n  \
+puffin-lens flamegraph capture.puffin --folded | inferno-flamegraph > flame.svg\n\n\
+--folded prints the folded stacks instead (`thread;outer;…;inner self_ns`, sorted; in a name \
+`%` is written %25 and `;` %3B), the input of flamegraph.pl, inferno and speedscope.\n\
+Exit status: 0 written; 1 unusable input; 2 usage error; 3 a recording is damaged (drawn from \
+its intact frames)."
+    )]
+    Flamegraph {
+        /// The recording.
+        file: PathBuf,
+        /// Draw B against the recording (a differential flame graph).
+        #[arg(long, value_name = "B")]
+        diff: Option<PathBuf>,
+        /// Only the threads of this name.
+        #[arg(long, value_name = "NAME")]
+        thread: Option<String>,
+        /// Only the frame with this frame_index (not with --diff).
+        #[arg(long, value_name = "I", conflicts_with = "diff")]
+        frame: Option<u64>,
+        /// Print the folded stacks instead of the SVG.
+        #[arg(long)]
+        folded: bool,
+        /// Write to this file instead of stdout.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
     /// Make .puffin files open with puffin-lens on a Linux desktop (or undo it).
     #[command(
         long_about = "Install the Linux desktop integration for this user: a .desktop entry \
@@ -234,7 +271,8 @@ Exit status: 0 done; 1 the files cannot be written."
 puffin-lens summary capture.puffin --json\n\n\
 JSON: {\"file\",\"frames\",\"threads\",\"scopes\",\"start_ns\",\"end_ns\",\"span_ns\",\"formats\",\
 \"compressions\",\"registered_scopes\",\"has_registration\",\"slowest_frame_index\",\
-\"slowest_frame_ns\",\"damaged\",\"diagnostics\"}; \"file\" is the bare file name, as in the web app.")]
+\"slowest_frame_ns\",\"unregistered_scope_ids\":[{\"id\",\"instances\"}],\"frame_index_range\":[first,last],\
+\"frames_absent\",\"damaged\",\"diagnostics\"}; \"file\" is the bare file name, as in the web app.")]
     Summary {
         /// The recording: a .puffin file or a JSON dump.
         file: PathBuf,
@@ -322,6 +360,60 @@ fn report_cmd(
         None => {
             let mut stdout = std::io::stdout().lock();
             stdout.write_all(text.as_bytes())?;
+            stdout.flush()?;
+        }
+    }
+    let damaged = da.is_damaged() || db.as_ref().is_some_and(|d| d.is_damaged());
+    Ok(if damaged { EXIT_DAMAGED } else { EXIT_OK })
+}
+
+fn flamegraph(
+    a: &Path,
+    b: Option<&Path>,
+    thread: Option<&str>,
+    frame: Option<u64>,
+    folded_only: bool,
+    output: Option<&Path>,
+) -> anyhow::Result<i32> {
+    use puffin_lens::engine::write::folded;
+    let da = load(a)?;
+    let db = b.map(load).transpose()?;
+    let name = |p: &Path| puffin_lens::app::file_name(&p.to_string_lossy());
+    let trace = &da.trace;
+    let frames = match frame {
+        Some(i) => {
+            let f = engine::analyses::frame_by_index(trace, i)
+                .with_context(|| format!("{}: no frame with frame_index {i}", a.display()))?;
+            f.0..f.0 + 1
+        }
+        None => 0..trace.frames.len() as u32,
+    };
+    let lines = match &db {
+        Some(db) => folded::folded_diff(trace, &db.trace, thread),
+        None => folded::folded(trace, frames, thread),
+    };
+    let bytes = if folded_only {
+        lines.into_bytes()
+    } else {
+        let what = match (thread, frame) {
+            (Some(t), Some(i)) => format!(" (thread {t}, frame {i})"),
+            (Some(t), None) => format!(" (thread {t})"),
+            (None, Some(i)) => format!(" (frame {i})"),
+            (None, None) => String::new(),
+        };
+        let title = match &b {
+            Some(b) => format!("{} → {}{what}", name(a), name(b)),
+            None => format!("{}{what}", name(a)),
+        };
+        let subtitle =
+            b.map(|_| "widths: B; red: slower in B, blue: faster (self time per stack)".to_owned());
+        folded::flamegraph_svg(&lines, &title, subtitle).context("cannot draw the flame graph")?
+    };
+    match output {
+        Some(out) => write_atomically(out, |w| Ok(w.write_all(&bytes)?))?,
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(&bytes)?;
             stdout.flush()?;
         }
     }
@@ -465,6 +557,21 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             output.as_deref(),
             top,
             gap_ms,
+        ),
+        Command::Flamegraph {
+            file,
+            diff,
+            thread,
+            frame,
+            folded,
+            output,
+        } => flamegraph(
+            &file,
+            diff.as_deref(),
+            thread.as_deref(),
+            frame,
+            folded,
+            output.as_deref(),
         ),
         Command::InstallDesktop { uninstall } => desktop::install_desktop(uninstall),
         Command::Summary { file, json } => summary(&file, json),

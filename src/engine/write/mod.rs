@@ -6,6 +6,7 @@
 //! May import: `model` (and `read::bytes`' varint writers).
 
 pub mod escape;
+pub mod folded;
 pub mod json;
 pub mod parquet;
 #[cfg(not(target_arch = "wasm32"))]
