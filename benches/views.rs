@@ -5,6 +5,8 @@
 //!   then sorting them by every column and filtering them;
 //! - the diff of two 2M-scope captures (compare rows and differential tree),
 //!   and frames of the diff view with 100k expanded rows;
+//! - the flame graph of the 2M-scope capture (tree of 100k distinct paths
+//!   too): first layout, frames, a focus change;
 //! - frames of the table (1M rows) and of the tree (100k expanded rows)
 //!   drawn by the views' own `ui` on a headless `egui::Context`, scrolling
 //!   as they go: layout and tessellation, no GPU.
@@ -13,6 +15,7 @@ mod common;
 
 use common::best_of;
 use puffin_lens::app::views::diff::DiffMode;
+use puffin_lens::app::views::flame::FlameView;
 use puffin_lens::app::views::table::{FilterOn, SortCol};
 use puffin_lens::app::views::timeline::TimelineView;
 use puffin_lens::app::views::tree::{Expand, TreeMode};
@@ -305,4 +308,45 @@ fn main() {
         tree.ui(ui);
     });
     println!("  tree view, 100k rows: {mean:.2} ms per frame (worst {worst:.2})");
+
+    // The flame graph: the 2M-scope capture, and one frame of 100k scopes.
+    println!();
+    let big = loaded("big", &synthetic_capture(200, 3, 10_000));
+    for (what, rec) in [
+        ("2M-scope capture", &big),
+        ("one frame of 100k scopes", &one),
+    ] {
+        let n = rec.trace().frames.len() as u32;
+        let (t, flame) = best_of(RUNS, || {
+            let mut f = FlameView::new(rec.clone());
+            f.set_inputs(0..n, None);
+            f.ensure_layout(1400.0);
+            f
+        });
+        let mut flame = flame;
+        println!(
+            "flame graph, {what}: first layout {:.1} ms ({} tree nodes, {} laid out)",
+            ms(t),
+            flame.tree().len(),
+            flame.layout().rects.len()
+        );
+        let (mean, worst) = frame_times(|ui| {
+            flame.ui(ui);
+        });
+        println!("  flame view: {mean:.2} ms per frame (worst {worst:.2})");
+        // Focus the deepest node laid out, then back to the roots.
+        let deepest = flame
+            .layout()
+            .rects
+            .iter()
+            .max_by_key(|r| r.depth)
+            .map(|r| flame.path_names(r.node));
+        let started = Instant::now();
+        flame.set_focus(deepest.unwrap_or_default());
+        flame.set_focus(Vec::new());
+        println!(
+            "  focus a node and back: {:.2} ms per change",
+            ms(started.elapsed()) / 2.0
+        );
+    }
 }

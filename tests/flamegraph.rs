@@ -102,7 +102,7 @@ fn svg_parts(svg: &str) -> (BTreeMap<String, usize>, BTreeSet<String>, String) {
             Token::StartTag(t) => {
                 let name = String::from_utf8_lossy(&t.name).into_owned();
                 in_script = name == "script";
-                for (k, _) in &t.attributes {
+                for k in t.attributes.keys() {
                     attrs.insert(String::from_utf8_lossy(k).into_owned());
                 }
                 *tags.entry(name).or_insert(0) += 1;

@@ -471,11 +471,11 @@ fn view_keys_hash_round_trip_and_bad_requests() {
         err(
             &mut h,
             UiCommand::Show {
-                view: "flame".into(),
+                view: "sunburst".into(),
                 options: Value::Null
             }
         ),
-        "show(view): view must be \"overview\", \"tree\", \"table\", \"timeline\" or \"diff\", not \"flame\""
+        "show(view): view must be \"overview\", \"tree\", \"table\", \"timeline\", \"flame\" or \"diff\", not \"sunburst\""
     );
     assert_eq!(
         err(

@@ -192,11 +192,10 @@ impl FlameView {
                 None => &t.threads,
                 Some(n) => t.children(n),
             };
-            let label = |n: NodeId| {
-                let s = trace.str(t.name[n.idx()]);
-                if node.is_none() { thread_label(s) } else { s }
-            };
-            match candidates.iter().find(|&&c| label(c) == name) {
+            match candidates
+                .iter()
+                .find(|&&c| trace.str(t.name[c.idx()]) == name)
+            {
                 Some(&c) => {
                     node = Some(c);
                     kept += 1;
@@ -274,12 +273,14 @@ impl FlameView {
         }
     }
 
-    /// The names from the thread down to `n`.
+    /// The names from the thread down to `n`, as the `tree` query writes
+    /// them (an unnamed thread is `""`).
     pub fn path_names(&self, n: NodeId) -> Vec<String> {
+        let trace = self.loaded.trace();
         self.tree
             .path(n)
             .into_iter()
-            .map(|p| self.label(p).to_owned())
+            .map(|p| trace.str(self.tree.name[p.idx()]).to_owned())
             .collect()
     }
 
@@ -394,8 +395,9 @@ impl FlameView {
             let mut go_to = None;
             for (i, name) in self.focus.iter().enumerate() {
                 ui.label(RichText::new("›").weak());
+                let shown = if i == 0 { thread_label(name) } else { name };
                 if ui
-                    .selectable_label(i + 1 == self.focus.len(), name.as_str())
+                    .selectable_label(i + 1 == self.focus.len(), shown)
                     .clicked()
                 {
                     go_to = Some(i + 1);

@@ -24,7 +24,8 @@ const RULER_HEIGHT: f32 = 22.0;
 const LANE_HEADER: f32 = 18.0;
 const ROW: f32 = 18.0;
 const GAP_COLOR: Color32 = Color32::from_rgb(200, 90, 90);
-const MERGED: Color32 = Color32::from_rgb(130, 130, 130);
+/// Bars a merged pixel column looks at to choose its colour, at most.
+const MERGED_SAMPLES: usize = 32;
 const SELECTION: Color32 = Color32::from_rgba_premultiplied(60, 120, 200, 50);
 /// Time between kept frames whose indices jump: the capture left frames out
 /// there (not idle time, not an unprofiled gap).
@@ -965,7 +966,27 @@ impl TimelineView {
                             Pos2::new(x0.floor().max(rect.left()), y0 + 1.0),
                             Pos2::new(col_end.min(rect.right()), y0 + ROW - 1.0),
                         );
-                        painter.rect_filled(bar, 0.0, MERGED);
+                        // Coloured by the bar covering most of the column
+                        // (of at most MERGED_SAMPLES spread over it), so a
+                        // zoomed-out view still shows what dominates.
+                        let t_start = self.t_of(x0.floor());
+                        let n = next - k;
+                        let step = n.div_ceil(MERGED_SAMPLES).max(1);
+                        let mut best = (i64::MIN, k);
+                        for j in (k..next).step_by(step) {
+                            let i = list[j] as usize;
+                            let covered =
+                                s.end_ns(ScopeIdx(i as u32)).min(t_end) - starts[j].max(t_start);
+                            if covered > best.0 {
+                                best = (covered, j);
+                            }
+                        }
+                        let i = list[best.1] as usize;
+                        let mut fill = name_color(trace.scope_name(ScopeIdx(i as u32)));
+                        if self.matches(i) == Some(false) {
+                            fill = fill.gamma_multiply(0.25);
+                        }
+                        painter.rect_filled(bar, 0.0, fill);
                         stat.bars += 1;
                         stat.merged += 1;
                         k = next;
