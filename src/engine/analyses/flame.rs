@@ -116,21 +116,23 @@ pub fn flame_layout(
     if total_ns <= 0 {
         return layout;
     }
-    let scale = 1.0 / total_ns as f64;
+    let frac = |ns: i64| ns as f64 / total_ns as f64;
     let min_width = min_width.max(0.0);
-    // (node, depth, x0), depth first; children pushed right to left so the
-    // leftmost is laid out first.
-    let mut stack: Vec<(NodeId, u32, f64)> = Vec::new();
-    let mut x = 0.0;
+    let total = |n: NodeId| tree.total_ns[n.idx()].max(0);
+    // (node, depth, left edge in ns from the left of the roots), depth
+    // first; children pushed right to left so the leftmost is laid out
+    // first. Integer edges keep every x exact (the roots end at 1.0).
+    let mut stack: Vec<(NodeId, u32, i64)> = Vec::new();
+    let mut left = 0i64;
     let mut starts = Vec::with_capacity(roots.len());
     for &r in &roots {
-        starts.push((r, 0, x));
-        x += tree.total_ns[r.idx()].max(0) as f64 * scale;
+        starts.push((r, 0, left));
+        left += total(r);
     }
     stack.extend(starts.into_iter().rev());
-    let mut kids: Vec<(NodeId, f64)> = Vec::new();
-    while let Some((n, depth, x0)) = stack.pop() {
-        let width = tree.total_ns[n.idx()].max(0) as f64 * scale;
+    let mut kids: Vec<(NodeId, i64)> = Vec::new();
+    while let Some((n, depth, left)) = stack.pop() {
+        let width = frac(total(n));
         if width < min_width || width <= 0.0 {
             continue;
         }
@@ -141,23 +143,22 @@ pub fn flame_layout(
         layout.rects.push(FlameRect {
             node: n,
             depth,
-            x0,
-            x1: (x0 + width).min(1.0),
+            x0: frac(left),
+            x1: frac(left + total(n)).min(1.0),
         });
         layout.rows = layout.rows.max(depth + 1);
         kids.clear();
-        let mut cx = x0;
+        let mut cleft = left;
         for c in ordered_children(tree, trace, tree.children(n), order) {
-            let w = tree.total_ns[c.idx()].max(0) as f64 * scale;
-            if w >= min_width {
-                kids.push((c, cx));
+            if frac(total(c)) >= min_width {
+                kids.push((c, cleft));
             } else if order == FlameOrder::Heavy {
                 // The rest are no wider.
                 break;
             }
-            cx += w;
+            cleft += total(c);
         }
-        stack.extend(kids.iter().rev().map(|&(c, cx)| (c, depth + 1, cx)));
+        stack.extend(kids.iter().rev().map(|&(c, l)| (c, depth + 1, l)));
     }
     layout
         .rects
