@@ -249,7 +249,7 @@ fn the_diff_needs_both_recordings_and_warns_on_mismatched_registration() {
     .expect_err("refused");
     assert_eq!(
         err,
-        "show(\"diff\"): unknown option \"zoom\" (known: mode, sort, descending, filter, hide_below, normalize, expand)"
+        "show(\"diff\"): unknown option \"zoom\" (known: mode, sort, descending, filter, hide_below, normalize, expand, width, focus)"
     );
 
     // Only A open: refused with the reason; key 5 does nothing.
@@ -305,4 +305,67 @@ fn a_spike_is_flagged_in_the_table() {
         .collect();
     assert!(others.iter().all(|r| r["spike"] == false), "{others:?}");
     h.get_by_label("spike");
+}
+
+#[test]
+fn the_differential_flame_graph_colours_what_changed() {
+    use puffin_lens::app::views::diff::change_color;
+    let mut h = open_pair(&diff_a(), &diff_b(true));
+    let ui = show_diff(&mut h, json!({"mode": "flame"}));
+    assert_eq!(ui["mode"], "flame");
+    assert_eq!(ui["width"], "b");
+    let node = |ui: &Value, path: &[&str]| -> Option<Value> {
+        ui["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["path"] == json!(path))
+            .cloned()
+    };
+    // Widths from B: B's totals as shares of B's threads; `load` under
+    // render 2x slower (+1 ms), `physics` new, `update` gone (not shown).
+    let nodes = ui["nodes"].as_array().unwrap();
+    let b_total: f64 = nodes
+        .iter()
+        .filter(|n| n["depth"] == 0)
+        .map(|n| n["b_total_ns"].as_f64().unwrap())
+        .sum();
+    for n in nodes {
+        let w = n["x1"].as_f64().unwrap() - n["x0"].as_f64().unwrap();
+        let b = n["b_total_ns"].as_f64().unwrap();
+        assert!((w * b_total - b).abs() < 1.0, "{n}");
+    }
+    let load = node(&ui, &["main", "frame", "app::render", "load"]).expect("load");
+    assert_eq!(load["delta_total_ns"], ns(1.0) as f64);
+    let physics = node(&ui, &["main", "frame", "physics"]).expect("physics");
+    assert_eq!(physics["new"], true);
+    assert!(
+        node(&ui, &["main", "frame", "app::update"]).is_none(),
+        "gone: no width in B"
+    );
+    assert!(node(&ui, &["audio"]).is_some(), "a thread only in B");
+    // The colours' signs: red for slower, green for faster.
+    let slower = change_color(ns(1.0) as f64, ns(2.0) as f64);
+    let faster = change_color(-(ns(4.5) as f64), ns(4.5) as f64);
+    assert!(slower.r() > slower.g() && faster.g() > faster.r());
+    // Widths from A: what is gone shows, marked.
+    let ui = show_diff(&mut h, json!({"width": "a"}));
+    let update = node(&ui, &["main", "frame", "app::update"]).expect("update in A");
+    assert_eq!(update["gone"], true);
+    assert_eq!(update["delta_total_ns"], -(ns(4.5) as f64));
+    assert!(node(&ui, &["audio"]).is_none(), "no width in A");
+    // A click focuses; the hash keeps mode, width and focus.
+    let ui = show_diff(&mut h, json!({"focus": ["main", "frame"]}));
+    assert_eq!(ui["focus"], json!(["main", "frame"]));
+    let first = &ui["nodes"][0];
+    assert_eq!(
+        (first["x0"].as_f64(), first["x1"].as_f64()),
+        (Some(0.0), Some(1.0))
+    );
+    let diff = h.state_mut().diff_view().unwrap();
+    let hash = diff.hash();
+    assert!(
+        hash.contains("mode=flame") && hash.contains("width=a"),
+        "{hash}"
+    );
 }

@@ -248,7 +248,6 @@ await test("the flame graph lays out the CLI's merged tree, focuses on a node, a
   const frames = await sp.evaluate(() => document.querySelectorAll("#frames > g").length);
   assert.equal(frames, prefixes.size + 1, "a frame per stack prefix, and all");
   assert.deepEqual(asked, [`file://${svgFile}`]);
-  await sp.screenshot({ path: join(OUT, "flame_cli.png") });
   await sctx.close();
 });
 
@@ -495,6 +494,23 @@ await test("the diff view shows what the CLI's compare and diff answer", async (
   assert.equal(await page.evaluate(() => location.hash), "#view=diff&mode=table&sort=delta&desc=1&normalize=total");
   await page.waitForTimeout(300);
   await page.screenshot({ path: join(OUT, "diff_table.png") });
+  // The differential flame graph: widths from B, Δ per node as the CLI's `diff`.
+  got = await show(page, "diff", { mode: "flame", width: "b", normalize: "total", focus: null });
+  assert.equal(got.mode, "flame");
+  const deltas = new Map();
+  const walkDiff = (node, path) => {
+    const p = [...path, node.name];
+    deltas.set(JSON.stringify(p), node.delta_total_ns);
+    for (const c of node.children) walkDiff(c, p);
+  };
+  for (const th of expected.diffTree.threads) for (const r of th.roots) walkDiff(r, [th.name]);
+  const scopeNodes = got.nodes.filter((n) => n.depth > 0);
+  assert.ok(scopeNodes.length > 0);
+  for (const n of scopeNodes) assert.equal(n.delta_total_ns, deltas.get(JSON.stringify(n.path)), JSON.stringify(n.path));
+  assert.match(await page.evaluate(() => location.hash), /mode=flame.*width=b/);
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(OUT, "diff_flame.png") });
+  await show(page, "diff", { mode: "table" });
   await show(page, "overview", {});
 });
 

@@ -762,6 +762,16 @@ impl PuffinLensApp {
                     v["sort"] = sort.as_str().into();
                     v["descending"] = descending.into();
                     v["rows"] = diff.rows_json(UI_ROWS).into();
+                    if diff.mode() == crate::app::views::diff::DiffMode::Flame {
+                        v["nodes"] = v["rows"].take();
+                        v["rows"] = serde_json::Value::Array(Vec::new());
+                        v["width"] = if diff.flame_width_from_a() { "a" } else { "b" }.into();
+                        v["focus"] = if diff.flame_focus().is_empty() {
+                            serde_json::Value::Null
+                        } else {
+                            diff.flame_focus().into()
+                        };
+                    }
                 }
                 v
             }

@@ -9,6 +9,7 @@ use super::widgets::{Pointing, rows_table, triangle};
 use crate::app::loaded::Loaded;
 use crate::app::nav::{Matcher, decode_hash, encode_hash, sort_option};
 use crate::engine::analyses::diff::{DiffTree, diff_tree};
+use crate::engine::analyses::flame::{FlameLayout, icicle};
 use crate::engine::analyses::{
     self, CompareOptions, CompareRow, CompareSort, HistogramBin, Status, compare_warnings,
 };
@@ -29,6 +30,8 @@ pub enum DiffMode {
     #[default]
     Table,
     Tree,
+    /// The differential flame graph.
+    Flame,
 }
 
 impl DiffMode {
@@ -36,6 +39,7 @@ impl DiffMode {
         match self {
             DiffMode::Table => "table",
             DiffMode::Tree => "tree",
+            DiffMode::Flame => "flame",
         }
     }
 
@@ -43,6 +47,7 @@ impl DiffMode {
         match s {
             "table" => Some(DiffMode::Table),
             "tree" => Some(DiffMode::Tree),
+            "flame" => Some(DiffMode::Flame),
             _ => None,
         }
     }
@@ -157,6 +162,15 @@ pub struct DiffView {
     tree: Option<DiffTree>,
     expanded: Vec<bool>,
     t_rows: Vec<u32>,
+    /// The flame mode: widths from A (else B), the focused node's names
+    /// from its thread down, its layout (for the width it was made for),
+    /// where it was painted, the node under the pointer.
+    flame_from_a: bool,
+    flame_focus: Vec<String>,
+    flame: FlameLayout<u32>,
+    flame_width: f32,
+    flame_canvas: egui::Rect,
+    flame_hover: Option<u32>,
 }
 
 impl DiffView {
@@ -195,6 +209,12 @@ impl DiffView {
             tree: None,
             expanded: Vec::new(),
             t_rows: Vec::new(),
+            flame_from_a: false,
+            flame_focus: Vec::new(),
+            flame: FlameLayout::default(),
+            flame_width: 1000.0,
+            flame_canvas: egui::Rect::NOTHING,
+            flame_hover: None,
         };
         view.resort();
         view
@@ -227,7 +247,7 @@ impl DiffView {
 
     pub fn set_mode(&mut self, mode: DiffMode) {
         self.mode = mode;
-        if mode == DiffMode::Tree && self.tree.is_none() {
+        if mode != DiffMode::Table && self.tree.is_none() {
             let started = web_time::Instant::now();
             let tree = diff_tree(self.a.trace(), self.b.trace(), None);
             log::info!(
@@ -241,6 +261,107 @@ impl DiffView {
             self.tree = Some(tree);
             self.expand_regression();
         }
+        if mode == DiffMode::Flame {
+            self.flame_relayout();
+        }
+    }
+
+    /// The flame mode's widths: from A (to see what is gone) or B.
+    pub fn set_flame_width_from_a(&mut self, from_a: bool) {
+        if from_a != self.flame_from_a {
+            self.flame_from_a = from_a;
+            self.flame_relayout();
+        }
+    }
+
+    /// Focuses the flame mode on the node with these names (thread first;
+    /// empty: the threads); a path not in the tree focuses as deep as it goes.
+    pub fn set_flame_focus(&mut self, path: Vec<String>) {
+        self.flame_focus = path;
+        self.flame_relayout();
+    }
+
+    pub fn flame_focus(&self) -> &[String] {
+        &self.flame_focus
+    }
+
+    /// Whether the flame mode's widths are A's (else B's).
+    pub fn flame_width_from_a(&self) -> bool {
+        self.flame_from_a
+    }
+
+    /// The flame mode's layout (what is painted).
+    pub fn flame_layout(&self) -> &FlameLayout<u32> {
+        &self.flame
+    }
+
+    /// The names from the thread down to node `n` of the differential tree.
+    pub fn flame_path(&self, n: u32) -> Vec<String> {
+        let Some(tree) = &self.tree else {
+            return Vec::new();
+        };
+        let mut path = vec![tree.name[n as usize].clone()];
+        let mut p = tree.parent[n as usize];
+        while p != u32::MAX {
+            path.push(tree.name[p as usize].clone());
+            p = tree.parent[p as usize];
+        }
+        path.reverse();
+        path
+    }
+
+    /// The side total (raw ns) the flame widths come from.
+    fn flame_total(&self, tree: &DiffTree, n: u32) -> i64 {
+        if self.flame_from_a {
+            tree.a_total_ns(n)
+        } else {
+            tree.b_total_ns(n)
+        }
+    }
+
+    fn flame_relayout(&mut self) {
+        let Some(tree) = &self.tree else {
+            return;
+        };
+        // Resolve the focus by names, as deep as it goes.
+        let mut node: Option<u32> = None;
+        let mut kept = 0;
+        for name in &self.flame_focus {
+            let candidates: &[u32] = match node {
+                None => &tree.threads,
+                Some(n) => tree.children(n),
+            };
+            match candidates.iter().find(|&&c| &tree.name[c as usize] == name) {
+                Some(&c) => {
+                    node = Some(c);
+                    kept += 1;
+                }
+                None => break,
+            }
+        }
+        let roots: Vec<u32> = match node {
+            Some(n) => vec![n],
+            None => tree.threads.clone(),
+        };
+        let by_total = |v: &[u32]| {
+            let mut v = v.to_vec();
+            v.sort_by(|&x, &y| {
+                self.flame_total(tree, y)
+                    .cmp(&self.flame_total(tree, x))
+                    .then_with(|| tree.name[x as usize].cmp(&tree.name[y as usize]))
+            });
+            v
+        };
+        let layout = icicle(
+            &by_total(&roots),
+            &|n| by_total(tree.children(n)),
+            &|n| self.flame_total(tree, n),
+            1.0 / self.flame_width.max(50.0) as f64,
+            200_000,
+            true,
+        );
+        self.flame = layout;
+        self.flame_focus.truncate(kept);
     }
 
     pub fn set_normalize(&mut self, normalize: Normalize) {
@@ -461,7 +582,7 @@ impl DiffView {
     /// (`expand` after `mode` and `normalize`); returns the scope filter to use
     /// (`filter` unless the options set it).
     pub fn show(&mut self, options: &serde_json::Value, filter: String) -> Result<String, String> {
-        const KNOWN: [&str; 7] = [
+        const KNOWN: [&str; 9] = [
             "mode",
             "sort",
             "descending",
@@ -469,6 +590,8 @@ impl DiffView {
             "hide_below",
             "normalize",
             "expand",
+            "width",
+            "focus",
         ];
         let opts = match options {
             serde_json::Value::Null => serde_json::Map::new(),
@@ -511,6 +634,27 @@ impl DiffView {
         if let Some(v) = opts.get("hide_below") {
             self.set_hide_below_ms(v.as_f64().ok_or_else(|| bad("hide_below", v))?);
         }
+        if let Some(v) = opts.get("width") {
+            match v.as_str() {
+                Some("a") => self.set_flame_width_from_a(true),
+                Some("b") => self.set_flame_width_from_a(false),
+                _ => return Err(bad("width", v)),
+            }
+        }
+        if let Some(v) = opts.get("focus") {
+            let path = match v {
+                serde_json::Value::Null => Vec::new(),
+                v => v
+                    .as_array()
+                    .and_then(|a| {
+                        a.iter()
+                            .map(|x| x.as_str().map(str::to_owned))
+                            .collect::<Option<Vec<_>>>()
+                    })
+                    .ok_or_else(|| bad("focus", v))?,
+            };
+            self.set_flame_focus(path);
+        }
         if let Some((sort, desc)) = sort_option(&opts, DiffSort::parse, |c| c == DiffSort::Name)? {
             self.set_sort(sort, desc);
         }
@@ -534,17 +678,26 @@ impl DiffView {
         self.rows.iter().take(500).for_each(|r| r.hash(h));
         self.t_rows.iter().take(500).for_each(|r| r.hash(h));
         self.warnings.hash(h);
+        (self.flame_from_a, &self.flame_focus, self.flame.rects.len()).hash(h);
     }
 
     /// The location hash's part for this view.
     pub fn hash(&self) -> String {
-        encode_hash(&[
+        let mut pairs = vec![
             ("view", "diff".to_owned()),
             ("mode", self.mode.as_str().to_owned()),
             ("sort", self.sort.as_str().to_owned()),
             ("desc", u8::from(self.descending).to_string()),
             ("normalize", self.normalize.as_str().to_owned()),
-        ])
+        ];
+        if self.mode == DiffMode::Flame {
+            let width = if self.flame_from_a { "a" } else { "b" };
+            pairs.push(("width", width.to_owned()));
+            if !self.flame_focus.is_empty() {
+                pairs.push(("focus", self.flame_focus.join("\u{1f}")));
+            }
+        }
+        encode_hash(&pairs)
     }
 
     /// Goes where a hash written by [`Self::hash`] says.
@@ -565,6 +718,13 @@ impl DiffView {
         if let Some(sort) = get("sort").and_then(DiffSort::parse) {
             let desc = get("desc").map_or(sort != DiffSort::Name, |d| d == "1");
             self.set_sort(sort, desc);
+        }
+        if self.mode == DiffMode::Flame {
+            self.set_flame_width_from_a(get("width") == Some("a"));
+            let focus = get("focus")
+                .map(|f| f.split('\u{1f}').map(str::to_owned).collect())
+                .unwrap_or_default();
+            self.set_flame_focus(focus);
         }
     }
 
@@ -597,6 +757,25 @@ impl DiffView {
                     })
                     .collect()
             }
+            // The laid-out nodes (what is painted), totals in the shown
+            // normalization.
+            DiffMode::Flame => {
+                let Some(tree) = &self.tree else {
+                    return Vec::new();
+                };
+                self.flame
+                    .rects
+                    .iter()
+                    .take(limit.max(20_000))
+                    .map(|r| {
+                        let (a, b, d) = self.node_totals(tree, r.node);
+                        json!({"depth": r.depth, "path": self.flame_path(r.node), "x0": r.x0,
+                            "x1": r.x1, "a_total_ns": a, "b_total_ns": b, "delta_total_ns": d,
+                            "new": tree.a_node[r.node as usize].is_none(),
+                            "gone": tree.b_node[r.node as usize].is_none()})
+                    })
+                    .collect()
+            }
         }
     }
 
@@ -608,6 +787,8 @@ impl DiffView {
                 .on_hover_text("What changed per (name, data)");
             ui.selectable_value(&mut mode, DiffMode::Tree, "Tree")
                 .on_hover_text("Where in the call tree it changed");
+            ui.selectable_value(&mut mode, DiffMode::Flame, "Flame")
+                .on_hover_text("The differential flame graph: widths from B (or A), red slower, green faster");
             if mode != self.mode {
                 self.set_mode(mode);
             }
@@ -632,6 +813,15 @@ impl DiffView {
                     .on_hover_text("Hide rows under this total on both sides");
                     self.set_hide_below_ms(hide);
                 }
+                DiffMode::Flame => {
+                    let mut from_a = self.flame_from_a;
+                    ui.label("widths");
+                    ui.selectable_value(&mut from_a, false, "B")
+                        .on_hover_text("As B ran: what is new shows");
+                    ui.selectable_value(&mut from_a, true, "A")
+                        .on_hover_text("As A ran: what is gone shows");
+                    self.set_flame_width_from_a(from_a);
+                }
                 DiffMode::Tree => {
                     if ui.button("Expand largest regression").clicked() {
                         self.expand_regression();
@@ -651,6 +841,164 @@ impl DiffView {
         match self.mode {
             DiffMode::Table => self.table_ui(ui),
             DiffMode::Tree => self.tree_ui(ui),
+            DiffMode::Flame => self.flame_ui(ui),
+        }
+    }
+
+    /// Where the flame mode painted (for tests).
+    pub fn flame_canvas(&self) -> egui::Rect {
+        self.flame_canvas
+    }
+
+    fn flame_ui(&mut self, ui: &mut egui::Ui) {
+        const ROW: f32 = 18.0;
+        // The breadcrumb.
+        ui.horizontal_wrapped(|ui| {
+            let mut go_to = None;
+            if ui
+                .selectable_label(self.flame_focus.is_empty(), "all")
+                .clicked()
+            {
+                go_to = Some(0);
+            }
+            for (i, name) in self.flame_focus.iter().enumerate() {
+                ui.label(RichText::new("›").weak());
+                let shown = if i == 0 { thread_label(name) } else { name };
+                if ui
+                    .selectable_label(i + 1 == self.flame_focus.len(), shown)
+                    .clicked()
+                {
+                    go_to = Some(i + 1);
+                }
+            }
+            if let Some(k) = go_to {
+                let path = self.flame_focus[..k].to_vec();
+                self.set_flame_focus(path);
+            }
+            ui.label(
+                RichText::new(format!(
+                    "widths: {} · red slower, green faster in B (stronger: larger change) · \
+                     bold outline: new in B, dashed: gone · click to focus",
+                    if self.flame_from_a { "A" } else { "B" }
+                ))
+                .weak(),
+            );
+        });
+        let width = ui.available_width().max(50.0);
+        if (width - self.flame_width).abs() >= 0.5 {
+            self.flame_width = width;
+            self.flame_relayout();
+        }
+        let Some(tree) = &self.tree else {
+            return;
+        };
+        let rows = self.flame.rows.max(1);
+        let mut clicked = None;
+        let mut hovered = None;
+        let mut canvas = egui::Rect::NOTHING;
+        egui::ScrollArea::vertical()
+            .id_salt("diff_flame")
+            .auto_shrink([false, false])
+            .show_viewport(ui, |ui, viewport| {
+                let (rect, response) =
+                    ui.allocate_exact_size(egui::vec2(width, rows as f32 * ROW), Sense::click());
+                canvas = rect;
+                let visible = egui::Rect::from_min_size(
+                    rect.min + viewport.min.to_vec2(),
+                    egui::vec2(width, viewport.height()),
+                );
+                let painter = ui.painter_at(visible);
+                let first = ((visible.top() - rect.top()) / ROW).floor().max(0.0) as u32;
+                let last = ((visible.bottom() - rect.top()) / ROW).ceil().max(0.0) as u32;
+                let font = egui::FontId::proportional(11.0);
+                for depth in first..=last.min(self.flame.rows) {
+                    let y = rect.top() + depth as f32 * ROW;
+                    for r in self.flame.row(depth) {
+                        let (x0, x1) = (
+                            rect.left() + (r.x0 * width as f64) as f32,
+                            rect.left() + (r.x1 * width as f64) as f32,
+                        );
+                        let cell = egui::Rect::from_min_max(
+                            egui::pos2(x0, y),
+                            egui::pos2(x1, y + ROW - 1.0),
+                        );
+                        let n = r.node as usize;
+                        let (a, b, d) = self.node_totals(tree, r.node);
+                        let is_thread = tree.parent[n] == u32::MAX;
+                        let fill = if is_thread {
+                            Color32::from_gray(170)
+                        } else {
+                            change_color(d, a.max(b))
+                        };
+                        painter.rect_filled(cell, 1.0, fill);
+                        let (new, gone) = (tree.a_node[n].is_none(), tree.b_node[n].is_none());
+                        if new || gone {
+                            painter.rect_stroke(
+                                cell.shrink(0.5),
+                                1.0,
+                                egui::Stroke::new(if new { 2.0 } else { 1.0 }, Color32::BLACK),
+                                egui::StrokeKind::Inside,
+                            );
+                        }
+                        if self.flame_hover == Some(r.node) {
+                            painter.rect_stroke(
+                                cell,
+                                1.0,
+                                egui::Stroke::new(1.5, Color32::WHITE),
+                                egui::StrokeKind::Inside,
+                            );
+                        }
+                        let room = ((x1 - x0 - 6.0) / 6.2).floor();
+                        if room >= 3.0 {
+                            let name = if is_thread {
+                                thread_label(&tree.name[n])
+                            } else {
+                                &tree.name[n]
+                            };
+                            let label = match (new, gone) {
+                                (true, _) => format!("+ {name}"),
+                                (_, true) => format!("− {name}"),
+                                _ => name.to_owned(),
+                            };
+                            painter.text(
+                                egui::pos2(x0 + 3.0, y + ROW / 2.0 - 0.5),
+                                egui::Align2::LEFT_CENTER,
+                                crate::units::elide(&label, room as usize),
+                                font.clone(),
+                                Color32::from_gray(15),
+                            );
+                        }
+                    }
+                }
+                let hit = response.hover_pos().and_then(|p| {
+                    let depth = ((p.y - rect.top()) / ROW).floor() as u32;
+                    let x = ((p.x - rect.left()) / width) as f64;
+                    self.flame.at(depth, x).map(|r| r.node)
+                });
+                hovered = hit;
+                if let Some(n) = hit {
+                    let (a, b, d) = self.node_totals(tree, n);
+                    response.clone().on_hover_ui_at_pointer(|ui| {
+                        ui.strong(thread_label(&tree.name[n as usize]));
+                        ui.label(format!(
+                            "A {} ms · B {} ms · Δ {:+.3} ms ({})",
+                            ms_f(a),
+                            ms_f(b),
+                            d / 1e6,
+                            percent_text(a, b)
+                        ));
+                        ui.label(RichText::new("click: focus").weak());
+                    });
+                }
+                if response.clicked() {
+                    clicked = hit;
+                }
+            });
+        self.flame_hover = hovered;
+        self.flame_canvas = canvas;
+        if let Some(n) = clicked {
+            let path = self.flame_path(n);
+            self.set_flame_focus(path);
         }
     }
 
@@ -1008,8 +1356,8 @@ fn percent_text(a: f64, b: f64) -> String {
 }
 
 /// Red for slower, green for faster, stronger the larger the change
-/// relative to the larger side.
-fn change_color(delta: f64, scale: f64) -> Color32 {
+/// relative to the larger side (the table, the tree and the flame mode).
+pub fn change_color(delta: f64, scale: f64) -> Color32 {
     let strength = if scale > 0.0 {
         (delta.abs() / scale).clamp(0.0, 1.0) as f32
     } else {

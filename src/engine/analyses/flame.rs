@@ -40,19 +40,20 @@ impl FlameOrder {
 }
 
 /// One laid-out node: `[x0, x1)` as fractions of the shown width, `depth`
-/// rows below the top (the shown roots are depth 0).
+/// rows below the top (the shown roots are depth 0). `N` is the tree's node
+/// id (a merged tree's [`NodeId`], a differential tree's `u32`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FlameRect {
-    pub node: NodeId,
+pub struct FlameRect<N = NodeId> {
+    pub node: N,
     pub depth: u32,
     pub x0: f64,
     pub x1: f64,
 }
 
 /// The laid-out nodes, by depth then left to right.
-#[derive(Clone, Debug, Default)]
-pub struct FlameLayout {
-    pub rects: Vec<FlameRect>,
+#[derive(Clone, Debug)]
+pub struct FlameLayout<N = NodeId> {
+    pub rects: Vec<FlameRect<N>>,
     /// The shown roots' total: the full width.
     pub total_ns: i64,
     /// Rows laid out (the deepest depth + 1).
@@ -62,16 +63,27 @@ pub struct FlameLayout {
     pub truncated: bool,
 }
 
-impl FlameLayout {
+impl<N> Default for FlameLayout<N> {
+    fn default() -> Self {
+        Self {
+            rects: Vec::new(),
+            total_ns: 0,
+            rows: 0,
+            truncated: false,
+        }
+    }
+}
+
+impl<N> FlameLayout<N> {
     /// The rects of row `depth` (left to right).
-    pub fn row(&self, depth: u32) -> &[FlameRect] {
+    pub fn row(&self, depth: u32) -> &[FlameRect<N>] {
         let a = self.rects.partition_point(|r| r.depth < depth);
         let b = self.rects.partition_point(|r| r.depth <= depth);
         &self.rects[a..b]
     }
 
     /// The rect at `x` (a fraction) in row `depth`.
-    pub fn at(&self, depth: u32, x: f64) -> Option<&FlameRect> {
+    pub fn at(&self, depth: u32, x: f64) -> Option<&FlameRect<N>> {
         let row = self.row(depth);
         let i = row.partition_point(|r| r.x1 <= x);
         row.get(i).filter(|r| r.x0 <= x)
@@ -108,7 +120,31 @@ pub fn flame_layout(
     max_rects: usize,
 ) -> FlameLayout {
     let roots = ordered_children(tree, trace, roots, order);
-    let total_ns: i64 = roots.iter().map(|r| tree.total_ns[r.idx()].max(0)).sum();
+    icicle(
+        &roots,
+        &|n| ordered_children(tree, trace, tree.children(n), order),
+        &|n| tree.total_ns[n.idx()],
+        min_width,
+        max_rects,
+        order == FlameOrder::Heavy,
+    )
+}
+
+/// The icicle layout of any tree: `roots` side by side by `total`, each
+/// node's `children` (in the order given) under it from the left, nodes
+/// narrower than `min_width` left out with what is under them (when
+/// `largest_first`, the siblings after the first such one too), at most
+/// `max_rects` nodes. Edges come from integer offsets, so they are exact.
+pub fn icicle<N: Copy>(
+    roots: &[N],
+    children: &dyn Fn(N) -> Vec<N>,
+    total: &dyn Fn(N) -> i64,
+    min_width: f64,
+    max_rects: usize,
+    largest_first: bool,
+) -> FlameLayout<N> {
+    let total = |n: N| total(n).max(0);
+    let total_ns: i64 = roots.iter().map(|&r| total(r)).sum();
     let mut layout = FlameLayout {
         total_ns,
         ..FlameLayout::default()
@@ -118,19 +154,17 @@ pub fn flame_layout(
     }
     let frac = |ns: i64| ns as f64 / total_ns as f64;
     let min_width = min_width.max(0.0);
-    let total = |n: NodeId| tree.total_ns[n.idx()].max(0);
     // (node, depth, left edge in ns from the left of the roots), depth
-    // first; children pushed right to left so the leftmost is laid out
-    // first. Integer edges keep every x exact (the roots end at 1.0).
-    let mut stack: Vec<(NodeId, u32, i64)> = Vec::new();
+    // first; children pushed right to left so the leftmost is laid out first.
+    let mut stack: Vec<(N, u32, i64)> = Vec::new();
     let mut left = 0i64;
     let mut starts = Vec::with_capacity(roots.len());
-    for &r in &roots {
+    for &r in roots {
         starts.push((r, 0, left));
         left += total(r);
     }
     stack.extend(starts.into_iter().rev());
-    let mut kids: Vec<(NodeId, i64)> = Vec::new();
+    let mut kids: Vec<(N, i64)> = Vec::new();
     while let Some((n, depth, left)) = stack.pop() {
         let width = frac(total(n));
         if width < min_width || width <= 0.0 {
@@ -149,10 +183,10 @@ pub fn flame_layout(
         layout.rows = layout.rows.max(depth + 1);
         kids.clear();
         let mut cleft = left;
-        for c in ordered_children(tree, trace, tree.children(n), order) {
+        for c in children(n) {
             if frac(total(c)) >= min_width {
                 kids.push((c, cleft));
-            } else if order == FlameOrder::Heavy {
+            } else if largest_first {
                 // The rest are no wider.
                 break;
             }
