@@ -878,7 +878,7 @@ impl DiffView {
             ui.label(
                 RichText::new(format!(
                     "widths: {} · red slower, green faster in B (stronger: larger change) · \
-                     bold outline: new in B, dashed: gone · click to focus",
+                     outlined: new in B (thick, +) or gone (thin, −) · click to focus",
                     if self.flame_from_a { "A" } else { "B" }
                 ))
                 .weak(),
