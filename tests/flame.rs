@@ -240,3 +240,60 @@ fn the_filter_states_the_share_it_matches() {
     .unwrap_err();
     assert!(err.contains("order"), "{err}");
 }
+
+#[test]
+fn the_sandwich_lists_exactly_callers_and_callees() {
+    let mut h = open_scenario(None);
+    let trace = write_recording(&scenario(), Format::Pfd4(Compression::Lz4));
+    let trace = puffin_lens::engine::load(&trace).unwrap().trace;
+    for name in ["load", "frame", "app::render", "job"] {
+        let ui = show(
+            &mut h,
+            json!({"frame": null, "thread": null, "sandwich": name}),
+        );
+        let sw = &ui["sandwich"];
+        assert_eq!(sw["name"], name);
+        let expected: Value = serde_json::from_str(
+            &api::query_json(&trace, None, "callers", &json!({ "name": name })).unwrap(),
+        )
+        .unwrap();
+        // The first row each way is the `callers` query's answer.
+        let row = |side: &str| -> BTreeMap<String, i64> {
+            sw[side]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|n| n["depth"] == 1)
+                .map(|n| {
+                    let path = n["path"].as_array().unwrap();
+                    (
+                        path.last().unwrap().as_str().unwrap().to_owned(),
+                        n["total_ns"].as_i64().unwrap(),
+                    )
+                })
+                .collect()
+        };
+        let query = |side: &str| -> BTreeMap<String, i64> {
+            expected[side]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    (
+                        r["name"].as_str().unwrap_or("(top level)").to_owned(),
+                        r["total_ns"].as_i64().unwrap(),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(row("callers"), query("callers"), "{name}: callers");
+        assert_eq!(row("callees"), query("callees"), "{name}: callees");
+        // The scope's own row is its total over every call.
+        let root = &sw["callers"][0];
+        assert_eq!(root["depth"], 0);
+        assert_eq!(root["total_ns"], expected["total_ns"], "{name}");
+    }
+    // Back to the graph.
+    let ui = show(&mut h, json!({"sandwich": null}));
+    assert_eq!(ui["sandwich"], Value::Null);
+}

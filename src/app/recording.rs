@@ -255,7 +255,7 @@ impl Recording {
         let known: &[&str] = match view {
             View::Overview | View::Diff => &[],
             View::Timeline => &["frame", "range_ns", "all"],
-            View::Flame => &["frame", "thread", "focus", "order"],
+            View::Flame => &["frame", "thread", "focus", "order", "sandwich"],
             View::Tree => &["mode", "frame", "expand", "gap_ms"],
             View::Table => &["by", "sort", "descending", "filter", "thread", "frame"],
         };
@@ -389,6 +389,13 @@ impl Recording {
                 }
                 if let Some(path) = focus {
                     flame.set_focus(path);
+                }
+                match opts.get("sandwich") {
+                    None => {}
+                    Some(serde_json::Value::Null) => flame.set_sandwich(None),
+                    Some(v) => flame.set_sandwich(Some(
+                        v.as_str().ok_or_else(|| bad("sandwich", v))?.to_owned(),
+                    )),
                 }
                 self.sync(app_filter, substring);
             }

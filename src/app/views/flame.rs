@@ -11,6 +11,7 @@
 //! frames or the thread do, the layout when the focus, the order or the
 //! width do. Drawing walks only the rows in view.
 
+use super::sandwich::{NameTree, TOP_LEVEL, sandwich};
 use super::timeline::name_color;
 use crate::app::loaded::Loaded;
 use crate::app::nav::Matcher;
@@ -61,6 +62,18 @@ pub struct FlameView {
     thread_names: Vec<String>,
     /// Where the graph was last painted (its full height; for tests).
     canvas: Rect,
+    /// The sandwich shown instead of the graph: a scope name's callers
+    /// (inverted) above it and its callees below.
+    sandwich: Option<Sandwich>,
+}
+
+/// A scope name's callers and callees, laid out.
+struct Sandwich {
+    name: String,
+    callers: NameTree,
+    callees: NameTree,
+    callers_layout: FlameLayout<u32>,
+    callees_layout: FlameLayout<u32>,
 }
 
 impl FlameView {
@@ -89,6 +102,7 @@ impl FlameView {
             hovered: None,
             thread_names,
             canvas: Rect::NOTHING,
+            sandwich: None,
         };
         view.relayout();
         view
@@ -148,6 +162,8 @@ impl FlameView {
         self.resolve_focus();
         self.refresh_matches();
         self.relayout();
+        let name = self.sandwich.take().map(|s| s.name);
+        self.set_sandwich(name);
         log::debug!(
             "flame graph: {} nodes merged in {:.1} ms",
             self.tree.len(),
@@ -291,7 +307,30 @@ impl FlameView {
         if (width - self.layout_width).abs() >= 0.5 {
             self.layout_width = width;
             self.relayout();
+            let name = self.sandwich.take().map(|s| s.name);
+            self.set_sandwich(name);
         }
+    }
+
+    /// Shows the sandwich of scope name `name` (its callers above it, its
+    /// callees below) instead of the graph; `None` goes back to the graph.
+    pub fn set_sandwich(&mut self, name: Option<String>) {
+        self.sandwich = name.map(|name| {
+            let (callers, callees) = sandwich(&self.tree, self.loaded.trace(), &name);
+            let min = 1.0 / self.layout_width as f64;
+            Sandwich {
+                callers_layout: callers.layout(min),
+                callees_layout: callees.layout(min),
+                name,
+                callers,
+                callees,
+            }
+        });
+    }
+
+    /// The scope name whose sandwich is shown.
+    pub fn sandwich_name(&self) -> Option<&str> {
+        self.sandwich.as_ref().map(|s| s.name.as_str())
     }
 
     fn relayout(&mut self) {
@@ -316,9 +355,13 @@ impl FlameView {
     /// Draws the graph; returns what a click asked for.
     pub fn ui(&mut self, ui: &mut egui::Ui) -> Option<FlameAction> {
         let mut action = None;
+        let mut open_sandwich = None;
         self.toolbar(ui);
         let width = ui.available_width();
         self.ensure_layout(width);
+        if self.sandwich.is_some() {
+            return self.sandwich_ui(ui, width);
+        }
         let rows = self.layout.rows.max(1);
         let height = rows as f32 * ROW_HEIGHT;
         egui::ScrollArea::vertical()
@@ -340,6 +383,11 @@ impl FlameView {
                     response
                         .clone()
                         .on_hover_ui_at_pointer(|ui| self.tooltip(ui, n));
+                    if self.tree.parent[n.idx()] != u32::MAX
+                        && ui.input(|i| i.key_pressed(egui::Key::S))
+                    {
+                        open_sandwich = Some(self.label(n).to_owned());
+                    }
                 }
                 if response.double_clicked() {
                     if let Some(n) = hit.filter(|&n| self.tree.parent[n.idx()] != u32::MAX) {
@@ -352,7 +400,81 @@ impl FlameView {
                     self.set_focus(path);
                 }
             });
+        if open_sandwich.is_some() {
+            self.set_sandwich(open_sandwich);
+        }
         action
+    }
+
+    /// The sandwich: callers inverted above the scope's row, callees below.
+    fn sandwich_ui(&mut self, ui: &mut egui::Ui, width: f32) -> Option<FlameAction> {
+        let Some(sw) = &self.sandwich else {
+            return None;
+        };
+        let mut close = false;
+        ui.horizontal(|ui| {
+            ui.label(
+                RichText::new(format!(
+                    "Sandwich of {}: who calls it (above, inverted) and what it calls (below), \
+                     over every call",
+                    sw.name
+                ))
+                .strong(),
+            );
+            close = ui.button("Back to the flame graph").clicked();
+        });
+        let up = sw.callers_layout.rows.max(1);
+        let down = sw.callees_layout.rows.max(1);
+        let rows = up + down - 1;
+        let mut canvas = Rect::NOTHING;
+        egui::ScrollArea::vertical()
+            .id_salt("sandwich")
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                let (rect, _) =
+                    ui.allocate_exact_size(vec2(width, rows as f32 * ROW_HEIGHT), Sense::hover());
+                canvas = rect;
+                let painter = ui.painter_at(rect.intersect(ui.clip_rect()));
+                let font = egui::FontId::proportional(11.0);
+                let draw =
+                    |tree: &NameTree, layout: &FlameLayout<u32>, row_of: &dyn Fn(u32) -> u32| {
+                        for r in &layout.rects {
+                            let y = rect.top() + row_of(r.depth) as f32 * ROW_HEIGHT;
+                            let (x0, x1) = (
+                                rect.left() + (r.x0 * width as f64) as f32,
+                                rect.left() + (r.x1 * width as f64) as f32,
+                            );
+                            let cell = Rect::from_min_max(
+                                Pos2::new(x0, y),
+                                Pos2::new(x1, y + ROW_HEIGHT - 1.0),
+                            );
+                            let name = &tree.name[r.node as usize];
+                            let fill = if name == TOP_LEVEL {
+                                Color32::from_gray(170)
+                            } else {
+                                name_color(name)
+                            };
+                            painter.rect_filled(cell, 1.0, fill);
+                            let room = ((x1 - x0 - 6.0) / 6.2).floor();
+                            if room >= 3.0 {
+                                painter.text(
+                                    Pos2::new(x0 + 3.0, y + ROW_HEIGHT / 2.0 - 0.5),
+                                    egui::Align2::LEFT_CENTER,
+                                    crate::units::elide(name, room as usize),
+                                    font.clone(),
+                                    Color32::from_gray(20),
+                                );
+                            }
+                        }
+                    };
+                draw(&sw.callers, &sw.callers_layout, &|d| up - 1 - d);
+                draw(&sw.callees, &sw.callees_layout, &|d| up - 1 + d);
+            });
+        self.canvas = canvas;
+        if close {
+            self.set_sandwich(None);
+        }
+        None
     }
 
     fn toolbar(&mut self, ui: &mut egui::Ui) {
@@ -539,7 +661,7 @@ impl FlameView {
                 pct(t.total_ns[i], self.layout.total_ns)
             ));
         }
-        ui.label(RichText::new("click: focus · double-click: details").weak());
+        ui.label(RichText::new("click: focus · double-click: details · S: sandwich").weak());
     }
 
     /// What `ui()` reads, for republishing it when it changed.
@@ -553,6 +675,7 @@ impl FlameView {
         )
             .hash(h);
         self.share.as_ref().map(|(s, _)| s.to_bits()).hash(h);
+        self.sandwich_name().hash(h);
     }
 
     /// `puffinLens.ui()` for the flame graph: the laid-out nodes (what is
@@ -585,6 +708,37 @@ impl FlameView {
             "nodes_total": self.layout.rects.len(),
             "share": self.share.as_ref().map(|(s, root)| serde_json::json!({"share": s, "of": root})),
             "nodes": nodes,
+            "sandwich": self.sandwich.as_ref().map(|sw| serde_json::json!({
+                "name": sw.name,
+                "callers": sandwich_json(&sw.callers, &sw.callers_layout),
+                "callees": sandwich_json(&sw.callees, &sw.callees_layout),
+            })),
         })
     }
+}
+
+/// One side of a sandwich for `ui()`: the laid-out nodes with the names
+/// from the scope outwards (up the callers, or down the callees).
+fn sandwich_json(tree: &NameTree, layout: &FlameLayout<u32>) -> Vec<serde_json::Value> {
+    let mut parent = vec![u32::MAX; tree.name.len()];
+    for (p, kids) in tree.children.iter().enumerate() {
+        for &k in kids {
+            parent[k as usize] = p as u32;
+        }
+    }
+    layout
+        .rects
+        .iter()
+        .map(|r| {
+            let mut path = Vec::new();
+            let mut n = r.node;
+            while n != u32::MAX {
+                path.push(tree.name[n as usize].clone());
+                n = parent[n as usize];
+            }
+            path.reverse();
+            serde_json::json!({"depth": r.depth, "path": path, "x0": r.x0, "x1": r.x1,
+                "total_ns": tree.total_ns[r.node as usize]})
+        })
+        .collect()
 }

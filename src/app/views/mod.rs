@@ -10,6 +10,7 @@ pub mod details;
 pub mod diff;
 pub mod flame;
 pub mod overview;
+pub mod sandwich;
 pub mod table;
 pub mod timeline;
 pub mod tree;
