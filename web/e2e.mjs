@@ -232,6 +232,10 @@ await test("the flame graph lays out the CLI's merged tree, focuses on a node, a
   await page.waitForTimeout(300);
   await page.screenshot({ path: join(OUT, "flame_focus.png") });
   await show(page, "flame", { focus: null });
+  // The whole recording on the timeline: merged columns keep their colours.
+  await show(page, "timeline", { all: true });
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(OUT, "timeline_all.png") });
   // The CLI's SVG (inferno) opens in Chromium: a frame per stack prefix, no foreign request.
   const svgFile = join(work, "flame.svg");
   cli(["flamegraph", SAMPLE, "-o", svgFile], { cwd: SAMPLES });

@@ -383,10 +383,16 @@ impl FlameView {
                     response
                         .clone()
                         .on_hover_ui_at_pointer(|ui| self.tooltip(ui, n));
-                    if self.tree.parent[n.idx()] != u32::MAX
-                        && ui.input(|i| i.key_pressed(egui::Key::S))
-                    {
-                        open_sandwich = Some(self.label(n).to_owned());
+                    if self.tree.parent[n.idx()] != u32::MAX {
+                        let (s, enter) = ui.input(|i| {
+                            (i.key_pressed(egui::Key::S), i.key_pressed(egui::Key::Enter))
+                        });
+                        if s {
+                            open_sandwich = Some(self.label(n).to_owned());
+                        }
+                        if enter {
+                            action = Some(FlameAction::Select(self.label(n).to_owned()));
+                        }
                     }
                 }
                 if response.double_clicked() {
@@ -661,7 +667,9 @@ impl FlameView {
                 pct(t.total_ns[i], self.layout.total_ns)
             ));
         }
-        ui.label(RichText::new("click: focus · double-click: details · S: sandwich").weak());
+        ui.label(
+            RichText::new("click: focus · double-click or Enter: details · S: sandwich").weak(),
+        );
     }
 
     /// What `ui()` reads, for republishing it when it changed.
