@@ -17,7 +17,8 @@
 //!   throws on bad arguments or when there is no answer.
 //! - `download(kind, side?)`: what "Export JSON" (`"json"`) or "Export CSV"
 //!   (`"csv"`) save, offered as a download (also `"parquet"`, `"report"`,
-//!   `"flame"`: the flame graph SVG of all frames).
+//!   `"flame"`: the flame graph SVG of all frames, `"chrome"`, `"speedscope"`,
+//!   `"folded"`: the exports for other viewers).
 //! - `status()`: `{loading, fetching, error, replaced, a, b, shown, live,
 //!   memory}`: `loading` is the load in flight (`{name, side, done_bytes,
 //!   total_bytes}`), `replaced` the last request a later one for the same
@@ -472,7 +473,7 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
             let kind = kind.as_string().unwrap_or_default();
             let what = Export::parse(&kind).ok_or_else(|| {
                 js_sys::Error::new(&format!(
-                    "download(kind): kind must be \"json\", \"csv\", \"parquet\", \"report\" or \"flame\", not {kind:?}"
+                    "download(kind): kind must be \"json\", \"csv\", \"parquet\", \"report\", \"flame\", \"chrome\", \"speedscope\" or \"folded\", not {kind:?}"
                 ))
             })?;
             let side = side_arg(&side, &s)?;

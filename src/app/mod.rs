@@ -913,6 +913,23 @@ impl PuffinLensApp {
                              (zoom and search in the SVG), for flamegraph.pl's readers",
                         ),
                         (
+                            Export::Chrome,
+                            "Chrome trace (Perfetto)",
+                            "The Trace Event Format: open it in Perfetto UI (Open trace file), \
+                             chrome://tracing (Load) or the Firefox Profiler",
+                        ),
+                        (
+                            Export::Speedscope,
+                            "speedscope",
+                            "speedscope's own format: drop it on speedscope",
+                        ),
+                        (
+                            Export::Folded,
+                            "Folded stacks",
+                            "thread;outer;…;inner self_ns per line: for inferno, flamegraph.pl \
+                             or speedscope",
+                        ),
+                        (
                             Export::Report,
                             "Report (HTML)",
                             "`puffin-lens report` as one page with charts: A, or B against A \
@@ -1129,6 +1146,13 @@ pub enum Export {
     /// `puffin-lens flamegraph`: the interactive SVG of the frame selection
     /// (and of the flame view's thread).
     Flame,
+    /// `export --format chrome`: the Trace Event Format (Perfetto UI,
+    /// chrome://tracing, the Firefox Profiler).
+    Chrome,
+    /// `export --format speedscope`.
+    Speedscope,
+    /// `export --format folded`.
+    Folded,
 }
 
 /// The HTML report of `a` (and of B against A): name, MIME type, contents.
@@ -1155,6 +1179,9 @@ impl Export {
             "parquet" => Some(Export::Parquet),
             "report" => Some(Export::Report),
             "flame" => Some(Export::Flame),
+            "chrome" => Some(Export::Chrome),
+            "speedscope" => Some(Export::Speedscope),
+            "folded" => Some(Export::Folded),
             _ => None,
         }
     }
@@ -1180,6 +1207,40 @@ impl Export {
             ),
             Export::Report => report_file(loaded, None),
             Export::Flame => flame_file(loaded, 0..loaded.trace().frames.len() as u32, None)?,
+            Export::Chrome | Export::Speedscope => {
+                use crate::engine::write::chrome;
+                let mut bytes = Vec::new();
+                let (suffix, written) = if self == Export::Chrome {
+                    (
+                        "trace.json",
+                        chrome::write_chrome(loaded.trace(), &loaded.name, &mut bytes),
+                    )
+                } else {
+                    (
+                        "speedscope.json",
+                        chrome::write_speedscope(loaded.trace(), &loaded.name, &mut bytes),
+                    )
+                };
+                written.map_err(|err| format!("{}: export: {err}", loaded.name))?;
+                let stem = loaded
+                    .name
+                    .rsplit_once('.')
+                    .map_or(loaded.name.as_str(), |(stem, _)| stem);
+                (format!("{stem}.{suffix}"), "application/json", bytes)
+            }
+            Export::Folded => {
+                let trace = loaded.trace();
+                let stem = loaded
+                    .name
+                    .rsplit_once('.')
+                    .map_or(loaded.name.as_str(), |(stem, _)| stem);
+                (
+                    format!("{stem}.folded"),
+                    "text/plain",
+                    crate::engine::write::folded::folded(trace, 0..trace.frames.len() as u32, None)
+                        .into_bytes(),
+                )
+            }
         })
     }
 }

@@ -16,6 +16,64 @@ pub enum ExportFormat {
     Parquet,
     /// The documented JSON export per input: json/<input>.json.
     Json,
+    /// Chrome's Trace Event Format (Perfetto UI, chrome://tracing, the Firefox
+    /// Profiler): <input>.trace.json.
+    Chrome,
+    /// speedscope's file format: <input>.speedscope.json.
+    Speedscope,
+    /// Folded stacks (inferno, flamegraph.pl, speedscope): <input>.folded.
+    Folded,
+}
+
+impl ExportFormat {
+    /// The file one input becomes, for the formats of one file per input.
+    fn single_file(self, out_name: &str) -> Option<String> {
+        match self {
+            ExportFormat::Parquet | ExportFormat::Json => None,
+            ExportFormat::Chrome => Some(format!("{out_name}.trace.json")),
+            ExportFormat::Speedscope => Some(format!("{out_name}.speedscope.json")),
+            ExportFormat::Folded => Some(format!("{out_name}.folded")),
+        }
+    }
+}
+
+/// Writes one of the single-file formats of `trace` (named `file`) to `w`.
+fn write_single(
+    format: ExportFormat,
+    trace: &puffin_lens::engine::Trace,
+    file: &str,
+    w: impl std::io::Write,
+) -> std::io::Result<()> {
+    use puffin_lens::engine::write::{chrome, folded};
+    match format {
+        ExportFormat::Chrome => chrome::write_chrome(trace, file, w),
+        ExportFormat::Speedscope => chrome::write_speedscope(trace, file, w),
+        _ => {
+            let mut w = w;
+            let text = folded::folded(trace, 0..trace.frames.len() as u32, None);
+            w.write_all(text.as_bytes())?;
+            w.flush()
+        }
+    }
+}
+
+/// `export FILE -o - --format chrome|speedscope|folded`: one input to stdout.
+fn export_to_stdout(input: &Path, format: ExportFormat) -> anyhow::Result<i32> {
+    anyhow::ensure!(
+        format.single_file("x").is_some(),
+        "-o - (stdout) takes --format chrome, speedscope or folded"
+    );
+    let decoded = super::load(input)?;
+    let name = puffin_lens::app::file_name(&input.to_string_lossy());
+    let stdout = std::io::stdout();
+    write_single(
+        format,
+        &decoded.trace,
+        &name,
+        std::io::BufWriter::new(stdout.lock()),
+    )
+    .context("cannot write to stdout")?;
+    Ok(super::status(&decoded))
 }
 
 /// One recording to export.
@@ -45,6 +103,13 @@ pub fn export(
     format: ExportFormat,
     jobs: Option<usize>,
 ) -> anyhow::Result<i32> {
+    if out_dir == Path::new("-") {
+        anyhow::ensure!(
+            inputs.len() == 1 && !inputs[0].is_dir(),
+            "-o - (stdout) takes one recording"
+        );
+        return export_to_stdout(&inputs[0], format);
+    }
     let inputs = collect(inputs)?;
     anyhow::ensure!(
         !inputs.is_empty(),
@@ -53,6 +118,7 @@ pub fn export(
     let folders: &[&str] = match format {
         ExportFormat::Parquet => &["scopes", "frames", "scope_defs"],
         ExportFormat::Json => &["json"],
+        ExportFormat::Chrome | ExportFormat::Speedscope | ExportFormat::Folded => &[""],
     };
     for f in folders {
         let dir = out_dir.join(f);
@@ -250,6 +316,13 @@ fn export_one(input: &Input, out_dir: &Path, format: ExportFormat) -> Outcome {
                 engine::write_export(trace, &input.shown, w, false)
                     .map(|_| ())
                     .map_err(anyhow::Error::from)
+            })
+        }
+        ExportFormat::Chrome | ExportFormat::Speedscope | ExportFormat::Folded => {
+            let name = format.single_file(&input.out_name).unwrap_or_default();
+            let file = puffin_lens::app::file_name(&input.shown);
+            write_atomically(&out_dir.join(name), |w| {
+                write_single(format, trace, &file, w).map_err(anyhow::Error::from)
             })
         }
     };

@@ -145,7 +145,7 @@ runs until Ctrl-C."
         #[arg(long = "allow-origin", value_name = "ORIGIN", value_parser = live::parse_allowed_origin)]
         allow_origin: Vec<live::AllowedOrigin>,
     },
-    /// Export many recordings as Parquet tables (or JSON exports), on all cores.
+    /// Export many recordings as Parquet tables, JSON exports, or for other viewers, on all cores.
     #[command(
         long_about = "Export recordings as Parquet tables that DuckDB, Spark, Polars or DataFusion \
 read as they are: one file per input and table, OUT/scopes/<input>.parquet (one row per scope \
@@ -155,7 +155,16 @@ adding files and engines read OUT/scopes/*.parquet. Folders are searched (recurs
         after_help = "Examples:\n  \
 puffin-lens export captures/ -o fleet/\n  \
 puffin-lens export a.puffin b.puffin -o out/ --jobs 1\n  \
+puffin-lens export captures/ -o traces/ --format chrome     # Perfetto UI, chrome://tracing\n  \
+puffin-lens export capture.puffin -o - --format speedscope > capture.speedscope.json\n  \
+puffin-lens export capture.puffin -o - --format folded | inferno-flamegraph > flame.svg\n  \
 duckdb -c \"SELECT name, quantile_cont(duration_ns, 0.95) / 1e6 AS p95_ms FROM 'fleet/scopes/*.parquet' GROUP BY name ORDER BY p95_ms DESC LIMIT 10\"\n\n\
+Other viewers: --format chrome writes OUT/<input>.trace.json (the Trace Event Format: every \
+scope a complete event with its data, file and line; thread names; each frame's start as an \
+instant event; times in µs from the first frame, its epoch ns in otherData.start_ns), \
+speedscope OUT/<input>.speedscope.json (an evented profile per thread), folded \
+OUT/<input>.folded (`thread;outer;…;inner self_ns`, as `flamegraph --folded`). -o - writes \
+one input to stdout.\n\
 Files are written under a temporary name and renamed, so nothing is ever half-written. \
 Exit status: 0 all exported; 1 an input was unreadable (reported and skipped; the others are \
 exported); 2 usage error; 3 a recording was damaged (its intact frames are exported)."
@@ -164,7 +173,8 @@ exported); 2 usage error; 3 a recording was damaged (its intact frames are expor
         /// Recordings (.puffin or JSON dumps) and folders of them.
         #[arg(required = true, value_name = "FILE_OR_DIR")]
         inputs: Vec<PathBuf>,
-        /// The output folder (created when missing).
+        /// The output folder (created when missing); `-` for stdout (one input, and
+        /// --format chrome, speedscope or folded).
         #[arg(short, long, value_name = "OUT_DIR")]
         output: PathBuf,
         /// What to write per input.

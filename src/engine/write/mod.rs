@@ -5,6 +5,7 @@
 //!
 //! May import: `model` (and `read::bytes`' varint writers).
 
+pub mod chrome;
 pub mod escape;
 pub mod folded;
 pub mod json;
