@@ -6,6 +6,9 @@
 //!   against the `.puffin` file and the JSON dump.
 //! - A folder of 200 recordings of 10k-200k scopes: `export` with `--jobs 1`
 //!   and on all cores, scopes/s and peak memory (max RSS).
+//! - The same recording for other viewers: Chrome trace, speedscope and
+//!   folded stacks, written from the model (time, bytes) and by `export -o -`
+//!   end to end (time, peak memory);
 //! - The top 10 slowest scopes over all 200 recordings: one DuckDB query on
 //!   the export (Python `duckdb`) against running `puffin-lens top` per file
 //!   and merging; the answers must agree.
@@ -56,6 +59,58 @@ fn main() {
     std::fs::write(&big, &bytes).expect("write");
     let decoded = engine::load(&bytes).expect("decodes");
     let scopes = decoded.trace.scopes.len();
+    // For other viewers: written from the model to a byte counter, then end
+    // to end by the CLI to /dev/null (peak memory: max RSS).
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len() as u64;
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let trace = &decoded.trace;
+    for format in ["chrome", "speedscope", "folded"] {
+        let (t, n) = best_of(3, || {
+            let mut c = Count(0);
+            {
+                let w = std::io::BufWriter::with_capacity(1 << 16, &mut c);
+                match format {
+                    "chrome" => {
+                        engine::write::chrome::write_chrome(trace, "big", w).expect("writes")
+                    }
+                    "speedscope" => {
+                        engine::write::chrome::write_speedscope(trace, "big", w).expect("writes")
+                    }
+                    _ => {
+                        let mut w = w;
+                        let text = engine::write::folded::folded(
+                            trace,
+                            0..trace.frames.len() as u32,
+                            None,
+                        );
+                        std::io::Write::write_all(&mut w, text.as_bytes()).expect("writes");
+                    }
+                }
+            }
+            c.0
+        });
+        let big_str = big.to_str().expect("utf-8");
+        let t_cli = Instant::now();
+        let rss = max_rss_kib_of(&[EXE, "export", big_str, "-o", "-", "--format", format]);
+        let cli_s = t_cli.elapsed().as_secs_f64();
+        println!(
+            "{format:>10} of {scopes} scopes: written in {:.0} ms, {:.1} MB ({:.1} bytes/scope); \
+             `export -o - --format {format}` {:.2} s end to end, peak {} MB",
+            t.as_secs_f64() * 1e3,
+            n as f64 / 1e6,
+            n as f64 / scopes as f64,
+            cli_s,
+            rss.map_or("?".to_owned(), |k| format!("{:.0}", k as f64 / 1024.0))
+        );
+    }
     let (write, tables) = best_of(3, || {
         parquet::write_tables(&decoded.trace, "big.puffin").expect("writes")
     });

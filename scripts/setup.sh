@@ -3,7 +3,7 @@
 # already there (fast when everything is installed). Steps: the wasm target;
 # Trunk; wasm-bindgen-cli at the exact version Cargo.lock pins (Trunk runs
 # offline and never downloads it); npm packages of web/ (playwright-core,
-# binaryen's wasm-opt). With `--browser`: also Debian's chromium, Xvfb, jq
+# binaryen's wasm-opt, speedscope's static build for the export test). With `--browser`: also Debian's chromium, Xvfb, jq
 # and DuckDB (Python) for the tests; with `--fuzz`: cargo-fuzz; with `--fleet`:
 # Java and PySpark.
 set -euo pipefail
@@ -66,7 +66,8 @@ fi
 grep -q "wasm_bindgen = \"$bindgen\"" Trunk.toml \
   || { echo "Trunk.toml's [tools] wasm_bindgen must be $bindgen (Cargo.lock)" >&2; exit 1; }
 
-if [[ ! -x web/node_modules/.bin/wasm-opt || ! -d web/node_modules/playwright-core ]]; then
+if [[ ! -x web/node_modules/.bin/wasm-opt || ! -d web/node_modules/playwright-core \
+      || ! -d web/node_modules/speedscope ]]; then
   say "installing web/ npm packages"
   npm ci --prefix web --no-audit --no-fund --silent
 fi

@@ -12,7 +12,7 @@
 // runs those of `cargo build --release`, PUFFIN_LENS_BIN another binary)
 
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execFileSync, spawn } from "node:child_process";
 import { BIN, OUT, ROOT, cli, dropFile, example, freePort, launch, openApp, read, runner, serve, tempDir, waitLoaded } from "./harness.mjs";
@@ -753,6 +753,57 @@ await test("live: through `puffin-lens relay`, a running app's frames stream int
     demo.kill();
     relay.kill();
   }
+});
+
+await test("the exports open in speedscope (its own static build, offline) and match its schema", async () => {
+  const release = join(ROOT, "web", "node_modules", "speedscope", "dist", "release");
+  cpSync(release, join(server.root, "speedscope"), { recursive: true });
+  const files = {
+    speedscope: "threads_demo.speedscope.json",
+    chrome: "threads_demo.trace.json",
+    folded: "threads_demo.folded",
+  };
+  for (const [format, name] of Object.entries(files)) {
+    writeFileSync(join(server.root, "recordings", name), cli(["export", SAMPLE, "-o", "-", "--format", format], { cwd: SAMPLES }));
+  }
+  // The speedscope file against the schema the package ships (required keys,
+  // types and event kinds; the schema is draft-07 JSON Schema).
+  const schema = JSON.parse(read(join(release, "file-format-schema.json")).toString("utf8"));
+  const doc = JSON.parse(read(join(server.root, "recordings", files.speedscope)).toString("utf8"));
+  const def = (name) => schema.definitions[name];
+  for (const k of def("FileFormat.File").required) assert.ok(k in doc, `file: ${k}`);
+  assert.equal(doc.$schema, def("FileFormat.File").properties.$schema.enum?.[0] ?? doc.$schema);
+  for (const f of doc.shared.frames) for (const k of def("FileFormat.Frame").required) assert.ok(k in f, `frame: ${k}`);
+  for (const p of doc.profiles) {
+    for (const k of def("FileFormat.EventedProfile").required) assert.ok(k in p, `profile: ${k}`);
+    assert.ok(["O", "C"].every((t) => JSON.stringify(schema).includes(`"${t}"`)));
+    for (const e of p.events) assert.ok(Number.isInteger(e.frame) && e.frame < doc.shared.frames.length && typeof e.at === "number");
+  }
+  const threads = JSON.parse(cli(["threads", SAMPLE, "--json"], { cwd: SAMPLES })).map((t) => (t.name === "" ? "(unnamed)" : t.name));
+  const sctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  for (const [format, name] of Object.entries(files)) {
+    const p = await sctx.newPage();
+    const errors = [];
+    p.on("pageerror", (e) => errors.push(e.message));
+    const asked = [];
+    p.on("request", (r) => asked.push(r.url()));
+    await p.goto(`${server.origin}/speedscope/index.html#profileURL=${encodeURIComponent(`${server.origin}/recordings/${name}`)}`);
+    // Loaded: the flame chart's canvas and the profile's name in the toolbar.
+    await p.waitForFunction(() => document.querySelectorAll("canvas").length > 0 && document.body.innerText.length > 0, null, { timeout: 30_000 });
+    await p.waitForTimeout(1000);
+    const text = await p.evaluate(() => document.body.innerText);
+    assert.deepEqual(errors, [], `${format}: page errors`);
+    assert.ok(!/error|could not|failed/i.test(text), `${format}: ${text.slice(0, 300)}`);
+    if (format !== "folded") {
+      // A profile per thread: speedscope names the shown one, "N/M" of them.
+      assert.match(text, new RegExp(`1/${format === "speedscope" ? doc.profiles.length : "\\d+"}`), `${format}: ${text.slice(0, 300)}`);
+      assert.ok(threads.some((t) => text.includes(t)), `${format}: a thread name in ${text.slice(0, 300)}`);
+    }
+    assert.ok(asked.every((u) => u.startsWith(server.origin)), `${format}: only this server: ${asked.filter((u) => !u.startsWith(server.origin))}`);
+    await p.screenshot({ path: join(OUT, `speedscope_${format}.png`) });
+    await p.close();
+  }
+  await sctx.close();
 });
 
 await test("the page requested nothing but its own files", async () => {
