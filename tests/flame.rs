@@ -6,7 +6,7 @@
 mod common;
 
 use common::scenario::*;
-use common::ui::{command, open_scenario, ui_now};
+use common::ui::{click, command, open_scenario, ui_now};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use puffin_lens::app::{PuffinLensApp, Side, UiCommand};
@@ -126,20 +126,6 @@ fn every_node_of_the_tree_with_width_its_share_of_the_total() {
         .map(|t| by_name[&vec![t.to_string()]].0)
         .collect();
     assert!(threads.windows(2).all(|w| w[0] < w[1]), "threads by name");
-}
-
-fn click(h: &mut Harness<'static, PuffinLensApp>, pos: egui::Pos2) {
-    h.event(egui::Event::PointerMoved(pos));
-    h.step();
-    for pressed in [true, false] {
-        h.event(egui::Event::PointerButton {
-            pos,
-            button: egui::PointerButton::Primary,
-            pressed,
-            modifiers: egui::Modifiers::NONE,
-        });
-        h.step();
-    }
 }
 
 #[test]

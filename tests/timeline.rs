@@ -6,7 +6,7 @@
 mod common;
 
 use common::scenario::*;
-use common::ui::{command, open_scenario, ui_now};
+use common::ui::{click, command, open_scenario, ui_now};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use puffin_lens::app::views::timeline::{LANE_HEADER_HEIGHT, ROW_HEIGHT, Selection};
@@ -57,20 +57,6 @@ fn at(h: &Harness<'static, PuffinLensApp>, thread: &str, depth: u32, t: i64) -> 
         tl.x_of(t),
         lane.top + LANE_HEADER_HEIGHT + depth as f32 * ROW_HEIGHT + ROW_HEIGHT / 2.0,
     )
-}
-
-fn click(h: &mut Harness<'static, PuffinLensApp>, pos: egui::Pos2) {
-    h.event(egui::Event::PointerMoved(pos));
-    h.step();
-    for pressed in [true, false] {
-        h.event(egui::Event::PointerButton {
-            pos,
-            button: egui::PointerButton::Primary,
-            pressed,
-            modifiers: egui::Modifiers::NONE,
-        });
-        h.step();
-    }
 }
 
 #[test]

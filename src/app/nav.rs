@@ -252,6 +252,19 @@ impl Matcher {
     }
 }
 
+/// An option that is a list of strings (`["main", "frame"]`) or `null`
+/// (empty); `None` when it is anything else.
+pub fn string_list_option(v: &serde_json::Value) -> Option<Vec<String>> {
+    match v {
+        serde_json::Value::Null => Some(Vec::new()),
+        v => v
+            .as_array()?
+            .iter()
+            .map(|x| x.as_str().map(str::to_owned))
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 //! written to the location hash in the browser.
 
 use super::loaded::Loaded;
-use super::nav::{FrameSel, View, decode_hash, encode_hash, sort_option};
+use super::nav::{FrameSel, View, decode_hash, encode_hash, sort_option, string_list_option};
 use super::views::details::{DetailsAction, DetailsPanel};
 use super::views::flame::{FlameAction, FlameView};
 use super::views::overview::OverviewView;
@@ -370,16 +370,7 @@ impl Recording {
                 };
                 let focus = match opts.get("focus") {
                     None => None,
-                    Some(serde_json::Value::Null) => Some(Vec::new()),
-                    Some(v) => Some(
-                        v.as_array()
-                            .and_then(|a| {
-                                a.iter()
-                                    .map(|x| x.as_str().map(str::to_owned))
-                                    .collect::<Option<Vec<_>>>()
-                            })
-                            .ok_or_else(|| bad("focus", v))?,
-                    ),
+                    Some(v) => Some(string_list_option(v).ok_or_else(|| bad("focus", v))?),
                 };
                 let positions = self.frames.positions(trace);
                 let flame = self.flame_mut();

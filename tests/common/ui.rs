@@ -57,3 +57,19 @@ pub fn open_scenario(step_dt: Option<f32>) -> Harness<'static, PuffinLensApp> {
     assert!(h.state().recording(Side::A).is_some(), "loaded");
     h
 }
+
+/// A real click at `pos`: the pointer moves there, then presses and
+/// releases, a frame each (as a person's click arrives).
+pub fn click(h: &mut Harness<'static, PuffinLensApp>, pos: egui::Pos2) {
+    h.event(egui::Event::PointerMoved(pos));
+    h.step();
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.step();
+    }
+}

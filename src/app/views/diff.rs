@@ -5,9 +5,9 @@
 //! largest regression. Totals as recorded or per frame. Derived rows are
 //! rebuilt when their inputs change, never per repaint.
 
-use super::widgets::{Pointing, rows_table, triangle};
+use super::widgets::{Pointing, breadcrumb, cell_label, rows_table, triangle};
 use crate::app::loaded::Loaded;
-use crate::app::nav::{Matcher, decode_hash, encode_hash, sort_option};
+use crate::app::nav::{Matcher, decode_hash, encode_hash, sort_option, string_list_option};
 use crate::engine::analyses::diff::{DiffTree, diff_tree};
 use crate::engine::analyses::flame::{FlameLayout, icicle};
 use crate::engine::analyses::{
@@ -642,18 +642,7 @@ impl DiffView {
             }
         }
         if let Some(v) = opts.get("focus") {
-            let path = match v {
-                serde_json::Value::Null => Vec::new(),
-                v => v
-                    .as_array()
-                    .and_then(|a| {
-                        a.iter()
-                            .map(|x| x.as_str().map(str::to_owned))
-                            .collect::<Option<Vec<_>>>()
-                    })
-                    .ok_or_else(|| bad("focus", v))?,
-            };
-            self.set_flame_focus(path);
+            self.set_flame_focus(string_list_option(v).ok_or_else(|| bad("focus", v))?);
         }
         if let Some((sort, desc)) = sort_option(&opts, DiffSort::parse, |c| c == DiffSort::Name)? {
             self.set_sort(sort, desc);
@@ -854,24 +843,7 @@ impl DiffView {
         const ROW: f32 = 18.0;
         // The breadcrumb.
         ui.horizontal_wrapped(|ui| {
-            let mut go_to = None;
-            if ui
-                .selectable_label(self.flame_focus.is_empty(), "all")
-                .clicked()
-            {
-                go_to = Some(0);
-            }
-            for (i, name) in self.flame_focus.iter().enumerate() {
-                ui.label(RichText::new("›").weak());
-                let shown = if i == 0 { thread_label(name) } else { name };
-                if ui
-                    .selectable_label(i + 1 == self.flame_focus.len(), shown)
-                    .clicked()
-                {
-                    go_to = Some(i + 1);
-                }
-            }
-            if let Some(k) = go_to {
+            if let Some(k) = breadcrumb(ui, &self.flame_focus) {
                 let path = self.flame_focus[..k].to_vec();
                 self.set_flame_focus(path);
             }
@@ -910,7 +882,6 @@ impl DiffView {
                 let painter = ui.painter_at(visible);
                 let first = ((visible.top() - rect.top()) / ROW).floor().max(0.0) as u32;
                 let last = ((visible.bottom() - rect.top()) / ROW).ceil().max(0.0) as u32;
-                let font = egui::FontId::proportional(11.0);
                 for depth in first..=last.min(self.flame.rows) {
                     let y = rect.top() + depth as f32 * ROW;
                     for r in self.flame.row(depth) {
@@ -948,26 +919,17 @@ impl DiffView {
                                 egui::StrokeKind::Inside,
                             );
                         }
-                        let room = ((x1 - x0 - 6.0) / 6.2).floor();
-                        if room >= 3.0 {
-                            let name = if is_thread {
-                                thread_label(&tree.name[n])
-                            } else {
-                                &tree.name[n]
-                            };
-                            let label = match (new, gone) {
-                                (true, _) => format!("+ {name}"),
-                                (_, true) => format!("− {name}"),
-                                _ => name.to_owned(),
-                            };
-                            painter.text(
-                                egui::pos2(x0 + 3.0, y + ROW / 2.0 - 0.5),
-                                egui::Align2::LEFT_CENTER,
-                                crate::units::elide(&label, room as usize),
-                                font.clone(),
-                                Color32::from_gray(15),
-                            );
-                        }
+                        let name = if is_thread {
+                            thread_label(&tree.name[n])
+                        } else {
+                            &tree.name[n]
+                        };
+                        let label = match (new, gone) {
+                            (true, _) => format!("+ {name}"),
+                            (_, true) => format!("− {name}"),
+                            _ => name.to_owned(),
+                        };
+                        cell_label(&painter, cell, &label, Color32::from_gray(15));
                     }
                 }
                 let hit = response.hover_pos().and_then(|p| {

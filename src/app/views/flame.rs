@@ -13,6 +13,7 @@
 
 use super::sandwich::{NameTree, TOP_LEVEL, sandwich};
 use super::timeline::name_color;
+use super::widgets::{breadcrumb, cell_label};
 use crate::app::loaded::Loaded;
 use crate::app::nav::Matcher;
 use crate::engine::analyses::{
@@ -441,7 +442,6 @@ impl FlameView {
                     ui.allocate_exact_size(vec2(width, rows as f32 * ROW_HEIGHT), Sense::hover());
                 canvas = rect;
                 let painter = ui.painter_at(rect.intersect(ui.clip_rect()));
-                let font = egui::FontId::proportional(11.0);
                 let draw =
                     |tree: &NameTree, layout: &FlameLayout<u32>, row_of: &dyn Fn(u32) -> u32| {
                         for r in &layout.rects {
@@ -461,16 +461,7 @@ impl FlameView {
                                 name_color(name)
                             };
                             painter.rect_filled(cell, 1.0, fill);
-                            let room = ((x1 - x0 - 6.0) / 6.2).floor();
-                            if room >= 3.0 {
-                                painter.text(
-                                    Pos2::new(x0 + 3.0, y + ROW_HEIGHT / 2.0 - 0.5),
-                                    egui::Align2::LEFT_CENTER,
-                                    crate::units::elide(name, room as usize),
-                                    font.clone(),
-                                    Color32::from_gray(20),
-                                );
-                            }
+                            cell_label(&painter, cell, name, Color32::from_gray(20));
                         }
                     };
                 draw(&sw.callers, &sw.callers_layout, &|d| up - 1 - d);
@@ -513,25 +504,7 @@ impl FlameView {
             self.set_order(order);
             ui.separator();
             // The breadcrumb: the roots, then the focused path.
-            if ui
-                .selectable_label(self.focus.is_empty(), "all")
-                .on_hover_text("The whole selection (Esc goes up one level)")
-                .clicked()
-            {
-                self.set_focus(Vec::new());
-            }
-            let mut go_to = None;
-            for (i, name) in self.focus.iter().enumerate() {
-                ui.label(RichText::new("›").weak());
-                let shown = if i == 0 { thread_label(name) } else { name };
-                if ui
-                    .selectable_label(i + 1 == self.focus.len(), shown)
-                    .clicked()
-                {
-                    go_to = Some(i + 1);
-                }
-            }
-            if let Some(k) = go_to {
+            if let Some(k) = breadcrumb(ui, &self.focus) {
                 let path = self.focus[..k].to_vec();
                 self.set_focus(path);
             }
@@ -577,8 +550,6 @@ impl FlameView {
         let painter = ui.painter_at(visible);
         let trace = self.loaded.trace();
         let t = &self.tree;
-        let font = egui::FontId::proportional(11.0);
-        let char_width = 6.2;
         let first = ((visible.top() - rect.top()) / ROW_HEIGHT).floor().max(0.0) as u32;
         let last = ((visible.bottom() - rect.top()) / ROW_HEIGHT)
             .ceil()
@@ -611,16 +582,7 @@ impl FlameView {
                         egui::StrokeKind::Inside,
                     );
                 }
-                let room = ((x1 - x0 - 6.0) / char_width).floor();
-                if room >= 3.0 {
-                    painter.text(
-                        Pos2::new(x0 + 3.0, y + ROW_HEIGHT / 2.0 - 0.5),
-                        egui::Align2::LEFT_CENTER,
-                        crate::units::elide(name, room as usize),
-                        font.clone(),
-                        text_color,
-                    );
-                }
+                cell_label(&painter, cell, name, text_color);
             }
         }
     }

@@ -70,3 +70,42 @@ pub fn busy_lines(ui: &mut egui::Ui, busy: &[BusyThread], window: &[WindowThread
         ));
     }
 }
+
+/// `text` inside a flame-graph cell, elided in the middle to fit (nothing
+/// when even three characters do not).
+pub fn cell_label(painter: &egui::Painter, cell: egui::Rect, text: &str, color: Color32) {
+    /// Average width of a character of the 11 pt proportional font.
+    const CHAR_WIDTH: f32 = 6.2;
+    let room = ((cell.width() - 6.0) / CHAR_WIDTH).floor();
+    if room >= 3.0 {
+        painter.text(
+            Pos2::new(cell.left() + 3.0, cell.center().y),
+            egui::Align2::LEFT_CENTER,
+            crate::units::elide(text, room as usize),
+            egui::FontId::proportional(11.0),
+            color,
+        );
+    }
+}
+
+/// The focus breadcrumb of a flame graph: "all", then each name of `focus`
+/// (the first a thread's); returns how many names to keep when one is
+/// clicked (0: "all").
+pub fn breadcrumb(ui: &mut egui::Ui, focus: &[String]) -> Option<usize> {
+    let mut go_to = None;
+    if ui
+        .selectable_label(focus.is_empty(), "all")
+        .on_hover_text("The whole selection (Esc goes up one level)")
+        .clicked()
+    {
+        go_to = Some(0);
+    }
+    for (i, name) in focus.iter().enumerate() {
+        ui.label(egui::RichText::new("›").weak());
+        let shown = if i == 0 { thread_label(name) } else { name };
+        if ui.selectable_label(i + 1 == focus.len(), shown).clicked() {
+            go_to = Some(i + 1);
+        }
+    }
+    go_to
+}
