@@ -25,7 +25,7 @@ use puffin_lens::engine::analyses::diff::diff_tree;
 use puffin_lens::engine::analyses::tree::merged_tree;
 use puffin_lens::engine::write::puffin::{
     Compression, Format, FrameData, Registration, ScopeNode, ThreadData, synthetic_capture,
-    write_recording,
+    worst_case_capture, write_recording,
 };
 use puffin_lens::engine::{FrameId, decode_puffin};
 use std::sync::Arc;
@@ -115,61 +115,6 @@ fn wide_capture(names: u32, slower: i64) -> Vec<FrameData> {
         }],
         registrations: regs,
     }]
-}
-
-/// `frames` frames of `per_frame` scopes on one thread, each opened under
-/// the innermost still-open scope after closing a random number of them
-/// (depth at most 24) and named at random among `names` (deterministic):
-/// call paths rarely repeat, so the merged tree has nearly a node per scope.
-fn random_paths(frames: u64, per_frame: usize, names: u32) -> Vec<FrameData> {
-    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move |n: u64| {
-        seed = seed
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (seed >> 33) % n
-    };
-    let regs: Vec<Registration> = (1..=names)
-        .map(|id| Registration::named(id, &format!("fn_{id}"), "bench::f", "src/bench.rs", id))
-        .collect();
-    (0..frames)
-        .map(|f| {
-            let t0 = f as i64 * 100_000_000;
-            let mut t = t0;
-            let mut stack: Vec<ScopeNode> = vec![ScopeNode::new(1, t0, t0)];
-            let close = |stack: &mut Vec<ScopeNode>, t: i64| {
-                let mut done = stack.pop().expect("open");
-                done.stop_ns = t;
-                stack.last_mut().expect("the root").children.push(done);
-            };
-            for _ in 0..per_frame {
-                let k = (next(stack.len() as u64) as usize).min(stack.len() - 1);
-                for _ in 0..k {
-                    close(&mut stack, t);
-                }
-                if stack.len() >= 24 {
-                    close(&mut stack, t);
-                }
-                t += 1_000;
-                stack.push(ScopeNode::new(1 + next(u64::from(names)) as u32, t, t));
-            }
-            while stack.len() > 1 {
-                t += 1_000;
-                close(&mut stack, t);
-            }
-            let mut root = stack.pop().expect("the root");
-            root.stop_ns = t + 1_000;
-            FrameData {
-                frame_index: f,
-                threads: vec![ThreadData {
-                    name: "main".into(),
-                    start_time_ns: Some(0),
-                    scopes: vec![root],
-                }],
-                registrations: if f == 0 { regs.clone() } else { Vec::new() },
-            }
-        })
-        .collect()
 }
 
 /// Draws `FRAMES_DRAWN` frames of `ui`, scrolling down a page each frame;
@@ -368,7 +313,7 @@ fn main() {
     // nested at random from 300 names, so call paths rarely repeat.
     println!();
     let big = loaded("big", &synthetic_capture(200, 3, 10_000));
-    let worst = loaded("worst", &random_paths(200, 10_000, 300));
+    let worst = loaded("worst", &worst_case_capture(200, 10_000, 300, 1));
     for (what, rec) in [
         ("2M-scope capture", &big),
         ("2M scopes on random paths", &worst),

@@ -1,3 +1,4 @@
+#![allow(dead_code)] // Each bench uses some of these.
 //! Shared by the benchmarks.
 
 use std::time::{Duration, Instant};

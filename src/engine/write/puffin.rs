@@ -420,3 +420,66 @@ pub fn synthetic_capture(frames: usize, workers: usize, scopes_per_frame: usize)
     }
     out
 }
+
+/// The worst case a real app's capture makes (issue 21): `frames` frames of
+/// `per_frame` scopes on one thread, each opened under the innermost
+/// still-open scope after closing a random number of them (depth at most
+/// 24), named at random among `names`, with a unique data string on nine in
+/// ten (`profile_scope!("load", path)`): call paths rarely repeat and
+/// (name, data) pairs almost never. Deterministic for a `seed`.
+pub fn worst_case_capture(frames: u64, per_frame: usize, names: u32, seed: u64) -> Vec<FrameData> {
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15 ^ seed.wrapping_mul(0x2545_F491_4F6C_DD1D);
+    let mut next = move |n: u64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 33) % n.max(1)
+    };
+    let regs: Vec<Registration> = (1..=names)
+        .map(|id| Registration::named(id, &format!("fn_{id}"), "bench::f", "src/bench.rs", id))
+        .collect();
+    let mut serial = 0u64;
+    (0..frames)
+        .map(|f| {
+            let t0 = 1_700_000_000_000_000_000 + f as i64 * 100_000_000;
+            let mut t = t0;
+            let mut stack: Vec<ScopeNode> = vec![ScopeNode::new(1, t0, t0)];
+            let close = |stack: &mut Vec<ScopeNode>, t: i64| {
+                let mut done = stack.pop().expect("open");
+                done.stop_ns = t;
+                stack.last_mut().expect("the root").children.push(done);
+            };
+            for _ in 0..per_frame {
+                let k = (next(stack.len() as u64) as usize).min(stack.len() - 1);
+                for _ in 0..k {
+                    close(&mut stack, t);
+                }
+                if stack.len() >= 24 {
+                    close(&mut stack, t);
+                }
+                t += 1_000;
+                let mut scope = ScopeNode::new(1 + next(u64::from(names)) as u32, t, t);
+                if next(10) != 0 {
+                    serial += 1;
+                    scope.data = format!("assets/mesh_{serial}.glb");
+                }
+                stack.push(scope);
+            }
+            while stack.len() > 1 {
+                t += 1_000;
+                close(&mut stack, t);
+            }
+            let mut root = stack.pop().expect("the root");
+            root.stop_ns = t + 1_000;
+            FrameData {
+                frame_index: f,
+                threads: vec![ThreadData {
+                    name: "main".into(),
+                    start_time_ns: Some(0),
+                    scopes: vec![root],
+                }],
+                registrations: if f == 0 { regs.clone() } else { Vec::new() },
+            }
+        })
+        .collect()
+}
