@@ -2,6 +2,8 @@
 //! highlighted slowest frames and selection, errors and damaged files.
 //! Recordings are generated, so every expected answer is known.
 
+mod common;
+
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use puffin_lens::app::{PuffinLensApp, Settings, Shared, Side, Source};
@@ -151,17 +153,9 @@ fn slowest_frames_are_highlighted_and_selection_follows_clicks() {
     assert!(h.query_by_label_contains("Frame 102 · ").is_none());
 }
 
+/// A real click (tests/common/ui.rs), then two frames for what it changed.
 fn click(h: &mut Harness<'static, PuffinLensApp>, pos: egui::Pos2) {
-    h.event(egui::Event::PointerMoved(pos));
-    for pressed in [true, false] {
-        h.event(egui::Event::PointerButton {
-            pos,
-            button: egui::PointerButton::Primary,
-            pressed,
-            modifiers: egui::Modifiers::NONE,
-        });
-        h.step();
-    }
+    common::ui::click(h, pos);
     h.run_steps(2);
 }
 

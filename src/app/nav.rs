@@ -183,6 +183,14 @@ pub fn decode_hash(hash: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The value of `key` in pairs from [`decode_hash`] (the first, when repeated).
+pub fn hash_value<'a>(pairs: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    pairs
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
 fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());

@@ -4,7 +4,9 @@
 //! written to the location hash in the browser.
 
 use super::loaded::Loaded;
-use super::nav::{FrameSel, View, decode_hash, encode_hash, sort_option, string_list_option};
+use super::nav::{
+    FrameSel, View, decode_hash, encode_hash, hash_value, sort_option, string_list_option,
+};
 use super::views::details::{DetailsAction, DetailsPanel};
 use super::views::flame::{FlameAction, FlameView};
 use super::views::overview::OverviewView;
@@ -492,12 +494,7 @@ impl Recording {
         let trace = self.loaded().clone();
         let trace = trace.trace();
         let pairs = decode_hash(hash);
-        let get = |k: &str| {
-            pairs
-                .iter()
-                .find(|(key, _)| key == k)
-                .map(|(_, v)| v.as_str())
-        };
+        let get = |k: &str| hash_value(&pairs, k);
         if let Some(v) = get("view").and_then(View::parse) {
             self.view = v;
         }

@@ -7,7 +7,9 @@
 
 use super::widgets::{Pointing, breadcrumb, cell_label, rows_table, triangle};
 use crate::app::loaded::Loaded;
-use crate::app::nav::{Matcher, decode_hash, encode_hash, sort_option, string_list_option};
+use crate::app::nav::{
+    Matcher, decode_hash, encode_hash, hash_value, sort_option, string_list_option,
+};
 use crate::engine::analyses::diff::{DiffTree, diff_tree};
 use crate::engine::analyses::flame::{FlameLayout, icicle};
 use crate::engine::analyses::{
@@ -692,12 +694,7 @@ impl DiffView {
     /// Goes where a hash written by [`Self::hash`] says.
     pub fn apply_hash(&mut self, hash: &str) {
         let pairs = decode_hash(hash);
-        let get = |k: &str| {
-            pairs
-                .iter()
-                .find(|(key, _)| key == k)
-                .map(|(_, v)| v.as_str())
-        };
+        let get = |k: &str| hash_value(&pairs, k);
         if let Some(mode) = get("mode").and_then(DiffMode::parse) {
             self.set_mode(mode);
         }
