@@ -320,8 +320,7 @@ fn main() {
     ] {
         let n = rec.trace().frames.len() as u32;
         let (t, flame) = best_of(RUNS, || {
-            let mut f = FlameView::new(rec.clone());
-            f.set_inputs(0..n, None);
+            let mut f = FlameView::new(rec.clone(), 0..n);
             f.ensure_layout(1400.0);
             f
         });

@@ -171,10 +171,13 @@ impl Recording {
         }
     }
 
-    /// The flame graph, merged on first use.
+    /// The flame graph, merged on first use (for the frame selection then:
+    /// not all frames first and the selection after).
     pub fn flame_mut(&mut self) -> &mut FlameView {
         let loaded = self.loaded().clone();
-        self.flame.get_or_insert_with(|| FlameView::new(loaded))
+        let positions = self.frames.positions(loaded.trace());
+        self.flame
+            .get_or_insert_with(|| FlameView::new(loaded, positions))
     }
 
     /// The timeline, indexed on first use.

@@ -78,14 +78,15 @@ struct Sandwich {
 }
 
 impl FlameView {
-    pub fn new(loaded: Arc<Loaded>) -> Self {
+    /// The flame graph of frames `frames` (positions), all threads: merged
+    /// once, for the selection it is first shown with.
+    pub fn new(loaded: Arc<Loaded>, frames: Range<u32>) -> Self {
         let trace = loaded.trace();
         let mut thread_names: Vec<String> = (0..trace.threads.len())
             .map(|t| trace.str(trace.threads.name[t]).to_owned())
             .collect();
         thread_names.sort();
         thread_names.dedup();
-        let frames = 0..trace.frames.len() as u32;
         let tree = merged_tree(trace, frames.clone(), None);
         let mut view = Self {
             loaded,
