@@ -166,12 +166,11 @@ pub struct DiffView {
     t_rows: Vec<u32>,
     /// The flame mode: widths from A (else B), the focused node's names
     /// from its thread down, its layout (for the width it was made for),
-    /// where it was painted, the node under the pointer.
+    /// the node under the pointer.
     flame_from_a: bool,
     flame_focus: Vec<String>,
     flame: FlameLayout<u32>,
     flame_width: f32,
-    flame_canvas: egui::Rect,
     flame_hover: Option<u32>,
 }
 
@@ -215,7 +214,6 @@ impl DiffView {
             flame_focus: Vec::new(),
             flame: FlameLayout::default(),
             flame_width: 1000.0,
-            flame_canvas: egui::Rect::NOTHING,
             flame_hover: None,
         };
         view.resort();
@@ -290,11 +288,6 @@ impl DiffView {
     /// Whether the flame mode's widths are A's (else B's).
     pub fn flame_width_from_a(&self) -> bool {
         self.flame_from_a
-    }
-
-    /// The flame mode's layout (what is painted).
-    pub fn flame_layout(&self) -> &FlameLayout<u32> {
-        &self.flame
     }
 
     /// The names from the thread down to node `n` of the differential tree.
@@ -831,11 +824,6 @@ impl DiffView {
         }
     }
 
-    /// Where the flame mode painted (for tests).
-    pub fn flame_canvas(&self) -> egui::Rect {
-        self.flame_canvas
-    }
-
     fn flame_ui(&mut self, ui: &mut egui::Ui) {
         const ROW: f32 = 18.0;
         // The breadcrumb.
@@ -864,14 +852,12 @@ impl DiffView {
         let rows = self.flame.rows.max(1);
         let mut clicked = None;
         let mut hovered = None;
-        let mut canvas = egui::Rect::NOTHING;
         egui::ScrollArea::vertical()
             .id_salt("diff_flame")
             .auto_shrink([false, false])
             .show_viewport(ui, |ui, viewport| {
                 let (rect, response) =
                     ui.allocate_exact_size(egui::vec2(width, rows as f32 * ROW), Sense::click());
-                canvas = rect;
                 let visible = egui::Rect::from_min_size(
                     rect.min + viewport.min.to_vec2(),
                     egui::vec2(width, viewport.height()),
@@ -954,7 +940,6 @@ impl DiffView {
                 }
             });
         self.flame_hover = hovered;
-        self.flame_canvas = canvas;
         if let Some(n) = clicked {
             let path = self.flame_path(n);
             self.set_flame_focus(path);

@@ -132,11 +132,6 @@ impl FlameView {
         &self.layout
     }
 
-    /// Where the graph was last painted.
-    pub fn canvas(&self) -> Rect {
-        self.canvas
-    }
-
     /// The centre of a laid-out node on the last paint.
     pub fn node_center(&self, r: &FlameRect) -> Pos2 {
         let (x0, x1) = Self::x_range(self.canvas, r);
