@@ -8,6 +8,10 @@
 //!   once and repeated under each frame's own metadata): megabytes on disk,
 //!   hundreds of millions of scopes decoded (the browser test's recording too
 //!   large for wasm memory);
+//! - `capture worst OUT SEED [FRAMES]`: writes the scale benchmark's worst
+//!   case (`write::puffin::worst_case_capture`: FRAMES frames, default 200,
+//!   of 10,000 scopes nested at random from 300 names, a unique data string
+//!   on most), lz4;
 //! - `capture hostile OUT [b]`: writes the hostile recording of the tests
 //!   (tests/common/hostile.rs: every string an attack on some output), A or B;
 //! - `capture decode FILE`: times the native decode of FILE (a recording or
@@ -17,7 +21,7 @@
 use puffin_lens::engine::read::bytes::{ByteReader, write_varint_i64, write_varint_u64};
 use puffin_lens::engine::write::puffin::{
     Compression, Format, FrameData, Registration, ScopeNode, ThreadData, synthetic_capture,
-    write_frame, write_recording,
+    worst_case_capture, write_frame, write_recording,
 };
 use puffin_lens::engine::{decode_puffin, export_string, load};
 use std::time::Instant;
@@ -71,6 +75,18 @@ fn main() {
                 frames * scopes as u64
             );
         }
+        ["worst", out, seed, rest @ ..] => {
+            let seed: u64 = seed.parse().expect("SEED is a number");
+            let frames: u64 = rest
+                .first()
+                .map_or(200, |f| f.parse().expect("FRAMES is a number"));
+            let bytes = write_recording(
+                &worst_case_capture(frames, 10_000, 300, seed),
+                Format::Pfd4(Compression::Lz4),
+            );
+            std::fs::write(out, &bytes).expect("write the recording");
+            eprintln!("wrote {out}: {:.1} MB", bytes.len() as f64 / 1e6);
+        }
         ["hostile", out, rest @ ..] => {
             let frames = hostile::hostile_capture(rest.first() == Some(&"b"));
             let bytes = write_recording(&frames, Format::Pfd4(Compression::Lz4));
@@ -92,6 +108,7 @@ fn main() {
         _ => {
             eprintln!(
                 "usage: capture gen OUT [lz4|zstd|json] | capture huge OUT FRAMES SCOPES | \
+                 capture worst OUT SEED [FRAMES] | \
                  capture hostile OUT [b] | capture decode FILE"
             );
             std::process::exit(2);

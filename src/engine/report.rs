@@ -11,7 +11,7 @@
 use super::analyses::calls::calls;
 use super::analyses::common::spike;
 use super::analyses::compare::{
-    CompareOptions, CompareRow, CompareSort, SideStats, Status, compare,
+    CompareOptions, CompareSort, Joined, Pair, RowFacts, Status, compare_warnings,
 };
 use super::analyses::coverage;
 use super::analyses::find::GroupBy;
@@ -20,6 +20,7 @@ use crate::engine::Decoded;
 use crate::engine::api::{self, Answer, Request, Summary};
 use crate::engine::write::escape;
 use crate::units::{ms, thread_label};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -305,38 +306,31 @@ fn recording(label: &str, name: &str, d: &Decoded, opts: ReportOptions) -> Recor
 }
 
 fn comparison(a: &Decoded, b: &Decoded, opts: ReportOptions) -> ComparisonReport {
-    let all = compare(
-        &a.trace,
-        &b.trace,
-        &CompareOptions {
-            top: usize::MAX,
-            filter: None,
-            hide_below_ns: 0,
-            sort: CompareSort::AbsDelta,
-        },
-    );
-    // Judged by name: the rows of a name (all its data strings) together.
-    let names = |pick: &dyn Fn(&CompareRow) -> bool| {
-        let mut seen = std::collections::BTreeSet::new();
-        let mut v: Vec<String> = all
-            .rows
-            .iter()
-            .filter(|r| pick(r) && seen.insert(r.name.as_str()))
-            .map(|r| r.name.clone())
-            .collect();
-        v.truncate(opts.top);
-        v
+    let joined = Joined::new(&a.trace, &b.trace);
+    // Judged by name: the rows of a name (all its data strings) together,
+    // names in the order of their first row (largest |Δ total| first).
+    let names = |pick: &dyn Fn(RowFacts) -> bool| {
+        let mut first: FxHashMap<u64, Pair> = FxHashMap::default();
+        for &p in joined.pairs() {
+            if !pick(joined.facts(p)) {
+                continue;
+            }
+            first
+                .entry(joined.name_key(p))
+                .and_modify(|q| {
+                    if joined.cmp(CompareSort::AbsDelta, p, *q).is_lt() {
+                        *q = p;
+                    }
+                })
+                .or_insert(p);
+        }
+        joined
+            .first(first.into_values().collect(), opts.top, CompareSort::AbsDelta)
+            .into_iter()
+            .map(|p| joined.name(p).to_owned())
+            .collect::<Vec<String>>()
     };
-    let judged = |r: &CompareRow| {
-        let count = |s: &Option<SideStats>| s.as_ref().map(|s| s.count);
-        judge(
-            r.status,
-            r.spike,
-            r.delta_total_ns,
-            count(&r.a),
-            count(&r.b),
-        )
-    };
+    let judged = |r: RowFacts| judge(r.status, r.spike, r.delta_total_ns, r.count_a, r.count_b);
     let spikes = names(&|r| judged(r) == Judgement::Spike);
     let changes = names(&|r| judged(r) == Judgement::Change);
     let new = names(&|r| r.status == Status::New);
@@ -373,13 +367,18 @@ fn comparison(a: &Decoded, b: &Decoded, opts: ReportOptions) -> ComparisonReport
         _ => Vec::new(),
     };
     ComparisonReport {
-        warnings: all.warnings.clone(),
+        warnings: compare_warnings(&a.trace, &b.trace),
         frames_a: a.trace.frames.len(),
         frames_b: b.trace.frames.len(),
         normalized: false,
         // `compare --top N`'s rows: the first N of the full comparison.
-        rows: serde_json::to_value(&all.rows[..all.rows.len().min(opts.top)])
-            .unwrap_or(Value::Null),
+        rows: serde_json::to_value(joined.rows(&CompareOptions {
+            top: opts.top,
+            filter: None,
+            hide_below_ns: 0,
+            sort: CompareSort::AbsDelta,
+        }))
+        .unwrap_or(Value::Null),
         spikes,
         changes,
         new,

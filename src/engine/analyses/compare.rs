@@ -1,8 +1,8 @@
 //! `compare`: two recordings joined per (name, data).
 
 use super::common::*;
-use super::find::{GroupBy, accumulate};
-use crate::engine::model::Trace;
+use super::find::{Acc, GroupBy, accumulate};
+use crate::engine::model::{StrId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::cmp::Ordering;
@@ -74,29 +74,6 @@ pub struct CompareOptions {
     pub sort: CompareSort,
 }
 
-fn side_stats(trace: &Trace) -> FxHashMap<(String, String), SideStats> {
-    accumulate(trace, GroupBy::NameData, |_| true)
-        .into_iter()
-        .map(|g| {
-            (
-                (trace.str(g.name).to_owned(), trace.str(g.data).to_owned()),
-                SideStats {
-                    count: g.count,
-                    total_ns: g.total_ns,
-                    per_call_ns: g.total_ns as f64 / g.count as f64,
-                    max_ns: g.max_ns,
-                },
-            )
-        })
-        .collect()
-}
-
-/// A side's single call dominates it: at least 2 calls and the largest is
-/// more than half of the total.
-fn is_spike(side: &SideStats) -> bool {
-    spike(side.count, side.max_ns, side.total_ns)
-}
-
 /// What makes a comparison of `a` and `b` misleading: one has a scope
 /// registration and the other none (its names are `scope#<id>`).
 pub fn compare_warnings(a: &Trace, b: &Trace) -> Vec<String> {
@@ -115,98 +92,264 @@ pub fn compare_warnings(a: &Trace, b: &Trace) -> Vec<String> {
     warnings
 }
 
-/// Joins two traces on (name, data). See [`CompareSort`] for the order.
-pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> CompareReport {
-    let warnings = compare_warnings(a, b);
-    let mut sa = side_stats(a);
-    let sb = side_stats(b);
-    let mut rows: Vec<CompareRow> = Vec::with_capacity(sa.len().max(sb.len()));
-    for (key, b_stats) in sb {
-        let a_stats = sa.remove(&key);
-        rows.push(make_row(key, a_stats, Some(b_stats)));
-    }
-    for (key, a_stats) in sa {
-        rows.push(make_row(key, Some(a_stats), None));
-    }
-    rows.retain(|r| {
-        let keep_filter = opts
-            .filter
-            .as_deref()
-            .is_none_or(|p| r.name.starts_with(p) || r.data.starts_with(p));
-        let total = |s: &Option<SideStats>| s.as_ref().map_or(0, |s| s.total_ns);
-        let keep_size = total(&r.a) >= opts.hide_below_ns || total(&r.b) >= opts.hide_below_ns;
-        keep_filter && keep_size
-    });
-    let by_name = |x: &CompareRow, y: &CompareRow| x.name.cmp(&y.name).then(x.data.cmp(&y.data));
-    let total = |r: &CompareRow| {
-        r.a.as_ref()
-            .map_or(0, |s| s.total_ns)
-            .max(r.b.as_ref().map_or(0, |s| s.total_ns))
-    };
-    let count = |r: &CompareRow| {
-        r.a.as_ref()
-            .map_or(0, |s| s.count)
-            .max(r.b.as_ref().map_or(0, |s| s.count))
-    };
-    match opts.sort {
-        CompareSort::AbsDelta => rows.sort_by(|x, y| {
-            y.delta_total_ns
-                .unsigned_abs()
-                .cmp(&x.delta_total_ns.unsigned_abs())
-                .then_with(|| by_name(x, y))
-        }),
-        CompareSort::SignedDelta => rows.sort_by(|x, y| {
-            y.delta_total_ns
-                .cmp(&x.delta_total_ns)
-                .then_with(|| by_name(x, y))
-        }),
-        CompareSort::Total => {
-            rows.sort_by(|x, y| total(y).cmp(&total(x)).then_with(|| by_name(x, y)))
-        }
-        CompareSort::Count => {
-            rows.sort_by(|x, y| count(y).cmp(&count(x)).then_with(|| by_name(x, y)))
-        }
-        CompareSort::PerCall => rows.sort_by(|x, y| {
-            let key = |r: &CompareRow| r.delta_per_call_ns.map(f64::abs);
-            match (key(x), key(y)) {
-                (Some(p), Some(q)) => q.partial_cmp(&p).unwrap_or(Ordering::Equal),
-                (Some(_), None) => Ordering::Less,
-                (None, Some(_)) => Ordering::Greater,
-                (None, None) => Ordering::Equal,
-            }
-            .then_with(|| by_name(x, y))
-        }),
-        CompareSort::Name => rows.sort_by(by_name),
-    }
-    rows.truncate(opts.top);
-    CompareReport { warnings, rows }
+/// Two traces' (name, data) groups joined by interned ids: B's strings are
+/// looked up in A's interner once per distinct string, rows hold group
+/// indices (no owned strings), and [`CompareRow`]s are made only for the
+/// rows an answer lists.
+pub struct Joined<'t> {
+    a: &'t Trace,
+    b: &'t Trace,
+    ga: Vec<Acc>,
+    gb: Vec<Acc>,
+    /// B's string id -> A's (`NONE` when A lacks the string).
+    b_to_a: Vec<u32>,
+    pairs: Vec<Pair>,
 }
 
-fn make_row(
-    (name, data): (String, String),
-    a: Option<SideStats>,
-    b: Option<SideStats>,
-) -> CompareRow {
-    let ta = a.as_ref().map_or(0, |s| s.total_ns);
-    let tb = b.as_ref().map_or(0, |s| s.total_ns);
-    let status = match (&a, &b) {
-        (Some(_), Some(_)) => Status::Both,
-        (None, _) => Status::New,
-        (_, None) => Status::Gone,
-    };
-    let delta_per_call_ns = match (&a, &b) {
-        (Some(a), Some(b)) => Some(b.per_call_ns - a.per_call_ns),
-        _ => None,
-    };
-    let larger = if tb > ta { b.as_ref() } else { a.as_ref() };
-    CompareRow {
-        name,
-        data,
-        spike: larger.is_some_and(is_spike),
-        a,
-        b,
-        delta_total_ns: tb.saturating_sub(ta),
-        delta_per_call_ns,
-        status,
+/// A row of a [`Joined`]: a group of A, of B, or of both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pair {
+    a: u32,
+    b: u32,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// What judging a row needs, without its strings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RowFacts {
+    pub status: Status,
+    pub spike: bool,
+    pub delta_total_ns: i64,
+    pub count_a: Option<u64>,
+    pub count_b: Option<u64>,
+}
+
+fn stats(g: &Acc) -> SideStats {
+    SideStats {
+        count: g.count,
+        total_ns: g.total_ns,
+        per_call_ns: g.total_ns as f64 / g.count as f64,
+        max_ns: g.max_ns,
+    }
+}
+
+impl<'t> Joined<'t> {
+    pub fn new(a: &'t Trace, b: &'t Trace) -> Self {
+        let ga = accumulate(a, GroupBy::NameData, |_| true);
+        let gb = accumulate(b, GroupBy::NameData, |_| true);
+        const UNSEEN: u32 = NONE - 1;
+        let mut b_to_a = vec![UNSEEN; b.strings.len()];
+        let mut map = |id: StrId| {
+            let m = &mut b_to_a[id.0 as usize];
+            if *m == UNSEEN {
+                *m = a.strings.find(b.str(id)).map_or(NONE, |s| s.0);
+            }
+            *m
+        };
+        let key = |name: u32, data: u32| (u64::from(name) << 32) | u64::from(data);
+        let mut index: FxHashMap<u64, u32> = FxHashMap::default();
+        index.reserve(ga.len());
+        for (i, g) in ga.iter().enumerate() {
+            index.insert(key(g.name.0, g.data.0), i as u32);
+        }
+        let mut matched = vec![false; ga.len()];
+        let mut pairs = Vec::with_capacity(ga.len().max(gb.len()));
+        for (j, g) in gb.iter().enumerate() {
+            let (name, data) = (map(g.name), map(g.data));
+            let hit = if name == NONE || data == NONE {
+                None
+            } else {
+                index.get(&key(name, data)).copied()
+            };
+            if let Some(i) = hit {
+                matched[i as usize] = true;
+            }
+            pairs.push(Pair {
+                a: hit.unwrap_or(NONE),
+                b: j as u32,
+            });
+        }
+        drop(index);
+        pairs.extend(
+            (0..ga.len() as u32)
+                .filter(|&i| !matched[i as usize])
+                .map(|i| Pair { a: i, b: NONE }),
+        );
+        Self {
+            a,
+            b,
+            ga,
+            gb,
+            b_to_a,
+            pairs,
+        }
+    }
+
+    /// Every row, in no particular order.
+    pub fn pairs(&self) -> &[Pair] {
+        &self.pairs
+    }
+
+    fn sides(&self, p: Pair) -> (Option<&Acc>, Option<&Acc>) {
+        (self.ga.get(p.a as usize), self.gb.get(p.b as usize))
+    }
+
+    pub fn name(&self, p: Pair) -> &'t str {
+        match self.sides(p) {
+            (Some(g), _) => self.a.str(g.name),
+            (None, Some(g)) => self.b.str(g.name),
+            (None, None) => "",
+        }
+    }
+
+    pub fn data(&self, p: Pair) -> &'t str {
+        match self.sides(p) {
+            (Some(g), _) => self.a.str(g.data),
+            (None, Some(g)) => self.b.str(g.data),
+            (None, None) => "",
+        }
+    }
+
+    /// The row's name as one number: A's string id, or B's (above 2^32)
+    /// when A lacks the name.
+    pub fn name_key(&self, p: Pair) -> u64 {
+        match self.sides(p) {
+            (Some(g), _) => u64::from(g.name.0),
+            (None, Some(g)) => match self.b_to_a[g.name.0 as usize] {
+                NONE => (1 << 32) | u64::from(g.name.0),
+                id => u64::from(id),
+            },
+            (None, None) => 0,
+        }
+    }
+
+    fn totals(&self, p: Pair) -> (i64, i64) {
+        let (a, b) = self.sides(p);
+        (a.map_or(0, |g| g.total_ns), b.map_or(0, |g| g.total_ns))
+    }
+
+    fn delta_total_ns(&self, p: Pair) -> i64 {
+        let (ta, tb) = self.totals(p);
+        tb.saturating_sub(ta)
+    }
+
+    fn delta_per_call_ns(&self, p: Pair) -> Option<f64> {
+        match self.sides(p) {
+            (Some(a), Some(b)) => Some(stats(b).per_call_ns - stats(a).per_call_ns),
+            _ => None,
+        }
+    }
+
+    pub fn facts(&self, p: Pair) -> RowFacts {
+        let (a, b) = self.sides(p);
+        let (ta, tb) = self.totals(p);
+        let larger = if tb > ta { b } else { a };
+        RowFacts {
+            status: match (a, b) {
+                (Some(_), Some(_)) => Status::Both,
+                (None, _) => Status::New,
+                (_, None) => Status::Gone,
+            },
+            spike: larger.is_some_and(|g| spike(g.count, g.max_ns, g.total_ns)),
+            delta_total_ns: tb.saturating_sub(ta),
+            count_a: a.map(|g| g.count),
+            count_b: b.map(|g| g.count),
+        }
+    }
+
+    pub fn row(&self, p: Pair) -> CompareRow {
+        let (a, b) = self.sides(p);
+        let facts = self.facts(p);
+        CompareRow {
+            name: self.name(p).to_owned(),
+            data: self.data(p).to_owned(),
+            a: a.map(stats),
+            b: b.map(stats),
+            delta_total_ns: facts.delta_total_ns,
+            delta_per_call_ns: self.delta_per_call_ns(p),
+            status: facts.status,
+            spike: facts.spike,
+        }
+    }
+
+    /// The order of `sort` (a total order: ties by name, then data).
+    pub fn cmp(&self, sort: CompareSort, x: Pair, y: Pair) -> Ordering {
+        let by_name = || {
+            self.name(x)
+                .cmp(self.name(y))
+                .then_with(|| self.data(x).cmp(self.data(y)))
+        };
+        let larger_total = |p: Pair| {
+            let (ta, tb) = self.totals(p);
+            ta.max(tb)
+        };
+        let larger_count = |p: Pair| {
+            let (a, b) = self.sides(p);
+            a.map_or(0, |g| g.count).max(b.map_or(0, |g| g.count))
+        };
+        match sort {
+            CompareSort::AbsDelta => self
+                .delta_total_ns(y)
+                .unsigned_abs()
+                .cmp(&self.delta_total_ns(x).unsigned_abs()),
+            CompareSort::SignedDelta => self.delta_total_ns(y).cmp(&self.delta_total_ns(x)),
+            CompareSort::Total => larger_total(y).cmp(&larger_total(x)),
+            CompareSort::Count => larger_count(y).cmp(&larger_count(x)),
+            CompareSort::PerCall => {
+                let key = |p: Pair| self.delta_per_call_ns(p).map(f64::abs);
+                match (key(x), key(y)) {
+                    (Some(p), Some(q)) => q.partial_cmp(&p).unwrap_or(Ordering::Equal),
+                    (Some(_), None) => Ordering::Less,
+                    (None, Some(_)) => Ordering::Greater,
+                    (None, None) => Ordering::Equal,
+                }
+            }
+            CompareSort::Name => Ordering::Equal,
+        }
+        .then_with(by_name)
+    }
+
+    /// The first `n` of `pairs` in the order of `sort`: a selection, then a
+    /// sort of those `n` only.
+    pub fn first(&self, mut pairs: Vec<Pair>, n: usize, sort: CompareSort) -> Vec<Pair> {
+        let cmp = |x: &Pair, y: &Pair| self.cmp(sort, *x, *y);
+        if n < pairs.len() {
+            if n == 0 {
+                return Vec::new();
+            }
+            pairs.select_nth_unstable_by(n - 1, cmp);
+            pairs.truncate(n);
+        }
+        pairs.sort_unstable_by(cmp);
+        pairs
+    }
+
+    /// The rows of `compare` with `opts`.
+    pub fn rows(&self, opts: &CompareOptions) -> Vec<CompareRow> {
+        let kept: Vec<Pair> = self
+            .pairs
+            .iter()
+            .copied()
+            .filter(|&p| {
+                let keep_filter = opts.filter.as_deref().is_none_or(|f| {
+                    self.name(p).starts_with(f) || self.data(p).starts_with(f)
+                });
+                let (ta, tb) = self.totals(p);
+                keep_filter && (ta >= opts.hide_below_ns || tb >= opts.hide_below_ns)
+            })
+            .collect();
+        self.first(kept, opts.top, opts.sort)
+            .into_iter()
+            .map(|p| self.row(p))
+            .collect()
+    }
+}
+
+/// Joins two traces on (name, data). See [`CompareSort`] for the order.
+pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> CompareReport {
+    CompareReport {
+        warnings: compare_warnings(a, b),
+        rows: Joined::new(a, b).rows(opts),
     }
 }

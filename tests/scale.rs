@@ -1,0 +1,151 @@
+//! The faster paths of issue 21 against straightforward references, on
+//! generated worst-case captures (call paths that rarely repeat, a unique
+//! data string on most scopes) and on captures sharing most of their rows.
+
+use puffin_lens::engine::analyses::{
+    self, CompareOptions, CompareRow, CompareSort, FindFilter, GroupBy, SideStats, Status,
+};
+use puffin_lens::engine::model::Trace;
+use puffin_lens::engine::write::puffin::{
+    Compression, Format, synthetic_capture, worst_case_capture, write_recording,
+};
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+fn trace(frames: &[puffin_lens::engine::write::puffin::FrameData]) -> Trace {
+    let bytes = write_recording(frames, Format::Pfd4(Compression::Lz4));
+    puffin_lens::engine::decode_puffin(&bytes)
+        .expect("decodes")
+        .trace
+}
+
+/// Pairs of recordings: unrelated worst cases, a worst case against its
+/// own first frames (most rows in both, many equal), and the synthetic one.
+fn pairs() -> Vec<(Trace, Trace)> {
+    vec![
+        (
+            trace(&worst_case_capture(12, 300, 12, 1)),
+            trace(&worst_case_capture(12, 300, 12, 2)),
+        ),
+        (
+            trace(&worst_case_capture(12, 300, 12, 3)),
+            trace(&worst_case_capture(9, 300, 12, 3)),
+        ),
+        (
+            trace(&synthetic_capture(6, 2, 300)),
+            trace(&synthetic_capture(8, 2, 300)),
+        ),
+    ]
+}
+
+/// `compare` as it was first written: every (name, data) of both sides
+/// with owned strings, joined in a map, all sorted, then cut.
+fn reference_compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> Vec<CompareRow> {
+    let side = |t: &Trace| -> BTreeMap<(String, String), SideStats> {
+        analyses::aggregate(t, &FindFilter::default(), GroupBy::NameData, usize::MAX)
+            .into_iter()
+            .map(|g| {
+                (
+                    (g.name, g.data.unwrap_or_default()),
+                    SideStats {
+                        count: g.count,
+                        total_ns: g.total_ns,
+                        per_call_ns: g.total_ns as f64 / g.count as f64,
+                        max_ns: g.max_ns,
+                    },
+                )
+            })
+            .collect()
+    };
+    let (mut sa, sb) = (side(a), side(b));
+    let mut rows = Vec::new();
+    let mut push = |(name, data): (String, String), a: Option<SideStats>, b: Option<SideStats>| {
+        let ta = a.as_ref().map_or(0, |s| s.total_ns);
+        let tb = b.as_ref().map_or(0, |s| s.total_ns);
+        let larger = if tb > ta { b.as_ref() } else { a.as_ref() };
+        rows.push(CompareRow {
+            name,
+            data,
+            spike: larger.is_some_and(|s| s.count >= 2 && s.max_ns * 2 > s.total_ns),
+            delta_total_ns: tb - ta,
+            delta_per_call_ns: match (&a, &b) {
+                (Some(a), Some(b)) => Some(b.per_call_ns - a.per_call_ns),
+                _ => None,
+            },
+            status: match (&a, &b) {
+                (Some(_), Some(_)) => Status::Both,
+                (None, _) => Status::New,
+                (_, None) => Status::Gone,
+            },
+            a,
+            b,
+        });
+    };
+    for (key, sb) in sb {
+        let sa = sa.remove(&key);
+        push(key, sa, Some(sb));
+    }
+    for (key, sa) in sa {
+        push(key, Some(sa), None);
+    }
+    rows.retain(|r| {
+        let total = |s: &Option<SideStats>| s.as_ref().map_or(0, |s| s.total_ns);
+        opts.filter
+            .as_deref()
+            .is_none_or(|p| r.name.starts_with(p) || r.data.starts_with(p))
+            && (total(&r.a) >= opts.hide_below_ns || total(&r.b) >= opts.hide_below_ns)
+    });
+    let total = |s: &Option<SideStats>| s.as_ref().map_or(0, |s| s.total_ns);
+    let count = |s: &Option<SideStats>| s.as_ref().map_or(0, |s| s.count);
+    rows.sort_by(|x, y| {
+        match opts.sort {
+            CompareSort::AbsDelta => y
+                .delta_total_ns
+                .unsigned_abs()
+                .cmp(&x.delta_total_ns.unsigned_abs()),
+            CompareSort::SignedDelta => y.delta_total_ns.cmp(&x.delta_total_ns),
+            CompareSort::Total => total(&y.a)
+                .max(total(&y.b))
+                .cmp(&total(&x.a).max(total(&x.b))),
+            CompareSort::Count => count(&y.a)
+                .max(count(&y.b))
+                .cmp(&count(&x.a).max(count(&x.b))),
+            CompareSort::PerCall => match (x.delta_per_call_ns, y.delta_per_call_ns) {
+                (Some(p), Some(q)) => q.abs().partial_cmp(&p.abs()).unwrap_or(Ordering::Equal),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            },
+            CompareSort::Name => Ordering::Equal,
+        }
+        .then_with(|| x.name.cmp(&y.name))
+        .then_with(|| x.data.cmp(&y.data))
+    });
+    rows.truncate(opts.top);
+    rows
+}
+
+#[test]
+fn compare_joined_by_ids_answers_as_the_owned_string_join() {
+    use clap::ValueEnum as _;
+    let mut checked = 0;
+    for (a, b) in pairs() {
+        for sort in CompareSort::value_variants() {
+            for top in [0, 1, 7, 50, usize::MAX] {
+                for (filter, hide_below_ns) in [(None, 0), (Some("fn_1"), 0), (None, 200_000)] {
+                    let opts = CompareOptions {
+                        top,
+                        filter: filter.map(str::to_owned),
+                        hide_below_ns,
+                        sort: *sort,
+                    };
+                    let want = reference_compare(&a, &b, &opts);
+                    let got = analyses::compare(&a, &b, &opts).rows;
+                    assert_eq!(got, want, "{sort:?}, top {top}, {filter:?}, {hide_below_ns}");
+                    checked += got.len();
+                }
+            }
+        }
+    }
+    assert!(checked > 10_000, "{checked} rows checked");
+}
