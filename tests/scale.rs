@@ -141,11 +141,74 @@ fn compare_joined_by_ids_answers_as_the_owned_string_join() {
                     };
                     let want = reference_compare(&a, &b, &opts);
                     let got = analyses::compare(&a, &b, &opts).rows;
-                    assert_eq!(got, want, "{sort:?}, top {top}, {filter:?}, {hide_below_ns}");
+                    assert_eq!(
+                        got, want,
+                        "{sort:?}, top {top}, {filter:?}, {hide_below_ns}"
+                    );
                     checked += got.len();
                 }
             }
         }
     }
     assert!(checked > 10_000, "{checked} rows checked");
+}
+
+/// The `tree` answer as first written: nested nodes with owned names,
+/// built recursively from the merged tree, cut at `depth` levels.
+fn reference_tree(t: &Trace, depth: Option<u32>) -> serde_json::Value {
+    use puffin_lens::engine::analyses::tree::{MergedTree, NodeId, merged_tree};
+    use serde_json::json;
+    let tree = merged_tree(t, 0..t.frames.len() as u32, None);
+    fn node(t: &Trace, tree: &MergedTree, n: NodeId, left: u32) -> serde_json::Value {
+        let i = n.idx();
+        let children: Vec<_> = if left > 1 {
+            tree.children(n)
+                .iter()
+                .map(|&c| node(t, tree, c, left - 1))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        json!({"name": t.str(tree.name[i]), "count": tree.count[i], "total_ns": tree.total_ns[i],
+               "self_ns": tree.self_ns[i], "max_ns": tree.max_ns[i], "children": children})
+    }
+    let levels = depth.unwrap_or(256);
+    let threads: Vec<_> = tree
+        .threads
+        .iter()
+        .map(|&th| {
+            let roots: Vec<_> = if levels == 0 {
+                Vec::new()
+            } else {
+                tree.children(th)
+                    .iter()
+                    .map(|&c| node(t, &tree, c, levels))
+                    .collect()
+            };
+            json!({"name": t.str(tree.name[th.idx()]), "total_ns": tree.total_ns[th.idx()], "roots": roots})
+        })
+        .collect();
+    json!({"frames": tree.frames, "threads": threads})
+}
+
+#[test]
+fn tree_written_while_walked_answers_as_the_nested_build() {
+    use puffin_lens::engine::api::{self, Request};
+    let t = trace(&worst_case_capture(20, 500, 12, 7));
+    let mut nodes = 0;
+    for depth in [None, Some(0), Some(1), Some(3), Some(30)] {
+        let args = match depth {
+            Some(d) => serde_json::json!({ "depth": d }),
+            None => serde_json::json!({}),
+        };
+        let request = Request::from_json("tree", &args).expect("a request");
+        let got = api::answer(&request, &t, None).expect("answers").to_json();
+        let want = reference_tree(&t, depth);
+        let parsed: serde_json::Value = serde_json::from_str(&got).expect("parses");
+        assert_eq!(parsed, want, "depth {depth:?}");
+        // Fields in the order the layout documents.
+        assert!(got.starts_with("{\"frames\":20,\"threads\":[{\"name\":\"main\",\"total_ns\":"));
+        nodes += got.matches("\"children\"").count();
+    }
+    assert!(nodes > 3_000, "{nodes} nodes compared");
 }

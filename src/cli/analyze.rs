@@ -4,11 +4,11 @@
 //! with `--json`. Adding an analysis touches the query, its request and
 //! [`render`] here, nothing else.
 
-use super::text::{Align, Table, ms, ms_f, printable};
+use super::text::{Align, Columns, Table, cell, ms, ms_f, printable};
 use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, load};
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches as _, Subcommand as _};
 use puffin_lens::engine::analyses::diff::{DiffNode, DiffReport};
-use puffin_lens::engine::analyses::tree::{TreeNode, TreeReport};
+use puffin_lens::engine::analyses::tree::{TreeReport, TreeRow};
 use puffin_lens::engine::analyses::{self, GroupBy};
 use puffin_lens::engine::api::{self, Answer, QueryError, Request};
 use puffin_lens::units::thread_label;
@@ -93,14 +93,17 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
     let damaged = a.is_damaged() || b.as_ref().is_some_and(|b| b.is_damaged());
     match api::answer(&request, &a.trace, b.as_ref().map(|b| &b.trace)) {
         Ok(answer) => {
-            let out = if json {
-                answer.to_json() + "\n"
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+            if json {
+                serde_json::to_writer(&mut out, &answer)?;
+                out.write_all(b"\n")?;
             } else {
-                render(&request, &answer)
-            };
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(out.as_bytes())?;
-            stdout.flush()?;
+                match &answer {
+                    Answer::Tree(report) => write_tree(&mut out, report)?,
+                    _ => out.write_all(render(&request, &answer).as_bytes())?,
+                }
+            }
+            out.flush()?;
             Ok(if damaged { EXIT_DAMAGED } else { EXIT_OK })
         }
         // One line on stderr and exit 1: the question has no answer here.
@@ -187,7 +190,11 @@ fn render(request: &Request, answer: &Answer) -> String {
             }
             t.render(&mut out);
         }
-        Answer::Tree(report) => render_tree(&mut out, report),
+        Answer::Tree(report) => {
+            let mut text = Vec::new();
+            let _ = write_tree(&mut text, report);
+            out.push_str(&String::from_utf8_lossy(&text));
+        }
         Answer::Callers(report) => render_callers(&mut out, report),
         Answer::Children(report) => {
             let p = &report.parent;
@@ -452,10 +459,11 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport) {
     t.render(out);
 }
 
-/// The merged tree, indented, with count, total, self and max columns.
-fn render_tree(out: &mut String, report: &TreeReport) {
-    let _ = writeln!(out, "{} frame(s) merged", report.frames);
-    let mut t = Table::new(&[
+/// The merged tree, indented, with count, total, self and max columns,
+/// written as it is walked (twice: the columns' widths, then the lines).
+fn write_tree(out: &mut impl std::io::Write, report: &TreeReport) -> std::io::Result<()> {
+    writeln!(out, "{} frame(s) merged", report.frames)?;
+    let mut t = Columns::new(&[
         ("scope", Left),
         ("count", Right),
         ("total ms", Right),
@@ -463,33 +471,55 @@ fn render_tree(out: &mut String, report: &TreeReport) {
         ("max ms", Right),
         ("% of thread", Right),
     ]);
-    fn walk(t: &mut Table, node: &TreeNode, depth: usize, thread_ns: i64) {
-        t.row_unelided(vec![
-            format!("{}{}", "  ".repeat(depth), node.name),
-            node.count.to_string(),
-            ms(node.total_ns),
-            ms(node.self_ns),
-            ms(node.max_ns),
-            percent(node.total_ns, thread_ns),
-        ]);
-        for c in &node.children {
-            walk(t, c, depth + 1, thread_ns);
+    // Names as cells once each (a tree has few names, many nodes); leading
+    // spaces are indentation, not elided.
+    let names: Vec<String> = report
+        .names()
+        .iter()
+        .map(|n| {
+            let text = n.trim_start_matches(' ');
+            format!("{}{}", &n[..n.len() - text.len()], cell(text))
+        })
+        .collect();
+    let mut cells: [String; 6] = Default::default();
+    let mut thread_ns = 0;
+    let mut fill = |cells: &mut [String; 6], r: &TreeRow| {
+        for c in cells.iter_mut() {
+            c.clear();
         }
-    }
-    for thread in &report.threads {
-        t.row(vec![
-            format!("thread {}", thread_label(&thread.name)),
-            String::new(),
-            ms(thread.total_ns),
-            String::new(),
-            String::new(),
-            String::new(),
-        ]);
-        for root in &thread.roots {
-            walk(&mut t, root, 1, thread.total_ns);
+        if r.depth == 0 {
+            thread_ns = r.total_ns;
+            cells[0].push_str(&cell(&format!("thread {}", thread_label(r.name))));
+            cells[2].push_str(&ms(r.total_ns));
+            return;
         }
+        let [scope, count, total, self_, max, share] = cells;
+        scope.extend(std::iter::repeat_n(' ', 2 * r.depth as usize));
+        scope.push_str(&names[r.name_index as usize]);
+        let _ = write!(count, "{}", r.count);
+        let _ = write!(total, "{:.3}", r.total_ns as f64 / 1e6);
+        let _ = write!(self_, "{:.3}", r.self_ns as f64 / 1e6);
+        let _ = write!(max, "{:.3}", r.max_ns as f64 / 1e6);
+        if thread_ns == 0 {
+            share.push('-');
+        } else {
+            let _ = write!(
+                share,
+                "{:.1}%",
+                100.0 * r.total_ns as f64 / thread_ns as f64
+            );
+        }
+    };
+    for r in report.rows() {
+        fill(&mut cells, &r);
+        t.measure(&cells.each_ref().map(String::as_str));
     }
-    t.render(out);
+    t.write_header(out)?;
+    for r in report.rows() {
+        fill(&mut cells, &r);
+        t.write_row(out, &cells.each_ref().map(String::as_str))?;
+    }
+    Ok(())
 }
 
 /// `part` as a percentage of `whole`, one decimal.

@@ -32,10 +32,7 @@ impl Table {
     }
 
     pub fn row(&mut self, cells: Vec<String>) {
-        let cells = cells
-            .into_iter()
-            .map(|c| elide(&printable(&c), MAX_CELL_CHARS))
-            .collect();
+        let cells = cells.into_iter().map(|c| cell(&c)).collect();
         self.rows.push(cells);
     }
 
@@ -48,14 +45,7 @@ impl Table {
         let rest = cells.split_off(1.min(cells.len()));
         self.row(rest);
         let row = self.rows.last_mut().expect("just pushed");
-        row.insert(
-            0,
-            format!(
-                "{}{}",
-                " ".repeat(indent),
-                elide(&printable(text), MAX_CELL_CHARS)
-            ),
-        );
+        row.insert(0, format!("{}{}", " ".repeat(indent), cell(text)));
     }
 
     pub fn render(&self, out: &mut String) {
@@ -69,30 +59,97 @@ impl Table {
                 *w = (*w).max(cell.chars().count());
             }
         }
-        let line = |out: &mut String, cells: &mut dyn Iterator<Item = &str>| {
-            let mut text = String::new();
-            for (i, cell) in cells.enumerate() {
-                let (_, align) = self.headers[i];
-                let pad = widths[i].saturating_sub(cell.chars().count());
-                if i > 0 {
-                    text.push_str("  ");
-                }
-                if align == Align::Right {
-                    text.extend(std::iter::repeat_n(' ', pad));
-                    text.push_str(cell);
-                } else {
-                    text.push_str(cell);
-                    text.extend(std::iter::repeat_n(' ', pad));
-                }
-            }
-            out.push_str(text.trim_end());
-            out.push('\n');
-        };
-        line(out, &mut self.headers.iter().map(|(h, _)| *h));
+        line(
+            &self.headers,
+            &widths,
+            self.headers.iter().map(|(h, _)| *h),
+            out,
+        );
         for row in &self.rows {
-            line(out, &mut row.iter().map(String::as_str));
+            line(&self.headers, &widths, row.iter().map(String::as_str), out);
         }
     }
+}
+
+/// One line of a table: cells padded to `widths`, two spaces apart,
+/// without trailing spaces.
+fn line<'c>(
+    headers: &[(&str, Align)],
+    widths: &[usize],
+    cells: impl Iterator<Item = &'c str>,
+    out: &mut String,
+) {
+    let start = out.len();
+    for (i, cell) in cells.enumerate() {
+        let (_, align) = headers[i];
+        let pad = widths[i].saturating_sub(cell.chars().count());
+        if i > 0 {
+            out.push_str("  ");
+        }
+        if align == Align::Right {
+            out.extend(std::iter::repeat_n(' ', pad));
+            out.push_str(cell);
+        } else {
+            out.push_str(cell);
+            out.extend(std::iter::repeat_n(' ', pad));
+        }
+    }
+    let end = out[start..].trim_end().len();
+    out.truncate(start + end);
+    out.push('\n');
+}
+
+/// A [`Table`] whose rows are made twice, measured then written, instead of
+/// held: for tables of millions of rows (a tree), streamed to the output.
+/// Cells are given as the table shows them (see [`cell`]).
+pub struct Columns {
+    headers: Vec<(&'static str, Align)>,
+    widths: Vec<usize>,
+    line: String,
+}
+
+impl Columns {
+    pub fn new(headers: &[(&'static str, Align)]) -> Self {
+        Self {
+            headers: headers.to_vec(),
+            widths: headers.iter().map(|(h, _)| h.chars().count()).collect(),
+            line: String::new(),
+        }
+    }
+
+    /// Widens the columns to a row's cells.
+    pub fn measure(&mut self, cells: &[&str]) {
+        for (w, c) in self.widths.iter_mut().zip(cells) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+
+    /// Writes the header line.
+    pub fn write_header(&mut self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let headers: Vec<&str> = self.headers.iter().map(|(h, _)| *h).collect();
+        self.write_row(out, &headers)
+    }
+
+    pub fn write_row(
+        &mut self,
+        out: &mut impl std::io::Write,
+        cells: &[&str],
+    ) -> std::io::Result<()> {
+        self.line.clear();
+        line(
+            &self.headers,
+            &self.widths,
+            cells.iter().copied(),
+            &mut self.line,
+        );
+        out.write_all(self.line.as_bytes())
+    }
+}
+
+/// A cell as [`Table::row`] shows it: control characters visible, elided
+/// in the middle past its width.
+pub fn cell(s: &str) -> String {
+    elide(&printable(s), MAX_CELL_CHARS)
 }
 
 #[cfg(test)]

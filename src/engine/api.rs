@@ -13,7 +13,7 @@
 //! recording (A) with the second one (B).
 
 use super::analyses::diff::{DiffReport, diff_tree};
-use super::analyses::tree::{TreeReport, merged_tree};
+use super::analyses::tree::{TreeReport, merged_tree_levels};
 use super::analyses::{self, CompareOptions, CompareSort, Field, FindFilter, GroupBy};
 use super::model::Trace;
 use clap::{Args, FromArgMatches, Subcommand};
@@ -530,8 +530,10 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                 }
                 None => 0..a.frames.len() as u32,
             };
-            let tree = merged_tree(a, frames, args.thread.as_deref());
-            Answer::Tree(TreeReport::new(a, &tree, args.depth))
+            // A thread's total is its roots': merged even when none is listed.
+            let levels = TreeReport::levels_of(args.depth).max(1);
+            let tree = merged_tree_levels(a, frames, args.thread.as_deref(), levels);
+            Answer::Tree(TreeReport::new(a, tree, args.depth))
         }
         Request::Children(args) => Answer::Children(
             analyses::children(a, &args.name, args.ordered)

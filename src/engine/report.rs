@@ -14,8 +14,10 @@ use super::analyses::compare::{
     CompareOptions, CompareSort, Joined, Pair, RowFacts, Status, compare_warnings,
 };
 use super::analyses::coverage;
+use super::analyses::diff::{joined_children, joined_threads};
 use super::analyses::find::GroupBy;
 use super::analyses::stats::scope_stats;
+use super::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId, merged_tree_levels};
 use crate::engine::Decoded;
 use crate::engine::api::{self, Answer, Request, Summary};
 use crate::engine::write::escape;
@@ -178,10 +180,19 @@ impl Report {
                 String::new()
             }
         };
-        let mut recordings = vec![recording(&label("A"), a.0, a.1, opts)];
+        // Each recording's merged tree (every frame, as many levels as
+        // the `tree` answer lists), made once for its hot paths and the
+        // comparison's.
+        let tree = |d: &Decoded| {
+            let t = &d.trace;
+            merged_tree_levels(t, 0..t.frames.len() as u32, None, MAX_REPORT_LEVELS)
+        };
+        let tree_a = tree(a.1);
+        let mut recordings = vec![recording(&label("A"), a.0, a.1, &tree_a, opts)];
         let comparison = b.map(|(name, decoded)| {
-            recordings.push(recording("B", name, decoded, opts));
-            comparison(a.1, decoded, opts)
+            let tree_b = tree(decoded);
+            recordings.push(recording("B", name, decoded, &tree_b, opts));
+            comparison(a.1, decoded, (&tree_a, &tree_b), opts)
         });
         Self {
             tool: format!("puffin-lens {}", env!("CARGO_PKG_VERSION")),
@@ -191,7 +202,13 @@ impl Report {
     }
 }
 
-fn recording(label: &str, name: &str, d: &Decoded, opts: ReportOptions) -> RecordingReport {
+fn recording(
+    label: &str,
+    name: &str,
+    d: &Decoded,
+    tree: &MergedTree,
+    opts: ReportOptions,
+) -> RecordingReport {
     let t = &d.trace;
     let summary = api::summary(name, d);
     let unregistered_ids: Vec<u32> = {
@@ -258,30 +275,28 @@ fn recording(label: &str, name: &str, d: &Decoded, opts: ReportOptions) -> Recor
         })
         .collect();
     totals.truncate(n);
-    let hot_paths = match ask("tree", json!({}), d, None) {
-        Some(Answer::Tree(tree)) => tree
-            .threads
-            .iter()
-            .map(|th| {
-                let mut steps = Vec::new();
-                let mut level = &th.roots;
-                while let Some(node) = level.first() {
-                    steps.push(HotStep {
-                        name: node.name.clone(),
-                        count: node.count,
-                        total_ns: node.total_ns,
-                        self_ns: node.self_ns,
-                    });
-                    level = &node.children;
-                }
-                HotPath {
-                    thread: th.name.clone(),
-                    steps,
-                }
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    // The first child is the largest (children by total, then name).
+    let hot_paths = tree
+        .threads
+        .iter()
+        .map(|&th| {
+            let mut steps = Vec::new();
+            let mut level = tree.children(th);
+            while let Some(&n) = level.first() {
+                steps.push(HotStep {
+                    name: t.str(tree.name[n.idx()]).to_owned(),
+                    count: tree.count[n.idx()],
+                    total_ns: tree.total_ns[n.idx()],
+                    self_ns: tree.self_ns[n.idx()],
+                });
+                level = tree.children(n);
+            }
+            HotPath {
+                thread: t.str(tree.name[th.idx()]).to_owned(),
+                steps,
+            }
+        })
+        .collect();
     RecordingReport {
         label: label.to_owned(),
         summary,
@@ -305,7 +320,12 @@ fn recording(label: &str, name: &str, d: &Decoded, opts: ReportOptions) -> Recor
     }
 }
 
-fn comparison(a: &Decoded, b: &Decoded, opts: ReportOptions) -> ComparisonReport {
+fn comparison(
+    a: &Decoded,
+    b: &Decoded,
+    trees: (&MergedTree, &MergedTree),
+    opts: ReportOptions,
+) -> ComparisonReport {
     let joined = Joined::new(&a.trace, &b.trace);
     // Judged by name: the rows of a name (all its data strings) together,
     // names in the order of their first row (largest |Δ total| first).
@@ -325,7 +345,11 @@ fn comparison(a: &Decoded, b: &Decoded, opts: ReportOptions) -> ComparisonReport
                 .or_insert(p);
         }
         joined
-            .first(first.into_values().collect(), opts.top, CompareSort::AbsDelta)
+            .first(
+                first.into_values().collect(),
+                opts.top,
+                CompareSort::AbsDelta,
+            )
             .into_iter()
             .map(|p| joined.name(p).to_owned())
             .collect::<Vec<String>>()
@@ -335,41 +359,49 @@ fn comparison(a: &Decoded, b: &Decoded, opts: ReportOptions) -> ComparisonReport
     let changes = names(&|r| judged(r) == Judgement::Change);
     let new = names(&|r| r.status == Status::New);
     let gone = names(&|r| r.status == Status::Gone);
-    let hot_paths = match ask("diff", json!({}), a, Some(b)) {
-        Some(Answer::Diff(d)) => {
-            d.threads
-                .iter()
-                .map(|th| {
-                    let mut steps = Vec::new();
-                    let mut level = &th.roots;
-                    while let Some(node) = level.iter().max_by_key(|n| {
-                        (n.delta_total_ns.unsigned_abs(), std::cmp::Reverse(&n.name))
-                    }) {
-                        if node.delta_total_ns == 0 {
-                            break;
-                        }
-                        steps.push(json!({
-                            "name": node.name,
-                            "a_total_ns": node.a.as_ref().map_or(0, |s| s.total_ns),
-                            "b_total_ns": node.b.as_ref().map_or(0, |s| s.total_ns),
-                            "delta_total_ns": node.delta_total_ns,
-                        }));
-                        level = &node.children;
-                    }
-                    DiffHotPath {
-                        thread: th.name.clone(),
-                        steps,
-                    }
-                })
-                .filter(|p| !p.steps.is_empty())
-                .collect()
-        }
-        _ => Vec::new(),
-    };
+    // From each thread, the child with the largest |Δ| (ties: the first
+    // name), while something changed: the diff tree's order, walked along
+    // one path instead of built whole.
+    let (ta, tb) = trees;
+    let (a, b) = (&a.trace, &b.trace);
+    let hot_paths = joined_threads((a, ta), (b, tb))
+        .into_iter()
+        .map(|(thread, mut na, mut nb)| {
+            let total =
+                |tree: &MergedTree, n: Option<NodeId>| n.map_or(0, |n| tree.total_ns[n.idx()]);
+            let mut steps = Vec::new();
+            while steps.len() < MAX_REPORT_LEVELS as usize {
+                let kids = joined_children((a, ta, na), (b, tb, nb));
+                let Some(&(name, ca, cb)) = kids.iter().max_by_key(|(name, ca, cb)| {
+                    let delta = total(tb, *cb).saturating_sub(total(ta, *ca));
+                    (delta.unsigned_abs(), std::cmp::Reverse(*name))
+                }) else {
+                    break;
+                };
+                let (at, bt) = (total(ta, ca), total(tb, cb));
+                let delta = bt.saturating_sub(at);
+                if delta == 0 {
+                    break;
+                }
+                steps.push(json!({
+                    "name": name,
+                    "a_total_ns": at,
+                    "b_total_ns": bt,
+                    "delta_total_ns": delta,
+                }));
+                (na, nb) = (ca, cb);
+            }
+            DiffHotPath {
+                thread: thread.to_owned(),
+                steps,
+            }
+        })
+        .filter(|p| !p.steps.is_empty())
+        .collect();
     ComparisonReport {
-        warnings: compare_warnings(&a.trace, &b.trace),
-        frames_a: a.trace.frames.len(),
-        frames_b: b.trace.frames.len(),
+        warnings: compare_warnings(a, b),
+        frames_a: a.frames.len(),
+        frames_b: b.frames.len(),
         normalized: false,
         // `compare --top N`'s rows: the first N of the full comparison.
         rows: serde_json::to_value(joined.rows(&CompareOptions {

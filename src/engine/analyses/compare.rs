@@ -332,9 +332,10 @@ impl<'t> Joined<'t> {
             .iter()
             .copied()
             .filter(|&p| {
-                let keep_filter = opts.filter.as_deref().is_none_or(|f| {
-                    self.name(p).starts_with(f) || self.data(p).starts_with(f)
-                });
+                let keep_filter = opts
+                    .filter
+                    .as_deref()
+                    .is_none_or(|f| self.name(p).starts_with(f) || self.data(p).starts_with(f));
                 let (ta, tb) = self.totals(p);
                 keep_filter && (ta >= opts.hide_below_ns || tb >= opts.hide_below_ns)
             })

@@ -8,7 +8,6 @@ use super::compare::compare_warnings;
 use super::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId, merged_tree};
 use crate::engine::model::Trace;
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// The joined tree. Thread nodes are the roots of the arena (depth 0).
 pub struct DiffTree {
@@ -82,6 +81,62 @@ pub struct SideTotals {
     pub self_ns: i64,
 }
 
+/// One side of a join: a trace, its merged tree and the nodes to join
+/// (a node's children, or the thread nodes).
+type Side<'t, 'n> = (&'t Trace, &'n MergedTree, &'n [NodeId]);
+
+/// Names joined from both sides: `(name, A's node, B's node)`.
+pub type Joined<'t> = Vec<(&'t str, Option<NodeId>, Option<NodeId>)>;
+
+/// Thread nodes of both trees joined by thread name, sorted by name.
+pub fn joined_threads<'t>(a: (&'t Trace, &MergedTree), b: (&'t Trace, &MergedTree)) -> Joined<'t> {
+    join_by_name((a.0, a.1, &a.1.threads), (b.0, b.1, &b.1.threads))
+}
+
+/// Children of A's node `na` and of B's node `nb` (either may be missing)
+/// joined by name, sorted by name.
+pub fn joined_children<'t>(
+    (a, ta, na): (&'t Trace, &MergedTree, Option<NodeId>),
+    (b, tb, nb): (&'t Trace, &MergedTree, Option<NodeId>),
+) -> Joined<'t> {
+    fn kids(t: &MergedTree, n: Option<NodeId>) -> &[NodeId] {
+        n.map_or(&[], |n| t.children(n))
+    }
+    join_by_name((a, ta, kids(ta, na)), (b, tb, kids(tb, nb)))
+}
+
+/// A merge join of two lists of distinct names.
+fn join_by_name<'t>(a: Side<'t, '_>, b: Side<'t, '_>) -> Joined<'t> {
+    use std::cmp::Ordering;
+    let sorted = |(t, tree, nodes): Side<'t, '_>| {
+        let mut v: Vec<(&'t str, NodeId)> = nodes
+            .iter()
+            .map(|&c| (t.str(tree.name[c.idx()]), c))
+            .collect();
+        v.sort_unstable_by(|x, y| x.0.cmp(y.0));
+        v
+    };
+    let (xs, ys) = (sorted(a), sorted(b));
+    let mut out = Vec::with_capacity(xs.len().max(ys.len()));
+    let (mut i, mut j) = (0, 0);
+    while i < xs.len() || j < ys.len() {
+        let order = match (xs.get(i), ys.get(j)) {
+            (Some(x), Some(y)) => x.0.cmp(y.0),
+            (Some(_), None) => Ordering::Less,
+            _ => Ordering::Greater,
+        };
+        let (x, y) = (
+            xs.get(i).filter(|_| order.is_le()),
+            ys.get(j).filter(|_| order.is_ge()),
+        );
+        i += usize::from(x.is_some());
+        j += usize::from(y.is_some());
+        let name = x.or(y).map_or("", |p| p.0);
+        out.push((name, x.map(|p| p.1), y.map(|p| p.1)));
+    }
+    out
+}
+
 /// Joins the merged trees of `a` and `b` (all frames; threads named
 /// `thread` only when given).
 pub fn diff_tree(a: &Trace, b: &Trace, thread: Option<&str>) -> DiffTree {
@@ -105,46 +160,15 @@ pub fn diff_tree(a: &Trace, b: &Trace, thread: Option<&str>) -> DiffTree {
     let mut edges: Vec<(u32, u32)> = Vec::new();
     // Pairs to join: (diff node, A node, B node).
     let mut stack: Vec<(u32, Option<NodeId>, Option<NodeId>)> = Vec::new();
-    let join = |names_a: &mut dyn Iterator<Item = (String, NodeId)>,
-                names_b: &mut dyn Iterator<Item = (String, NodeId)>| {
-        let mut by_name: BTreeMap<String, (Option<NodeId>, Option<NodeId>)> = BTreeMap::new();
-        for (name, n) in names_a {
-            by_name.entry(name).or_default().0 = Some(n);
-        }
-        for (name, n) in names_b {
-            by_name.entry(name).or_default().1 = Some(n);
-        }
-        by_name
-    };
-    let threads = join(
-        &mut ta
-            .threads
-            .iter()
-            .map(|&n| (a.str(ta.name[n.idx()]).to_owned(), n)),
-        &mut tb
-            .threads
-            .iter()
-            .map(|&n| (b.str(tb.name[n.idx()]).to_owned(), n)),
-    );
-    for (name, (na, nb)) in threads {
-        let id = push(&mut d, name, u32::MAX, 0, na, nb);
+    for (name, na, nb) in joined_threads((a, &ta), (b, &tb)) {
+        let id = push(&mut d, name.to_owned(), u32::MAX, 0, na, nb);
         d.threads.push(id);
         stack.push((id, na, nb));
     }
     while let Some((id, na, nb)) = stack.pop() {
-        let kids = join(
-            &mut na
-                .into_iter()
-                .flat_map(|n| ta.children(n).iter())
-                .map(|&c| (a.str(ta.name[c.idx()]).to_owned(), c)),
-            &mut nb
-                .into_iter()
-                .flat_map(|n| tb.children(n).iter())
-                .map(|&c| (b.str(tb.name[c.idx()]).to_owned(), c)),
-        );
         let depth = d.depth[id as usize] + 1;
-        for (name, (ca, cb)) in kids {
-            let c = push(&mut d, name, id, depth, ca, cb);
+        for (name, ca, cb) in joined_children((a, &ta, na), (b, &tb, nb)) {
+            let c = push(&mut d, name.to_owned(), id, depth, ca, cb);
             edges.push((id, c));
             stack.push((c, ca, cb));
         }

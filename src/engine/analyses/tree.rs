@@ -27,7 +27,7 @@ impl NodeId {
 /// The merged call tree of some frames. Thread nodes are the roots of the
 /// arena (depth 0, named after the thread, count 0, total the sum of their
 /// children's); scope nodes have depth 1 and more.
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct MergedTree {
     /// How many frames were merged.
     pub frames: usize,
@@ -97,6 +97,18 @@ impl MergedTree {
 /// Merges the instances of frames `frames` (positions in file order),
 /// optionally of threads named `thread` only.
 pub fn merged_tree(trace: &Trace, frames: Range<u32>, thread: Option<&str>) -> MergedTree {
+    merged_tree_levels(trace, frames, thread, u32::MAX)
+}
+
+/// [`merged_tree`] with `levels` levels of scopes (roots are level 1):
+/// deeper instances are skipped while merging, not built and pruned (their
+/// time is in their ancestors' totals all the same).
+pub fn merged_tree_levels(
+    trace: &Trace,
+    frames: Range<u32>,
+    thread: Option<&str>,
+    levels: u32,
+) -> MergedTree {
     let frames = clamp_frames(trace, frames);
     let mut tree = MergedTree {
         frames: frames.len(),
@@ -125,6 +137,9 @@ pub fn merged_tree(trace: &Trace, frames: Range<u32>, thread: Option<&str>) -> M
             for i in trace.streams.scopes(StreamId(st)) {
                 let i = i as usize;
                 let depth = s.depth[i] as usize;
+                if depth >= levels as usize {
+                    continue;
+                }
                 stack.truncate(depth);
                 let parent = stack.last().copied().unwrap_or(root);
                 let name = def_name[s.def[i].idx()];
@@ -195,77 +210,153 @@ pub fn merged_tree(trace: &Trace, frames: Range<u32>, thread: Option<&str>) -> M
 // ---------------------------------------------------------------------------
 // The JSON answer of `puffin-lens tree`
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct TreeNode {
-    pub name: String,
+/// The answer of `tree`: the merged tree down to the listed levels, with
+/// the names it uses held once (names, not data strings: few even when
+/// the tree is large). Serialized as nested
+/// `{frames, threads: [{name, total_ns, roots: [{name, count, total_ns,
+/// self_ns, max_ns, children}]}]}` while it is walked: no nested values
+/// and no string per node are made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TreeReport {
+    pub frames: usize,
+    /// Its `name` column holds indices into `names`, not the trace's ids.
+    tree: MergedTree,
+    names: Vec<String>,
+    /// Nodes deeper than this are counted in their ancestors, not listed.
+    levels: u32,
+}
+
+/// Levels a [`TreeReport`] lists at most: the nested answer is written
+/// recursively, and a damaged recording may nest scopes arbitrarily deep.
+/// Deeper nodes are counted in their ancestors, not listed.
+pub const MAX_REPORT_LEVELS: u32 = 256;
+
+/// A node of a [`TreeReport`] in the order it is listed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TreeRow<'r> {
+    /// 0 for a thread, 1 for its roots.
+    pub depth: u32,
+    pub name: &'r str,
+    /// Index of `name` among [`TreeReport::names`].
+    pub name_index: u32,
     pub count: u64,
     pub total_ns: i64,
     pub self_ns: i64,
     pub max_ns: i64,
-    pub children: Vec<TreeNode>,
 }
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct TreeThread {
-    pub name: String,
-    pub total_ns: i64,
-    pub roots: Vec<TreeNode>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct TreeReport {
-    pub frames: usize,
-    pub threads: Vec<TreeThread>,
-}
-
-/// Levels a [`TreeReport`] lists at most: the nested answer is built and
-/// serialized recursively, and a damaged recording may nest scopes
-/// arbitrarily deep. Deeper nodes are counted in their ancestors, not listed.
-pub const MAX_REPORT_LEVELS: u32 = 256;
 
 impl TreeReport {
-    /// The report of `tree`, listing `depth` levels (roots are level 1; all,
-    /// up to [`MAX_REPORT_LEVELS`], when `None`).
-    pub fn new(trace: &Trace, tree: &MergedTree, depth: Option<u32>) -> Self {
-        let depth = Some(depth.unwrap_or(MAX_REPORT_LEVELS).min(MAX_REPORT_LEVELS));
-        fn node(trace: &Trace, tree: &MergedTree, n: NodeId, left: Option<u32>) -> TreeNode {
-            let i = n.idx();
-            let below = left.map(|l| l.saturating_sub(1));
-            TreeNode {
-                name: trace.str(tree.name[i]).to_owned(),
-                count: tree.count[i],
-                total_ns: tree.total_ns[i],
-                self_ns: tree.self_ns[i],
-                max_ns: tree.max_ns[i],
-                children: if below == Some(0) {
-                    Vec::new()
-                } else {
-                    tree.children(n)
-                        .iter()
-                        .map(|&c| node(trace, tree, c, below))
-                        .collect()
-                },
-            }
+    /// The report of `tree` (merged from `trace`), listing `depth` levels
+    /// (roots are level 1; all, up to [`MAX_REPORT_LEVELS`], when `None`).
+    /// Build `tree` with [`merged_tree_levels`] at [`Self::levels_of`] to
+    /// merge no more than is listed.
+    pub fn new(trace: &Trace, mut tree: MergedTree, depth: Option<u32>) -> Self {
+        let mut local: FxHashMap<StrId, u32> = FxHashMap::default();
+        let mut names = Vec::new();
+        for id in &mut tree.name {
+            let l = *local.entry(*id).or_insert_with(|| {
+                names.push(trace.str(*id).to_owned());
+                names.len() as u32 - 1
+            });
+            *id = StrId(l);
         }
         TreeReport {
             frames: tree.frames,
-            threads: tree
-                .threads
-                .iter()
-                .map(|&t| TreeThread {
-                    name: trace.str(tree.name[t.idx()]).to_owned(),
-                    total_ns: tree.total_ns[t.idx()],
-                    roots: if depth == Some(0) {
-                        Vec::new()
-                    } else {
-                        tree.children(t)
-                            .iter()
-                            .map(|&c| node(trace, tree, c, depth))
-                            .collect()
-                    },
-                })
-                .collect(),
+            tree,
+            names,
+            levels: Self::levels_of(depth),
         }
+    }
+
+    /// The levels listed for `depth`.
+    pub fn levels_of(depth: Option<u32>) -> u32 {
+        depth.unwrap_or(MAX_REPORT_LEVELS).min(MAX_REPORT_LEVELS)
+    }
+
+    /// The distinct names, indexed by [`TreeRow::name_index`].
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    fn row(&self, n: NodeId) -> TreeRow<'_> {
+        let (t, i) = (&self.tree, n.idx());
+        TreeRow {
+            depth: t.depth[i],
+            name: &self.names[t.name[i].0 as usize],
+            name_index: t.name[i].0,
+            count: t.count[i],
+            total_ns: t.total_ns[i],
+            self_ns: t.self_ns[i],
+            max_ns: t.max_ns[i],
+        }
+    }
+
+    /// The listed children of `n`.
+    fn children(&self, n: NodeId) -> &[NodeId] {
+        if self.tree.depth[n.idx()] < self.levels {
+            self.tree.children(n)
+        } else {
+            &[]
+        }
+    }
+
+    /// Every listed node, threads included, depth first (a thread, then
+    /// its roots and their children by total time), as the text lists them.
+    pub fn rows(&self) -> impl Iterator<Item = TreeRow<'_>> {
+        let mut stack: Vec<NodeId> = self.tree.threads.iter().rev().copied().collect();
+        std::iter::from_fn(move || {
+            let n = stack.pop()?;
+            stack.extend(self.children(n).iter().rev());
+            Some(self.row(n))
+        })
+    }
+}
+
+impl Serialize for TreeReport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        /// A node's children as a JSON list of nodes.
+        struct Nodes<'r>(&'r TreeReport, NodeId);
+        struct Node<'r>(&'r TreeReport, NodeId);
+        struct Thread<'r>(&'r TreeReport, NodeId);
+        impl Serialize for Nodes<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.children(self.1).iter().map(|&c| Node(self.0, c)))
+            }
+        }
+        impl Serialize for Node<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let r = self.0.row(self.1);
+                let mut st = s.serialize_struct("TreeNode", 6)?;
+                st.serialize_field("name", r.name)?;
+                st.serialize_field("count", &r.count)?;
+                st.serialize_field("total_ns", &r.total_ns)?;
+                st.serialize_field("self_ns", &r.self_ns)?;
+                st.serialize_field("max_ns", &r.max_ns)?;
+                st.serialize_field("children", &Nodes(self.0, self.1))?;
+                st.end()
+            }
+        }
+        impl Serialize for Thread<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let r = self.0.row(self.1);
+                let mut st = s.serialize_struct("TreeThread", 3)?;
+                st.serialize_field("name", r.name)?;
+                st.serialize_field("total_ns", &r.total_ns)?;
+                st.serialize_field("roots", &Nodes(self.0, self.1))?;
+                st.end()
+            }
+        }
+        struct Threads<'r>(&'r TreeReport);
+        impl Serialize for Threads<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.tree.threads.iter().map(|&t| Thread(self.0, t)))
+            }
+        }
+        let mut st = s.serialize_struct("TreeReport", 2)?;
+        st.serialize_field("frames", &self.frames)?;
+        st.serialize_field("threads", &Threads(self))?;
+        st.end()
     }
 }
 
@@ -392,37 +483,58 @@ mod tests {
         b.finish()
     }
 
+    /// The first thread's roots of a serialized report.
+    fn json_roots(json: &str) -> Vec<serde_json::Value> {
+        let v: serde_json::Value = serde_json::from_str(json).expect("parses");
+        v["threads"][0]["roots"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
     #[test]
     fn deep_nesting_is_merged_and_reported_without_recursing_past_the_cap() {
         let trace = nested(20_000);
         let tree = merged_tree(&trace, 0..1, None);
         assert_eq!(tree.len(), 20_001, "a thread node and one node per level");
-        let report = TreeReport::new(&trace, &tree, None);
+        let report = TreeReport::new(&trace, tree, None);
         let json = serde_json::to_string(&report).expect("serializes");
-        let mut levels = 0;
-        let mut node = &report.threads[0].roots[0];
-        while let Some(child) = node.children.first() {
-            levels += 1;
-            node = child;
-        }
-        assert_eq!(levels + 1, MAX_REPORT_LEVELS);
-        assert_eq!(node.count, 1);
-        assert!(json.len() > 1000);
-        // The report owns nested vectors: dropping them recurses as deep.
-        drop(report);
+        // Too deep for serde_json's parser: the rows say what is listed.
+        let deepest = report.rows().last().expect("listed");
+        assert_eq!(deepest.depth, MAX_REPORT_LEVELS);
+        assert_eq!(deepest.count, 1);
+        assert_eq!(
+            json.matches("\"children\"").count(),
+            MAX_REPORT_LEVELS as usize
+        );
+        assert_eq!(report.rows().count(), 1 + MAX_REPORT_LEVELS as usize);
+        // Merged no deeper than listed, the same answer.
+        let levels = TreeReport::levels_of(None);
+        let pruned = merged_tree_levels(&trace, 0..1, None, levels);
+        assert_eq!(pruned.len(), 1 + MAX_REPORT_LEVELS as usize);
+        let pruned = TreeReport::new(&trace, pruned, None);
+        assert_eq!(serde_json::to_string(&pruned).expect("serializes"), json);
     }
 
     #[test]
     fn depth_limits_the_listed_levels() {
         let trace = nested(5);
         let tree = merged_tree(&trace, 0..1, None);
-        let report = TreeReport::new(&trace, &tree, Some(2));
-        let root = &report.threads[0].roots[0];
-        assert_eq!(root.children.len(), 1);
-        assert!(root.children[0].children.is_empty());
-        assert_eq!(root.total_ns, 1_000_000);
-        let none = TreeReport::new(&trace, &tree, Some(0));
-        assert!(none.threads[0].roots.is_empty());
-        assert_eq!(none.threads[0].total_ns, 1_000_000);
+        let report = TreeReport::new(&trace, tree.clone(), Some(2));
+        let json = serde_json::to_string(&report).expect("serializes");
+        let root = &json_roots(&json)[0];
+        assert_eq!(root["children"].as_array().map(Vec::len), Some(1));
+        assert_eq!(root["children"][0]["children"], serde_json::json!([]));
+        assert_eq!(root["total_ns"], 1_000_000);
+        let pruned = merged_tree_levels(&trace, 0..1, None, 2);
+        assert_eq!(pruned.len(), 3);
+        let pruned = TreeReport::new(&trace, pruned, Some(2));
+        assert_eq!(serde_json::to_string(&pruned).expect("serializes"), json);
+        let none = TreeReport::new(&trace, tree, Some(0));
+        let json: serde_json::Value =
+            serde_json::from_str(&serde_json::to_string(&none).expect("serializes"))
+                .expect("parses");
+        assert_eq!(json["threads"][0]["roots"], serde_json::json!([]));
+        assert_eq!(json["threads"][0]["total_ns"], 1_000_000);
     }
 }
