@@ -212,3 +212,106 @@ fn tree_written_while_walked_answers_as_the_nested_build() {
     }
     assert!(nodes > 3_000, "{nodes} nodes compared");
 }
+
+/// The `diff` answer as first written: both merged trees joined level by
+/// level in ordered maps of owned names, children by |Δ| then name.
+fn reference_diff(a: &Trace, b: &Trace, depth: Option<u32>) -> serde_json::Value {
+    use puffin_lens::engine::analyses::tree::{MergedTree, NodeId, merged_tree};
+    use serde_json::{Value, json};
+    let ta = merged_tree(a, 0..a.frames.len() as u32, None);
+    let tb = merged_tree(b, 0..b.frames.len() as u32, None);
+    type Pairs = BTreeMap<String, (Option<NodeId>, Option<NodeId>)>;
+    fn join(a: (&Trace, &MergedTree, &[NodeId]), b: (&Trace, &MergedTree, &[NodeId])) -> Pairs {
+        let mut m = Pairs::new();
+        for &n in a.2 {
+            m.entry(a.0.str(a.1.name[n.idx()]).to_owned())
+                .or_default()
+                .0 = Some(n);
+        }
+        for &n in b.2 {
+            m.entry(b.0.str(b.1.name[n.idx()]).to_owned())
+                .or_default()
+                .1 = Some(n);
+        }
+        m
+    }
+    struct Ctx<'a> {
+        a: &'a Trace,
+        b: &'a Trace,
+        ta: &'a MergedTree,
+        tb: &'a MergedTree,
+    }
+    fn side(t: &MergedTree, n: Option<NodeId>) -> Value {
+        n.map_or(Value::Null, |n| {
+            json!({"count": t.count[n.idx()], "total_ns": t.total_ns[n.idx()], "self_ns": t.self_ns[n.idx()]})
+        })
+    }
+    fn total(t: &MergedTree, n: Option<NodeId>) -> i64 {
+        n.map_or(0, |n| t.total_ns[n.idx()])
+    }
+    fn level(c: &Ctx, na: Option<NodeId>, nb: Option<NodeId>, left: u32) -> Vec<Value> {
+        if left == 0 {
+            return Vec::new();
+        }
+        let kids =
+            |t: &MergedTree, n: Option<NodeId>| n.map_or(Vec::new(), |n| t.children(n).to_vec());
+        let (ka, kb) = (kids(c.ta, na), kids(c.tb, nb));
+        let mut nodes: Vec<(String, Option<NodeId>, Option<NodeId>)> =
+            join((c.a, c.ta, &ka), (c.b, c.tb, &kb))
+                .into_iter()
+                .map(|(name, (x, y))| (name, x, y))
+                .collect();
+        let delta = |x: Option<NodeId>, y: Option<NodeId>| total(c.tb, y) - total(c.ta, x);
+        nodes.sort_by(|p, q| {
+            delta(q.1, q.2)
+                .unsigned_abs()
+                .cmp(&delta(p.1, p.2).unsigned_abs())
+                .then_with(|| p.0.cmp(&q.0))
+        });
+        nodes
+            .into_iter()
+            .map(|(name, x, y)| {
+                json!({"name": name, "a": side(c.ta, x), "b": side(c.tb, y),
+                       "delta_total_ns": delta(x, y), "children": level(c, x, y, left - 1)})
+            })
+            .collect()
+    }
+    let c = Ctx {
+        a,
+        b,
+        ta: &ta,
+        tb: &tb,
+    };
+    let levels = depth.unwrap_or(256);
+    let threads: Vec<Value> = join((a, &ta, &ta.threads), (b, &tb, &tb.threads))
+        .into_iter()
+        .map(|(name, (x, y))| {
+            json!({"name": name, "a_total_ns": total(&ta, x), "b_total_ns": total(&tb, y),
+                   "roots": level(&c, x, y, levels)})
+        })
+        .collect();
+    json!({"warnings": [], "threads": threads})
+}
+
+#[test]
+fn diff_written_while_walked_answers_as_the_map_join() {
+    use puffin_lens::engine::api::{self, Request};
+    let mut nodes = 0;
+    for (a, b) in pairs() {
+        for depth in [None, Some(0), Some(2)] {
+            let args = match depth {
+                Some(d) => serde_json::json!({ "depth": d }),
+                None => serde_json::json!({}),
+            };
+            let request = Request::from_json("diff", &args).expect("a request");
+            let got = api::answer(&request, &a, Some(&b))
+                .expect("answers")
+                .to_json();
+            let parsed: serde_json::Value = serde_json::from_str(&got).expect("parses");
+            assert_eq!(parsed, reference_diff(&a, &b, depth), "depth {depth:?}");
+            assert!(got.starts_with("{\"warnings\":[],\"threads\":[{\"name\":"));
+            nodes += got.matches("\"children\"").count();
+        }
+    }
+    assert!(nodes > 2_000, "{nodes} nodes compared");
+}

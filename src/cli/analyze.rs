@@ -7,7 +7,7 @@
 use super::text::{Align, Columns, Table, cell, ms, ms_f, printable};
 use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, load};
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches as _, Subcommand as _};
-use puffin_lens::engine::analyses::diff::{DiffNode, DiffReport};
+use puffin_lens::engine::analyses::diff::{DiffReport, DiffRow};
 use puffin_lens::engine::analyses::tree::{TreeReport, TreeRow};
 use puffin_lens::engine::analyses::{self, GroupBy};
 use puffin_lens::engine::api::{self, Answer, QueryError, Request};
@@ -100,6 +100,7 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
             } else {
                 match &answer {
                     Answer::Tree(report) => write_tree(&mut out, report)?,
+                    Answer::Diff(report) => write_diff(&mut out, report)?,
                     _ => out.write_all(render(&request, &answer).as_bytes())?,
                 }
             }
@@ -360,7 +361,11 @@ fn render(request: &Request, answer: &Answer) -> String {
             t.render(&mut out);
         }
         Answer::Compare(report) => render_compare(&mut out, report),
-        Answer::Diff(report) => render_diff(&mut out, report),
+        Answer::Diff(report) => {
+            let mut text = Vec::new();
+            let _ = write_diff(&mut text, report);
+            out.push_str(&String::from_utf8_lossy(&text));
+        }
         Answer::Scope(info) => {
             let _ = writeln!(
                 &mut out,
@@ -471,16 +476,7 @@ fn write_tree(out: &mut impl std::io::Write, report: &TreeReport) -> std::io::Re
         ("max ms", Right),
         ("% of thread", Right),
     ]);
-    // Names as cells once each (a tree has few names, many nodes); leading
-    // spaces are indentation, not elided.
-    let names: Vec<String> = report
-        .names()
-        .iter()
-        .map(|n| {
-            let text = n.trim_start_matches(' ');
-            format!("{}{}", &n[..n.len() - text.len()], cell(text))
-        })
-        .collect();
+    let names = indented_cells(report.names());
     let mut cells: [String; 6] = Default::default();
     let mut thread_ns = 0;
     let mut fill = |cells: &mut [String; 6], r: &TreeRow| {
@@ -520,6 +516,18 @@ fn write_tree(out: &mut impl std::io::Write, report: &TreeReport) -> std::io::Re
         t.write_row(out, &cells.each_ref().map(String::as_str))?;
     }
     Ok(())
+}
+
+/// A tree's names as cells, once each (a tree has few names, many nodes):
+/// leading spaces are indentation, not elided.
+fn indented_cells(names: &[String]) -> Vec<String> {
+    names
+        .iter()
+        .map(|n| {
+            let text = n.trim_start_matches(' ');
+            format!("{}{}", &n[..n.len() - text.len()], cell(text))
+        })
+        .collect()
 }
 
 /// `part` as a percentage of `whole`, one decimal.
@@ -568,55 +576,68 @@ fn render_callers(out: &mut String, report: &analyses::CallersReport) {
     }
 }
 
-/// The differential tree, indented: A, B, B - A and its share of A.
-fn render_diff(out: &mut String, report: &DiffReport) {
+/// The differential tree, indented: A, B, B - A and its share of A,
+/// written as it is walked (twice: the columns' widths, then the lines).
+fn write_diff(out: &mut impl std::io::Write, report: &DiffReport) -> std::io::Result<()> {
     for w in &report.warnings {
-        let _ = writeln!(out, "warning: {w}");
+        writeln!(out, "warning: {w}")?;
     }
-    let mut t = Table::new(&[
+    let mut t = Columns::new(&[
         ("scope", Left),
         ("A ms", Right),
         ("B ms", Right),
         ("Δ ms", Right),
         ("Δ%", Right),
     ]);
-    fn change(a: i64, b: i64, a_present: bool, b_present: bool) -> String {
+    let names = indented_cells(report.names());
+    let mut cells: [String; 5] = Default::default();
+    let fill = |cells: &mut [String; 5], r: &DiffRow| {
+        for c in cells.iter_mut() {
+            c.clear();
+        }
+        let [scope, a, b, delta, change] = cells;
+        let (at, bt) = (r.a_total_ns, r.b_total_ns);
+        // A thread is present where its total is not 0; a node where it is.
+        let (a_present, b_present) = if r.depth == 0 {
+            scope.push_str(&cell(&format!("thread {}", thread_label(r.name))));
+            let _ = write!(a, "{:.3}", at as f64 / 1e6);
+            let _ = write!(b, "{:.3}", bt as f64 / 1e6);
+            (at > 0, bt > 0)
+        } else {
+            scope.extend(std::iter::repeat_n(' ', 2 * r.depth as usize));
+            scope.push_str(&names[r.name_index as usize]);
+            for (cell, side) in [(&mut *a, r.a), (&mut *b, r.b)] {
+                match side {
+                    Some(s) => {
+                        let _ = write!(cell, "{:.3}", s.total_ns as f64 / 1e6);
+                    }
+                    None => cell.push('-'),
+                }
+            }
+            (r.a.is_some(), r.b.is_some())
+        };
+        let _ = write!(delta, "{:+.3}", bt.saturating_sub(at) as f64 / 1e6);
         match (a_present, b_present) {
-            (false, true) => "new".into(),
-            (true, false) => "gone".into(),
-            _ if a == 0 => "-".into(),
-            _ => format!("{:+.1}%", 100.0 * (b - a) as f64 / a as f64),
+            (false, true) => change.push_str("new"),
+            (true, false) => change.push_str("gone"),
+            _ if at == 0 => change.push('-'),
+            _ => {
+                let _ = write!(
+                    change,
+                    "{:+.1}%",
+                    100.0 * bt.saturating_sub(at) as f64 / at as f64
+                );
+            }
         }
+    };
+    for r in report.rows() {
+        fill(&mut cells, &r);
+        t.measure(&cells.each_ref().map(String::as_str));
     }
-    fn walk(t: &mut Table, n: &DiffNode, depth: usize) {
-        let (a, b) = (n.a.map_or(0, |s| s.total_ns), n.b.map_or(0, |s| s.total_ns));
-        t.row_unelided(vec![
-            format!("{}{}", "  ".repeat(depth), n.name),
-            n.a.map_or("-".to_owned(), |s| ms(s.total_ns)),
-            n.b.map_or("-".to_owned(), |s| ms(s.total_ns)),
-            format!("{:+.3}", n.delta_total_ns as f64 / 1e6),
-            change(a, b, n.a.is_some(), n.b.is_some()),
-        ]);
-        for c in &n.children {
-            walk(t, c, depth + 1);
-        }
+    t.write_header(out)?;
+    for r in report.rows() {
+        fill(&mut cells, &r);
+        t.write_row(out, &cells.each_ref().map(String::as_str))?;
     }
-    for th in &report.threads {
-        t.row(vec![
-            format!("thread {}", thread_label(&th.name)),
-            ms(th.a_total_ns),
-            ms(th.b_total_ns),
-            format!("{:+.3}", (th.b_total_ns - th.a_total_ns) as f64 / 1e6),
-            change(
-                th.a_total_ns,
-                th.b_total_ns,
-                th.a_total_ns > 0,
-                th.b_total_ns > 0,
-            ),
-        ]);
-        for r in &th.roots {
-            walk(&mut t, r, 1);
-        }
-    }
-    t.render(out);
+    Ok(())
 }

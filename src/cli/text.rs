@@ -36,18 +36,6 @@ impl Table {
         self.rows.push(cells);
     }
 
-    /// A row whose first cell keeps its leading indentation (a tree):
-    /// only the text after it is elided.
-    pub fn row_unelided(&mut self, mut cells: Vec<String>) {
-        let first = cells.first().cloned().unwrap_or_default();
-        let text = first.trim_start_matches(' ');
-        let indent = first.len() - text.len();
-        let rest = cells.split_off(1.min(cells.len()));
-        self.row(rest);
-        let row = self.rows.last_mut().expect("just pushed");
-        row.insert(0, format!("{}{}", " ".repeat(indent), cell(text)));
-    }
-
     pub fn render(&self, out: &mut String) {
         let mut widths: Vec<usize> = self
             .headers

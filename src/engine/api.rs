@@ -12,7 +12,7 @@
 //! keys take the subcommand's defaults. `compare` compares the shown
 //! recording (A) with the second one (B).
 
-use super::analyses::diff::{DiffReport, diff_tree};
+use super::analyses::diff::{DiffReport, diff_tree_levels};
 use super::analyses::tree::{TreeReport, merged_tree_levels};
 use super::analyses::{self, CompareOptions, CompareSort, Field, FindFilter, GroupBy};
 use super::model::Trace;
@@ -435,14 +435,14 @@ pub enum Answer {
         by: GroupBy,
         rows: Vec<analyses::AggregateRow>,
     },
-    Tree(TreeReport),
+    Tree(Box<TreeReport>),
     Children(analyses::ChildrenReport),
     Callers(analyses::CallersReport),
     Calls(analyses::CallsReport),
     Window(Vec<analyses::WindowThread>),
     Gaps(Vec<analyses::Gap>),
     Compare(analyses::CompareReport),
-    Diff(DiffReport),
+    Diff(Box<DiffReport>),
     Scope(analyses::ScopeInfo),
 }
 
@@ -533,7 +533,7 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
             // A thread's total is its roots': merged even when none is listed.
             let levels = TreeReport::levels_of(args.depth).max(1);
             let tree = merged_tree_levels(a, frames, args.thread.as_deref(), levels);
-            Answer::Tree(TreeReport::new(a, tree, args.depth))
+            Answer::Tree(Box::new(TreeReport::new(a, tree, args.depth)))
         }
         Request::Children(args) => Answer::Children(
             analyses::children(a, &args.name, args.ordered)
@@ -564,8 +564,10 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
         }
         Request::Diff(args) => {
             let b = b.ok_or(QueryError::NoB)?;
-            let d = diff_tree(a, b, args.thread.as_deref());
-            Answer::Diff(DiffReport::new(a, b, &d, args.depth))
+            // A thread's totals are its roots': joined even when none is listed.
+            let levels = TreeReport::levels_of(args.depth).max(1);
+            let d = diff_tree_levels(a, b, args.thread.as_deref(), levels);
+            Answer::Diff(Box::new(DiffReport::new(a, b, d, args.depth)))
         }
         Request::Scope(args) => match analyses::scope(a, args.id) {
             Some(info) => Answer::Scope(info),

@@ -295,10 +295,10 @@ impl DiffView {
         let Some(tree) = &self.tree else {
             return Vec::new();
         };
-        let mut path = vec![tree.name[n as usize].clone()];
+        let mut path = vec![tree.name(n).to_owned()];
         let mut p = tree.parent[n as usize];
         while p != u32::MAX {
-            path.push(tree.name[p as usize].clone());
+            path.push(tree.name(p).to_owned());
             p = tree.parent[p as usize];
         }
         path.reverse();
@@ -326,7 +326,7 @@ impl DiffView {
                 None => &tree.threads,
                 Some(n) => tree.children(n),
             };
-            match candidates.iter().find(|&&c| &tree.name[c as usize] == name) {
+            match candidates.iter().find(|&&c| tree.name(c) == name) {
                 Some(&c) => {
                     node = Some(c);
                     kept += 1;
@@ -343,7 +343,7 @@ impl DiffView {
             v.sort_by(|&x, &y| {
                 self.flame_total(tree, y)
                     .cmp(&self.flame_total(tree, x))
-                    .then_with(|| tree.name[x as usize].cmp(&tree.name[y as usize]))
+                    .then_with(|| tree.name(x).cmp(tree.name(y)))
             });
             v
         };
@@ -483,7 +483,7 @@ impl DiffView {
             );
             dy.partial_cmp(&dx)
                 .unwrap_or(std::cmp::Ordering::Equal)
-                .then_with(|| tree.name[x as usize].cmp(&tree.name[y as usize]))
+                .then_with(|| tree.name(x).cmp(tree.name(y)))
         });
         kids
     }
@@ -727,10 +727,10 @@ impl DiffView {
                     .take(limit)
                     .map(|&n| {
                         if tree.parent[n as usize] == u32::MAX {
-                            json!({"depth": 0, "thread": tree.name[n as usize]})
+                            json!({"depth": 0, "thread": tree.name(n)})
                         } else {
                             let (a, b, d) = self.node_totals(tree, n);
-                            json!({"depth": tree.depth[n as usize], "name": tree.name[n as usize],
+                            json!({"depth": tree.depth[n as usize], "name": tree.name(n),
                                 "a_total_ns": a, "b_total_ns": b, "delta_total_ns": d})
                         }
                     })
@@ -903,9 +903,9 @@ impl DiffView {
                             );
                         }
                         let name = if is_thread {
-                            thread_label(&tree.name[n])
+                            thread_label(tree.name(n as u32))
                         } else {
-                            &tree.name[n]
+                            tree.name(n as u32)
                         };
                         let label = match (new, gone) {
                             (true, _) => format!("+ {name}"),
@@ -924,7 +924,7 @@ impl DiffView {
                 if let Some(n) = hit {
                     let (a, b, d) = self.node_totals(tree, n);
                     response.clone().on_hover_ui_at_pointer(|ui| {
-                        ui.strong(thread_label(&tree.name[n as usize]));
+                        ui.strong(thread_label(tree.name(n)));
                         ui.label(format!(
                             "A {} ms · B {} ms · Δ {:+.3} ms ({})",
                             ms_f(a),
@@ -1234,10 +1234,10 @@ impl DiffView {
                             }
                         }
                         let text = if tree.parent[i] == u32::MAX {
-                            RichText::new(format!("thread {}", thread_label(&tree.name[i])))
+                            RichText::new(format!("thread {}", thread_label(tree.name(i as u32))))
                                 .strong()
                         } else {
-                            RichText::new(&tree.name[i])
+                            RichText::new(tree.name(i as u32))
                         };
                         ui.add(egui::Label::new(text).selectable(false).truncate());
                     });

@@ -5,11 +5,12 @@
 //! |B − A| of their totals, largest first, then name.
 
 use super::compare::compare_warnings;
-use super::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId, merged_tree};
+use super::tree::{MergedTree, NodeId, TreeReport, merged_tree_levels};
 use crate::engine::model::Trace;
 use serde::Serialize;
 
 /// The joined tree. Thread nodes are the roots of the arena (depth 0).
+#[derive(Clone, Debug, PartialEq)]
 pub struct DiffTree {
     pub a: MergedTree,
     pub b: MergedTree,
@@ -18,7 +19,10 @@ pub struct DiffTree {
     pub b_frames: usize,
     /// Thread nodes, sorted by thread name.
     pub threads: Vec<u32>,
-    pub name: Vec<String>,
+    /// Each node's index into `names`.
+    name: Vec<u32>,
+    /// The distinct names (few: scope names, not data strings).
+    names: Vec<String>,
     pub a_node: Vec<Option<NodeId>>,
     pub b_node: Vec<Option<NodeId>>,
     pub parent: Vec<u32>,
@@ -35,6 +39,12 @@ impl DiffTree {
 
     pub fn is_empty(&self) -> bool {
         self.name.is_empty()
+    }
+
+    /// Node `n`'s name (a thread's for a thread node).
+    #[inline]
+    pub fn name(&self, n: u32) -> &str {
+        &self.names[self.name[n as usize] as usize]
     }
 
     pub fn children(&self, n: u32) -> &[u32] {
@@ -140,8 +150,13 @@ fn join_by_name<'t>(a: Side<'t, '_>, b: Side<'t, '_>) -> Joined<'t> {
 /// Joins the merged trees of `a` and `b` (all frames; threads named
 /// `thread` only when given).
 pub fn diff_tree(a: &Trace, b: &Trace, thread: Option<&str>) -> DiffTree {
-    let ta = merged_tree(a, 0..a.frames.len() as u32, thread);
-    let tb = merged_tree(b, 0..b.frames.len() as u32, thread);
+    diff_tree_levels(a, b, thread, u32::MAX)
+}
+
+/// [`diff_tree`] of `levels` levels of scopes (roots are level 1).
+pub fn diff_tree_levels(a: &Trace, b: &Trace, thread: Option<&str>, levels: u32) -> DiffTree {
+    let ta = merged_tree_levels(a, 0..a.frames.len() as u32, thread, levels);
+    let tb = merged_tree_levels(b, 0..b.frames.len() as u32, thread, levels);
     let mut d = DiffTree {
         a_frames: ta.frames,
         b_frames: tb.frames,
@@ -149,6 +164,7 @@ pub fn diff_tree(a: &Trace, b: &Trace, thread: Option<&str>) -> DiffTree {
         b: MergedTree::default(),
         threads: Vec::new(),
         name: Vec::new(),
+        names: Vec::new(),
         a_node: Vec::new(),
         b_node: Vec::new(),
         parent: Vec::new(),
@@ -156,19 +172,32 @@ pub fn diff_tree(a: &Trace, b: &Trace, thread: Option<&str>) -> DiffTree {
         child_start: Vec::new(),
         child_list: Vec::new(),
     };
+    // Names held once: a lookup per node, a String per distinct name.
+    let mut local: rustc_hash::FxHashMap<String, u32> = Default::default();
+    let mut intern = |d: &mut DiffTree, name: &str| {
+        if let Some(&id) = local.get(name) {
+            return id;
+        }
+        d.names.push(name.to_owned());
+        let id = d.names.len() as u32 - 1;
+        local.insert(name.to_owned(), id);
+        id
+    };
     // Children lists as they are made: (parent, child).
     let mut edges: Vec<(u32, u32)> = Vec::new();
     // Pairs to join: (diff node, A node, B node).
     let mut stack: Vec<(u32, Option<NodeId>, Option<NodeId>)> = Vec::new();
     for (name, na, nb) in joined_threads((a, &ta), (b, &tb)) {
-        let id = push(&mut d, name.to_owned(), u32::MAX, 0, na, nb);
+        let name = intern(&mut d, name);
+        let id = push(&mut d, name, u32::MAX, 0, na, nb);
         d.threads.push(id);
         stack.push((id, na, nb));
     }
     while let Some((id, na, nb)) = stack.pop() {
         let depth = d.depth[id as usize] + 1;
         for (name, ca, cb) in joined_children((a, &ta, na), (b, &tb, nb)) {
-            let c = push(&mut d, name.to_owned(), id, depth, ca, cb);
+            let name = intern(&mut d, name);
+            let c = push(&mut d, name, id, depth, ca, cb);
             edges.push((id, c));
             stack.push((c, ca, cb));
         }
@@ -196,7 +225,7 @@ pub fn diff_tree(a: &Trace, b: &Trace, thread: Option<&str>) -> DiffTree {
             d.delta_total_ns(y)
                 .unsigned_abs()
                 .cmp(&d.delta_total_ns(x).unsigned_abs())
-                .then_with(|| d.name[x as usize].cmp(&d.name[y as usize]))
+                .then_with(|| d.name(x).cmp(d.name(y)))
         });
     }
     d.child_start = start;
@@ -206,7 +235,7 @@ pub fn diff_tree(a: &Trace, b: &Trace, thread: Option<&str>) -> DiffTree {
 
 fn push(
     d: &mut DiffTree,
-    name: String,
+    name: u32,
     parent: u32,
     depth: u32,
     a: Option<NodeId>,
@@ -224,64 +253,126 @@ fn push(
 // ---------------------------------------------------------------------------
 // The JSON answer of `puffin-lens diff`
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct DiffNode {
-    pub name: String,
-    pub a: Option<SideTotals>,
-    pub b: Option<SideTotals>,
-    pub delta_total_ns: i64,
-    pub children: Vec<DiffNode>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct DiffThread {
-    pub name: String,
-    pub a_total_ns: i64,
-    pub b_total_ns: i64,
-    pub roots: Vec<DiffNode>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// The answer of `diff`: the differential tree down to the listed levels,
+/// serialized as nested `{warnings, threads: [{name, a_total_ns,
+/// b_total_ns, roots: [{name, a, b, delta_total_ns, children}]}]}` while
+/// it is walked (no nested values, no string per node).
+#[derive(Clone, Debug, PartialEq)]
 pub struct DiffReport {
     pub warnings: Vec<String>,
-    pub threads: Vec<DiffThread>,
+    tree: DiffTree,
+    /// Nodes deeper than this are counted in their ancestors, not listed.
+    levels: u32,
+}
+
+/// A node of a [`DiffReport`] in the order it is listed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiffRow<'r> {
+    /// 0 for a thread, 1 for its roots.
+    pub depth: u32,
+    pub name: &'r str,
+    /// Index of `name` among [`DiffReport::names`].
+    pub name_index: u32,
+    pub a: Option<SideTotals>,
+    pub b: Option<SideTotals>,
+    /// A's and B's totals (0 where missing; a thread's sums its roots').
+    pub a_total_ns: i64,
+    pub b_total_ns: i64,
 }
 
 impl DiffReport {
     /// The report of `d`, listing `depth` levels (roots are level 1; all, up
-    /// to [`MAX_REPORT_LEVELS`], when `None`).
-    pub fn new(a: &Trace, b: &Trace, d: &DiffTree, depth: Option<u32>) -> Self {
-        fn node(d: &DiffTree, n: u32, left: u32) -> DiffNode {
-            let below = left.saturating_sub(1);
-            DiffNode {
-                name: d.name[n as usize].clone(),
-                a: d.side(n, false),
-                b: d.side(n, true),
-                delta_total_ns: d.delta_total_ns(n),
-                children: if below == 0 {
-                    Vec::new()
-                } else {
-                    d.children(n).iter().map(|&c| node(d, c, below)).collect()
-                },
-            }
-        }
-        let depth = depth.unwrap_or(MAX_REPORT_LEVELS).min(MAX_REPORT_LEVELS);
+    /// to [`MAX_REPORT_LEVELS`], when `None`). Build `d` with
+    /// [`diff_tree_levels`] at [`TreeReport::levels_of`]`.max(1)` to join
+    /// no more than is listed.
+    pub fn new(a: &Trace, b: &Trace, d: DiffTree, depth: Option<u32>) -> Self {
         DiffReport {
             warnings: compare_warnings(a, b),
-            threads: d
-                .threads
-                .iter()
-                .map(|&t| DiffThread {
-                    name: d.name[t as usize].clone(),
-                    a_total_ns: d.a_total_ns(t),
-                    b_total_ns: d.b_total_ns(t),
-                    roots: if depth == 0 {
-                        Vec::new()
-                    } else {
-                        d.children(t).iter().map(|&c| node(d, c, depth)).collect()
-                    },
-                })
-                .collect(),
+            tree: d,
+            levels: TreeReport::levels_of(depth),
         }
+    }
+
+    /// The distinct names, indexed by [`DiffRow::name_index`].
+    pub fn names(&self) -> &[String] {
+        &self.tree.names
+    }
+
+    fn row(&self, n: u32) -> DiffRow<'_> {
+        let d = &self.tree;
+        DiffRow {
+            depth: d.depth[n as usize],
+            name: d.name(n),
+            name_index: d.name[n as usize],
+            a: d.side(n, false),
+            b: d.side(n, true),
+            a_total_ns: d.a_total_ns(n),
+            b_total_ns: d.b_total_ns(n),
+        }
+    }
+
+    fn children(&self, n: u32) -> &[u32] {
+        if self.tree.depth[n as usize] < self.levels {
+            self.tree.children(n)
+        } else {
+            &[]
+        }
+    }
+
+    /// Every listed node, threads included, depth first, as the text lists them.
+    pub fn rows(&self) -> impl Iterator<Item = DiffRow<'_>> {
+        let mut stack: Vec<u32> = self.tree.threads.iter().rev().copied().collect();
+        std::iter::from_fn(move || {
+            let n = stack.pop()?;
+            stack.extend(self.children(n).iter().rev());
+            Some(self.row(n))
+        })
+    }
+}
+
+impl Serialize for DiffReport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        struct Nodes<'r>(&'r DiffReport, u32);
+        struct Node<'r>(&'r DiffReport, u32);
+        struct Thread<'r>(&'r DiffReport, u32);
+        struct Threads<'r>(&'r DiffReport);
+        impl Serialize for Nodes<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.children(self.1).iter().map(|&c| Node(self.0, c)))
+            }
+        }
+        impl Serialize for Node<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let r = self.0.row(self.1);
+                let mut st = s.serialize_struct("DiffNode", 5)?;
+                st.serialize_field("name", r.name)?;
+                st.serialize_field("a", &r.a)?;
+                st.serialize_field("b", &r.b)?;
+                st.serialize_field("delta_total_ns", &r.b_total_ns.saturating_sub(r.a_total_ns))?;
+                st.serialize_field("children", &Nodes(self.0, self.1))?;
+                st.end()
+            }
+        }
+        impl Serialize for Thread<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let r = self.0.row(self.1);
+                let mut st = s.serialize_struct("DiffThread", 4)?;
+                st.serialize_field("name", r.name)?;
+                st.serialize_field("a_total_ns", &r.a_total_ns)?;
+                st.serialize_field("b_total_ns", &r.b_total_ns)?;
+                st.serialize_field("roots", &Nodes(self.0, self.1))?;
+                st.end()
+            }
+        }
+        impl Serialize for Threads<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.tree.threads.iter().map(|&t| Thread(self.0, t)))
+            }
+        }
+        let mut st = s.serialize_struct("DiffReport", 2)?;
+        st.serialize_field("warnings", &self.warnings)?;
+        st.serialize_field("threads", &Threads(self))?;
+        st.end()
     }
 }
