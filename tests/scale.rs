@@ -315,3 +315,24 @@ fn diff_written_while_walked_answers_as_the_map_join() {
     }
     assert!(nodes > 2_000, "{nodes} nodes compared");
 }
+
+#[test]
+fn aggregate_first_n_by_selection_are_the_first_n_of_the_full_sort() {
+    let t = trace(&worst_case_capture(12, 300, 40, 5));
+    for by in [GroupBy::Name, GroupBy::NameData] {
+        let all = analyses::aggregate(&t, &FindFilter::default(), by, usize::MAX);
+        assert!(all.len() >= 40, "{} groups", all.len());
+        let mut sorted = all.clone();
+        sorted.sort_by(|x, y| {
+            y.total_ns
+                .cmp(&x.total_ns)
+                .then_with(|| x.name.cmp(&y.name))
+                .then_with(|| x.data.cmp(&y.data))
+        });
+        assert_eq!(all, sorted, "{by:?}: the full answer is sorted");
+        for n in [1, 5, 12, all.len() - 1] {
+            let first = analyses::aggregate(&t, &FindFilter::default(), by, n);
+            assert_eq!(first, all[..n], "{by:?}, first {n}");
+        }
+    }
+}

@@ -191,13 +191,22 @@ pub(super) fn accumulate(trace: &Trace, by: GroupBy, keep: impl Fn(u32) -> bool)
 pub fn aggregate(trace: &Trace, filter: &FindFilter, by: GroupBy, n: usize) -> Vec<AggregateRow> {
     let m = Matcher::new(trace, filter);
     let mut groups = accumulate(trace, by, |i| m.test(trace, i));
-    groups.sort_by(|a, b| {
+    // Groups are distinct (name, data): a total order, so the first `n` by
+    // selection and a sort of those only are the first `n` of a full sort.
+    let order = |a: &Acc, b: &Acc| {
         b.total_ns
             .cmp(&a.total_ns)
             .then_with(|| trace.str(a.name).cmp(trace.str(b.name)))
             .then_with(|| trace.str(a.data).cmp(trace.str(b.data)))
-    });
-    groups.truncate(n);
+    };
+    if n == 0 {
+        return Vec::new();
+    }
+    if n < groups.len() {
+        groups.select_nth_unstable_by(n - 1, order);
+        groups.truncate(n);
+    }
+    groups.sort_unstable_by(order);
     groups
         .into_iter()
         .map(|g| AggregateRow {
