@@ -151,12 +151,29 @@ impl Interner {
             return StrId(0);
         }
         let Self { buf, ends, table } = self;
-        if let Some(&id) = table.find(hash_bytes(bytes), |&id| {
-            slice(buf, ends, id).as_bytes() == bytes
-        }) {
+        let hash = hash_bytes(bytes);
+        if let Some(&id) = table.find(hash, |&id| slice(buf, ends, id).as_bytes() == bytes) {
             return StrId(id);
         }
-        self.intern(utf8_prefix(bytes))
+        let s = utf8_prefix(bytes);
+        if s.len() < bytes.len() {
+            return self.intern(s);
+        }
+        // Valid and new: inserted without looking it up again.
+        let id = ends.len() as u32;
+        buf.push_str(s);
+        ends.push(buf.len());
+        table.insert_unique(hash, id, |&other| hash_str(slice(buf, ends, other)));
+        StrId(id)
+    }
+
+    /// Makes room for `n` more strings in the index (a hint: when the memory
+    /// cannot be had, the index grows as strings come).
+    pub fn reserve(&mut self, n: usize) {
+        let Self { buf, ends, table } = self;
+        if ends.try_reserve_exact(n).is_ok() {
+            let _ = table.try_reserve(n, |&id| hash_str(slice(buf, ends, id)));
+        }
     }
 
     /// Looks a string up without interning it.
@@ -590,6 +607,9 @@ pub struct TraceBuilder {
     next_legacy_id: u32,
     /// Cache: raw id -> definition, for small ids (the common case).
     dense_defs: Vec<u32>,
+    /// Scopes the recording is expected to hold ([`Self::reserve_scopes`]),
+    /// until the strings have been given room for them.
+    strings_hint: Option<usize>,
 }
 
 impl TraceBuilder {
@@ -686,6 +706,7 @@ impl TraceBuilder {
     }
 
     pub fn begin_frame(&mut self, frame_index: u64, range_ns: (i64, i64), num_scopes: u64) {
+        self.reserve_strings();
         let f = &mut self.trace.frames;
         f.frame_index.push(frame_index);
         f.range_ns.push(range_ns);
@@ -720,6 +741,7 @@ impl TraceBuilder {
     /// Makes room for `n` scopes: a hint from untrusted metadata, so when
     /// the memory cannot be had the columns just grow as scopes come.
     pub fn reserve_scopes(&mut self, n: usize) {
+        self.strings_hint = Some(n.saturating_add(self.trace.scopes.len()));
         let s = &mut self.trace.scopes;
         let _enough = s.start_ns.try_reserve_exact(n).is_ok()
             && s.duration_ns.try_reserve_exact(n).is_ok()
@@ -730,6 +752,26 @@ impl TraceBuilder {
             && s.data.try_reserve_exact(n).is_ok()
             && s.depth.try_reserve_exact(n).is_ok()
             && s.stream.try_reserve_exact(n).is_ok();
+    }
+
+    /// Once a million strings are held and they keep pace with the scopes (a
+    /// data string per call), makes room for the rest of the recording's in
+    /// one step: the string table is rehashed once, not at every doubling
+    /// (the worst case's 20M scopes: most of the decode time went to rehashing).
+    fn reserve_strings(&mut self) {
+        const MANY: usize = 1 << 20;
+        let Some(hint) = self.strings_hint else {
+            return;
+        };
+        let (strings, scopes) = (self.trace.strings.len(), self.trace.scopes.len());
+        if strings < MANY || scopes == 0 {
+            return;
+        }
+        self.strings_hint = None;
+        if strings.saturating_mul(2) >= scopes {
+            let expected = (hint as u128 * strings as u128 / scopes as u128) as usize;
+            self.trace.strings.reserve(expected.saturating_sub(strings));
+        }
     }
 
     /// Sets a stream's thread (JSON input may name it after its scopes).
@@ -987,6 +1029,27 @@ pub fn utf8_prefix(bytes: &[u8]) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strings_keep_their_ids_across_a_reservation() {
+        let mut strings = Interner::default();
+        let text = |k: u32| format!("assets/mesh_{k}.glb");
+        let first: Vec<StrId> = (0..1000).map(|k| strings.intern(&text(k))).collect();
+        strings.reserve(50_000);
+        let rest: Vec<StrId> = (1000..20_000)
+            .map(|k| strings.intern_utf8_prefix(text(k).as_bytes()))
+            .collect();
+        for (k, id) in (0..).zip(first.iter().chain(&rest)) {
+            assert_eq!(strings.get(*id), text(k));
+            assert_eq!(strings.find(&text(k)), Some(*id));
+            assert_eq!(strings.intern(&text(k)), *id, "interned once");
+        }
+        assert_eq!(strings.len(), 20_001, "with \"\"");
+        // A cut character is left out; the prefix is found again.
+        let cut = strings.intern_utf8_prefix(b"caf\xC3");
+        assert_eq!(strings.get(cut), "caf");
+        assert_eq!(strings.intern("caf"), cut);
+    }
 
     #[test]
     fn interner_dedups() {
