@@ -7,6 +7,11 @@
 //!   and frames of the diff view with 100k expanded rows;
 //! - the flame graph of the 2M-scope capture (tree of 100k distinct paths
 //!   too): first layout, frames, a focus change;
+//! - the scale worst case (issue 21: 2M scopes on random paths, a unique
+//!   data string on most; A and B): what each view computes when it is
+//!   first shown (merged tree, table by name and data, timeline index,
+//!   diff table, diff tree), natively: the browser runs the same code,
+//!   2-4x slower in wasm;
 //! - frames of the table (1M rows) and of the tree (100k expanded rows)
 //!   drawn by the views' own `ui` on a headless `egui::Context`, scrolling
 //!   as they go: layout and tessellation, no GPU.
@@ -308,6 +313,46 @@ fn main() {
         tree.ui(ui);
     });
     println!("  tree view, 100k rows: {mean:.2} ms per frame (worst {worst:.2})");
+
+    // The scale worst case: each view's first computation.
+    println!();
+    let worst_a = loaded("worst_a", &worst_case_capture(200, 10_000, 300, 1));
+    let worst_b = loaded("worst_b", &worst_case_capture(200, 10_000, 300, 2));
+    let n = worst_a.trace().frames.len() as u32;
+    let (t, view) = best_of(RUNS, || {
+        let mut v = TreeView::new(worst_a.clone());
+        v.set_merged_frames(0..n);
+        v
+    });
+    println!(
+        "worst case ({} scopes on random paths): merged tree view {:.1} ms ({} nodes)",
+        worst_a.trace().scopes.len(),
+        ms(t),
+        view.merged().len()
+    );
+    drop(view);
+    let (t, v) = best_of(RUNS, || {
+        let mut v = TableView::new(worst_a.clone());
+        v.set_inputs(0..n, None, GroupBy::NameData);
+        v
+    });
+    println!(
+        "  table by (name, data): {:.1} ms ({} rows)",
+        ms(t),
+        v.rows().len()
+    );
+    drop(v);
+    let (t, _) = best_of(RUNS, || TimelineView::new(worst_a.clone(), 1_000_000));
+    println!("  timeline index: {:.1} ms", ms(t));
+    let (t, _) = best_of(RUNS, || DiffView::new(worst_a.clone(), worst_b.clone()));
+    println!("  diff table (A and B): {:.1} ms", ms(t));
+    let mut diff = DiffView::new(worst_a.clone(), worst_b.clone());
+    let started = Instant::now();
+    diff.set_mode(DiffMode::Tree);
+    println!("  diff tree: {:.1} ms", ms(started.elapsed()));
+    drop(diff);
+    drop(worst_a);
+    drop(worst_b);
 
     // The flame graph: the 2M-scope capture, and the worst case: 2M scopes
     // nested at random from 300 names, so call paths rarely repeat.

@@ -11,7 +11,7 @@
 use super::analyses::calls::calls;
 use super::analyses::common::spike;
 use super::analyses::compare::{
-    CompareOptions, CompareSort, Joined, Pair, RowFacts, Status, compare_warnings,
+    CompareOptions, CompareSort, CompareTable, Pair, RowFacts, Status, compare_warnings,
 };
 use super::analyses::coverage;
 use super::analyses::diff::{joined_children, joined_threads};
@@ -326,7 +326,8 @@ fn comparison(
     trees: (&MergedTree, &MergedTree),
     opts: ReportOptions,
 ) -> ComparisonReport {
-    let joined = Joined::new(&a.trace, &b.trace);
+    let table = CompareTable::new(&a.trace, &b.trace);
+    let joined = table.with(&a.trace, &b.trace);
     // Judged by name: the rows of a name (all its data strings) together,
     // names in the order of their first row (largest |Δ total| first).
     let names = |pick: &dyn Fn(RowFacts) -> bool| {

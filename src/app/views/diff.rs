@@ -13,7 +13,8 @@ use crate::app::nav::{
 use crate::engine::analyses::diff::{DiffTree, diff_tree};
 use crate::engine::analyses::flame::{FlameLayout, icicle};
 use crate::engine::analyses::{
-    self, CompareOptions, CompareRow, CompareSort, HistogramBin, Status, compare_warnings,
+    self, CompareSort, CompareTable, HistogramBin, Joined, Pair, SideStats, Status,
+    compare_warnings,
 };
 use crate::units::{ms_f, thread_label};
 use egui::{Color32, RichText, Sense};
@@ -150,8 +151,10 @@ pub struct DiffView {
     mode: DiffMode,
     normalize: Normalize,
     warnings: Vec<String>,
-    /// Every compare row, unsorted.
-    all: Vec<CompareRow>,
+    /// The rows joined, read with A's and B's traces ([`Self::joined`]).
+    table: CompareTable,
+    /// Every row, by name, then data.
+    all: Vec<Pair>,
     sort: DiffSort,
     descending: bool,
     filter: (String, bool),
@@ -177,17 +180,9 @@ pub struct DiffView {
 impl DiffView {
     pub fn new(a: Arc<Loaded>, b: Arc<Loaded>) -> Self {
         let (ta, tb) = (a.trace(), b.trace());
-        let all = analyses::compare(
-            ta,
-            tb,
-            &CompareOptions {
-                top: usize::MAX,
-                filter: None,
-                hide_below_ns: 0,
-                sort: CompareSort::Name,
-            },
-        )
-        .rows;
+        let table = CompareTable::new(ta, tb);
+        let joined = table.with(ta, tb);
+        let all = joined.first(joined.pairs().to_vec(), usize::MAX, CompareSort::Name);
         let normalize = if ta.frames.len() == tb.frames.len() {
             Normalize::Total
         } else {
@@ -199,6 +194,7 @@ impl DiffView {
             b,
             mode: DiffMode::Table,
             normalize,
+            table,
             all,
             sort: DiffSort::Delta,
             descending: true,
@@ -402,32 +398,38 @@ impl DiffView {
         }
     }
 
+    /// The compare rows, read with A's and B's traces.
+    fn joined(&self) -> Joined<'_> {
+        self.table.with(self.a.trace(), self.b.trace())
+    }
+
     /// A row's (A total, B total) in the shown normalization, ns.
-    fn totals(&self, r: &CompareRow) -> (f64, f64) {
+    fn totals(&self, (a, b): &(Option<SideStats>, Option<SideStats>)) -> (f64, f64) {
         let (da, db) = self.divisors();
         (
-            r.a.as_ref().map_or(0.0, |s| s.total_ns as f64 / da),
-            r.b.as_ref().map_or(0.0, |s| s.total_ns as f64 / db),
+            a.as_ref().map_or(0.0, |s| s.total_ns as f64 / da),
+            b.as_ref().map_or(0.0, |s| s.total_ns as f64 / db),
         )
     }
 
-    fn key(&self, r: &CompareRow) -> f64 {
-        let (ta, tb) = self.totals(r);
-        let count = |s: &Option<analyses::SideStats>| s.as_ref().map_or(0.0, |s| s.count as f64);
-        let per_call = |s: &Option<analyses::SideStats>| {
-            s.as_ref().map_or(f64::NEG_INFINITY, |s| s.per_call_ns)
-        };
+    fn key(&self, joined: &Joined, p: Pair) -> f64 {
+        let sides = joined.stats(p);
+        let (ta, tb) = self.totals(&sides);
+        let (a, b) = &sides;
+        let count = |s: &Option<SideStats>| s.as_ref().map_or(0.0, |s| s.count as f64);
+        let per_call =
+            |s: &Option<SideStats>| s.as_ref().map_or(f64::NEG_INFINITY, |s| s.per_call_ns);
         match self.sort {
             DiffSort::Name => 0.0,
-            DiffSort::ACount => count(&r.a),
-            DiffSort::BCount => count(&r.b),
+            DiffSort::ACount => count(a),
+            DiffSort::BCount => count(b),
             DiffSort::ATotal => ta,
             DiffSort::BTotal => tb,
-            DiffSort::APerCall => per_call(&r.a),
-            DiffSort::BPerCall => per_call(&r.b),
+            DiffSort::APerCall => per_call(a),
+            DiffSort::BPerCall => per_call(b),
             DiffSort::Delta => tb - ta,
             DiffSort::AbsDelta => (tb - ta).abs(),
-            DiffSort::DeltaPerCall => r.delta_per_call_ns.unwrap_or(f64::NEG_INFINITY),
+            DiffSort::DeltaPerCall => joined.delta_per_call_ns(p).unwrap_or(f64::NEG_INFINITY),
             DiffSort::DeltaPercent => percent(ta, tb),
         }
     }
@@ -435,21 +437,22 @@ impl DiffView {
     fn resort(&mut self) {
         let matcher = Matcher::new(&self.filter.0, self.filter.1);
         let hide_ns = self.hide_below_ms * 1e6;
+        let joined = self.joined();
         let mut rows: Vec<u32> = (0..self.all.len() as u32)
             .filter(|&i| {
-                let r = &self.all[i as usize];
-                let (ta, tb) = self.totals(r);
-                (matcher.test(&r.name) || matcher.test(&r.data)) && (ta >= hide_ns || tb >= hide_ns)
+                let p = self.all[i as usize];
+                let (ta, tb) = self.totals(&joined.stats(p));
+                (matcher.test(joined.name(p)) || matcher.test(joined.data(p)))
+                    && (ta >= hide_ns || tb >= hide_ns)
             })
             .collect();
-        let by_name =
-            |x: &CompareRow, y: &CompareRow| x.name.cmp(&y.name).then(x.data.cmp(&y.data));
-        let keys: Vec<f64> = self.all.iter().map(|r| self.key(r)).collect();
+        // `all` is sorted by name, then data: a row's index is its rank by
+        // name, so ties compare two numbers, not two strings.
+        let keys: Vec<f64> = self.all.iter().map(|&p| self.key(&joined, p)).collect();
         let desc = self.descending;
-        rows.sort_by(|&x, &y| {
-            let (rx, ry) = (&self.all[x as usize], &self.all[y as usize]);
+        rows.sort_unstable_by(|&x, &y| {
             let o = if self.sort == DiffSort::Name {
-                by_name(rx, ry)
+                x.cmp(&y)
             } else {
                 keys[x as usize]
                     .partial_cmp(&keys[y as usize])
@@ -459,7 +462,7 @@ impl DiffView {
             if self.sort == DiffSort::Name {
                 o
             } else {
-                o.then_with(|| by_name(rx, ry))
+                o.then_with(|| x.cmp(&y))
             }
         });
         self.rows = rows;
@@ -546,7 +549,7 @@ impl DiffView {
 
     fn select_row(&mut self, r: u32) {
         self.selected = Some(r);
-        let name = self.all[r as usize].name.clone();
+        let name = self.joined().name(self.all[r as usize]).to_owned();
         let a = analyses::durations_named(self.a.trace(), &name);
         let b = analyses::durations_named(self.b.trace(), &name);
         let lo = a
@@ -716,7 +719,10 @@ impl DiffView {
                 .rows
                 .iter()
                 .take(limit)
-                .map(|&i| serde_json::to_value(&self.all[i as usize]).unwrap_or_default())
+                .map(|&i| {
+                    let row = self.joined().row(self.all[i as usize]);
+                    serde_json::to_value(&row).unwrap_or_default()
+                })
                 .collect(),
             DiffMode::Tree => {
                 let Some(tree) = &self.tree else {
@@ -1081,6 +1087,7 @@ impl DiffView {
         let mut clicked_header = None;
         let mut clicked_row = None;
         let (da, db) = self.divisors();
+        let joined = self.table.with(self.a.trace(), self.b.trace());
         builder
             .header(ROW_HEIGHT + 2.0, |mut h| {
                 for (title, col) in &headers {
@@ -1116,7 +1123,8 @@ impl DiffView {
             .body(|body| {
                 body.rows(ROW_HEIGHT, self.rows.len(), |mut row| {
                     let i = self.rows[row.index()];
-                    let r = &self.all[i as usize];
+                    // Made for the rows in view only.
+                    let r = &joined.row(self.all[i as usize]);
                     row.set_selected(self.selected == Some(i));
                     let cell = |row: &mut egui_extras::TableRow<'_, '_>, text: RichText| {
                         row.col(|ui| {

@@ -95,15 +95,23 @@ pub fn compare_warnings(a: &Trace, b: &Trace) -> Vec<String> {
 /// Two traces' (name, data) groups joined by interned ids: B's strings are
 /// looked up in A's interner once per distinct string, rows hold group
 /// indices (no owned strings), and [`CompareRow`]s are made only for the
-/// rows an answer lists.
-pub struct Joined<'t> {
-    a: &'t Trace,
-    b: &'t Trace,
+/// rows an answer lists or a view shows. Read it through [`Self::with`]
+/// and the traces it was made of.
+#[derive(Clone, Debug, Default)]
+pub struct CompareTable {
     ga: Vec<Acc>,
     gb: Vec<Acc>,
     /// B's string id -> A's (`NONE` when A lacks the string).
     b_to_a: Vec<u32>,
     pairs: Vec<Pair>,
+}
+
+/// A [`CompareTable`] with the traces it joins.
+#[derive(Clone, Copy)]
+pub struct Joined<'t> {
+    a: &'t Trace,
+    b: &'t Trace,
+    table: &'t CompareTable,
 }
 
 /// A row of a [`Joined`]: a group of A, of B, or of both.
@@ -134,8 +142,8 @@ fn stats(g: &Acc) -> SideStats {
     }
 }
 
-impl<'t> Joined<'t> {
-    pub fn new(a: &'t Trace, b: &'t Trace) -> Self {
+impl CompareTable {
+    pub fn new(a: &Trace, b: &Trace) -> Self {
         let ga = accumulate(a, GroupBy::NameData, |_| true);
         let gb = accumulate(b, GroupBy::NameData, |_| true);
         const UNSEEN: u32 = NONE - 1;
@@ -177,8 +185,6 @@ impl<'t> Joined<'t> {
                 .map(|i| Pair { a: i, b: NONE }),
         );
         Self {
-            a,
-            b,
             ga,
             gb,
             b_to_a,
@@ -186,13 +192,29 @@ impl<'t> Joined<'t> {
         }
     }
 
+    /// The table read with `a` and `b`, the traces it was made of.
+    pub fn with<'t>(&'t self, a: &'t Trace, b: &'t Trace) -> Joined<'t> {
+        Joined { a, b, table: self }
+    }
+}
+
+impl<'t> Joined<'t> {
     /// Every row, in no particular order.
-    pub fn pairs(&self) -> &[Pair] {
-        &self.pairs
+    pub fn pairs(&self) -> &'t [Pair] {
+        &self.table.pairs
     }
 
-    fn sides(&self, p: Pair) -> (Option<&Acc>, Option<&Acc>) {
-        (self.ga.get(p.a as usize), self.gb.get(p.b as usize))
+    fn sides(&self, p: Pair) -> (Option<&'t Acc>, Option<&'t Acc>) {
+        (
+            self.table.ga.get(p.a as usize),
+            self.table.gb.get(p.b as usize),
+        )
+    }
+
+    /// A row's numbers on each side.
+    pub fn stats(&self, p: Pair) -> (Option<SideStats>, Option<SideStats>) {
+        let (a, b) = self.sides(p);
+        (a.map(stats), b.map(stats))
     }
 
     pub fn name(&self, p: Pair) -> &'t str {
@@ -216,7 +238,7 @@ impl<'t> Joined<'t> {
     pub fn name_key(&self, p: Pair) -> u64 {
         match self.sides(p) {
             (Some(g), _) => u64::from(g.name.0),
-            (None, Some(g)) => match self.b_to_a[g.name.0 as usize] {
+            (None, Some(g)) => match self.table.b_to_a[g.name.0 as usize] {
                 NONE => (1 << 32) | u64::from(g.name.0),
                 id => u64::from(id),
             },
@@ -234,7 +256,8 @@ impl<'t> Joined<'t> {
         tb.saturating_sub(ta)
     }
 
-    fn delta_per_call_ns(&self, p: Pair) -> Option<f64> {
+    /// B − A of the per-call time (`None` unless both sides have the row).
+    pub fn delta_per_call_ns(&self, p: Pair) -> Option<f64> {
         match self.sides(p) {
             (Some(a), Some(b)) => Some(stats(b).per_call_ns - stats(a).per_call_ns),
             _ => None,
@@ -313,6 +336,25 @@ impl<'t> Joined<'t> {
     /// The first `n` of `pairs` in the order of `sort`: a selection, then a
     /// sort of those `n` only.
     pub fn first(&self, mut pairs: Vec<Pair>, n: usize, sort: CompareSort) -> Vec<Pair> {
+        if sort == CompareSort::Name {
+            // Every comparison is of strings: resolved once, not per comparison.
+            let mut keyed: Vec<(&str, &str, Pair)> = pairs
+                .into_iter()
+                .map(|p| (self.name(p), self.data(p), p))
+                .collect();
+            let cmp = |x: &(&str, &str, Pair), y: &(&str, &str, Pair)| {
+                x.0.cmp(y.0).then_with(|| x.1.cmp(y.1))
+            };
+            if n < keyed.len() {
+                if n == 0 {
+                    return Vec::new();
+                }
+                keyed.select_nth_unstable_by(n - 1, cmp);
+                keyed.truncate(n);
+            }
+            keyed.sort_unstable_by(cmp);
+            return keyed.into_iter().map(|k| k.2).collect();
+        }
         let cmp = |x: &Pair, y: &Pair| self.cmp(sort, *x, *y);
         if n < pairs.len() {
             if n == 0 {
@@ -328,7 +370,7 @@ impl<'t> Joined<'t> {
     /// The rows of `compare` with `opts`.
     pub fn rows(&self, opts: &CompareOptions) -> Vec<CompareRow> {
         let kept: Vec<Pair> = self
-            .pairs
+            .pairs()
             .iter()
             .copied()
             .filter(|&p| {
@@ -351,6 +393,6 @@ impl<'t> Joined<'t> {
 pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> CompareReport {
     CompareReport {
         warnings: compare_warnings(a, b),
-        rows: Joined::new(a, b).rows(opts),
+        rows: CompareTable::new(a, b).with(a, b).rows(opts),
     }
 }

@@ -96,10 +96,13 @@ pub struct SideTotals {
 type Side<'t, 'n> = (&'t Trace, &'n MergedTree, &'n [NodeId]);
 
 /// Names joined from both sides: `(name, A's node, B's node)`.
-pub type Joined<'t> = Vec<(&'t str, Option<NodeId>, Option<NodeId>)>;
+pub type JoinedNames<'t> = Vec<(&'t str, Option<NodeId>, Option<NodeId>)>;
 
 /// Thread nodes of both trees joined by thread name, sorted by name.
-pub fn joined_threads<'t>(a: (&'t Trace, &MergedTree), b: (&'t Trace, &MergedTree)) -> Joined<'t> {
+pub fn joined_threads<'t>(
+    a: (&'t Trace, &MergedTree),
+    b: (&'t Trace, &MergedTree),
+) -> JoinedNames<'t> {
     join_by_name((a.0, a.1, &a.1.threads), (b.0, b.1, &b.1.threads))
 }
 
@@ -108,7 +111,7 @@ pub fn joined_threads<'t>(a: (&'t Trace, &MergedTree), b: (&'t Trace, &MergedTre
 pub fn joined_children<'t>(
     (a, ta, na): (&'t Trace, &MergedTree, Option<NodeId>),
     (b, tb, nb): (&'t Trace, &MergedTree, Option<NodeId>),
-) -> Joined<'t> {
+) -> JoinedNames<'t> {
     fn kids(t: &MergedTree, n: Option<NodeId>) -> &[NodeId] {
         n.map_or(&[], |n| t.children(n))
     }
@@ -116,7 +119,7 @@ pub fn joined_children<'t>(
 }
 
 /// A merge join of two lists of distinct names.
-fn join_by_name<'t>(a: Side<'t, '_>, b: Side<'t, '_>) -> Joined<'t> {
+fn join_by_name<'t>(a: Side<'t, '_>, b: Side<'t, '_>) -> JoinedNames<'t> {
     use std::cmp::Ordering;
     let sorted = |(t, tree, nodes): Side<'t, '_>| {
         let mut v: Vec<(&'t str, NodeId)> = nodes

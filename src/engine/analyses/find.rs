@@ -136,7 +136,7 @@ pub struct AggregateRow {
     pub mean_ns: f64,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(super) struct Acc {
     pub(super) name: StrId,
     pub(super) data: StrId,
