@@ -129,6 +129,11 @@ fn table_mode_lists_what_got_slower_first() {
     assert_eq!(names(&ui), ["job/c", "job/d"]);
     let ui = show_diff(
         &mut h,
+        json!({"filter": "job", "hide_below": 0.0, "sort": "name", "descending": true}),
+    );
+    assert_eq!(names(&ui), ["job/d", "job/c", "job/b", "job/a"]);
+    let ui = show_diff(
+        &mut h,
         json!({"filter": "", "hide_below": 0.0, "sort": "delta_percent"}),
     );
     // New rows (+inf) first, then load's +100%.

@@ -45,7 +45,17 @@ const expected = {
   cutDump: cli(["dump", "cut.puffin"], { cwd: work, status: 3 }),
 };
 
-const server = await serve({ [SAMPLE]: join(SAMPLES, SAMPLE), "cut.puffin": join(work, "cut.puffin") });
+// Issue 21's worst case, A and B: 2M scopes nested at random from 300 names,
+// a unique data string on nine in ten (write::puffin::worst_case_capture).
+for (const [side, seed] of [["a", "1"], ["b", "2"]]) {
+  execFileSync(example("capture"), ["worst", join(work, `worst_${side}.puffin`), seed], { stdio: "ignore" });
+}
+const server = await serve({
+  [SAMPLE]: join(SAMPLES, SAMPLE),
+  "cut.puffin": join(work, "cut.puffin"),
+  "worst_a.puffin": join(work, "worst_a.puffin"),
+  "worst_b.puffin": join(work, "worst_b.puffin"),
+});
 const browser = await launch();
 const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
 const requests = [];
@@ -804,6 +814,72 @@ await test("the exports open in speedscope (its own static build, offline) and m
     await p.close();
   }
   await sctx.close();
+});
+
+await test("the worst case (2M scopes on random paths, A and B): every view answers; times and the page's longest tasks measured", async () => {
+  const wctx = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  // Every task over 50 ms on the page's thread (Long Tasks API).
+  await wctx.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push([e.startTime, e.duration]);
+    }).observe({ type: "longtask", buffered: true });
+  });
+  const p = await openApp(wctx, `${server.base}?url=../recordings/worst_a.puffin&b=../recordings/worst_b.puffin`);
+  await waitLoaded(p, "worst_b.puffin", "b", 300_000);
+  await waitLoaded(p, "worst_a.puffin", "a", 300_000);
+  // ?url=A&b=B lands on the diff table: built after both loaded.
+  await p.waitForFunction(() => window.puffinLens.ui()?.view === "diff" && window.puffinLens.ui().rows.length > 0, null, {
+    timeout: 300_000,
+  });
+  const now = () => p.evaluate(() => performance.now());
+  const longest = (t0, t1) =>
+    p.evaluate(([t0, t1]) => Math.max(0, ...window.__longTasks.filter(([s, d]) => s + d > t0 && s < t1).map(([, d]) => d)), [t0, t1]);
+  const results = [];
+  const record = async (what, t0, t1) => results.push({ view: what, answer_ms: Math.round(t1 - t0), longest_task_ms: Math.round(await longest(t0, t1)) });
+  // Built in the frame both loads end in: its time as the app logs it, its
+  // task the longest from the page's start to the table shown.
+  const compared = p.logs.map((l) => l.match(/compared worst_a\.puffin and worst_b\.puffin in ([0-9.]+) ms/)).find(Boolean);
+  assert.ok(compared, p.logs.join("\n"));
+  results.push({ view: "diff table", answer_ms: Math.round(Number(compared[1])), longest_task_ms: Math.round(await longest(0, await now())) });
+  const summary = await p.evaluate(() => window.puffinLens.summary("a"));
+  // Until the view answers: show() applied (and, for the timeline, painted).
+  const step = async (what, view, options, check, painted = () => true) => {
+    const t0 = await now();
+    await show(p, view, options);
+    await p.waitForFunction(painted, null, { timeout: 120_000, polling: 20 });
+    const t1 = await now();
+    check(await ui(p));
+    await record(what, t0, t1);
+  };
+  await step("diff tree", "diff", { mode: "tree" }, (got) => {
+    assert.equal(got.mode, "tree");
+    assert.ok(got.rows.length > 0);
+  });
+  await p.evaluate(() => window.puffinLens.show("overview").then(() => 0, () => 0));
+  await step("merged tree (all frames)", "tree", { mode: "merged", frame: null }, (got) => {
+    assert.equal(got.tree_mode, "merged");
+    assert.ok(got.rows.length > 0);
+  });
+  await step("table by name and data", "table", { by: "name-data", frame: null }, (got) => {
+    // Nine scopes in ten carry a data string of their own.
+    assert.ok(got.table.rows_total > 0.85 * summary.scopes, `${got.table.rows_total} of ${summary.scopes}`);
+  });
+  await step(
+    "timeline of everything",
+    "timeline",
+    { all: true },
+    (got) => {
+      assert.equal(got.view, "timeline");
+      assert.ok(got.lanes.some((l) => l.bars > 0), JSON.stringify(got.lanes));
+    },
+    () => window.puffinLens.ui().lanes?.some((l) => l.bars > 0),
+  );
+  await p.screenshot({ path: join(OUT, "worst_timeline.png") });
+  writeFileSync(join(OUT, "worst_case.json"), JSON.stringify(results, null, 2));
+  for (const r of results) console.log(`     ${r.view.padEnd(26)} ${String(r.answer_ms).padStart(6)} ms, longest task ${r.longest_task_ms} ms`);
+  assert.deepEqual(p.logs.filter((l) => l.startsWith("pageerror")), []);
+  await wctx.close();
 });
 
 await test("the page requested nothing but its own files", async () => {

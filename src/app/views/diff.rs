@@ -5,7 +5,7 @@
 //! largest regression. Totals as recorded or per frame. Derived rows are
 //! rebuilt when their inputs change, never per repaint.
 
-use super::widgets::{Pointing, breadcrumb, cell_label, rows_table, triangle};
+use super::widgets::{Pointing, breadcrumb, cell_label, f64_order, rows_table, triangle};
 use crate::app::loaded::Loaded;
 use crate::app::nav::{
     Matcher, decode_hash, encode_hash, hash_value, sort_option, string_list_option,
@@ -434,37 +434,42 @@ impl DiffView {
         }
     }
 
+    /// Orders the rows by the sort key, ties by name then data: one `u128`
+    /// per row (the key mapped to an order-preserving integer, then the
+    /// row's rank by name: its index in `all`), sorted without a comparator.
     fn resort(&mut self) {
         let matcher = Matcher::new(&self.filter.0, self.filter.1);
         let hide_ns = self.hide_below_ms * 1e6;
         let joined = self.joined();
-        let mut rows: Vec<u32> = (0..self.all.len() as u32)
-            .filter(|&i| {
-                let p = self.all[i as usize];
-                let (ta, tb) = self.totals(&joined.stats(p));
-                (matcher.test(joined.name(p)) || matcher.test(joined.data(p)))
-                    && (ta >= hide_ns || tb >= hide_ns)
+        let keep = |p: Pair| {
+            let (ta, tb) = self.totals(&joined.stats(p));
+            (ta >= hide_ns || tb >= hide_ns)
+                && (matcher.is_empty()
+                    || matcher.test(joined.name(p))
+                    || matcher.test(joined.data(p)))
+        };
+        let desc = self.descending;
+        // Descending by name reverses the rank; by any other key, ties stay
+        // by name ascending.
+        let flip_rank = desc && self.sort == DiffSort::Name;
+        let mut keys: Vec<u128> = (0..self.all.len() as u32)
+            .filter(|&i| keep(self.all[i as usize]))
+            .map(|i| {
+                let v = match self.sort {
+                    DiffSort::Name => 0,
+                    // + 0.0: a negative zero ties with zero, as compared before.
+                    _ => f64_order(self.key(&joined, self.all[i as usize]) + 0.0),
+                };
+                let v = if desc { !v } else { v };
+                let rank = if flip_rank { !i } else { i };
+                (u128::from(v) << 32) | u128::from(rank)
             })
             .collect();
-        // `all` is sorted by name, then data: a row's index is its rank by
-        // name, so ties compare two numbers, not two strings.
-        let keys: Vec<f64> = self.all.iter().map(|&p| self.key(&joined, p)).collect();
-        let desc = self.descending;
-        rows.sort_unstable_by(|&x, &y| {
-            let o = if self.sort == DiffSort::Name {
-                x.cmp(&y)
-            } else {
-                keys[x as usize]
-                    .partial_cmp(&keys[y as usize])
-                    .unwrap_or(std::cmp::Ordering::Equal)
-            };
-            let o = if desc { o.reverse() } else { o };
-            if self.sort == DiffSort::Name {
-                o
-            } else {
-                o.then_with(|| x.cmp(&y))
-            }
-        });
+        keys.sort_unstable();
+        let rows: Vec<u32> = keys
+            .into_iter()
+            .map(|k| if flip_rank { !(k as u32) } else { k as u32 })
+            .collect();
         self.rows = rows;
     }
 

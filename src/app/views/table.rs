@@ -4,7 +4,7 @@
 //! the grouping change; the sorted index when the sort changes; the shown
 //! rows when the filter changes. Drawing is virtualized.
 
-use super::widgets::{Pointing, rows_table, triangle};
+use super::widgets::{Pointing, f64_order, i64_order, rows_table, triangle};
 use crate::app::loaded::Loaded;
 use crate::app::nav::Matcher;
 use crate::engine::StrId;
@@ -252,15 +252,7 @@ impl TableView {
             self.refilter();
             return;
         }
-        let int = |v: i64| (v as u64) ^ (1 << 63);
-        let float = |v: f64| {
-            let bits = v.to_bits();
-            if bits >> 63 == 1 {
-                !bits
-            } else {
-                bits | (1 << 63)
-            }
-        };
+        let (int, float) = (i64_order, f64_order);
         let value = |r: usize| -> u64 {
             match self.sort {
                 SortCol::Name => 0,

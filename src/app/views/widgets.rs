@@ -109,3 +109,19 @@ pub fn breadcrumb(ui: &mut egui::Ui, focus: &[String]) -> Option<usize> {
     }
     go_to
 }
+
+/// `v` as a `u64` in the same order (negative zero before zero, NaN last):
+/// sort keys compared as integers, without a comparator.
+pub fn f64_order(v: f64) -> u64 {
+    let bits = v.to_bits();
+    if bits >> 63 == 1 {
+        !bits
+    } else {
+        bits | (1 << 63)
+    }
+}
+
+/// `v` as a `u64` in the same order.
+pub fn i64_order(v: i64) -> u64 {
+    (v as u64) ^ (1 << 63)
+}

@@ -337,23 +337,7 @@ impl<'t> Joined<'t> {
     /// sort of those `n` only.
     pub fn first(&self, mut pairs: Vec<Pair>, n: usize, sort: CompareSort) -> Vec<Pair> {
         if sort == CompareSort::Name {
-            // Every comparison is of strings: resolved once, not per comparison.
-            let mut keyed: Vec<(&str, &str, Pair)> = pairs
-                .into_iter()
-                .map(|p| (self.name(p), self.data(p), p))
-                .collect();
-            let cmp = |x: &(&str, &str, Pair), y: &(&str, &str, Pair)| {
-                x.0.cmp(y.0).then_with(|| x.1.cmp(y.1))
-            };
-            if n < keyed.len() {
-                if n == 0 {
-                    return Vec::new();
-                }
-                keyed.select_nth_unstable_by(n - 1, cmp);
-                keyed.truncate(n);
-            }
-            keyed.sort_unstable_by(cmp);
-            return keyed.into_iter().map(|k| k.2).collect();
+            return self.first_by_name(pairs, n);
         }
         let cmp = |x: &Pair, y: &Pair| self.cmp(sort, *x, *y);
         if n < pairs.len() {
@@ -365,6 +349,56 @@ impl<'t> Joined<'t> {
         }
         pairs.sort_unstable_by(cmp);
         pairs
+    }
+
+    /// [`Self::first`] by name, then data: the rows bucketed by their name
+    /// (few: scope names) in name order, each bucket sorted by data with its
+    /// strings resolved once, until `n` rows are had.
+    fn first_by_name(&self, pairs: Vec<Pair>, n: usize) -> Vec<Pair> {
+        let mut bucket_of: FxHashMap<u64, u32> = FxHashMap::default();
+        let mut names: Vec<(&str, u32)> = Vec::new();
+        let bucket: Vec<u32> = pairs
+            .iter()
+            .map(|&p| {
+                *bucket_of.entry(self.name_key(p)).or_insert_with(|| {
+                    names.push((self.name(p), names.len() as u32));
+                    names.len() as u32 - 1
+                })
+            })
+            .collect();
+        names.sort_unstable();
+        // Rows of each bucket, buckets in name order (a counting sort).
+        let mut start = vec![0usize; names.len() + 1];
+        for &b in &bucket {
+            start[b as usize + 1] += 1;
+        }
+        let mut at = vec![0usize; names.len()];
+        let mut sum = 0;
+        for &(_, b) in &names {
+            at[b as usize] = sum;
+            sum += start[b as usize + 1];
+        }
+        let mut grouped = vec![Pair { a: NONE, b: NONE }; pairs.len()];
+        for (&p, &b) in pairs.iter().zip(&bucket) {
+            grouped[at[b as usize]] = p;
+            at[b as usize] += 1;
+        }
+        let mut out = Vec::with_capacity(n.min(grouped.len()));
+        let mut from = 0;
+        for &(_, b) in &names {
+            if out.len() >= n {
+                break;
+            }
+            let len = start[b as usize + 1];
+            let mut rows: Vec<(&str, Pair)> = grouped[from..from + len]
+                .iter()
+                .map(|&p| (self.data(p), p))
+                .collect();
+            from += len;
+            rows.sort_unstable_by(|x, y| x.0.cmp(y.0));
+            out.extend(rows.into_iter().take(n - out.len()).map(|r| r.1));
+        }
+        out
     }
 
     /// The rows of `compare` with `opts`.
