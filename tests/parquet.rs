@@ -426,3 +426,67 @@ fn spark_example_finds_the_regression() {
     assert_eq!(row("frame_body")["delta_total_ns_per_frame"], 2_000_000.0);
     assert_eq!(row("render")["delta_total_ns_per_frame"], 0.0);
 }
+
+#[test]
+fn a_data_column_of_distinct_strings_is_written_plain_and_reads_back() {
+    use puffin_lens::engine::write::puffin::worst_case_capture;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("worst.puffin");
+    // 200k scopes, nine in ten with a data string of their own.
+    let bytes = write_recording(
+        &worst_case_capture(20, 10_000, 300, 1),
+        Format::Pfd4(Compression::Lz4),
+    );
+    std::fs::write(&path, &bytes).unwrap();
+    let out = dir.path().join("out");
+    let result = run(&[
+        "export",
+        path.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--jobs",
+        "1",
+    ]);
+    assert_eq!(code(&result), 0, "{}", stderr(&result));
+    let r = reader(&out.join("scopes/worst.parquet"));
+    let group = r.metadata().row_group(0);
+    let column = |name: &str| {
+        (0..group.num_columns())
+            .find(|&c| group.column(c).column_path().string() == name)
+            .unwrap()
+    };
+    assert!(
+        group
+            .column(column("data"))
+            .dictionary_page_offset()
+            .is_none(),
+        "data: plain"
+    );
+    assert!(
+        group
+            .column(column("name"))
+            .dictionary_page_offset()
+            .is_some(),
+        "name: a dictionary"
+    );
+    let t = engine::load(&bytes).unwrap().trace;
+    let data: Vec<String> = r
+        .get_row_iter(None)
+        .unwrap()
+        .map(|row| {
+            let row = row.unwrap();
+            let (_, f) = row
+                .get_column_iter()
+                .find(|(n, _)| n.as_str() == "data")
+                .unwrap();
+            match f {
+                Field::Str(s) => s.clone(),
+                other => panic!("{other:?}"),
+            }
+        })
+        .collect();
+    assert_eq!(data.len(), t.scopes.len());
+    for (i, d) in data.iter().enumerate() {
+        assert_eq!(d, t.scope_data(ScopeIdx(i as u32)), "row {i}");
+    }
+}

@@ -30,6 +30,7 @@ use parquet::errors::ParquetError;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::{SerializedFileWriter, SerializedRowGroupWriter};
 use parquet::schema::parser::parse_message_type;
+use parquet::schema::types::ColumnPath;
 use std::io::Write;
 use std::sync::Arc;
 
@@ -110,14 +111,30 @@ impl Table {
     }
 }
 
-fn properties() -> WriterProperties {
+/// Whether most scopes carry a data string of their own: a dictionary of
+/// the `data` column would hold about every value once, so it is written
+/// plain (the dictionary's hashing and its fallback cost more than they save).
+fn data_mostly_distinct(trace: &Trace) -> bool {
+    let mut seen = vec![false; trace.strings.len()];
+    let mut distinct = 0usize;
+    for d in &trace.scopes.data {
+        let s = &mut seen[d.idx()];
+        distinct += usize::from(!*s);
+        *s = true;
+    }
+    distinct > 100_000 && distinct.saturating_mul(2) > trace.scopes.len()
+}
+
+fn properties(trace: &Trace, table: Table) -> WriterProperties {
     #[cfg(not(target_arch = "wasm32"))]
     let compression = Compression::ZSTD(Default::default());
     #[cfg(target_arch = "wasm32")]
     let compression = Compression::LZ4_RAW;
+    let plain_data = table == Table::Scopes && data_mostly_distinct(trace);
     WriterProperties::builder()
         .set_compression(compression)
         .set_dictionary_enabled(true)
+        .set_column_dictionary_enabled(ColumnPath::from("data"), !plain_data)
         .set_statistics_enabled(EnabledStatistics::Page)
         .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
         .set_created_by(format!("puffin-lens {}", env!("CARGO_PKG_VERSION")))
@@ -133,7 +150,7 @@ pub fn write_table<W: Write + Send>(
     out: W,
 ) -> Result<W, ParquetError> {
     let schema = Arc::new(parse_message_type(table.schema())?);
-    let mut writer = SerializedFileWriter::new(out, schema, Arc::new(properties()))?;
+    let mut writer = SerializedFileWriter::new(out, schema, Arc::new(properties(trace, table)))?;
     let strings = Strings::new(trace, recording);
     let rows = table.rows(trace);
     let mut lo = 0;
