@@ -12,7 +12,6 @@ use crate::engine::analyses::{GroupBy, ScopeStats, scope_stats};
 use crate::units::{ms, ms_f, thread_label};
 use egui::{RichText, Sense};
 use egui_extras::Column;
-use rustc_hash::FxHashMap;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -524,16 +523,22 @@ fn percent(part: i64, whole: i64) -> f64 {
     }
 }
 
-/// The rank of each string in string order (equal strings, equal ranks).
+/// The rank of each string in string order (equal strings, equal ranks):
+/// the distinct strings found and ranked through a vector indexed by string
+/// id, not a hash map.
 fn string_ranks(trace: &crate::engine::Trace, column: &[StrId]) -> Vec<u32> {
-    let mut distinct: Vec<StrId> = column.to_vec();
-    distinct.sort_unstable();
-    distinct.dedup();
-    distinct.sort_unstable_by(|a, b| trace.str(*a).cmp(trace.str(*b)));
-    let mut rank: FxHashMap<StrId, u32> = FxHashMap::default();
-    rank.reserve(distinct.len());
-    for (k, s) in distinct.into_iter().enumerate() {
-        rank.insert(s, k as u32);
+    let mut rank = vec![u32::MAX; trace.strings.len()];
+    let mut distinct: Vec<StrId> = Vec::new();
+    for &s in column {
+        let r = &mut rank[s.idx()];
+        if *r == u32::MAX {
+            *r = 0;
+            distinct.push(s);
+        }
     }
-    column.iter().map(|s| rank[s]).collect()
+    distinct.sort_unstable_by(|a, b| trace.str(*a).cmp(trace.str(*b)));
+    for (k, s) in distinct.into_iter().enumerate() {
+        rank[s.idx()] = k as u32;
+    }
+    column.iter().map(|s| rank[s.idx()]).collect()
 }
