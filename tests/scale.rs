@@ -336,3 +336,44 @@ fn aggregate_first_n_by_selection_are_the_first_n_of_the_full_sort() {
         }
     }
 }
+
+#[test]
+fn compare_built_a_chunk_at_a_time_equals_built_at_once() {
+    use puffin_lens::engine::analyses::{CompareBuilder, CompareTable, NameOrder};
+    // Several chunks of 32k instances, groups and rows on each side.
+    let a = trace(&worst_case_capture(40, 2_500, 40, 11));
+    let b = trace(&worst_case_capture(36, 2_500, 40, 12));
+    let at_once = CompareTable::new(&a, &b);
+    let mut builder = CompareBuilder::new();
+    let mut steps = 0;
+    let sliced = loop {
+        steps += 1;
+        if let Some(t) = builder.step(&a, &b, &mut || false) {
+            break t;
+        }
+        assert!(builder.progress(&a, &b) <= 1.0);
+    };
+    assert!(steps > 8, "{steps} steps");
+    let all = CompareOptions {
+        top: usize::MAX,
+        filter: None,
+        hide_below_ns: 0,
+        sort: CompareSort::Name,
+    };
+    let (j1, j2) = (at_once.with(&a, &b), sliced.with(&a, &b));
+    assert_eq!(j1.rows(&all), j2.rows(&all));
+    assert_eq!(j1.pairs(), j2.pairs());
+    // The name order a bucket or chunk at a time: the rows `first` orders.
+    let want = j1.first(j1.pairs().to_vec(), usize::MAX, CompareSort::Name);
+    let mut order = NameOrder::new(j1.pairs().to_vec());
+    let mut steps = 0;
+    let got = loop {
+        steps += 1;
+        if let Some(rows) = order.step(&j1, usize::MAX, &mut || false) {
+            break rows;
+        }
+    };
+    assert!(steps > 8, "{steps} steps");
+    assert_eq!(got, want);
+    assert_eq!(got.len(), j1.pairs().len());
+}

@@ -341,14 +341,12 @@ impl PuffinLensApp {
     pub fn diff_view(&mut self) -> Option<&mut DiffView> {
         let (a, b) = (self.a.rec.as_ref()?.loaded(), self.b.rec.as_ref()?.loaded());
         if !self.diff.as_ref().is_some_and(|d| d.shows(a, b)) {
-            let started = web_time::Instant::now();
-            self.diff = Some(DiffView::new(a.clone(), b.clone()));
-            log::info!(
-                "compared {} and {} in {:.1} ms",
-                a.name,
-                b.name,
-                started.elapsed().as_secs_f64() * 1e3
-            );
+            // In the browser its table is built a slice per frame as it is drawn.
+            self.diff = Some(if platform::SLICED_VIEWS {
+                DiffView::start(a.clone(), b.clone())
+            } else {
+                DiffView::new(a.clone(), b.clone())
+            });
         }
         self.diff.as_mut()
     }
@@ -757,6 +755,7 @@ impl PuffinLensApp {
                 if let (View::Diff, Some(diff)) = (rec.view, &self.diff) {
                     let (sort, descending) = diff.sort();
                     v["mode"] = diff.mode().as_str().into();
+                    v["building"] = diff.building().into();
                     v["normalize"] = diff.normalize().as_str().into();
                     v["warnings"] = diff.warnings().into();
                     v["sort"] = sort.as_str().into();

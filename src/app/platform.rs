@@ -8,6 +8,11 @@ use super::shared::Shared;
 #[cfg(not(target_arch = "wasm32"))]
 use super::{loaded::Source, shared::Incoming};
 
+/// Whether heavy view computations run a slice per frame (the browser: one
+/// thread draws and computes) or at once (native: the work is short there,
+/// and tests read a view's answer right after asking).
+pub const SLICED_VIEWS: bool = cfg!(target_arch = "wasm32");
+
 /// Opens the file picker; the chosen files arrive through `shared`.
 pub fn pick_files(shared: &Shared) {
     #[cfg(not(target_arch = "wasm32"))]

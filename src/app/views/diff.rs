@@ -10,10 +10,11 @@ use crate::app::loaded::Loaded;
 use crate::app::nav::{
     Matcher, decode_hash, encode_hash, hash_value, sort_option, string_list_option,
 };
+use crate::engine::Trace;
 use crate::engine::analyses::diff::{DiffTree, diff_tree};
 use crate::engine::analyses::flame::{FlameLayout, icicle};
 use crate::engine::analyses::{
-    self, CompareSort, CompareTable, HistogramBin, Joined, Pair, SideStats, Status,
+    self, CompareBuilder, CompareTable, HistogramBin, Joined, NameOrder, Pair, SideStats, Status,
     compare_warnings,
 };
 use crate::units::{ms_f, thread_label};
@@ -23,6 +24,9 @@ use egui_plot::{Bar, BarChart, Plot};
 use std::sync::Arc;
 
 const ROW_HEIGHT: f32 = 18.0;
+/// Work on the diff table per frame while it is built: each frame's task
+/// stays well under half a second in the browser, repaint included.
+const BUILD_SLICE: web_time::Duration = web_time::Duration::from_millis(150);
 const SLOWER: Color32 = Color32::from_rgb(220, 60, 60);
 const FASTER: Color32 = Color32::from_rgb(60, 170, 90);
 const A_COLOR: Color32 = Color32::from_rgb(90, 130, 200);
@@ -153,6 +157,11 @@ pub struct DiffView {
     warnings: Vec<String>,
     /// The rows joined, read with A's and B's traces ([`Self::joined`]).
     table: CompareTable,
+    /// While the table is being built a slice at a time ([`Self::start`]):
+    /// the build, when it started and in how many slices so far.
+    building: Option<DiffBuild>,
+    build_started: web_time::Instant,
+    build_slices: usize,
     /// Every row, by name, then data.
     all: Vec<Pair>,
     sort: DiffSort,
@@ -177,25 +186,80 @@ pub struct DiffView {
     flame_hover: Option<u32>,
 }
 
+/// The diff table's rows built a slice at a time: the compare table, then
+/// its rows in name order (the sorts' tie-break).
+enum DiffBuild {
+    Table(CompareBuilder),
+    Order(CompareTable, NameOrder),
+    /// Built: the rows' first sort is left.
+    Sort,
+}
+
+impl DiffBuild {
+    /// Works until `more` says stop; the table and its rows by name once done.
+    fn step(
+        &mut self,
+        ta: &Trace,
+        tb: &Trace,
+        more: &mut dyn FnMut() -> bool,
+    ) -> Option<(CompareTable, Vec<Pair>)> {
+        loop {
+            match self {
+                DiffBuild::Table(builder) => {
+                    let table = builder.step(ta, tb, more)?;
+                    let order = NameOrder::new(table.with(ta, tb).pairs().to_vec());
+                    *self = DiffBuild::Order(table, order);
+                }
+                DiffBuild::Order(table, order) => {
+                    let all = order.step(&table.with(ta, tb), usize::MAX, more)?;
+                    return Some((std::mem::take(table), all));
+                }
+                DiffBuild::Sort => return None,
+            }
+            if !more() {
+                return None;
+            }
+        }
+    }
+
+    /// How far along, 0 to 1.
+    fn progress(&self, ta: &Trace, tb: &Trace) -> f32 {
+        match self {
+            DiffBuild::Table(builder) => 0.6 * builder.progress(ta, tb),
+            DiffBuild::Order(_, order) => 0.6 + 0.35 * order.progress(),
+            DiffBuild::Sort => 0.95,
+        }
+    }
+}
+
 impl DiffView {
+    /// The view with its table built before it returns.
     pub fn new(a: Arc<Loaded>, b: Arc<Loaded>) -> Self {
+        let mut view = Self::start(a, b);
+        while view.step_build(None) {}
+        view
+    }
+
+    /// The view, its table to be built a slice per frame ([`Self::step_build`],
+    /// which its `ui` calls): a page's thread keeps drawing meanwhile.
+    pub fn start(a: Arc<Loaded>, b: Arc<Loaded>) -> Self {
         let (ta, tb) = (a.trace(), b.trace());
-        let table = CompareTable::new(ta, tb);
-        let joined = table.with(ta, tb);
-        let all = joined.first(joined.pairs().to_vec(), usize::MAX, CompareSort::Name);
         let normalize = if ta.frames.len() == tb.frames.len() {
             Normalize::Total
         } else {
             Normalize::PerFrame
         };
-        let mut view = Self {
+        Self {
             warnings: compare_warnings(ta, tb),
             a,
             b,
             mode: DiffMode::Table,
             normalize,
-            table,
-            all,
+            table: CompareTable::default(),
+            building: Some(DiffBuild::Table(CompareBuilder::new())),
+            build_started: web_time::Instant::now(),
+            build_slices: 0,
+            all: Vec::new(),
             sort: DiffSort::Delta,
             descending: true,
             filter: (String::new(), false),
@@ -211,9 +275,50 @@ impl DiffView {
             flame: FlameLayout::default(),
             flame_width: 1000.0,
             flame_hover: None,
+        }
+    }
+
+    /// Builds the table for at most `budget` (all of it when `None`);
+    /// whether it is still being built.
+    pub fn step_build(&mut self, budget: Option<web_time::Duration>) -> bool {
+        let Some(build) = self.building.as_mut() else {
+            return false;
         };
-        view.resort();
-        view
+        if matches!(build, DiffBuild::Sort) {
+            // The rows' first order, in a slice of its own.
+            self.building = None;
+            self.resort();
+            log::info!(
+                "compared {} and {} in {:.1} ms ({} slices, {} rows)",
+                self.a.name,
+                self.b.name,
+                self.build_started.elapsed().as_secs_f64() * 1e3,
+                self.build_slices + 1,
+                self.all.len()
+            );
+            return false;
+        }
+        let started = web_time::Instant::now();
+        let mut more = || budget.is_none_or(|b| started.elapsed() < b);
+        let (ta, tb) = (self.a.trace(), self.b.trace());
+        self.build_slices += 1;
+        let Some((table, all)) = build.step(ta, tb, &mut more) else {
+            return true;
+        };
+        self.table = table;
+        self.all = all;
+        self.building = Some(DiffBuild::Sort);
+        if budget.is_none() {
+            return self.step_build(None);
+        }
+        true
+    }
+
+    /// While the table is being built: how far along, 0 to 1.
+    pub fn building(&self) -> Option<f32> {
+        self.building
+            .as_ref()
+            .map(|b| b.progress(self.a.trace(), self.b.trace()))
     }
 
     /// Whether this view shows `a` and `b` (else it must be rebuilt).
@@ -412,10 +517,9 @@ impl DiffView {
         )
     }
 
-    fn key(&self, joined: &Joined, p: Pair) -> f64 {
-        let sides = joined.stats(p);
-        let (ta, tb) = self.totals(&sides);
-        let (a, b) = &sides;
+    fn key(&self, joined: &Joined, p: Pair, sides: &(Option<SideStats>, Option<SideStats>)) -> f64 {
+        let (ta, tb) = self.totals(sides);
+        let (a, b) = sides;
         let count = |s: &Option<SideStats>| s.as_ref().map_or(0.0, |s| s.count as f64);
         let per_call =
             |s: &Option<SideStats>| s.as_ref().map_or(f64::NEG_INFINITY, |s| s.per_call_ns);
@@ -441,35 +545,46 @@ impl DiffView {
         let matcher = Matcher::new(&self.filter.0, self.filter.1);
         let hide_ns = self.hide_below_ms * 1e6;
         let joined = self.joined();
-        let keep = |p: Pair| {
-            let (ta, tb) = self.totals(&joined.stats(p));
+        // No filter and nothing hidden: every row, without reading it twice.
+        let everything = matcher.is_empty() && hide_ns <= 0.0;
+        let keep = |p: Pair, sides: &(Option<SideStats>, Option<SideStats>)| {
+            let (ta, tb) = self.totals(sides);
             (ta >= hide_ns || tb >= hide_ns)
                 && (matcher.is_empty()
                     || matcher.test(joined.name(p))
                     || matcher.test(joined.data(p)))
         };
         let desc = self.descending;
-        // Descending by name reverses the rank; by any other key, ties stay
-        // by name ascending.
-        let flip_rank = desc && self.sort == DiffSort::Name;
+        if self.sort == DiffSort::Name {
+            // `all` is in name order already.
+            let mut rows: Vec<u32> = (0..self.all.len() as u32)
+                .filter(|&i| {
+                    let p = self.all[i as usize];
+                    everything || keep(p, &joined.stats(p))
+                })
+                .collect();
+            if desc {
+                rows.reverse();
+            }
+            self.rows = rows;
+            return;
+        }
+        // Ties stay by name ascending.
         let mut keys: Vec<u128> = (0..self.all.len() as u32)
-            .filter(|&i| keep(self.all[i as usize]))
-            .map(|i| {
-                let v = match self.sort {
-                    DiffSort::Name => 0,
-                    // + 0.0: a negative zero ties with zero, as compared before.
-                    _ => f64_order(self.key(&joined, self.all[i as usize]) + 0.0),
-                };
+            .filter_map(|i| {
+                let p = self.all[i as usize];
+                let sides = joined.stats(p);
+                if !everything && !keep(p, &sides) {
+                    return None;
+                }
+                // + 0.0: a negative zero ties with zero, as compared before.
+                let v = f64_order(self.key(&joined, p, &sides) + 0.0);
                 let v = if desc { !v } else { v };
-                let rank = if flip_rank { !i } else { i };
-                (u128::from(v) << 32) | u128::from(rank)
+                Some((u128::from(v) << 32) | u128::from(i))
             })
             .collect();
         keys.sort_unstable();
-        let rows: Vec<u32> = keys
-            .into_iter()
-            .map(|k| if flip_rank { !(k as u32) } else { k as u32 })
-            .collect();
+        let rows: Vec<u32> = keys.into_iter().map(|k| k as u32).collect();
         self.rows = rows;
     }
 
@@ -770,6 +885,10 @@ impl DiffView {
     }
 
     pub fn ui(&mut self, ui: &mut egui::Ui) {
+        // The table a slice per frame, then drawn.
+        if self.step_build(Some(BUILD_SLICE)) {
+            ui.ctx().request_repaint();
+        }
         self.banner(ui);
         ui.horizontal(|ui| {
             let mut mode = self.mode;
@@ -1033,6 +1152,18 @@ impl DiffView {
     }
 
     fn table_ui(&mut self, ui: &mut egui::Ui) {
+        if let Some(done) = self.building() {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(format!(
+                    "Comparing {} and {}: {:.0}%",
+                    self.a.name,
+                    self.b.name,
+                    100.0 * done
+                ));
+            });
+            return;
+        }
         let per = match self.normalize {
             Normalize::Total => "ms",
             Normalize::PerFrame => "ms/frame",

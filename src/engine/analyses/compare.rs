@@ -1,7 +1,7 @@
 //! `compare`: two recordings joined per (name, data).
 
 use super::common::*;
-use super::find::{Acc, GroupBy, accumulate};
+use super::find::{Acc, Accumulator, GroupBy};
 use crate::engine::model::{StrId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -144,57 +144,278 @@ fn stats(g: &Acc) -> SideStats {
 
 impl CompareTable {
     pub fn new(a: &Trace, b: &Trace) -> Self {
-        let ga = accumulate(a, GroupBy::NameData, |_| true);
-        let gb = accumulate(b, GroupBy::NameData, |_| true);
-        const UNSEEN: u32 = NONE - 1;
-        let mut b_to_a = vec![UNSEEN; b.strings.len()];
-        let mut map = |id: StrId| {
-            let m = &mut b_to_a[id.0 as usize];
-            if *m == UNSEEN {
-                *m = a.strings.find(b.str(id)).map_or(NONE, |s| s.0);
+        let mut builder = CompareBuilder::new();
+        loop {
+            if let Some(table) = builder.step(a, b, &mut || true) {
+                return table;
             }
-            *m
-        };
-        let key = |name: u32, data: u32| (u64::from(name) << 32) | u64::from(data);
-        let mut index: FxHashMap<u64, u32> = FxHashMap::default();
-        index.reserve(ga.len());
-        for (i, g) in ga.iter().enumerate() {
-            index.insert(key(g.name.0, g.data.0), i as u32);
-        }
-        let mut matched = vec![false; ga.len()];
-        let mut pairs = Vec::with_capacity(ga.len().max(gb.len()));
-        for (j, g) in gb.iter().enumerate() {
-            let (name, data) = (map(g.name), map(g.data));
-            let hit = if name == NONE || data == NONE {
-                None
-            } else {
-                index.get(&key(name, data)).copied()
-            };
-            if let Some(i) = hit {
-                matched[i as usize] = true;
-            }
-            pairs.push(Pair {
-                a: hit.unwrap_or(NONE),
-                b: j as u32,
-            });
-        }
-        drop(index);
-        pairs.extend(
-            (0..ga.len() as u32)
-                .filter(|&i| !matched[i as usize])
-                .map(|i| Pair { a: i, b: NONE }),
-        );
-        Self {
-            ga,
-            gb,
-            b_to_a,
-            pairs,
         }
     }
 
     /// The table read with `a` and `b`, the traces it was made of.
     pub fn with<'t>(&'t self, a: &'t Trace, b: &'t Trace) -> Joined<'t> {
         Joined { a, b, table: self }
+    }
+}
+
+/// Instances, groups or rows a step handles between two looks at the clock.
+const CHUNK: usize = 1 << 15;
+
+/// [`CompareTable::new`] a slice at a time, for a caller that must keep
+/// drawing (the browser's single thread): each [`Self::step`] works in
+/// chunks until its `more` says stop.
+#[derive(Debug, Default)]
+pub struct CompareBuilder {
+    stage: BuildStage,
+    /// The next instance, group or row of the stage.
+    next: usize,
+    acc: Accumulator,
+    index: FxHashMap<u64, u32>,
+    matched: Vec<bool>,
+    table: CompareTable,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum BuildStage {
+    #[default]
+    GroupA,
+    GroupB,
+    Index,
+    Join,
+    Gone,
+}
+
+impl CompareBuilder {
+    pub fn new() -> Self {
+        Self {
+            acc: Accumulator::new(GroupBy::NameData),
+            ..Default::default()
+        }
+    }
+
+    /// How far along, 0 to 1.
+    pub fn progress(&self, a: &Trace, b: &Trace) -> f32 {
+        let (done, of) = match self.stage {
+            BuildStage::GroupA => (0.0, a.scopes.len()),
+            BuildStage::GroupB => (1.0, b.scopes.len()),
+            BuildStage::Index => (2.0, self.table.ga.len()),
+            BuildStage::Join | BuildStage::Gone => (3.0, self.table.gb.len()),
+        };
+        (done + self.next as f32 / of.max(1) as f32).min(4.0) / 4.0
+    }
+
+    /// Works on `a` and `b` (the same each time) until `more` says stop
+    /// (asked after each chunk); the table once it is done.
+    pub fn step(
+        &mut self,
+        a: &Trace,
+        b: &Trace,
+        more: &mut dyn FnMut() -> bool,
+    ) -> Option<CompareTable> {
+        const UNSEEN: u32 = NONE - 1;
+        let key = |name: u32, data: u32| (u64::from(name) << 32) | u64::from(data);
+        loop {
+            let chunk = self.next..self.next + CHUNK;
+            match self.stage {
+                BuildStage::GroupA | BuildStage::GroupB => {
+                    let t = if self.stage == BuildStage::GroupA {
+                        a
+                    } else {
+                        b
+                    };
+                    let end = chunk.end.min(t.scopes.len());
+                    self.acc.add(t, chunk.start as u32..end as u32, |_| true);
+                    self.next = end;
+                    if end == t.scopes.len() {
+                        let groups = std::mem::take(&mut self.acc).groups;
+                        self.acc = Accumulator::new(GroupBy::NameData);
+                        self.next = 0;
+                        if self.stage == BuildStage::GroupA {
+                            self.table.ga = groups;
+                            self.stage = BuildStage::GroupB;
+                        } else {
+                            self.table.gb = groups;
+                            self.index.reserve(self.table.ga.len());
+                            self.stage = BuildStage::Index;
+                        }
+                    }
+                }
+                BuildStage::Index => {
+                    let ga = &self.table.ga;
+                    let end = chunk.end.min(ga.len());
+                    for (i, g) in ga[chunk.start..end].iter().enumerate() {
+                        self.index
+                            .insert(key(g.name.0, g.data.0), (chunk.start + i) as u32);
+                    }
+                    self.next = end;
+                    if end == ga.len() {
+                        self.matched = vec![false; ga.len()];
+                        self.table.b_to_a = vec![UNSEEN; b.strings.len()];
+                        self.table.pairs = Vec::with_capacity(ga.len().max(self.table.gb.len()));
+                        self.next = 0;
+                        self.stage = BuildStage::Join;
+                    }
+                }
+                BuildStage::Join => {
+                    let CompareTable {
+                        gb, b_to_a, pairs, ..
+                    } = &mut self.table;
+                    let mut map = |id: StrId| {
+                        let m = &mut b_to_a[id.0 as usize];
+                        if *m == UNSEEN {
+                            *m = a.strings.find(b.str(id)).map_or(NONE, |s| s.0);
+                        }
+                        *m
+                    };
+                    let end = chunk.end.min(gb.len());
+                    for (j, g) in gb[chunk.start..end].iter().enumerate() {
+                        let (name, data) = (map(g.name), map(g.data));
+                        let hit = if name == NONE || data == NONE {
+                            None
+                        } else {
+                            self.index.get(&key(name, data)).copied()
+                        };
+                        if let Some(i) = hit {
+                            self.matched[i as usize] = true;
+                        }
+                        pairs.push(Pair {
+                            a: hit.unwrap_or(NONE),
+                            b: (chunk.start + j) as u32,
+                        });
+                    }
+                    self.next = end;
+                    if end == gb.len() {
+                        self.index = FxHashMap::default();
+                        self.next = 0;
+                        self.stage = BuildStage::Gone;
+                    }
+                }
+                BuildStage::Gone => {
+                    let matched = std::mem::take(&mut self.matched);
+                    self.table.pairs.extend(
+                        (0..self.table.ga.len() as u32)
+                            .filter(|&i| !matched[i as usize])
+                            .map(|i| Pair { a: i, b: NONE }),
+                    );
+                    let done = std::mem::take(&mut self.table);
+                    *self = Self::new();
+                    return Some(done);
+                }
+            }
+            if !more() {
+                return None;
+            }
+        }
+    }
+}
+
+/// The rows of a [`Joined`] in name order (then data), a slice at a time:
+/// the rows bucketed by their name (few: scope names), buckets in name
+/// order, each bucket sorted by data with its strings resolved once.
+#[derive(Debug, Default)]
+pub struct NameOrder {
+    pairs: Vec<Pair>,
+    /// Per bucket: a row of it (for its name) and its rows' count.
+    buckets: Vec<(Pair, usize)>,
+    bucket_of: FxHashMap<u64, u32>,
+    /// Each row's bucket, while bucketing.
+    bucket: Vec<u32>,
+    /// The rows grouped by bucket, buckets in name order, once bucketed.
+    grouped: Vec<Pair>,
+    /// Buckets in name order, and where each starts in `grouped`.
+    order: Vec<(u32, usize)>,
+    /// Buckets sorted so far (in name order).
+    sorted: usize,
+}
+
+impl NameOrder {
+    pub fn new(pairs: Vec<Pair>) -> Self {
+        Self {
+            bucket: Vec::with_capacity(pairs.len()),
+            pairs,
+            ..Default::default()
+        }
+    }
+
+    /// How far along, 0 to 1.
+    pub fn progress(&self) -> f32 {
+        let rows = self.pairs.len().max(1) as f32;
+        let sorted = self
+            .order
+            .get(self.sorted)
+            .map_or(self.grouped.len(), |b| b.1);
+        (self.bucket.len() as f32 / rows + sorted as f32 / rows) / 2.0
+    }
+
+    /// Orders until `more` says stop (asked after each chunk or bucket), or
+    /// until the first `n` rows are in order; those rows once they are.
+    pub fn step(
+        &mut self,
+        j: &Joined,
+        n: usize,
+        more: &mut dyn FnMut() -> bool,
+    ) -> Option<Vec<Pair>> {
+        // Bucketing.
+        while self.bucket.len() < self.pairs.len() {
+            let end = (self.bucket.len() + CHUNK).min(self.pairs.len());
+            for k in self.bucket.len()..end {
+                let p = self.pairs[k];
+                let buckets = &mut self.buckets;
+                let b = *self.bucket_of.entry(j.name_key(p)).or_insert_with(|| {
+                    buckets.push((p, 0));
+                    buckets.len() as u32 - 1
+                });
+                self.buckets[b as usize].1 += 1;
+                self.bucket.push(b);
+            }
+            if !more() {
+                return None;
+            }
+        }
+        if self.order.is_empty() && !self.buckets.is_empty() {
+            let mut by_name: Vec<u32> = (0..self.buckets.len() as u32).collect();
+            by_name.sort_unstable_by(|&x, &y| {
+                j.name(self.buckets[x as usize].0)
+                    .cmp(j.name(self.buckets[y as usize].0))
+            });
+            let mut at = vec![0usize; self.buckets.len()];
+            let mut sum = 0;
+            for &b in &by_name {
+                at[b as usize] = sum;
+                self.order.push((b, sum));
+                sum += self.buckets[b as usize].1;
+            }
+            let mut grouped = vec![Pair { a: NONE, b: NONE }; self.pairs.len()];
+            for (&p, &b) in self.pairs.iter().zip(&self.bucket) {
+                grouped[at[b as usize]] = p;
+                at[b as usize] += 1;
+            }
+            self.grouped = grouped;
+            self.bucket_of = FxHashMap::default();
+            if !more() {
+                return None;
+            }
+        }
+        // Sorting each bucket by data, in name order, up to the first `n`.
+        while self.sorted < self.order.len() {
+            let (b, start) = self.order[self.sorted];
+            if start >= n {
+                break;
+            }
+            let rows = &mut self.grouped[start..start + self.buckets[b as usize].1];
+            let mut keyed: Vec<(&str, Pair)> = rows.iter().map(|&p| (j.data(p), p)).collect();
+            keyed.sort_unstable_by(|x, y| x.0.cmp(y.0));
+            for (slot, (_, p)) in rows.iter_mut().zip(keyed) {
+                *slot = p;
+            }
+            self.sorted += 1;
+            if self.sorted < self.order.len() && !more() {
+                return None;
+            }
+        }
+        let mut out = std::mem::take(&mut self.grouped);
+        out.truncate(n);
+        Some(out)
     }
 }
 
@@ -351,54 +572,14 @@ impl<'t> Joined<'t> {
         pairs
     }
 
-    /// [`Self::first`] by name, then data: the rows bucketed by their name
-    /// (few: scope names) in name order, each bucket sorted by data with its
-    /// strings resolved once, until `n` rows are had.
+    /// [`Self::first`] by name, then data (see [`NameOrder`]).
     fn first_by_name(&self, pairs: Vec<Pair>, n: usize) -> Vec<Pair> {
-        let mut bucket_of: FxHashMap<u64, u32> = FxHashMap::default();
-        let mut names: Vec<(&str, u32)> = Vec::new();
-        let bucket: Vec<u32> = pairs
-            .iter()
-            .map(|&p| {
-                *bucket_of.entry(self.name_key(p)).or_insert_with(|| {
-                    names.push((self.name(p), names.len() as u32));
-                    names.len() as u32 - 1
-                })
-            })
-            .collect();
-        names.sort_unstable();
-        // Rows of each bucket, buckets in name order (a counting sort).
-        let mut start = vec![0usize; names.len() + 1];
-        for &b in &bucket {
-            start[b as usize + 1] += 1;
-        }
-        let mut at = vec![0usize; names.len()];
-        let mut sum = 0;
-        for &(_, b) in &names {
-            at[b as usize] = sum;
-            sum += start[b as usize + 1];
-        }
-        let mut grouped = vec![Pair { a: NONE, b: NONE }; pairs.len()];
-        for (&p, &b) in pairs.iter().zip(&bucket) {
-            grouped[at[b as usize]] = p;
-            at[b as usize] += 1;
-        }
-        let mut out = Vec::with_capacity(n.min(grouped.len()));
-        let mut from = 0;
-        for &(_, b) in &names {
-            if out.len() >= n {
-                break;
+        let mut order = NameOrder::new(pairs);
+        loop {
+            if let Some(rows) = order.step(self, n, &mut || true) {
+                return rows;
             }
-            let len = start[b as usize + 1];
-            let mut rows: Vec<(&str, Pair)> = grouped[from..from + len]
-                .iter()
-                .map(|&p| (self.data(p), p))
-                .collect();
-            from += len;
-            rows.sort_unstable_by(|x, y| x.0.cmp(y.0));
-            out.extend(rows.into_iter().take(n - out.len()).map(|r| r.1));
         }
-        out
     }
 
     /// The rows of `compare` with `opts`.

@@ -5,6 +5,7 @@ use super::common::*;
 use crate::engine::model::{FrameId, ScopeIdx, StrId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use std::ops::Range;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct InstanceRow {
@@ -149,42 +150,64 @@ pub(super) struct Acc {
 
 /// Accumulates instances by (name, data) or name, keyed by interned ids.
 pub(super) fn accumulate(trace: &Trace, by: GroupBy, keep: impl Fn(u32) -> bool) -> Vec<Acc> {
-    let s = &trace.scopes;
-    let mut index: FxHashMap<u64, u32> = FxHashMap::default();
-    let mut groups: Vec<Acc> = Vec::new();
-    for i in all_scopes(trace) {
-        if !keep(i) {
-            continue;
+    let mut acc = Accumulator::new(by);
+    acc.add(trace, all_scopes(trace), keep);
+    acc.groups
+}
+
+/// [`accumulate`] a range of instances at a time.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Accumulator {
+    by_name_only: bool,
+    index: FxHashMap<u64, u32>,
+    pub(super) groups: Vec<Acc>,
+}
+
+impl Accumulator {
+    pub(super) fn new(by: GroupBy) -> Self {
+        Self {
+            by_name_only: by == GroupBy::Name,
+            ..Default::default()
         }
-        let i = i as usize;
-        let name = trace.defs.name[s.def[i].idx()];
-        let data = if by == GroupBy::Name {
-            StrId(0)
-        } else {
-            s.data[i]
-        };
-        let key = (u64::from(name.0) << 32) | u64::from(data.0);
-        let g = *index.entry(key).or_insert_with(|| {
-            groups.push(Acc {
-                name,
-                data,
-                count: 0,
-                total_ns: 0,
-                self_ns: 0,
-                min_ns: i64::MAX,
-                max_ns: i64::MIN,
-            });
-            groups.len() as u32 - 1
-        });
-        let acc = &mut groups[g as usize];
-        let d = s.duration_ns[i];
-        acc.count += 1;
-        acc.total_ns = acc.total_ns.saturating_add(d);
-        acc.self_ns = acc.self_ns.saturating_add(s.self_ns[i]);
-        acc.min_ns = acc.min_ns.min(d);
-        acc.max_ns = acc.max_ns.max(d);
     }
-    groups
+
+    /// Adds the instances `scopes` that `keep` keeps.
+    pub(super) fn add(&mut self, trace: &Trace, scopes: Range<u32>, keep: impl Fn(u32) -> bool) {
+        let s = &trace.scopes;
+        let Self {
+            by_name_only,
+            index,
+            groups,
+        } = self;
+        for i in scopes {
+            if !keep(i) {
+                continue;
+            }
+            let i = i as usize;
+            let name = trace.defs.name[s.def[i].idx()];
+            let data = if *by_name_only { StrId(0) } else { s.data[i] };
+            let key = (u64::from(name.0) << 32) | u64::from(data.0);
+            let g = *index.entry(key).or_insert_with(|| {
+                groups.push(Acc {
+                    name,
+                    data,
+                    count: 0,
+                    total_ns: 0,
+                    self_ns: 0,
+                    min_ns: i64::MAX,
+                    max_ns: i64::MIN,
+                });
+                groups.len() as u32 - 1
+            });
+            let acc = &mut groups[g as usize];
+            let d = s.duration_ns[i];
+            acc.count += 1;
+            acc.total_ns = acc.total_ns.saturating_add(d);
+            acc.self_ns = acc.self_ns.saturating_add(s.self_ns[i]);
+            acc.min_ns = acc.min_ns.min(d);
+            acc.max_ns = acc.max_ns.max(d);
+        }
+    }
 }
 
 /// Matching instances grouped, by total desc, ties by name then data; at most `n`.
