@@ -618,7 +618,10 @@ await test("?url=A&b=B opens both and lands on the diff view; a fetch that fails
   const p = await openApp(context, `${server.base}?url=../recordings/${SAMPLE}&b=../recordings/cut.puffin`);
   await waitLoaded(p, "cut.puffin", "b");
   await waitLoaded(p, SAMPLE, "a");
-  await p.waitForFunction(() => window.puffinLens.ui() && window.puffinLens.ui().view === "diff", null, { timeout: 30_000 });
+  // Its table is built a slice per frame: rows once it is done.
+  await p.waitForFunction(() => window.puffinLens.ui()?.view === "diff" && window.puffinLens.ui().building === null, null, {
+    timeout: 30_000,
+  });
   const ui = await p.evaluate(() => window.puffinLens.ui());
   assert.equal(ui.shown, "a");
   assert.ok(ui.rows.length > 0);

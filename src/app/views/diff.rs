@@ -26,7 +26,7 @@ use std::sync::Arc;
 const ROW_HEIGHT: f32 = 18.0;
 /// Work on the diff table per frame while it is built: each frame's task
 /// stays well under half a second in the browser, repaint included.
-const BUILD_SLICE: web_time::Duration = web_time::Duration::from_millis(150);
+pub const BUILD_SLICE: web_time::Duration = web_time::Duration::from_millis(150);
 const SLOWER: Color32 = Color32::from_rgb(220, 60, 60);
 const FASTER: Color32 = Color32::from_rgb(60, 170, 90);
 const A_COLOR: Color32 = Color32::from_rgb(90, 130, 200);
