@@ -4,7 +4,7 @@
 //! with `--json`. Adding an analysis touches the query, its request and
 //! [`render`] here, nothing else.
 
-use super::text::{Align, Columns, Table, cell, ms, ms_f, printable};
+use super::text::{Align, Table, cell, ms, ms_f, printable, write_columns};
 use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, load};
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches as _, Subcommand as _};
 use puffin_lens::engine::analyses::diff::{DiffReport, DiffRow};
@@ -468,21 +468,17 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport) {
 /// written as it is walked (twice: the columns' widths, then the lines).
 fn write_tree(out: &mut impl std::io::Write, report: &TreeReport) -> std::io::Result<()> {
     writeln!(out, "{} frame(s) merged", report.frames)?;
-    let mut t = Columns::new(&[
+    let headers = [
         ("scope", Left),
         ("count", Right),
         ("total ms", Right),
         ("self ms", Right),
         ("max ms", Right),
         ("% of thread", Right),
-    ]);
+    ];
     let names = indented_cells(report.names());
-    let mut cells: [String; 6] = Default::default();
     let mut thread_ns = 0;
-    let mut fill = |cells: &mut [String; 6], r: &TreeRow| {
-        for c in cells.iter_mut() {
-            c.clear();
-        }
+    let fill = |cells: &mut [String; 6], r: &TreeRow| {
         if r.depth == 0 {
             thread_ns = r.total_ns;
             cells[0].push_str(&cell(&format!("thread {}", thread_label(r.name))));
@@ -506,16 +502,7 @@ fn write_tree(out: &mut impl std::io::Write, report: &TreeReport) -> std::io::Re
             );
         }
     };
-    for r in report.rows() {
-        fill(&mut cells, &r);
-        t.measure(&cells.each_ref().map(String::as_str));
-    }
-    t.write_header(out)?;
-    for r in report.rows() {
-        fill(&mut cells, &r);
-        t.write_row(out, &cells.each_ref().map(String::as_str))?;
-    }
-    Ok(())
+    write_columns(out, &headers, || report.rows(), fill)
 }
 
 /// A tree's names as cells, once each (a tree has few names, many nodes):
@@ -582,19 +569,15 @@ fn write_diff(out: &mut impl std::io::Write, report: &DiffReport) -> std::io::Re
     for w in &report.warnings {
         writeln!(out, "warning: {w}")?;
     }
-    let mut t = Columns::new(&[
+    let headers = [
         ("scope", Left),
         ("A ms", Right),
         ("B ms", Right),
         ("Δ ms", Right),
         ("Δ%", Right),
-    ]);
+    ];
     let names = indented_cells(report.names());
-    let mut cells: [String; 5] = Default::default();
     let fill = |cells: &mut [String; 5], r: &DiffRow| {
-        for c in cells.iter_mut() {
-            c.clear();
-        }
         let [scope, a, b, delta, change] = cells;
         let (at, bt) = (r.a_total_ns, r.b_total_ns);
         // A thread is present where its total is not 0; a node where it is.
@@ -630,14 +613,5 @@ fn write_diff(out: &mut impl std::io::Write, report: &DiffReport) -> std::io::Re
             }
         }
     };
-    for r in report.rows() {
-        fill(&mut cells, &r);
-        t.measure(&cells.each_ref().map(String::as_str));
-    }
-    t.write_header(out)?;
-    for r in report.rows() {
-        fill(&mut cells, &r);
-        t.write_row(out, &cells.each_ref().map(String::as_str))?;
-    }
-    Ok(())
+    write_columns(out, &headers, || report.rows(), fill)
 }

@@ -134,6 +134,30 @@ impl Columns {
     }
 }
 
+/// Writes a table of `N` columns whose rows `rows()` makes (twice: the
+/// columns' widths, then the lines), `fill` turning a row into its cells.
+pub fn write_columns<const N: usize, R, I: Iterator<Item = R>>(
+    out: &mut impl std::io::Write,
+    headers: &[(&'static str, Align); N],
+    rows: impl Fn() -> I,
+    mut fill: impl FnMut(&mut [String; N], &R),
+) -> std::io::Result<()> {
+    let mut t = Columns::new(headers);
+    let mut cells: [String; N] = std::array::from_fn(|_| String::new());
+    for r in rows() {
+        cells.iter_mut().for_each(String::clear);
+        fill(&mut cells, &r);
+        t.measure(&cells.each_ref().map(String::as_str));
+    }
+    t.write_header(out)?;
+    for r in rows() {
+        cells.iter_mut().for_each(String::clear);
+        fill(&mut cells, &r);
+        t.write_row(out, &cells.each_ref().map(String::as_str))?;
+    }
+    Ok(())
+}
+
 /// A cell as [`Table::row`] shows it: control characters visible, elided
 /// in the middle past its width.
 pub fn cell(s: &str) -> String {

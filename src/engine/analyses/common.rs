@@ -184,3 +184,17 @@ pub fn clamp_frames(trace: &Trace, range: Range<u32>) -> Range<u32> {
     let n = trace.frames.len() as u32;
     range.start.min(n)..range.end.min(n)
 }
+
+/// Nodes depth first from `roots` (each node, then its `children` in order),
+/// without recursion: how the tree and diff answers list their rows.
+pub(super) fn preorder<'t, N: Copy + 't>(
+    roots: &[N],
+    children: impl Fn(N) -> &'t [N] + 't,
+) -> impl Iterator<Item = N> + 't {
+    let mut stack: Vec<N> = roots.iter().rev().copied().collect();
+    std::iter::from_fn(move || {
+        let n = stack.pop()?;
+        stack.extend(children(n).iter().rev());
+        Some(n)
+    })
+}

@@ -324,12 +324,7 @@ impl DiffReport {
 
     /// Every listed node, threads included, depth first, as the text lists them.
     pub fn rows(&self) -> impl Iterator<Item = DiffRow<'_>> {
-        let mut stack: Vec<u32> = self.tree.threads.iter().rev().copied().collect();
-        std::iter::from_fn(move || {
-            let n = stack.pop()?;
-            stack.extend(self.children(n).iter().rev());
-            Some(self.row(n))
-        })
+        super::common::preorder(&self.tree.threads, |n| self.children(n)).map(|n| self.row(n))
     }
 }
 

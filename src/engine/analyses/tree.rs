@@ -303,12 +303,7 @@ impl TreeReport {
     /// Every listed node, threads included, depth first (a thread, then
     /// its roots and their children by total time), as the text lists them.
     pub fn rows(&self) -> impl Iterator<Item = TreeRow<'_>> {
-        let mut stack: Vec<NodeId> = self.tree.threads.iter().rev().copied().collect();
-        std::iter::from_fn(move || {
-            let n = stack.pop()?;
-            stack.extend(self.children(n).iter().rev());
-            Some(self.row(n))
-        })
+        preorder(&self.tree.threads, |n| self.children(n)).map(|n| self.row(n))
     }
 }
 
