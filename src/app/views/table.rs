@@ -536,8 +536,10 @@ fn string_ranks(trace: &crate::engine::Trace, column: &[StrId]) -> Vec<u32> {
             distinct.push(s);
         }
     }
-    distinct.sort_unstable_by(|a, b| trace.str(*a).cmp(trace.str(*b)));
-    for (k, s) in distinct.into_iter().enumerate() {
+    // Each string resolved once, not at every comparison.
+    let mut keyed: Vec<(&str, StrId)> = distinct.into_iter().map(|s| (trace.str(s), s)).collect();
+    keyed.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    for (k, (_, s)) in keyed.into_iter().enumerate() {
         rank[s.idx()] = k as u32;
     }
     column.iter().map(|s| rank[s.idx()]).collect()
