@@ -200,19 +200,12 @@ fn parquet_tables_hold_the_model_with_readmes_schema() {
     assert_eq!(String::from_utf8_lossy(&duck.stdout).lines().count(), 3);
 }
 
-#[test]
-fn large_recordings_are_split_into_row_groups_of_a_million_rows() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("big.puffin");
-    std::fs::write(
-        &path,
-        write_recording(
-            &synthetic_capture(12, 1, 100_000),
-            Format::Pfd4(Compression::Lz4),
-        ),
-    )
-    .unwrap();
-    let out = dir.path().join("out");
+/// Writes `bytes` as `NAME.puffin` in `dir`, exports it alone (one job)
+/// and returns its scopes table's path.
+fn export_alone(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(format!("{name}.puffin"));
+    std::fs::write(&path, bytes).unwrap();
+    let out = dir.join("out");
     let result = run(&[
         "export",
         path.to_str().unwrap(),
@@ -222,7 +215,17 @@ fn large_recordings_are_split_into_row_groups_of_a_million_rows() {
         "1",
     ]);
     assert_eq!(code(&result), 0, "{}", stderr(&result));
-    let r = reader(&out.join("scopes/big.parquet"));
+    out.join(format!("scopes/{name}.parquet"))
+}
+
+#[test]
+fn large_recordings_are_split_into_row_groups_of_a_million_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = write_recording(
+        &synthetic_capture(12, 1, 100_000),
+        Format::Pfd4(Compression::Lz4),
+    );
+    let r = reader(&export_alone(dir.path(), "big", &bytes));
     let meta = r.metadata();
     let rows: i64 = meta.row_groups().iter().map(|g| g.num_rows()).sum();
     assert!(rows > 1 << 20, "{rows}");
@@ -431,24 +434,12 @@ fn spark_example_finds_the_regression() {
 fn a_data_column_of_distinct_strings_is_written_plain_and_reads_back() {
     use puffin_lens::engine::write::puffin::worst_case_capture;
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("worst.puffin");
     // 200k scopes, nine in ten with a data string of their own.
     let bytes = write_recording(
         &worst_case_capture(20, 10_000, 300, 1),
         Format::Pfd4(Compression::Lz4),
     );
-    std::fs::write(&path, &bytes).unwrap();
-    let out = dir.path().join("out");
-    let result = run(&[
-        "export",
-        path.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--jobs",
-        "1",
-    ]);
-    assert_eq!(code(&result), 0, "{}", stderr(&result));
-    let r = reader(&out.join("scopes/worst.parquet"));
+    let r = reader(&export_alone(dir.path(), "worst", &bytes));
     let group = r.metadata().row_group(0);
     let column = |name: &str| {
         (0..group.num_columns())
