@@ -308,7 +308,9 @@ impl DiffView {
         self.table = table;
         self.all = all;
         self.building = Some(DiffBuild::Sort);
-        if budget.is_none() {
+        // The first sort now if the slice has room (a small comparison is
+        // then done in one step), else in the next slice.
+        if budget.is_none_or(|b| started.elapsed() < b / 2) {
             return self.step_build(None);
         }
         true
