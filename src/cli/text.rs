@@ -90,7 +90,7 @@ fn line<'c>(
 /// A [`Table`] whose rows are made twice, measured then written, instead of
 /// held: for tables of millions of rows (a tree), streamed to the output.
 /// Cells are given as the table shows them (see [`cell`]).
-pub struct Columns {
+struct Columns {
     headers: Vec<(&'static str, Align)>,
     widths: Vec<usize>,
     line: String,

@@ -11,7 +11,7 @@
 use super::analyses::calls::calls;
 use super::analyses::common::spike;
 use super::analyses::compare::{
-    CompareOptions, CompareSort, CompareTable, Pair, RowFacts, Status, compare_warnings,
+    CompareOptions, CompareSort, CompareTable, Pair, Status, compare_warnings,
 };
 use super::analyses::coverage;
 use super::analyses::diff::{joined_children, joined_threads};
@@ -329,37 +329,39 @@ fn comparison(
     let table = CompareTable::new(&a.trace, &b.trace);
     let joined = table.with(&a.trace, &b.trace);
     // Judged by name: the rows of a name (all its data strings) together,
-    // names in the order of their first row (largest |Δ total| first).
-    let names = |pick: &dyn Fn(RowFacts) -> bool| {
-        let mut first: FxHashMap<u64, Pair> = FxHashMap::default();
-        for &p in joined.pairs() {
-            if !pick(joined.facts(p)) {
-                continue;
-            }
-            first
-                .entry(joined.name_key(p))
-                .and_modify(|q| {
-                    if joined.cmp(CompareSort::AbsDelta, p, *q).is_lt() {
-                        *q = p;
-                    }
-                })
-                .or_insert(p);
-        }
+    // names in the order of their first row (largest |Δ total| first). Each
+    // row judged once; per list (spikes, changes, new, gone), each name's
+    // first row.
+    let mut first: [FxHashMap<u64, Pair>; 4] = Default::default();
+    for &p in joined.pairs() {
+        let r = joined.facts(p);
+        let list = match judge(r.status, r.spike, r.delta_total_ns, r.count_a, r.count_b) {
+            Judgement::Spike => 0,
+            Judgement::Change => 1,
+            Judgement::New => 2,
+            Judgement::Gone => 3,
+            Judgement::Unchanged => continue,
+        };
+        first[list]
+            .entry(joined.name_key(p))
+            .and_modify(|q| {
+                if joined.cmp(CompareSort::AbsDelta, p, *q).is_lt() {
+                    *q = p;
+                }
+            })
+            .or_insert(p);
+    }
+    let [spikes, changes, new, gone] = first.map(|rows| {
         joined
             .first(
-                first.into_values().collect(),
+                rows.into_values().collect(),
                 opts.top,
                 CompareSort::AbsDelta,
             )
             .into_iter()
             .map(|p| joined.name(p).to_owned())
             .collect::<Vec<String>>()
-    };
-    let judged = |r: RowFacts| judge(r.status, r.spike, r.delta_total_ns, r.count_a, r.count_b);
-    let spikes = names(&|r| judged(r) == Judgement::Spike);
-    let changes = names(&|r| judged(r) == Judgement::Change);
-    let new = names(&|r| r.status == Status::New);
-    let gone = names(&|r| r.status == Status::Gone);
+    });
     // From each thread, the child with the largest |Δ| (ties: the first
     // name), while something changed: the diff tree's order, walked along
     // one path instead of built whole.
