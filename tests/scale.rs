@@ -377,3 +377,141 @@ fn compare_built_a_chunk_at_a_time_equals_built_at_once() {
     assert_eq!(got, want);
     assert_eq!(got.len(), j1.pairs().len());
 }
+
+/// Steps `step` (each given a `more` that always says stop) until it
+/// answers; the answer and how many steps it took.
+fn sliced<T>(mut step: impl FnMut(&mut dyn FnMut() -> bool) -> Option<T>) -> (T, usize) {
+    let mut steps = 0;
+    loop {
+        steps += 1;
+        if let Some(done) = step(&mut || false) {
+            return (done, steps);
+        }
+    }
+}
+
+#[test]
+fn table_statistics_built_a_slice_at_a_time_equal_a_reference() {
+    use puffin_lens::engine::analyses::{NameOrder, StatsBuilder, StatsRows, scope_stats};
+    let t = trace(&worst_case_capture(40, 2_500, 40, 11));
+    let frames = 0..t.frames.len() as u32;
+    for by in [GroupBy::Name, GroupBy::NameData] {
+        let mut builder = StatsBuilder::new(&t, frames.clone(), None, by, None);
+        let (stats, steps) = sliced(|more| {
+            let done = builder.step(&t, more);
+            assert!(builder.progress() <= 1.0);
+            done
+        });
+        assert!(steps > 4, "{by:?}: {steps} steps");
+        assert_eq!(
+            stats,
+            scope_stats(&t, frames.clone(), None, by, None),
+            "{by:?}"
+        );
+        // Against durations gathered per (name, data) string.
+        let mut want: BTreeMap<(String, String), Vec<i64>> = BTreeMap::new();
+        for i in 0..t.scopes.len() {
+            let name = t.str(t.defs.name[t.scopes.def[i].idx()]).to_owned();
+            let data = match by {
+                GroupBy::Name => String::new(),
+                _ => t.str(t.scopes.data[i]).to_owned(),
+            };
+            want.entry((name, data))
+                .or_default()
+                .push(t.scopes.duration_ns[i]);
+        }
+        assert_eq!(stats.len(), want.len(), "{by:?}");
+        // The rows in (name, data) order, a bucket or chunk at a time.
+        let rows = StatsRows {
+            trace: &t,
+            stats: &stats,
+        };
+        let mut order = NameOrder::new((0..stats.len() as u32).collect());
+        let (by_name, steps) = sliced(|more| order.step(&rows, usize::MAX, more));
+        assert!(steps > 4, "{by:?}: {steps} steps");
+        for (&r, ((name, data), durations)) in by_name.iter().zip(&mut want) {
+            let r = r as usize;
+            assert_eq!(
+                (t.str(stats.name[r]), t.str(stats.data[r])),
+                (name.as_str(), data.as_str())
+            );
+            durations.sort_unstable();
+            let n = durations.len();
+            assert_eq!(stats.count[r], n as u64);
+            assert_eq!(stats.total_ns[r], durations.iter().sum::<i64>());
+            assert_eq!(
+                (stats.min_ns[r], stats.median_ns[r], stats.max_ns[r]),
+                (durations[0], durations[(n - 1) / 2], durations[n - 1])
+            );
+            assert_eq!(stats.p95_ns[r], durations[(95 * n).div_ceil(100) - 1]);
+        }
+    }
+}
+
+#[test]
+fn trees_built_a_slice_at_a_time_equal_built_at_once() {
+    use puffin_lens::engine::analyses::diff::{DiffTreeBuilder, diff_tree};
+    use puffin_lens::engine::analyses::tree::{MergedTreeBuilder, merged_tree};
+    let a = trace(&worst_case_capture(40, 2_500, 40, 11));
+    let b = trace(&worst_case_capture(36, 2_500, 40, 12));
+    for thread in [None, Some("main"), Some("no such thread")] {
+        let frames = 3..a.frames.len() as u32;
+        let mut builder = MergedTreeBuilder::new(&a, frames.clone(), thread, u32::MAX);
+        let (tree, steps) = sliced(|more| builder.step(&a, more));
+        assert_eq!(tree, merged_tree(&a, frames, thread), "{thread:?}");
+        assert!(
+            thread == Some("no such thread") || steps > 2,
+            "{thread:?}: {steps} steps"
+        );
+        let mut builder = DiffTreeBuilder::new(&a, &b, thread, u32::MAX);
+        let (tree, steps) = sliced(|more| {
+            let done = builder.step(&a, &b, more);
+            assert!(builder.progress() <= 1.0);
+            done
+        });
+        assert_eq!(tree, diff_tree(&a, &b, thread), "{thread:?}");
+        assert!(
+            thread == Some("no such thread") || steps > 4,
+            "{thread:?}: {steps} steps"
+        );
+    }
+}
+
+#[test]
+fn table_view_built_a_slice_at_a_time_shows_the_rows_built_at_once() {
+    use puffin_lens::app::views::table::SortCol;
+    use puffin_lens::app::{Loaded, TableView};
+    use std::sync::Arc;
+    let bytes = write_recording(
+        &worst_case_capture(40, 2_500, 40, 11),
+        Format::Pfd4(Compression::Lz4),
+    );
+    let decoded = puffin_lens::engine::decode_puffin(&bytes).expect("decodes");
+    let loaded = Arc::new(Loaded::new("worst".into(), decoded, bytes.len(), 0.0));
+    let frames = 0..loaded.trace().frames.len() as u32;
+    for by in [GroupBy::Name, GroupBy::NameData] {
+        for (sort, descending) in [
+            (SortCol::Total, true),
+            (SortCol::Name, false),
+            (SortCol::P95, true),
+        ] {
+            let mut whole = TableView::new(loaded.clone());
+            whole.set_sort(sort, descending);
+            whole.set_inputs(frames.clone(), None, by);
+            assert_eq!(whole.building(), None);
+            let mut sliced = TableView::new(loaded.clone());
+            sliced.set_sort(sort, descending);
+            assert!(sliced.start_inputs(frames.clone(), None, by));
+            let mut steps = 0;
+            while sliced.step_build(Some(std::time::Duration::ZERO)) {
+                steps += 1;
+                assert!(sliced.rows().is_empty(), "no rows while building");
+                assert!(sliced.building().is_some_and(|b| (0.0..=1.0).contains(&b)));
+            }
+            assert!(steps > 4, "{by:?}: {steps} steps");
+            assert!(!whole.rows().is_empty());
+            assert_eq!(sliced.rows(), whole.rows(), "{by:?} {sort:?}");
+            assert_eq!(sliced.stats(), whole.stats());
+        }
+    }
+}

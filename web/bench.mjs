@@ -88,6 +88,8 @@ for (const [name, path] of Object.entries(files)) {
   ]) {
     const t0 = Date.now();
     await page.evaluate(({ view, options }) => window.puffinLens.show(view, options), { view, options });
+    // The table is built a slice per frame: until it is.
+    await page.waitForFunction(() => window.puffinLens.ui().table.building === null, null, { timeout: 120_000, polling: 20 });
     views[`${key}_show_ms`] = Date.now() - t0;
   }
   const viewLogs = page.logs.filter((l) => / merged tree of | table of /.test(l));

@@ -809,6 +809,9 @@ impl PuffinLensApp {
                 .take(UI_ROWS)
                 .for_each(|r| r.hash(&mut h));
             rec.table.rows().len().hash(&mut h);
+            // Progress in whole percents: ui() follows a build.
+            let percent = |b: Option<f32>| b.map(|b| (b * 100.0) as u32);
+            percent(rec.table.building()).hash(&mut h);
             if let (View::Timeline, Some(t)) = (rec.view, &rec.timeline) {
                 t.fingerprint(&mut h);
             }
@@ -818,6 +821,7 @@ impl PuffinLensApp {
             let hash = match (&self.diff, rec.view) {
                 (Some(diff), View::Diff) => {
                     diff.fingerprint(&mut h);
+                    percent(diff.building()).hash(&mut h);
                     diff.hash()
                 }
                 _ => rec.hash(),

@@ -429,6 +429,7 @@ impl Recording {
                 "descending": descending,
                 "thread": self.table.thread(),
                 "rows_total": self.table.rows().len(),
+                "building": self.table.building(),
             },
             "gap": self.tree.gap_window().map(|g| serde_json::json!({
                 "thread": g.thread, "start_ns": g.start_ns, "end_ns": g.end_ns, "busy": g.busy,

@@ -10,8 +10,9 @@ use crate::app::loaded::Loaded;
 use crate::app::nav::{
     Matcher, decode_hash, encode_hash, hash_value, sort_option, string_list_option,
 };
+use crate::app::platform;
 use crate::engine::Trace;
-use crate::engine::analyses::diff::{DiffTree, diff_tree};
+use crate::engine::analyses::diff::{DiffTree, DiffTreeBuilder};
 use crate::engine::analyses::flame::{FlameLayout, icicle};
 use crate::engine::analyses::{
     self, CompareBuilder, CompareTable, HistogramBin, Joined, NameOrder, Pair, SideStats, Status,
@@ -172,8 +173,13 @@ pub struct DiffView {
     rows: Vec<u32>,
     selected: Option<u32>,
     details: Option<DiffDetails>,
-    /// The differential tree, built when the tree mode is first shown.
+    /// The differential tree, built when the tree mode is first shown: at
+    /// once natively, a slice per frame in the browser (`tree_build`, and
+    /// when it started).
     tree: Option<DiffTree>,
+    tree_build: Option<(DiffTreeBuilder, web_time::Instant)>,
+    /// How `show()` asked the tree to be opened while it was being built.
+    tree_expand: Option<fn(&mut DiffView)>,
     expanded: Vec<bool>,
     t_rows: Vec<u32>,
     /// The flame mode: widths from A (else B), the focused node's names
@@ -190,7 +196,7 @@ pub struct DiffView {
 /// its rows in name order (the sorts' tie-break).
 enum DiffBuild {
     Table(CompareBuilder),
-    Order(CompareTable, NameOrder),
+    Order(CompareTable, NameOrder<Pair>),
     /// Built: the rows' first sort is left.
     Sort,
 }
@@ -268,6 +274,8 @@ impl DiffView {
             selected: None,
             details: None,
             tree: None,
+            tree_build: None,
+            tree_expand: None,
             expanded: Vec::new(),
             t_rows: Vec::new(),
             flame_from_a: false,
@@ -316,11 +324,16 @@ impl DiffView {
         true
     }
 
-    /// While the table is being built: how far along, 0 to 1.
+    /// While what the shown mode needs is being built (the table; the
+    /// tree for the tree and flame modes): how far along, 0 to 1.
     pub fn building(&self) -> Option<f32> {
-        self.building
-            .as_ref()
-            .map(|b| b.progress(self.a.trace(), self.b.trace()))
+        match (&self.tree_build, self.mode) {
+            (Some((tree, _)), DiffMode::Tree | DiffMode::Flame) => Some(tree.progress()),
+            _ => self
+                .building
+                .as_ref()
+                .map(|b| b.progress(self.a.trace(), self.b.trace())),
+        }
     }
 
     /// Whether this view shows `a` and `b` (else it must be rebuilt).
@@ -350,23 +363,43 @@ impl DiffView {
 
     pub fn set_mode(&mut self, mode: DiffMode) {
         self.mode = mode;
-        if mode != DiffMode::Table && self.tree.is_none() {
-            let started = web_time::Instant::now();
-            let tree = diff_tree(self.a.trace(), self.b.trace(), None);
-            log::info!(
-                "diff tree of {} and {} ({} nodes) in {:.1} ms",
-                self.a.name,
-                self.b.name,
-                tree.len(),
-                started.elapsed().as_secs_f64() * 1e3
-            );
-            self.expanded = vec![false; tree.len()];
-            self.tree = Some(tree);
-            self.expand_regression();
+        if mode != DiffMode::Table && self.tree.is_none() && self.tree_build.is_none() {
+            let builder = DiffTreeBuilder::new(self.a.trace(), self.b.trace(), None, u32::MAX);
+            self.tree_build = Some((builder, web_time::Instant::now()));
+            self.step_tree(platform::SLICED_VIEWS.then_some(BUILD_SLICE));
         }
         if mode == DiffMode::Flame {
             self.flame_relayout();
         }
+    }
+
+    /// Builds the differential tree for at most `budget` (all of it when
+    /// `None`), then opens it on the largest regression; whether it is
+    /// still being built.
+    fn step_tree(&mut self, budget: Option<web_time::Duration>) -> bool {
+        let Some((builder, build_started)) = self.tree_build.as_mut() else {
+            return false;
+        };
+        let started = web_time::Instant::now();
+        let mut more = || budget.is_none_or(|b| started.elapsed() < b);
+        let Some(tree) = builder.step(self.a.trace(), self.b.trace(), &mut more) else {
+            return true;
+        };
+        log::info!(
+            "diff tree of {} and {} ({} nodes) in {:.1} ms",
+            self.a.name,
+            self.b.name,
+            tree.len(),
+            build_started.elapsed().as_secs_f64() * 1e3
+        );
+        self.tree_build = None;
+        self.expanded = vec![false; tree.len()];
+        self.tree = Some(tree);
+        self.tree_expand.take().unwrap_or(Self::expand_regression)(self);
+        if self.mode == DiffMode::Flame {
+            self.flame_relayout();
+        }
+        false
     }
 
     /// The flame mode's widths: from A (to see what is gone) or B.
@@ -744,11 +777,16 @@ impl DiffView {
             );
         }
         if let Some(v) = opts.get("expand") {
-            match v.as_str() {
-                Some("all") => self.expand_all(true),
-                Some("regression") => self.expand_regression(),
-                Some("threads") => self.expand_all(false),
+            let expand: fn(&mut DiffView) = match v.as_str() {
+                Some("all") => |d| d.expand_all(true),
+                Some("regression") => Self::expand_regression,
+                Some("threads") => |d| d.expand_all(false),
                 _ => return Err(bad("expand", v)),
+            };
+            // Once the tree is built, if it is being built.
+            match self.tree_build {
+                Some(_) => self.tree_expand = Some(expand),
+                None => expand(self),
             }
         }
         if let Some(v) = opts.get("hide_below") {
@@ -887,8 +925,15 @@ impl DiffView {
     }
 
     pub fn ui(&mut self, ui: &mut egui::Ui) {
-        // The table a slice per frame, then drawn.
-        if self.step_build(Some(BUILD_SLICE)) {
+        // What the shown mode needs a slice per frame (the table, or the
+        // tree), then the rest; then drawn.
+        let tree_first = self.mode != DiffMode::Table && self.tree_build.is_some();
+        let more = if tree_first {
+            self.step_tree(Some(BUILD_SLICE))
+        } else {
+            self.step_build(Some(BUILD_SLICE))
+        };
+        if more {
             ui.ctx().request_repaint();
         }
         self.banner(ui);
@@ -948,6 +993,20 @@ impl DiffView {
         });
         if self.details.is_some() {
             self.details_ui(ui);
+        }
+        if let (Some((build, _)), DiffMode::Tree | DiffMode::Flame) = (&self.tree_build, self.mode)
+        {
+            let done = build.progress();
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(format!(
+                    "Joining the call trees of {} and {}: {:.0}%",
+                    self.a.name,
+                    self.b.name,
+                    100.0 * done
+                ));
+            });
+            return;
         }
         match self.mode {
             DiffMode::Table => self.table_ui(ui),

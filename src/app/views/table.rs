@@ -7,8 +7,9 @@
 use super::widgets::{Pointing, f64_order, i64_order, rows_table, triangle};
 use crate::app::loaded::Loaded;
 use crate::app::nav::Matcher;
+use crate::app::platform;
 use crate::engine::StrId;
-use crate::engine::analyses::{GroupBy, ScopeStats, scope_stats};
+use crate::engine::analyses::{GroupBy, NameOrder, ScopeStats, StatsBuilder, StatsRows};
 use crate::units::{ms, ms_f, thread_label};
 use egui::{RichText, Sense};
 use egui_extras::Column;
@@ -101,6 +102,32 @@ pub struct TableView {
     selected: Option<u32>,
     /// Thread names of the recording, sorted (the thread picker).
     thread_names: Vec<String>,
+    /// While the statistics are computed a slice at a time (in the
+    /// browser): the build, when it started and in how many slices so far.
+    /// The table is empty until it ends.
+    building: Option<TableBuild>,
+    build_started: web_time::Instant,
+    build_slices: usize,
+}
+
+/// The table's statistics built a slice at a time: grouped, then their rows
+/// put in (name, data) order (the name sort, and every sort's tie-break),
+/// then the first sort.
+enum TableBuild {
+    Stats(StatsBuilder),
+    Order(ScopeStats, NameOrder<u32>),
+    Sort(ScopeStats, Vec<u32>),
+}
+
+impl TableBuild {
+    /// How far along, 0 to 1.
+    fn progress(&self) -> f32 {
+        match self {
+            TableBuild::Stats(b) => 0.7 * b.progress(),
+            TableBuild::Order(_, o) => 0.7 + 0.25 * o.progress(),
+            TableBuild::Sort(..) => 0.95,
+        }
+    }
 }
 
 /// What a click in the table asks of the app.
@@ -138,6 +165,9 @@ impl TableView {
             rows: Vec::new(),
             selected: None,
             thread_names,
+            building: None,
+            build_started: web_time::Instant::now(),
+            build_slices: 0,
         }
     }
 
@@ -171,36 +201,108 @@ impl TableView {
         &self.rows
     }
 
-    /// Recomputes the statistics if the frames, thread or grouping changed.
+    /// Recomputes the statistics if the frames, thread or grouping changed:
+    /// at once natively; in the browser a slice per frame ([`Self::step_build`],
+    /// which `ui` calls), the first slice now (a small table is done in it).
     pub fn set_inputs(&mut self, frames: Range<u32>, thread: Option<String>, by: GroupBy) {
+        if self.start_inputs(frames, thread, by) {
+            self.step_build(platform::SLICED_VIEWS.then_some(super::diff::BUILD_SLICE));
+        }
+    }
+
+    /// Starts computing the statistics if the frames, thread or grouping
+    /// changed (whether they did), to be built by [`Self::step_build`].
+    pub fn start_inputs(
+        &mut self,
+        frames: Range<u32>,
+        thread: Option<String>,
+        by: GroupBy,
+    ) -> bool {
         let key = (frames, thread, by, self.window);
         if self.key.as_ref() == Some(&key) {
-            return;
+            return false;
         }
-        let started = web_time::Instant::now();
         let trace = self.loaded.trace();
-        self.stats = scope_stats(trace, key.0.clone(), key.1.as_deref(), key.2, key.3);
-        let name_rank = string_ranks(trace, &self.stats.name);
-        let data_rank = string_ranks(trace, &self.stats.data);
-        let mut by_name: Vec<u32> = (0..self.stats.len() as u32).collect();
-        by_name.sort_unstable_by_key(|&r| (name_rank[r as usize], data_rank[r as usize]));
-        let mut tie_rank = vec![0u32; by_name.len()];
-        for (k, &r) in by_name.iter().enumerate() {
-            tie_rank[r as usize] = k as u32;
-        }
-        self.by_name = by_name;
-        self.tie_rank = tie_rank;
+        self.building = Some(TableBuild::Stats(StatsBuilder::new(
+            trace,
+            key.0.clone(),
+            key.1.as_deref(),
+            key.2,
+            key.3,
+        )));
+        self.build_started = web_time::Instant::now();
+        self.build_slices = 0;
+        self.stats = ScopeStats::default();
+        self.by_name.clear();
+        self.tie_rank.clear();
+        self.order.clear();
+        self.rows.clear();
         self.thread = key.1.clone();
         self.by = key.2;
         self.key = Some(key);
         self.selected = None;
-        log::info!(
-            "{}: table of {} rows in {:.1} ms",
-            self.loaded.name,
-            self.stats.len(),
-            started.elapsed().as_secs_f64() * 1e3
-        );
-        self.resort();
+        true
+    }
+
+    /// Builds the statistics for at most `budget` (all of them when `None`);
+    /// whether they are still being built.
+    pub fn step_build(&mut self, budget: Option<web_time::Duration>) -> bool {
+        if self.building.is_none() {
+            return false;
+        }
+        let started = web_time::Instant::now();
+        let mut more = || budget.is_none_or(|b| started.elapsed() < b);
+        let loaded = self.loaded.clone();
+        let trace = loaded.trace();
+        self.build_slices += 1;
+        loop {
+            let Some(build) = self.building.as_mut() else {
+                return false;
+            };
+            match build {
+                TableBuild::Stats(builder) => {
+                    let Some(stats) = builder.step(trace, &mut more) else {
+                        return true;
+                    };
+                    let order = NameOrder::new((0..stats.len() as u32).collect());
+                    *build = TableBuild::Order(stats, order);
+                }
+                TableBuild::Order(stats, order) => {
+                    let rows = StatsRows { trace, stats };
+                    let Some(by_name) = order.step(&rows, usize::MAX, &mut more) else {
+                        return true;
+                    };
+                    *build = TableBuild::Sort(std::mem::take(stats), by_name);
+                }
+                TableBuild::Sort(stats, by_name) => {
+                    let mut tie_rank = vec![0u32; by_name.len()];
+                    for (k, &r) in by_name.iter().enumerate() {
+                        tie_rank[r as usize] = k as u32;
+                    }
+                    self.stats = std::mem::take(stats);
+                    self.by_name = std::mem::take(by_name);
+                    self.tie_rank = tie_rank;
+                    self.building = None;
+                    self.resort();
+                    log::info!(
+                        "{}: table of {} rows in {:.1} ms ({} slices)",
+                        self.loaded.name,
+                        self.stats.len(),
+                        self.build_started.elapsed().as_secs_f64() * 1e3,
+                        self.build_slices
+                    );
+                    return false;
+                }
+            }
+            if !more() {
+                return true;
+            }
+        }
+    }
+
+    /// While the statistics are being built: how far along, 0 to 1.
+    pub fn building(&self) -> Option<f32> {
+        self.building.as_ref().map(TableBuild::progress)
     }
 
     pub fn set_sort(&mut self, sort: SortCol, descending: bool) {
@@ -383,6 +485,17 @@ impl TableView {
         }
         self.set_inputs(frames, thread, by);
         self.set_filter_on(filter_on);
+        if self.step_build(Some(super::diff::BUILD_SLICE)) {
+            ui.ctx().request_repaint();
+        }
+        if let Some(done) = self.building() {
+            ui.add(
+                egui::ProgressBar::new(done)
+                    .text(format!("computing the table… {:.0}%", done * 100.0))
+                    .desired_width(360.0),
+            );
+            return None;
+        }
         ui.label(
             RichText::new(format!(
                 "{} of {} rows · {frames_label} · click a header to sort (again to reverse), a row for its details",
@@ -521,26 +634,4 @@ fn percent(part: i64, whole: i64) -> f64 {
     } else {
         100.0 * part as f64 / whole as f64
     }
-}
-
-/// The rank of each string in string order (equal strings, equal ranks):
-/// the distinct strings found and ranked through a vector indexed by string
-/// id, not a hash map.
-fn string_ranks(trace: &crate::engine::Trace, column: &[StrId]) -> Vec<u32> {
-    let mut rank = vec![u32::MAX; trace.strings.len()];
-    let mut distinct: Vec<StrId> = Vec::new();
-    for &s in column {
-        let r = &mut rank[s.idx()];
-        if *r == u32::MAX {
-            *r = 0;
-            distinct.push(s);
-        }
-    }
-    // Each string resolved once, not at every comparison.
-    let mut keyed: Vec<(&str, StrId)> = distinct.into_iter().map(|s| (trace.str(s), s)).collect();
-    keyed.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    for (k, (_, s)) in keyed.into_iter().enumerate() {
-        rank[s.idx()] = k as u32;
-    }
-    column.iter().map(|s| rank[s.idx()]).collect()
 }

@@ -7,6 +7,10 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ops::Range;
 
+/// Instances, groups or rows a sliced build ([`super::CompareBuilder`],
+/// [`super::tree::MergedTreeBuilder`]) handles between two looks at the clock.
+pub const CHUNK: usize = 1 << 15;
+
 /// `end - start`, or 0 for an empty range (start > end).
 pub(super) fn span_ns((start, end): (i64, i64)) -> i64 {
     if start > end {
@@ -197,4 +201,127 @@ pub(super) fn preorder<'t, N: Copy + 't>(
         stack.extend(children(n).iter().rev());
         Some(n)
     })
+}
+
+/// Rows with a name and a data string, as [`NameOrder`] sorts them.
+pub trait NamedRows<R> {
+    /// The same for rows of the same name, different otherwise.
+    fn name_key(&self, row: R) -> u64;
+    fn name(&self, row: R) -> &str;
+    fn data(&self, row: R) -> &str;
+}
+
+/// Rows ([`NamedRows`]: the diff's, the table's) in name order, then
+/// data, a slice at a time:
+/// the rows bucketed by their name (few: scope names), buckets in name
+/// order, each bucket sorted by data with its strings resolved once.
+#[derive(Debug)]
+pub struct NameOrder<R> {
+    items: Vec<R>,
+    /// Per bucket: a row of it (for its name) and its rows' count.
+    buckets: Vec<(R, usize)>,
+    bucket_of: FxHashMap<u64, u32>,
+    /// Each row's bucket, while bucketing.
+    bucket: Vec<u32>,
+    /// The rows grouped by bucket, buckets in name order, once bucketed.
+    grouped: Vec<R>,
+    /// Buckets in name order, and where each starts in `grouped`.
+    order: Vec<(u32, usize)>,
+    /// Buckets sorted so far (in name order).
+    sorted: usize,
+}
+
+impl<R: Copy> NameOrder<R> {
+    pub fn new(items: Vec<R>) -> Self {
+        Self {
+            bucket: Vec::with_capacity(items.len()),
+            items,
+            buckets: Vec::new(),
+            bucket_of: FxHashMap::default(),
+            grouped: Vec::new(),
+            order: Vec::new(),
+            sorted: 0,
+        }
+    }
+
+    /// How far along, 0 to 1.
+    pub fn progress(&self) -> f32 {
+        let rows = self.items.len().max(1) as f32;
+        let sorted = self
+            .order
+            .get(self.sorted)
+            .map_or(self.grouped.len(), |b| b.1);
+        (self.bucket.len() as f32 / rows + sorted as f32 / rows) / 2.0
+    }
+
+    /// Orders until `more` says stop (asked after each chunk or bucket), or
+    /// until the first `n` rows are in order; those rows once they are.
+    pub fn step(
+        &mut self,
+        j: &dyn NamedRows<R>,
+        n: usize,
+        more: &mut dyn FnMut() -> bool,
+    ) -> Option<Vec<R>> {
+        // Bucketing.
+        while self.bucket.len() < self.items.len() {
+            let end = (self.bucket.len() + CHUNK).min(self.items.len());
+            for k in self.bucket.len()..end {
+                let p = self.items[k];
+                let buckets = &mut self.buckets;
+                let b = *self.bucket_of.entry(j.name_key(p)).or_insert_with(|| {
+                    buckets.push((p, 0));
+                    buckets.len() as u32 - 1
+                });
+                self.buckets[b as usize].1 += 1;
+                self.bucket.push(b);
+            }
+            if !more() {
+                return None;
+            }
+        }
+        if self.order.is_empty() && !self.buckets.is_empty() {
+            let mut by_name: Vec<u32> = (0..self.buckets.len() as u32).collect();
+            by_name.sort_unstable_by(|&x, &y| {
+                j.name(self.buckets[x as usize].0)
+                    .cmp(j.name(self.buckets[y as usize].0))
+            });
+            let mut at = vec![0usize; self.buckets.len()];
+            let mut sum = 0;
+            for &b in &by_name {
+                at[b as usize] = sum;
+                self.order.push((b, sum));
+                sum += self.buckets[b as usize].1;
+            }
+            let mut grouped = vec![self.items[0]; self.items.len()];
+            for (&p, &b) in self.items.iter().zip(&self.bucket) {
+                grouped[at[b as usize]] = p;
+                at[b as usize] += 1;
+            }
+            self.grouped = grouped;
+            self.bucket_of = FxHashMap::default();
+            if !more() {
+                return None;
+            }
+        }
+        // Sorting each bucket by data, in name order, up to the first `n`.
+        while self.sorted < self.order.len() {
+            let (b, start) = self.order[self.sorted];
+            if start >= n {
+                break;
+            }
+            let rows = &mut self.grouped[start..start + self.buckets[b as usize].1];
+            let mut keyed: Vec<(&str, R)> = rows.iter().map(|&p| (j.data(p), p)).collect();
+            keyed.sort_unstable_by(|x, y| x.0.cmp(y.0));
+            for (slot, (_, p)) in rows.iter_mut().zip(keyed) {
+                *slot = p;
+            }
+            self.sorted += 1;
+            if self.sorted < self.order.len() && !more() {
+                return None;
+            }
+        }
+        let mut out = std::mem::take(&mut self.grouped);
+        out.truncate(n);
+        Some(out)
+    }
 }

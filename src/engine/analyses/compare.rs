@@ -158,9 +158,6 @@ impl CompareTable {
     }
 }
 
-/// Instances, groups or rows a step handles between two looks at the clock.
-const CHUNK: usize = 1 << 15;
-
 /// [`CompareTable::new`] a slice at a time, for a caller that must keep
 /// drawing (the browser's single thread): each [`Self::step`] works in
 /// chunks until its `more` says stop.
@@ -309,113 +306,17 @@ impl CompareBuilder {
     }
 }
 
-/// The rows of a [`Joined`] in name order (then data), a slice at a time:
-/// the rows bucketed by their name (few: scope names), buckets in name
-/// order, each bucket sorted by data with its strings resolved once.
-#[derive(Debug, Default)]
-pub struct NameOrder {
-    pairs: Vec<Pair>,
-    /// Per bucket: a row of it (for its name) and its rows' count.
-    buckets: Vec<(Pair, usize)>,
-    bucket_of: FxHashMap<u64, u32>,
-    /// Each row's bucket, while bucketing.
-    bucket: Vec<u32>,
-    /// The rows grouped by bucket, buckets in name order, once bucketed.
-    grouped: Vec<Pair>,
-    /// Buckets in name order, and where each starts in `grouped`.
-    order: Vec<(u32, usize)>,
-    /// Buckets sorted so far (in name order).
-    sorted: usize,
-}
-
-impl NameOrder {
-    pub fn new(pairs: Vec<Pair>) -> Self {
-        Self {
-            bucket: Vec::with_capacity(pairs.len()),
-            pairs,
-            ..Default::default()
-        }
+impl NamedRows<Pair> for Joined<'_> {
+    fn name_key(&self, p: Pair) -> u64 {
+        Joined::name_key(self, p)
     }
 
-    /// How far along, 0 to 1.
-    pub fn progress(&self) -> f32 {
-        let rows = self.pairs.len().max(1) as f32;
-        let sorted = self
-            .order
-            .get(self.sorted)
-            .map_or(self.grouped.len(), |b| b.1);
-        (self.bucket.len() as f32 / rows + sorted as f32 / rows) / 2.0
+    fn name(&self, p: Pair) -> &str {
+        Joined::name(self, p)
     }
 
-    /// Orders until `more` says stop (asked after each chunk or bucket), or
-    /// until the first `n` rows are in order; those rows once they are.
-    pub fn step(
-        &mut self,
-        j: &Joined,
-        n: usize,
-        more: &mut dyn FnMut() -> bool,
-    ) -> Option<Vec<Pair>> {
-        // Bucketing.
-        while self.bucket.len() < self.pairs.len() {
-            let end = (self.bucket.len() + CHUNK).min(self.pairs.len());
-            for k in self.bucket.len()..end {
-                let p = self.pairs[k];
-                let buckets = &mut self.buckets;
-                let b = *self.bucket_of.entry(j.name_key(p)).or_insert_with(|| {
-                    buckets.push((p, 0));
-                    buckets.len() as u32 - 1
-                });
-                self.buckets[b as usize].1 += 1;
-                self.bucket.push(b);
-            }
-            if !more() {
-                return None;
-            }
-        }
-        if self.order.is_empty() && !self.buckets.is_empty() {
-            let mut by_name: Vec<u32> = (0..self.buckets.len() as u32).collect();
-            by_name.sort_unstable_by(|&x, &y| {
-                j.name(self.buckets[x as usize].0)
-                    .cmp(j.name(self.buckets[y as usize].0))
-            });
-            let mut at = vec![0usize; self.buckets.len()];
-            let mut sum = 0;
-            for &b in &by_name {
-                at[b as usize] = sum;
-                self.order.push((b, sum));
-                sum += self.buckets[b as usize].1;
-            }
-            let mut grouped = vec![Pair { a: NONE, b: NONE }; self.pairs.len()];
-            for (&p, &b) in self.pairs.iter().zip(&self.bucket) {
-                grouped[at[b as usize]] = p;
-                at[b as usize] += 1;
-            }
-            self.grouped = grouped;
-            self.bucket_of = FxHashMap::default();
-            if !more() {
-                return None;
-            }
-        }
-        // Sorting each bucket by data, in name order, up to the first `n`.
-        while self.sorted < self.order.len() {
-            let (b, start) = self.order[self.sorted];
-            if start >= n {
-                break;
-            }
-            let rows = &mut self.grouped[start..start + self.buckets[b as usize].1];
-            let mut keyed: Vec<(&str, Pair)> = rows.iter().map(|&p| (j.data(p), p)).collect();
-            keyed.sort_unstable_by(|x, y| x.0.cmp(y.0));
-            for (slot, (_, p)) in rows.iter_mut().zip(keyed) {
-                *slot = p;
-            }
-            self.sorted += 1;
-            if self.sorted < self.order.len() && !more() {
-                return None;
-            }
-        }
-        let mut out = std::mem::take(&mut self.grouped);
-        out.truncate(n);
-        Some(out)
+    fn data(&self, p: Pair) -> &str {
+        Joined::data(self, p)
     }
 }
 

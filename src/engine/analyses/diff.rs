@@ -5,7 +5,7 @@
 //! |B − A| of their totals, largest first, then name.
 
 use super::compare::compare_warnings;
-use super::tree::{MergedTree, NodeId, TreeReport, merged_tree_levels};
+use super::tree::{MergedTree, MergedTreeBuilder, NodeId, TreeReport};
 use crate::engine::model::Trace;
 use serde::Serialize;
 
@@ -158,8 +158,70 @@ pub fn diff_tree(a: &Trace, b: &Trace, thread: Option<&str>) -> DiffTree {
 
 /// [`diff_tree`] of `levels` levels of scopes (roots are level 1).
 pub fn diff_tree_levels(a: &Trace, b: &Trace, thread: Option<&str>, levels: u32) -> DiffTree {
-    let ta = merged_tree_levels(a, 0..a.frames.len() as u32, thread, levels);
-    let tb = merged_tree_levels(b, 0..b.frames.len() as u32, thread, levels);
+    DiffTreeBuilder::new(a, b, thread, levels)
+        .step(a, b, &mut || true)
+        .expect("a build given all the time it needs ends")
+}
+
+/// A [`DiffTree`] built a slice at a time: A's merged tree, B's, then the
+/// join (each tree a slice at a time: [`MergedTreeBuilder`]).
+/// [`diff_tree_levels`] is this run to its end.
+pub struct DiffTreeBuilder {
+    build_a: MergedTreeBuilder,
+    build_b: MergedTreeBuilder,
+    ta: Option<MergedTree>,
+    tb: Option<MergedTree>,
+}
+
+impl DiffTreeBuilder {
+    pub fn new(a: &Trace, b: &Trace, thread: Option<&str>, levels: u32) -> Self {
+        Self {
+            build_a: MergedTreeBuilder::new(a, 0..a.frames.len() as u32, thread, levels),
+            build_b: MergedTreeBuilder::new(b, 0..b.frames.len() as u32, thread, levels),
+            ta: None,
+            tb: None,
+        }
+    }
+
+    /// How far along, 0 to 1.
+    pub fn progress(&self) -> f32 {
+        let side = |built: &Option<MergedTree>, build: &MergedTreeBuilder| {
+            if built.is_some() {
+                1.0
+            } else {
+                build.progress()
+            }
+        };
+        0.4 * side(&self.ta, &self.build_a) + 0.4 * side(&self.tb, &self.build_b)
+    }
+
+    /// Builds until `more` says stop; the tree once it is built (the join
+    /// is one step).
+    pub fn step(
+        &mut self,
+        a: &Trace,
+        b: &Trace,
+        more: &mut dyn FnMut() -> bool,
+    ) -> Option<DiffTree> {
+        if self.ta.is_none() {
+            self.ta = Some(self.build_a.step(a, more)?);
+            if !more() {
+                return None;
+            }
+        }
+        if self.tb.is_none() {
+            self.tb = Some(self.build_b.step(b, more)?);
+            if !more() {
+                return None;
+            }
+        }
+        let (ta, tb) = (self.ta.take()?, self.tb.take()?);
+        Some(join_trees(a, b, ta, tb))
+    }
+}
+
+/// The diff tree of A's merged tree `ta` and B's `tb`.
+fn join_trees(a: &Trace, b: &Trace, ta: MergedTree, tb: MergedTree) -> DiffTree {
     let mut d = DiffTree {
         a_frames: ta.frames,
         b_frames: tb.frames,

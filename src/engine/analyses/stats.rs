@@ -44,7 +44,7 @@ fn median_p95(sorted: &[i64]) -> (i64, i64) {
 
 /// Per-group statistics of scope instances (struct of arrays, one row per
 /// group, in no particular order: the table view sorts an index).
-#[derive(Clone, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScopeStats {
     pub name: Vec<StrId>,
     /// `StrId(0)` (empty) when grouped by name only.
@@ -102,74 +102,181 @@ pub fn scope_stats(
     by: GroupBy,
     window: Option<(i64, i64)>,
 ) -> ScopeStats {
-    let s = &trace.scopes;
-    let stream_ok = stream_filter(trace, thread, None);
-    let (lo, hi) = window.unwrap_or((i64::MIN, i64::MAX));
-    let mut index = GroupIndex::new();
-    let mut out = ScopeStats::default();
-    let range = frames_scopes(trace, frames);
-    // The group of every instance of `range` (`u32::MAX`: filtered out).
-    let mut group_of: Vec<u32> = Vec::with_capacity(range.len());
-    for i in range.clone() {
-        let i = i as usize;
-        // Only what ran entirely inside the window, when there is one.
-        if !stream_ok[s.stream[i].idx()] || s.start_ns[i] < lo || s.end_ns(ScopeIdx(i as u32)) > hi
-        {
-            group_of.push(u32::MAX);
-            continue;
-        }
-        let name = trace.defs.name[s.def[i].idx()];
-        let data = if by == GroupBy::Name {
-            StrId(0)
-        } else {
-            s.data[i]
-        };
-        let key = (u64::from(name.0) << 32) | u64::from(data.0);
-        let g = index.get_or_insert(key, || {
-            out.name.push(name);
-            out.data.push(data);
-            out.count.push(0);
-            out.total_ns.push(0);
-            out.self_ns.push(0);
-            out.name.len() as u32 - 1
-        });
-        let gi = g as usize;
-        let d = s.duration_ns[i];
-        out.count[gi] += 1;
-        out.total_ns[gi] = out.total_ns[gi].saturating_add(d);
-        out.self_ns[gi] = out.self_ns[gi].saturating_add(s.self_ns[i]);
-        out.all_self_ns = out.all_self_ns.saturating_add(s.self_ns[i]);
-        group_of.push(g);
-    }
-    // Bucket the durations by group (counting sort), then sort each bucket.
-    let groups = out.len();
-    let mut start = vec![0usize; groups + 1];
-    for g in 0..groups {
-        start[g + 1] = start[g] + out.count[g] as usize;
-    }
-    let mut fill = start.clone();
-    let mut durations = vec![0i64; start[groups]];
-    for (k, &g) in group_of.iter().enumerate() {
-        if g != u32::MAX {
-            durations[fill[g as usize]] = s.duration_ns[range.start as usize + k];
-            fill[g as usize] += 1;
+    StatsBuilder::new(trace, frames, thread, by, window)
+        .step(trace, &mut || true)
+        .expect("a build given all the time it needs ends")
+}
+
+/// [`scope_stats`] a slice at a time (a page's thread keeps drawing between
+/// slices): the instances grouped, their durations bucketed by group, then
+/// each group's quantiles. [`scope_stats`] is this run to its end.
+pub struct StatsBuilder {
+    out: ScopeStats,
+    by: GroupBy,
+    stream_ok: Vec<bool>,
+    window: (i64, i64),
+    /// The instances to group, and the next one.
+    range: Range<u32>,
+    next: u32,
+    index: GroupIndex,
+    /// The group of every instance grouped so far (`u32::MAX`: filtered
+    /// out), until the durations are bucketed.
+    group_of: Vec<u32>,
+    /// Once bucketed: each group's durations, `durations[start[g]..start[g + 1]]`.
+    start: Vec<usize>,
+    durations: Vec<i64>,
+    /// Groups whose quantiles are done.
+    done: usize,
+}
+
+impl StatsBuilder {
+    pub fn new(
+        trace: &Trace,
+        frames: Range<u32>,
+        thread: Option<&str>,
+        by: GroupBy,
+        window: Option<(i64, i64)>,
+    ) -> Self {
+        let range = frames_scopes(trace, frames);
+        Self {
+            out: ScopeStats::default(),
+            by,
+            stream_ok: stream_filter(trace, thread, None),
+            window: window.unwrap_or((i64::MIN, i64::MAX)),
+            next: range.start,
+            group_of: Vec::with_capacity(range.len()),
+            range,
+            index: GroupIndex::new(),
+            start: Vec::new(),
+            durations: Vec::new(),
+            done: 0,
         }
     }
-    drop(group_of);
-    out.min_ns.reserve_exact(groups);
-    out.median_ns.reserve_exact(groups);
-    out.p95_ns.reserve_exact(groups);
-    out.max_ns.reserve_exact(groups);
-    for g in 0..groups {
-        let bucket = &mut durations[start[g]..start[g + 1]];
-        bucket.sort_unstable();
-        let (median, p95) = median_p95(bucket);
-        out.min_ns.push(bucket[0]);
-        out.median_ns.push(median);
-        out.p95_ns.push(p95);
-        out.max_ns.push(bucket[bucket.len() - 1]);
+
+    /// How far along, 0 to 1: grouping counts for 70%, quantiles for 30%.
+    pub fn progress(&self) -> f32 {
+        let grouped = (self.next - self.range.start) as f32 / self.range.len().max(1) as f32;
+        let groups = self.start.len().saturating_sub(1);
+        let quantiles = self.done as f32 / groups.max(1) as f32;
+        0.7 * grouped + 0.3 * quantiles
     }
-    out
+
+    /// Works until `more` says stop (asked after each [`CHUNK`] of
+    /// instances); the statistics once done.
+    pub fn step(&mut self, trace: &Trace, more: &mut dyn FnMut() -> bool) -> Option<ScopeStats> {
+        let s = &trace.scopes;
+        let (lo, hi) = self.window;
+        let out = &mut self.out;
+        while self.next < self.range.end {
+            let end = self.range.end.min(self.next.saturating_add(CHUNK as u32));
+            for i in self.next as usize..end as usize {
+                // Only what ran entirely inside the window, when there is one.
+                if !self.stream_ok[s.stream[i].idx()]
+                    || s.start_ns[i] < lo
+                    || s.end_ns(ScopeIdx(i as u32)) > hi
+                {
+                    self.group_of.push(u32::MAX);
+                    continue;
+                }
+                let name = trace.defs.name[s.def[i].idx()];
+                let data = if self.by == GroupBy::Name {
+                    StrId(0)
+                } else {
+                    s.data[i]
+                };
+                let key = (u64::from(name.0) << 32) | u64::from(data.0);
+                let g = self.index.get_or_insert(key, || {
+                    out.name.push(name);
+                    out.data.push(data);
+                    out.count.push(0);
+                    out.total_ns.push(0);
+                    out.self_ns.push(0);
+                    out.name.len() as u32 - 1
+                });
+                let gi = g as usize;
+                let d = s.duration_ns[i];
+                out.count[gi] += 1;
+                out.total_ns[gi] = out.total_ns[gi].saturating_add(d);
+                out.self_ns[gi] = out.self_ns[gi].saturating_add(s.self_ns[i]);
+                out.all_self_ns = out.all_self_ns.saturating_add(s.self_ns[i]);
+                self.group_of.push(g);
+            }
+            self.next = end;
+            if !more() {
+                return None;
+            }
+        }
+        let groups = out.len();
+        if self.start.is_empty() {
+            // Bucket the durations by group (counting sort).
+            self.index = GroupIndex::new();
+            let mut start = vec![0usize; groups + 1];
+            for g in 0..groups {
+                start[g + 1] = start[g] + out.count[g] as usize;
+            }
+            let mut fill = start.clone();
+            let mut durations = vec![0i64; start[groups]];
+            for (k, &g) in self.group_of.iter().enumerate() {
+                if g != u32::MAX {
+                    durations[fill[g as usize]] = s.duration_ns[self.range.start as usize + k];
+                    fill[g as usize] += 1;
+                }
+            }
+            self.group_of = Vec::new();
+            self.start = start;
+            self.durations = durations;
+            out.min_ns.reserve_exact(groups);
+            out.median_ns.reserve_exact(groups);
+            out.p95_ns.reserve_exact(groups);
+            out.max_ns.reserve_exact(groups);
+            if !more() {
+                return None;
+            }
+        }
+        // Each group's durations sorted, a chunk of instances at a time.
+        let mut sorted = 0;
+        while self.done < groups {
+            let g = self.done;
+            let bucket = &mut self.durations[self.start[g]..self.start[g + 1]];
+            bucket.sort_unstable();
+            let (median, p95) = median_p95(bucket);
+            out.min_ns.push(bucket[0]);
+            out.median_ns.push(median);
+            out.p95_ns.push(p95);
+            out.max_ns.push(bucket[bucket.len() - 1]);
+            self.done += 1;
+            sorted += bucket.len();
+            if sorted >= CHUNK && self.done < groups {
+                sorted = 0;
+                if !more() {
+                    return None;
+                }
+            }
+        }
+        self.durations = Vec::new();
+        Some(std::mem::take(out))
+    }
+}
+
+/// The rows of a [`ScopeStats`] (indices) read with their trace, for
+/// [`NameOrder`]: by name, then data.
+pub struct StatsRows<'t> {
+    pub trace: &'t Trace,
+    pub stats: &'t ScopeStats,
+}
+
+impl NamedRows<u32> for StatsRows<'_> {
+    fn name_key(&self, row: u32) -> u64 {
+        u64::from(self.stats.name[row as usize].0)
+    }
+
+    fn name(&self, row: u32) -> &str {
+        self.trace.str(self.stats.name[row as usize])
+    }
+
+    fn data(&self, row: u32) -> &str {
+        self.trace.str(self.stats.data[row as usize])
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -109,102 +109,166 @@ pub fn merged_tree_levels(
     thread: Option<&str>,
     levels: u32,
 ) -> MergedTree {
-    let frames = clamp_frames(trace, frames);
-    let mut tree = MergedTree {
-        frames: frames.len(),
-        ..Default::default()
-    };
-    let only: Option<Option<StrId>> = thread.map(|t| trace.strings.find(t));
-    if only == Some(None) {
-        tree.child_start = vec![0];
-        return tree;
+    MergedTreeBuilder::new(trace, frames, thread, levels)
+        .step(trace, &mut || true)
+        .expect("a build given all the time it needs ends")
+}
+
+/// A [`MergedTree`] built a slice at a time (a page's thread keeps drawing
+/// between slices): frames merged stream by stream, then the children
+/// lists made and sorted. [`merged_tree_levels`] is this run to its end.
+pub struct MergedTreeBuilder {
+    tree: MergedTree,
+    /// Frames left to merge, the next first.
+    frames: Range<u32>,
+    levels: u32,
+    /// `Some(None)`: a thread name the recording lacks (an empty tree).
+    only: Option<Option<StrId>>,
+    thread_node: FxHashMap<StrId, u32>,
+    child_of: GroupIndex,
+    stack: Vec<u32>,
+    /// Frames in all (for progress).
+    frames_total: usize,
+}
+
+impl MergedTreeBuilder {
+    pub fn new(trace: &Trace, frames: Range<u32>, thread: Option<&str>, levels: u32) -> Self {
+        let frames = clamp_frames(trace, frames);
+        Self {
+            tree: MergedTree {
+                frames: frames.len(),
+                ..Default::default()
+            },
+            frames_total: frames.len(),
+            frames,
+            levels,
+            only: thread.map(|t| trace.strings.find(t)),
+            thread_node: FxHashMap::default(),
+            child_of: GroupIndex::new(),
+            stack: Vec::new(),
+        }
     }
-    let s = &trace.scopes;
-    let def_name = &trace.defs.name;
-    let mut thread_node: FxHashMap<StrId, u32> = FxHashMap::default();
-    let mut child_of = GroupIndex::new();
-    let mut stack: Vec<u32> = Vec::new();
-    for f in frames {
-        for st in trace.frames.streams(FrameId(f)) {
-            let tname = trace.threads.name[trace.streams.thread[st as usize].idx()];
-            if only.is_some_and(|o| o != Some(tname)) {
-                continue;
-            }
-            let root = *thread_node
-                .entry(tname)
-                .or_insert_with(|| tree.push(tname, u32::MAX, 0));
-            stack.clear();
-            for i in trace.streams.scopes(StreamId(st)) {
-                let i = i as usize;
-                let depth = s.depth[i] as usize;
-                if depth >= levels as usize {
+
+    /// How far along, 0 to 1 (the merge; the last step, children lists,
+    /// is counted as done).
+    pub fn progress(&self) -> f32 {
+        1.0 - self.frames.len() as f32 / self.frames_total.max(1) as f32
+    }
+
+    /// Merges until `more` says stop (asked after each [`CHUNK`] of scopes
+    /// or so, at the end of a stream); the tree once it is built.
+    pub fn step(&mut self, trace: &Trace, more: &mut dyn FnMut() -> bool) -> Option<MergedTree> {
+        if self.only == Some(None) {
+            let mut tree = std::mem::take(&mut self.tree);
+            tree.child_start = vec![0];
+            return Some(tree);
+        }
+        let s = &trace.scopes;
+        let def_name = &trace.defs.name;
+        let Self {
+            tree,
+            levels,
+            only,
+            thread_node,
+            child_of,
+            stack,
+            ..
+        } = self;
+        let mut merged = 0usize;
+        for f in self.frames.by_ref() {
+            for st in trace.frames.streams(FrameId(f)) {
+                let tname = trace.threads.name[trace.streams.thread[st as usize].idx()];
+                if only.is_some_and(|o| o != Some(tname)) {
                     continue;
                 }
-                stack.truncate(depth);
-                let parent = stack.last().copied().unwrap_or(root);
-                let name = def_name[s.def[i].idx()];
-                let key = (u64::from(parent) << 32) | u64::from(name.0);
-                let node = child_of.get_or_insert(key, || {
-                    tree.push(name, parent, tree.depth[parent as usize] + 1)
-                });
-                let n = node as usize;
-                let d = s.duration_ns[i];
-                tree.count[n] += 1;
-                tree.total_ns[n] = tree.total_ns[n].saturating_add(d);
-                tree.self_ns[n] = tree.self_ns[n].saturating_add(s.self_ns[i]);
-                tree.max_ns[n] = tree.max_ns[n].max(d);
-                stack.push(node);
+                let root = *thread_node
+                    .entry(tname)
+                    .or_insert_with(|| tree.push(tname, u32::MAX, 0));
+                stack.clear();
+                let scopes = trace.streams.scopes(StreamId(st));
+                merged += scopes.len();
+                for i in scopes {
+                    let i = i as usize;
+                    let depth = s.depth[i] as usize;
+                    if depth >= *levels as usize {
+                        continue;
+                    }
+                    stack.truncate(depth);
+                    let parent = stack.last().copied().unwrap_or(root);
+                    let name = def_name[s.def[i].idx()];
+                    let key = (u64::from(parent) << 32) | u64::from(name.0);
+                    let node = child_of.get_or_insert(key, || {
+                        tree.push(name, parent, tree.depth[parent as usize] + 1)
+                    });
+                    let n = node as usize;
+                    let d = s.duration_ns[i];
+                    tree.count[n] += 1;
+                    tree.total_ns[n] = tree.total_ns[n].saturating_add(d);
+                    tree.self_ns[n] = tree.self_ns[n].saturating_add(s.self_ns[i]);
+                    tree.max_ns[n] = tree.max_ns[n].max(d);
+                    stack.push(node);
+                }
+            }
+            if merged >= CHUNK {
+                merged = 0;
+                if !more() {
+                    return None;
+                }
             }
         }
-    }
-    // A thread's total is the sum of its roots'.
-    for n in 0..tree.len() {
-        let p = tree.parent[n];
-        if p != u32::MAX && tree.parent[p as usize] == u32::MAX {
-            tree.total_ns[p as usize] = tree.total_ns[p as usize].saturating_add(tree.total_ns[n]);
+        let mut tree = std::mem::take(tree);
+        let thread_node = std::mem::take(thread_node);
+        self.child_of = GroupIndex::new();
+        // A thread's total is the sum of its roots'.
+        for n in 0..tree.len() {
+            let p = tree.parent[n];
+            if p != u32::MAX && tree.parent[p as usize] == u32::MAX {
+                tree.total_ns[p as usize] =
+                    tree.total_ns[p as usize].saturating_add(tree.total_ns[n]);
+            }
         }
-    }
-    // Children lists (CSR), sorted.
-    let len = tree.len();
-    let mut start = vec![0u32; len + 1];
-    for &p in &tree.parent {
-        if p != u32::MAX {
-            start[p as usize + 1] += 1;
+        // Children lists (CSR), sorted.
+        let len = tree.len();
+        let mut start = vec![0u32; len + 1];
+        for &p in &tree.parent {
+            if p != u32::MAX {
+                start[p as usize + 1] += 1;
+            }
         }
-    }
-    for i in 0..len {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut list = vec![NodeId(0); start[len] as usize];
-    for (n, &p) in tree.parent.iter().enumerate() {
-        if p != u32::MAX {
-            list[fill[p as usize] as usize] = NodeId(n as u32);
-            fill[p as usize] += 1;
+        for i in 0..len {
+            start[i + 1] += start[i];
         }
+        let mut fill = start.clone();
+        let mut list = vec![NodeId(0); start[len] as usize];
+        for (n, &p) in tree.parent.iter().enumerate() {
+            if p != u32::MAX {
+                list[fill[p as usize] as usize] = NodeId(n as u32);
+                fill[p as usize] += 1;
+            }
+        }
+        let by_total = |a: &NodeId, b: &NodeId| {
+            tree.total_ns[b.idx()]
+                .cmp(&tree.total_ns[a.idx()])
+                .then_with(|| {
+                    trace
+                        .str(tree.name[a.idx()])
+                        .cmp(trace.str(tree.name[b.idx()]))
+                })
+        };
+        for n in 0..len {
+            list[start[n] as usize..start[n + 1] as usize].sort_by(by_total);
+        }
+        let mut threads: Vec<NodeId> = thread_node.into_values().map(NodeId).collect();
+        threads.sort_by(|a, b| {
+            trace
+                .str(tree.name[a.idx()])
+                .cmp(trace.str(tree.name[b.idx()]))
+        });
+        tree.threads = threads;
+        tree.child_start = start;
+        tree.child_list = list;
+        Some(tree)
     }
-    let by_total = |a: &NodeId, b: &NodeId| {
-        tree.total_ns[b.idx()]
-            .cmp(&tree.total_ns[a.idx()])
-            .then_with(|| {
-                trace
-                    .str(tree.name[a.idx()])
-                    .cmp(trace.str(tree.name[b.idx()]))
-            })
-    };
-    for n in 0..len {
-        list[start[n] as usize..start[n + 1] as usize].sort_by(by_total);
-    }
-    let mut threads: Vec<NodeId> = thread_node.into_values().map(NodeId).collect();
-    threads.sort_by(|a, b| {
-        trace
-            .str(tree.name[a.idx()])
-            .cmp(trace.str(tree.name[b.idx()]))
-    });
-    tree.threads = threads;
-    tree.child_start = start;
-    tree.child_list = list;
-    tree
 }
 
 // ---------------------------------------------------------------------------
