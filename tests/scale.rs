@@ -515,3 +515,45 @@ fn table_view_built_a_slice_at_a_time_shows_the_rows_built_at_once() {
         }
     }
 }
+
+#[test]
+fn a_file_of_many_stretches_decodes_from_its_mapping_as_from_memory() {
+    // The CLI maps a recording and hands back the pages the decode has
+    // passed (4 MB stretches): a file of several, whole and cut short.
+    use puffin_lens::engine::{export_string, load};
+    let bytes = write_recording(
+        &worst_case_capture(60, 10_000, 300, 5),
+        Format::Pfd4(Compression::Lz4),
+    );
+    assert!(bytes.len() > 2 * (4 << 20), "{} bytes", bytes.len());
+    let cut = &bytes[..bytes.len() * 2 / 3];
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for (name, bytes, status) in [("whole.puffin", &bytes[..], 0), ("cut.puffin", cut, 3)] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).expect("written");
+        let path = path.to_str().expect("UTF-8");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_puffin-lens"))
+            .args(["dump", path])
+            .output()
+            .expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(status),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let decoded = load(bytes).expect("decodes");
+        let want = export_string(&decoded.trace, path, false);
+        let got = String::from_utf8(out.stdout).expect("UTF-8");
+        assert!(
+            got.trim_end() == want.trim_end(),
+            "{name}: the CLI's export differs from the one made in memory"
+        );
+        if status != 0 {
+            let err = String::from_utf8_lossy(&out.stderr);
+            for d in &decoded.diagnostics {
+                assert!(err.contains(&d.to_string()), "{name}: {d} not in {err}");
+            }
+        }
+    }
+}

@@ -278,9 +278,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
 }
 
 fn export_one(input: &Input, out_dir: &Path, format: ExportFormat) -> Outcome {
-    let decoded = match std::fs::read(&input.path)
-        .map_err(|e| format!("cannot read: {e}"))
-        .and_then(|bytes| engine::load(&bytes).map_err(|e| e.to_string()))
+    let decoded = match super::file::decode(&input.path)
+        .map_err(|e| format!("{e:#}"))
+        .and_then(|d| d.map_err(|e| e.to_string()))
     {
         Ok(d) => d,
         Err(why) => return Outcome::Skipped(why),

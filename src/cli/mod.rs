@@ -6,6 +6,7 @@
 mod analyze;
 mod desktop;
 mod export;
+mod file;
 mod live;
 mod text;
 
@@ -597,8 +598,9 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
 /// Errors (exit 1) when nothing usable is left.
 pub(crate) fn load(path: &Path) -> anyhow::Result<Decoded> {
     let shown = path.display();
-    let bytes = std::fs::read(path).with_context(|| format!("{shown}: cannot read"))?;
-    let decoded = engine::load(&bytes).with_context(|| format!("{shown}"))?;
+    let decoded = file::decode(path)
+        .with_context(|| format!("{shown}"))?
+        .with_context(|| format!("{shown}"))?;
     for d in &decoded.diagnostics {
         eprintln!("puffin-lens: {}: {shown}: {d}", d.severity.as_str());
     }

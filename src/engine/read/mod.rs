@@ -58,6 +58,26 @@ pub fn load(bytes: &[u8]) -> Result<Decoded, LoadError> {
     }
 }
 
+/// [`load`], calling `progress(bytes_done)` as the decode moves through the
+/// bytes (a `.puffin` file: after each batch of frames; bytes before
+/// `bytes_done` are not read again), natively.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn load_with_progress(
+    bytes: &[u8],
+    progress: impl Fn(usize) + Sync,
+) -> Result<Decoded, LoadError> {
+    if looks_like_json(bytes) {
+        json::load_json(bytes)
+    } else {
+        Ok(
+            PuffinDecoder::new(bytes)?.run_parallel_with_progress(|done| {
+                progress(done);
+                std::ops::ControlFlow::Continue(())
+            }),
+        )
+    }
+}
+
 /// A recording decoded a piece at a time (a frame per step), whatever its
 /// kind: a `.puffin` file or a JSON dump, told apart by content.
 pub enum SteppedDecoder<B> {
