@@ -479,15 +479,9 @@ fn trees_built_a_slice_at_a_time_equal_built_at_once() {
 
 #[test]
 fn table_view_built_a_slice_at_a_time_shows_the_rows_built_at_once() {
+    use puffin_lens::app::TableView;
     use puffin_lens::app::views::table::SortCol;
-    use puffin_lens::app::{Loaded, TableView};
-    use std::sync::Arc;
-    let bytes = write_recording(
-        &worst_case_capture(40, 2_500, 40, 11),
-        Format::Pfd4(Compression::Lz4),
-    );
-    let decoded = puffin_lens::engine::decode_puffin(&bytes).expect("decodes");
-    let loaded = Arc::new(Loaded::new("worst".into(), decoded, bytes.len(), 0.0));
+    let loaded = loaded(&worst_case_capture(40, 2_500, 40, 11));
     let frames = 0..loaded.trace().frames.len() as u32;
     for by in [GroupBy::Name, GroupBy::NameData] {
         for (sort, descending) in [
@@ -556,4 +550,55 @@ fn a_file_of_many_stretches_decodes_from_its_mapping_as_from_memory() {
             }
         }
     }
+}
+
+fn loaded(
+    frames: &[puffin_lens::engine::write::puffin::FrameData],
+) -> std::sync::Arc<puffin_lens::app::Loaded> {
+    let bytes = write_recording(frames, Format::Pfd4(Compression::Lz4));
+    let decoded = puffin_lens::engine::decode_puffin(&bytes).expect("decodes");
+    std::sync::Arc::new(puffin_lens::app::Loaded::new(
+        "worst".into(),
+        decoded,
+        bytes.len(),
+        0.0,
+    ))
+}
+
+#[test]
+fn diff_view_built_a_slice_at_a_time_sorts_as_last_asked() {
+    use puffin_lens::app::DiffView;
+    use puffin_lens::app::views::diff::DiffSort;
+    use std::time::Duration;
+    // Over 100k rows: the first sort's keys take several chunks.
+    let a = loaded(&worst_case_capture(40, 2_500, 40, 11));
+    let b = loaded(&worst_case_capture(36, 2_500, 40, 12));
+    let whole = DiffView::new(a.clone(), b.clone());
+    let mut sliced = DiffView::start(a.clone(), b.clone());
+    while sliced.step_build(Some(Duration::ZERO)) {}
+    assert_eq!(sliced.rows_json(usize::MAX), whole.rows_json(usize::MAX));
+    assert!(whole.rows_json(usize::MAX).len() > 100_000);
+    // The sort and filter changed while the first sort is being made.
+    let mut whole = DiffView::new(a.clone(), b.clone());
+    whole.set_sort(DiffSort::ATotal, false);
+    whole.set_filter("fn_1", true);
+    let mut sliced = DiffView::start(a, b);
+    let mut sorting = 0;
+    while sliced.step_build(Some(Duration::ZERO)) {
+        if sliced.building() == Some(0.95) {
+            sorting += 1;
+            if sorting == 2 {
+                sliced.set_sort(DiffSort::ATotal, false);
+                sliced.set_filter("fn_1", true);
+            }
+        }
+    }
+    assert!(sorting > 2, "{sorting} slices of the first sort");
+    let rows = sliced.rows_json(usize::MAX);
+    assert!(
+        !rows.is_empty() && rows.len() < 100_000,
+        "{} rows",
+        rows.len()
+    );
+    assert_eq!(rows, whole.rows_json(usize::MAX));
 }

@@ -192,13 +192,24 @@ pub struct DiffView {
     flame_hover: Option<u32>,
 }
 
+/// The rows shown, from their sort keys ([`DiffView::sort_keys`]).
+fn sorted_rows(mut keys: Vec<u128>) -> Vec<u32> {
+    keys.sort_unstable();
+    keys.into_iter().map(|k| k as u32).collect()
+}
+
 /// The diff table's rows built a slice at a time: the compare table, then
 /// its rows in name order (the sorts' tie-break).
 enum DiffBuild {
     Table(CompareBuilder),
     Order(CompareTable, NameOrder<Pair>),
-    /// Built: the rows' first sort is left.
-    Sort,
+    /// Built: the rows' first sort is left (their keys made a chunk at a
+    /// time: reading both sides' numbers of 3.6M rows takes longer than
+    /// sorting them), `keys` those of `all[..next]`.
+    Sort {
+        keys: Vec<u128>,
+        next: u32,
+    },
 }
 
 impl DiffBuild {
@@ -220,7 +231,7 @@ impl DiffBuild {
                     let all = order.step(&table.with(ta, tb), usize::MAX, more)?;
                     return Some((std::mem::take(table), all));
                 }
-                DiffBuild::Sort => return None,
+                DiffBuild::Sort { .. } => return None,
             }
             if !more() {
                 return None;
@@ -233,7 +244,7 @@ impl DiffBuild {
         match self {
             DiffBuild::Table(builder) => 0.6 * builder.progress(ta, tb),
             DiffBuild::Order(_, order) => 0.6 + 0.35 * order.progress(),
-            DiffBuild::Sort => 0.95,
+            DiffBuild::Sort { .. } => 0.95,
         }
     }
 }
@@ -289,37 +300,61 @@ impl DiffView {
     /// Builds the table for at most `budget` (all of it when `None`);
     /// whether it is still being built.
     pub fn step_build(&mut self, budget: Option<web_time::Duration>) -> bool {
-        let Some(build) = self.building.as_mut() else {
+        let Some(mut build) = self.building.take() else {
             return false;
         };
-        if matches!(build, DiffBuild::Sort) {
-            // The rows' first order, in a slice of its own.
-            self.building = None;
-            self.resort();
+        let started = web_time::Instant::now();
+        let mut more = || budget.is_none_or(|b| started.elapsed() < b);
+        self.build_slices += 1;
+        if let DiffBuild::Sort { keys, next } = &mut build {
+            // The rows' first order, in slices of their own.
+            if self.sort == DiffSort::Name {
+                self.resort();
+            } else {
+                let all = self.all.len() as u32;
+                let made_keys = *next < all;
+                while *next < all {
+                    let end = all.min(next.saturating_add(analyses::CHUNK as u32));
+                    self.sort_keys(*next..end, keys);
+                    *next = end;
+                    if end < all && !more() {
+                        self.building = Some(build);
+                        return true;
+                    }
+                }
+                // The sort (a third of the keys' time) in a slice of its own
+                // unless this one has room.
+                if made_keys && budget.is_some_and(|b| started.elapsed() > b / 3) {
+                    self.building = Some(build);
+                    return true;
+                }
+                self.rows = sorted_rows(std::mem::take(keys));
+            }
             log::info!(
                 "compared {} and {} in {:.1} ms ({} slices, {} rows)",
                 self.a.name,
                 self.b.name,
                 self.build_started.elapsed().as_secs_f64() * 1e3,
-                self.build_slices + 1,
+                self.build_slices,
                 self.all.len()
             );
             return false;
         }
-        let started = web_time::Instant::now();
-        let mut more = || budget.is_none_or(|b| started.elapsed() < b);
         let (ta, tb) = (self.a.trace(), self.b.trace());
-        self.build_slices += 1;
         let Some((table, all)) = build.step(ta, tb, &mut more) else {
+            self.building = Some(build);
             return true;
         };
         self.table = table;
+        self.building = Some(DiffBuild::Sort {
+            keys: Vec::with_capacity(all.len()),
+            next: 0,
+        });
         self.all = all;
-        self.building = Some(DiffBuild::Sort);
         // The first sort now if the slice has room (a small comparison is
         // then done in one step), else in the next slice.
         if budget.is_none_or(|b| started.elapsed() < b / 2) {
-            return self.step_build(None);
+            return self.step_build(budget.map(|b| b.saturating_sub(started.elapsed())));
         }
         true
     }
@@ -577,50 +612,72 @@ impl DiffView {
     /// per row (the key mapped to an order-preserving integer, then the
     /// row's rank by name: its index in `all`), sorted without a comparator.
     fn resort(&mut self) {
-        let matcher = Matcher::new(&self.filter.0, self.filter.1);
-        let hide_ns = self.hide_below_ms * 1e6;
-        let joined = self.joined();
-        // No filter and nothing hidden: every row, without reading it twice.
-        let everything = matcher.is_empty() && hide_ns <= 0.0;
-        let keep = |p: Pair, sides: &(Option<SideStats>, Option<SideStats>)| {
-            let (ta, tb) = self.totals(sides);
-            (ta >= hide_ns || tb >= hide_ns)
-                && (matcher.is_empty()
-                    || matcher.test(joined.name(p))
-                    || matcher.test(joined.data(p)))
-        };
-        let desc = self.descending;
+        if let Some(DiffBuild::Sort { keys, next }) = &mut self.building {
+            // The first sort is being made: made again, as now asked.
+            keys.clear();
+            *next = 0;
+            return;
+        }
         if self.sort == DiffSort::Name {
             // `all` is in name order already.
+            let matcher = Matcher::new(&self.filter.0, self.filter.1);
+            let hide_ns = self.hide_below_ms * 1e6;
+            // No filter and nothing hidden: every row, without reading it.
+            let everything = matcher.is_empty() && hide_ns <= 0.0;
+            let joined = self.joined();
             let mut rows: Vec<u32> = (0..self.all.len() as u32)
                 .filter(|&i| {
                     let p = self.all[i as usize];
-                    everything || keep(p, &joined.stats(p))
+                    everything || self.keeps(&joined, &matcher, hide_ns, p, &joined.stats(p))
                 })
                 .collect();
-            if desc {
+            if self.descending {
                 rows.reverse();
             }
             self.rows = rows;
             return;
         }
-        // Ties stay by name ascending.
-        let mut keys: Vec<u128> = (0..self.all.len() as u32)
-            .filter_map(|i| {
-                let p = self.all[i as usize];
-                let sides = joined.stats(p);
-                if !everything && !keep(p, &sides) {
-                    return None;
-                }
-                // + 0.0: a negative zero ties with zero, as compared before.
-                let v = f64_order(self.key(&joined, p, &sides) + 0.0);
-                let v = if desc { !v } else { v };
-                Some((u128::from(v) << 32) | u128::from(i))
-            })
-            .collect();
-        keys.sort_unstable();
-        let rows: Vec<u32> = keys.into_iter().map(|k| k as u32).collect();
-        self.rows = rows;
+        let mut keys = Vec::with_capacity(self.all.len());
+        self.sort_keys(0..self.all.len() as u32, &mut keys);
+        self.rows = sorted_rows(keys);
+    }
+
+    /// Appends the sort keys of the rows `all[range]` that the filter and
+    /// the hidden threshold keep: the sort column's value mapped to an
+    /// order-preserving integer, then the row's index in `all` (ties stay
+    /// by name ascending).
+    fn sort_keys(&self, range: std::ops::Range<u32>, keys: &mut Vec<u128>) {
+        let matcher = Matcher::new(&self.filter.0, self.filter.1);
+        let hide_ns = self.hide_below_ms * 1e6;
+        let joined = self.joined();
+        let everything = matcher.is_empty() && hide_ns <= 0.0;
+        let desc = self.descending;
+        keys.extend(range.filter_map(|i| {
+            let p = self.all[i as usize];
+            let sides = joined.stats(p);
+            if !everything && !self.keeps(&joined, &matcher, hide_ns, p, &sides) {
+                return None;
+            }
+            // + 0.0: a negative zero ties with zero, as compared before.
+            let v = f64_order(self.key(&joined, p, &sides) + 0.0);
+            let v = if desc { !v } else { v };
+            Some((u128::from(v) << 32) | u128::from(i))
+        }));
+    }
+
+    /// Whether row `p` is shown: a side's total at the hidden threshold or
+    /// above, and its name or data matching the filter.
+    fn keeps(
+        &self,
+        joined: &Joined,
+        matcher: &Matcher,
+        hide_ns: f64,
+        p: Pair,
+        sides: &(Option<SideStats>, Option<SideStats>),
+    ) -> bool {
+        let (ta, tb) = self.totals(sides);
+        (ta >= hide_ns || tb >= hide_ns)
+            && (matcher.is_empty() || matcher.test(joined.name(p)) || matcher.test(joined.data(p)))
     }
 
     /// The tree's (A, B, B − A) totals of node `n` in the shown normalization.
