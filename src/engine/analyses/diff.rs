@@ -4,13 +4,14 @@
 //! A's and in B's tree (either may be missing), children sorted by
 //! |B − A| of their totals, largest first, then name.
 
+use super::common::CHUNK;
 use super::compare::compare_warnings;
 use super::tree::{MergedTree, MergedTreeBuilder, NodeId, TreeReport};
 use crate::engine::model::Trace;
 use serde::Serialize;
 
 /// The joined tree. Thread nodes are the roots of the arena (depth 0).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DiffTree {
     pub a: MergedTree,
     pub b: MergedTree,
@@ -163,14 +164,15 @@ pub fn diff_tree_levels(a: &Trace, b: &Trace, thread: Option<&str>, levels: u32)
         .expect("a build given all the time it needs ends")
 }
 
-/// A [`DiffTree`] built a slice at a time: A's merged tree, B's, then the
-/// join (each tree a slice at a time: [`MergedTreeBuilder`]).
-/// [`diff_tree_levels`] is this run to its end.
+/// A [`DiffTree`] built a slice at a time: A's merged tree, B's (each a
+/// slice at a time: [`MergedTreeBuilder`]), then their join, node by node,
+/// then its children lists. [`diff_tree_levels`] is this run to its end.
 pub struct DiffTreeBuilder {
     build_a: MergedTreeBuilder,
     build_b: MergedTreeBuilder,
     ta: Option<MergedTree>,
     tb: Option<MergedTree>,
+    join: Option<Join>,
 }
 
 impl DiffTreeBuilder {
@@ -180,11 +182,15 @@ impl DiffTreeBuilder {
             build_b: MergedTreeBuilder::new(b, 0..b.frames.len() as u32, thread, levels),
             ta: None,
             tb: None,
+            join: None,
         }
     }
 
     /// How far along, 0 to 1.
     pub fn progress(&self) -> f32 {
+        if let Some(join) = &self.join {
+            return 0.8 + 0.2 * join.progress();
+        }
         let side = |built: &Option<MergedTree>, build: &MergedTreeBuilder| {
             if built.is_some() {
                 1.0
@@ -195,107 +201,138 @@ impl DiffTreeBuilder {
         0.4 * side(&self.ta, &self.build_a) + 0.4 * side(&self.tb, &self.build_b)
     }
 
-    /// Builds until `more` says stop; the tree once it is built (the join
-    /// is one step).
+    /// Builds until `more` says stop; the tree once it is built.
     pub fn step(
         &mut self,
         a: &Trace,
         b: &Trace,
         more: &mut dyn FnMut() -> bool,
     ) -> Option<DiffTree> {
-        if self.ta.is_none() {
-            self.ta = Some(self.build_a.step(a, more)?);
-            if !more() {
-                return None;
+        if self.join.is_none() {
+            if self.ta.is_none() {
+                self.ta = Some(self.build_a.step(a, more)?);
+                if !more() {
+                    return None;
+                }
             }
-        }
-        if self.tb.is_none() {
-            self.tb = Some(self.build_b.step(b, more)?);
-            if !more() {
-                return None;
+            if self.tb.is_none() {
+                self.tb = Some(self.build_b.step(b, more)?);
+                if !more() {
+                    return None;
+                }
             }
+            self.join = Some(Join::new(a, b, self.ta.take()?, self.tb.take()?));
         }
-        let (ta, tb) = (self.ta.take()?, self.tb.take()?);
-        Some(join_trees(a, b, ta, tb))
+        self.join.as_mut()?.step(a, b, more)
     }
 }
 
-/// The diff tree of A's merged tree `ta` and B's `tb`.
-fn join_trees(a: &Trace, b: &Trace, ta: MergedTree, tb: MergedTree) -> DiffTree {
-    let mut d = DiffTree {
-        a_frames: ta.frames,
-        b_frames: tb.frames,
-        a: MergedTree::default(),
-        b: MergedTree::default(),
-        threads: Vec::new(),
-        name: Vec::new(),
-        names: Vec::new(),
-        a_node: Vec::new(),
-        b_node: Vec::new(),
-        parent: Vec::new(),
-        depth: Vec::new(),
-        child_start: Vec::new(),
-        child_list: Vec::new(),
-    };
-    // Names held once: a lookup per node, a String per distinct name.
-    let mut local: rustc_hash::FxHashMap<String, u32> = Default::default();
-    let mut intern = |d: &mut DiffTree, name: &str| {
-        if let Some(&id) = local.get(name) {
+/// The join of A's and B's merged trees, a slice at a time: pairs of nodes
+/// (A's, B's, either missing) taken from a stack, their children joined by
+/// name; then the children lists made and sorted.
+struct Join {
+    /// The tree so far (`a` and `b` hold the merged trees joined).
+    d: DiffTree,
+    /// Names held once: a lookup per node, a String per distinct name.
+    local: rustc_hash::FxHashMap<String, u32>,
+    /// Children lists as they are made: (parent, child).
+    edges: Vec<(u32, u32)>,
+    /// Pairs to join: (diff node, A node, B node).
+    stack: Vec<(u32, Option<NodeId>, Option<NodeId>)>,
+}
+
+impl Join {
+    fn new(a: &Trace, b: &Trace, ta: MergedTree, tb: MergedTree) -> Self {
+        let mut join = Self {
+            d: DiffTree {
+                a_frames: ta.frames,
+                b_frames: tb.frames,
+                ..Default::default()
+            },
+            local: Default::default(),
+            edges: Vec::new(),
+            stack: Vec::new(),
+        };
+        for (name, na, nb) in joined_threads((a, &ta), (b, &tb)) {
+            let name = join.intern(name);
+            let id = push(&mut join.d, name, u32::MAX, 0, na, nb);
+            join.d.threads.push(id);
+            join.stack.push((id, na, nb));
+        }
+        join.d.a = ta;
+        join.d.b = tb;
+        join
+    }
+
+    fn intern(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.local.get(name) {
             return id;
         }
-        d.names.push(name.to_owned());
-        let id = d.names.len() as u32 - 1;
-        local.insert(name.to_owned(), id);
+        self.d.names.push(name.to_owned());
+        let id = self.d.names.len() as u32 - 1;
+        self.local.insert(name.to_owned(), id);
         id
-    };
-    // Children lists as they are made: (parent, child).
-    let mut edges: Vec<(u32, u32)> = Vec::new();
-    // Pairs to join: (diff node, A node, B node).
-    let mut stack: Vec<(u32, Option<NodeId>, Option<NodeId>)> = Vec::new();
-    for (name, na, nb) in joined_threads((a, &ta), (b, &tb)) {
-        let name = intern(&mut d, name);
-        let id = push(&mut d, name, u32::MAX, 0, na, nb);
-        d.threads.push(id);
-        stack.push((id, na, nb));
     }
-    while let Some((id, na, nb)) = stack.pop() {
-        let depth = d.depth[id as usize] + 1;
-        for (name, ca, cb) in joined_children((a, &ta, na), (b, &tb, nb)) {
-            let name = intern(&mut d, name);
-            let c = push(&mut d, name, id, depth, ca, cb);
-            edges.push((id, c));
-            stack.push((c, ca, cb));
+
+    /// How far along, 0 to 1 (nodes made against the larger tree's).
+    fn progress(&self) -> f32 {
+        let larger = self.d.a.len().max(self.d.b.len()).max(1);
+        (self.d.len() as f32 / larger as f32).min(1.0)
+    }
+
+    fn step(&mut self, a: &Trace, b: &Trace, more: &mut dyn FnMut() -> bool) -> Option<DiffTree> {
+        let mut made = 0;
+        let joining = !self.stack.is_empty();
+        while let Some((id, na, nb)) = self.stack.pop() {
+            let depth = self.d.depth[id as usize] + 1;
+            for (name, ca, cb) in joined_children((a, &self.d.a, na), (b, &self.d.b, nb)) {
+                let name = self.intern(name);
+                let c = push(&mut self.d, name, id, depth, ca, cb);
+                self.edges.push((id, c));
+                self.stack.push((c, ca, cb));
+                made += 1;
+            }
+            if made >= CHUNK {
+                made = 0;
+                if !more() {
+                    return None;
+                }
+            }
         }
+        // The children lists in a slice of their own.
+        if joining && !more() {
+            return None;
+        }
+        let mut d = std::mem::take(&mut self.d);
+        let edges = std::mem::take(&mut self.edges);
+        // Children (CSR), by |delta| descending, then name.
+        let len = d.len();
+        let mut start = vec![0u32; len + 1];
+        for &(p, _) in &edges {
+            start[p as usize + 1] += 1;
+        }
+        for i in 0..len {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut list = vec![0u32; edges.len()];
+        for &(p, c) in &edges {
+            list[fill[p as usize] as usize] = c;
+            fill[p as usize] += 1;
+        }
+        for n in 0..len {
+            let kids = &mut list[start[n] as usize..start[n + 1] as usize];
+            kids.sort_by(|&x, &y| {
+                d.delta_total_ns(y)
+                    .unsigned_abs()
+                    .cmp(&d.delta_total_ns(x).unsigned_abs())
+                    .then_with(|| d.name(x).cmp(d.name(y)))
+            });
+        }
+        d.child_start = start;
+        d.child_list = list;
+        Some(d)
     }
-    d.a = ta;
-    d.b = tb;
-    // Children (CSR), by |delta| descending, then name.
-    let len = d.len();
-    let mut start = vec![0u32; len + 1];
-    for &(p, _) in &edges {
-        start[p as usize + 1] += 1;
-    }
-    for i in 0..len {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut list = vec![0u32; edges.len()];
-    for &(p, c) in &edges {
-        list[fill[p as usize] as usize] = c;
-        fill[p as usize] += 1;
-    }
-    for n in 0..len {
-        let kids = &mut list[start[n] as usize..start[n + 1] as usize];
-        kids.sort_by(|&x, &y| {
-            d.delta_total_ns(y)
-                .unsigned_abs()
-                .cmp(&d.delta_total_ns(x).unsigned_abs())
-                .then_with(|| d.name(x).cmp(d.name(y)))
-        });
-    }
-    d.child_start = start;
-    d.child_list = list;
-    d
 }
 
 fn push(
