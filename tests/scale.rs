@@ -602,3 +602,38 @@ fn diff_view_built_a_slice_at_a_time_sorts_as_last_asked() {
     );
     assert_eq!(rows, whole.rows_json(usize::MAX));
 }
+
+#[test]
+fn tree_view_built_a_slice_at_a_time_opens_as_asked_meanwhile() {
+    use puffin_lens::app::TreeView;
+    use puffin_lens::app::views::tree::Expand;
+    use std::time::Duration;
+    // 200k instances: several chunks of 32k.
+    let rec = loaded(&worst_case_capture(80, 2_500, 40, 11));
+    let frames = 0..rec.trace().frames.len() as u32;
+    for how in [None, Some(Expand::All), Some(Expand::Levels(2))] {
+        let mut whole = TreeView::new(rec.clone());
+        whole.set_merged_frames(frames.clone());
+        assert_eq!(whole.building(), None);
+        let mut sliced = TreeView::new(rec.clone());
+        assert!(sliced.start_merged_frames(frames.clone()));
+        let mut steps = 0;
+        while sliced.step_merged(Some(Duration::ZERO)) {
+            steps += 1;
+            assert!(sliced.merged_rows().is_empty(), "no rows while building");
+            assert!(sliced.building().is_some_and(|b| (0.0..=1.0).contains(&b)));
+            if steps == 1
+                && let Some(how) = how
+            {
+                sliced.expand(how);
+            }
+        }
+        assert!(steps > 2, "{steps} steps");
+        if let Some(how) = how {
+            whole.expand(how);
+        }
+        assert_eq!(sliced.merged(), whole.merged());
+        assert!(whole.merged_rows().len() > 10);
+        assert_eq!(sliced.merged_rows(), whole.merged_rows(), "{how:?}");
+    }
+}

@@ -855,8 +855,8 @@ await test("the worst case (2M scopes on random paths, A and B): every view answ
     check(await ui(p));
     await record(what, t0, t1);
   };
-  // The diff tree and the table are built a slice per frame: answered once
-  // they are built.
+  // The diff tree, the merged tree and the table are built a slice per
+  // frame: answered once they are built.
   await step(
     "diff tree",
     "diff",
@@ -868,10 +868,16 @@ await test("the worst case (2M scopes on random paths, A and B): every view answ
     () => window.puffinLens.ui().building === null,
   );
   await p.evaluate(() => window.puffinLens.show("overview").then(() => 0, () => 0));
-  await step("merged tree (all frames)", "tree", { mode: "merged", frame: null }, (got) => {
-    assert.equal(got.tree_mode, "merged");
-    assert.ok(got.rows.length > 0);
-  });
+  await step(
+    "merged tree (all frames)",
+    "tree",
+    { mode: "merged", frame: null },
+    (got) => {
+      assert.equal(got.tree_mode, "merged");
+      assert.ok(got.rows.length > 0);
+    },
+    () => window.puffinLens.ui().tree_building === null,
+  );
   await step(
     "table by name and data",
     "table",

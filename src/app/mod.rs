@@ -812,6 +812,7 @@ impl PuffinLensApp {
             // Progress in whole percents: ui() follows a build.
             let percent = |b: Option<f32>| b.map(|b| (b * 100.0) as u32);
             percent(rec.table.building()).hash(&mut h);
+            percent(rec.tree.building()).hash(&mut h);
             if let (View::Timeline, Some(t)) = (rec.view, &rec.timeline) {
                 t.fingerprint(&mut h);
             }

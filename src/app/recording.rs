@@ -423,6 +423,7 @@ impl Recording {
             "selected_scope": self.details.as_ref().map(|d| d.name()),
             "tree_mode": self.tree.mode().as_str(),
             "tree_frame": self.tree.frame().map(fi),
+            "tree_building": self.tree.building(),
             "table": {
                 "by": match self.table.by() { GroupBy::Name => "name", GroupBy::NameData => "name-data" },
                 "sort": sort.as_str(),

@@ -8,7 +8,8 @@
 use super::widgets::{Pointing, busy_lines, rows_table, triangle};
 use crate::app::loaded::Loaded;
 use crate::app::nav::Matcher;
-use crate::engine::analyses::tree::{MergedTree, NodeId, merged_tree};
+use crate::app::platform;
+use crate::engine::analyses::tree::{MergedTree, MergedTreeBuilder, NodeId};
 use crate::engine::analyses::{self, BusyThread, WindowThread};
 use crate::engine::model::NO_PARENT;
 use crate::engine::{FrameId, ScopeIdx, StreamId, Trace};
@@ -106,6 +107,10 @@ pub struct TreeView {
     m_match: Vec<bool>,
     m_rows: Vec<NodeId>,
     m_selected: Option<NodeId>,
+    /// While the merged tree is built a slice per frame (in the browser):
+    /// the build and when it started, and how `expand` asked it opened.
+    m_build: Option<(MergedTreeBuilder, web_time::Instant)>,
+    m_expand: Option<Expand>,
 
     // Frame mode: the instance tree of `frame`.
     frame: Option<FrameId>,
@@ -132,6 +137,8 @@ impl TreeView {
             m_match: Vec::new(),
             m_rows: Vec::new(),
             m_selected: None,
+            m_build: None,
+            m_expand: None,
             frame: None,
             f_expanded: FxHashSet::default(),
             f_threads_open: FxHashSet::default(),
@@ -194,24 +201,63 @@ impl TreeView {
     }
 
     /// Brings the merged tree to the frame selection (computed when it changes).
+    /// Merges frames `frames`: at once natively; in the browser a slice per
+    /// frame ([`Self::step_merged`], which `ui` calls), the first slice now
+    /// (a small tree is done in it).
     pub fn set_merged_frames(&mut self, frames: Range<u32>) {
-        if self.merged_frames.as_ref() == Some(&frames) {
-            return;
+        if self.start_merged_frames(frames) {
+            self.step_merged(platform::SLICED_VIEWS.then_some(super::diff::BUILD_SLICE));
         }
+    }
+
+    /// Starts merging frames `frames` if they changed (whether they did), to
+    /// be built by [`Self::step_merged`].
+    pub fn start_merged_frames(&mut self, frames: Range<u32>) -> bool {
+        if self.merged_frames.as_ref() == Some(&frames) {
+            return false;
+        }
+        let builder = MergedTreeBuilder::new(self.loaded.trace(), frames.clone(), None, u32::MAX);
+        self.m_build = Some((builder, web_time::Instant::now()));
+        self.merged_frames = Some(frames);
+        self.merged = MergedTree::default();
+        self.m_expanded.clear();
+        self.m_match.clear();
+        self.m_rows.clear();
+        self.m_selected = None;
+        true
+    }
+
+    /// Builds the merged tree for at most `budget` (all of it when `None`),
+    /// then opens it on its hottest paths (or as `expand` asked meanwhile);
+    /// whether it is still being built.
+    pub fn step_merged(&mut self, budget: Option<web_time::Duration>) -> bool {
+        let Some((builder, build_started)) = self.m_build.as_mut() else {
+            return false;
+        };
         let started = web_time::Instant::now();
-        self.merged = merged_tree(self.loaded.trace(), frames.clone(), None);
+        let mut more = || budget.is_none_or(|b| started.elapsed() < b);
+        let Some(tree) = builder.step(self.loaded.trace(), &mut more) else {
+            return true;
+        };
         log::info!(
             "{}: merged tree of {} frames ({} nodes) in {:.1} ms",
             self.loaded.name,
-            frames.len(),
-            self.merged.len(),
-            started.elapsed().as_secs_f64() * 1e3
+            tree.frames,
+            tree.len(),
+            build_started.elapsed().as_secs_f64() * 1e3
         );
-        self.merged_frames = Some(frames);
-        self.m_expanded = vec![false; self.merged.len()];
-        self.m_selected = None;
-        self.expand(Expand::Hot);
+        self.m_build = None;
+        self.m_expanded = vec![false; tree.len()];
+        self.merged = tree;
+        let how = self.m_expand.take().unwrap_or(Expand::Hot);
+        self.expand_merged(how);
         self.refresh_merged_matches();
+        false
+    }
+
+    /// While the merged tree is being built: how far along, 0 to 1.
+    pub fn building(&self) -> Option<f32> {
+        self.m_build.as_ref().map(|(b, _)| b.progress())
     }
 
     /// Shows frame `f` in frame mode (its threads open, top level listed).
@@ -244,6 +290,8 @@ impl TreeView {
 
     pub fn expand(&mut self, how: Expand) {
         match self.mode {
+            // Once it is built, if it is being built.
+            TreeMode::Merged if self.m_build.is_some() => self.m_expand = Some(how),
             TreeMode::Merged => self.expand_merged(how),
             TreeMode::Frame => self.expand_frame(how),
         }
@@ -662,7 +710,17 @@ impl TreeView {
                 }
             }
         });
+        if self.step_merged(Some(super::diff::BUILD_SLICE)) {
+            ui.ctx().request_repaint();
+        }
         match self.mode {
+            TreeMode::Merged if self.m_build.is_some() => {
+                let done = self.building().unwrap_or(0.0);
+                ui.horizontal(|ui| {
+                    ui.spinner();
+                    ui.label(format!("Merging the call tree: {:.0}%", 100.0 * done));
+                });
+            }
             TreeMode::Merged => {
                 let frames = self.merged.frames;
                 ui.label(
