@@ -737,7 +737,7 @@ impl PuffinLensApp {
             .diff_view()
             .ok_or("the diff needs two recordings open (A and B)")?;
         // A small comparison is done within the slice, before show() answers.
-        diff.step_build(Some(views::diff::BUILD_SLICE));
+        diff.step_build(Some(views::BUILD_SLICE));
         let filter = diff.show(options, filter)?;
         diff.set_filter(&filter, substring);
         self.filter = filter;

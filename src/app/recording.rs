@@ -97,10 +97,15 @@ impl Recording {
     pub fn new(loaded: Arc<Loaded>, budget_ms: f64) -> Self {
         let overview = OverviewView::new(loaded.clone(), budget_ms);
         let synced_frame = overview.selected();
+        // In the browser large trees and tables are built a slice per frame.
+        let mut tree = TreeView::new(loaded.clone());
+        tree.set_sliced(super::platform::SLICED_VIEWS);
+        let mut table = TableView::new(loaded);
+        table.set_sliced(super::platform::SLICED_VIEWS);
         Self {
             overview,
-            tree: TreeView::new(loaded.clone()),
-            table: TableView::new(loaded),
+            tree,
+            table,
             details: None,
             timeline: None,
             flame: None,

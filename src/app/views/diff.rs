@@ -5,12 +5,12 @@
 //! largest regression. Totals as recorded or per frame. Derived rows are
 //! rebuilt when their inputs change, never per repaint.
 
+use super::BUILD_SLICE;
 use super::widgets::{Pointing, breadcrumb, cell_label, f64_order, rows_table, triangle};
 use crate::app::loaded::Loaded;
 use crate::app::nav::{
     Matcher, decode_hash, encode_hash, hash_value, sort_option, string_list_option,
 };
-use crate::app::platform;
 use crate::engine::Trace;
 use crate::engine::analyses::diff::{DiffTree, DiffTreeBuilder};
 use crate::engine::analyses::flame::{FlameLayout, icicle};
@@ -25,9 +25,6 @@ use egui_plot::{Bar, BarChart, Plot};
 use std::sync::Arc;
 
 const ROW_HEIGHT: f32 = 18.0;
-/// Work on the diff table per frame while it is built: each frame's task
-/// stays well under half a second in the browser, repaint included.
-pub const BUILD_SLICE: web_time::Duration = web_time::Duration::from_millis(150);
 const SLOWER: Color32 = Color32::from_rgb(220, 60, 60);
 const FASTER: Color32 = Color32::from_rgb(60, 170, 90);
 const A_COLOR: Color32 = Color32::from_rgb(90, 130, 200);
@@ -180,6 +177,9 @@ pub struct DiffView {
     tree_build: Option<(DiffTreeBuilder, web_time::Instant)>,
     /// How `show()` asked the tree to be opened while it was being built.
     tree_expand: Option<fn(&mut DiffView)>,
+    /// Whether what the view builds on demand (the tree) is built a slice
+    /// per frame ([`Self::start`]) or at once ([`Self::new`]).
+    sliced: bool,
     expanded: Vec<bool>,
     t_rows: Vec<u32>,
     /// The flame mode: widths from A (else B), the focused node's names
@@ -253,6 +253,7 @@ impl DiffView {
     /// The view with its table built before it returns.
     pub fn new(a: Arc<Loaded>, b: Arc<Loaded>) -> Self {
         let mut view = Self::start(a, b);
+        view.sliced = false;
         while view.step_build(None) {}
         view
     }
@@ -287,6 +288,7 @@ impl DiffView {
             tree: None,
             tree_build: None,
             tree_expand: None,
+            sliced: true,
             expanded: Vec::new(),
             t_rows: Vec::new(),
             flame_from_a: false,
@@ -401,7 +403,7 @@ impl DiffView {
         if mode != DiffMode::Table && self.tree.is_none() && self.tree_build.is_none() {
             let builder = DiffTreeBuilder::new(self.a.trace(), self.b.trace(), None, u32::MAX);
             self.tree_build = Some((builder, web_time::Instant::now()));
-            self.step_tree(platform::SLICED_VIEWS.then_some(BUILD_SLICE));
+            self.step_tree(self.sliced.then_some(BUILD_SLICE));
         }
         if mode == DiffMode::Flame {
             self.flame_relayout();

@@ -6,6 +6,11 @@
 //! May import: `engine`, `app::loaded`, `app::nav`. Never the shell
 //! (`app/mod.rs`, loading, platform, shared state).
 
+/// Work per frame while a view builds a large answer a slice at a time (in
+/// the browser, when the shell asks for it; natively an answer is built at
+/// once): each frame's task stays well under half a second, repaint included.
+pub const BUILD_SLICE: web_time::Duration = web_time::Duration::from_millis(150);
+
 pub mod details;
 pub mod diff;
 pub mod flame;

@@ -7,7 +7,6 @@
 use super::widgets::{Pointing, f64_order, i64_order, rows_table, triangle};
 use crate::app::loaded::Loaded;
 use crate::app::nav::Matcher;
-use crate::app::platform;
 use crate::engine::StrId;
 use crate::engine::analyses::{GroupBy, NameOrder, ScopeStats, StatsBuilder, StatsRows};
 use crate::units::{ms, ms_f, thread_label};
@@ -106,6 +105,8 @@ pub struct TableView {
     /// browser): the build, when it started and in how many slices so far.
     /// The table is empty until it ends.
     building: Option<TableBuild>,
+    /// Whether new inputs are built a slice per frame ([`Self::set_sliced`]).
+    sliced: bool,
     build_started: web_time::Instant,
     build_slices: usize,
 }
@@ -166,6 +167,7 @@ impl TableView {
             selected: None,
             thread_names,
             building: None,
+            sliced: false,
             build_started: web_time::Instant::now(),
             build_slices: 0,
         }
@@ -206,7 +208,7 @@ impl TableView {
     /// which `ui` calls), the first slice now (a small table is done in it).
     pub fn set_inputs(&mut self, frames: Range<u32>, thread: Option<String>, by: GroupBy) {
         if self.start_inputs(frames, thread, by) {
-            self.step_build(platform::SLICED_VIEWS.then_some(super::diff::BUILD_SLICE));
+            self.step_build(self.sliced.then_some(super::BUILD_SLICE));
         }
     }
 
@@ -298,6 +300,12 @@ impl TableView {
                 return true;
             }
         }
+    }
+
+    /// Builds new inputs' statistics a slice per frame (the browser's
+    /// single thread), the first slice when they are set; else at once.
+    pub fn set_sliced(&mut self, sliced: bool) {
+        self.sliced = sliced;
     }
 
     /// While the statistics are being built: how far along, 0 to 1.
@@ -485,7 +493,7 @@ impl TableView {
         }
         self.set_inputs(frames, thread, by);
         self.set_filter_on(filter_on);
-        if self.step_build(Some(super::diff::BUILD_SLICE)) {
+        if self.step_build(Some(super::BUILD_SLICE)) {
             ui.ctx().request_repaint();
         }
         if let Some(done) = self.building() {

@@ -8,7 +8,6 @@
 use super::widgets::{Pointing, busy_lines, rows_table, triangle};
 use crate::app::loaded::Loaded;
 use crate::app::nav::Matcher;
-use crate::app::platform;
 use crate::engine::analyses::tree::{MergedTree, MergedTreeBuilder, NodeId};
 use crate::engine::analyses::{self, BusyThread, WindowThread};
 use crate::engine::model::NO_PARENT;
@@ -111,6 +110,8 @@ pub struct TreeView {
     /// the build and when it started, and how `expand` asked it opened.
     m_build: Option<(MergedTreeBuilder, web_time::Instant)>,
     m_expand: Option<Expand>,
+    /// Whether a merged tree is built a slice per frame ([`Self::set_sliced`]).
+    sliced: bool,
 
     // Frame mode: the instance tree of `frame`.
     frame: Option<FrameId>,
@@ -139,6 +140,7 @@ impl TreeView {
             m_selected: None,
             m_build: None,
             m_expand: None,
+            sliced: false,
             frame: None,
             f_expanded: FxHashSet::default(),
             f_threads_open: FxHashSet::default(),
@@ -206,7 +208,7 @@ impl TreeView {
     /// (a small tree is done in it).
     pub fn set_merged_frames(&mut self, frames: Range<u32>) {
         if self.start_merged_frames(frames) {
-            self.step_merged(platform::SLICED_VIEWS.then_some(super::diff::BUILD_SLICE));
+            self.step_merged(self.sliced.then_some(super::BUILD_SLICE));
         }
     }
 
@@ -253,6 +255,12 @@ impl TreeView {
         self.expand_merged(how);
         self.refresh_merged_matches();
         false
+    }
+
+    /// Builds merged trees a slice per frame (the browser's single thread),
+    /// the first slice when the frames are set; else at once.
+    pub fn set_sliced(&mut self, sliced: bool) {
+        self.sliced = sliced;
     }
 
     /// While the merged tree is being built: how far along, 0 to 1.
@@ -710,7 +718,7 @@ impl TreeView {
                 }
             }
         });
-        if self.step_merged(Some(super::diff::BUILD_SLICE)) {
+        if self.step_merged(Some(super::BUILD_SLICE)) {
             ui.ctx().request_repaint();
         }
         match self.mode {
