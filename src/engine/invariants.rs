@@ -39,6 +39,15 @@ fn round_trip(decoded: &Decoded) {
     );
 }
 
+/// Where and how bad each problem is; the wording of a decompressor's
+/// complaint may differ with the output buffer it was given.
+fn located(d: &Decoded) -> Vec<(super::Severity, Option<usize>, Option<u64>, u64)> {
+    d.diagnostics
+        .iter()
+        .map(|x| (x.severity, x.record, x.frame_index, x.byte_offset))
+        .collect()
+}
+
 /// The `.puffin` decoder on arbitrary bytes: the single-thread and the
 /// parallel paths agree, an intact result round-trips, and the size
 /// estimate is bounded.
@@ -59,14 +68,6 @@ pub fn puffin_bytes(data: &[u8]) {
             Ok(d) => d,
             Err(err) => panic!("the parallel decoder refused what the single one read: {err}"),
         };
-        // Where and how bad; the wording of a decompressor's complaint may
-        // differ with the output buffer it was given.
-        let located = |d: &Decoded| -> Vec<_> {
-            d.diagnostics
-                .iter()
-                .map(|x| (x.severity, x.record, x.frame_index, x.byte_offset))
-                .collect()
-        };
         assert_eq!(
             located(&single),
             located(&parallel),
@@ -80,7 +81,46 @@ pub fn puffin_bytes(data: &[u8]) {
             "the decoders disagree on the recording"
         );
     }
+    // The browser's worker path: runs decoded on their own and merged give
+    // the same model, string ids and problems included.
+    for run_bytes in [1, 4096] {
+        let runs = match super::read::fragment::decode_in_runs(data, run_bytes) {
+            Ok(d) => d,
+            Err(err) => panic!("the run decoder refused what the single one read: {err}"),
+        };
+        assert_eq!(
+            located(&single),
+            located(&runs),
+            "the run decoder ({run_bytes} B runs) disagrees on the problems: {:?} vs {:?}",
+            single.diagnostics,
+            runs.diagnostics
+        );
+        same_trace(&single.trace, &runs.trace, "the run decoder");
+    }
     round_trip(&single);
+}
+
+/// `a` and `b` are the same model: the export, and the string table and
+/// the definitions and threads in id order.
+pub fn same_trace(a: &super::Trace, b: &super::Trace, what: &str) {
+    use super::model::StrId;
+    let strings = |t: &super::Trace| -> Vec<String> {
+        (0..t.strings.len() as u32)
+            .map(|i| t.str(StrId(i)).to_owned())
+            .collect()
+    };
+    assert_eq!(strings(a), strings(b), "{what}: the string tables differ");
+    assert_eq!(a.defs.raw_id, b.defs.raw_id, "{what}: definitions differ");
+    assert_eq!(a.defs.name, b.defs.name, "{what}: definition names differ");
+    assert_eq!(a.defs.kind, b.defs.kind, "{what}: definition kinds differ");
+    assert_eq!(a.threads.name, b.threads.name, "{what}: threads differ");
+    assert_eq!(a.scopes.data, b.scopes.data, "{what}: data columns differ");
+    assert_eq!(a.scopes.def, b.scopes.def, "{what}: def columns differ");
+    assert_eq!(
+        export_string(a, "fuzz", false),
+        export_string(b, "fuzz", false),
+        "{what}: the exports differ"
+    );
 }
 
 /// The JSON dump reader on arbitrary bytes.

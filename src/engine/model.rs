@@ -120,6 +120,21 @@ fn slice<'a>(buf: &'a str, ends: &[usize], id: u32) -> &'a str {
 }
 
 impl Interner {
+    /// Strings `buf[ends[i - 1]..ends[i]]` (a fragment's, read back from
+    /// its bytes), not indexed: [`Self::get`] only.
+    pub(crate) fn from_parts(buf: String, ends: Vec<usize>) -> Self {
+        Self {
+            buf,
+            ends,
+            table: HashTable::new(),
+        }
+    }
+
+    /// The text buffer and end offsets ([`Self::from_parts`]).
+    pub(crate) fn parts(&self) -> (&str, &[usize]) {
+        (&self.buf, &self.ends)
+    }
+
     #[inline]
     pub fn get(&self, id: StrId) -> &str {
         slice(&self.buf, &self.ends, id.0)
@@ -269,6 +284,14 @@ impl ScopeDefs {
     }
 
     fn push(&mut self, raw_id: u32, def: DefRow) -> DefId {
+        let id = self.push_unindexed(raw_id, def);
+        self.by_raw_id.insert(raw_id, id);
+        id
+    }
+
+    /// A definition not found by its raw id (a fragment's legacy
+    /// definitions: their ids are given when merged).
+    fn push_unindexed(&mut self, raw_id: u32, def: DefRow) -> DefId {
         let id = DefId(self.raw_id.len() as u32);
         self.raw_id.push(raw_id);
         self.name.push(def.name);
@@ -276,7 +299,6 @@ impl ScopeDefs {
         self.file.push(def.file);
         self.line.push(def.line);
         self.kind.push(def.kind);
-        self.by_raw_id.insert(raw_id, id);
         id
     }
 
@@ -290,8 +312,12 @@ impl ScopeDefs {
     }
 
     fn truncate(&mut self, len: usize) {
-        for raw in self.raw_id.drain(len..) {
-            self.by_raw_id.remove(&raw);
+        for (i, raw) in self.raw_id.drain(len..).enumerate() {
+            // Only the entry that names this definition (an unindexed
+            // one's raw id may name another).
+            if self.by_raw_id.get(&raw) == Some(&DefId((len + i) as u32)) {
+                self.by_raw_id.remove(&raw);
+            }
         }
         self.name.truncate(len);
         self.function.truncate(len);
@@ -302,7 +328,7 @@ impl ScopeDefs {
 }
 
 /// One definition's fields.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DefRow {
     pub name: StrId,
     pub function: StrId,
@@ -320,7 +346,7 @@ pub struct FrameTable {
     /// From the frame's metadata.
     pub num_scopes: Vec<u64>,
     /// Streams of each frame: `first_stream[f]..first_stream[f + 1]`.
-    first_stream: Vec<u32>,
+    pub(crate) first_stream: Vec<u32>,
 }
 
 impl FrameTable {
@@ -363,7 +389,7 @@ pub struct StreamTable {
     /// From the stream's metadata.
     pub range_ns: Vec<(i64, i64)>,
     /// Scopes of each stream: `first_scope[s]..first_scope[s + 1]`.
-    first_scope: Vec<u32>,
+    pub(crate) first_scope: Vec<u32>,
 }
 
 impl StreamTable {
@@ -610,6 +636,46 @@ pub struct TraceBuilder {
     /// Scopes the recording is expected to hold ([`Self::reserve_scopes`]),
     /// until the strings have been given room for them.
     strings_hint: Option<usize>,
+    /// A fragment's builder ([`Self::fragment`]): what depends on the
+    /// records before it (definitions, threads, `scope#<id>` names) is
+    /// logged here to be replayed when merged, in order.
+    log: Option<Vec<Event>>,
+}
+
+/// What a fragment's builder did that depends on the whole recording's
+/// state, in order, with `at`: how many of the fragment's strings were
+/// interned before it (the merge interns them in the same order, so the
+/// merged model is the one a single decoder builds, string ids included).
+/// `local`: the fragment's definition or thread made by the event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A record begins ([`TraceBuilder::mark`]).
+    Mark,
+    /// The record since the last mark is dropped (damaged).
+    Rollback,
+    /// A scope id not seen before in the fragment.
+    UseRaw { at: u32, raw: u32, local: u32 },
+    /// A registration; `created` when the fragment had no definition for it.
+    Register {
+        at: u32,
+        raw: u32,
+        row: DefRow,
+        created: Option<u32>,
+    },
+    /// A legacy (name, location) pair not seen before in the fragment.
+    Legacy {
+        at: u32,
+        name: StrId,
+        location: StrId,
+        local: u32,
+    },
+    /// A thread not seen before in the fragment.
+    Thread {
+        at: u32,
+        start_time_ns: Option<i64>,
+        name: StrId,
+        local: u32,
+    },
 }
 
 impl TraceBuilder {
@@ -620,7 +686,29 @@ impl TraceBuilder {
         }
     }
 
-    pub fn mark(&self) -> Mark {
+    /// A builder for a fragment of a recording (a run of its records
+    /// decoded on its own, [`crate::engine::read::fragment`]).
+    pub fn fragment() -> Self {
+        Self {
+            log: Some(Vec::new()),
+            ..Self::new()
+        }
+    }
+
+    /// The fragment's log ([`Self::fragment`]); empty otherwise.
+    pub fn take_log(&mut self) -> Vec<Event> {
+        self.log.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    fn log(&mut self, event: impl FnOnce(u32) -> Event) {
+        let at = self.trace.strings.len() as u32;
+        if let Some(log) = &mut self.log {
+            log.push(event(at));
+        }
+    }
+
+    pub fn mark(&mut self) -> Mark {
+        self.log(|_| Event::Mark);
         let t = &self.trace;
         Mark {
             frames: t.frames.len(),
@@ -633,6 +721,7 @@ impl TraceBuilder {
 
     /// Discards everything added since `mark` (a damaged frame).
     pub fn rollback(&mut self, mark: Mark) {
+        self.log(|_| Event::Rollback);
         let t = &mut self.trace;
         t.frames.frame_index.truncate(mark.frames);
         t.frames.range_ns.truncate(mark.frames);
@@ -694,15 +783,20 @@ impl TraceBuilder {
     pub fn thread(&mut self, start_time_ns: Option<i64>, name: &str) -> ThreadId {
         let name = self.intern(name);
         let threads = &mut self.trace.threads;
-        *threads
-            .by_key
-            .entry((start_time_ns, name))
-            .or_insert_with(|| {
-                let id = ThreadId(threads.name.len() as u32);
-                threads.name.push(name);
-                threads.start_time_ns.push(start_time_ns);
-                id
-            })
+        if let Some(&id) = threads.by_key.get(&(start_time_ns, name)) {
+            return id;
+        }
+        let id = ThreadId(threads.name.len() as u32);
+        threads.name.push(name);
+        threads.start_time_ns.push(start_time_ns);
+        threads.by_key.insert((start_time_ns, name), id);
+        self.log(|at| Event::Thread {
+            at,
+            start_time_ns,
+            name,
+            local: id.0,
+        });
+        id
     }
 
     pub fn begin_frame(&mut self, frame_index: u64, range_ns: (i64, i64), num_scopes: u64) {
@@ -839,6 +933,163 @@ impl TraceBuilder {
         self.stack.clear();
     }
 
+    /// Appends a fragment (records decoded by a [`Self::fragment`] builder,
+    /// its `trace` not finished) as if its records were decoded here: its
+    /// log replayed in order (strings interned in the fragment's order,
+    /// definitions and threads resolved, damaged records rolled back), then
+    /// its frames, streams and scopes appended with their ids translated.
+    /// An id out of range (a malformed fragment) is an error, and nothing
+    /// of the fragment's columns is appended.
+    pub fn merge_fragment(&mut self, frag: &Trace, events: &[Event]) -> Result<(), String> {
+        fn put<T: Copy + Default>(map: &mut Vec<T>, i: u32, value: T) {
+            let i = i as usize;
+            if map.len() <= i {
+                map.resize(i + 1, T::default());
+            }
+            map[i] = value;
+        }
+        let bad = |what: &str| format!("malformed fragment: {what} out of range");
+        self.reserve_strings();
+        let n_strings = frag.strings.len();
+        let mut strs: Vec<StrId> = Vec::with_capacity(n_strings);
+        let intern_to = |b: &mut Self, strs: &mut Vec<StrId>, at: u32| {
+            let at = (at as usize).min(n_strings);
+            while strs.len() < at {
+                let s = frag.strings.get(StrId(strs.len() as u32));
+                strs.push(b.trace.strings.intern(s));
+            }
+        };
+        let mut defs: Vec<DefId> = Vec::with_capacity(frag.defs.len());
+        let mut threads: Vec<ThreadId> = Vec::with_capacity(frag.threads.len());
+        let mut mark = None;
+        for event in events {
+            match *event {
+                Event::Mark => mark = Some(self.mark()),
+                Event::Rollback => {
+                    if let Some(mark) = mark {
+                        self.rollback(mark);
+                    }
+                }
+                Event::UseRaw { at, raw, local } => {
+                    intern_to(self, &mut strs, at);
+                    let d = self.def_for_raw_id(raw);
+                    put(&mut defs, local, d);
+                }
+                Event::Register {
+                    at,
+                    raw,
+                    row,
+                    created,
+                } => {
+                    intern_to(self, &mut strs, at);
+                    let s = |id: StrId| strs.get(id.idx()).copied().ok_or_else(|| bad("string"));
+                    let row = DefRow {
+                        name: s(row.name)?,
+                        function: s(row.function)?,
+                        file: s(row.file)?,
+                        ..row
+                    };
+                    self.register(raw, row);
+                    if let (Some(local), Some(d)) = (created, self.trace.defs.by_raw_id(raw)) {
+                        put(&mut defs, local, d);
+                    }
+                }
+                Event::Legacy {
+                    at,
+                    name,
+                    location,
+                    local,
+                } => {
+                    intern_to(self, &mut strs, at);
+                    let (name, location) = (
+                        frag.strings.get(name).to_owned(),
+                        frag.strings.get(location).to_owned(),
+                    );
+                    let d = self.legacy_def(&name, &location);
+                    put(&mut defs, local, d);
+                }
+                Event::Thread {
+                    at,
+                    start_time_ns,
+                    name,
+                    local,
+                } => {
+                    intern_to(self, &mut strs, at);
+                    let name = frag.strings.get(name).to_owned();
+                    let t = self.thread(start_time_ns, &name);
+                    put(&mut threads, local, t);
+                }
+            }
+        }
+        intern_to(self, &mut strs, n_strings as u32);
+        for kind in &frag.format.record_kinds {
+            self.trace.format.note_record(kind);
+        }
+        for kind in &frag.format.compressions {
+            self.trace.format.note_compression(kind);
+        }
+
+        // Check every id first: nothing is appended from a malformed fragment.
+        let (ff, fs, fc) = (&frag.frames, &frag.streams, &frag.scopes);
+        let (n_frames, n_streams, n_scopes) = (ff.len(), fs.len(), fc.len());
+        let in_range = |v: u32, n: usize| (v as usize) < n;
+        if ff.first_stream.len() != n_frames
+            || fs.first_scope.len() != n_streams
+            || ff.first_stream.iter().any(|&s| s as usize > n_streams)
+            || fs.frame.iter().any(|f| !in_range(f.0, n_frames))
+            || fs.thread.iter().any(|t| !in_range(t.0, threads.len()))
+            || fs.first_scope.iter().any(|&c| c as usize > n_scopes)
+        {
+            return Err(bad("frame or stream"));
+        }
+        if fc.def.iter().any(|d| !in_range(d.0, defs.len()))
+            || fc.data.iter().any(|d| !in_range(d.0, strs.len()))
+            || fc.stream.iter().any(|s| !in_range(s.0, n_streams))
+            || fc
+                .parent
+                .iter()
+                .any(|&p| p != NO_PARENT && !in_range(p, n_scopes))
+            || fc.subtree_end.iter().any(|&e| e as usize > n_scopes)
+        {
+            return Err(bad("scope"));
+        }
+        let t = &mut self.trace;
+        let (f0, s0, c0) = (
+            t.frames.len() as u32,
+            t.streams.len() as u32,
+            t.scopes.len() as u32,
+        );
+        let f = &mut t.frames;
+        f.frame_index.extend_from_slice(&ff.frame_index);
+        f.range_ns.extend_from_slice(&ff.range_ns);
+        f.num_scopes.extend_from_slice(&ff.num_scopes);
+        f.first_stream
+            .extend(ff.first_stream.iter().map(|&s| s + s0));
+        let s = &mut t.streams;
+        s.frame.extend(fs.frame.iter().map(|f| FrameId(f.0 + f0)));
+        s.thread.extend(fs.thread.iter().map(|t| threads[t.idx()]));
+        s.num_scopes.extend_from_slice(&fs.num_scopes);
+        s.depth.extend_from_slice(&fs.depth);
+        s.range_ns.extend_from_slice(&fs.range_ns);
+        s.first_scope.extend(fs.first_scope.iter().map(|&c| c + c0));
+        let c = &mut t.scopes;
+        c.start_ns.extend_from_slice(&fc.start_ns);
+        c.duration_ns.extend_from_slice(&fc.duration_ns);
+        c.self_ns.extend_from_slice(&fc.self_ns);
+        c.parent.extend(
+            fc.parent
+                .iter()
+                .map(|&p| if p == NO_PARENT { NO_PARENT } else { p + c0 }),
+        );
+        c.subtree_end.extend(fc.subtree_end.iter().map(|&e| e + c0));
+        c.def.extend(fc.def.iter().map(|d| defs[d.idx()]));
+        c.data.extend(fc.data.iter().map(|d| strs[d.idx()]));
+        c.depth.extend_from_slice(&fc.depth);
+        c.stream
+            .extend(fc.stream.iter().map(|s| StreamId(s.0 + s0)));
+        Ok(())
+    }
+
     /// The trace built so far, closed as [`Self::finish`] would (a copy).
     pub fn snapshot(&self) -> Trace {
         let mut t = self.trace.clone();
@@ -928,8 +1179,14 @@ impl TraceBuilder {
         if let Some(d) = self.trace.defs.by_raw_id(raw_id) {
             return d;
         }
-        let name = self.intern(&format!("scope#{raw_id}"));
-        self.trace.defs.push(
+        // A fragment's: named when merged, if the recording has no
+        // definition for it by then.
+        let name = if self.log.is_some() {
+            StrId(0)
+        } else {
+            self.intern(&format!("scope#{raw_id}"))
+        };
+        let d = self.trace.defs.push(
             raw_id,
             DefRow {
                 name,
@@ -938,23 +1195,35 @@ impl TraceBuilder {
                 line: 0,
                 kind: ScopeKind::Unregistered,
             },
-        )
+        );
+        self.log(|at| Event::UseRaw {
+            at,
+            raw: raw_id,
+            local: d.0,
+        });
+        d
     }
 
     /// Applies a registration; the first registration of an id wins.
     /// Returns false when the id was already registered.
     pub fn register(&mut self, raw_id: u32, def: DefRow) -> bool {
-        match self.trace.defs.by_raw_id(raw_id) {
-            Some(d) if self.trace.defs.kind[d.idx()].is_registered() => false,
+        let (applied, created) = match self.trace.defs.by_raw_id(raw_id) {
+            Some(d) if self.trace.defs.kind[d.idx()].is_registered() => (false, None),
             Some(d) => {
                 self.trace.defs.set(d, def);
-                true
+                (true, None)
             }
-            None => {
-                self.trace.defs.push(raw_id, def);
-                true
-            }
-        }
+            None => (true, Some(self.trace.defs.push(raw_id, def).0)),
+        };
+        // Logged even when the fragment had it registered already: the
+        // merge applies it in order, the first registration winning.
+        self.log(|at| Event::Register {
+            at,
+            raw: raw_id,
+            row: def,
+            created,
+        });
+        applied
     }
 
     /// Names an unregistered id (JSON input carries names on instances).
@@ -971,6 +1240,27 @@ impl TraceBuilder {
         let name_id = self.intern(name);
         let loc_id = self.intern(location);
         if let Some(&d) = self.legacy_defs.get(&(name_id, loc_id)) {
+            return d;
+        }
+        if self.log.is_some() {
+            // A fragment's: numbered (and its file named) when merged.
+            let d = self.trace.defs.push_unindexed(
+                0,
+                DefRow {
+                    name: name_id,
+                    function: StrId(0),
+                    file: StrId(0),
+                    line: 0,
+                    kind: ScopeKind::Unknown,
+                },
+            );
+            self.legacy_defs.insert((name_id, loc_id), d);
+            self.log(|at| Event::Legacy {
+                at,
+                name: name_id,
+                location: loc_id,
+                local: d.0,
+            });
             return d;
         }
         let (file, line) = split_location(location);

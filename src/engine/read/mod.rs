@@ -10,6 +10,7 @@
 
 pub mod bytes;
 pub mod decoded;
+pub mod fragment;
 pub mod json;
 pub mod live;
 #[cfg(not(target_arch = "wasm32"))]
@@ -19,7 +20,7 @@ pub mod puffin;
 pub use decoded::{Decoded, Diagnostic, LoadError, Severity, SizeEstimate};
 #[cfg(not(target_arch = "wasm32"))]
 pub use puffin::decode_puffin_parallel;
-pub use puffin::{PuffinDecoder, decode_puffin};
+pub use puffin::{PuffinDecoder, Run, decode_puffin};
 
 /// Whether `bytes` looks like a JSON document (first non-blank byte is `{`).
 pub fn looks_like_json(bytes: &[u8]) -> bool {

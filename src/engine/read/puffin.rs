@@ -67,6 +67,20 @@ pub struct PuffinDecoder<B> {
     diagnostics: Vec<Diagnostic>,
     done: bool,
     scratch: Vec<u8>,
+    /// Where `bytes` starts in the file (a run decoded on its own): added
+    /// to the offsets diagnostics give.
+    base: usize,
+}
+
+/// A run of consecutive whole records, located by
+/// [`PuffinDecoder::next_run`] to be decoded on its own
+/// ([`super::fragment::decode_run`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// Its bytes in the file.
+    pub bytes: std::ops::Range<usize>,
+    /// The position of its first record in the file (0-based).
+    pub first_record: usize,
 }
 
 /// Human-readable rendering of a 4-byte magic.
@@ -104,6 +118,7 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
             diagnostics: Vec::new(),
             done: false,
             scratch: Vec::new(),
+            base: 0,
         };
         let hint = decoder.scope_count_hint();
         decoder.builder.reserve_scopes(hint);
@@ -159,9 +174,32 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
             severity: Severity::Damage,
             record,
             frame_index,
-            byte_offset: at as u64,
+            byte_offset: (self.base + at) as u64,
             message: msg,
         });
+    }
+
+    /// Locates the next run of whole records, at least `min_bytes` long
+    /// (the last may be shorter), without decoding them; `None` at the end.
+    /// A broken container ends the file as in [`Self::step`]. The runs are
+    /// decoded elsewhere and given back in order to [`Self::merge`].
+    pub fn next_run(&mut self, min_bytes: usize) -> Option<Run> {
+        let (start, first_record) = (self.pos, self.record);
+        while self.pos - start < min_bytes.max(1) && self.next_record().is_some() {}
+        (self.pos > start).then_some(Run {
+            bytes: start..self.pos,
+            first_record,
+        })
+    }
+
+    /// Appends a run's decoded fragment, as if its records had been decoded
+    /// here (runs in file order, each once).
+    pub fn merge(&mut self, fragment: &super::fragment::Fragment) -> Result<(), String> {
+        self.builder
+            .merge_fragment(&fragment.trace, &fragment.events)?;
+        self.diagnostics
+            .extend(fragment.diagnostics.iter().cloned());
+        Ok(())
     }
 
     /// Decodes the next frame record. Returns false once the end is reached.
@@ -366,7 +404,7 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
                 severity: Severity::Warning,
                 record: Some(record),
                 frame_index,
-                byte_offset: at as u64,
+                byte_offset: (self.base + at) as u64,
                 message,
             });
         }
@@ -1043,6 +1081,30 @@ pub fn record_extent(data: &[u8]) -> Extent {
     Extent::Complete {
         len: pos as usize,
         registrations,
+    }
+}
+
+impl<'a> PuffinDecoder<&'a [u8]> {
+    /// A decoder of one run's bytes (`bytes`: the run, starting at
+    /// `base` in the file) into a fragment: what depends on the records
+    /// before the run is logged for the merge ([`TraceBuilder::fragment`]).
+    pub(crate) fn for_run(bytes: &'a [u8], base: usize, first_record: usize) -> Self {
+        Self {
+            bytes,
+            pos: 0,
+            record: first_record,
+            builder: TraceBuilder::fragment(),
+            diagnostics: Vec::new(),
+            done: false,
+            scratch: Vec::new(),
+            base,
+        }
+    }
+
+    /// Decodes the whole run; returns its builder and diagnostics.
+    pub(crate) fn run_fragment(mut self) -> (TraceBuilder, Vec<Diagnostic>) {
+        while self.step() {}
+        (self.builder, self.diagnostics)
     }
 }
 
