@@ -16,7 +16,11 @@
 //!   (tests/common/hostile.rs: every string an attack on some output), A or B;
 //! - `capture decode FILE`: times the native decode of FILE (a recording or
 //!   a JSON dump), single-threaded and parallel (best of 5), and prints
-//!   `{"scopes","single_ms","parallel_ms"}`.
+//!   `{"scopes","single_ms","parallel_ms"}`;
+//! - `capture runs FILE [RUN_BYTES]`: the browser's worker path on one
+//!   thread (best of 5): the work of decoding the runs (what the workers
+//!   do, bytes included), and of reading their bytes back and merging them
+//!   (what the page's thread does), next to the single-thread decode.
 
 use puffin_lens::engine::read::bytes::{ByteReader, write_varint_i64, write_varint_u64};
 use puffin_lens::engine::write::puffin::{
@@ -105,11 +109,60 @@ fn main() {
                 "{{\"scopes\":{scopes},\"single_ms\":{single_ms:.1},\"parallel_ms\":{parallel_ms:.1}}}"
             );
         }
+        ["runs", file, rest @ ..] => {
+            use puffin_lens::engine::PuffinDecoder;
+            use puffin_lens::engine::read::fragment::{Fragment, decode_run};
+            let bytes = std::fs::read(file).expect("read the capture");
+            let run_bytes: usize = rest
+                .first()
+                .map_or(1 << 20, |s| s.parse().expect("RUN_BYTES"));
+            let (single_ms, scopes) =
+                best_ms(|| decode_puffin(&bytes).expect("decodes").trace.scopes.len());
+            let (mut workers_ms, mut page_ms, mut largest_merge_ms) = (f64::MAX, f64::MAX, 0.0f64);
+            let mut runs = 0;
+            let mut first_page_ms = 0.0;
+            for round in 0..5 {
+                let mut decoder = PuffinDecoder::new(&bytes[..]).expect("decodes");
+                let mut located = Vec::new();
+                while let Some(run) = decoder.next_run(run_bytes) {
+                    located.push(run);
+                }
+                runs = located.len();
+                let t = Instant::now();
+                let fragments: Vec<Vec<u8>> = located
+                    .iter()
+                    .map(|run| {
+                        decode_run(&bytes[run.bytes.clone()], run.bytes.start, run.first_record)
+                            .to_bytes()
+                    })
+                    .collect();
+                workers_ms = workers_ms.min(t.elapsed().as_secs_f64() * 1e3);
+                let t = Instant::now();
+                let mut largest = 0.0f64;
+                for f in &fragments {
+                    let t = Instant::now();
+                    decoder
+                        .merge(&Fragment::from_bytes(f).expect("reads back"))
+                        .expect("merges");
+                    largest = largest.max(t.elapsed().as_secs_f64() * 1e3);
+                }
+                let merged = decoder.finish().trace.scopes.len();
+                assert_eq!(merged, scopes);
+                page_ms = page_ms.min(t.elapsed().as_secs_f64() * 1e3);
+                if round == 0 {
+                    first_page_ms = t.elapsed().as_secs_f64() * 1e3;
+                }
+                largest_merge_ms = largest;
+            }
+            println!(
+                "{{\"scopes\":{scopes},\"runs\":{runs},\"single_ms\":{single_ms:.1},\"workers_ms\":{workers_ms:.1},\"page_ms\":{page_ms:.1},\"first_page_ms\":{first_page_ms:.1},\"largest_merge_ms\":{largest_merge_ms:.1}}}"
+            );
+        }
         _ => {
             eprintln!(
                 "usage: capture gen OUT [lz4|zstd|json] | capture huge OUT FRAMES SCOPES | \
                  capture worst OUT SEED [FRAMES] | \
-                 capture hostile OUT [b] | capture decode FILE"
+                 capture hostile OUT [b] | capture decode FILE | capture runs FILE [RUN_BYTES]"
             );
             std::process::exit(2);
         }

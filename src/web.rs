@@ -23,7 +23,12 @@
 //!   memory}`: `loading` is the load in flight (`{name, side, done_bytes,
 //!   total_bytes}`), `replaced` the last request a later one for the same
 //!   side cancelled (one line), `memory` what the app holds
-//!   (`{in_use_bytes, wasm_bytes, limit_bytes}`).
+//!   (`{in_use_bytes, wasm_bytes, limit_bytes}`), `decoded_by` how each
+//!   side's recording was decoded (`{a, b}`: `"workers"`, the page's pool of
+//!   decode workers; `"page"`, the page's own thread, a slice at a time: a
+//!   JSON dump, `?workers=0`, or workers that could not start).
+//!   `?workers=N` on the page's address sets the pool's size (default:
+//!   `navigator.hardwareConcurrency - 1`, 1 to 8).
 //! - `show(view, options?)`: switches the view like a click would
 //!   (`"overview"`, `"tree"` with `{mode, frame, expand, gap_ms}`, `"table"`
 //!   with `{by, sort, descending, filter, thread}`); a promise of `ui()` once
@@ -51,6 +56,11 @@ const CANVAS_ID: &str = "puffin_lens_canvas";
 
 pub fn start() {
     eframe::WebLogger::init(log::LevelFilter::Info).ok();
+    // The same module runs in the decode workers (no window, no app).
+    if web_sys::window().is_none() {
+        platform::web::workers::install_worker_api();
+        return;
+    }
     let shared = Shared::default();
     if let Err(err) = install_api(&shared) {
         log::error!("cannot install window.puffinLens: {err:?}");
@@ -554,6 +564,10 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
             },
             "a": state.a.as_ref().map(|l| l.name.clone()),
             "b": state.b.as_ref().map(|l| l.name.clone()),
+            "decoded_by": {
+                "a": state.a.as_ref().map(|l| l.decoded_by),
+                "b": state.b.as_ref().map(|l| l.decoded_by),
+            },
             "shown": state.shown.label().to_lowercase(),
             "live": state.live,
         });

@@ -12,7 +12,7 @@
 // runs those of `cargo build --release`, PUFFIN_LENS_BIN another binary)
 
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execFileSync, spawn } from "node:child_process";
 import { BIN, OUT, ROOT, cli, dropFile, example, freePort, launch, openApp, read, runner, serve, tempDir, waitLoaded } from "./harness.mjs";
@@ -50,7 +50,14 @@ const expected = {
 for (const [side, seed] of [["a", "1"], ["b", "2"]]) {
   execFileSync(example("capture"), ["worst", join(work, `worst_${side}.puffin`), seed], { stdio: "ignore" });
 }
+// Several runs of records for the decode workers: 60 frames of the worst
+// case (600k scopes, about 10 MB of lz4).
+execFileSync(example("capture"), ["worst", join(work, "runs.puffin"), "3", "60"], { stdio: "ignore" });
+const FIXTURES = join(ROOT, "..", "shared", "fixtures");
+const fixtures = readdirSync(FIXTURES).filter((f) => f.endsWith(".puffin")).sort();
 const server = await serve({
+  ...Object.fromEntries(fixtures.map((f) => [f, join(FIXTURES, f)])),
+  "runs.puffin": join(work, "runs.puffin"),
   [SAMPLE]: join(SAMPLES, SAMPLE),
   "cut.puffin": join(work, "cut.puffin"),
   "worst_a.puffin": join(work, "worst_a.puffin"),
@@ -79,7 +86,7 @@ await test("the app starts under a sub-path and shows the welcome screen", async
   page = await openApp(context, server.base);
   const status = await page.evaluate(() => window.puffinLens.status());
   const { memory, ...rest } = status;
-  assert.deepEqual(rest, { loading: null, fetching: null, error: null, replaced: null, a: null, b: null, shown: "a", live: null });
+  assert.deepEqual(rest, { loading: null, fetching: null, error: null, replaced: null, a: null, b: null, decoded_by: { a: null, b: null }, shown: "a", live: null });
   // The app holds a few MB before anything is open; a wasm32 tab can have 4 GiB.
   assert.ok(memory.in_use_bytes > 0 && memory.in_use_bytes < 64 << 20, JSON.stringify(memory));
   assert.ok(memory.wasm_bytes >= memory.in_use_bytes, JSON.stringify(memory));
@@ -716,6 +723,8 @@ await test("works offline after the first visit (service worker)", async () => {
     { b64: sampleBytes.toString("base64"), name: SAMPLE },
   );
   assert.deepEqual(summary, expected.summary);
+  // The decode workers' script and module came from the cache too.
+  assert.equal(await offline.evaluate(() => window.puffinLens.status().decoded_by.a), "workers");
   await offline.screenshot({ path: join(OUT, "offline.png") });
   await server.restart();
 });
@@ -817,6 +826,48 @@ await test("the exports open in speedscope (its own static build, offline) and m
     await p.close();
   }
   await sctx.close();
+});
+
+await test("decode workers: each recording decoded by the workers is the page thread's, export byte for byte; blocked workers fall back", async () => {
+  // The export's SHA-256, taken in the page (a 600k-scope dump is large).
+  const load = (p, name) =>
+    p.evaluate(async (name) => {
+      const bytes = new Uint8Array(await (await fetch(`../recordings/${name}`)).arrayBuffer());
+      await window.puffinLens.load(bytes, name, "a").catch(() => null);
+      const status = window.puffinLens.status();
+      const dump = status.a === name ? window.puffinLens.dumpJson("a") : `error: ${status.error}`;
+      const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(dump));
+      return { by: status.decoded_by.a, sha: [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join(""), length: dump.length };
+    }, name);
+  const ctx = await browser.newContext({ viewport: { width: 900, height: 600 } });
+  const workers = await openApp(ctx, server.base);
+  const page1 = await openApp(ctx, `${server.base}?workers=0`);
+  // Where workers cannot start (a page that forbids them), loading falls back.
+  const blockedCtx = await browser.newContext({ viewport: { width: 900, height: 600 } });
+  await blockedCtx.addInitScript(() => {
+    window.Worker = function () {
+      throw new DOMException("workers are blocked here", "SecurityError");
+    };
+  });
+  const blocked = await openApp(blockedCtx, server.base);
+  const names = [...fixtures, "cut.puffin", "runs.puffin"];
+  for (const name of names) {
+    const [w, one] = [await load(workers, name), await load(page1, name)];
+    assert.equal(w.by, "workers", `${name}: decoded by the workers`);
+    assert.equal(one.by, "page", `${name}: ?workers=0 decodes on the page's thread`);
+    assert.equal(w.sha, one.sha, `${name}: the exports differ (${w.length} vs ${one.length} chars)`);
+    assert.ok(w.length > 1000, `${name}: ${w.length}`);
+  }
+  const fell = await load(blocked, "runs.puffin");
+  assert.equal(fell.by, "page");
+  assert.equal(fell.sha, (await load(workers, "runs.puffin")).sha);
+  assert.ok(blocked.logs.some((l) => /decode workers: cannot start/.test(l)), blocked.logs.join("\n"));
+  // The workers' own log: several runs for the big file.
+  const runs = workers.logs.map((l) => l.match(/runs\.puffin: decoded by \d+ workers in \d+ ms \((\d+) runs\)/)).find(Boolean);
+  assert.ok(runs && Number(runs[1]) > 3, workers.logs.join("\n"));
+  for (const p of [workers, page1, blocked]) assert.deepEqual(p.logs.filter((l) => l.startsWith("pageerror")), []);
+  await ctx.close();
+  await blockedCtx.close();
 });
 
 await test("the worst case (2M scopes on random paths, A and B): every view answers; times and the page's longest tasks measured", async () => {

@@ -14,6 +14,11 @@ pub struct Loaded {
     pub size_bytes: usize,
     /// Wall time from start of loading to the model being ready.
     pub load_ms: f64,
+    /// How it was decoded, for `status()` and the log: `"workers"` (the
+    /// browser's decode workers), `"page"` (the page's thread, a slice at a
+    /// time), `"thread"` (natively, a background thread on all cores) or
+    /// `"here"` (at once, on the caller's thread).
+    pub decoded_by: &'static str,
 }
 
 impl Loaded {
@@ -25,6 +30,7 @@ impl Loaded {
             summary,
             size_bytes,
             load_ms,
+            decoded_by: "here",
         }
     }
 

@@ -1,15 +1,20 @@
 //! Loading a recording without freezing the UI: natively on a named
-//! background thread (frames decompressed on all cores); in the browser by a
-//! task that decodes in slices of at most [`SLICE`] and yields to the
-//! browser between them, with the page's HTML progress bar advancing after
-//! each slice (the canvas is not redrawn for it: in software WebGL a repaint
-//! of a large page costs as much as a slice). Without a thread, tests poll
-//! the decoder a slice per frame.
+//! background thread (frames decompressed on all cores). In the browser a
+//! `.puffin` file is decoded by the page's pool of Web Workers
+//! (`platform::web::workers`), a run of records each, while the page's
+//! thread only splits the file into runs and merges the fragments that come
+//! back, in order, in stretches of at most [`SLICE`]; where workers cannot
+//! start (or with `?workers=0`), and for JSON dumps, a task decodes on the
+//! page's thread in slices of at most [`SLICE`] and yields to the browser
+//! between them. Either way the page's HTML progress bar advances (the
+//! canvas is not redrawn for it: in software WebGL a repaint of a large page
+//! costs as much as a slice), and `status()` names the path taken. Without a
+//! thread, tests poll the decoder a slice per frame.
 
 use super::loaded::{Loaded, Source};
-use crate::engine::{Decoded, SteppedDecoder};
 #[cfg(not(target_arch = "wasm32"))]
-use crate::engine::{PuffinDecoder, read::json};
+use crate::engine::read::json;
+use crate::engine::{Decoded, PuffinDecoder, SteppedDecoder};
 use web_time::{Duration, Instant};
 
 /// Longest stretch of decoding before the browser gets to handle input and
@@ -21,7 +26,7 @@ impl Loaded {
     pub fn decode_now(name: &str, bytes: &[u8]) -> Result<Self, String> {
         let started = Instant::now();
         let decoded = crate::engine::load(bytes).map_err(|err| format!("{name}: {err}"))?;
-        finish(name, decoded, bytes.len(), started)
+        finish(name, decoded, bytes.len(), started, "here")
     }
 }
 
@@ -124,7 +129,7 @@ impl SlicedDecode {
     }
 
     /// Finishes the decode and logs how it went.
-    fn finish(self, name: &str) -> Result<Loaded, String> {
+    fn finish(self, name: &str, decoded_by: &'static str) -> Result<Loaded, String> {
         let size = self.decoder.bytes_total();
         let decoded = self.decoder.finish();
         log::info!(
@@ -135,12 +140,18 @@ impl SlicedDecode {
         );
         decoded
             .map_err(|err| format!("{name}: {err}"))
-            .and_then(|decoded| finish(name, decoded, size, self.started))
+            .and_then(|decoded| finish(name, decoded, size, self.started, decoded_by))
     }
 }
 
 /// A decode that kept no frame at all is unusable; anything else is shown.
-fn finish(name: &str, decoded: Decoded, size: usize, started: Instant) -> Result<Loaded, String> {
+fn finish(
+    name: &str,
+    decoded: Decoded,
+    size: usize,
+    started: Instant,
+    decoded_by: &'static str,
+) -> Result<Loaded, String> {
     if decoded.trace.frames.is_empty() && decoded.is_damaged() {
         let first = decoded
             .diagnostics
@@ -151,7 +162,9 @@ fn finish(name: &str, decoded: Decoded, size: usize, started: Instant) -> Result
         return Err(format!("{name}: no frame could be decoded{first}"));
     }
     let ms = started.elapsed().as_secs_f64() * 1e3;
-    Ok(Loaded::new(name.to_owned(), decoded, size, ms))
+    let mut loaded = Loaded::new(name.to_owned(), decoded, size, ms);
+    loaded.decoded_by = decoded_by;
+    Ok(loaded)
 }
 
 impl LoadJob {
@@ -192,12 +205,9 @@ impl LoadJob {
         };
         match SteppedDecoder::new(bytes) {
             #[cfg(target_arch = "wasm32")]
-            Ok(decoder) => Self::start_browser_task(
-                name,
-                SlicedDecode::new(decoder, started),
-                ctx.clone(),
-                reservation,
-            ),
+            Ok(decoder) => {
+                Self::start_browser_task(name, decoder, started, ctx.clone(), reservation)
+            }
             #[cfg(not(target_arch = "wasm32"))]
             Ok(decoder) => Self {
                 name,
@@ -256,7 +266,7 @@ impl LoadJob {
                     };
                     decoded
                         .map_err(|err| format!("{name}: {err}"))
-                        .and_then(|d| finish(&name, d, bytes.len(), started))
+                        .and_then(|d| finish(&name, d, bytes.len(), started, "thread"))
                 });
                 if is_cancelled() {
                     // Replaced or closed: nobody waits for it; its memory
@@ -283,32 +293,70 @@ impl LoadJob {
         }
     }
 
-    /// Decodes on the page's event loop: a slice, then a yield to the
-    /// browser (which handles input and paints the progress bar), and so on.
+    /// Decodes in the browser: by the decode workers when they can run
+    /// ([`decode_by_workers`]), else on the page's event loop: a slice, then
+    /// a yield to the browser (which handles input and paints the progress
+    /// bar), and so on.
     #[cfg(target_arch = "wasm32")]
     fn start_browser_task(
         name: String,
-        mut work: SlicedDecode,
+        decoder: SteppedDecoder<Vec<u8>>,
+        started: Instant,
         ctx: egui::Context,
         reservation: super::platform::web::Reservation,
     ) -> Self {
+        use super::platform::web::{self, workers};
         let task = std::rc::Rc::new(std::cell::RefCell::new(BrowserTask {
             done_bytes: 0,
-            total_bytes: work.decoder.bytes_total(),
+            total_bytes: decoder.bytes_total(),
             result: None,
             cancelled: false,
         }));
         let shared = task.clone();
         let task_name = name.clone();
         // The bar's line goes when the task ends, whichever way.
-        let progress = super::platform::web::Progress::new(
-            format!("Decoding {name}"),
-            work.decoder.bytes_total(),
-        );
+        let progress = web::Progress::new(format!("Decoding {name}"), decoder.bytes_total());
         wasm_bindgen_futures::spawn_local(async move {
             let name = task_name;
             // Let the frame that started the load be painted first.
-            super::platform::web::yield_to_browser().await;
+            web::yield_to_browser().await;
+            let n = workers::wanted();
+            let decoder = match decoder {
+                SteppedDecoder::Puffin(puffin) if n > 0 => {
+                    let outcome = match workers::pool(n).await {
+                        Ok(pool) => {
+                            decode_by_workers(&name, puffin, &pool, started, &shared, &progress)
+                                .await
+                        }
+                        Err(why) => Err((puffin, format!("cannot start: {why}"))),
+                    };
+                    match outcome {
+                        Ok(Some(result)) => {
+                            drop((progress, reservation));
+                            shared.borrow_mut().result = Some(result);
+                            ctx.request_repaint();
+                            return;
+                        }
+                        Ok(None) => return,
+                        Err((puffin, why)) => {
+                            workers::discard(&why);
+                            log::warn!("{name}: decoding on the page's thread instead");
+                            // From the start: a fresh decoder of the same bytes.
+                            match PuffinDecoder::new(puffin.into_bytes()) {
+                                Ok(d) => SteppedDecoder::Puffin(d),
+                                Err(err) => {
+                                    shared.borrow_mut().result =
+                                        Some(Err(format!("{name}: {err}")));
+                                    ctx.request_repaint();
+                                    return;
+                                }
+                            }
+                        }
+                    }
+                }
+                other => other,
+            };
+            let mut work = SlicedDecode::new(decoder, started);
             loop {
                 if shared.borrow().cancelled {
                     log::info!("{name}: decoding cancelled");
@@ -321,9 +369,9 @@ impl LoadJob {
                     (work.decoder.bytes_done(), work.decoder.bytes_total());
                 shared.borrow_mut().done_bytes = done_bytes;
                 progress.set(done_bytes, total_bytes);
-                super::platform::web::yield_to_browser().await;
+                web::yield_to_browser().await;
             }
-            let result = work.finish(&name);
+            let result = work.finish(&name, "page");
             // The model now counts as memory in use.
             drop((progress, reservation));
             shared.borrow_mut().result = Some(result);
@@ -369,7 +417,7 @@ impl LoadJob {
                 else {
                     unreachable!("matched above")
                 };
-                Poll::Ready(Box::new(work.finish(&self.name)))
+                Poll::Ready(Box::new(work.finish(&self.name, "page")))
             }
             #[cfg(target_arch = "wasm32")]
             Inner::Browser(task) => {
@@ -390,6 +438,109 @@ impl LoadJob {
             ),
         }
     }
+}
+
+/// Bytes of records (compressed, as in the file) each worker decodes at a
+/// time: big enough that a message's cost is nothing next to the decoding,
+/// small enough that merging one fragment stays well within a [`SLICE`].
+#[cfg(target_arch = "wasm32")]
+const RUN_BYTES: usize = 256 << 10;
+
+/// Runs decoded per worker at once (one decoding, one waiting to).
+#[cfg(target_arch = "wasm32")]
+const RUNS_PER_WORKER: usize = 2;
+
+/// The decode workers' path: this thread locates runs of records and hands
+/// them out in turn, then merges the fragments back in file order, yielding
+/// to the browser when a stretch of merging reaches [`SLICE`]; the workers
+/// do the decompression and decoding meanwhile. `Ok(None)`: cancelled.
+/// `Err`: a worker failed (the decoder comes back, for the page's thread to
+/// start over with).
+#[cfg(target_arch = "wasm32")]
+async fn decode_by_workers(
+    name: &str,
+    mut decoder: PuffinDecoder<Vec<u8>>,
+    pool: &super::platform::web::workers::Pool,
+    started: Instant,
+    task: &std::rc::Rc<std::cell::RefCell<BrowserTask>>,
+    progress: &super::platform::web::Progress,
+) -> Result<Option<Result<Loaded, String>>, (PuffinDecoder<Vec<u8>>, String)> {
+    use crate::engine::read::fragment::Fragment;
+    type Answer = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Vec<u8>, String>>>>;
+    let total_bytes = decoder.bytes_total();
+    let mut in_flight: std::collections::VecDeque<(crate::engine::read::Run, Answer)> =
+        std::collections::VecDeque::new();
+    let (mut sent, mut busy, mut longest, mut stretch) =
+        (0usize, Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    // Where this thread's time goes: handing out runs, reading fragments
+    // back, merging them.
+    let (mut sending, mut reading, mut merging) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    loop {
+        let t = Instant::now();
+        while in_flight.len() < pool.len() * RUNS_PER_WORKER {
+            let Some(run) = decoder.next_run(RUN_BYTES) else {
+                break;
+            };
+            let answer = pool.decode(
+                sent,
+                &decoder.bytes()[run.bytes.clone()],
+                run.bytes.start,
+                run.first_record,
+            );
+            in_flight.push_back((run, Box::pin(answer)));
+            sent += 1;
+        }
+        stretch += t.elapsed();
+        sending += t.elapsed();
+        let Some((run, answer)) = in_flight.pop_front() else {
+            break;
+        };
+        // This thread is free meanwhile (the browser paints, handles input).
+        let answer = answer.await;
+        if task.borrow().cancelled {
+            log::info!("{name}: decoding cancelled");
+            return Ok(None);
+        }
+        let t = Instant::now();
+        let merged = answer.and_then(|bytes: Vec<u8>| {
+            let fragment = Fragment::from_bytes(&bytes)?;
+            drop(bytes);
+            reading += t.elapsed();
+            let t = Instant::now();
+            let merged = decoder.merge(&fragment);
+            merging += t.elapsed();
+            merged
+        });
+        if let Err(why) = merged {
+            return Err((decoder, format!("a run at byte {}: {why}", run.bytes.start)));
+        }
+        stretch += t.elapsed();
+        task.borrow_mut().done_bytes = run.bytes.end;
+        progress.set(run.bytes.end, total_bytes);
+        if stretch >= SLICE {
+            busy += stretch;
+            longest = longest.max(stretch);
+            stretch = Duration::ZERO;
+            super::platform::web::yield_to_browser().await;
+        }
+    }
+    busy += stretch;
+    longest = longest.max(stretch);
+    let t = Instant::now();
+    let decoded = decoder.finish();
+    busy += t.elapsed();
+    log::info!(
+        "{name}: decoded by {} workers in {:.0} ms ({sent} runs); the page's thread spent {:.0} ms on it \
+         (handing out {:.0}, reading back {:.0}, merging {:.0}), at most {:.0} ms at a time",
+        pool.len(),
+        started.elapsed().as_secs_f64() * 1e3,
+        busy.as_secs_f64() * 1e3,
+        sending.as_secs_f64() * 1e3,
+        reading.as_secs_f64() * 1e3,
+        merging.as_secs_f64() * 1e3,
+        longest.as_secs_f64() * 1e3,
+    );
+    Ok(Some(finish(name, decoded, total_bytes, started, "workers")))
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]

@@ -1012,6 +1012,11 @@ impl PuffinDecoder<Vec<u8>> {
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
     }
+
+    /// The bytes given, back (to start over another way).
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes
+    }
 }
 
 /// Where one frame record ends, read from its length fields only (see the

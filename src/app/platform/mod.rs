@@ -107,6 +107,8 @@ pub fn file_name(path: &str) -> String {
 /// The page: what the app needs from the browser.
 #[cfg(target_arch = "wasm32")]
 pub mod web {
+    pub mod workers;
+
     use js_sys::{Promise, Uint8Array};
     use wasm_bindgen::JsCast as _;
     use wasm_bindgen::prelude::*;

@@ -1,0 +1,309 @@
+//! The page's pool of decode workers: Web Workers (`web/decode_worker.js`)
+//! that run this same wasm module (sent to them compiled, so it is neither
+//! fetched nor compiled again) and decode runs of a recording's records into
+//! fragments (`engine::read::fragment`), handed back as transferred bytes.
+//!
+//! The pool starts with the first load that wants it and stays for the next
+//! ones; a worker that fails takes the pool down with it (the load in flight
+//! falls back to the page's thread, the next load starts a new pool).
+//!
+//! Messages, page → worker: `{id, init: {script, module}}` once, then
+//! `{id, bytes, base, record}` (`bytes` transferred); worker → page:
+//! `{id, ready: true}`, `{id, out}` (`out` transferred) or `{id, error}`.
+
+use js_sys::{Array, Function, Object, Promise, Reflect, Uint8Array};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use wasm_bindgen::JsCast as _;
+use wasm_bindgen::prelude::*;
+
+/// Most workers a pool starts, whatever the machine reports.
+pub const MAX_WORKERS: usize = 8;
+
+/// How long a new worker may take to load the module and answer.
+const START_TIMEOUT_MS: i32 = 20_000;
+
+/// Requests waiting for their worker's answer: id → (resolve, reject).
+type Pending = Rc<RefCell<HashMap<u32, (Function, Function)>>>;
+
+struct Slot {
+    worker: web_sys::Worker,
+    pending: Pending,
+    _on_message: Closure<dyn FnMut(web_sys::MessageEvent)>,
+    _on_error: Closure<dyn FnMut(JsValue)>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.worker.terminate();
+    }
+}
+
+/// Started workers, each with its requests in flight.
+pub struct Pool {
+    slots: Vec<Slot>,
+    next_id: std::cell::Cell<u32>,
+}
+
+thread_local! {
+    static POOL: RefCell<Option<Rc<Pool>>> = const { RefCell::new(None) };
+    /// Why the last pool could not start or failed (the next load tries again).
+    static BROKEN: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// How many workers to start: `?workers=N` on the page's address (0: none,
+/// decode on the page's thread), else `navigator.hardwareConcurrency - 1`,
+/// at least 1, at most [`MAX_WORKERS`].
+pub fn wanted() -> usize {
+    let Some(window) = web_sys::window() else {
+        return 0;
+    };
+    let asked = window
+        .location()
+        .search()
+        .ok()
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .and_then(|p| p.get("workers"))
+        .and_then(|n| n.parse::<usize>().ok());
+    match asked {
+        Some(n) => n.min(MAX_WORKERS),
+        None => {
+            let cores = window.navigator().hardware_concurrency() as usize;
+            cores.saturating_sub(1).clamp(1, MAX_WORKERS)
+        }
+    }
+}
+
+/// The pool of `n` workers, started (and waited for) if it is not yet.
+pub async fn pool(n: usize) -> Result<Rc<Pool>, String> {
+    if let Some(pool) = POOL
+        .with_borrow(|p| p.clone())
+        .filter(|p| p.slots.len() == n)
+    {
+        return Ok(pool);
+    }
+    POOL.with_borrow_mut(|p| *p = None);
+    let pool = Rc::new(start(n)?);
+    let ready: Vec<_> = (0..n)
+        .map(|i| pool.request(i, &Object::new(), &[]))
+        .collect();
+    // A worker that never answers (its script blocked without an error)
+    // must not hold the load: past the limit it counts as failed.
+    let waiting: Vec<Pending> = pool.slots.iter().map(|s| s.pending.clone()).collect();
+    let give_up = Closure::once_into_js(move || {
+        for pending in waiting {
+            if let Some((_, reject)) = pending.borrow_mut().remove(&0) {
+                let _ = reject.call1(&JsValue::NULL, &"did not start within 20 s".into());
+            }
+        }
+    });
+    if let Some(window) = web_sys::window() {
+        let _ = window.set_timeout_with_callback_and_timeout_and_arguments_0(
+            give_up.unchecked_ref(),
+            START_TIMEOUT_MS,
+        );
+    }
+    for answer in ready {
+        answer.await?;
+    }
+    POOL.with_borrow_mut(|p| *p = Some(pool.clone()));
+    BROKEN.with_borrow_mut(|b| *b = None);
+    Ok(pool)
+}
+
+/// Drops the pool (a worker failed); the next load starts another.
+pub fn discard(why: &str) {
+    log::warn!("decode workers: {why}");
+    POOL.with_borrow_mut(|p| *p = None);
+    BROKEN.with_borrow_mut(|b| *b = Some(why.to_owned()));
+}
+
+/// The URL of this app's JavaScript module (the worker imports it): the
+/// `modulepreload` link Trunk puts in the page.
+fn script_url() -> Result<String, String> {
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
+    let link = document
+        .query_selector("link[rel=modulepreload]")
+        .ok()
+        .flatten()
+        .ok_or("the page names no module script")?;
+    Reflect::get(&link, &"href".into())
+        .ok()
+        .and_then(|h| h.as_string())
+        .ok_or_else(|| "the module link has no address".to_owned())
+}
+
+fn start(n: usize) -> Result<Pool, String> {
+    let script = script_url()?;
+    let base = web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .ok_or("no page address")?;
+    let url = web_sys::Url::new_with_base("decode_worker.js", &base)
+        .map_err(super::js_message)?
+        .href();
+    let options = web_sys::WorkerOptions::new();
+    options.set_type(web_sys::WorkerType::Module);
+    let mut slots = Vec::with_capacity(n);
+    for _ in 0..n {
+        let worker = web_sys::Worker::new_with_options(&url, &options)
+            .map_err(|e| format!("cannot start a worker: {}", super::js_message(e)))?;
+        let pending: Pending = Rc::default();
+        let answers = pending.clone();
+        let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(
+            move |event: web_sys::MessageEvent| {
+                let data = event.data();
+                let id = Reflect::get(&data, &"id".into())
+                    .ok()
+                    .and_then(|v| v.as_f64())
+                    .unwrap_or(-1.0) as u32;
+                let Some((resolve, reject)) = answers.borrow_mut().remove(&id) else {
+                    return;
+                };
+                match Reflect::get(&data, &"error".into())
+                    .ok()
+                    .and_then(|e| e.as_string())
+                {
+                    Some(error) => drop(reject.call1(&JsValue::NULL, &error.into())),
+                    None => drop(resolve.call1(&JsValue::NULL, &data)),
+                }
+            },
+        );
+        let failed = pending.clone();
+        let on_error = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+            let message = Reflect::get(&event, &"message".into())
+                .ok()
+                .and_then(|m| m.as_string())
+                .unwrap_or_else(|| {
+                    "the worker could not run (blocked, or its script failed)".to_owned()
+                });
+            for (_, (_, reject)) in failed.borrow_mut().drain() {
+                let _ = reject.call1(&JsValue::NULL, &message.clone().into());
+            }
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        worker.set_onmessageerror(Some(on_error.as_ref().unchecked_ref()));
+        slots.push(Slot {
+            worker,
+            pending,
+            _on_message: on_message,
+            _on_error: on_error,
+        });
+    }
+    let pool = Pool {
+        slots,
+        next_id: std::cell::Cell::new(1),
+    };
+    // Each worker gets the module and the script to run it with first.
+    let init = Object::new();
+    Reflect::set(&init, &"script".into(), &script.into()).map_err(super::js_message)?;
+    Reflect::set(&init, &"module".into(), &wasm_bindgen::module()).map_err(super::js_message)?;
+    for slot in &pool.slots {
+        let message = Object::new();
+        Reflect::set(&message, &"id".into(), &0.into()).map_err(super::js_message)?;
+        Reflect::set(&message, &"init".into(), &init).map_err(super::js_message)?;
+        slot.worker
+            .post_message(&message)
+            .map_err(|e| format!("cannot reach a worker: {}", super::js_message(e)))?;
+    }
+    Ok(pool)
+}
+
+impl Pool {
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Posts `fields` (plus an id) to worker `i`, transferring `transfer`;
+    /// the answer's message, or its error. The first request (`init`,
+    /// posted by [`start`]) has id 0: an empty `fields` waits for it.
+    fn request(
+        &self,
+        i: usize,
+        fields: &Object,
+        transfer: &[JsValue],
+    ) -> impl std::future::Future<Output = Result<JsValue, String>> + use<> {
+        let slot = &self.slots[i % self.slots.len()];
+        let is_wait = Object::keys(fields).length() == 0;
+        let id = if is_wait {
+            0
+        } else {
+            let id = self.next_id.get();
+            self.next_id.set(id.wrapping_add(1).max(1));
+            id
+        };
+        let pending = slot.pending.clone();
+        let promise = Promise::new(&mut |resolve, reject| {
+            pending.borrow_mut().insert(id, (resolve, reject));
+        });
+        let posted = if is_wait {
+            Ok(())
+        } else {
+            let _ = Reflect::set(fields, &"id".into(), &id.into());
+            let transfer: Array = transfer.iter().collect();
+            slot.worker
+                .post_message_with_transfer(fields, &transfer)
+                .map_err(|e| format!("cannot reach a worker: {}", super::js_message(e)))
+        };
+        async move {
+            posted?;
+            wasm_bindgen_futures::JsFuture::from(promise)
+                .await
+                .map_err(super::js_message)
+        }
+    }
+
+    /// Has worker `i` decode one run: `bytes` (copied out of wasm memory
+    /// and transferred), at byte `base` of the file with record number
+    /// `first_record`. Resolves with the fragment's bytes.
+    pub fn decode(
+        &self,
+        i: usize,
+        bytes: &[u8],
+        base: usize,
+        first_record: usize,
+    ) -> impl std::future::Future<Output = Result<Vec<u8>, String>> + use<> {
+        let copy = Uint8Array::from(bytes);
+        let message = Object::new();
+        let _ = Reflect::set(&message, &"bytes".into(), &copy.buffer());
+        let _ = Reflect::set(&message, &"base".into(), &(base as f64).into());
+        let _ = Reflect::set(&message, &"record".into(), &(first_record as f64).into());
+        let answer = self.request(i, &message, &[copy.buffer().into()]);
+        async move {
+            let data = answer.await?;
+            let out = Reflect::get(&data, &"out".into())
+                .map_err(super::js_message)?
+                .dyn_into::<js_sys::ArrayBuffer>()
+                .map_err(|_| "a worker answered without a fragment".to_owned())?;
+            Ok(Uint8Array::new(&out).to_vec())
+        }
+    }
+}
+
+/// In a worker (no window): installs `puffinLensDecodeRun(bytes, base,
+/// record)` for `web/decode_worker.js`, which answers a run's fragment as a
+/// `Uint8Array` of its own.
+pub fn install_worker_api() {
+    let run = Closure::<dyn Fn(Uint8Array, f64, f64) -> Uint8Array>::new(
+        |bytes: Uint8Array, base: f64, record: f64| {
+            let bytes = bytes.to_vec();
+            let fragment =
+                crate::engine::read::fragment::decode_run(&bytes, base as usize, record as usize);
+            drop(bytes);
+            Uint8Array::from(&fragment.to_bytes()[..])
+        },
+    );
+    let _ = Reflect::set(
+        &js_sys::global(),
+        &"puffinLensDecodeRun".into(),
+        run.as_ref(),
+    );
+    run.forget();
+}

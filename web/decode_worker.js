@@ -1,0 +1,34 @@
+// puffin-lens decode worker (module worker, started by the page's pool:
+// src/app/platform/web/workers.rs). It runs the app's own wasm, sent by the
+// page already compiled, and decodes runs of a recording's records into
+// fragments (src/engine/read/fragment.rs) that go back as transferred bytes.
+//
+// page -> worker: {id: 0, init: {script, module}} once, then
+//                 {id, bytes: ArrayBuffer, base, record};
+// worker -> page: {id: 0, ready: true} | {id, out: ArrayBuffer} | {id, error}.
+let ready = null;
+
+self.onmessage = async (event) => {
+  const msg = event.data;
+  if (msg.init) {
+    // The app's JavaScript module, from the same origin (precached by the
+    // service worker); its start sees no window and installs
+    // puffinLensDecodeRun instead of the app.
+    ready = import(msg.init.script).then((m) => m.default({ module_or_path: msg.init.module }));
+    try {
+      await ready;
+      if (typeof self.puffinLensDecodeRun !== "function") throw new Error("the module has no decoder");
+      self.postMessage({ id: msg.id, ready: true });
+    } catch (err) {
+      self.postMessage({ id: msg.id, error: `cannot start: ${err}` });
+    }
+    return;
+  }
+  try {
+    await ready;
+    const out = self.puffinLensDecodeRun(new Uint8Array(msg.bytes), msg.base, msg.record);
+    self.postMessage({ id: msg.id, out: out.buffer }, [out.buffer]);
+  } catch (err) {
+    self.postMessage({ id: msg.id, error: String(err) });
+  }
+};
