@@ -5,7 +5,8 @@
 //
 // page -> worker: {id: 0, init: {script, module}} once, then
 //                 {id, bytes: ArrayBuffer, base, record};
-// worker -> page: {id: 0, ready: true} | {id, out: ArrayBuffer} | {id, error}.
+// worker -> page: {id: 0, ready: true} | {id, out: ArrayBuffer, ms} | {id, error}
+//                 (ms: the worker's time on the run).
 let ready = null;
 
 self.onmessage = async (event) => {
@@ -26,8 +27,9 @@ self.onmessage = async (event) => {
   }
   try {
     await ready;
+    const t0 = performance.now();
     const out = self.puffinLensDecodeRun(new Uint8Array(msg.bytes), msg.base, msg.record);
-    self.postMessage({ id: msg.id, out: out.buffer }, [out.buffer]);
+    self.postMessage({ id: msg.id, out: out.buffer, ms: performance.now() - t0 }, [out.buffer]);
   } catch (err) {
     self.postMessage({ id: msg.id, error: String(err) });
   }

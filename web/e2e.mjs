@@ -604,9 +604,10 @@ await test("a dropped JSON dump loads a frame at a time and answers like the CLI
 await test("?url= loads a recording from the same server", async () => {
   const p = await openApp(context, `${server.base}?url=../recordings/${SAMPLE}`);
   await waitLoaded(p, SAMPLE);
-  const got = await p.evaluate(() => ({ summary: window.puffinLens.summary(), dump: window.puffinLens.dumpJson() }));
+  const got = await p.evaluate(() => ({ summary: window.puffinLens.summary(), dump: window.puffinLens.dumpJson(), by: window.puffinLens.status().decoded_by }));
   assert.deepEqual(got.summary, expected.summary);
   assert.equal(got.dump, expected.dump);
+  assert.deepEqual(got.by, { a: "workers", b: null }, "decoded by the decode workers");
   const progress = await progressShown(p);
   const size = (sampleBytes.length / 1e6).toFixed(1);
   assert.ok(progress.seen.includes(`Downloading ${SAMPLE}: ${size} of ${size} MB`), `download progress: ${JSON.stringify(progress.seen)}`);
@@ -698,6 +699,7 @@ await test("installable: the manifest is served and complete, and a launch with 
   await waitLoaded(p, "launched.puffin", "a");
   await waitLoaded(p, "second.puffin", "b");
   assert.equal((await p.evaluate(() => window.puffinLens.summary("a"))).frames, expected.summary.frames);
+  assert.deepEqual(await p.evaluate(() => window.puffinLens.status().decoded_by), { a: "workers", b: "workers" });
   await p.close();
   await ctx.close();
 });
@@ -863,7 +865,7 @@ await test("decode workers: each recording decoded by the workers is the page th
   assert.equal(fell.sha, (await load(workers, "runs.puffin")).sha);
   assert.ok(blocked.logs.some((l) => /decode workers: cannot start/.test(l)), blocked.logs.join("\n"));
   // The workers' own log: several runs for the big file.
-  const runs = workers.logs.map((l) => l.match(/runs\.puffin: decoded by \d+ workers in \d+ ms \((\d+) runs\)/)).find(Boolean);
+  const runs = workers.logs.map((l) => l.match(/runs\.puffin: decoded by \d+ workers in \d+ ms \((\d+) runs,/)).find(Boolean);
   assert.ok(runs && Number(runs[1]) > 3, workers.logs.join("\n"));
   for (const p of [workers, page1, blocked]) assert.deepEqual(p.logs.filter((l) => l.startsWith("pageerror")), []);
   await ctx.close();

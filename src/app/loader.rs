@@ -446,9 +446,13 @@ impl LoadJob {
 #[cfg(target_arch = "wasm32")]
 const RUN_BYTES: usize = 256 << 10;
 
-/// Runs decoded per worker at once (one decoding, one waiting to).
+/// Runs handed to each worker ahead of the merge: a run takes a worker a
+/// few milliseconds, and the page's thread may be away for a canvas repaint
+/// (50-100 ms in software WebGL) before it hands out more; with this many
+/// queued the workers do not wait for it. Costs at most this many runs'
+/// fragments held at once (a few MB each).
 #[cfg(target_arch = "wasm32")]
-const RUNS_PER_WORKER: usize = 2;
+const RUNS_PER_WORKER: usize = 16;
 
 /// The decode workers' path: this thread locates runs of records and hands
 /// them out in turn, then merges the fragments back in file order, yielding
@@ -466,8 +470,10 @@ async fn decode_by_workers(
     progress: &super::platform::web::Progress,
 ) -> Result<Option<Result<Loaded, String>>, (PuffinDecoder<Vec<u8>>, String)> {
     use crate::engine::read::fragment::Fragment;
-    type Answer = std::pin::Pin<Box<dyn std::future::Future<Output = Result<Vec<u8>, String>>>>;
+    type Answer =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<(Vec<u8>, f64), String>>>>;
     let total_bytes = decoder.bytes_total();
+    let run_bytes = super::platform::web::workers::run_bytes(RUN_BYTES);
     let mut in_flight: std::collections::VecDeque<(crate::engine::read::Run, Answer)> =
         std::collections::VecDeque::new();
     let (mut sent, mut busy, mut longest, mut stretch) =
@@ -475,10 +481,12 @@ async fn decode_by_workers(
     // Where this thread's time goes: handing out runs, reading fragments
     // back, merging them.
     let (mut sending, mut reading, mut merging) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    // The workers' own time on the runs, and this thread's waits for them.
+    let (mut working_ms, mut waiting) = (0.0, Duration::ZERO);
     loop {
         let t = Instant::now();
         while in_flight.len() < pool.len() * RUNS_PER_WORKER {
-            let Some(run) = decoder.next_run(RUN_BYTES) else {
+            let Some(run) = decoder.next_run(run_bytes) else {
                 break;
             };
             let answer = pool.decode(
@@ -496,13 +504,16 @@ async fn decode_by_workers(
             break;
         };
         // This thread is free meanwhile (the browser paints, handles input).
+        let t = Instant::now();
         let answer = answer.await;
+        waiting += t.elapsed();
         if task.borrow().cancelled {
             log::info!("{name}: decoding cancelled");
             return Ok(None);
         }
         let t = Instant::now();
-        let merged = answer.and_then(|bytes: Vec<u8>| {
+        let merged = answer.and_then(|(bytes, ms): (Vec<u8>, f64)| {
+            working_ms += ms;
             let fragment = Fragment::from_bytes(&bytes)?;
             drop(bytes);
             reading += t.elapsed();
@@ -530,10 +541,12 @@ async fn decode_by_workers(
     let decoded = decoder.finish();
     busy += t.elapsed();
     log::info!(
-        "{name}: decoded by {} workers in {:.0} ms ({sent} runs); the page's thread spent {:.0} ms on it \
+        "{name}: decoded by {} workers in {:.0} ms ({sent} runs, {working_ms:.0} ms of their work; \
+         {:.0} ms waited for); the page's thread spent {:.0} ms on it \
          (handing out {:.0}, reading back {:.0}, merging {:.0}), at most {:.0} ms at a time",
         pool.len(),
         started.elapsed().as_secs_f64() * 1e3,
+        waiting.as_secs_f64() * 1e3,
         busy.as_secs_f64() * 1e3,
         sending.as_secs_f64() * 1e3,
         reading.as_secs_f64() * 1e3,

@@ -9,7 +9,8 @@
 //!
 //! Messages, page → worker: `{id, init: {script, module}}` once, then
 //! `{id, bytes, base, record}` (`bytes` transferred); worker → page:
-//! `{id, ready: true}`, `{id, out}` (`out` transferred) or `{id, error}`.
+//! `{id, ready: true}`, `{id, out, ms}` (`out` transferred; `ms` the
+//! worker's time on the run) or `{id, error}`.
 
 use js_sys::{Array, Function, Object, Promise, Reflect, Uint8Array};
 use std::cell::RefCell;
@@ -52,6 +53,23 @@ thread_local! {
     static BROKEN: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
+/// A number given on the page's address (`?name=N`).
+fn page_number(name: &str) -> Option<usize> {
+    web_sys::window()?
+        .location()
+        .search()
+        .ok()
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .and_then(|p| p.get(name))
+        .and_then(|n| n.parse::<usize>().ok())
+}
+
+/// The size of a run (bytes of records as stored) a worker decodes at a
+/// time: `default`, or `?run_kb=N` on the page's address (benchmarks).
+pub fn run_bytes(default: usize) -> usize {
+    page_number("run_kb").map_or(default, |kb| kb.max(1) << 10)
+}
+
 /// How many workers to start: `?workers=N` on the page's address (0: none,
 /// decode on the page's thread), else `navigator.hardwareConcurrency - 1`,
 /// at least 1, at most [`MAX_WORKERS`].
@@ -59,14 +77,7 @@ pub fn wanted() -> usize {
     let Some(window) = web_sys::window() else {
         return 0;
     };
-    let asked = window
-        .location()
-        .search()
-        .ok()
-        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
-        .and_then(|p| p.get("workers"))
-        .and_then(|n| n.parse::<usize>().ok());
-    match asked {
+    match page_number("workers") {
         Some(n) => n.min(MAX_WORKERS),
         None => {
             let cores = window.navigator().hardware_concurrency() as usize;
@@ -262,14 +273,15 @@ impl Pool {
 
     /// Has worker `i` decode one run: `bytes` (copied out of wasm memory
     /// and transferred), at byte `base` of the file with record number
-    /// `first_record`. Resolves with the fragment's bytes.
+    /// `first_record`. Resolves with the fragment's bytes and the worker's
+    /// time on it (ms).
     pub fn decode(
         &self,
         i: usize,
         bytes: &[u8],
         base: usize,
         first_record: usize,
-    ) -> impl std::future::Future<Output = Result<Vec<u8>, String>> + use<> {
+    ) -> impl std::future::Future<Output = Result<(Vec<u8>, f64), String>> + use<> {
         let copy = Uint8Array::from(bytes);
         let message = Object::new();
         let _ = Reflect::set(&message, &"bytes".into(), &copy.buffer());
@@ -282,7 +294,11 @@ impl Pool {
                 .map_err(super::js_message)?
                 .dyn_into::<js_sys::ArrayBuffer>()
                 .map_err(|_| "a worker answered without a fragment".to_owned())?;
-            Ok(Uint8Array::new(&out).to_vec())
+            let ms = Reflect::get(&data, &"ms".into())
+                .ok()
+                .and_then(|v| v.as_f64())
+                .unwrap_or(0.0);
+            Ok((Uint8Array::new(&out).to_vec(), ms))
         }
     }
 }
