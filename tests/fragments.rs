@@ -167,3 +167,45 @@ fn state_across_runs_resolves_as_in_one_pass() {
         both_ways(&format!("mixed, cut at {cut}"), &bytes[..cut]);
     }
 }
+
+/// A fragment's bytes cut short or with a byte changed anywhere read back
+/// as an error or as some fragment, which merges or is refused: never a
+/// panic (the page's thread reads what a worker sent).
+#[test]
+fn malformed_fragments_are_errors() {
+    use puffin_lens::engine::PuffinDecoder;
+    use puffin_lens::engine::read::fragment::{Fragment, decode_run};
+    let frames = synthetic_capture(3, 1, 40);
+    let mut bytes = write_recording(&frames, Format::Pfd4(Compression::None));
+    write_frame(&mut bytes, &frame(9, &[1, 2], vec![]), Format::Legacy);
+    let mut decoder = PuffinDecoder::new(&bytes[..]).expect("decodes");
+    let run = decoder.next_run(usize::MAX).expect("a run");
+    let good = decode_run(&bytes[run.bytes.clone()], run.bytes.start, run.first_record).to_bytes();
+    let mut refused = 0;
+    let mut try_merge = |fragment_bytes: &[u8]| match Fragment::from_bytes(fragment_bytes) {
+        Ok(fragment) => {
+            let mut into = PuffinDecoder::new(&bytes[..]).expect("decodes");
+            if into.merge(&fragment).is_err() {
+                refused += 1;
+            }
+        }
+        Err(err) => {
+            assert!(err.starts_with("malformed fragment: "), "{err}");
+            refused += 1;
+        }
+    };
+    for len in 0..good.len() {
+        try_merge(&good[..len]);
+    }
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    for _ in 0..20_000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let mut bad = good.clone();
+        let at = (state % bad.len() as u64) as usize;
+        bad[at] = (state >> 32) as u8;
+        try_merge(&bad);
+    }
+    assert!(refused > good.len(), "refused {refused}");
+}

@@ -941,14 +941,22 @@ impl TraceBuilder {
     /// An id out of range (a malformed fragment) is an error, and nothing
     /// of the fragment's columns is appended.
     pub fn merge_fragment(&mut self, frag: &Trace, events: &[Event]) -> Result<(), String> {
-        fn put<T: Copy + Default>(map: &mut Vec<T>, i: u32, value: T) {
+        let bad = |what: &str| format!("malformed fragment: {what} out of range");
+        // Each of the fragment's definitions and threads was made by one of
+        // its events: a local id past their count is malformed (and would
+        // ask for a giant map).
+        fn put<T: Copy>(map: &mut Vec<T>, i: u32, value: T, most: usize) -> Result<(), String> {
             let i = i as usize;
+            if i >= most {
+                return Err("malformed fragment: definition or thread out of range".to_owned());
+            }
             if map.len() <= i {
-                map.resize(i + 1, T::default());
+                map.resize(i + 1, value);
             }
             map[i] = value;
+            Ok(())
         }
-        let bad = |what: &str| format!("malformed fragment: {what} out of range");
+        let most = events.len();
         self.reserve_strings();
         let n_strings = frag.strings.len();
         let mut strs: Vec<StrId> = Vec::with_capacity(n_strings);
@@ -973,7 +981,7 @@ impl TraceBuilder {
                 Event::UseRaw { at, raw, local } => {
                     intern_to(self, &mut strs, at);
                     let d = self.def_for_raw_id(raw);
-                    put(&mut defs, local, d);
+                    put(&mut defs, local, d, most)?;
                 }
                 Event::Register {
                     at,
@@ -991,7 +999,7 @@ impl TraceBuilder {
                     };
                     self.register(raw, row);
                     if let (Some(local), Some(d)) = (created, self.trace.defs.by_raw_id(raw)) {
-                        put(&mut defs, local, d);
+                        put(&mut defs, local, d, most)?;
                     }
                 }
                 Event::Legacy {
@@ -1001,12 +1009,15 @@ impl TraceBuilder {
                     local,
                 } => {
                     intern_to(self, &mut strs, at);
+                    if name.idx() >= n_strings || location.idx() >= n_strings {
+                        return Err(bad("string"));
+                    }
                     let (name, location) = (
                         frag.strings.get(name).to_owned(),
                         frag.strings.get(location).to_owned(),
                     );
                     let d = self.legacy_def(&name, &location);
-                    put(&mut defs, local, d);
+                    put(&mut defs, local, d, most)?;
                 }
                 Event::Thread {
                     at,
@@ -1015,9 +1026,12 @@ impl TraceBuilder {
                     local,
                 } => {
                     intern_to(self, &mut strs, at);
+                    if name.idx() >= n_strings {
+                        return Err(bad("string"));
+                    }
                     let name = frag.strings.get(name).to_owned();
                     let t = self.thread(start_time_ns, &name);
-                    put(&mut threads, local, t);
+                    put(&mut threads, local, t, most)?;
                 }
             }
         }
