@@ -507,6 +507,13 @@ async fn decode_by_workers(
         let t = Instant::now();
         let answer = answer.await;
         waiting += t.elapsed();
+        if t.elapsed() >= Duration::from_millis(1) {
+            // It was not there yet: the browser ran other tasks meanwhile,
+            // and this thread's stretch of work ended.
+            busy += stretch;
+            longest = longest.max(stretch);
+            stretch = Duration::ZERO;
+        }
         if task.borrow().cancelled {
             log::info!("{name}: decoding cancelled");
             return Ok(None);
