@@ -96,9 +96,7 @@ pub async fn pool(n: usize) -> Result<Rc<Pool>, String> {
     }
     POOL.with_borrow_mut(|p| *p = None);
     let pool = Rc::new(start(n)?);
-    let ready: Vec<_> = (0..n)
-        .map(|i| pool.request(i, &Object::new(), &[]))
-        .collect();
+    let ready: Vec<_> = (0..n).map(|i| pool.ready(i)).collect();
     // A worker that never answers (its script blocked without an error)
     // must not hold the load: past the limit it counts as failed.
     let waiting: Vec<Pending> = pool.slots.iter().map(|s| s.pending.clone()).collect();
@@ -232,42 +230,51 @@ impl Pool {
         self.slots.is_empty()
     }
 
-    /// Posts `fields` (plus an id) to worker `i`, transferring `transfer`;
-    /// the answer's message, or its error. The first request (`init`,
-    /// posted by [`start`]) has id 0: an empty `fields` waits for it.
+    /// Worker `i`'s answer to request `id`: its message, or its error.
+    fn answer(
+        &self,
+        i: usize,
+        id: u32,
+    ) -> impl std::future::Future<Output = Result<JsValue, String>> + use<> {
+        let pending = self.slots[i % self.slots.len()].pending.clone();
+        let promise = Promise::new(&mut |resolve, reject| {
+            pending.borrow_mut().insert(id, (resolve, reject));
+        });
+        async move {
+            wasm_bindgen_futures::JsFuture::from(promise)
+                .await
+                .map_err(super::js_message)
+        }
+    }
+
+    /// Worker `i`'s answer to the `init` message [`start`] posted (id 0).
+    fn ready(
+        &self,
+        i: usize,
+    ) -> impl std::future::Future<Output = Result<JsValue, String>> + use<> {
+        self.answer(i, 0)
+    }
+
+    /// Posts `fields` (plus a new id) to worker `i`, transferring
+    /// `transfer`; the answer's message, or its error.
     fn request(
         &self,
         i: usize,
         fields: &Object,
         transfer: &[JsValue],
     ) -> impl std::future::Future<Output = Result<JsValue, String>> + use<> {
-        let slot = &self.slots[i % self.slots.len()];
-        let is_wait = Object::keys(fields).length() == 0;
-        let id = if is_wait {
-            0
-        } else {
-            let id = self.next_id.get();
-            self.next_id.set(id.wrapping_add(1).max(1));
-            id
-        };
-        let pending = slot.pending.clone();
-        let promise = Promise::new(&mut |resolve, reject| {
-            pending.borrow_mut().insert(id, (resolve, reject));
-        });
-        let posted = if is_wait {
-            Ok(())
-        } else {
-            let _ = Reflect::set(fields, &"id".into(), &id.into());
-            let transfer: Array = transfer.iter().collect();
-            slot.worker
-                .post_message_with_transfer(fields, &transfer)
-                .map_err(|e| format!("cannot reach a worker: {}", super::js_message(e)))
-        };
+        let id = self.next_id.get();
+        self.next_id.set(id.wrapping_add(1).max(1));
+        let answer = self.answer(i, id);
+        let _ = Reflect::set(fields, &"id".into(), &id.into());
+        let transfer: Array = transfer.iter().collect();
+        let posted = self.slots[i % self.slots.len()]
+            .worker
+            .post_message_with_transfer(fields, &transfer)
+            .map_err(|e| format!("cannot reach a worker: {}", super::js_message(e)));
         async move {
             posted?;
-            wasm_bindgen_futures::JsFuture::from(promise)
-                .await
-                .map_err(super::js_message)
+            answer.await
         }
     }
 
