@@ -4,9 +4,9 @@
 // fragments (src/engine/read/fragment.rs) that go back as transferred bytes.
 //
 // page -> worker: {id: 0, init: {script, module}} once, then
-//                 {id, bytes: ArrayBuffer, base, record};
-// worker -> page: {id: 0, ready: true} | {id, out: ArrayBuffer, ms} | {id, error}
-//                 (ms: the worker's time on the run).
+//                 {id, bytes: ArrayBuffer, len, base, record} (the run: the first len bytes);
+// worker -> page: {id: 0, ready: true} | {id, out: ArrayBuffer, bytes, ms} | {id, error}
+//                 (bytes: the run's buffer given back; ms: the worker's time on the run).
 let ready = null;
 
 self.onmessage = async (event) => {
@@ -28,8 +28,9 @@ self.onmessage = async (event) => {
   try {
     await ready;
     const t0 = performance.now();
-    const out = self.puffinLensDecodeRun(new Uint8Array(msg.bytes), msg.base, msg.record);
-    self.postMessage({ id: msg.id, out: out.buffer, ms: performance.now() - t0 }, [out.buffer]);
+    const out = self.puffinLensDecodeRun(new Uint8Array(msg.bytes, 0, msg.len), msg.base, msg.record);
+    // The run's buffer goes back too, for the page to fill again.
+    self.postMessage({ id: msg.id, out: out.buffer, bytes: msg.bytes, ms: performance.now() - t0 }, [out.buffer, msg.bytes]);
   } catch (err) {
     self.postMessage({ id: msg.id, error: String(err) });
   }

@@ -8,9 +8,10 @@
 //! falls back to the page's thread, the next load starts a new pool).
 //!
 //! Messages, page → worker: `{id, init: {script, module}}` once, then
-//! `{id, bytes, base, record}` (`bytes` transferred); worker → page:
-//! `{id, ready: true}`, `{id, out, ms}` (`out` transferred; `ms` the
-//! worker's time on the run) or `{id, error}`.
+//! `{id, bytes, len, base, record}` (`bytes` transferred, the run its first
+//! `len`); worker → page: `{id, ready: true}`, `{id, out, bytes, ms}` (`out`
+//! the fragment and `bytes` given back, both transferred; `ms` the worker's
+//! time on the run) or `{id, error}`.
 
 use js_sys::{Array, Function, Object, Promise, Reflect, Uint8Array};
 use std::cell::RefCell;
@@ -21,6 +22,13 @@ use wasm_bindgen::prelude::*;
 
 /// Most workers a pool starts, whatever the machine reports.
 pub const MAX_WORKERS: usize = 8;
+
+/// Smallest buffer made for a run's bytes (runs are about 256 KB and a
+/// record more), so that most can be used again for the next.
+const SPARE_BYTES: u32 = 1 << 20;
+
+/// Most buffers kept for reuse.
+const MAX_SPARE: usize = 64;
 
 /// How long a new worker may take to load the module and answer.
 const START_TIMEOUT_MS: i32 = 20_000;
@@ -45,6 +53,10 @@ impl Drop for Slot {
 pub struct Pool {
     slots: Vec<Slot>,
     next_id: std::cell::Cell<u32>,
+    /// Buffers the workers gave back with their answers, for the next runs'
+    /// bytes: a fresh buffer per run costs its pages' first touch, several
+    /// times the copy itself.
+    spare: Rc<RefCell<Vec<js_sys::ArrayBuffer>>>,
 }
 
 thread_local! {
@@ -205,6 +217,7 @@ fn start(n: usize) -> Result<Pool, String> {
     let pool = Pool {
         slots,
         next_id: std::cell::Cell::new(1),
+        spare: Rc::default(),
     };
     // Each worker gets the module and the script to run it with first.
     let init = Object::new();
@@ -289,14 +302,32 @@ impl Pool {
         base: usize,
         first_record: usize,
     ) -> impl std::future::Future<Output = Result<(Vec<u8>, f64), String>> + use<> {
-        let copy = Uint8Array::from(bytes);
+        let len = bytes.len() as u32;
+        let spare = self
+            .spare
+            .borrow_mut()
+            .pop()
+            .filter(|b| b.byte_length() >= len);
+        let buffer = spare.unwrap_or_else(|| js_sys::ArrayBuffer::new(len.max(SPARE_BYTES)));
+        Uint8Array::new_with_byte_offset_and_length(&buffer, 0, len).copy_from(bytes);
         let message = Object::new();
-        let _ = Reflect::set(&message, &"bytes".into(), &copy.buffer());
+        let _ = Reflect::set(&message, &"bytes".into(), &buffer);
+        let _ = Reflect::set(&message, &"len".into(), &len.into());
         let _ = Reflect::set(&message, &"base".into(), &(base as f64).into());
         let _ = Reflect::set(&message, &"record".into(), &(first_record as f64).into());
-        let answer = self.request(i, &message, &[copy.buffer().into()]);
+        let answer = self.request(i, &message, &[buffer.into()]);
+        let spares = self.spare.clone();
         async move {
             let data = answer.await?;
+            if let Some(back) = Reflect::get(&data, &"bytes".into())
+                .ok()
+                .and_then(|b| b.dyn_into::<js_sys::ArrayBuffer>().ok())
+            {
+                let mut spares = spares.borrow_mut();
+                if spares.len() < MAX_SPARE {
+                    spares.push(back);
+                }
+            }
             let out = Reflect::get(&data, &"out".into())
                 .map_err(super::js_message)?
                 .dyn_into::<js_sys::ArrayBuffer>()
