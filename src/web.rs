@@ -28,7 +28,8 @@
 //!   decode workers; `"page"`, the page's own thread, a slice at a time: a
 //!   JSON dump, `?workers=0`, or workers that could not start).
 //!   `?workers=N` on the page's address sets the pool's size (default:
-//!   `navigator.hardwareConcurrency - 1`, 1 to 8).
+//!   `navigator.hardwareConcurrency - 1`, 1 to 8), `?run_kb=N` the bytes
+//!   of records a worker decodes at a time (default 256; benchmarks).
 //! - `show(view, options?)`: switches the view like a click would
 //!   (`"overview"`, `"tree"` with `{mode, frame, expand, gap_ms}`, `"table"`
 //!   with `{by, sort, descending, filter, thread}`); a promise of `ui()` once

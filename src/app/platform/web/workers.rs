@@ -57,12 +57,12 @@ pub struct Pool {
     /// bytes: a fresh buffer per run costs its pages' first touch, several
     /// times the copy itself.
     spare: Rc<RefCell<Vec<js_sys::ArrayBuffer>>>,
+    /// Set when a worker reports an error.
+    failed: Rc<std::cell::Cell<bool>>,
 }
 
 thread_local! {
     static POOL: RefCell<Option<Rc<Pool>>> = const { RefCell::new(None) };
-    /// Why the last pool could not start or failed (the next load tries again).
-    static BROKEN: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
 /// A number given on the page's address (`?name=N`).
@@ -100,9 +100,11 @@ pub fn wanted() -> usize {
 
 /// The pool of `n` workers, started (and waited for) if it is not yet.
 pub async fn pool(n: usize) -> Result<Rc<Pool>, String> {
+    // A pool one of whose workers failed (even while idle: it would never
+    // answer again) is not used again.
     if let Some(pool) = POOL
         .with_borrow(|p| p.clone())
-        .filter(|p| p.slots.len() == n)
+        .filter(|p| p.slots.len() == n && !p.failed.get())
     {
         return Ok(pool);
     }
@@ -129,7 +131,6 @@ pub async fn pool(n: usize) -> Result<Rc<Pool>, String> {
         answer.await?;
     }
     POOL.with_borrow_mut(|p| *p = Some(pool.clone()));
-    BROKEN.with_borrow_mut(|b| *b = None);
     Ok(pool)
 }
 
@@ -137,7 +138,6 @@ pub async fn pool(n: usize) -> Result<Rc<Pool>, String> {
 pub fn discard(why: &str) {
     log::warn!("decode workers: {why}");
     POOL.with_borrow_mut(|p| *p = None);
-    BROKEN.with_borrow_mut(|b| *b = Some(why.to_owned()));
 }
 
 /// The URL of this app's JavaScript module (the worker imports it): the
@@ -168,6 +168,7 @@ fn start(n: usize) -> Result<Pool, String> {
     let options = web_sys::WorkerOptions::new();
     options.set_type(web_sys::WorkerType::Module);
     let mut slots = Vec::with_capacity(n);
+    let failed_flag: Rc<std::cell::Cell<bool>> = Rc::default();
     for _ in 0..n {
         let worker = web_sys::Worker::new_with_options(&url, &options)
             .map_err(|e| format!("cannot start a worker: {}", super::js_message(e)))?;
@@ -193,7 +194,9 @@ fn start(n: usize) -> Result<Pool, String> {
             },
         );
         let failed = pending.clone();
+        let flag = failed_flag.clone();
         let on_error = Closure::<dyn FnMut(JsValue)>::new(move |event: JsValue| {
+            flag.set(true);
             let message = Reflect::get(&event, &"message".into())
                 .ok()
                 .and_then(|m| m.as_string())
@@ -218,6 +221,7 @@ fn start(n: usize) -> Result<Pool, String> {
         slots,
         next_id: std::cell::Cell::new(1),
         spare: Rc::default(),
+        failed: failed_flag,
     };
     // Each worker gets the module and the script to run it with first.
     let init = Object::new();
