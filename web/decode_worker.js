@@ -4,9 +4,11 @@
 // fragments (src/engine/read/fragment.rs) that go back as transferred bytes.
 //
 // page -> worker: {id: 0, init: {script, module}} once, then
-//                 {id, bytes: ArrayBuffer, len, base, record} (the run: the first len bytes);
-// worker -> page: {id: 0, ready: true} | {id, out: ArrayBuffer, bytes, ms} | {id, error}
-//                 (bytes: the run's buffer given back; ms: the worker's time on the run).
+//                 {id, bytes: ArrayBuffer, len, base, record, out?} (the run: the first
+//                 len bytes; out: a fragment's buffer given back to write in);
+// worker -> page: {id: 0, ready: true} | {id, out: ArrayBuffer, len, bytes, ms} | {id, error}
+//                 (the fragment: out's first len bytes; bytes: the run's buffer given
+//                 back; ms: the worker's time on the run).
 let ready = null;
 
 self.onmessage = async (event) => {
@@ -28,9 +30,13 @@ self.onmessage = async (event) => {
   try {
     await ready;
     const t0 = performance.now();
-    const out = self.puffinLensDecodeRun(new Uint8Array(msg.bytes, 0, msg.len), msg.base, msg.record);
+    // The fragment lands in `msg.out` (a buffer the page gave back) when it fits.
+    const out = self.puffinLensDecodeRun(new Uint8Array(msg.bytes, 0, msg.len), msg.base, msg.record, msg.out);
     // The run's buffer goes back too, for the page to fill again.
-    self.postMessage({ id: msg.id, out: out.buffer, bytes: msg.bytes, ms: performance.now() - t0 }, [out.buffer, msg.bytes]);
+    self.postMessage(
+      { id: msg.id, out: out.buffer, len: out.length, bytes: msg.bytes, ms: performance.now() - t0 },
+      [out.buffer, msg.bytes],
+    );
   } catch (err) {
     self.postMessage({ id: msg.id, error: String(err) });
   }

@@ -8,10 +8,12 @@
 //! falls back to the page's thread, the next load starts a new pool).
 //!
 //! Messages, page → worker: `{id, init: {script, module}}` once, then
-//! `{id, bytes, len, base, record}` (`bytes` transferred, the run its first
-//! `len`); worker → page: `{id, ready: true}`, `{id, out, bytes, ms}` (`out`
-//! the fragment and `bytes` given back, both transferred; `ms` the worker's
-//! time on the run) or `{id, error}`.
+//! `{id, bytes, len, base, record, out?}` (`bytes` transferred, the run its
+//! first `len`; `out` a fragment's buffer given back, transferred); worker →
+//! page: `{id, ready: true}`, `{id, out, len, bytes, ms}` (the fragment the
+//! first `len` bytes of `out`, `bytes` given back, both transferred; `ms` the
+//! worker's time on the run) or `{id, error}`. Buffers go back and forth
+//! rather than new ones per run: a new one costs its pages' first touch.
 
 use js_sys::{Array, Function, Object, Promise, Reflect, Uint8Array};
 use std::cell::RefCell;
@@ -57,6 +59,9 @@ pub struct Pool {
     /// bytes: a fresh buffer per run costs its pages' first touch, several
     /// times the copy itself.
     spare: Rc<RefCell<Vec<js_sys::ArrayBuffer>>>,
+    /// The same for the fragments' buffers, given back to the workers to
+    /// write the next fragments in.
+    spare_out: Rc<RefCell<Vec<js_sys::ArrayBuffer>>>,
     /// Set when a worker reports an error.
     failed: Rc<std::cell::Cell<bool>>,
 }
@@ -221,6 +226,7 @@ fn start(n: usize) -> Result<Pool, String> {
         slots,
         next_id: std::cell::Cell::new(1),
         spare: Rc::default(),
+        spare_out: Rc::default(),
         failed: failed_flag,
     };
     // Each worker gets the module and the script to run it with first.
@@ -319,8 +325,13 @@ impl Pool {
         let _ = Reflect::set(&message, &"len".into(), &len.into());
         let _ = Reflect::set(&message, &"base".into(), &(base as f64).into());
         let _ = Reflect::set(&message, &"record".into(), &(first_record as f64).into());
-        let answer = self.request(i, &message, &[buffer.into()]);
-        let spares = self.spare.clone();
+        let mut transfer = vec![JsValue::from(buffer)];
+        if let Some(out) = self.spare_out.borrow_mut().pop() {
+            let _ = Reflect::set(&message, &"out".into(), &out);
+            transfer.push(out.into());
+        }
+        let answer = self.request(i, &message, &transfer);
+        let (spares, spare_outs) = (self.spare.clone(), self.spare_out.clone());
         async move {
             let data = answer.await?;
             if let Some(back) = Reflect::get(&data, &"bytes".into())
@@ -336,26 +347,55 @@ impl Pool {
                 .map_err(super::js_message)?
                 .dyn_into::<js_sys::ArrayBuffer>()
                 .map_err(|_| "a worker answered without a fragment".to_owned())?;
-            let ms = Reflect::get(&data, &"ms".into())
-                .ok()
-                .and_then(|v| v.as_f64())
-                .unwrap_or(0.0);
-            Ok((Uint8Array::new(&out).to_vec(), ms))
+            let number = |key: &str| {
+                Reflect::get(&data, &key.into())
+                    .ok()
+                    .and_then(|v| v.as_f64())
+                    .unwrap_or(0.0)
+            };
+            let (len, ms) = (number("len") as u32, number("ms"));
+            if len > out.byte_length() {
+                return Err("a worker's fragment is longer than its buffer".to_owned());
+            }
+            let fragment = Uint8Array::new_with_byte_offset_and_length(&out, 0, len).to_vec();
+            let mut spare_outs = spare_outs.borrow_mut();
+            if spare_outs.len() < MAX_SPARE {
+                spare_outs.push(out);
+            }
+            Ok((fragment, ms))
         }
     }
 }
 
 /// In a worker (no window): installs `puffinLensDecodeRun(bytes, base,
-/// record)` for `web/decode_worker.js`, which answers a run's fragment as a
-/// `Uint8Array` of its own.
+/// record, spare)` for `web/decode_worker.js`, which answers a run's
+/// fragment as a `Uint8Array`: the start of `spare` (an `ArrayBuffer` the
+/// page gave back) when it is large enough, else of a new buffer.
 pub fn install_worker_api() {
-    let run = Closure::<dyn Fn(Uint8Array, f64, f64) -> Uint8Array>::new(
-        |bytes: Uint8Array, base: f64, record: f64| {
+    let run = Closure::<dyn Fn(Uint8Array, f64, f64, JsValue) -> Uint8Array>::new(
+        |bytes: Uint8Array, base: f64, record: f64, spare: JsValue| {
             let bytes = bytes.to_vec();
             let fragment =
                 crate::engine::read::fragment::decode_run(&bytes, base as usize, record as usize);
             drop(bytes);
-            Uint8Array::from(&fragment.to_bytes()[..])
+            let out = fragment.to_bytes();
+            let len = out.len() as u32;
+            // Written into the buffer the page gave back when it is large
+            // enough, else into a new one with room for the next ones.
+            let buffer = spare
+                .dyn_into::<js_sys::ArrayBuffer>()
+                .ok()
+                .filter(|b| b.byte_length() >= len)
+                .unwrap_or_else(|| {
+                    js_sys::ArrayBuffer::new(
+                        len.checked_next_power_of_two()
+                            .unwrap_or(len)
+                            .max(SPARE_BYTES),
+                    )
+                });
+            let view = Uint8Array::new_with_byte_offset_and_length(&buffer, 0, len);
+            view.copy_from(&out);
+            view
         },
     );
     let _ = Reflect::set(
