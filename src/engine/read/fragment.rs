@@ -133,13 +133,17 @@ impl Out {
     }
 }
 
+/// A definition's kind as its byte: its position here (one table for both
+/// directions).
+const KINDS: [ScopeKind; 4] = [
+    ScopeKind::Function,
+    ScopeKind::Named,
+    ScopeKind::Unknown,
+    ScopeKind::Unregistered,
+];
+
 fn kind_code(kind: ScopeKind) -> u8 {
-    match kind {
-        ScopeKind::Function => 0,
-        ScopeKind::Named => 1,
-        ScopeKind::Unknown => 2,
-        ScopeKind::Unregistered => 3,
-    }
+    KINDS.iter().position(|&k| k == kind).unwrap_or(0) as u8
 }
 
 fn put_event(out: &mut Out, event: &Event) {
@@ -424,12 +428,9 @@ fn get_event(r: &mut ByteReader<'_>) -> Result<Event, ReadError> {
         3 => {
             let (at, raw) = (u32(r)?, u32(r)?);
             let (name, function, file, line) = (u32(r)?, u32(r)?, u32(r)?, u32(r)?);
-            let kind = match r.u8("kind")? {
-                0 => ScopeKind::Function,
-                1 => ScopeKind::Named,
-                2 => ScopeKind::Unknown,
-                _ => ScopeKind::Unregistered,
-            };
+            let kind = *KINDS
+                .get(usize::from(r.u8("kind")?))
+                .ok_or_else(|| r.invalid("kind: unknown"))?;
             let created = opt_u64(r)?.map(|v| v as u32);
             Event::Register {
                 at,
