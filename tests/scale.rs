@@ -637,3 +637,117 @@ fn tree_view_built_a_slice_at_a_time_opens_as_asked_meanwhile() {
         assert_eq!(sliced.merged_rows(), whole.merged_rows(), "{how:?}");
     }
 }
+
+#[test]
+fn diff_view_rows_are_in_the_reference_order() {
+    use puffin_lens::app::DiffView;
+    use puffin_lens::app::views::diff::DiffSort;
+    let cases = [
+        (
+            worst_case_capture(12, 300, 12, 1),
+            worst_case_capture(12, 300, 12, 2),
+        ),
+        (
+            worst_case_capture(12, 300, 12, 3),
+            worst_case_capture(12, 300, 12, 3),
+        ),
+        (synthetic_capture(6, 2, 300), synthetic_capture(6, 2, 300)),
+        (
+            worst_case_capture(40, 2_500, 40, 11),
+            worst_case_capture(40, 2_500, 40, 12),
+        ),
+    ];
+    let listed = |rows: Vec<serde_json::Value>| -> Vec<(String, String, i64)> {
+        rows.iter()
+            .map(|r| {
+                (
+                    r["name"].as_str().expect("a name").to_owned(),
+                    r["data"].as_str().expect("data").to_owned(),
+                    r["delta_total_ns"].as_i64().expect("a delta"),
+                )
+            })
+            .collect()
+    };
+    for (fa, fb) in &cases {
+        let (ta, tb) = (trace(fa), trace(fb));
+        let mut view = DiffView::new(loaded(fa), loaded(fb));
+        for (sort, reference) in [
+            (DiffSort::Delta, CompareSort::SignedDelta),
+            (DiffSort::Name, CompareSort::Name),
+        ] {
+            view.set_sort(sort, sort != DiffSort::Name);
+            let opts = CompareOptions {
+                top: usize::MAX,
+                filter: None,
+                hide_below_ns: 0,
+                sort: reference,
+            };
+            let want: Vec<_> = reference_compare(&ta, &tb, &opts)
+                .into_iter()
+                .map(|r| (r.name, r.data, r.delta_total_ns))
+                .collect();
+            assert!(want.len() > 10);
+            assert_eq!(listed(view.rows_json(usize::MAX)), want, "{sort:?}");
+        }
+    }
+}
+
+/// Rows of (name, data) strings, for [`NameOrder`] on its own.
+struct Strings(Vec<(String, String)>);
+
+impl puffin_lens::engine::analyses::NamedRows<u32> for Strings {
+    fn name_key(&self, row: u32) -> u64 {
+        // Equal for equal names only: the first row of the same name.
+        let name = &self.0[row as usize].0;
+        self.0.iter().position(|(n, _)| n == name).expect("itself") as u64
+    }
+
+    fn name(&self, row: u32) -> &str {
+        &self.0[row as usize].0
+    }
+
+    fn data(&self, row: u32) -> &str {
+        &self.0[row as usize].1
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
+
+    /// The name order sorts by integer keys made of a few of each data
+    /// string's bytes: data sharing long prefixes, data that are prefixes
+    /// of each other, NUL and multi-byte characters, no data, as strings
+    /// compare.
+    #[test]
+    fn name_order_is_the_order_of_the_strings(
+        rows in proptest::collection::vec(
+            (
+                "[ab]{0,2}",
+                proptest::prop_oneof![
+                    "",
+                    "[a\u{0}\u{7f}é]{0,20}",
+                    "assets/mesh_[0-9]{0,3}(\\.glb)?",
+                    "a_long_shared_prefix_of_thirty/[xy\u{0}]{0,14}",
+                ],
+            ),
+            0..60,
+        ),
+        n in 0usize..70,
+    ) {
+        use puffin_lens::engine::analyses::NameOrder;
+        let mut rows = rows;
+        rows.sort();
+        rows.dedup();
+        let strings = Strings(rows);
+        let mut want: Vec<u32> = (0..strings.0.len() as u32).collect();
+        want.sort_by(|&x, &y| strings.0[x as usize].cmp(&strings.0[y as usize]));
+        want.truncate(n);
+        // Shuffled: rows in an order of their own.
+        let mut items: Vec<u32> = (0..strings.0.len() as u32).collect();
+        items.reverse();
+        items.rotate_left(strings.0.len() / 3);
+        let mut order = NameOrder::new(items);
+        let (got, _) = sliced(|more| order.step(&strings, n, more));
+        proptest::prop_assert_eq!(got, want);
+    }
+}

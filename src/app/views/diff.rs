@@ -160,13 +160,15 @@ pub struct DiffView {
     building: Option<DiffBuild>,
     build_started: web_time::Instant,
     build_slices: usize,
-    /// Every row, by name, then data.
-    all: Vec<Pair>,
+    /// Every row (an index into the table's pairs) by name, then data; and
+    /// each pair's position in that order (the sorts' tie-break).
+    by_name: Vec<u32>,
+    rank: Vec<u32>,
     sort: DiffSort,
     descending: bool,
     filter: (String, bool),
     hide_below_ms: f64,
-    /// The table's rows shown, in order (indices into `all`).
+    /// The table's rows shown, in order (positions in `by_name`).
     rows: Vec<u32>,
     selected: Option<u32>,
     details: Option<DiffDetails>,
@@ -202,10 +204,10 @@ fn sorted_rows(mut keys: Vec<u128>) -> Vec<u32> {
 /// its rows in name order (the sorts' tie-break).
 enum DiffBuild {
     Table(CompareBuilder),
-    Order(CompareTable, NameOrder<Pair>),
+    Order(CompareTable, NameOrder<u32>),
     /// Built: the rows' first sort is left (their keys made a chunk at a
     /// time: reading both sides' numbers of 3.6M rows takes longer than
-    /// sorting them), `keys` those of `all[..next]`.
+    /// sorting them), `keys` those of the table's pairs `..next`.
     Sort {
         keys: Vec<u128>,
         next: u32,
@@ -219,17 +221,18 @@ impl DiffBuild {
         ta: &Trace,
         tb: &Trace,
         more: &mut dyn FnMut() -> bool,
-    ) -> Option<(CompareTable, Vec<Pair>)> {
+    ) -> Option<(CompareTable, Vec<u32>)> {
         loop {
             match self {
                 DiffBuild::Table(builder) => {
                     let table = builder.step(ta, tb, more)?;
-                    let order = NameOrder::new(table.with(ta, tb).pairs().to_vec());
+                    let pairs = table.with(ta, tb).pairs().len() as u32;
+                    let order = NameOrder::new((0..pairs).collect());
                     *self = DiffBuild::Order(table, order);
                 }
                 DiffBuild::Order(table, order) => {
-                    let all = order.step(&table.with(ta, tb), usize::MAX, more)?;
-                    return Some((std::mem::take(table), all));
+                    let by_name = order.step(&table.with(ta, tb), usize::MAX, more)?;
+                    return Some((std::mem::take(table), by_name));
                 }
                 DiffBuild::Sort { .. } => return None,
             }
@@ -277,7 +280,8 @@ impl DiffView {
             building: Some(DiffBuild::Table(CompareBuilder::new())),
             build_started: web_time::Instant::now(),
             build_slices: 0,
-            all: Vec::new(),
+            by_name: Vec::new(),
+            rank: Vec::new(),
             sort: DiffSort::Delta,
             descending: true,
             filter: (String::new(), false),
@@ -313,7 +317,7 @@ impl DiffView {
             if self.sort == DiffSort::Name {
                 self.resort();
             } else {
-                let all = self.all.len() as u32;
+                let all = self.by_name.len() as u32;
                 let made_keys = *next < all;
                 while *next < all {
                     let end = all.min(next.saturating_add(analyses::CHUNK as u32));
@@ -338,21 +342,26 @@ impl DiffView {
                 self.b.name,
                 self.build_started.elapsed().as_secs_f64() * 1e3,
                 self.build_slices,
-                self.all.len()
+                self.by_name.len()
             );
             return false;
         }
         let (ta, tb) = (self.a.trace(), self.b.trace());
-        let Some((table, all)) = build.step(ta, tb, &mut more) else {
+        let Some((table, by_name)) = build.step(ta, tb, &mut more) else {
             self.building = Some(build);
             return true;
         };
         self.table = table;
         self.building = Some(DiffBuild::Sort {
-            keys: Vec::with_capacity(all.len()),
+            keys: Vec::with_capacity(by_name.len()),
             next: 0,
         });
-        self.all = all;
+        let mut rank = vec![0u32; by_name.len()];
+        for (r, &k) in by_name.iter().enumerate() {
+            rank[k as usize] = r as u32;
+        }
+        self.by_name = by_name;
+        self.rank = rank;
         // The first sort now if the slice has room (a small comparison is
         // then done in one step), else in the next slice.
         if budget.is_none_or(|b| started.elapsed() < b / 2) {
@@ -575,6 +584,11 @@ impl DiffView {
         }
     }
 
+    /// Row `r` of the table by name (a position in `by_name`).
+    fn pair(&self, r: u32) -> Pair {
+        self.joined().pairs()[self.by_name[r as usize] as usize]
+    }
+
     /// The compare rows, read with A's and B's traces.
     fn joined(&self) -> Joined<'_> {
         self.table.with(self.a.trace(), self.b.trace())
@@ -612,7 +626,8 @@ impl DiffView {
 
     /// Orders the rows by the sort key, ties by name then data: one `u128`
     /// per row (the key mapped to an order-preserving integer, then the
-    /// row's rank by name: its index in `all`), sorted without a comparator.
+    /// row's rank by name: its position in `by_name`), sorted without a
+    /// comparator.
     fn resort(&mut self) {
         if let Some(DiffBuild::Sort { keys, next }) = &mut self.building {
             // The first sort is being made: made again, as now asked.
@@ -621,15 +636,15 @@ impl DiffView {
             return;
         }
         if self.sort == DiffSort::Name {
-            // `all` is in name order already.
+            // `by_name` is in name order already.
             let matcher = Matcher::new(&self.filter.0, self.filter.1);
             let hide_ns = self.hide_below_ms * 1e6;
             // No filter and nothing hidden: every row, without reading it.
             let everything = matcher.is_empty() && hide_ns <= 0.0;
             let joined = self.joined();
-            let mut rows: Vec<u32> = (0..self.all.len() as u32)
+            let mut rows: Vec<u32> = (0..self.by_name.len() as u32)
                 .filter(|&i| {
-                    let p = self.all[i as usize];
+                    let p = self.pair(i);
                     everything || self.keeps(&joined, &matcher, hide_ns, p, &joined.stats(p))
                 })
                 .collect();
@@ -639,23 +654,25 @@ impl DiffView {
             self.rows = rows;
             return;
         }
-        let mut keys = Vec::with_capacity(self.all.len());
-        self.sort_keys(0..self.all.len() as u32, &mut keys);
+        let mut keys = Vec::with_capacity(self.by_name.len());
+        self.sort_keys(0..self.by_name.len() as u32, &mut keys);
         self.rows = sorted_rows(keys);
     }
 
-    /// Appends the sort keys of the rows `all[range]` that the filter and
-    /// the hidden threshold keep: the sort column's value mapped to an
-    /// order-preserving integer, then the row's index in `all` (ties stay
-    /// by name ascending).
+    /// Appends the sort keys of the table's pairs `range` (read in the
+    /// table's order, which reads both sides' groups nearly in order) that
+    /// the filter and the hidden threshold keep: the sort column's value
+    /// mapped to an order-preserving integer, then the row's position in
+    /// `by_name` (ties stay by name ascending).
     fn sort_keys(&self, range: std::ops::Range<u32>, keys: &mut Vec<u128>) {
         let matcher = Matcher::new(&self.filter.0, self.filter.1);
         let hide_ns = self.hide_below_ms * 1e6;
         let joined = self.joined();
         let everything = matcher.is_empty() && hide_ns <= 0.0;
         let desc = self.descending;
-        keys.extend(range.filter_map(|i| {
-            let p = self.all[i as usize];
+        let pairs = joined.pairs();
+        keys.extend(range.filter_map(|k| {
+            let p = pairs[k as usize];
             let sides = joined.stats(p);
             if !everything && !self.keeps(&joined, &matcher, hide_ns, p, &sides) {
                 return None;
@@ -663,7 +680,7 @@ impl DiffView {
             // + 0.0: a negative zero ties with zero, as compared before.
             let v = f64_order(self.key(&joined, p, &sides) + 0.0);
             let v = if desc { !v } else { v };
-            Some((u128::from(v) << 32) | u128::from(i))
+            Some((u128::from(v) << 32) | u128::from(self.rank[k as usize]))
         }));
     }
 
@@ -763,7 +780,7 @@ impl DiffView {
 
     fn select_row(&mut self, r: u32) {
         self.selected = Some(r);
-        let name = self.joined().name(self.all[r as usize]).to_owned();
+        let name = self.joined().name(self.pair(r)).to_owned();
         let a = analyses::durations_named(self.a.trace(), &name);
         let b = analyses::durations_named(self.b.trace(), &name);
         let lo = a
@@ -939,7 +956,7 @@ impl DiffView {
                 .iter()
                 .take(limit)
                 .map(|&i| {
-                    let row = self.joined().row(self.all[i as usize]);
+                    let row = self.joined().row(self.pair(i));
                     serde_json::to_value(&row).unwrap_or_default()
                 })
                 .collect(),
@@ -1307,7 +1324,7 @@ impl DiffView {
                 RichText::new(format!(
                     "{} of {} rows · click a header to sort (again to reverse), a row for both sides' calls · Δ:",
                     self.rows.len(),
-                    self.all.len()
+                    self.by_name.len()
                 ))
                 .weak(),
             );
@@ -1380,7 +1397,7 @@ impl DiffView {
                 body.rows(ROW_HEIGHT, self.rows.len(), |mut row| {
                     let i = self.rows[row.index()];
                     // Made for the rows in view only.
-                    let r = &joined.row(self.all[i as usize]);
+                    let r = &joined.row(self.pair(i));
                     row.set_selected(self.selected == Some(i));
                     let cell = |row: &mut egui_extras::TableRow<'_, '_>, text: RichText| {
                         row.col(|ui| {

@@ -103,6 +103,76 @@ impl GroupIndex {
     }
 }
 
+/// Dense group ids of (name, data) string pairs of one trace, found by the
+/// data string's id (by the name's when grouping by name only): an array
+/// lookup for a data string seen with one name (most, when scopes carry
+/// per-call data: a hash map of 2M such pairs was most of the diff table's
+/// grouping), a hash map for the pairs whose data string was first seen
+/// with another name (no data, data shared by several names).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct PairIndex {
+    by_name_only: bool,
+    /// Per string id: the first group with that data (or name) and its name.
+    first: Vec<(u32, StrId)>,
+    others: FxHashMap<u64, u32>,
+}
+
+impl PairIndex {
+    const NONE: u32 = u32::MAX;
+
+    /// For a trace of `strings` strings.
+    pub(crate) fn new(by: super::GroupBy, strings: usize) -> Self {
+        Self {
+            by_name_only: by == super::GroupBy::Name,
+            first: vec![(Self::NONE, StrId(0)); strings],
+            others: FxHashMap::default(),
+        }
+    }
+
+    /// The slot of (`name`, `data`) in `first`, and the pair as one key.
+    #[inline]
+    fn slot(&self, name: StrId, data: StrId) -> (usize, u64) {
+        if self.by_name_only {
+            (name.idx(), u64::from(name.0) << 32)
+        } else {
+            (data.idx(), (u64::from(name.0) << 32) | u64::from(data.0))
+        }
+    }
+
+    /// The id of (`name`, `data`) (`data` is ignored when grouping by
+    /// name), made by `new` the first time it is seen.
+    #[inline]
+    pub(crate) fn get_or_insert(
+        &mut self,
+        name: StrId,
+        data: StrId,
+        new: impl FnOnce() -> u32,
+    ) -> u32 {
+        let (slot, key) = self.slot(name, data);
+        let (g, first_name) = self.first[slot];
+        if g == Self::NONE {
+            let g = new();
+            self.first[slot] = (g, name);
+            g
+        } else if first_name == name {
+            g
+        } else {
+            *self.others.entry(key).or_insert_with(new)
+        }
+    }
+
+    /// The id of (`name`, `data`), if it was seen.
+    pub(crate) fn get(&self, name: StrId, data: StrId) -> Option<u32> {
+        let (slot, key) = self.slot(name, data);
+        match self.first.get(slot) {
+            Some(&(g, _)) if g == Self::NONE => None,
+            Some(&(g, first_name)) if first_name == name => Some(g),
+            Some(_) => self.others.get(&key).copied(),
+            None => None,
+        }
+    }
+}
+
 pub(super) fn all_scopes(trace: &Trace) -> Range<u32> {
     0..trace.scopes.len() as u32
 }
@@ -212,23 +282,53 @@ pub trait NamedRows<R> {
 }
 
 /// Rows ([`NamedRows`]: the diff's, the table's) in name order, then
-/// data, a slice at a time:
-/// the rows bucketed by their name (few: scope names), buckets in name
-/// order, each bucket sorted by data with its strings resolved once.
+/// data, a slice at a time: the rows bucketed by their name (few: scope
+/// names), buckets in name order, each bucket sorted by data.
+///
+/// A bucket is sorted by integer keys, not by comparing strings (which
+/// reads two strings scattered over the string table per comparison: most
+/// of the diff table's first build on the worst case): a row's key is the
+/// 12 bytes of its data after the common prefix of its bucket's non-empty
+/// data strings, read as a big-endian integer (zero past the end, and for
+/// no data), so a smaller key is a smaller string; only rows whose keys tie
+/// are ordered by their whole strings. Each row's data is read twice, in
+/// the rows' own order (for its bucket's prefix, then for its key).
 #[derive(Debug)]
 pub struct NameOrder<R> {
     items: Vec<R>,
-    /// Per bucket: a row of it (for its name) and its rows' count.
-    buckets: Vec<(R, usize)>,
+    buckets: Vec<Bucket<R>>,
     bucket_of: FxHashMap<u64, u32>,
     /// Each row's bucket, while bucketing.
     bucket: Vec<u32>,
-    /// The rows grouped by bucket, buckets in name order, once bucketed.
+    /// The rows grouped by bucket, buckets in name order, and their keys
+    /// (the data's in the high 96 bits), filled `placed` rows at a time.
     grouped: Vec<R>,
+    keys: Vec<u128>,
+    placed: usize,
+    /// Where each bucket's next row goes in `grouped`, while placing.
+    at: Vec<usize>,
     /// Buckets in name order, and where each starts in `grouped`.
     order: Vec<(u32, usize)>,
     /// Buckets sorted so far (in name order).
     sorted: usize,
+}
+
+/// A bucket of [`NameOrder`]: a row of it (for its name), its rows' count,
+/// its first row with data and the common prefix of its rows' data, bytes.
+#[derive(Clone, Copy, Debug)]
+struct Bucket<R> {
+    row: R,
+    count: usize,
+    with_data: Option<R>,
+    common: usize,
+}
+
+/// The first 12 bytes of `rest` as the high 96 bits of a big-endian integer.
+fn data_key(rest: &[u8]) -> u128 {
+    let mut key = [0u8; 16];
+    let n = rest.len().min(12);
+    key[..n].copy_from_slice(&rest[..n]);
+    u128::from_be_bytes(key)
 }
 
 impl<R: Copy> NameOrder<R> {
@@ -239,6 +339,9 @@ impl<R: Copy> NameOrder<R> {
             buckets: Vec::new(),
             bucket_of: FxHashMap::default(),
             grouped: Vec::new(),
+            keys: Vec::new(),
+            placed: 0,
+            at: Vec::new(),
             order: Vec::new(),
             sorted: 0,
         }
@@ -246,12 +349,17 @@ impl<R: Copy> NameOrder<R> {
 
     /// How far along, 0 to 1.
     pub fn progress(&self) -> f32 {
-        let rows = self.items.len().max(1) as f32;
+        let rows = self.items.len().max(self.grouped.len()).max(1) as f32;
         let sorted = self
             .order
             .get(self.sorted)
             .map_or(self.grouped.len(), |b| b.1);
-        (self.bucket.len() as f32 / rows + sorted as f32 / rows) / 2.0
+        let bucketed = if self.order.is_empty() {
+            self.bucket.len()
+        } else {
+            self.grouped.len()
+        };
+        (bucketed as f32 + self.placed as f32 + sorted as f32) / rows / 3.0
     }
 
     /// Orders until `more` says stop (asked after each chunk or bucket), or
@@ -262,17 +370,37 @@ impl<R: Copy> NameOrder<R> {
         n: usize,
         more: &mut dyn FnMut() -> bool,
     ) -> Option<Vec<R>> {
-        // Bucketing.
-        while self.bucket.len() < self.items.len() {
+        // Bucketing, and each bucket's common prefix.
+        while self.order.is_empty() && self.bucket.len() < self.items.len() {
             let end = (self.bucket.len() + CHUNK).min(self.items.len());
             for k in self.bucket.len()..end {
                 let p = self.items[k];
                 let buckets = &mut self.buckets;
                 let b = *self.bucket_of.entry(j.name_key(p)).or_insert_with(|| {
-                    buckets.push((p, 0));
+                    buckets.push(Bucket {
+                        row: p,
+                        count: 0,
+                        with_data: None,
+                        common: 0,
+                    });
                     buckets.len() as u32 - 1
                 });
-                self.buckets[b as usize].1 += 1;
+                let bucket = &mut self.buckets[b as usize];
+                bucket.count += 1;
+                let data = j.data(p).as_bytes();
+                if !data.is_empty() {
+                    match bucket.with_data {
+                        None => {
+                            bucket.with_data = Some(p);
+                            bucket.common = data.len();
+                        }
+                        Some(first) => {
+                            let first = &j.data(first).as_bytes()[..bucket.common];
+                            bucket.common =
+                                first.iter().zip(data).take_while(|(x, y)| x == y).count();
+                        }
+                    }
+                }
                 self.bucket.push(b);
             }
             if !more() {
@@ -282,23 +410,42 @@ impl<R: Copy> NameOrder<R> {
         if self.order.is_empty() && !self.buckets.is_empty() {
             let mut by_name: Vec<u32> = (0..self.buckets.len() as u32).collect();
             by_name.sort_unstable_by(|&x, &y| {
-                j.name(self.buckets[x as usize].0)
-                    .cmp(j.name(self.buckets[y as usize].0))
+                j.name(self.buckets[x as usize].row)
+                    .cmp(j.name(self.buckets[y as usize].row))
             });
-            let mut at = vec![0usize; self.buckets.len()];
+            self.at = vec![0usize; self.buckets.len()];
             let mut sum = 0;
             for &b in &by_name {
-                at[b as usize] = sum;
+                self.at[b as usize] = sum;
                 self.order.push((b, sum));
-                sum += self.buckets[b as usize].1;
+                sum += self.buckets[b as usize].count;
             }
-            let mut grouped = vec![self.items[0]; self.items.len()];
-            for (&p, &b) in self.items.iter().zip(&self.bucket) {
-                grouped[at[b as usize]] = p;
-                at[b as usize] += 1;
-            }
-            self.grouped = grouped;
+            self.grouped = vec![self.items[0]; self.items.len()];
+            self.keys = vec![0; self.items.len()];
             self.bucket_of = FxHashMap::default();
+            if !more() {
+                return None;
+            }
+        }
+        // Each row placed in its bucket, with its key.
+        while self.placed < self.items.len() {
+            let end = (self.placed + CHUNK).min(self.items.len());
+            for k in self.placed..end {
+                let (p, b) = (self.items[k], self.bucket[k] as usize);
+                let data = j.data(p).as_bytes();
+                let key = data_key(data.get(self.buckets[b].common..).unwrap_or_default());
+                let at = &mut self.at[b];
+                self.grouped[*at] = p;
+                self.keys[*at] = key;
+                *at += 1;
+            }
+            self.placed = end;
+            if end == self.items.len() {
+                self.items = Vec::new();
+                self.bucket = Vec::new();
+                self.at = Vec::new();
+                self.placed = 0;
+            }
             if !more() {
                 return None;
             }
@@ -309,19 +456,41 @@ impl<R: Copy> NameOrder<R> {
             if start >= n {
                 break;
             }
-            let rows = &mut self.grouped[start..start + self.buckets[b as usize].1];
-            let mut keyed: Vec<(&str, R)> = rows.iter().map(|&p| (j.data(p), p)).collect();
-            keyed.sort_unstable_by(|x, y| x.0.cmp(y.0));
-            for (slot, (_, p)) in rows.iter_mut().zip(keyed) {
-                *slot = p;
-            }
+            let range = start..start + self.buckets[b as usize].count;
+            sort_bucket(&mut self.grouped[range.clone()], &mut self.keys[range], j);
             self.sorted += 1;
             if self.sorted < self.order.len() && !more() {
                 return None;
             }
         }
+        self.keys = Vec::new();
         let mut out = std::mem::take(&mut self.grouped);
         out.truncate(n);
         Some(out)
     }
+}
+
+/// Orders a bucket's `rows` by data, given their keys ([`NameOrder`]).
+fn sort_bucket<R: Copy>(rows: &mut [R], keys: &mut [u128], j: &dyn NamedRows<R>) {
+    const DATA: u128 = !(u32::MAX as u128);
+    for (i, key) in keys.iter_mut().enumerate() {
+        *key = (*key & DATA) | i as u128;
+    }
+    keys.sort_unstable();
+    let data = |k: u128| j.data(rows[(k as u32) as usize]);
+    let mut start = 0;
+    while start < keys.len() {
+        let key = keys[start] & DATA;
+        let end = start
+            + keys[start..]
+                .iter()
+                .take_while(|&&k| k & DATA == key)
+                .count();
+        if end - start > 1 {
+            keys[start..end].sort_by(|&x, &y| data(x).cmp(data(y)));
+        }
+        start = end;
+    }
+    let sorted: Vec<R> = keys.iter().map(|&k| rows[(k as u32) as usize]).collect();
+    rows.copy_from_slice(&sorted);
 }

@@ -3,7 +3,6 @@
 use super::common::*;
 use super::find::{Acc, Accumulator, GroupBy};
 use crate::engine::model::{StrId, Trace};
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::cmp::Ordering;
 
@@ -164,10 +163,11 @@ impl CompareTable {
 #[derive(Debug, Default)]
 pub struct CompareBuilder {
     stage: BuildStage,
-    /// The next instance, group or row of the stage.
+    /// The next instance or group of the stage.
     next: usize,
-    acc: Accumulator,
-    index: FxHashMap<u64, u32>,
+    /// A's groups (kept through the join: B's are looked up in it), B's.
+    acc_a: Accumulator,
+    acc_b: Accumulator,
     matched: Vec<bool>,
     table: CompareTable,
 }
@@ -177,7 +177,6 @@ enum BuildStage {
     #[default]
     GroupA,
     GroupB,
-    Index,
     Join,
     Gone,
 }
@@ -185,7 +184,8 @@ enum BuildStage {
 impl CompareBuilder {
     pub fn new() -> Self {
         Self {
-            acc: Accumulator::new(GroupBy::NameData),
+            acc_a: Accumulator::new(GroupBy::NameData),
+            acc_b: Accumulator::new(GroupBy::NameData),
             ..Default::default()
         }
     }
@@ -195,10 +195,9 @@ impl CompareBuilder {
         let (done, of) = match self.stage {
             BuildStage::GroupA => (0.0, a.scopes.len()),
             BuildStage::GroupB => (1.0, b.scopes.len()),
-            BuildStage::Index => (2.0, self.table.ga.len()),
-            BuildStage::Join | BuildStage::Gone => (3.0, self.table.gb.len()),
+            BuildStage::Join | BuildStage::Gone => (2.0, self.table.gb.len()),
         };
-        (done + self.next as f32 / of.max(1) as f32).min(4.0) / 4.0
+        (done + self.next as f32 / of.max(1) as f32).min(3.0) / 3.0
     }
 
     /// Works on `a` and `b` (the same each time) until `more` says stop
@@ -210,47 +209,30 @@ impl CompareBuilder {
         more: &mut dyn FnMut() -> bool,
     ) -> Option<CompareTable> {
         const UNSEEN: u32 = NONE - 1;
-        let key = |name: u32, data: u32| (u64::from(name) << 32) | u64::from(data);
         loop {
             let chunk = self.next..self.next + CHUNK;
             match self.stage {
                 BuildStage::GroupA | BuildStage::GroupB => {
-                    let t = if self.stage == BuildStage::GroupA {
-                        a
+                    let (t, acc) = if self.stage == BuildStage::GroupA {
+                        (a, &mut self.acc_a)
                     } else {
-                        b
+                        (b, &mut self.acc_b)
                     };
                     let end = chunk.end.min(t.scopes.len());
-                    self.acc.add(t, chunk.start as u32..end as u32, |_| true);
+                    acc.add(t, chunk.start as u32..end as u32, |_| true);
                     self.next = end;
                     if end == t.scopes.len() {
-                        let groups = std::mem::take(&mut self.acc).groups;
-                        self.acc = Accumulator::new(GroupBy::NameData);
                         self.next = 0;
                         if self.stage == BuildStage::GroupA {
-                            self.table.ga = groups;
                             self.stage = BuildStage::GroupB;
                         } else {
-                            self.table.gb = groups;
-                            self.index.reserve(self.table.ga.len());
-                            self.stage = BuildStage::Index;
+                            let ga = self.acc_a.groups.len();
+                            self.table.gb = std::mem::take(&mut self.acc_b).groups;
+                            self.matched = vec![false; ga];
+                            self.table.b_to_a = vec![UNSEEN; b.strings.len()];
+                            self.table.pairs = Vec::with_capacity(ga.max(self.table.gb.len()));
+                            self.stage = BuildStage::Join;
                         }
-                    }
-                }
-                BuildStage::Index => {
-                    let ga = &self.table.ga;
-                    let end = chunk.end.min(ga.len());
-                    for (i, g) in ga[chunk.start..end].iter().enumerate() {
-                        self.index
-                            .insert(key(g.name.0, g.data.0), (chunk.start + i) as u32);
-                    }
-                    self.next = end;
-                    if end == ga.len() {
-                        self.matched = vec![false; ga.len()];
-                        self.table.b_to_a = vec![UNSEEN; b.strings.len()];
-                        self.table.pairs = Vec::with_capacity(ga.len().max(self.table.gb.len()));
-                        self.next = 0;
-                        self.stage = BuildStage::Join;
                     }
                 }
                 BuildStage::Join => {
@@ -270,7 +252,7 @@ impl CompareBuilder {
                         let hit = if name == NONE || data == NONE {
                             None
                         } else {
-                            self.index.get(&key(name, data)).copied()
+                            self.acc_a.find(StrId(name), StrId(data))
                         };
                         if let Some(i) = hit {
                             self.matched[i as usize] = true;
@@ -282,7 +264,7 @@ impl CompareBuilder {
                     }
                     self.next = end;
                     if end == gb.len() {
-                        self.index = FxHashMap::default();
+                        self.table.ga = std::mem::take(&mut self.acc_a).groups;
                         self.next = 0;
                         self.stage = BuildStage::Gone;
                     }
@@ -317,6 +299,21 @@ impl NamedRows<Pair> for Joined<'_> {
 
     fn data(&self, p: Pair) -> &str {
         Joined::data(self, p)
+    }
+}
+
+/// Rows as indices into [`Joined::pairs`].
+impl NamedRows<u32> for Joined<'_> {
+    fn name_key(&self, k: u32) -> u64 {
+        Joined::name_key(self, self.table.pairs[k as usize])
+    }
+
+    fn name(&self, k: u32) -> &str {
+        Joined::name(self, self.table.pairs[k as usize])
+    }
+
+    fn data(&self, k: u32) -> &str {
+        Joined::data(self, self.table.pairs[k as usize])
     }
 }
 

@@ -3,7 +3,6 @@
 
 use super::common::*;
 use crate::engine::model::{FrameId, ScopeIdx, StrId, Trace};
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::ops::Range;
 
@@ -155,39 +154,42 @@ pub(super) fn accumulate(trace: &Trace, by: GroupBy, keep: impl Fn(u32) -> bool)
     acc.groups
 }
 
-/// [`accumulate`] a range of instances at a time.
+/// [`accumulate`] a range of instances at a time (of one trace).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Accumulator {
-    by_name_only: bool,
-    index: FxHashMap<u64, u32>,
+    by: GroupBy,
+    index: Option<PairIndex>,
     pub(super) groups: Vec<Acc>,
 }
 
 impl Accumulator {
     pub(super) fn new(by: GroupBy) -> Self {
         Self {
-            by_name_only: by == GroupBy::Name,
+            by,
             ..Default::default()
         }
+    }
+
+    /// The group of (`name`, `data`) (`data` is ignored when grouping by
+    /// name), if any instance of it was added.
+    pub(super) fn find(&self, name: StrId, data: StrId) -> Option<u32> {
+        self.index.as_ref()?.get(name, data)
     }
 
     /// Adds the instances `scopes` that `keep` keeps.
     pub(super) fn add(&mut self, trace: &Trace, scopes: Range<u32>, keep: impl Fn(u32) -> bool) {
         let s = &trace.scopes;
-        let Self {
-            by_name_only,
-            index,
-            groups,
-        } = self;
+        let by_name = self.by == GroupBy::Name;
+        let Self { by, index, groups } = self;
+        let index = index.get_or_insert_with(|| PairIndex::new(*by, trace.strings.len()));
         for i in scopes {
             if !keep(i) {
                 continue;
             }
             let i = i as usize;
             let name = trace.defs.name[s.def[i].idx()];
-            let data = if *by_name_only { StrId(0) } else { s.data[i] };
-            let key = (u64::from(name.0) << 32) | u64::from(data.0);
-            let g = *index.entry(key).or_insert_with(|| {
+            let data = if by_name { StrId(0) } else { s.data[i] };
+            let g = index.get_or_insert(name, data, || {
                 groups.push(Acc {
                     name,
                     data,

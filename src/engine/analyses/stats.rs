@@ -118,7 +118,7 @@ pub struct StatsBuilder {
     /// The instances to group, and the next one.
     range: Range<u32>,
     next: u32,
-    index: GroupIndex,
+    index: PairIndex,
     /// The group of every instance grouped so far (`u32::MAX`: filtered
     /// out), until the durations are bucketed.
     group_of: Vec<u32>,
@@ -146,7 +146,7 @@ impl StatsBuilder {
             next: range.start,
             group_of: Vec::with_capacity(range.len()),
             range,
-            index: GroupIndex::new(),
+            index: PairIndex::new(by, trace.strings.len()),
             start: Vec::new(),
             durations: Vec::new(),
             done: 0,
@@ -184,8 +184,7 @@ impl StatsBuilder {
                 } else {
                     s.data[i]
                 };
-                let key = (u64::from(name.0) << 32) | u64::from(data.0);
-                let g = self.index.get_or_insert(key, || {
+                let g = self.index.get_or_insert(name, data, || {
                     out.name.push(name);
                     out.data.push(data);
                     out.count.push(0);
@@ -209,7 +208,7 @@ impl StatsBuilder {
         let groups = out.len();
         if self.start.is_empty() {
             // Bucket the durations by group (counting sort).
-            self.index = GroupIndex::new();
+            self.index = PairIndex::default();
             let mut start = vec![0usize; groups + 1];
             for g in 0..groups {
                 start[g + 1] = start[g] + out.count[g] as usize;
