@@ -171,6 +171,8 @@ export function runner() {
   let failures = 0;
   return {
     async test(name, body) {
+      // E2E_ONLY=<text>: only the tests whose name contains it.
+      if (process.env.E2E_ONLY && !name.includes(process.env.E2E_ONLY)) return;
       ran++;
       const t0 = Date.now();
       try {

@@ -313,7 +313,14 @@ impl DiffView {
         let mut more = || budget.is_none_or(|b| started.elapsed() < b);
         self.build_slices += 1;
         if let DiffBuild::Sort { keys, next } = &mut build {
-            // The rows' first order, in slices of their own.
+            // The rows' first order, in slices of their own, from each
+            // pair's position by name.
+            if self.rank.len() != self.by_name.len() {
+                self.rank = vec![0; self.by_name.len()];
+                for (r, &k) in self.by_name.iter().enumerate() {
+                    self.rank[k as usize] = r as u32;
+                }
+            }
             if self.sort == DiffSort::Name {
                 self.resort();
             } else {
@@ -356,12 +363,7 @@ impl DiffView {
             keys: Vec::with_capacity(by_name.len()),
             next: 0,
         });
-        let mut rank = vec![0u32; by_name.len()];
-        for (r, &k) in by_name.iter().enumerate() {
-            rank[k as usize] = r as u32;
-        }
         self.by_name = by_name;
-        self.rank = rank;
         // The first sort now if the slice has room (a small comparison is
         // then done in one step), else in the next slice.
         if budget.is_none_or(|b| started.elapsed() < b / 2) {

@@ -149,6 +149,10 @@ impl PairIndex {
         new: impl FnOnce() -> u32,
     ) -> u32 {
         let (slot, key) = self.slot(name, data);
+        if slot >= self.first.len() {
+            // A string the trace did not have when this index was made.
+            self.first.resize(slot + 1, (Self::NONE, StrId(0)));
+        }
         let (g, first_name) = self.first[slot];
         if g == Self::NONE {
             let g = new();
@@ -428,7 +432,7 @@ impl<R: Copy> NameOrder<R> {
             }
         }
         // Each row placed in its bucket, with its key.
-        while self.placed < self.items.len() {
+        while self.placed < self.items.len() && !self.order.is_empty() {
             let end = (self.placed + CHUNK).min(self.items.len());
             for k in self.placed..end {
                 let (p, b) = (self.items[k], self.bucket[k] as usize);
@@ -444,7 +448,6 @@ impl<R: Copy> NameOrder<R> {
                 self.items = Vec::new();
                 self.bucket = Vec::new();
                 self.at = Vec::new();
-                self.placed = 0;
             }
             if !more() {
                 return None;
