@@ -692,14 +692,52 @@ fn diff_view_rows_are_in_the_reference_order() {
     }
 }
 
-/// Rows of (name, data) strings, for [`NameOrder`] on its own.
-struct Strings(Vec<(String, String)>);
+/// Rows of (name, data) strings, for [`NameOrder`] on its own, and each
+/// row's name as a number (the first row of the same name).
+struct Strings(Vec<(String, String)>, Vec<u64>);
+
+impl Strings {
+    fn new(rows: Vec<(String, String)>) -> Self {
+        let mut first: BTreeMap<&str, u64> = BTreeMap::new();
+        let keys = rows
+            .iter()
+            .enumerate()
+            .map(|(i, (name, _))| *first.entry(name.as_str()).or_insert(i as u64))
+            .collect();
+        Self(rows, keys)
+    }
+
+    /// [`NameOrder`] of the rows handed to it in a shuffled order, stepped
+    /// with a `more` that always says stop: its first `n` rows, with its
+    /// progress checked to never go back or past the end.
+    fn ordered(&self, n: usize) -> Vec<u32> {
+        use puffin_lens::engine::analyses::NameOrder;
+        let mut items: Vec<u32> = (0..self.0.len() as u32).collect();
+        items.reverse();
+        items.rotate_left(self.0.len() / 3);
+        let mut order = NameOrder::new(items);
+        let mut progress = 0.0;
+        sliced(|more| {
+            let done = order.step(self, n, more);
+            assert!(done.is_some() || (progress..=1.0).contains(&order.progress()));
+            progress = order.progress();
+            done
+        })
+        .0
+    }
+
+    /// The first `n` rows by a plain sort of the strings.
+    fn sorted(&self, n: usize) -> Vec<u32> {
+        let mut want: Vec<u32> = (0..self.0.len() as u32).collect();
+        want.sort_by(|&x, &y| self.0[x as usize].cmp(&self.0[y as usize]));
+        want.truncate(n);
+        want
+    }
+}
 
 impl puffin_lens::engine::analyses::NamedRows<u32> for Strings {
     fn name_key(&self, row: u32) -> u64 {
-        // Equal for equal names only: the first row of the same name.
-        let name = &self.0[row as usize].0;
-        self.0.iter().position(|(n, _)| n == name).expect("itself") as u64
+        self.1[row as usize]
     }
 
     fn name(&self, row: u32) -> &str {
@@ -709,6 +747,20 @@ impl puffin_lens::engine::analyses::NamedRows<u32> for Strings {
     fn data(&self, row: u32) -> &str {
         &self.0[row as usize].1
     }
+}
+
+#[test]
+fn name_order_of_many_rows_is_the_order_of_the_strings() {
+    // Several chunks of rows: bucketing and placing take several steps.
+    let rows: Vec<(String, String)> = (0..100_000u64)
+        .map(|i| {
+            let k = i.wrapping_mul(7_919) % 100_000;
+            (format!("n{}", k % 7), format!("entity/{k}"))
+        })
+        .collect();
+    let strings = Strings::new(rows);
+    assert_eq!(strings.ordered(usize::MAX), strings.sorted(usize::MAX));
+    assert_eq!(strings.ordered(10), strings.sorted(10));
 }
 
 proptest::proptest! {
@@ -734,20 +786,12 @@ proptest::proptest! {
         ),
         n in 0usize..70,
     ) {
-        use puffin_lens::engine::analyses::NameOrder;
         let mut rows = rows;
         rows.sort();
         rows.dedup();
-        let strings = Strings(rows);
-        let mut want: Vec<u32> = (0..strings.0.len() as u32).collect();
-        want.sort_by(|&x, &y| strings.0[x as usize].cmp(&strings.0[y as usize]));
-        want.truncate(n);
-        // Shuffled: rows in an order of their own.
-        let mut items: Vec<u32> = (0..strings.0.len() as u32).collect();
-        items.reverse();
-        items.rotate_left(strings.0.len() / 3);
-        let mut order = NameOrder::new(items);
-        let (got, _) = sliced(|more| order.step(&strings, n, more));
+        let strings = Strings::new(rows);
+        let got = strings.ordered(n);
+        let want = strings.sorted(n);
         proptest::prop_assert_eq!(got, want);
     }
 }
