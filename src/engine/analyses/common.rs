@@ -108,11 +108,14 @@ impl GroupIndex {
 /// lookup for a data string seen with one name (most, when scopes carry
 /// per-call data: a hash map of 2M such pairs was most of the diff table's
 /// grouping), a hash map for the pairs whose data string was first seen
-/// with another name (no data, data shared by several names).
+/// with another name (no data, data shared by several names). For a few
+/// instances of a trace of many strings (one frame of a big capture) the
+/// array would cost more than it saves: then every pair is in the map.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PairIndex {
     by_name_only: bool,
-    /// Per string id: the first group with that data (or name) and its name.
+    /// Per string id: the first group with that data (or name) and its name;
+    /// empty when sparse.
     first: Vec<(u32, StrId)>,
     others: FxHashMap<u64, u32>,
 }
@@ -120,11 +123,16 @@ pub(crate) struct PairIndex {
 impl PairIndex {
     const NONE: u32 = u32::MAX;
 
-    /// For a trace of `strings` strings.
-    pub(crate) fn new(by: super::GroupBy, strings: usize) -> Self {
+    /// For up to `instances` instances of a trace of `strings` strings.
+    pub(crate) fn new(by: super::GroupBy, strings: usize, instances: usize) -> Self {
+        let dense = instances.saturating_mul(8) >= strings;
         Self {
             by_name_only: by == super::GroupBy::Name,
-            first: vec![(Self::NONE, StrId(0)); strings],
+            first: if dense {
+                vec![(Self::NONE, StrId(0)); strings]
+            } else {
+                Vec::new()
+            },
             others: FxHashMap::default(),
         }
     }
@@ -149,6 +157,9 @@ impl PairIndex {
         new: impl FnOnce() -> u32,
     ) -> u32 {
         let (slot, key) = self.slot(name, data);
+        if self.first.is_empty() {
+            return *self.others.entry(key).or_insert_with(new);
+        }
         if slot >= self.first.len() {
             // A string the trace did not have when this index was made.
             self.first.resize(slot + 1, (Self::NONE, StrId(0)));
@@ -169,6 +180,7 @@ impl PairIndex {
     pub(crate) fn get(&self, name: StrId, data: StrId) -> Option<u32> {
         let (slot, key) = self.slot(name, data);
         match self.first.get(slot) {
+            _ if self.first.is_empty() => self.others.get(&key).copied(),
             Some(&(g, _)) if g == Self::NONE => None,
             Some(&(g, first_name)) if first_name == name => Some(g),
             Some(_) => self.others.get(&key).copied(),

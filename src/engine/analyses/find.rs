@@ -181,7 +181,8 @@ impl Accumulator {
         let s = &trace.scopes;
         let by_name = self.by == GroupBy::Name;
         let Self { by, index, groups } = self;
-        let index = index.get_or_insert_with(|| PairIndex::new(*by, trace.strings.len()));
+        let index = index
+            .get_or_insert_with(|| PairIndex::new(*by, trace.strings.len(), trace.scopes.len()));
         for i in scopes {
             if !keep(i) {
                 continue;

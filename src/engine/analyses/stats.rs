@@ -139,6 +139,7 @@ impl StatsBuilder {
     ) -> Self {
         let range = frames_scopes(trace, frames);
         Self {
+            index: PairIndex::new(by, trace.strings.len(), range.len()),
             out: ScopeStats::default(),
             by,
             stream_ok: stream_filter(trace, thread, None),
@@ -146,7 +147,6 @@ impl StatsBuilder {
             next: range.start,
             group_of: Vec::with_capacity(range.len()),
             range,
-            index: PairIndex::new(by, trace.strings.len()),
             start: Vec::new(),
             durations: Vec::new(),
             done: 0,
