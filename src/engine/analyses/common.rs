@@ -180,11 +180,11 @@ impl PairIndex {
     pub(crate) fn get(&self, name: StrId, data: StrId) -> Option<u32> {
         let (slot, key) = self.slot(name, data);
         match self.first.get(slot) {
-            _ if self.first.is_empty() => self.others.get(&key).copied(),
             Some(&(g, _)) if g == Self::NONE => None,
             Some(&(g, first_name)) if first_name == name => Some(g),
             Some(_) => self.others.get(&key).copied(),
-            None => None,
+            // Sparse (every pair in the map), or a string made after it.
+            None => self.others.get(&key).copied(),
         }
     }
 }
