@@ -234,8 +234,27 @@ impl<W: Write + Send> Group<'_, W> {
         self.column::<ByteArrayType>(&values, None)
     }
 
-    fn i64s(&mut self, values: Vec<i64>) -> Result<(), ParquetError> {
-        self.column::<Int64Type>(&values, None)
+    fn i64s(&mut self, values: &[i64]) -> Result<(), ParquetError> {
+        self.column::<Int64Type>(values, None)
+    }
+
+    /// A string column of `rows` copies of `value`, written from one batch
+    /// of at most 64k copies (a copy is a reference count: two million of
+    /// them were a thirtieth of the export of 2M scopes).
+    fn repeated(&mut self, value: &ByteArray, rows: usize) -> Result<(), ParquetError> {
+        let batch = vec![value.clone(); rows.min(1 << 16)];
+        let mut col = self
+            .rg
+            .next_column()?
+            .ok_or_else(|| ParquetError::General("more columns than the schema".into()))?;
+        let mut left = rows;
+        while left > 0 {
+            let n = left.min(batch.len());
+            col.typed::<ByteArrayType>()
+                .write_batch(&batch[..n], None, None)?;
+            left -= n;
+        }
+        col.close()
     }
 
     /// Unsigned 32-bit values, stored as INT32 bit patterns.
@@ -259,7 +278,7 @@ fn scopes<W: Write + Send>(
 ) -> Result<(), ParquetError> {
     let sc = &t.scopes;
     let stream = |i: usize| sc.stream[i].idx();
-    g.strings(rows.clone().map(|_| s.recording.clone()).collect())?;
+    g.repeated(&s.recording, rows.len())?;
     g.u64s(
         rows.clone()
             .map(|i| t.frames.frame_index[t.streams.frame[stream(i)].idx()]),
@@ -293,9 +312,9 @@ fn scopes<W: Write + Send>(
     )?;
     g.strings(rows.clone().map(|i| s.get(sc.data[i])).collect())?;
     g.u32s(rows.clone().map(|i| t.defs.raw_id[sc.def[i].idx()]))?;
-    g.i64s(sc.start_ns[rows.clone()].to_vec())?;
-    g.i64s(sc.duration_ns[rows.clone()].to_vec())?;
-    g.i64s(sc.self_ns[rows].to_vec())
+    g.i64s(&sc.start_ns[rows.clone()])?;
+    g.i64s(&sc.duration_ns[rows.clone()])?;
+    g.i64s(&sc.self_ns[rows])
 }
 
 fn frames<W: Write + Send>(
@@ -305,16 +324,18 @@ fn frames<W: Write + Send>(
     rows: std::ops::Range<usize>,
 ) -> Result<(), ParquetError> {
     let f = &t.frames;
-    g.strings(rows.clone().map(|_| s.recording.clone()).collect())?;
+    g.repeated(&s.recording, rows.len())?;
     g.u64s(rows.clone().map(|i| i as u64))?;
     g.u64s(rows.clone().map(|i| f.frame_index[i]))?;
-    g.i64s(rows.clone().map(|i| f.range_ns[i].0).collect())?;
-    g.i64s(rows.clone().map(|i| f.range_ns[i].1).collect())?;
-    g.i64s(
-        rows.clone()
-            .map(|i| f.duration_ns(crate::engine::model::FrameId(i as u32)))
-            .collect(),
-    )?;
+    let starts: Vec<i64> = rows.clone().map(|i| f.range_ns[i].0).collect();
+    let ends: Vec<i64> = rows.clone().map(|i| f.range_ns[i].1).collect();
+    let durations: Vec<i64> = rows
+        .clone()
+        .map(|i| f.duration_ns(crate::engine::model::FrameId(i as u32)))
+        .collect();
+    g.i64s(&starts)?;
+    g.i64s(&ends)?;
+    g.i64s(&durations)?;
     g.u64s(rows.map(|i| f.num_scopes[i]))
 }
 
@@ -329,7 +350,7 @@ fn defs<W: Write + Send>(
     let mut order: Vec<usize> = (0..d.len()).collect();
     order.sort_by_key(|&i| d.raw_id[i]);
     let rows = || order[rows.clone()].iter().copied();
-    g.strings(rows().map(|_| s.recording.clone()).collect())?;
+    g.repeated(&s.recording, rows().len())?;
     g.u32s(rows().map(|i| d.raw_id[i]))?;
     g.strings(rows().map(|i| s.get(d.name[i])).collect())?;
     g.strings(rows().map(|i| s.get(d.function[i])).collect())?;
