@@ -28,7 +28,9 @@ use parquet::basic::Compression;
 use parquet::data_type::{ByteArray, ByteArrayType, DataType, Int32Type, Int64Type};
 use parquet::errors::ParquetError;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
-use parquet::file::writer::{SerializedFileWriter, SerializedRowGroupWriter};
+use parquet::file::writer::{
+    SerializedColumnWriter, SerializedFileWriter, SerializedRowGroupWriter,
+};
 use parquet::schema::parser::parse_message_type;
 use parquet::schema::types::ColumnPath;
 use std::io::Write;
@@ -215,6 +217,13 @@ struct Group<'a, W: Write + Send> {
 }
 
 impl<W: Write + Send> Group<'_, W> {
+    /// The row group's next column (an error past the schema's last).
+    fn next_column(&mut self) -> Result<SerializedColumnWriter<'_>, ParquetError> {
+        self.rg
+            .next_column()?
+            .ok_or_else(|| ParquetError::General("more columns than the schema".into()))
+    }
+
     /// Writes the next column's values (`def`: definition levels of an
     /// optional column, 0 = null).
     fn column<T: DataType>(
@@ -222,10 +231,7 @@ impl<W: Write + Send> Group<'_, W> {
         values: &[T::T],
         def: Option<&[i16]>,
     ) -> Result<(), ParquetError> {
-        let mut col = self
-            .rg
-            .next_column()?
-            .ok_or_else(|| ParquetError::General("more columns than the schema".into()))?;
+        let mut col = self.next_column()?;
         col.typed::<T>().write_batch(values, def, None)?;
         col.close()
     }
@@ -243,10 +249,7 @@ impl<W: Write + Send> Group<'_, W> {
     /// them were a thirtieth of the export of 2M scopes).
     fn repeated(&mut self, value: &ByteArray, rows: usize) -> Result<(), ParquetError> {
         let batch = vec![value.clone(); rows.min(1 << 16)];
-        let mut col = self
-            .rg
-            .next_column()?
-            .ok_or_else(|| ParquetError::General("more columns than the schema".into()))?;
+        let mut col = self.next_column()?;
         let mut left = rows;
         while left > 0 {
             let n = left.min(batch.len());
