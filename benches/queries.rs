@@ -76,17 +76,17 @@ fn main() {
     let lo = trace.frames.range_ns[10].0;
     let (t, r) = best(|| analyses::window(&trace, lo, lo + 2_000_000, 5));
     report("window 2 ms", t, r.len());
-    let (t, r) = best(|| analyses::gaps(&trace, None, 1_000_000));
-    report("gaps --min-ms 1", t, r.len());
-    let (t, r) = best(|| analyses::gaps(&trace, Some("main"), 1_000));
-    report("gaps --thread main --min-ms 0.001", t, r.len());
-    let (t, r) = best(|| analyses::gaps(&trace, Some("main"), 250));
-    report("gaps --thread main --min-ms 0.00025", t, r.len());
+    let (t, r) = best(|| analyses::gaps(&trace, None, 1_000_000, 20));
+    report("gaps --min-ms 1", t, r.total_gaps);
+    let (t, r) = best(|| analyses::gaps(&trace, Some("main"), 1_000, 20));
+    report("gaps --thread main --min-ms 0.001", t, r.total_gaps);
+    let (t, r) = best(|| analyses::gaps(&trace, Some("main"), 250, 20));
+    report("gaps --thread main --min-ms 0.00025", t, r.total_gaps);
     let opts = CompareOptions {
         top: 50,
         ..Default::default()
     };
-    let (t, r) = best(|| analyses::compare(&trace, &trace, &opts));
+    let (t, r) = best(|| analyses::compare(&trace, &trace, &opts, None));
     report("compare (trace with itself)", t, r.rows.len());
 
     // Whole CLI runs on the same capture, as files.

@@ -5,7 +5,7 @@
 //! [`render`] here, nothing else.
 
 use super::text::{Align, Table, cell, ms, ms_f, printable, write_columns};
-use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, load};
+use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, EXIT_REGRESSION, load};
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches as _, Subcommand as _};
 use puffin_lens::engine::analyses::diff::{DiffReport, DiffRow};
 use puffin_lens::engine::analyses::tree::{TreeReport, TreeRow};
@@ -105,7 +105,15 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
                 }
             }
             out.flush()?;
-            Ok(if damaged { EXIT_DAMAGED } else { EXIT_OK })
+            let tripped = matches!(&answer, Answer::Compare(r)
+                if r.gate.as_ref().is_some_and(|g| !g.tripped.is_empty()));
+            Ok(if tripped {
+                EXIT_REGRESSION
+            } else if damaged {
+                EXIT_DAMAGED
+            } else {
+                EXIT_OK
+            })
         }
         // One line on stderr and exit 1: the question has no answer here.
         Err(QueryError::NotFound(msg)) => {
@@ -319,48 +327,18 @@ fn render(request: &Request, answer: &Answer) -> String {
             }
             t.render(&mut out);
         }
-        Answer::Gaps(rows) => {
-            let Request::Gaps(api::GapsArgs { min_ms, .. }) = request else {
+        Answer::Gaps(report) => {
+            let Request::Gaps(api::GapsArgs { min_ms, top, .. }) = request else {
                 unreachable!("a gaps answer comes from a gaps request")
             };
-            if rows.is_empty() {
-                let _ = writeln!(&mut out, "no gap of at least {min_ms} ms");
-                return out;
-            }
-            let mut t = Table::new(&[
-                ("ms", Right),
-                ("thread", Left),
-                ("frame", Right),
-                ("in", Left),
-                ("after", Left),
-                ("before", Left),
-                ("meanwhile (busy ms)", Left),
-                ("start_ns", Right),
-            ]);
-            for g in rows {
-                let others: Vec<String> = g
-                    .other_threads
-                    .iter()
-                    .map(|o| format!("{} {}", thread_label(&o.thread), ms(o.busy_ns)))
-                    .collect();
-                t.row(vec![
-                    ms(g.duration_ns),
-                    g.thread.clone(),
-                    g.frame_index.to_string(),
-                    g.parent.name.clone(),
-                    g.after.name.clone(),
-                    g.before.name.clone(),
-                    if others.is_empty() {
-                        "idle".into()
-                    } else {
-                        others.join(", ")
-                    },
-                    g.start_ns.to_string(),
-                ]);
-            }
-            t.render(&mut out);
+            render_gaps(&mut out, report, *min_ms, *top);
         }
-        Answer::Compare(report) => render_compare(&mut out, report),
+        Answer::Compare(report) => {
+            let Request::Compare(args) = request else {
+                unreachable!("a compare answer comes from a compare request")
+            };
+            render_compare(&mut out, report, args.top);
+        }
         Answer::Diff(report) => {
             let mut text = Vec::new();
             let _ = write_diff(&mut text, report);
@@ -387,6 +365,127 @@ fn render(request: &Request, answer: &Answer) -> String {
     out
 }
 
+/// Other threads' busy time, with what they ran: `rayon-2 4.500 (job)`.
+fn meanwhile(others: &[analyses::BusyThread], recorded: bool) -> String {
+    if others.is_empty() {
+        return if recorded {
+            "idle".into()
+        } else {
+            "(no other thread recorded)".into()
+        };
+    }
+    others
+        .iter()
+        .map(|o| {
+            let names: Vec<&str> = o.scopes.iter().map(|s| s.name.as_str()).collect();
+            format!(
+                "{} {} ({})",
+                thread_label(&o.thread),
+                ms(o.busy_ns),
+                names.join(", ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn render_gaps(out: &mut String, report: &analyses::GapsReport, min_ms: f64, top: usize) {
+    let where_ = |thread: &str, path: &str| {
+        if thread.is_empty() {
+            "(between frames)".to_owned()
+        } else if path.is_empty() {
+            format!("{} (top level)", thread_label(thread))
+        } else {
+            format!("{}: {path}", thread_label(thread))
+        }
+    };
+    let _ = writeln!(
+        out,
+        "Recurring gaps (the same place in 2+ frames, at least {min_ms} ms in all), largest total first:"
+    );
+    if report.recurring.is_empty() {
+        let _ = writeln!(out, "  none");
+    } else {
+        let mut t = Table::new(&[
+            ("total ms", Right),
+            ("frames", Right),
+            ("median ms", Right),
+            ("% of thread", Right),
+            ("kind", Left),
+            ("in", Left),
+            ("after", Left),
+            ("before", Left),
+            ("meanwhile (busy ms)", Left),
+        ]);
+        for g in &report.recurring {
+            t.row(vec![
+                ms(g.total_ns),
+                g.frames.to_string(),
+                ms(g.median_ns),
+                g.share_of_thread_pct
+                    .map_or("-".into(), |p| format!("{p:.1}%")),
+                g.kind.as_str().into(),
+                where_(&g.thread, &g.path),
+                g.after.clone().unwrap_or_else(|| "-".into()),
+                g.before.clone().unwrap_or_else(|| "-".into()),
+                meanwhile(&g.other_threads, report.other_threads_recorded),
+            ]);
+        }
+        t.render(out);
+    }
+    more(out, report.recurring.len(), report.total_recurring, top);
+    let _ = writeln!(
+        out,
+        "\nOne-off gaps of at least {min_ms} ms (not a recurring gap's usual occurrence), longest first:"
+    );
+    if report.gaps.is_empty() {
+        let _ = writeln!(out, "  none");
+    } else {
+        let mut t = Table::new(&[
+            ("ms", Right),
+            ("frame", Right),
+            ("kind", Left),
+            ("in", Left),
+            ("after", Left),
+            ("before", Left),
+            ("meanwhile (busy ms)", Left),
+            ("start_ns", Right),
+        ]);
+        for g in &report.gaps {
+            t.row(vec![
+                ms(g.duration_ns),
+                g.frame_index.to_string(),
+                g.kind.as_str().into(),
+                where_(&g.thread, &g.path),
+                g.after.as_ref().map_or("-".into(), |x| x.name.clone()),
+                g.before.as_ref().map_or("-".into(), |x| x.name.clone()),
+                meanwhile(&g.other_threads, report.other_threads_recorded),
+                g.start_ns.to_string(),
+            ]);
+        }
+        t.render(out);
+    }
+    more(out, report.gaps.len(), report.total_gaps, top);
+    if !report.other_threads_recorded {
+        let _ = writeln!(
+            out,
+            "note: the recording has one thread: nothing shows what ran during these gaps"
+        );
+    }
+}
+
+/// "… 345 more, --top N shows them" when a list was cut.
+fn more(out: &mut String, shown: usize, total: usize, top: usize) {
+    if total > shown {
+        let _ = writeln!(
+            out,
+            "… {} more, --top {} shows them",
+            total - shown,
+            total.max(top)
+        );
+    }
+}
+
 fn render_instances(out: &mut String, rows: &[analyses::InstanceRow]) {
     let mut t = Table::new(&[
         ("ms", Right),
@@ -411,10 +510,15 @@ fn render_instances(out: &mut String, rows: &[analyses::InstanceRow]) {
     t.render(out);
 }
 
-fn render_compare(out: &mut String, report: &analyses::CompareReport) {
+fn render_compare(out: &mut String, report: &analyses::CompareReport, top: usize) {
     for w in &report.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
+    let _ = writeln!(
+        out,
+        "A {} frames, B {}; {} of {} rows changed beyond noise (judged per frame)",
+        report.frames_a, report.frames_b, report.changed_rows, report.total_rows
+    );
     let mut t = Table::new(&[
         ("name", Left),
         ("data", Left),
@@ -426,7 +530,8 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport) {
         ("B ms/call", Right),
         ("Δ ms", Right),
         ("Δ ms/call", Right),
-        ("", Left),
+        ("Δ ms/frame", Right),
+        ("judgement", Left),
     ]);
     let side = |s: &Option<analyses::SideStats>| match s {
         Some(s) => [s.count.to_string(), ms(s.total_ns), ms_f(s.per_call_ns)],
@@ -435,16 +540,12 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport) {
     for r in &report.rows {
         let [an, at, ap] = side(&r.a);
         let [bn, bt, bp] = side(&r.b);
-        let mut note = match r.status {
-            analyses::Status::Both => String::new(),
-            analyses::Status::New => "new".into(),
-            analyses::Status::Gone => "gone".into(),
-        };
-        if r.spike {
-            if !note.is_empty() {
-                note.push(' ');
-            }
-            note.push_str("spike");
+        let mut note = r.change.kind.words().to_owned();
+        if let Some(rest) = r.change.rest {
+            let _ = write!(note, " (the rest: {})", rest.words());
+        }
+        if r.change.few_calls && r.change.kind != analyses::Kind::Unchanged {
+            note.push_str(" (few calls)");
         }
         t.row(vec![
             r.name.clone(),
@@ -458,10 +559,48 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport) {
             format!("{:+.3}", r.delta_total_ns as f64 / 1e6),
             r.delta_per_call_ns
                 .map_or("-".into(), |d| format!("{:+.3}", d / 1e6)),
+            format!("{:+.3}", r.change.delta_per_frame_ns / 1e6),
             note,
         ]);
     }
     t.render(out);
+    more(out, report.rows.len(), report.total_rows, top);
+    if let Some(g) = &report.gate {
+        render_gate(out, g);
+    }
+}
+
+/// The gate's verdict, and the rows that tripped it.
+pub(super) fn render_gate(out: &mut String, g: &analyses::gate::GateResult) {
+    if g.tripped.is_empty() {
+        let _ = writeln!(
+            out,
+            "regression gate: passed (no regression over {} ms per frame)",
+            ms(g.limit_ns.round() as i64)
+        );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "regression gate: FAILED: {} row(s) cost more than {} ms per frame ({}% of A's mean frame, at least {} ms):",
+        g.tripped.len(),
+        ms(g.limit_ns.round() as i64),
+        g.pct,
+        g.min_ms
+    );
+    for r in &g.tripped {
+        let _ = writeln!(
+            out,
+            "  {}{}: {}, {:+.3} ms per frame ({:.1}% of the frame)",
+            printable(&r.name),
+            r.data
+                .as_deref()
+                .map_or(String::new(), |d| format!(" [{}]", printable(d))),
+            r.kind.words(),
+            r.delta_per_frame_ns / 1e6,
+            r.frame_pct
+        );
+    }
 }
 
 /// The merged tree, indented, with count, total, self and max columns,

@@ -1,7 +1,8 @@
 //! The command-line interface: subcommands over the engine.
 //!
 //! Exit status: 0 success; 1 unusable input; 2 usage error; 3 damaged
-//! recording, answered from the intact frames.
+//! recording, answered from the intact frames; 4 the regression gate
+//! (`--fail-on-regression`) tripped.
 
 mod analyze;
 mod desktop;
@@ -24,6 +25,8 @@ pub const EXIT_BAD_INPUT: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 /// Exit status: damaged recording; the answer covers the intact frames.
 pub const EXIT_DAMAGED: i32 = 3;
+/// Exit status: `--fail-on-regression` tripped (it wins over 3).
+pub const EXIT_REGRESSION: i32 = 4;
 
 #[derive(Parser)]
 #[command(
@@ -34,7 +37,8 @@ pub const EXIT_DAMAGED: i32 = 3;
 Every subcommand accepts a .puffin recording (any version: PFD1-PFD4, lz4, zstd or \
 uncompressed) or a JSON dump in the documented layout (ours or `rerun dump-puffin`'s).",
     after_help = "Exit status: 0 ok, 1 unusable input, 2 usage error, \
-3 damaged recording (answered from the intact frames; stderr names each damaged frame).\n\n\
+3 damaged recording (answered from the intact frames; stderr names each damaged frame), \
+4 the regression gate of compare/report --fail-on-regression tripped.\n\n\
 A typical investigation:\n  \
 puffin-lens frames capture.puffin --top 5        # the slowest frames\n  \
 puffin-lens threads capture.puffin               # per-thread totals of the slowest frame\n  \
@@ -219,9 +223,14 @@ puffin-lens report capture.puffin --format json | jq .recordings[0].outliers\n\n
         /// Rows per list.
         #[arg(long, default_value_t = 10, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
         top: u64,
-        /// Report unprofiled gaps of at least this many milliseconds.
+        /// Report single unprofiled gaps of at least this many milliseconds (and recurring
+        /// ones whose total is).
         #[arg(long, default_value_t = 1.0, value_name = "MS", value_parser = non_negative_ms)]
         gap_ms: f64,
+        #[command(flatten)]
+        noise: engine::api::NoiseArgs,
+        #[command(flatten)]
+        gate: engine::api::GateArgs,
     },
     /// An interactive flame graph (SVG) of the merged call tree, or of A against B.
     #[command(
@@ -337,8 +346,7 @@ fn report_cmd(
     b: Option<&Path>,
     format: Option<ReportFormat>,
     output: Option<&Path>,
-    top: u64,
-    gap_ms: f64,
+    opts: engine::report::ReportOptions,
 ) -> anyhow::Result<i32> {
     let format = format.unwrap_or_else(|| {
         match output
@@ -356,10 +364,10 @@ fn report_cmd(
     let db = b.map(load).transpose()?;
     let name = |p: &Path| puffin_lens::app::file_name(&p.to_string_lossy());
     let (na, nb) = (name(a), b.map(name));
-    let opts = engine::report::ReportOptions {
-        top: top as usize,
-        gap_ms,
-    };
+    if opts.gate.is_some() && b.is_none() {
+        eprintln!("puffin-lens: error: --fail-on-regression compares two recordings: give B too");
+        return Ok(EXIT_USAGE);
+    }
     let report = engine::report::Report::new((&na, &da), nb.as_deref().zip(db.as_ref()), opts);
     let text = match format {
         ReportFormat::Md => report.markdown(),
@@ -375,6 +383,17 @@ fn report_cmd(
         }
     }
     let damaged = da.is_damaged() || db.as_ref().is_some_and(|d| d.is_damaged());
+    let tripped = report
+        .comparison
+        .as_ref()
+        .and_then(|c| c.gate.as_ref())
+        .filter(|g| !g.tripped.is_empty());
+    if let Some(g) = tripped {
+        let mut text = String::new();
+        analyze::render_gate(&mut text, g);
+        eprint!("{text}");
+        return Ok(EXIT_REGRESSION);
+    }
     Ok(if damaged { EXIT_DAMAGED } else { EXIT_OK })
 }
 
@@ -561,13 +580,19 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             output,
             top,
             gap_ms,
+            noise,
+            gate,
         } => report_cmd(
             &file,
             file_b.as_deref(),
             format,
             output.as_deref(),
-            top,
-            gap_ms,
+            engine::report::ReportOptions {
+                top: top as usize,
+                gap_ms,
+                noise: noise.noise().map_err(anyhow::Error::msg)?,
+                gate: gate.gate().map_err(anyhow::Error::msg)?,
+            },
         ),
         Command::Flamegraph {
             file,

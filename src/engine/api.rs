@@ -13,6 +13,8 @@
 //! recording (A) with the second one (B).
 
 use super::analyses::diff::{DiffReport, diff_tree_levels};
+use super::analyses::gate::Gate;
+use super::analyses::judge::{self, Noise};
 use super::analyses::tree::{TreeReport, merged_tree_levels};
 use super::analyses::{self, CompareOptions, CompareSort, Field, FindFilter, GroupBy};
 use super::model::Trace;
@@ -169,9 +171,12 @@ pub struct GapsArgs {
     /// Only gaps on threads with this name.
     #[arg(long, value_name = "T")]
     pub thread: Option<String>,
-    /// Shortest gap to report, in milliseconds.
-    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    /// Shortest single gap to list, and the least total of a recurring one, in milliseconds.
+    #[arg(long, value_name = "X", default_value_t = 1.0, value_parser = ms_arg)]
     pub min_ms: f64,
+    /// How many gaps, and how many recurring gaps, to list.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub top: usize,
 }
 
 #[derive(Args, Deserialize, Clone, Debug, PartialEq)]
@@ -189,6 +194,86 @@ pub struct CompareArgs {
     /// Row order.
     #[arg(long, value_enum, default_value_t = CompareSort::AbsDelta)]
     pub sort: CompareSort,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub noise: NoiseArgs,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub gate: GateArgs,
+}
+
+/// The noise model's thresholds (see `analyses::judge`).
+#[derive(Args, Deserialize, Clone, Debug, PartialEq)]
+#[serde(default)]
+pub struct NoiseArgs {
+    /// A change smaller than this percentage (of A's median per call, or of A's calls per
+    /// frame) is noise.
+    #[arg(long, value_name = "PCT", default_value_t = judge::DEFAULT_NOISE_PCT, value_parser = percent_arg)]
+    pub noise_pct: f64,
+    /// A change smaller than this many milliseconds per frame is noise.
+    #[arg(long, value_name = "MS", default_value_t = judge::DEFAULT_NOISE_MS, value_parser = ms_arg)]
+    pub noise_ms: f64,
+    /// Significance level of the rank tests (Mann-Whitney U), between 0 and 1.
+    #[arg(long, value_name = "P", default_value_t = judge::DEFAULT_ALPHA, value_parser = alpha_arg)]
+    pub alpha: f64,
+}
+
+impl NoiseArgs {
+    /// The thresholds, checked (the JavaScript API's arguments skip clap).
+    pub fn noise(&self) -> Result<Noise, String> {
+        Noise::new(self.noise_pct, self.noise_ms, self.alpha)
+    }
+}
+
+/// The regression gate.
+#[derive(Args, Deserialize, Clone, Debug, PartialEq)]
+#[serde(default)]
+pub struct GateArgs {
+    /// Exit 4 when a row judged slower per call or run more often (never a spike, never
+    /// noise) costs more than PCT percent of A's mean frame, per frame.
+    #[arg(long, value_name = "PCT", value_parser = percent_arg)]
+    pub fail_on_regression: Option<f64>,
+    /// With --fail-on-regression: and more than MS milliseconds per frame.
+    #[arg(long, value_name = "MS", default_value_t = 0.0, value_parser = ms_arg, requires = "fail_on_regression")]
+    pub min_ms: f64,
+}
+
+impl GateArgs {
+    /// The gate, checked; `None` without `--fail-on-regression`.
+    pub fn gate(&self) -> Result<Option<Gate>, String> {
+        let Some(pct) = self.fail_on_regression else {
+            return Ok(None);
+        };
+        percent_arg(&pct.to_string()).map_err(|e| format!("fail_on_regression: {e}"))?;
+        ms_arg(&self.min_ms.to_string()).map_err(|e| format!("min_ms: {e}"))?;
+        Ok(Some(Gate {
+            pct,
+            min_ms: self.min_ms,
+        }))
+    }
+}
+
+fn percent_arg(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=1000.0).contains(&v) => Ok(v),
+        _ => Err(format!("expected a percentage from 0 to 1000, got {s:?}")),
+    }
+}
+
+fn ms_arg(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("expected 0 or more milliseconds, got {s:?}")),
+    }
+}
+
+fn alpha_arg(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v < 1.0 => Ok(v),
+        _ => Err(format!(
+            "expected a probability between 0 and 1 (exclusive), got {s:?}"
+        )),
+    }
 }
 
 #[derive(Args, Deserialize, Clone, Debug, PartialEq)]
@@ -217,6 +302,8 @@ defaults_from_clap!(
     TreeArgs,
     GapsArgs,
     CompareArgs,
+    NoiseArgs,
+    GateArgs,
     DiffArgs
 );
 
@@ -305,13 +392,27 @@ Take LO and HI from the start_ns/end_ns of `gaps`, `top` or `children`.\n\
 JSON: [{\"thread\",\"count\",\"top\":[{\"name\",\"data\",\"duration_ns\"}]}] by thread name."
     )]
     Window(WindowArgs),
-    /// Unprofiled gaps between consecutive child scopes, and what other threads did then.
+    /// Unprofiled time: every stretch no child covers, single and recurring, and what ran meanwhile.
     #[command(
+        long_about = "Unprofiled time, complete: a gap is a stretch of at least --min-ms covered \
+by no child scope: leading (a scope's start to its first child: where code dispatches work and \
+waits), between two children, trailing (the last child to the scope's end), top-level (between \
+two top-level scopes of a thread in a frame) or between-frames (no scope on any thread between \
+consecutive frames). For each, what the other threads ran meanwhile (their top-level scopes' \
+overlap with the gap). Gaps at the same place (thread, kind, parent path, neighbours) in two or \
+more frames are also aggregated into recurring gaps, ranked by their total: a 0.4 ms wait in \
+every frame outweighs one 5 ms stall.",
         after_help = "Examples:\n  puffin-lens gaps capture.puffin --thread main\n  \
-puffin-lens gaps capture.puffin --min-ms 0.5 --json\n\n\
-JSON: [{\"thread\",\"frame_index\",\"parent\",\"after\",\"before\",\"start_ns\",\"end_ns\",\
-\"duration_ns\",\"other_threads\":[{\"thread\",\"busy_ns\"}]}], longest first; other_threads \
-are looked up across all frames, most busy first."
+puffin-lens gaps capture.puffin --min-ms 0.5 --json | jq '.recurring[0]'\n\n\
+JSON: {\"other_threads_recorded\",\"gaps\":[gap],\"total_gaps\",\"recurring\":[recurring],\
+\"total_recurring\"}; gap = {\"thread\",\"frame_index\",\"kind\",\"parent\":{\"name\",\"data\"}|null,\
+\"path\",\"after\":{...}|null,\"before\":{...}|null,\"start_ns\",\"end_ns\",\"duration_ns\",\
+\"other_threads\":[{\"thread\",\"busy_ns\",\"scopes\":[{\"name\",\"busy_ns\"}]}]}, longest first; \
+recurring = {\"thread\",\"kind\",\"path\",\"after\",\"before\",\"frames\",\"median_ns\",\"max_ns\",\
+\"total_ns\",\"share_of_thread_pct\",\"other_threads\",\"longest_frame_index\",\"longest_start_ns\"}, \
+largest total first (occurrences of at least 0.01 ms). kind: leading, between, trailing, \
+top-level, between-frames (thread \"\"). other_threads_recorded is false when the recording has \
+one thread: then nothing can say what ran meanwhile."
     )]
     Gaps(GapsArgs),
     /// Compare two recordings per (name, data): what got slower, what is new or gone.
@@ -440,7 +541,7 @@ pub enum Answer {
     Callers(analyses::CallersReport),
     Calls(analyses::CallsReport),
     Window(Vec<analyses::WindowThread>),
-    Gaps(Vec<analyses::Gap>),
+    Gaps(analyses::GapsReport),
     Compare(analyses::CompareReport),
     Diff(Box<DiffReport>),
     Scope(analyses::ScopeInfo),
@@ -547,20 +648,38 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
             Answer::Calls(analyses::calls(a, &args.name).ok_or_else(|| no_such_scope(&args.name))?)
         }
         Request::Window(args) => Answer::Window(analyses::window(a, args.lo, args.hi, args.top)),
-        Request::Gaps(args) => Answer::Gaps(analyses::gaps(
-            a,
-            args.thread.as_deref(),
-            ms_to_ns(args.min_ms),
-        )),
+        Request::Gaps(args) => {
+            if !(args.min_ms.is_finite() && args.min_ms >= 0.0) {
+                return Err(QueryError::BadArgs {
+                    query: "gaps".to_owned(),
+                    message: format!(
+                        "min_ms: expected 0 or more milliseconds, got {}",
+                        args.min_ms
+                    ),
+                });
+            }
+            Answer::Gaps(analyses::gaps(
+                a,
+                args.thread.as_deref(),
+                ms_to_ns(args.min_ms),
+                args.top,
+            ))
+        }
         Request::Compare(args) => {
             let b = b.ok_or(QueryError::NoB)?;
+            let bad = |message: String| QueryError::BadArgs {
+                query: "compare".to_owned(),
+                message,
+            };
             let opts = CompareOptions {
                 top: args.top,
                 filter: args.filter.clone(),
                 hide_below_ns: args.hide_below.map_or(0, ms_to_ns),
                 sort: args.sort,
+                noise: args.noise.noise().map_err(bad)?,
             };
-            Answer::Compare(analyses::compare(a, b, &opts))
+            let gate = args.gate.gate().map_err(bad)?;
+            Answer::Compare(analyses::compare(a, b, &opts, gate.as_ref()))
         }
         Request::Diff(args) => {
             let b = b.ok_or(QueryError::NoB)?;

@@ -10,16 +10,17 @@
 
 use super::analyses::calls::calls;
 use super::analyses::common::spike;
-use super::analyses::compare::{
-    CompareOptions, CompareSort, CompareTable, Pair, Status, compare_warnings,
-};
+use super::analyses::compare::{CompareTable, Joined, Pair, SideStats, compare_warnings};
 use super::analyses::coverage;
 use super::analyses::diff::{joined_children, joined_threads};
-use super::analyses::find::GroupBy;
+use super::analyses::find::{GroupBy, InstanceRow};
+use super::analyses::gate::{Gate, GateResult, mean_frame_ns};
+use super::analyses::judge::{Change, Kind, Noise, Sample, judge};
 use super::analyses::stats::scope_stats;
 use super::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId, merged_tree_levels};
 use crate::engine::Decoded;
 use crate::engine::api::{self, Answer, Request, Summary};
+use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
 use crate::engine::write::escape;
 use crate::units::{ms, thread_label};
 use rustc_hash::FxHashMap;
@@ -31,8 +32,13 @@ use std::fmt::Write as _;
 pub struct ReportOptions {
     /// Rows per list.
     pub top: usize,
-    /// Gaps shorter than this are left out.
+    /// Single gaps shorter than this are left out (and recurring ones whose
+    /// total is).
     pub gap_ms: f64,
+    /// The comparison's noise model.
+    pub noise: Noise,
+    /// The regression gate (`--fail-on-regression`).
+    pub gate: Option<Gate>,
 }
 
 impl Default for ReportOptions {
@@ -40,6 +46,8 @@ impl Default for ReportOptions {
         Self {
             top: 10,
             gap_ms: 1.0,
+            noise: Noise::default(),
+            gate: None,
         }
     }
 }
@@ -66,16 +74,23 @@ pub struct RecordingReport {
     pub slowest_frames: Value,
     /// `threads` (of the slowest frame).
     pub slowest_frame_threads: Value,
-    /// `top --top N`.
+    /// The slowest call of each name, slowest first (the first N; rows of
+    /// `top`): top-level scopes (a thread's frame scope, the same in every
+    /// frame) only when nothing is nested.
     pub slowest_scopes: Value,
+    /// Names in `slowest_scopes` before the first N.
+    pub total_slowest_scopes: usize,
     /// Totals per name, largest total first: `{name, count, total_ns, self_ns, p95_ns, max_ns}`.
     pub totals: Vec<TotalRow>,
     /// Per thread, the merged tree's path following the largest child.
     pub hot_paths: Vec<HotPath>,
-    /// `gaps --min-ms X`.
+    /// `gaps --min-ms X --top N`: single and recurring gaps.
     pub gaps: Value,
-    /// Scopes whose largest call is more than half of their total.
+    /// Scopes whose largest call (`call`), or whose calls in one frame
+    /// (`burst`), are more than half of their total.
     pub outliers: Vec<Outlier>,
+    /// Why the median frame may mislead (`null` when nothing does).
+    pub median_note: Option<String>,
     /// Every frame's duration, in file order (the frame-time chart).
     pub frame_durations_ns: Vec<i64>,
     /// Frame indices the capture left out, said as the summary says it
@@ -107,6 +122,9 @@ pub struct HotPath {
     pub thread: String,
     /// From the heaviest root down: `{name, count, total_ns, self_ns}`.
     pub steps: Vec<HotStep>,
+    /// Why the path stops where it does: the last step's own time is more
+    /// than its largest child's total (`null` when it stops at a leaf).
+    pub stop: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -120,14 +138,20 @@ pub struct HotStep {
 #[derive(Clone, Debug, Serialize)]
 pub struct Outlier {
     pub name: String,
+    /// `call`: one call is most of the total; `burst`: one frame's calls.
+    pub kind: &'static str,
     pub count: u64,
     pub total_ns: i64,
+    /// The largest call.
     pub max_ns: i64,
-    /// max / total.
+    /// The call's (or the frame's calls') share of the total.
     pub max_share: f64,
-    /// Where the largest call ran.
+    /// Where the largest call ran (for a burst: the frame).
     pub frame_index: u64,
     pub thread: String,
+    /// Calls in that frame, and their total.
+    pub calls_in_frame: u64,
+    pub frame_total_ns: i64,
     /// Every call's duration, in time order (for the histogram).
     pub calls_ns: Vec<i64>,
 }
@@ -138,18 +162,102 @@ pub struct ComparisonReport {
     pub warnings: Vec<String>,
     pub frames_a: usize,
     pub frames_b: usize,
-    /// Totals are summed over all frames, never divided by the frame count.
-    pub normalized: bool,
-    /// The rows of `compare --top N` (largest |Δ total| first).
-    pub rows: Value,
-    /// Rows whose change one call explains (`spike`), by name.
+    /// Figures are per frame: each side's totals divided by its frames.
+    pub per_frame: bool,
+    /// The noise model's thresholds.
+    pub noise: NoiseUsed,
+    /// The frame's change, and the names that account for it.
+    pub frame: FrameChange,
+    /// What to look at first, most costly first (Markdown sentences).
+    pub look_first: Vec<String>,
+    /// Names in A or B.
+    pub total_rows: usize,
+    /// Names judged a change (not within noise).
+    pub changed_rows: usize,
+    /// The changed names, largest |Δ per frame| first: the first --top of
+    /// `changed_rows`. The lists below name only these rows.
+    pub rows: Vec<JudgedRow>,
+    /// Rows judged one spike.
     pub spikes: Vec<String>,
-    /// Rows that changed in both, without one call explaining it.
+    /// Rows judged slower/faster per call or run more/less often.
     pub changes: Vec<String>,
     pub new: Vec<String>,
     pub gone: Vec<String>,
+    /// With --fail-on-regression: the gate over every name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateResult>,
     /// Per thread, the differential tree's path following the largest |Δ|.
     pub hot_paths: Vec<DiffHotPath>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct NoiseUsed {
+    pub pct: f64,
+    pub ms: f64,
+    pub alpha: f64,
+}
+
+/// A name's row: both sides' totals, its judgement, and its (name, data)
+/// rows when data splits it.
+#[derive(Clone, Debug, Serialize)]
+pub struct JudgedRow {
+    pub name: String,
+    pub a: Option<SideStats>,
+    pub b: Option<SideStats>,
+    pub change: Change,
+    /// The name's rows per data string, largest |Δ per frame| first (the
+    /// first --top; empty when the name has one data string).
+    pub by_data: Vec<DataRow>,
+    /// How many data strings the name has (when more than one).
+    pub total_data: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DataRow {
+    pub data: String,
+    pub a: Option<SideStats>,
+    pub b: Option<SideStats>,
+    pub change: Change,
+}
+
+/// The frame's change.
+#[derive(Clone, Debug, Serialize)]
+pub struct FrameChange {
+    /// The thread the change is accounted on (the one whose scopes cover
+    /// the most time in A).
+    pub thread: String,
+    /// Lower medians of the frame durations.
+    pub median_a_ns: i64,
+    pub median_b_ns: i64,
+    pub delta_median_ns: i64,
+    pub mean_a_ns: f64,
+    pub mean_b_ns: f64,
+    pub delta_mean_ns: f64,
+    /// The frame durations judged like a row's calls.
+    pub kind: Kind,
+    pub p: Option<f64>,
+    /// Names whose self time per frame on `thread` changed by at least the
+    /// noise milliseconds, largest first (the first --top).
+    pub contributions: Vec<Contribution>,
+    pub total_contributions: usize,
+    /// The listed contributions of names judged a change, summed.
+    pub explained_ns: f64,
+    /// Of `delta_mean_ns`, in percent.
+    pub explained_pct: f64,
+    /// The mean's change outside `thread`'s scopes (unprofiled time, idle,
+    /// other threads): the mean's change minus every name's self time.
+    pub outside_scopes_ns: f64,
+    /// Why the figures may mislead (frames the capture did not keep).
+    pub notes: Vec<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Contribution {
+    pub name: String,
+    /// The name's judgement (by its calls' whole durations).
+    pub kind: Kind,
+    /// B − A of its self time per frame on the thread.
+    pub self_delta_per_frame_ns: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -192,7 +300,9 @@ impl Report {
         let comparison = b.map(|(name, decoded)| {
             let tree_b = tree(decoded);
             recordings.push(recording("B", name, decoded, &tree_b, opts));
-            comparison(a.1, decoded, (&tree_a, &tree_b), opts)
+            let mut c = comparison(a.1, decoded, (&tree_a, &tree_b), &opts);
+            c.look_first = look_first(&c, &recordings[1], &opts);
+            c
         });
         Self {
             tool: format!("puffin-lens {}", env!("CARGO_PKG_VERSION")),
@@ -253,28 +363,59 @@ fn recording(
             .cmp(&x.total_ns)
             .then_with(|| x.name.cmp(&y.name))
     });
+    let heaviest = heaviest_frames(t);
     let outliers: Vec<Outlier> = totals
         .iter()
-        .filter(|r| spike(r.count, r.max_ns, r.total_ns))
         .filter_map(|r| {
+            let call = spike(r.count, r.max_ns, r.total_ns);
+            let burst =
+                heaviest
+                    .get(r.name.as_str())
+                    .copied()
+                    .filter(|&(_, count, total, frames)| {
+                        count >= 2 && frames >= 2 && total.saturating_mul(2) > r.total_ns
+                    });
+            if !call && burst.is_none() {
+                return None;
+            }
             let calls = calls(t, &r.name)?;
             let worst = calls
                 .calls
                 .iter()
                 .max_by_key(|c| (c.duration_ns, std::cmp::Reverse(c.start_ns)))?;
+            let (frame_index, thread, in_frame, frame_total) = match burst.filter(|_| !call) {
+                Some((f, count, total, _)) => {
+                    let first = calls.calls.iter().find(|c| c.frame_index == f)?;
+                    (f, first.thread.clone(), count, total)
+                }
+                None => {
+                    let in_frame = calls
+                        .calls
+                        .iter()
+                        .filter(|c| c.frame_index == worst.frame_index);
+                    let (count, total) =
+                        in_frame.fold((0u64, 0i64), |(n, s), c| (n + 1, s + c.duration_ns));
+                    (worst.frame_index, worst.thread.clone(), count, total)
+                }
+            };
             Some(Outlier {
                 name: r.name.clone(),
+                kind: if call { "call" } else { "burst" },
                 count: r.count,
                 total_ns: r.total_ns,
                 max_ns: r.max_ns,
-                max_share: r.max_ns as f64 / r.total_ns.max(1) as f64,
-                frame_index: worst.frame_index,
-                thread: worst.thread.clone(),
+                max_share: if call { r.max_ns } else { frame_total } as f64
+                    / r.total_ns.max(1) as f64,
+                frame_index,
+                thread,
+                calls_in_frame: in_frame,
+                frame_total_ns: frame_total,
                 calls_ns: calls.calls.iter().map(|c| c.duration_ns).collect(),
             })
         })
         .collect();
     totals.truncate(n);
+    let (slowest_scopes, total_slowest_scopes) = slowest_per_name(t, n);
     // The first child is the largest (children by total, then name).
     let hot_paths = tree
         .threads
@@ -282,18 +423,36 @@ fn recording(
         .map(|&th| {
             let mut steps = Vec::new();
             let mut level = tree.children(th);
+            let mut stop = None;
+            let thread_ns = tree.total_ns[th.idx()];
             while let Some(&n) = level.first() {
+                let self_ns = tree.self_ns[n.idx()];
                 steps.push(HotStep {
                     name: t.str(tree.name[n.idx()]).to_owned(),
                     count: tree.count[n.idx()],
                     total_ns: tree.total_ns[n.idx()],
-                    self_ns: tree.self_ns[n.idx()],
+                    self_ns,
                 });
                 level = tree.children(n);
+                // Its own code costs more than any child: the path ends here.
+                if let Some(&c) = level.first()
+                    && self_ns > tree.total_ns[c.idx()]
+                {
+                    stop = Some(format!(
+                        "{}: {} self, {:.0}% of the thread's time, more than its largest child ({} {}): the time is in its own code, or unprofiled",
+                        t.str(tree.name[n.idx()]),
+                        msu(self_ns),
+                        100.0 * self_ns as f64 / thread_ns.max(1) as f64,
+                        t.str(tree.name[c.idx()]),
+                        msu(tree.total_ns[c.idx()])
+                    ));
+                    break;
+                }
             }
             HotPath {
                 thread: t.str(tree.name[th.idx()]).to_owned(),
                 steps,
+                stop,
             }
         })
         .collect();
@@ -308,11 +467,26 @@ fn recording(
         median_frame_ns,
         slowest_frames: to_value(ask("frames", json!({ "top": n }), d, None)),
         slowest_frame_threads: to_value(ask("threads", json!({}), d, None)),
-        slowest_scopes: to_value(ask("top", json!({ "top": n }), d, None)),
+        slowest_scopes,
+        total_slowest_scopes,
         totals,
         hot_paths,
-        gaps: to_value(ask("gaps", json!({ "min_ms": opts.gap_ms }), d, None)),
+        gaps: to_value(ask(
+            "gaps",
+            json!({ "min_ms": opts.gap_ms, "top": n }),
+            d,
+            None,
+        )),
         outliers,
+        median_note: coverage::frame_coverage(t)
+            .as_ref()
+            .and_then(coverage::absent_note)
+            .map(|note| {
+                format!(
+                    "the capture kept only some frames ({note}; puffin's FrameView keeps the \
+                     recent and the slowest): the median is biased upward"
+                )
+            }),
         frame_durations_ns,
         frames_absent_note: coverage::frame_coverage(t)
             .as_ref()
@@ -320,53 +494,173 @@ fn recording(
     }
 }
 
+/// Per name, the frame whose calls of it sum highest: (frame_index, calls
+/// there, their total, frames with a call).
+fn heaviest_frames(t: &Trace) -> FxHashMap<&str, (u64, u64, i64, u64)> {
+    let mut per: FxHashMap<(StrId, u32), (u64, i64)> = FxHashMap::default();
+    for i in 0..t.scopes.len() {
+        let name = t.defs.name[t.scopes.def[i].idx()];
+        let frame = t.scope_frame(ScopeIdx(i as u32)).0;
+        let e = per.entry((name, frame)).or_default();
+        e.0 += 1;
+        e.1 = e.1.saturating_add(t.scopes.duration_ns[i]);
+    }
+    let mut out: FxHashMap<&str, (u64, u64, i64, u64)> = FxHashMap::default();
+    for ((name, frame), (count, total)) in per {
+        let fi = t.frames.frame_index[frame as usize];
+        let e = out.entry(t.str(name)).or_insert((fi, count, total, 0));
+        e.3 += 1;
+        // Ties: the earlier frame (by index), so the answer is one.
+        if (total, std::cmp::Reverse(fi)) > (e.2, std::cmp::Reverse(e.0)) {
+            (e.0, e.1, e.2) = (fi, count, total);
+        }
+    }
+    out
+}
+
+/// The slowest call of each name, slowest first (ties by earlier start):
+/// the first `n` as `top`'s rows, and how many names there are. Top-level
+/// scopes are left out when anything is nested (a thread's frame scope
+/// would fill the list, once per frame).
+fn slowest_per_name(t: &Trace, n: usize) -> (Value, usize) {
+    let s = &t.scopes;
+    let nested = s.depth.iter().any(|&d| d > 0);
+    let mut best: FxHashMap<StrId, ScopeIdx> = FxHashMap::default();
+    for i in 0..s.len() {
+        if nested && s.depth[i] == 0 {
+            continue;
+        }
+        let name = t.defs.name[s.def[i].idx()];
+        let key = |k: usize| {
+            (
+                s.duration_ns[k],
+                std::cmp::Reverse(s.start_ns[k]),
+                std::cmp::Reverse(k),
+            )
+        };
+        best.entry(name)
+            .and_modify(|b| {
+                if key(i) > key(b.idx()) {
+                    *b = ScopeIdx(i as u32);
+                }
+            })
+            .or_insert(ScopeIdx(i as u32));
+    }
+    let total = best.len();
+    let mut rows: Vec<ScopeIdx> = best.into_values().collect();
+    rows.sort_by_key(|&i| {
+        (
+            std::cmp::Reverse(s.duration_ns[i.idx()]),
+            s.start_ns[i.idx()],
+            i.0,
+        )
+    });
+    rows.truncate(n);
+    let rows: Vec<InstanceRow> = rows.into_iter().map(|i| InstanceRow::new(t, i)).collect();
+    (serde_json::to_value(rows).unwrap_or(Value::Null), total)
+}
+
 fn comparison(
     a: &Decoded,
     b: &Decoded,
     trees: (&MergedTree, &MergedTree),
-    opts: ReportOptions,
+    opts: &ReportOptions,
 ) -> ComparisonReport {
-    let table = CompareTable::new(&a.trace, &b.trace);
-    let joined = table.with(&a.trace, &b.trace);
-    // Judged by name: the rows of a name (all its data strings) together,
-    // names in the order of their first row (largest |Δ total| first). Each
-    // row judged once; per list (spikes, changes, new, gone), each name's
-    // first row.
-    let mut first: [FxHashMap<u64, Pair>; 4] = Default::default();
-    for &p in joined.pairs() {
-        let r = joined.facts(p);
-        let list = match judge(r.status, r.spike, r.delta_total_ns, r.count_a, r.count_b) {
-            Judgement::Spike => 0,
-            Judgement::Change => 1,
-            Judgement::New => 2,
-            Judgement::Gone => 3,
-            Judgement::Unchanged => continue,
-        };
-        first[list]
-            .entry(joined.name_key(p))
-            .and_modify(|q| {
-                if joined.cmp(CompareSort::AbsDelta, p, *q).is_lt() {
-                    *q = p;
-                }
-            })
-            .or_insert(p);
-    }
-    let [spikes, changes, new, gone] = first.map(|rows| {
-        joined
-            .first(
-                rows.into_values().collect(),
-                opts.top,
-                CompareSort::AbsDelta,
-            )
-            .into_iter()
-            .map(|p| joined.name(p).to_owned())
-            .collect::<Vec<String>>()
+    let (ta, tb) = trees;
+    let (a, b) = (&a.trace, &b.trace);
+    // One grouping for the table, its lists and the gate: by name, each
+    // name's (name, data) rows nested under it when data splits it.
+    let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
+    let names = by_name.with(a, b);
+    let by_data = CompareTable::judged(a, b, opts.noise);
+    let data_rows = by_data.with(a, b);
+    let all: Vec<Pair> = names.pairs().to_vec();
+    let total_rows = all.len();
+    let mut listed: Vec<(Pair, Change)> = all
+        .iter()
+        .filter(|&&p| names.kind(p).is_change())
+        .map(|&p| (p, names.change(p)))
+        .collect();
+    let changed_rows = listed.len();
+    listed.sort_by(|(x, cx), (y, cy)| {
+        cy.delta_per_frame_ns
+            .abs()
+            .total_cmp(&cx.delta_per_frame_ns.abs())
+            .then_with(|| names.name(*x).cmp(names.name(*y)))
     });
+    listed.truncate(opts.top);
+    // The (name, data) rows of the listed names, when a name has several.
+    let mut nested: FxHashMap<&str, Vec<(Pair, Change)>> = listed
+        .iter()
+        .map(|(p, _)| (names.name(*p), Vec::new()))
+        .collect();
+    for &p in data_rows.pairs() {
+        if let Some(v) = nested.get_mut(data_rows.name(p)) {
+            v.push((p, data_rows.change(p)));
+        }
+    }
+    let rows: Vec<JudgedRow> = listed
+        .into_iter()
+        .map(|(p, change)| {
+            let (sa, sb) = names.stats(p);
+            let mut data = nested.remove(names.name(p)).unwrap_or_default();
+            if data.len() < 2 {
+                data.clear();
+            }
+            data.sort_by(|(x, cx), (y, cy)| {
+                cy.delta_per_frame_ns
+                    .abs()
+                    .total_cmp(&cx.delta_per_frame_ns.abs())
+                    .then_with(|| data_rows.data(*x).cmp(data_rows.data(*y)))
+            });
+            let total_data = data.len();
+            data.truncate(opts.top);
+            JudgedRow {
+                name: names.name(p).to_owned(),
+                a: sa,
+                b: sb,
+                change,
+                by_data: data
+                    .into_iter()
+                    .map(|(q, change)| {
+                        let (da, db) = data_rows.stats(q);
+                        DataRow {
+                            data: data_rows.data(q).to_owned(),
+                            a: da,
+                            b: db,
+                            change,
+                        }
+                    })
+                    .collect(),
+                total_data,
+            }
+        })
+        .collect();
+    let list = |f: &dyn Fn(Kind) -> bool| -> Vec<String> {
+        rows.iter()
+            .filter(|r| f(r.change.kind))
+            .map(|r| r.name.clone())
+            .collect()
+    };
+    let spikes = list(&|k| k == Kind::Spike);
+    let new = list(&|k| k == Kind::New);
+    let gone = list(&|k| k == Kind::Gone);
+    let changes = list(&|k| !matches!(k, Kind::Spike | Kind::New | Kind::Gone));
+    let gate = opts.gate.map(|g| {
+        let regressions: Vec<(Pair, Change)> = all
+            .iter()
+            .filter(|&&p| names.kind(p).is_regression())
+            .map(|&p| (p, names.change(p)))
+            .collect();
+        g.check(
+            mean_frame_ns(a),
+            regressions.iter().map(|(p, c)| (names.name(*p), None, c)),
+        )
+    });
+    let frame = frame_change(a, b, &names, opts);
     // From each thread, the child with the largest |Δ| (ties: the first
     // name), while something changed: the diff tree's order, walked along
     // one path instead of built whole.
-    let (ta, tb) = trees;
-    let (a, b) = (&a.trace, &b.trace);
     let hot_paths = joined_threads((a, ta), (b, tb))
         .into_iter()
         .map(|(thread, mut na, mut nb)| {
@@ -405,57 +699,313 @@ fn comparison(
         warnings: compare_warnings(a, b),
         frames_a: a.frames.len(),
         frames_b: b.frames.len(),
-        normalized: false,
-        // `compare --top N`'s rows: the first N of the full comparison.
-        rows: serde_json::to_value(joined.rows(&CompareOptions {
-            top: opts.top,
-            filter: None,
-            hide_below_ns: 0,
-            sort: CompareSort::AbsDelta,
-        }))
-        .unwrap_or(Value::Null),
+        per_frame: true,
+        noise: NoiseUsed {
+            pct: opts.noise.pct,
+            ms: opts.noise.ms,
+            alpha: opts.noise.alpha,
+        },
+        frame,
+        look_first: Vec::new(),
+        total_rows,
+        changed_rows,
+        rows,
         spikes,
         changes,
         new,
         gone,
+        gate,
         hot_paths,
     }
 }
 
-/// How the report judges a row of the comparison (stated in its legend).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Judgement {
-    New,
-    Gone,
-    /// The same count and the same total in A and B.
-    Unchanged,
-    /// One call is more than half of a side's total: the change is that call.
-    Spike,
-    /// A change spread over the calls.
-    Change,
+/// The thread whose top-level scopes cover the most time in `t` (ties by
+/// name).
+fn busiest_thread(t: &Trace) -> Option<&str> {
+    let mut busy: FxHashMap<StrId, i64> = FxHashMap::default();
+    for st in 0..t.streams.len() as u32 {
+        let name = t.threads.name[t.streams.thread[st as usize].idx()];
+        let sum: i64 = t
+            .scopes
+            .top_level(t.streams.scopes(StreamId(st)))
+            .map(|i| t.scopes.duration_ns[i.idx()])
+            .fold(0, i64::saturating_add);
+        let e = busy.entry(name).or_default();
+        *e = e.saturating_add(sum);
+    }
+    busy.into_iter()
+        .map(|(n, b)| (t.str(n), b))
+        .max_by(|x, y| x.1.cmp(&y.1).then_with(|| y.0.cmp(x.0)))
+        .map(|(n, _)| n)
 }
 
-fn judge(
-    status: Status,
-    spike: bool,
-    delta_total_ns: i64,
-    count_a: Option<u64>,
-    count_b: Option<u64>,
-) -> Judgement {
-    match status {
-        Status::New => Judgement::New,
-        Status::Gone => Judgement::Gone,
-        Status::Both if delta_total_ns == 0 && count_a == count_b => Judgement::Unchanged,
-        Status::Both if spike => Judgement::Spike,
-        Status::Both => Judgement::Change,
+/// Self time per scope name on the threads named `thread`.
+fn self_by_name<'t>(t: &'t Trace, thread: &str) -> FxHashMap<&'t str, i64> {
+    let mut out: FxHashMap<&str, i64> = FxHashMap::default();
+    let Some(id) = t.strings.find(thread) else {
+        return out;
+    };
+    for st in 0..t.streams.len() as u32 {
+        if t.threads.name[t.streams.thread[st as usize].idx()] != id {
+            continue;
+        }
+        for i in t.streams.scopes(StreamId(st)) {
+            let e = out.entry(t.scope_name(ScopeIdx(i))).or_default();
+            *e = e.saturating_add(t.scopes.self_ns[i as usize]);
+        }
+    }
+    out
+}
+
+fn frame_durations(t: &Trace) -> Vec<i64> {
+    t.frames.ids().map(|f| t.frames.duration_ns(f)).collect()
+}
+
+/// The frame's change: medians and means, judged like a row, and the
+/// mean's change accounted for by the self time per name on the busiest
+/// thread (their sum and the time outside that thread's scopes add up to
+/// it exactly).
+fn frame_change(a: &Trace, b: &Trace, names: &Joined<'_>, opts: &ReportOptions) -> FrameChange {
+    let (da, db) = (frame_durations(a), frame_durations(b));
+    let sample = |d: &[i64]| Sample {
+        durations_ns: d.to_vec(),
+        calls_in_frames: vec![1; d.len()],
+        frames: d.len(),
+    };
+    let judged = judge(Some(&sample(&da)), Some(&sample(&db)), &opts.noise);
+    let mean = |d: &[i64]| {
+        if d.is_empty() {
+            0.0
+        } else {
+            d.iter().map(|&x| x as f64).sum::<f64>() / d.len() as f64
+        }
+    };
+    let (mean_a, mean_b) = (mean(&da), mean(&db));
+    let delta_mean = mean_b - mean_a;
+    let thread = busiest_thread(a)
+        .or_else(|| busiest_thread(b))
+        .unwrap_or_default()
+        .to_owned();
+    let (sa, sb) = (self_by_name(a, &thread), self_by_name(b, &thread));
+    let (fa, fb) = (a.frames.len().max(1) as f64, b.frames.len().max(1) as f64);
+    let kind_of: FxHashMap<&str, Kind> = names
+        .pairs()
+        .iter()
+        .map(|&p| (names.name(p), names.kind(p)))
+        .collect();
+    let mut all_names: Vec<&str> = sa.keys().chain(sb.keys()).copied().collect();
+    all_names.sort_unstable();
+    all_names.dedup();
+    let min_ns = (opts.noise.ms * 1e6).max(f64::MIN_POSITIVE);
+    let mut profiled = 0.0;
+    let mut contributions: Vec<Contribution> = all_names
+        .into_iter()
+        .filter_map(|n| {
+            let d = sb.get(n).copied().unwrap_or(0) as f64 / fb
+                - sa.get(n).copied().unwrap_or(0) as f64 / fa;
+            profiled += d;
+            (d.abs() >= min_ns).then(|| Contribution {
+                name: n.to_owned(),
+                kind: kind_of.get(n).copied().unwrap_or_default(),
+                self_delta_per_frame_ns: d,
+            })
+        })
+        .collect();
+    contributions.sort_by(|x, y| {
+        y.self_delta_per_frame_ns
+            .abs()
+            .total_cmp(&x.self_delta_per_frame_ns.abs())
+            .then_with(|| x.name.cmp(&y.name))
+    });
+    let total_contributions = contributions.len();
+    contributions.truncate(opts.top);
+    let explained: f64 = contributions
+        .iter()
+        .filter(|c| c.kind.is_change())
+        .map(|c| c.self_delta_per_frame_ns)
+        .sum();
+    let mut notes = Vec::new();
+    for (label, t) in [("A", a), ("B", b)] {
+        if let Some(note) = coverage::frame_coverage(t)
+            .as_ref()
+            .and_then(coverage::absent_note)
+        {
+            notes.push(format!(
+                "{label} kept only some frames ({note}): puffin's FrameView keeps the recent and \
+                 the slowest, so its median and mean are biased upward"
+            ));
+        }
+    }
+    FrameChange {
+        thread,
+        median_a_ns: judged.median_a_ns.unwrap_or(0),
+        median_b_ns: judged.median_b_ns.unwrap_or(0),
+        delta_median_ns: judged.median_b_ns.unwrap_or(0) - judged.median_a_ns.unwrap_or(0),
+        mean_a_ns: mean_a,
+        mean_b_ns: mean_b,
+        delta_mean_ns: delta_mean,
+        kind: judged.kind,
+        p: judged.p_per_call,
+        contributions,
+        total_contributions,
+        explained_ns: explained,
+        explained_pct: if delta_mean.abs() > 0.0 {
+            100.0 * explained / delta_mean
+        } else {
+            0.0
+        },
+        outside_scopes_ns: delta_mean - profiled,
+        notes,
     }
 }
 
+/// What to look at first: the names that account for the frame's change
+/// (regressions and new ones, largest first), the spikes, then the largest
+/// recurring unprofiled stretch of B.
+fn look_first(c: &ComparisonReport, b: &RecordingReport, opts: &ReportOptions) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let min_ns = opts.noise.ms * 1e6;
+    let thread = cell(thread_label(&c.frame.thread)).into_owned();
+    for x in &c.frame.contributions {
+        let bad = x.kind.is_regression() || x.kind == Kind::New;
+        if !bad || x.self_delta_per_frame_ns < min_ns {
+            continue;
+        }
+        let why = c
+            .rows
+            .iter()
+            .find(|r| r.name == x.name)
+            .map_or_else(|| x.kind.words().to_owned(), |r| describe(&r.change));
+        lines.push(format!(
+            "{}: {why}; {} per frame of its own time on {thread}",
+            escape::markdown_code(&x.name),
+            signed_ms(x.self_delta_per_frame_ns)
+        ));
+    }
+    for r in c.rows.iter().filter(|r| r.change.kind == Kind::Spike) {
+        let max = |s: &Option<SideStats>| s.as_ref().map_or(0, |s| s.max_ns);
+        let side = if max(&r.b) >= max(&r.a) { "B" } else { "A" };
+        lines.push(format!(
+            "{}: one spike of {} in {side} (`calls` shows its frame); the other calls: {}",
+            escape::markdown_code(&r.name),
+            msu(max(&r.a).max(max(&r.b))),
+            r.change.rest.unwrap_or_default().words()
+        ));
+    }
+    // The largest recurring stretch inside the frames of B.
+    let recurring = b.gaps["recurring"]
+        .as_array()
+        .map_or(&[][..], |v| v.as_slice());
+    let frames = b.summary.frames as i64;
+    if let Some(g) = recurring.iter().find(|g| {
+        !text(&g["thread"]).is_empty()
+            && num(&g["median_ns"]) as f64 >= min_ns
+            && num(&g["frames"]) * 2 >= frames
+    }) {
+        let others: Vec<String> = g["other_threads"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .take(4)
+            .map(|o| {
+                let names: Vec<String> = o["scopes"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .take(2)
+                    .map(|n| escape::markdown_code(text(&n["name"])))
+                    .collect();
+                format!(
+                    "{} {}",
+                    cell(thread_label(text(&o["thread"]))),
+                    names.join(", ")
+                )
+            })
+            .collect();
+        lines.push(format!(
+            "unprofiled time in B: {} {}, a {} gap in {} frames, median {}{}: {}",
+            cell(thread_label(text(&g["thread"]))),
+            escape::markdown_code(text(&g["path"])),
+            text(&g["kind"]),
+            num(&g["frames"]),
+            msu(num(&g["median_ns"])),
+            g["share_of_thread_pct"]
+                .as_f64()
+                .map_or(String::new(), |p| format!(
+                    " ({p:.0}% of the thread's time)"
+                )),
+            if others.is_empty() {
+                "no other thread ran meanwhile".to_owned()
+            } else {
+                format!("meanwhile {}", others.join("; "))
+            }
+        ));
+    }
+    lines.truncate(opts.top);
+    lines
+}
+
+/// A judged change in words, with its numbers.
+pub fn describe(c: &Change) -> String {
+    let mut parts = vec![c.kind.words().to_owned()];
+    let per_call = matches!(
+        c.kind,
+        Kind::Slower
+            | Kind::Faster
+            | Kind::SlowerMoreOften
+            | Kind::SlowerLessOften
+            | Kind::FasterMoreOften
+            | Kind::FasterLessOften
+    );
+    let count = matches!(
+        c.kind,
+        Kind::MoreOften
+            | Kind::LessOften
+            | Kind::SlowerMoreOften
+            | Kind::SlowerLessOften
+            | Kind::FasterMoreOften
+            | Kind::FasterLessOften
+    );
+    if per_call && let (Some(ma), Some(mb)) = (c.median_a_ns, c.median_b_ns) {
+        parts.push(format!("median {} → {}", msu(ma), msu(mb)));
+    }
+    if count {
+        parts.push(format!(
+            "{:.2} → {:.2} calls per frame",
+            c.calls_per_frame_a, c.calls_per_frame_b
+        ));
+    }
+    let p = if per_call { c.p_per_call } else { c.p_count };
+    if let Some(p) = p.filter(|_| per_call || count) {
+        parts.push(p_text(p));
+    }
+    if c.few_calls {
+        parts.push("fewer than 5 calls: judged by the thresholds alone".to_owned());
+    }
+    parts.join(", ")
+}
+
+fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "p < 0.001".to_owned()
+    } else {
+        format!("p = {p:.3}")
+    }
+}
+
+fn signed_ms(ns: f64) -> String {
+    format!("{:+.3} ms", ns / 1e6)
+}
+
 /// The legend under the comparison table.
-const JUDGEMENT_LEGEND: &str = "Judgement: **unchanged** when A and B have the same count and \
-the same total; **one spike** when one call is more than half of a side's total (the change is \
-that call, not the average: see `calls`); **change** otherwise; **new in B** and **gone in B** \
-when only one side has the row.";
+const JUDGEMENT_LEGEND: &str = "Judged per name and per frame (each side's totals divided by its \
+frames) with a noise model: **slower/faster per call** when the calls' median moved by at least \
+the noise percentage, the change costs at least the noise milliseconds per frame, and a \
+Mann-Whitney U test of the calls agrees (p below alpha; a side with fewer than 5 calls is judged \
+by the thresholds alone); **runs more/less often** likewise for the calls per frame; **one \
+spike** when one call is more than half of a side's total (the other calls judged on their \
+own); **new/gone in B** when one side lacks the name. Everything else is **unchanged** (within \
+noise) and not listed.";
 
 /// `12.345 ms`.
 fn msu(ns: i64) -> String {
@@ -546,6 +1096,9 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
         "### {h}Slowest frames (median frame {})\n",
         msu(r.median_frame_ns)
     );
+    if let Some(note) = &r.median_note {
+        let _ = writeln!(o, "> [!NOTE]\n> {}\n", cell(note));
+    }
     if let Some(k) = charts {
         let _ = writeln!(o, "<!--chart:frames:{k}:0-->\n");
     }
@@ -585,7 +1138,10 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
             );
         }
     }
-    let _ = writeln!(o, "\n### {h}Slowest scopes\n");
+    let _ = writeln!(
+        o,
+        "\n### {h}Slowest scopes (the slowest call of each name, nested scopes)\n"
+    );
     let _ = writeln!(
         o,
         "| scope | data | duration | thread | frame |\n|---|---|---:|---|---:|"
@@ -601,6 +1157,8 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
             num(&x["frame_index"])
         );
     }
+    let shown = r.slowest_scopes.as_array().map_or(0, Vec::len);
+    more_md(o, shown, r.total_slowest_scopes as i64);
     let _ = writeln!(o, "\n### {h}Totals per scope\n");
     let _ = writeln!(
         o,
@@ -630,72 +1188,47 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
             .collect();
         let _ = writeln!(
             o,
-            "- **{}**: {}",
+            "- **{}**: {}{}",
             cell(thread_label(&p.thread)),
-            path.join(" > ")
+            path.join(" > "),
+            p.stop
+                .as_ref()
+                .map_or(String::new(), |s| format!(". Stops at {}", cell(s)))
         );
     }
-    let gaps = r.gaps.as_array().map_or(&[][..], |v| v.as_slice());
-    let _ = writeln!(o, "\n### {h}Unprofiled gaps ({} found)\n", gaps.len());
-    if gaps.is_empty() {
-        let _ = writeln!(o, "None at or above the threshold.");
-    } else {
-        if let Some(k) = charts {
-            let _ = writeln!(o, "<!--chart:gaps:{k}:0-->\n");
-        }
-        let _ = writeln!(
-            o,
-            "| thread | frame | gap | inside | after | other threads busy then |\n|---|---:|---:|---|---|---|"
-        );
-        for g in gaps {
-            let others: Vec<String> = g["other_threads"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|b| {
-                    format!(
-                        "{} {}",
-                        cell(thread_label(text(&b["thread"]))),
-                        msu(num(&b["busy_ns"]))
-                    )
-                })
-                .collect();
-            let _ = writeln!(
-                o,
-                "| {} | {} | {} | {} | {} | {} |",
-                cell(thread_label(text(&g["thread"]))),
-                num(&g["frame_index"]),
-                msu(num(&g["duration_ns"])),
-                cell(text(&g["parent"]["name"])),
-                cell(text(&g["after"]["name"])),
-                if others.is_empty() {
-                    "none".to_owned()
-                } else {
-                    others.join(", ")
-                }
-            );
-        }
-    }
-    let _ = writeln!(o, "\n### {h}Outliers: one call is most of the total\n");
+    gaps_md(o, r, &h, charts);
+    let _ = writeln!(
+        o,
+        "\n### {h}Outliers: one call, or one frame's calls, is most of the total\n"
+    );
     if r.outliers.is_empty() {
         let _ = writeln!(
             o,
-            "None: no scope's largest call is more than half of its total.\n"
+            "None: no scope's largest call, nor its calls in any one frame, is more than half of \
+             its total.\n"
         );
     } else {
         let _ = writeln!(
             o,
-            "Averages of these scopes mislead: look at the one call.\n\n\
-             | scope | calls | total | largest call | share | frame | thread |\n|---|---:|---:|---:|---:|---:|---|"
+            "Averages of these scopes mislead: look at the call (or the frame).\n\n\
+             | scope | kind | calls | total | largest call | calls in that frame | share | frame | thread |\n\
+             |---|---|---:|---:|---:|---:|---:|---:|---|"
         );
         for x in &r.outliers {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | {} | {:.0}% | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} ({}) | {:.0}% | {} | {} |",
                 cell(&x.name),
+                if x.kind == "call" {
+                    "one call"
+                } else {
+                    "one frame's burst"
+                },
                 x.count,
                 msu(x.total_ns),
                 msu(x.max_ns),
+                x.calls_in_frame,
+                msu(x.frame_total_ns),
                 x.max_share * 100.0,
                 x.frame_index,
                 cell(thread_label(&x.thread))
@@ -710,69 +1243,278 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
     }
 }
 
+/// The gaps section: recurring gaps (by total), then single gaps.
+fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) {
+    let g = &r.gaps;
+    let list = |k: &str| g[k].as_array().map_or(&[][..], |v| v.as_slice());
+    let (recurring, singles) = (list("recurring"), list("gaps"));
+    let recorded = g["other_threads_recorded"].as_bool().unwrap_or(false);
+    let meanwhile = |x: &Value| -> String {
+        let others: Vec<String> = x["other_threads"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|b| {
+                let names: Vec<String> = b["scopes"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|n| escape::markdown_code(text(&n["name"])))
+                    .collect();
+                format!(
+                    "{} {} ({})",
+                    cell(thread_label(text(&b["thread"]))),
+                    msu(num(&b["busy_ns"])),
+                    names.join(", ")
+                )
+            })
+            .collect();
+        if others.is_empty() {
+            if recorded {
+                "none (idle)"
+            } else {
+                "no other thread recorded"
+            }
+            .to_owned()
+        } else {
+            others.join(", ")
+        }
+    };
+    let place = |x: &Value| {
+        let thread = text(&x["thread"]);
+        let path = text(&x["path"]);
+        if thread.is_empty() {
+            "between frames".to_owned()
+        } else if path.is_empty() {
+            format!("{} (top level)", cell(thread_label(thread)))
+        } else {
+            format!(
+                "{}: {}",
+                cell(thread_label(thread)),
+                escape::markdown_code(path)
+            )
+        }
+    };
+    let name_of = |v: &Value| -> String {
+        let n = if v.is_object() { &v["name"] } else { v };
+        n.as_str().map_or("—".to_owned(), escape::markdown_code)
+    };
+    let _ = writeln!(
+        o,
+        "\n### {h}Unprofiled time: recurring gaps ({} found)\n",
+        num(&g["total_recurring"])
+    );
+    if recurring.is_empty() {
+        let _ = writeln!(
+            o,
+            "None: no gap at one place in two or more frames sums to the threshold."
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "The same stretch without a profiled child, frame after frame, largest total first.\n\n\
+             | where | kind | after → before | frames | median | total | % of thread | other threads meanwhile |\n\
+             |---|---|---|---:|---:|---:|---:|---|"
+        );
+        for x in recurring {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} → {} | {} | {} | {} | {} | {} |",
+                place(x),
+                text(&x["kind"]),
+                name_of(&x["after"]),
+                name_of(&x["before"]),
+                num(&x["frames"]),
+                msu(num(&x["median_ns"])),
+                msu(num(&x["total_ns"])),
+                x["share_of_thread_pct"]
+                    .as_f64()
+                    .map_or("—".to_owned(), |p| format!("{p:.1}%")),
+                meanwhile(x)
+            );
+        }
+        more_md(o, recurring.len(), num(&g["total_recurring"]));
+    }
+    let _ = writeln!(
+        o,
+        "\n### {h}Unprofiled time: one-off gaps ({} found)\n",
+        num(&g["total_gaps"])
+    );
+    if singles.is_empty() {
+        let _ = writeln!(o, "None at or above the threshold.");
+    } else {
+        if let Some(k) = charts {
+            let _ = writeln!(o, "<!--chart:gaps:{k}:0-->\n");
+        }
+        let _ = writeln!(
+            o,
+            "| where | kind | frame | gap | after → before | other threads meanwhile |\n|---|---|---:|---:|---|---|"
+        );
+        for x in singles {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} → {} | {} |",
+                place(x),
+                text(&x["kind"]),
+                num(&x["frame_index"]),
+                msu(num(&x["duration_ns"])),
+                name_of(&x["after"]),
+                name_of(&x["before"]),
+                meanwhile(x)
+            );
+        }
+        more_md(o, singles.len(), num(&g["total_gaps"]));
+    }
+    if !recorded {
+        let _ = writeln!(
+            o,
+            "\nThe recording has one thread: nothing shows what ran during these gaps."
+        );
+    }
+}
+
+/// "… 12 more (--top shows them)." under a cut list.
+fn more_md(o: &mut String, shown: usize, total: i64) {
+    if total > shown as i64 {
+        let _ = writeln!(o, "\n… {} more (`--top` shows them).", total - shown as i64);
+    }
+}
+
 fn comparison_md(o: &mut String, c: &ComparisonReport) {
     let _ = writeln!(o, "## What changed (B against A)\n");
     for w in &c.warnings {
         let _ = writeln!(o, "> [!WARNING]\n> {}\n", cell(w));
     }
+    let f = &c.frame;
     let _ = writeln!(
         o,
-        "A has {} frames, B {}; totals are summed over all frames, not normalized{}.\n",
+        "**The frame**: median {} → {} ({}), mean {} → {} ({} per frame): {}{}. \
+         A has {} frames, B {}; every figure below is per frame.\n",
+        msu(f.median_a_ns),
+        msu(f.median_b_ns),
+        signed_ms(f.delta_median_ns as f64),
+        msu(f.mean_a_ns.round() as i64),
+        msu(f.mean_b_ns.round() as i64),
+        signed_ms(f.delta_mean_ns),
+        f.kind.words(),
+        f.p.map_or(String::new(), |p| format!(" ({})", p_text(p))),
         c.frames_a,
-        c.frames_b,
-        if c.frames_a != c.frames_b {
-            " (the frame counts differ: compare per call, or per frame)"
-        } else {
-            ""
-        }
+        c.frames_b
     );
-    let _ = writeln!(
-        o,
-        "| scope | data | A total | B total | Δ total | Δ per call | judgement |\n|---|---|---:|---:|---:|---:|---|"
-    );
-    for r in c.rows.as_array().into_iter().flatten() {
-        let total = |side: &Value| {
-            if side.is_null() {
-                "—".to_owned()
-            } else {
-                msu(num(&side["total_ns"]))
-            }
-        };
-        let status = match text(&r["status"]) {
-            "new" => Status::New,
-            "gone" => Status::Gone,
-            _ => Status::Both,
-        };
-        let count = |side: &Value| side["count"].as_u64();
-        let judgement = match judge(
-            status,
-            r["spike"].as_bool().unwrap_or(false),
-            num(&r["delta_total_ns"]),
-            count(&r["a"]),
-            count(&r["b"]),
-        ) {
-            Judgement::New => "new in B",
-            Judgement::Gone => "gone in B",
-            Judgement::Unchanged => "unchanged",
-            Judgement::Spike => "**one spike** (one call dominates)",
-            Judgement::Change => "change",
-        };
-        let per_call = r["delta_per_call_ns"]
-            .as_f64()
-            .map_or("—".to_owned(), |d| msu(d.round() as i64));
+    if !f.contributions.is_empty() {
+        let parts: Vec<String> = f
+            .contributions
+            .iter()
+            .map(|x| {
+                format!(
+                    "{} {} ({})",
+                    escape::markdown_code(&x.name),
+                    signed_ms(x.self_delta_per_frame_ns),
+                    x.kind.words()
+                )
+            })
+            .collect();
+        let more = f.total_contributions - f.contributions.len();
         let _ = writeln!(
             o,
-            "| {} | {} | {} | {} | {} | {} | {} |",
-            cell(text(&r["name"])),
-            cell(text(&r["data"])),
-            total(&r["a"]),
-            total(&r["b"]),
-            msu(num(&r["delta_total_ns"])),
-            per_call,
-            judgement
+            "**Where the mean frame's {} went** (self time per frame on {}): {}{}; \
+             **{:.0}% explained** by the names judged a change. Outside {}'s scopes \
+             (unprofiled, idle or waiting): {}.\n",
+            signed_ms(f.delta_mean_ns),
+            cell(thread_label(&f.thread)),
+            parts.join(", "),
+            if more > 0 {
+                format!(", … {more} more (--top shows them)")
+            } else {
+                String::new()
+            },
+            f.explained_pct,
+            cell(thread_label(&f.thread)),
+            signed_ms(f.outside_scopes_ns)
         );
     }
-    let _ = writeln!(o, "\n{JUDGEMENT_LEGEND}");
+    for n in &f.notes {
+        let _ = writeln!(o, "> [!NOTE]\n> {}\n", cell(n));
+    }
+    if let Some(g) = &c.gate {
+        if g.tripped.is_empty() {
+            let _ = writeln!(
+                o,
+                "**Regression gate: passed.** No row judged slower per call or run more often \
+                 costs more than {} per frame ({}% of A's mean frame, at least {} ms).\n",
+                msu(g.limit_ns.round() as i64),
+                g.pct,
+                g.min_ms
+            );
+        } else {
+            let _ = writeln!(
+                o,
+                "> [!CAUTION]\n> **Regression gate: failed.** {} row(s) cost more than {} per \
+                 frame ({}% of A's mean frame, at least {} ms):\n",
+                g.tripped.len(),
+                msu(g.limit_ns.round() as i64),
+                g.pct,
+                g.min_ms
+            );
+            for t in &g.tripped {
+                let _ = writeln!(
+                    o,
+                    "> - {}: {}, {} per frame ({:.1}% of the frame)",
+                    escape::markdown_code(&t.name),
+                    t.kind.words(),
+                    signed_ms(t.delta_per_frame_ns),
+                    t.frame_pct
+                );
+            }
+            o.push('\n');
+        }
+    }
+    if !c.look_first.is_empty() {
+        let _ = writeln!(o, "### Look at first\n");
+        for (k, l) in c.look_first.iter().enumerate() {
+            let _ = writeln!(o, "{}. {l}", k + 1);
+        }
+        o.push('\n');
+    }
+    let _ = writeln!(
+        o,
+        "### Judged changes ({} of {} names changed{})\n",
+        c.changed_rows,
+        c.total_rows,
+        if c.rows.len() < c.changed_rows {
+            format!("; the {} largest listed, --top shows more", c.rows.len())
+        } else {
+            String::new()
+        }
+    );
+    if c.rows.is_empty() {
+        let _ = writeln!(o, "None: every name is within noise.\n");
+    } else {
+        let _ = writeln!(
+            o,
+            "| scope | A per frame | B per frame | Δ per frame | calls per frame | median per call | judgement |\n\
+             |---|---:|---:|---:|---:|---:|---|"
+        );
+        for r in &c.rows {
+            judged_row_md(o, &escape::markdown_code(&r.name), &r.a, &r.b, &r.change, c);
+            for d in &r.by_data {
+                let label = format!("↳ data {}", escape::markdown_code(&d.data));
+                judged_row_md(o, &label, &d.a, &d.b, &d.change, c);
+            }
+            if r.total_data > r.by_data.len() {
+                let _ = writeln!(
+                    o,
+                    "| ↳ … {} more data strings |  |  |  |  |  |  |",
+                    r.total_data - r.by_data.len()
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        o,
+        "\n{JUDGEMENT_LEGEND} Noise: {}%, {} ms per frame, alpha {}.",
+        c.noise.pct, c.noise.ms, c.noise.alpha
+    );
     let list = |v: &[String]| {
         if v.is_empty() {
             "none".to_owned()
@@ -785,7 +1527,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
     };
     let _ = writeln!(
         o,
-        "\n- **Real changes** (spread over the calls, not one spike): {}",
+        "\n- **Real changes** (per call or how often; not one spike): {}",
         list(&c.changes)
     );
     let _ = writeln!(
@@ -798,7 +1540,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
     if !c.hot_paths.is_empty() {
         let _ = writeln!(
             o,
-            "### Where it changed (differential tree, largest |Δ| first)\n"
+            "### Where it changed (differential tree, largest |Δ| first, totals over all frames)\n"
         );
         for p in &c.hot_paths {
             let path: Vec<String> = p
@@ -821,6 +1563,43 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         }
         o.push('\n');
     }
+}
+
+/// One row of the judged table (`label` already Markdown).
+fn judged_row_md(
+    o: &mut String,
+    label: &str,
+    a: &Option<SideStats>,
+    b: &Option<SideStats>,
+    ch: &Change,
+    c: &ComparisonReport,
+) {
+    let per_frame = |s: &Option<SideStats>, frames: usize| {
+        s.as_ref().map_or("—".to_owned(), |s| {
+            msu((s.total_ns as f64 / frames.max(1) as f64).round() as i64)
+        })
+    };
+    let median = |m: Option<i64>| m.map_or("—".to_owned(), msu);
+    let judgement = match ch.kind {
+        Kind::Spike => format!(
+            "**one spike** (the other calls: {})",
+            ch.rest.unwrap_or_default().words()
+        ),
+        Kind::New | Kind::Gone | Kind::Unchanged => ch.kind.words().to_owned(),
+        _ => format!("**{}**", describe(ch)),
+    };
+    let _ = writeln!(
+        o,
+        "| {label} | {} | {} | {} | {:.2} → {:.2} | {} → {} | {} |",
+        per_frame(a, c.frames_a),
+        per_frame(b, c.frames_b),
+        signed_ms(ch.delta_per_frame_ns),
+        ch.calls_per_frame_a,
+        ch.calls_per_frame_b,
+        median(ch.median_a_ns),
+        median(ch.median_b_ns),
+        judgement
+    );
 }
 
 impl Report {
@@ -918,7 +1697,7 @@ fn frames_svg(r: &RecordingReport) -> String {
 /// Each gap as a bar on its thread's lane, the other threads' busy time
 /// in that window beside it.
 fn gaps_svg(r: &RecordingReport) -> String {
-    let gaps = r.gaps.as_array().map_or(&[][..], |v| v.as_slice());
+    let gaps = r.gaps["gaps"].as_array().map_or(&[][..], |v| v.as_slice());
     let shown = &gaps[..gaps.len().min(20)];
     let max = shown
         .iter()

@@ -15,7 +15,7 @@ use crate::engine::Trace;
 use crate::engine::analyses::diff::{DiffTree, DiffTreeBuilder};
 use crate::engine::analyses::flame::{FlameLayout, icicle};
 use crate::engine::analyses::{
-    self, CompareBuilder, CompareTable, HistogramBin, Joined, NameOrder, Pair, SideStats, Status,
+    self, CompareBuilder, CompareTable, HistogramBin, Joined, Kind, NameOrder, Pair, SideStats,
     compare_warnings,
 };
 use crate::units::{ms_f, thread_label};
@@ -1438,15 +1438,24 @@ impl DiffView {
                     );
                     cell(&mut row, RichText::new(percent_text(ta, tb)).color(color));
                     row.col(|ui| {
-                        match r.status {
-                            Status::New => badge(ui, "new", SLOWER),
-                            Status::Gone => badge(ui, "gone", FASTER),
-                            Status::Both => {}
+                        // The noise model's judgement (as `compare`'s).
+                        let kind = r.change.kind;
+                        let fill = match kind {
+                            Kind::Unchanged => None,
+                            Kind::Spike => Some(Color32::from_rgb(120, 70, 10)),
+                            Kind::Gone => Some(FASTER),
+                            Kind::New => Some(SLOWER),
+                            k if r.change.delta_per_frame_ns > 0.0 || k.is_regression() => {
+                                Some(SLOWER)
+                            }
+                            _ => Some(FASTER),
+                        };
+                        if let Some(fill) = fill {
+                            badge(ui, kind.words(), fill);
                         }
-                        if r.spike {
-                            badge(ui, "spike", Color32::from_rgb(120, 70, 10));
-                        }
-                    });
+                    })
+                    .1
+                    .on_hover_text(judgement_tip(&r.change));
                     if row.response().clicked() {
                         clicked_row = Some(i);
                     }
@@ -1598,6 +1607,36 @@ pub fn change_color(delta: f64, scale: f64) -> Color32 {
         return Color32::GRAY;
     };
     Color32::GRAY.lerp_to_gamma(base, 0.35 + 0.65 * strength)
+}
+
+/// A row's judgement with its numbers (the badge's tooltip).
+fn judgement_tip(c: &analyses::Change) -> String {
+    let mut t = format!(
+        "{}\nΔ per frame {:+.3} ms (per call part {:+.3}, count part {:+.3})\ncalls per frame {:.2} → {:.2}",
+        c.kind.words(),
+        c.delta_per_frame_ns / 1e6,
+        c.per_call_part_ns / 1e6,
+        c.count_part_ns / 1e6,
+        c.calls_per_frame_a,
+        c.calls_per_frame_b
+    );
+    if let (Some(a), Some(b)) = (c.median_a_ns, c.median_b_ns) {
+        t.push_str(&format!(
+            "\nmedian per call {} → {} ms",
+            ms_f(a as f64),
+            ms_f(b as f64)
+        ));
+    }
+    if let Some(p) = c.p_per_call {
+        t.push_str(&format!("\nrank test of the calls: p = {p:.2e}"));
+    }
+    if let Some(p) = c.p_count {
+        t.push_str(&format!("\nrank test of the calls per frame: p = {p:.2e}"));
+    }
+    if c.few_calls {
+        t.push_str("\nfewer than 5 calls on a side: judged by the thresholds alone");
+    }
+    t
 }
 
 fn badge(ui: &mut egui::Ui, text: &str, fill: Color32) {

@@ -297,51 +297,17 @@ impl TimelineView {
         self.gap_ns = gap_ns;
         let trace = self.loaded.clone();
         let trace = trace.trace();
-        let s = &trace.scopes;
         let min = gap_ns.max(1);
         for lane in &mut self.lanes {
             lane.gaps.clear();
         }
-        let lane_index = |st: usize| self.stream_lane[st];
         let mut found: Vec<(usize, (i64, i64, u32))> = Vec::new();
-        let mut kids: Vec<ScopeIdx> = Vec::new();
         for st in 0..trace.streams.len() {
-            let lane = lane_index(st);
-            let range = trace.streams.scopes(StreamId(st as u32));
-            // Between top-level scopes.
-            kids.clear();
-            kids.extend(s.top_level(range.clone()));
-            kids.sort_by_key(|&c| (s.start_ns[c.idx()], c.0));
-            let mut prev: Option<i64> = None;
-            for &c in &kids {
-                if let Some(end) = prev
-                    && s.start_ns[c.idx()] - end >= min
-                {
-                    found.push((lane, (end, s.start_ns[c.idx()], 0)));
-                }
-                prev = Some(prev.map_or(s.end_ns(c), |e| e.max(s.end_ns(c))));
-            }
-            // Before, between and after children.
-            for i in range {
-                let iu = i as usize;
-                if s.subtree_end[iu] <= i + 1 {
-                    continue;
-                }
-                kids.clear();
-                kids.extend(s.children(ScopeIdx(i)));
-                kids.sort_by_key(|&c| (s.start_ns[c.idx()], c.0));
-                let depth = s.depth[iu] + 1;
-                let mut prev_end = s.start_ns[iu];
-                for &c in &kids {
-                    if s.start_ns[c.idx()] - prev_end >= min {
-                        found.push((lane, (prev_end, s.start_ns[c.idx()], depth)));
-                    }
-                    prev_end = prev_end.max(s.end_ns(c));
-                }
-                if s.end_ns(ScopeIdx(i)) - prev_end >= min {
-                    found.push((lane, (prev_end, s.end_ns(ScopeIdx(i)), depth)));
-                }
-            }
+            let lane = self.stream_lane[st];
+            // The engine's stretches: what `gaps` and the report list.
+            analyses::gaps::for_each_stretch(trace, StreamId(st as u32), min, |x| {
+                found.push((lane, (x.start_ns, x.end_ns, x.depth)));
+            });
         }
         for (lane, gap) in found {
             self.lanes[lane].gaps.push(gap);

@@ -2,7 +2,10 @@
 
 use super::common::*;
 use super::find::{Acc, Accumulator, GroupBy};
-use crate::engine::model::{StrId, Trace};
+use super::gate::{Gate, GateResult, mean_frame_ns};
+use super::judge::{Change, Kind, Noise, Sample, judge};
+use crate::engine::model::{ScopeIdx, StrId, Trace};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::cmp::Ordering;
 
@@ -32,12 +35,25 @@ pub struct CompareRow {
     pub delta_per_call_ns: Option<f64>,
     pub status: Status,
     pub spike: bool,
+    /// The judgement of the noise model (see `judge`).
+    pub change: Change,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CompareReport {
     pub warnings: Vec<String>,
+    /// Frames of A and of B (the "per frame" of `change`).
+    pub frames_a: usize,
+    pub frames_b: usize,
+    /// Rows after --filter and --hide-below, before --top.
+    pub total_rows: usize,
+    /// Of those, how many the noise model judged a change (not unchanged).
+    pub changed_rows: usize,
     pub rows: Vec<CompareRow>,
+    /// With `--fail-on-regression`: what the gate checked and what tripped
+    /// it (over every kept row, not only the listed ones).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<super::gate::GateResult>,
 }
 
 /// How `compare` sorts its rows (ties always by name, then data).
@@ -71,6 +87,7 @@ pub struct CompareOptions {
     /// Drop rows under this total in both traces.
     pub hide_below_ns: i64,
     pub sort: CompareSort,
+    pub noise: Noise,
 }
 
 /// What makes a comparison of `a` and `b` misleading: one has a scope
@@ -103,6 +120,12 @@ pub struct CompareTable {
     /// B's string id -> A's (`NONE` when A lacks the string).
     b_to_a: Vec<u32>,
     pairs: Vec<Pair>,
+    /// The frames of A and B.
+    frames: (usize, usize),
+    noise: Noise,
+    /// The judgements that needed the calls (the rows the thresholds alone
+    /// could not call unchanged), by (A's group, B's group).
+    tested: FxHashMap<(u32, u32), Change>,
 }
 
 /// A [`CompareTable`] with the traces it joins.
@@ -143,7 +166,17 @@ fn stats(g: &Acc) -> SideStats {
 
 impl CompareTable {
     pub fn new(a: &Trace, b: &Trace) -> Self {
-        let mut builder = CompareBuilder::new();
+        Self::judged(a, b, Noise::default())
+    }
+
+    /// [`Self::new`] with the noise model's thresholds `noise`.
+    pub fn judged(a: &Trace, b: &Trace, noise: Noise) -> Self {
+        Self::grouped(a, b, GroupBy::NameData, noise)
+    }
+
+    /// The table of rows grouped `by` (name, or (name, data)).
+    pub fn grouped(a: &Trace, b: &Trace, by: GroupBy, noise: Noise) -> Self {
+        let mut builder = CompareBuilder::grouped(by, noise);
         loop {
             if let Some(table) = builder.step(a, b, &mut || true) {
                 return table;
@@ -170,6 +203,15 @@ pub struct CompareBuilder {
     acc_b: Accumulator,
     matched: Vec<bool>,
     table: CompareTable,
+    by: GroupBy,
+    /// Each instance's group (A's, B's), for the judgement's calls.
+    group_of: (Vec<u32>, Vec<u32>),
+    /// Per group of A (of B): its candidate's number, or `NONE`.
+    candidate_of: (Vec<u32>, Vec<u32>),
+    /// The rows to judge from their calls.
+    candidates: Vec<Pair>,
+    /// Calls of the candidates: (candidate, frame position, duration).
+    calls: (Vec<(u32, u32, i64)>, Vec<(u32, u32, i64)>),
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -179,13 +221,27 @@ enum BuildStage {
     GroupB,
     Join,
     Gone,
+    /// The calls of the rows to judge, A's then B's.
+    CallsA,
+    CallsB,
+    Judge,
 }
 
 impl CompareBuilder {
     pub fn new() -> Self {
+        Self::grouped(GroupBy::NameData, Noise::default())
+    }
+
+    /// A builder of the rows grouped `by`, judged with `noise`.
+    pub fn grouped(by: GroupBy, noise: Noise) -> Self {
         Self {
-            acc_a: Accumulator::new(GroupBy::NameData),
-            acc_b: Accumulator::new(GroupBy::NameData),
+            acc_a: Accumulator::recording(by),
+            acc_b: Accumulator::recording(by),
+            by,
+            table: CompareTable {
+                noise,
+                ..Default::default()
+            },
             ..Default::default()
         }
     }
@@ -196,8 +252,11 @@ impl CompareBuilder {
             BuildStage::GroupA => (0.0, a.scopes.len()),
             BuildStage::GroupB => (1.0, b.scopes.len()),
             BuildStage::Join | BuildStage::Gone => (2.0, self.table.gb.len()),
+            BuildStage::CallsA => (3.0, a.scopes.len()),
+            BuildStage::CallsB => (4.0, b.scopes.len()),
+            BuildStage::Judge => (5.0, self.candidates.len()),
         };
-        (done + self.next as f32 / of.max(1) as f32).min(3.0) / 3.0
+        (done + self.next as f32 / of.max(1) as f32).min(6.0) / 6.0
     }
 
     /// Works on `a` and `b` (the same each time) until `more` says stop
@@ -226,6 +285,10 @@ impl CompareBuilder {
                         if self.stage == BuildStage::GroupA {
                             self.stage = BuildStage::GroupB;
                         } else {
+                            self.group_of = (
+                                self.acc_a.group_of.take().unwrap_or_default(),
+                                self.acc_b.group_of.take().unwrap_or_default(),
+                            );
                             let ga = self.acc_a.groups.len();
                             self.table.gb = std::mem::take(&mut self.acc_b).groups;
                             self.matched = vec![false; ga];
@@ -276,8 +339,47 @@ impl CompareBuilder {
                             .filter(|&i| !matched[i as usize])
                             .map(|i| Pair { a: i, b: NONE }),
                     );
+                    self.table.frames = (a.frames.len(), b.frames.len());
+                    self.pick_candidates();
+                    self.stage = BuildStage::CallsA;
+                }
+                BuildStage::CallsA | BuildStage::CallsB => {
+                    let side_a = self.stage == BuildStage::CallsA;
+                    let (t, of, cand, calls) = if side_a {
+                        (a, &self.group_of.0, &self.candidate_of.0, &mut self.calls.0)
+                    } else {
+                        (b, &self.group_of.1, &self.candidate_of.1, &mut self.calls.1)
+                    };
+                    let end = chunk.end.min(t.scopes.len());
+                    if !self.candidates.is_empty() {
+                        for i in chunk.start..end {
+                            let c = of
+                                .get(i)
+                                .and_then(|&g| cand.get(g as usize))
+                                .copied()
+                                .unwrap_or(NONE);
+                            if c != NONE {
+                                let frame = t.scope_frame(ScopeIdx(i as u32)).0;
+                                calls.push((c, frame, t.scopes.duration_ns[i]));
+                            }
+                        }
+                    }
+                    self.next = end;
+                    if end == t.scopes.len() {
+                        self.next = 0;
+                        self.stage = if side_a {
+                            BuildStage::CallsB
+                        } else {
+                            BuildStage::Judge
+                        };
+                    }
+                }
+                BuildStage::Judge => {
+                    self.group_of = Default::default();
+                    self.candidate_of = Default::default();
+                    self.judge_candidates();
                     let done = std::mem::take(&mut self.table);
-                    *self = Self::new();
+                    *self = Self::grouped(self.by, done.noise);
                     return Some(done);
                 }
             }
@@ -285,6 +387,108 @@ impl CompareBuilder {
                 return None;
             }
         }
+    }
+}
+
+impl CompareBuilder {
+    /// The rows whose judgement needs their calls: a possible spike, or a
+    /// per-call or count part past the thresholds. Every other row in both
+    /// is unchanged by the thresholds alone.
+    fn pick_candidates(&mut self) {
+        let t = &self.table;
+        let mut cand_a = vec![NONE; t.ga.len()];
+        let mut cand_b = vec![NONE; t.gb.len()];
+        for &p in &t.pairs {
+            let (Some(ga), Some(gb)) = (t.ga.get(p.a as usize), t.gb.get(p.b as usize)) else {
+                continue;
+            };
+            if needs_calls(ga, gb, t.frames, &t.noise) {
+                cand_a[p.a as usize] = self.candidates.len() as u32;
+                cand_b[p.b as usize] = self.candidates.len() as u32;
+                self.candidates.push(p);
+            }
+        }
+        self.candidate_of = (cand_a, cand_b);
+    }
+
+    /// Judges each candidate from its calls.
+    fn judge_candidates(&mut self) {
+        let (mut ca, mut cb) = std::mem::take(&mut self.calls);
+        ca.sort_unstable();
+        cb.sort_unstable();
+        let frames = self.table.frames;
+        let samples = |calls: &[(u32, u32, i64)], frames: usize| {
+            let mut out: Vec<Sample> = vec![
+                Sample {
+                    frames,
+                    ..Default::default()
+                };
+                self.candidates.len()
+            ];
+            let mut last: Option<(u32, u32)> = None;
+            for &(c, f, d) in calls {
+                let s = &mut out[c as usize];
+                s.durations_ns.push(d);
+                if last == Some((c, f)) {
+                    if let Some(n) = s.calls_in_frames.last_mut() {
+                        *n += 1;
+                    }
+                } else {
+                    s.calls_in_frames.push(1);
+                }
+                last = Some((c, f));
+            }
+            out
+        };
+        let (sa, sb) = (samples(&ca, frames.0), samples(&cb, frames.1));
+        for (k, &p) in self.candidates.iter().enumerate() {
+            let change = judge(Some(&sa[k]), Some(&sb[k]), &self.table.noise);
+            self.table.tested.insert((p.a, p.b), change);
+        }
+    }
+}
+
+/// B's per-frame rate and mean against A's: whether the thresholds alone
+/// cannot call the row unchanged (see `judge`).
+fn needs_calls(ga: &Acc, gb: &Acc, frames: (usize, usize), noise: &Noise) -> bool {
+    if spike(ga.count, ga.max_ns, ga.total_ns) || spike(gb.count, gb.max_ns, gb.total_ns) {
+        return true;
+    }
+    let parts = parts(Some(ga), Some(gb), frames);
+    let min_ns = (noise.ms * 1e6).max(f64::MIN_POSITIVE);
+    let rel = noise.pct / 100.0;
+    parts.per_call.abs() >= min_ns
+        || ((parts.rate_b - parts.rate_a).abs() > rel * parts.rate_a && parts.count.abs() >= min_ns)
+}
+
+/// A row's change per frame and its two parts, from the groups' sums.
+struct Parts {
+    delta: f64,
+    per_call: f64,
+    count: f64,
+    rate_a: f64,
+    rate_b: f64,
+}
+
+fn parts(a: Option<&Acc>, b: Option<&Acc>, frames: (usize, usize)) -> Parts {
+    let side = |g: Option<&Acc>, frames: usize| {
+        g.map_or((0.0, 0.0, 0.0), |g| {
+            let f = frames.max(1) as f64;
+            (
+                g.total_ns as f64 / f,
+                g.count as f64 / f,
+                g.total_ns as f64 / g.count.max(1) as f64,
+            )
+        })
+    };
+    let (pa, rate_a, ma) = side(a, frames.0);
+    let (pb, rate_b, mb) = side(b, frames.1);
+    Parts {
+        delta: pb - pa,
+        per_call: rate_b * (mb - ma),
+        count: (rate_b - rate_a) * ma,
+        rate_a,
+        rate_b,
     }
 }
 
@@ -400,6 +604,53 @@ impl<'t> Joined<'t> {
         }
     }
 
+    /// The noise model's judgement of a row.
+    pub fn change(&self, p: Pair) -> Change {
+        if let Some(c) = self.table.tested.get(&(p.a, p.b)) {
+            return c.clone();
+        }
+        let (a, b) = self.sides(p);
+        let parts = parts(a, b, self.table.frames);
+        let per_frame =
+            |g: Option<&Acc>, frames: usize| g.map(|g| g.count as f64 / frames.max(1) as f64);
+        Change {
+            kind: match (a, b) {
+                (None, _) => Kind::New,
+                (_, None) => Kind::Gone,
+                _ => Kind::Unchanged,
+            },
+            rest: None,
+            delta_per_frame_ns: parts.delta,
+            per_call_part_ns: parts.per_call,
+            count_part_ns: parts.count,
+            median_a_ns: None,
+            median_b_ns: None,
+            calls_per_frame_a: per_frame(a, self.table.frames.0).unwrap_or(0.0),
+            calls_per_frame_b: per_frame(b, self.table.frames.1).unwrap_or(0.0),
+            p_per_call: None,
+            p_count: None,
+            tested: false,
+            few_calls: false,
+        }
+    }
+
+    /// The kind of a row's change (what [`Self::change`] says, cheaper).
+    pub fn kind(&self, p: Pair) -> Kind {
+        match self.table.tested.get(&(p.a, p.b)) {
+            Some(c) => c.kind,
+            None => match self.sides(p) {
+                (None, _) => Kind::New,
+                (_, None) => Kind::Gone,
+                _ => Kind::Unchanged,
+            },
+        }
+    }
+
+    /// The frames of A and of B.
+    pub fn frames(&self) -> (usize, usize) {
+        self.table.frames
+    }
+
     pub fn row(&self, p: Pair) -> CompareRow {
         let (a, b) = self.sides(p);
         let facts = self.facts(p);
@@ -412,6 +663,7 @@ impl<'t> Joined<'t> {
             delta_per_call_ns: self.delta_per_call_ns(p),
             status: facts.status,
             spike: facts.spike,
+            change: self.change(p),
         }
     }
 
@@ -482,8 +734,26 @@ impl<'t> Joined<'t> {
 
     /// The rows of `compare` with `opts`.
     pub fn rows(&self, opts: &CompareOptions) -> Vec<CompareRow> {
-        let kept: Vec<Pair> = self
-            .pairs()
+        self.kept_rows(opts).1
+    }
+
+    /// The rows `opts` keep before `--top` (how many, how many changed),
+    /// and the first `--top` of them.
+    pub fn kept_rows(&self, opts: &CompareOptions) -> ((usize, usize), Vec<CompareRow>) {
+        let kept = self.kept(opts);
+        let changed = kept.iter().filter(|&&p| self.kind(p).is_change()).count();
+        let total = kept.len();
+        let rows = self
+            .first(kept, opts.top, opts.sort)
+            .into_iter()
+            .map(|p| self.row(p))
+            .collect();
+        ((total, changed), rows)
+    }
+
+    /// The rows `opts`' filters keep, in no particular order.
+    fn kept(&self, opts: &CompareOptions) -> Vec<Pair> {
+        self.pairs()
             .iter()
             .copied()
             .filter(|&p| {
@@ -494,18 +764,39 @@ impl<'t> Joined<'t> {
                 let (ta, tb) = self.totals(p);
                 keep_filter && (ta >= opts.hide_below_ns || tb >= opts.hide_below_ns)
             })
-            .collect();
-        self.first(kept, opts.top, opts.sort)
-            .into_iter()
-            .map(|p| self.row(p))
             .collect()
+    }
+
+    /// The gate over the rows `opts` keep (a row of a whole name has no
+    /// data when the table is grouped by name).
+    pub fn gate(&self, gate: &Gate, opts: &CompareOptions, by_name: bool) -> GateResult {
+        let kept: Vec<(Pair, Change)> = self
+            .kept(opts)
+            .into_iter()
+            .filter(|&p| self.kind(p).is_regression())
+            .map(|p| (p, self.change(p)))
+            .collect();
+        gate.check(
+            mean_frame_ns(self.a),
+            kept.iter()
+                .map(|(p, c)| (self.name(*p), (!by_name).then(|| self.data(*p)), c)),
+        )
     }
 }
 
 /// Joins two traces on (name, data). See [`CompareSort`] for the order.
-pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> CompareReport {
+/// With `gate`, checks it over every kept row.
+pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>) -> CompareReport {
+    let table = CompareTable::judged(a, b, opts.noise);
+    let joined = table.with(a, b);
+    let ((total_rows, changed_rows), rows) = joined.kept_rows(opts);
     CompareReport {
         warnings: compare_warnings(a, b),
-        rows: CompareTable::new(a, b).with(a, b).rows(opts),
+        frames_a: a.frames.len(),
+        frames_b: b.frames.len(),
+        total_rows,
+        changed_rows,
+        rows,
+        gate: gate.map(|g| joined.gate(g, opts, false)),
     }
 }

@@ -160,12 +160,24 @@ pub(super) struct Accumulator {
     by: GroupBy,
     index: Option<PairIndex>,
     pub(super) groups: Vec<Acc>,
+    /// With [`Self::recording`]: each added instance's group, in the order
+    /// added (`u32::MAX` for one `keep` left out).
+    pub(super) group_of: Option<Vec<u32>>,
 }
 
 impl Accumulator {
     pub(super) fn new(by: GroupBy) -> Self {
         Self {
             by,
+            ..Default::default()
+        }
+    }
+
+    /// [`Self::new`], also keeping each instance's group (`group_of`).
+    pub(super) fn recording(by: GroupBy) -> Self {
+        Self {
+            by,
+            group_of: Some(Vec::new()),
             ..Default::default()
         }
     }
@@ -180,11 +192,19 @@ impl Accumulator {
     pub(super) fn add(&mut self, trace: &Trace, scopes: Range<u32>, keep: impl Fn(u32) -> bool) {
         let s = &trace.scopes;
         let by_name = self.by == GroupBy::Name;
-        let Self { by, index, groups } = self;
+        let Self {
+            by,
+            index,
+            groups,
+            group_of,
+        } = self;
         let index = index
             .get_or_insert_with(|| PairIndex::new(*by, trace.strings.len(), trace.scopes.len()));
         for i in scopes {
             if !keep(i) {
+                if let Some(of) = group_of.as_mut() {
+                    of.push(u32::MAX);
+                }
                 continue;
             }
             let i = i as usize;
@@ -202,6 +222,9 @@ impl Accumulator {
                 });
                 groups.len() as u32 - 1
             });
+            if let Some(of) = group_of.as_mut() {
+                of.push(g);
+            }
             let acc = &mut groups[g as usize];
             let d = s.duration_ns[i];
             acc.count += 1;

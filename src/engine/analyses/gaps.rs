@@ -1,11 +1,23 @@
-//! `gaps`: unprofiled time between consecutive children, and what the other
-//! threads did meanwhile (`busy_in`).
+//! `gaps`: unprofiled time, complete. A stretch is time covered by no
+//! child: **leading** (a scope's start to its first child), **between**
+//! children, **trailing** (the last child's end to the scope's end),
+//! **top-level** (between two top-level scopes of a thread in a frame), and
+//! **between-frames** (between consecutive frames, covered by no scope on
+//! any thread). The timeline's hatching, the tree's gap rows and `children`
+//! find the same stretches ([`for_each_stretch`]).
+//!
+//! Each gap says what the other threads ran meanwhile (their top-level
+//! scopes' overlap with the gap; a scope that only partly overlaps counts
+//! its overlap). Gaps that recur (same thread, kind, parent path and
+//! neighbours in several frames) are aggregated, ranked by their total, so a
+//! small gap in every frame is found beside the single long ones.
 
 use super::common::*;
-use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
-use rustc_hash::FxHashMap;
+use crate::engine::model::{FrameId, ScopeIdx, StrId, StreamId, Trace};
+use rustc_hash::{FxHashMap, FxHasher};
 use serde::Serialize;
 use std::cmp::Reverse;
+use std::hash::{Hash, Hasher};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct NameData {
@@ -22,58 +34,250 @@ impl NameData {
     }
 }
 
+/// Where a stretch of unprofiled time is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GapKind {
+    /// A scope's start to its first child.
+    Leading,
+    /// Between two children.
+    Between,
+    /// The last child's end to the scope's end.
+    Trailing,
+    /// Between two top-level scopes of a thread in a frame.
+    TopLevel,
+    /// Between consecutive frames: no scope on any thread.
+    BetweenFrames,
+}
+
+impl GapKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GapKind::Leading => "leading",
+            GapKind::Between => "between",
+            GapKind::Trailing => "trailing",
+            GapKind::TopLevel => "top-level",
+            GapKind::BetweenFrames => "between-frames",
+        }
+    }
+}
+
+/// A stretch of one stream: `[start_ns, end_ns)`, the depth its row would
+/// have (the parent's depth + 1; 0 at the top level), its kind, the scope
+/// it is in (`None` at the top level) and its neighbours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stretch {
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub depth: u32,
+    pub kind: GapKind,
+    pub parent: Option<ScopeIdx>,
+    pub after: Option<ScopeIdx>,
+    pub before: Option<ScopeIdx>,
+}
+
+/// Every stretch of stream `st` of at least `min_ns` (at least 1 ns), in
+/// stream order of their parents (top level first). Children that overlap
+/// (a malformed stream) cover the union of their times.
+pub fn for_each_stretch(trace: &Trace, st: StreamId, min_ns: i64, mut f: impl FnMut(Stretch)) {
+    let s = &trace.scopes;
+    let min = min_ns.max(1);
+    let range = trace.streams.scopes(st);
+    let mut kids: Vec<ScopeIdx> = Vec::new();
+    let sorted = |kids: &mut Vec<ScopeIdx>| {
+        if !kids.is_sorted_by_key(|c| s.start_ns[c.idx()]) {
+            kids.sort_by_key(|&c| (s.start_ns[c.idx()], c.0));
+        }
+    };
+    kids.extend(s.top_level(range.clone()));
+    sorted(&mut kids);
+    let mut prev: Option<(i64, ScopeIdx)> = None;
+    for &c in &kids {
+        if let Some((end, after)) = prev
+            && s.start_ns[c.idx()].saturating_sub(end) >= min
+        {
+            f(Stretch {
+                start_ns: end,
+                end_ns: s.start_ns[c.idx()],
+                depth: 0,
+                kind: GapKind::TopLevel,
+                parent: None,
+                after: Some(after),
+                before: Some(c),
+            });
+        }
+        let e = s.end_ns(c);
+        prev = Some(match prev {
+            Some((end, after)) if end >= e => (end, after),
+            _ => (e, c),
+        });
+    }
+    for i in range {
+        let iu = i as usize;
+        if s.subtree_end[iu] <= i + 1 {
+            continue; // a leaf: all its time is its own
+        }
+        kids.clear();
+        kids.extend(s.children(ScopeIdx(i)));
+        sorted(&mut kids);
+        let depth = s.depth[iu] + 1;
+        let mut prev_end = s.start_ns[iu];
+        let mut after: Option<ScopeIdx> = None;
+        for &c in &kids {
+            if s.start_ns[c.idx()].saturating_sub(prev_end) >= min {
+                f(Stretch {
+                    start_ns: prev_end,
+                    end_ns: s.start_ns[c.idx()],
+                    depth,
+                    kind: if after.is_none() {
+                        GapKind::Leading
+                    } else {
+                        GapKind::Between
+                    },
+                    parent: Some(ScopeIdx(i)),
+                    after,
+                    before: Some(c),
+                });
+            }
+            if s.end_ns(c) >= prev_end {
+                prev_end = s.end_ns(c);
+                after = Some(c);
+            }
+        }
+        let end = s.end_ns(ScopeIdx(i));
+        if end.saturating_sub(prev_end) >= min {
+            f(Stretch {
+                start_ns: prev_end,
+                end_ns: end,
+                depth,
+                kind: GapKind::Trailing,
+                parent: Some(ScopeIdx(i)),
+                after,
+                before: None,
+            });
+        }
+    }
+}
+
+/// How long another thread was busy in a gap, and with what.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BusyThread {
     pub thread: String,
+    pub busy_ns: i64,
+    /// Its top-level scopes by their time in the gap, most first (at most 3).
+    pub scopes: Vec<BusyScope>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BusyScope {
+    pub name: String,
     pub busy_ns: i64,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Gap {
+    /// The thread ("" between frames: no thread ran).
     pub thread: String,
+    /// The frame (between frames: the earlier one).
     pub frame_index: u64,
-    pub parent: NameData,
-    pub after: NameData,
-    pub before: NameData,
+    pub kind: GapKind,
+    /// The scope the gap is in (`null` at the top level and between frames).
+    pub parent: Option<NameData>,
+    /// Scope names from the thread's top level to the parent, " > " between.
+    pub path: String,
+    /// The sibling that ends where the gap starts (`null` for a leading gap).
+    pub after: Option<NameData>,
+    /// The sibling that starts where the gap ends (`null` for a trailing gap).
+    pub before: Option<NameData>,
     pub start_ns: i64,
     pub end_ns: i64,
     pub duration_ns: i64,
     pub other_threads: Vec<BusyThread>,
 }
 
+/// Gaps at one place (thread, kind, parent path, neighbours' names) in
+/// several frames.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RecurringGap {
+    pub thread: String,
+    pub kind: GapKind,
+    pub path: String,
+    pub after: Option<String>,
+    pub before: Option<String>,
+    /// Frames with this gap (a frame with two counts twice).
+    pub frames: u64,
+    /// Lower median.
+    pub median_ns: i64,
+    pub max_ns: i64,
+    pub total_ns: i64,
+    /// Of the thread's scope time (all its top-level scopes), in percent
+    /// (`null` between frames).
+    pub share_of_thread_pct: Option<f64>,
+    /// What the other threads ran in these gaps, summed; busiest first.
+    pub other_threads: Vec<BusyThread>,
+    /// The longest occurrence: its frame and start, for `window`.
+    pub longest_frame_index: u64,
+    pub longest_start_ns: i64,
+}
+
+/// The `gaps` answer.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GapsReport {
+    /// False when the recording has one thread only: nothing can say what
+    /// ran meanwhile.
+    pub other_threads_recorded: bool,
+    /// One-off gaps of at least --min-ms, longest first (ties by start):
+    /// every gap but the usual occurrences of a recurring one (those up to
+    /// twice its median are its row; a longer one is listed here too).
+    pub gaps: Vec<Gap>,
+    /// How many one-off gaps there are in all (`gaps` lists --top of them).
+    pub total_gaps: usize,
+    /// Gaps that recur in at least two frames and sum to at least --min-ms,
+    /// largest total first (each occurrence at least [`RECURRING_FLOOR_NS`]).
+    pub recurring: Vec<RecurringGap>,
+    pub total_recurring: usize,
+}
+
+/// Occurrences shorter than this are not counted as recurring gaps (timer
+/// resolution and the profiler's own cost).
+pub const RECURRING_FLOOR_NS: i64 = 10_000;
+
 /// Top-level intervals of one thread name across all frames, sorted by start,
 /// with the running maximum of ends for overlap queries.
 struct Intervals {
     start: Vec<i64>,
     end: Vec<i64>,
+    name: Vec<StrId>,
     max_end: Vec<i64>,
 }
 
 impl Intervals {
-    /// Total overlap of the intervals with `[lo, hi)`.
-    fn overlap_ns(&self, lo: i64, hi: i64) -> i64 {
+    /// Each interval overlapping `[lo, hi)` with its overlap.
+    fn overlaps(&self, lo: i64, hi: i64, mut f: impl FnMut(usize, i64)) {
         let upper = self.start.partition_point(|&s| s < hi);
-        let mut busy = 0i64;
         for k in (0..upper).rev() {
             if self.max_end[k] <= lo {
                 break;
             }
-            let overlap = self.end[k].min(hi) - self.start[k].max(lo);
+            let overlap = self.end[k].min(hi).saturating_sub(self.start[k].max(lo));
             if overlap > 0 {
-                busy = busy.saturating_add(overlap);
+                f(k, overlap);
             }
         }
-        busy
     }
 }
 
 fn top_level_intervals(trace: &Trace) -> Vec<(StrId, Intervals)> {
-    let mut by_name: FxHashMap<StrId, Vec<(i64, i64)>> = FxHashMap::default();
+    let mut by_name: FxHashMap<StrId, Vec<(i64, i64, StrId)>> = FxHashMap::default();
     for st in 0..trace.streams.len() as u32 {
         let name = trace.threads.name[trace.streams.thread[st as usize].idx()];
         let list = by_name.entry(name).or_default();
         for i in trace.scopes.top_level(trace.streams.scopes(StreamId(st))) {
-            list.push((trace.scopes.start_ns[i.idx()], trace.scopes.end_ns(i)));
+            list.push((
+                trace.scopes.start_ns[i.idx()],
+                trace.scopes.end_ns(i),
+                trace.defs.name[trace.scopes.def[i.idx()].idx()],
+            ));
         }
     }
     let mut out: Vec<(StrId, Intervals)> = by_name
@@ -82,79 +286,67 @@ fn top_level_intervals(trace: &Trace) -> Vec<(StrId, Intervals)> {
             list.sort_unstable();
             let mut max_end = Vec::with_capacity(list.len());
             let mut m = i64::MIN;
-            for &(_, e) in &list {
+            for &(_, e, _) in &list {
                 m = m.max(e);
                 max_end.push(m);
             }
-            let (start, end) = list.into_iter().unzip();
-            (
-                name,
-                Intervals {
-                    start,
-                    end,
-                    max_end,
-                },
-            )
+            let mut iv = Intervals {
+                start: Vec::with_capacity(list.len()),
+                end: Vec::with_capacity(list.len()),
+                name: Vec::with_capacity(list.len()),
+                max_end,
+            };
+            for (s, e, n) in list {
+                iv.start.push(s);
+                iv.end.push(e);
+                iv.name.push(n);
+            }
+            (name, iv)
         })
         .collect();
     out.sort_by(|a, b| trace.str(a.0).cmp(trace.str(b.0)));
     out
 }
 
-/// Unprofiled stretches between consecutive children (time order) of every
-/// instance (on `thread`), at least `min_ns` long; longest first, ties by
-/// start. For each, what every other thread did meanwhile (across all frames).
-pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64) -> Vec<Gap> {
-    let s = &trace.scopes;
-    let stream_ok = stream_filter(trace, thread, None);
-    // (start, end, parent, after, before)
-    let mut found: Vec<(i64, i64, ScopeIdx, ScopeIdx, ScopeIdx)> = Vec::new();
-    let mut kids: Vec<ScopeIdx> = Vec::new();
-    for i in all_scopes(trace) {
-        let iu = i as usize;
-        if s.subtree_end[iu] <= i + 2 || !stream_ok[s.stream[iu].idx()] {
-            continue; // fewer than two descendants: no pair of children
+/// What the threads but `except` ran in the windows `[lo, hi)` (summed
+/// over them): busiest thread first, ties by name; idle threads left out.
+fn busy_threads(
+    trace: &Trace,
+    intervals: &[(StrId, Intervals)],
+    except: Option<StrId>,
+    windows: &[(i64, i64)],
+) -> Vec<BusyThread> {
+    let mut out: Vec<BusyThread> = Vec::new();
+    for (thread, iv) in intervals.iter().filter(|(n, _)| Some(*n) != except) {
+        let mut busy = 0i64;
+        let mut by_name: FxHashMap<StrId, i64> = FxHashMap::default();
+        for &(lo, hi) in windows {
+            iv.overlaps(lo, hi, |k, o| {
+                busy = busy.saturating_add(o);
+                *by_name.entry(iv.name[k]).or_default() += o;
+            });
         }
-        kids.clear();
-        kids.extend(s.children(ScopeIdx(i)));
-        if kids.len() < 2 {
+        if busy == 0 {
             continue;
         }
-        if !kids.is_sorted_by_key(|c| s.start_ns[c.idx()]) {
-            kids.sort_by_key(|&c| (s.start_ns[c.idx()], c.0));
-        }
-        for pair in kids.windows(2) {
-            let (after, before) = (pair[0], pair[1]);
-            let gap_start = s.end_ns(after);
-            let gap_end = s.start_ns[before.idx()];
-            if gap_end.saturating_sub(gap_start) >= min_ns.max(1) {
-                found.push((gap_start, gap_end, ScopeIdx(i), after, before));
-            }
-        }
+        let mut scopes: Vec<BusyScope> = by_name
+            .into_iter()
+            .map(|(n, busy_ns)| BusyScope {
+                name: trace.str(n).to_owned(),
+                busy_ns,
+            })
+            .collect();
+        scopes.sort_by(|x, y| y.busy_ns.cmp(&x.busy_ns).then_with(|| x.name.cmp(&y.name)));
+        scopes.truncate(3);
+        out.push(BusyThread {
+            thread: trace.str(*thread).to_owned(),
+            busy_ns: busy,
+            scopes,
+        });
     }
-    found.sort_by_key(|&(start, end, p, a, _)| (Reverse(end - start), start, p.0, a.0));
-    if found.is_empty() {
-        return Vec::new();
-    }
-    let intervals = top_level_intervals(trace);
-    found
-        .into_iter()
-        .map(|(start, end, parent, after, before)| {
-            let own = trace.threads.name[trace.scope_thread(parent).idx()];
-            let others = busy_threads(trace, &intervals, Some(own), start, end);
-            Gap {
-                thread: trace.str(own).to_owned(),
-                frame_index: trace.frames.frame_index[trace.scope_frame(parent).idx()],
-                parent: NameData::of(trace, parent),
-                after: NameData::of(trace, after),
-                before: NameData::of(trace, before),
-                start_ns: start,
-                end_ns: end,
-                duration_ns: end - start,
-                other_threads: others,
-            }
-        })
-        .collect()
+    // Intervals are sorted by name: a stable sort keeps name order on ties.
+    out.sort_by_key(|b| Reverse(b.busy_ns));
+    out
 }
 
 /// How long each thread (by name) was busy at its top level within
@@ -162,29 +354,272 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64) -> Vec<Gap> {
 /// busy first, ties by name; idle threads are left out.
 pub fn busy_in(trace: &Trace, lo_ns: i64, hi_ns: i64, except: Option<&str>) -> Vec<BusyThread> {
     let except = except.and_then(|name| trace.strings.find(name));
-    busy_threads(trace, &top_level_intervals(trace), except, lo_ns, hi_ns)
+    busy_threads(
+        trace,
+        &top_level_intervals(trace),
+        except,
+        &[(lo_ns, hi_ns)],
+    )
 }
 
-/// [`busy_in`] on intervals already built.
-fn busy_threads(
-    trace: &Trace,
-    intervals: &[(StrId, Intervals)],
-    except: Option<StrId>,
-    lo_ns: i64,
-    hi_ns: i64,
-) -> Vec<BusyThread> {
-    let mut out: Vec<BusyThread> = intervals
-        .iter()
-        .filter(|(name, _)| Some(*name) != except)
-        .filter_map(|(name, iv)| {
-            let busy = iv.overlap_ns(lo_ns, hi_ns);
-            (busy > 0).then(|| BusyThread {
-                thread: trace.str(*name).to_owned(),
-                busy_ns: busy,
-            })
+/// Names from the top level down to `i`, " > " between.
+fn path_of(trace: &Trace, i: Option<ScopeIdx>) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    let mut at = i.map(|i| i.0);
+    while let Some(k) = at {
+        names.push(trace.scope_name(ScopeIdx(k)));
+        let p = trace.scopes.parent[k as usize];
+        at = (p != u32::MAX).then_some(p);
+    }
+    names.reverse();
+    names.join(" > ")
+}
+
+/// A found stretch, without strings.
+#[derive(Clone, Copy)]
+struct Found {
+    start: i64,
+    end: i64,
+    thread: StrId,
+    frame: FrameId,
+    kind: GapKind,
+    parent: Option<ScopeIdx>,
+    after: Option<ScopeIdx>,
+    before: Option<ScopeIdx>,
+}
+
+/// Where a stretch is, as one number: thread, kind, the parent's path of
+/// names and the neighbours' names.
+fn place_key(trace: &Trace, path_hash: &[u64], f: &Found) -> u64 {
+    let name = |i: Option<ScopeIdx>| i.map(|i| trace.defs.name[trace.scopes.def[i.idx()].idx()].0);
+    let mut h = FxHasher::default();
+    (
+        f.thread.0,
+        f.kind,
+        f.parent.map(|p| path_hash[p.idx()]),
+        name(f.after),
+        name(f.before),
+    )
+        .hash(&mut h);
+    h.finish()
+}
+
+/// Each scope's path of names from its thread's top level, hashed
+/// (parents are stored before their children).
+fn path_hashes(trace: &Trace) -> Vec<u64> {
+    let s = &trace.scopes;
+    let mut out: Vec<u64> = Vec::with_capacity(s.len());
+    for i in 0..s.len() {
+        let mut h = FxHasher::default();
+        let p = s.parent[i];
+        if p != u32::MAX {
+            out[p as usize].hash(&mut h);
+        }
+        trace.defs.name[s.def[i].idx()].0.hash(&mut h);
+        out.push(h.finish());
+    }
+    out
+}
+
+/// Unprofiled time (on threads named `thread`, or all): the single gaps of
+/// at least `min_ns` (the first `top`, longest first, ties by start) and the
+/// gaps that recur in two or more frames summing to at least `min_ns` (the
+/// first `top`, largest total first).
+pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> GapsReport {
+    let stream_ok = stream_filter(trace, thread, None);
+    let floor = RECURRING_FLOOR_NS.min(min_ns).max(1);
+    let mut found: Vec<Found> = Vec::new();
+    for st in 0..trace.streams.len() {
+        if !stream_ok[st] {
+            continue;
+        }
+        let thread = trace.threads.name[trace.streams.thread[st].idx()];
+        let frame = trace.streams.frame[st];
+        for_each_stretch(trace, StreamId(st as u32), floor, |x| {
+            found.push(Found {
+                start: x.start_ns,
+                end: x.end_ns,
+                thread,
+                frame,
+                kind: x.kind,
+                parent: x.parent,
+                after: x.after,
+                before: x.before,
+            });
+        });
+    }
+    // Between frames: consecutive frame indices only (a frame the capture
+    // did not keep is not idle time), with a thread filter none.
+    let mut frames: Vec<FrameId> = trace.frames.ids().collect();
+    frames.sort_by_key(|f| (trace.frames.range_ns[f.idx()].0, f.0));
+    if thread.is_none() {
+        for w in frames.windows(2) {
+            let (x, y) = (w[0], w[1]);
+            let fr = &trace.frames;
+            if fr.frame_index[x.idx()].checked_add(1) != Some(fr.frame_index[y.idx()]) {
+                continue;
+            }
+            let (start, end) = (fr.range_ns[x.idx()].1, fr.range_ns[y.idx()].0);
+            if end.saturating_sub(start) >= floor {
+                found.push(Found {
+                    start,
+                    end,
+                    thread: StrId(u32::MAX),
+                    frame: x,
+                    kind: GapKind::BetweenFrames,
+                    parent: None,
+                    after: None,
+                    before: None,
+                });
+            }
+        }
+    }
+    let intervals = top_level_intervals(trace);
+    let thread_name = |t: StrId| {
+        if t.0 == u32::MAX {
+            String::new()
+        } else {
+            trace.str(t).to_owned()
+        }
+    };
+    let except = |t: StrId| (t.0 != u32::MAX).then_some(t);
+    let name = |i: Option<ScopeIdx>| i.map(|i| trace.scope_name(i).to_owned());
+
+    // Recurring: grouped by place.
+    let path_hash = path_hashes(trace);
+    let mut places: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
+    for (k, f) in found.iter().enumerate() {
+        places
+            .entry(place_key(trace, &path_hash, f))
+            .or_default()
+            .push(k as u32);
+    }
+    // A usual occurrence of a recurring gap (at most twice its median) is
+    // listed with it, not again as a one-off.
+    let mut usual = vec![false; found.len()];
+    let len = |k: u32| {
+        found[k as usize]
+            .end
+            .saturating_sub(found[k as usize].start)
+    };
+    for ks in places.values().filter(|ks| ks.len() >= 2) {
+        let mut d: Vec<i64> = ks.iter().map(|&k| len(k)).collect();
+        d.sort_unstable();
+        let median = d[(d.len() - 1) / 2];
+        for &k in ks {
+            usual[k as usize] = len(k) <= median.saturating_mul(2);
+        }
+    }
+    let mut groups: Vec<(i64, Vec<u32>)> = places
+        .into_values()
+        .filter(|ks| ks.len() >= 2)
+        .map(|ks| {
+            let total = ks
+                .iter()
+                .map(|&k| {
+                    found[k as usize]
+                        .end
+                        .saturating_sub(found[k as usize].start)
+                })
+                .fold(0i64, i64::saturating_add);
+            (total, ks)
+        })
+        .filter(|(total, _)| *total >= min_ns.max(1))
+        .collect();
+    // Largest total first; ties by the first occurrence's start.
+    groups.sort_by_key(|(total, ks)| (Reverse(*total), found[ks[0] as usize].start, ks[0]));
+    let total_recurring = groups.len();
+    let mut busy_of_thread: FxHashMap<StrId, i64> = FxHashMap::default();
+    for (name, iv) in &intervals {
+        let busy = iv
+            .start
+            .iter()
+            .zip(&iv.end)
+            .map(|(s, e)| e.saturating_sub(*s))
+            .fold(0i64, i64::saturating_add);
+        busy_of_thread.insert(*name, busy);
+    }
+    let recurring: Vec<RecurringGap> = groups
+        .into_iter()
+        .take(top)
+        .map(|(total, ks)| {
+            let first = found[ks[0] as usize];
+            let mut durations: Vec<i64> = ks
+                .iter()
+                .map(|&k| {
+                    found[k as usize]
+                        .end
+                        .saturating_sub(found[k as usize].start)
+                })
+                .collect();
+            durations.sort_unstable();
+            let longest = ks
+                .iter()
+                .map(|&k| found[k as usize])
+                .max_by_key(|f| (f.end.saturating_sub(f.start), Reverse(f.start)))
+                .unwrap_or(first);
+            let windows: Vec<(i64, i64)> = ks
+                .iter()
+                .map(|&k| (found[k as usize].start, found[k as usize].end))
+                .collect();
+            let thread_busy = busy_of_thread.get(&first.thread).copied().unwrap_or(0);
+            RecurringGap {
+                thread: thread_name(first.thread),
+                kind: first.kind,
+                path: path_of(trace, first.parent),
+                after: name(first.after),
+                before: name(first.before),
+                frames: ks.len() as u64,
+                median_ns: durations[(durations.len() - 1) / 2],
+                max_ns: durations[durations.len() - 1],
+                total_ns: total,
+                share_of_thread_pct: (thread_busy > 0)
+                    .then(|| 100.0 * total as f64 / thread_busy as f64),
+                other_threads: busy_threads(trace, &intervals, except(first.thread), &windows),
+                longest_frame_index: trace.frames.frame_index[longest.frame.idx()],
+                longest_start_ns: longest.start,
+            }
         })
         .collect();
-    // Intervals are sorted by name: a stable sort keeps name order on ties.
-    out.sort_by_key(|b| Reverse(b.busy_ns));
-    out
+
+    // One-off gaps: at least min_ns, not a usual occurrence of a recurring one.
+    let mut singles: Vec<Found> = found
+        .into_iter()
+        .zip(usual)
+        .filter(|(f, usual)| !usual && f.end.saturating_sub(f.start) >= min_ns.max(1))
+        .map(|(f, _)| f)
+        .collect();
+    singles.sort_by_key(|f| {
+        (
+            Reverse(f.end.saturating_sub(f.start)),
+            f.start,
+            f.kind,
+            f.parent.map_or(u32::MAX, |p| p.0),
+        )
+    });
+    let total_gaps = singles.len();
+    let gaps = singles
+        .into_iter()
+        .take(top)
+        .map(|f| Gap {
+            thread: thread_name(f.thread),
+            frame_index: trace.frames.frame_index[f.frame.idx()],
+            kind: f.kind,
+            parent: f.parent.map(|p| NameData::of(trace, p)),
+            path: path_of(trace, f.parent),
+            after: f.after.map(|i| NameData::of(trace, i)),
+            before: f.before.map(|i| NameData::of(trace, i)),
+            start_ns: f.start,
+            end_ns: f.end,
+            duration_ns: f.end.saturating_sub(f.start),
+            other_threads: busy_threads(trace, &intervals, except(f.thread), &[(f.start, f.end)]),
+        })
+        .collect();
+    GapsReport {
+        other_threads_recorded: intervals.len() > 1,
+        gaps,
+        total_gaps,
+        recurring,
+        total_recurring,
+    }
 }
