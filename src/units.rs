@@ -58,3 +58,15 @@ pub fn bytes(n: u64) -> String {
         format!("{v:.1} {}", UNITS[unit])
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elides_in_the_middle() {
+        assert_eq!(elide("abcdef", 10), "abcdef");
+        assert_eq!(elide("abcdefghij", 5), "ab…ij");
+        assert_eq!(elide("ééééééé", 4), "éé…é");
+    }
+}

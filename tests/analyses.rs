@@ -312,20 +312,114 @@ fn window_per_thread() {
 #[test]
 fn gaps_with_what_other_threads_did() {
     let f = files();
-    let expected = json!([{
-        "thread": "main", "frame_index": 10,
-        "parent": {"name": "frame", "data": "frame 0"},
+    // Frame 10 of the scenario: main waits 5 ms between update and render
+    // while rayon-1 runs a, b (2 ms each) and rayon-2 c (3 ms) and d (1.5
+    // ms of its 3.5 inside the gap: counted by its overlap).
+    let between = json!({
+        "thread": "main", "frame_index": 10, "kind": "between",
+        "parent": {"name": "frame", "data": "frame 0"}, "path": "frame",
         "after": {"name": "app::update", "data": ""},
         "before": {"name": "app::render", "data": ""},
         "start_ns": t(5.0), "end_ns": t(10.0), "duration_ns": ns(5.0),
-        "other_threads": [{"thread": "rayon-2", "busy_ns": ns(4.5)}, {"thread": "rayon-1", "busy_ns": ns(4.0)}],
-    }]);
-    assert_eq!(f.json(&["gaps", "s.{}", "--thread", "main"]), expected);
-    assert_eq!(f.json(&["gaps", "s.{}"]), expected);
-    assert_eq!(f.json(&["gaps", "s.{}", "--min-ms", "5.5"]), json!([]));
-    assert_eq!(f.json(&["gaps", "s.{}", "--thread", "rayon-1"]), json!([]));
+        "other_threads": [
+            {"thread": "rayon-2", "busy_ns": ns(4.5), "scopes": [{"name": "job", "busy_ns": ns(4.5)}]},
+            {"thread": "rayon-1", "busy_ns": ns(4.0), "scopes": [{"name": "job", "busy_ns": ns(4.0)}]},
+        ],
+    });
+    let main = f.json(&["gaps", "s.{}", "--thread", "main"]);
+    let gaps = main["gaps"].as_array().unwrap();
+    // Every kind: render's trailing 7 ms (after load, 1 ms of rayon-2's d
+    // still running), the 5 ms between, frame 11's render trailing 3 ms is
+    // the usual occurrence of a recurring gap with frame 10's (listed
+    // there), frame's own trailing 2 ms in frame 10.
+    let summary: Vec<(i64, &str, &str, u64)> = gaps
+        .iter()
+        .map(|g| {
+            (
+                g["duration_ns"].as_i64().unwrap(),
+                g["kind"].as_str().unwrap(),
+                g["path"].as_str().unwrap(),
+                g["frame_index"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            (ns(7.0), "trailing", "frame > app::render", 10),
+            (ns(5.0), "between", "frame", 10),
+        ]
+    );
+    assert_eq!(gaps[1], between);
+    assert_eq!(gaps[0]["other_threads"][0]["busy_ns"], ns(1.0));
+    // Recurring: render's trailing gap in frames 10 and 11 (7 + 3 ms),
+    // frame's trailing gap after render (2 + 1 ms).
+    let recurring: Vec<(i64, &str, &str, u64, i64)> = main["recurring"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["total_ns"].as_i64().unwrap(),
+                g["kind"].as_str().unwrap(),
+                g["path"].as_str().unwrap(),
+                g["frames"].as_u64().unwrap(),
+                g["median_ns"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        recurring,
+        vec![
+            (ns(10.0), "trailing", "frame > app::render", 2, ns(3.0)),
+            (ns(3.0), "trailing", "frame", 2, ns(1.0)),
+            (ns(1.0), "leading", "frame", 2, ns(0.5)),
+        ]
+    );
+    assert_eq!(main["other_threads_recorded"], true);
+    // All threads: the time between frames 10, 11 and 12 too (no thread
+    // ran then), 10 and 12 ms.
+    let all = f.json(&["gaps", "s.{}"]);
+    let between_frames: Vec<(i64, u64)> = all["gaps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(all["recurring"].as_array().unwrap())
+        .filter(|g| g["kind"] == "between-frames")
+        .map(|g| {
+            (
+                g["total_ns"].as_i64().unwrap_or(0),
+                g["frames"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(between_frames, vec![(ns(22.0), 2)]);
+    assert_eq!(
+        f.json(&["gaps", "s.{}", "--min-ms", "23"])["recurring"],
+        json!([])
+    );
+    assert_eq!(
+        f.json(&["gaps", "s.{}", "--min-ms", "23"])["gaps"],
+        json!([])
+    );
+    assert_eq!(
+        f.json(&["gaps", "s.{}", "--thread", "rayon-1", "--min-ms", "0.5"])["gaps"],
+        json!([])
+    );
     let text = f.text(&["gaps", "s.{}"]);
-    assert!(text.contains("rayon-2 4.500, rayon-1 4.000"), "{text}");
+    assert!(
+        text.contains("rayon-2 4.500 (job), rayon-1 4.000 (job)"),
+        "{text}"
+    );
+    assert!(text.contains("leading"), "{text}");
+    // --top cuts each list and says so.
+    let one = f.json(&["gaps", "s.{}", "--top", "1"]);
+    assert_eq!(one["recurring"].as_array().unwrap().len(), 1);
+    assert!(one["total_recurring"].as_u64().unwrap() > 1);
+    assert!(
+        f.text(&["gaps", "s.{}", "--top", "1"])
+            .contains("more, --top")
+    );
 }
 
 #[test]
@@ -405,6 +499,47 @@ fn compare_before_and_after() {
     let report = f.json(&["compare", "a.{}", "b.{}"]);
     assert_eq!(report["warnings"], json!([]));
     let stats = |count: u64, total: f64, max: f64| json!({"count": count, "total_ns": ns(total), "per_call_ns": ns(total) as f64 / count as f64, "max_ns": ns(max)});
+    // The judgement: io one spike (the other calls as before), physics
+    // slower per call (4 calls a side: by the thresholds alone).
+    let kinds: Vec<(&str, &str, Option<&str>, bool)> = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let c = &r["change"];
+            (
+                r["name"].as_str().unwrap(),
+                c["kind"].as_str().unwrap(),
+                c["rest"].as_str(),
+                c["few_calls"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("io", "spike", Some("unchanged"), true),
+            ("physics", "slower", None, true),
+            ("new_thing", "new", None, false),
+            ("old_thing", "gone", None, false),
+        ]
+    );
+    assert_eq!(
+        report["rows"][1]["change"]["delta_per_frame_ns"],
+        ns(8.0) as f64
+    );
+    assert_eq!(
+        (
+            report["frames_a"].clone(),
+            report["total_rows"].clone(),
+            report["changed_rows"].clone()
+        ),
+        (json!(1), json!(4), json!(4))
+    );
+    let mut report = report;
+    for r in report["rows"].as_array_mut().unwrap() {
+        r.as_object_mut().unwrap().remove("change");
+    }
     assert_eq!(
         report["rows"],
         json!([

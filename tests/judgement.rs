@@ -1,14 +1,20 @@
 //! The investigation's judgement on planted captures (recorded through
-//! puffin's own API on a simulated clock, tests/common/planted.rs): kinds
-//! of change, noise, the frame's change accounted for, the gate, and every
-//! stretch of unprofiled time, by `compare`, `gaps`, the report and the
-//! app's diff view.
+//! puffin's own API on a simulated clock, tests/common/planted.rs), whose
+//! answers are known by construction: B's `physics::solve_contacts` is 60%
+//! slower per call, `ui::layout` runs twice per frame at the same cost,
+//! `audio::mix` is new, `legacy::update` gone, `assets::load` has one 30 ms
+//! call; every duration jitters by ±1%; main waits 3.4 ms at the start of
+//! `render::prepare` while three workers build meshes. Judged by `compare`,
+//! `calls A B`, `gaps`, the report (JSON, Markdown, HTML) and the gate (the
+//! app's diff table: tests/diff_view.rs).
 
 mod common;
 
-use common::planted::{self, AFTER, BEFORE, FRAMES, HITCH_FRAME, TRAILING_MS, WAIT_MS};
+use common::planted::{self, AFTER, BEFORE, FRAMES, WAIT_MS};
 use common::{code, run_in, stderr};
+use puffin_lens::engine::analyses::{self, CompareTable, Kind};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// A and B of the planted game loop, written to a temp dir.
@@ -18,25 +24,593 @@ fn pair(seed_a: u64, seed_b: u64) -> tempfile::TempDir {
     let b = planted::record(&planted::game_loop(AFTER, seed_b));
     std::fs::write(dir.path().join("a.puffin"), a).unwrap();
     std::fs::write(dir.path().join("b.puffin"), b).unwrap();
-    if let Ok(out) = std::env::var("PLANTED_OUT") {
-        std::fs::create_dir_all(&out).unwrap();
-        for f in ["a.puffin", "b.puffin"] {
-            std::fs::copy(dir.path().join(f), Path::new(&out).join(f)).unwrap();
-        }
-    }
     dir
 }
 
-fn json(dir: &Path, args: &[&str]) -> Value {
+/// `puffin-lens ARGS` in `dir`: its exit status and stdout as JSON.
+fn json(dir: &Path, args: &[&str]) -> (i32, Value) {
     let out = run_in(dir, args);
     assert!(matches!(code(&out), 0 | 4), "{args:?}: {}", stderr(&out));
-    serde_json::from_slice(&out.stdout).unwrap()
+    (code(&out), serde_json::from_slice(&out.stdout).unwrap())
+}
+
+fn text(dir: &Path, args: &[&str]) -> String {
+    let out = run_in(dir, args);
+    assert!(matches!(code(&out), 0 | 4), "{args:?}: {}", stderr(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn close(got: f64, want: f64, tolerance: f64) -> bool {
+    (got - want).abs() <= tolerance
+}
+
+/// (name, data) -> the judgement's kind, of `compare --json`'s rows.
+fn kinds(compare: &Value) -> BTreeMap<(String, String), String> {
+    compare["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                (
+                    r["name"].as_str().unwrap().to_owned(),
+                    r["data"].as_str().unwrap().to_owned(),
+                ),
+                r["change"]["kind"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
 }
 
 #[test]
-fn explore() {
+fn compare_judges_every_planted_row() {
     let d = pair(1, 2);
-    let v = json(d.path(), &["compare", "a.puffin", "b.puffin", "--json"]);
-    println!("{}", serde_json::to_string_pretty(&v).unwrap());
-    let _ = (FRAMES, HITCH_FRAME, TRAILING_MS, WAIT_MS);
+    let (status, c) = json(
+        d.path(),
+        &["compare", "a.puffin", "b.puffin", "--top", "100", "--json"],
+    );
+    assert_eq!(status, 0);
+    let k = kinds(&c);
+    let row = |name: &str, data: &str| k[&(name.to_owned(), data.to_owned())].as_str();
+    // Planted changes, and their parents' (their totals changed too).
+    assert_eq!(row("physics::solve_contacts", ""), "slower");
+    assert_eq!(row("physics::step", ""), "slower");
+    assert_eq!(row("frame", ""), "slower");
+    assert_eq!(row("audio::mix", ""), "new");
+    assert_eq!(row("legacy::update", ""), "gone");
+    assert_eq!(row("assets::load", ""), "spike");
+    // Per (name, data), ui::layout's second call is a new row.
+    assert_eq!(row("ui::layout", "panel 1"), "new");
+    // Jitter only: within noise.
+    for (name, data) in [
+        ("input", ""),
+        ("physics::integrate", ""),
+        ("render::upload", ""),
+        ("render::prepare", ""),
+        ("ui::layout", "panel 0"),
+        ("mesh::build", "chunk 0"),
+        ("mesh::build", "chunk 2"),
+    ] {
+        assert_eq!(row(name, data), "unchanged", "{name} {data}");
+    }
+    assert_eq!(
+        (c["total_rows"].as_u64(), c["changed_rows"].as_u64()),
+        (Some(15), Some(7))
+    );
+    let load = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "assets::load")
+        .unwrap();
+    assert_eq!(load["change"]["rest"], "unchanged");
+    // The change per frame splits into its parts exactly.
+    for r in c["rows"].as_array().unwrap() {
+        let ch = &r["change"];
+        let sum = ch["per_call_part_ns"].as_f64().unwrap() + ch["count_part_ns"].as_f64().unwrap();
+        assert!(
+            close(sum, ch["delta_per_frame_ns"].as_f64().unwrap(), 1.0),
+            "{r}"
+        );
+    }
+    let solve = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "physics::solve_contacts")
+        .unwrap();
+    assert!(
+        close(
+            solve["change"]["delta_per_frame_ns"].as_f64().unwrap(),
+            1.2e6,
+            0.03e6
+        ),
+        "{solve}"
+    );
+    assert!(solve["change"]["p_per_call"].as_f64().unwrap() < 1e-10);
+    assert_eq!(solve["change"]["tested"], true);
+    // The text says it in words.
+    let t = text(d.path(), &["compare", "a.puffin", "b.puffin"]);
+    assert!(t.contains("7 of 15 rows changed beyond noise"), "{t}");
+    assert!(
+        t.contains("one spike (the rest: unchanged (within noise))"),
+        "{t}"
+    );
+}
+
+#[test]
+fn jitter_alone_is_never_a_change() {
+    // Two runs of the same code, 20 seeds: every row and the frame within
+    // noise, by compare's table and by the report's.
+    for seed in 0..20u64 {
+        let a = planted::record(&planted::game_loop(BEFORE, 100 + seed));
+        let b = planted::record(&planted::game_loop(BEFORE, 200 + seed));
+        let (ta, tb) = (
+            puffin_lens::engine::load(&a).unwrap().trace,
+            puffin_lens::engine::load(&b).unwrap().trace,
+        );
+        for by in [analyses::GroupBy::NameData, analyses::GroupBy::Name] {
+            let table = CompareTable::grouped(&ta, &tb, by, analyses::Noise::default());
+            let joined = table.with(&ta, &tb);
+            for &p in joined.pairs() {
+                assert_eq!(
+                    joined.kind(p),
+                    Kind::Unchanged,
+                    "seed {seed}: {} {} {:?}",
+                    joined.name(p),
+                    joined.data(p),
+                    joined.change(p)
+                );
+            }
+        }
+    }
+    let d = tempfile::tempdir().unwrap();
+    for (f, seed) in [("a.puffin", 7), ("b.puffin", 8)] {
+        let bytes = planted::record(&planted::game_loop(BEFORE, seed));
+        std::fs::write(d.path().join(f), bytes).unwrap();
+    }
+    let (_, r) = json(
+        d.path(),
+        &["report", "a.puffin", "b.puffin", "--format", "json"],
+    );
+    let c = &r["comparison"];
+    assert_eq!(c["changed_rows"], 0, "{c}");
+    assert_eq!(c["rows"], serde_json::json!([]));
+    assert_eq!(c["frame"]["kind"], "unchanged");
+    assert_eq!(
+        c["look_first"].as_array().unwrap().len(),
+        1,
+        "only the recurring wait: {c}"
+    );
+    let (status, _) = json(
+        d.path(),
+        &[
+            "compare",
+            "a.puffin",
+            "b.puffin",
+            "--fail-on-regression",
+            "0",
+            "--json",
+        ],
+    );
+    assert_eq!(status, 0, "jitter never trips the gate");
+}
+
+#[test]
+fn the_report_accounts_for_the_frame_and_says_what_to_look_at_first() {
+    let d = pair(3, 4);
+    let (status, r) = json(
+        d.path(),
+        &["report", "a.puffin", "b.puffin", "--format", "json"],
+    );
+    assert_eq!(status, 0);
+    let c = &r["comparison"];
+    // By name: ui::layout runs twice as often (its data rows nested).
+    let judged: BTreeMap<&str, &str> = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap(),
+                r["change"]["kind"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let want: BTreeMap<&str, &str> = [
+        ("frame", "slower"),
+        ("physics::step", "slower"),
+        ("physics::solve_contacts", "slower"),
+        ("ui::layout", "more-often"),
+        ("audio::mix", "new"),
+        ("assets::load", "spike"),
+        ("legacy::update", "gone"),
+    ]
+    .into();
+    assert_eq!(judged, want);
+    let layout = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "ui::layout")
+        .unwrap();
+    let nested: Vec<(&str, &str)> = layout["by_data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["data"].as_str().unwrap(),
+                r["change"]["kind"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(nested, [("panel 1", "new"), ("panel 0", "unchanged")]);
+    assert_eq!(layout["change"]["calls_per_frame_b"], 2.0);
+    // Every name a list gives is a row of the table.
+    let rows: Vec<&Value> = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["name"])
+        .collect();
+    for list in ["spikes", "changes", "new", "gone"] {
+        for name in c[list].as_array().unwrap() {
+            assert!(rows.contains(&name), "{list}: {name}");
+        }
+    }
+    // The frame: +1.2 (slower per call) +1.0 (twice as often) +0.6 (new)
+    // +0.497 (the spike: 29.8 ms over 60 frames) -0.2 (gone) ms per frame
+    // of self time on main: all of the mean's change.
+    let f = &c["frame"];
+    assert_eq!(f["thread"], "main");
+    assert_eq!(f["kind"], "slower");
+    let parts: Vec<(&str, &str, f64)> = f["contributions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["name"].as_str().unwrap(),
+                x["kind"].as_str().unwrap(),
+                x["self_delta_per_frame_ns"].as_f64().unwrap() / 1e6,
+            )
+        })
+        .collect();
+    let want = [
+        ("physics::solve_contacts", "slower", 1.2),
+        ("ui::layout", "more-often", 1.0),
+        ("audio::mix", "new", 0.6),
+        ("assets::load", "spike", 29.8 / 60.0),
+        ("legacy::update", "gone", -0.2),
+    ];
+    assert_eq!(parts.len(), want.len(), "{parts:?}");
+    for ((name, kind, ms), (wn, wk, wms)) in parts.iter().zip(want) {
+        assert_eq!((*name, *kind), (wn, wk));
+        assert!(close(*ms, wms, 0.03), "{name}: {ms} ms, planted {wms}");
+    }
+    assert!(
+        close(f["explained_pct"].as_f64().unwrap(), 100.0, 1.0),
+        "{f}"
+    );
+    assert!(
+        close(f["outside_scopes_ns"].as_f64().unwrap(), 0.0, 0.01e6),
+        "{f}"
+    );
+    // What to look at first: the three regressions by cost, the spike, the
+    // wait at the start of render::prepare with the workers meanwhile.
+    let first: Vec<&str> = c["look_first"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert_eq!(first.len(), 5, "{first:#?}");
+    assert!(
+        first[0].starts_with("`physics::solve_contacts`: slower per call"),
+        "{first:#?}"
+    );
+    assert!(
+        first[1].starts_with("`ui::layout`: runs more often, 1.00 → 2.00 calls per frame"),
+        "{first:#?}"
+    );
+    assert!(first[2].starts_with("`audio::mix`: new in B"), "{first:#?}");
+    assert!(
+        first[3].starts_with("`assets::load`: one spike of 30.")
+            || first[3].starts_with("`assets::load`: one spike of 29."),
+        "{first:#?}"
+    );
+    assert!(
+        first[4].starts_with("unprofiled time in B: main `frame > render::prepare`, a leading gap in 60 frames, median 3.4"),
+        "{first:#?}"
+    );
+    assert!(
+        first[4].contains("worker-0 busy 96% (`mesh::build`)"),
+        "{first:#?}"
+    );
+    // Markdown and HTML say the same.
+    let md = text(d.path(), &["report", "a.puffin", "b.puffin"]);
+    for needle in [
+        "### Look at first",
+        "1. `physics::solve_contacts`: slower per call",
+        "| `ui::layout` |",
+        "| ↳ data `panel 1` |",
+        "**runs more often, 1.00 → 2.00 calls per frame, p < 0.001**",
+        "**one spike** (the other calls: unchanged (within noise))",
+        "% explained** by the names judged a change",
+        "| main: `frame > render::prepare` | leading | — → `render::upload` | 60 |",
+    ] {
+        assert!(md.contains(needle), "{needle:?} in\n{md}");
+    }
+    let html = text(
+        d.path(),
+        &["report", "a.puffin", "b.puffin", "--format", "html"],
+    );
+    assert!(html.contains("<h3>Look at first</h3>"));
+    assert!(html.contains("<code>physics::solve_contacts</code>: slower per call"));
+}
+
+#[test]
+fn gaps_find_the_wait_the_workers_fill_and_the_idle_between_frames() {
+    let d = pair(5, 6);
+    let (_, g) = json(d.path(), &["gaps", "b.puffin", "--json"]);
+    let recurring = g["recurring"].as_array().unwrap();
+    let shape: Vec<(&str, &str, &str, u64)> = recurring
+        .iter()
+        .map(|r| {
+            (
+                r["thread"].as_str().unwrap(),
+                r["kind"].as_str().unwrap(),
+                r["path"].as_str().unwrap(),
+                r["frames"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    // Between frames (the hitch frame overruns its period: its next frame
+    // starts 1 ms after it, less than the 1 ms... still idle), the wait,
+    // the 0.3 ms trailing gap of every frame.
+    assert_eq!(
+        shape,
+        [
+            ("", "between-frames", "", FRAMES as u64 - 1),
+            ("main", "leading", "frame > render::prepare", FRAMES as u64),
+            ("main", "trailing", "frame", FRAMES as u64),
+        ]
+    );
+    let wait = &recurring[1];
+    assert!(
+        close(
+            wait["median_ns"].as_f64().unwrap(),
+            WAIT_MS * 1e6,
+            WAIT_MS * 1e4
+        ),
+        "{wait}"
+    );
+    assert_eq!(wait["before"], "render::upload");
+    assert_eq!(wait["after"], Value::Null);
+    // Each worker builds for 96% of every wait: 3.264 ms of it, 60 times.
+    let others: Vec<(&str, i64, &str)> = wait["other_threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["thread"].as_str().unwrap(),
+                o["busy_ns"].as_i64().unwrap(),
+                o["scopes"][0]["name"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        others,
+        [
+            ("worker-0", 60 * 3_264_000, "mesh::build"),
+            ("worker-1", 60 * 3_264_000, "mesh::build"),
+            ("worker-2", 60 * 3_264_000, "mesh::build"),
+        ]
+    );
+    // The trailing gap is exactly 0.3 ms in every frame; no worker runs then.
+    let trailing = &recurring[2];
+    assert_eq!(
+        (
+            trailing["median_ns"].as_i64(),
+            trailing["total_ns"].as_i64()
+        ),
+        (Some(300_000), Some(60 * 300_000))
+    );
+    assert_eq!(trailing["other_threads"], serde_json::json!([]));
+    // No gap is a one-off; the text lists the recurring ones with workers.
+    assert_eq!(g["total_gaps"], 0);
+    let t = text(d.path(), &["gaps", "b.puffin", "--thread", "main"]);
+    assert!(t.contains("worker-0 195.840 (mesh::build)"), "{t}");
+    assert!(t.contains("leading"), "{t}");
+    // The single-thread view says when nothing else was recorded.
+    assert_eq!(g["other_threads_recorded"], true);
+}
+
+#[test]
+fn the_gate_fails_on_regressions_only() {
+    let d = pair(9, 10);
+    // 5% of A's ~8.6 ms frame is 0.43 ms: frame, physics::step and
+    // solve_contacts (+1.2 ms), ui::layout (+1.0 ms, twice as often) trip
+    // it; audio::mix is new and the spike is a spike: neither does.
+    let (status, c) = json(
+        d.path(),
+        &[
+            "compare",
+            "a.puffin",
+            "b.puffin",
+            "--fail-on-regression",
+            "5",
+            "--json",
+        ],
+    );
+    assert_eq!(status, 4);
+    let mut tripped: Vec<(&str, &str)> = c["gate"]["tripped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["kind"].as_str().unwrap()))
+        .collect();
+    // (The order is by cost: physics::step and solve_contacts differ by
+    // the jitter of integrate. Compared as a set.)
+    tripped.sort();
+    assert_eq!(
+        tripped,
+        [
+            ("frame", "slower"),
+            ("physics::solve_contacts", "slower"),
+            ("physics::step", "slower"),
+            ("ui::layout", "more-often"),
+        ]
+    );
+    // At least 1.1 ms per frame: ui::layout (+1.0) no longer trips.
+    let (_, c) = json(
+        d.path(),
+        &[
+            "compare",
+            "a.puffin",
+            "b.puffin",
+            "--fail-on-regression",
+            "5",
+            "--min-ms",
+            "1.1",
+            "--json",
+        ],
+    );
+    let mut names: Vec<&str> = c["gate"]["tripped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["frame", "physics::solve_contacts", "physics::step"]);
+    // B against A (faster, fewer calls, gone, new) trips nothing.
+    let (status, _) = json(
+        d.path(),
+        &[
+            "compare",
+            "b.puffin",
+            "a.puffin",
+            "--fail-on-regression",
+            "5",
+            "--json",
+        ],
+    );
+    assert_eq!(status, 0);
+    // The report gates the same, and writes the report anyway.
+    let out = run_in(
+        d.path(),
+        &[
+            "report",
+            "a.puffin",
+            "b.puffin",
+            "--fail-on-regression",
+            "5",
+            "-o",
+            "r.md",
+        ],
+    );
+    assert_eq!(code(&out), 4);
+    assert!(
+        stderr(&out).contains("regression gate: FAILED: 4 row(s)"),
+        "{}",
+        stderr(&out)
+    );
+    let md = std::fs::read_to_string(d.path().join("r.md")).unwrap();
+    assert!(md.contains("**Regression gate: failed.** 4 row(s)"), "{md}");
+    // Usage errors.
+    for bad in [
+        vec![
+            "compare",
+            "a.puffin",
+            "b.puffin",
+            "--fail-on-regression",
+            "-1",
+        ],
+        vec!["compare", "a.puffin", "b.puffin", "--min-ms", "1"],
+        vec!["compare", "a.puffin", "b.puffin", "--alpha", "0"],
+        vec!["compare", "a.puffin", "b.puffin", "--noise-ms", "x"],
+    ] {
+        assert_eq!(code(&run_in(d.path(), &bad)), 2, "{bad:?}");
+    }
+}
+
+#[test]
+fn calls_side_by_side() {
+    let d = pair(11, 12);
+    let (_, c) = json(
+        d.path(),
+        &[
+            "calls",
+            "a.puffin",
+            "b.puffin",
+            "physics::solve_contacts",
+            "--json",
+        ],
+    );
+    assert_eq!(c["change"]["kind"], "slower");
+    assert!(
+        close(c["a"]["median_ns"].as_f64().unwrap(), 2.0e6, 0.02e6),
+        "{c}"
+    );
+    assert!(
+        close(c["b"]["median_ns"].as_f64().unwrap(), 3.2e6, 0.032e6),
+        "{c}"
+    );
+    assert_eq!(
+        (c["a"]["count"].as_u64(), c["b"]["count"].as_u64()),
+        (Some(60), Some(60))
+    );
+    assert!(c["change"]["p_per_call"].as_f64().unwrap() < 1e-10);
+    let (_, c) = json(
+        d.path(),
+        &["calls", "a.puffin", "b.puffin", "ui::layout", "--json"],
+    );
+    assert_eq!(c["change"]["kind"], "more-often");
+    assert_eq!(
+        (
+            c["a"]["calls_per_frame"].as_f64(),
+            c["b"]["calls_per_frame"].as_f64()
+        ),
+        (Some(1.0), Some(2.0))
+    );
+    let (_, c) = json(
+        d.path(),
+        &["calls", "a.puffin", "b.puffin", "assets::load", "--json"],
+    );
+    assert_eq!(
+        (c["change"]["kind"].as_str(), c["change"]["rest"].as_str()),
+        (Some("spike"), Some("unchanged"))
+    );
+    let (_, c) = json(
+        d.path(),
+        &["calls", "a.puffin", "b.puffin", "audio::mix", "--json"],
+    );
+    assert_eq!(
+        (c["change"]["kind"].as_str(), c["a"].is_null()),
+        (Some("new"), true)
+    );
+    let t = text(
+        d.path(),
+        &["calls", "a.puffin", "b.puffin", "physics::solve_contacts"],
+    );
+    assert!(
+        t.starts_with("physics::solve_contacts: slower per call; +1.2")
+            || t.starts_with("physics::solve_contacts: slower per call; +1.1"),
+        "{t}"
+    );
+    assert!(t.contains("calls per frame"), "{t}");
+    // One recording: as before.
+    let (_, one) = json(d.path(), &["calls", "a.puffin", "ui::layout", "--json"]);
+    assert_eq!(one["summary"]["count"], 60);
+    // Neither side has it: exit 1, one line.
+    let out = run_in(d.path(), &["calls", "a.puffin", "b.puffin", "nope"]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("no scope named \"nope\""),
+        "{}",
+        stderr(&out)
+    );
 }

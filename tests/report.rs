@@ -113,24 +113,71 @@ fn one_recording_gaps_outliers_and_sections() {
         cli(&["frames", p, "--top", "10", "--json"])
     );
     assert_eq!(
-        rec["slowest_scopes"],
-        cli(&["top", p, "--top", "10", "--json"])
+        rec["gaps"],
+        cli(&["gaps", p, "--min-ms", "1", "--top", "10", "--json"])
     );
-    assert_eq!(rec["gaps"], cli(&["gaps", p, "--min-ms", "1", "--json"]));
-    // The 5 ms gap on main, with the worker busy through it.
-    let gaps = rec["gaps"].as_array().unwrap();
-    let gap = gaps
+    // The slowest call of each name: not frame_body (a thread's frame
+    // scope), the worker's top-level job kept.
+    let slowest: Vec<(&str, i64)> = rec["slowest_scopes"]
+        .as_array()
+        .unwrap()
         .iter()
-        .find(|g| g["thread"] == "main" && g["duration_ns"] == 5 * MS)
-        .expect("the 5 ms gap");
-    assert_eq!(gap["after"]["name"], "update");
+        .map(|x| {
+            (
+                x["name"].as_str().unwrap(),
+                x["duration_ns"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        slowest,
+        [
+            ("load", 6 * MS),
+            ("job", 5 * MS),
+            ("update", 2 * MS),
+            ("render", 2 * MS)
+        ]
+    );
+    assert_eq!(rec["total_slowest_scopes"], 4);
+    // The 5 ms gap on main recurs in every frame, the worker busy through
+    // it; the 8 ms trailing gap after load (3 ms in frame 3) is larger.
+    let recurring = rec["gaps"]["recurring"].as_array().unwrap();
+    let shape: Vec<(&str, &str, i64, i64, i64)> = recurring
+        .iter()
+        .map(|g| {
+            (
+                g["kind"].as_str().unwrap(),
+                g["path"].as_str().unwrap(),
+                g["frames"].as_i64().unwrap(),
+                g["median_ns"].as_i64().unwrap(),
+                g["total_ns"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            ("trailing", "frame_body", 5, 8 * MS, 35 * MS),
+            ("between", "frame_body", 5, 5 * MS, 25 * MS),
+            ("between-frames", "", 4, 2 * MS, 8 * MS),
+        ]
+    );
+    let gap = &recurring[1];
+    assert_eq!(
+        (gap["after"].as_str(), gap["before"].as_str()),
+        (Some("update"), Some("render"))
+    );
     let busy = &gap["other_threads"][0];
     assert_eq!(busy["thread"], "worker");
-    assert_eq!(busy["busy_ns"], 5 * MS);
+    assert_eq!(busy["busy_ns"], 25 * MS);
+    assert_eq!(busy["scopes"][0]["name"], "job");
+    // Every gap is a usual occurrence of a recurring one: no one-off gap.
+    assert_eq!(rec["gaps"]["gaps"], serde_json::json!([]));
     // `load`: one call of 6 ms is 60% of its 10 ms, in frame 3.
     let outliers = rec["outliers"].as_array().unwrap();
     assert_eq!(outliers.len(), 1, "{outliers:?}");
     assert_eq!(outliers[0]["name"], "load");
+    assert_eq!(outliers[0]["kind"], "call");
     assert_eq!(outliers[0]["frame_index"], 3);
     assert_eq!(outliers[0]["max_share"], 0.6);
     assert_eq!(outliers[0]["thread"], "main");
@@ -158,7 +205,16 @@ fn one_recording_gaps_outliers_and_sections() {
         .iter()
         .map(|s| s["name"].as_str().unwrap())
         .collect();
-    assert_eq!(steps, ["frame_body", "load"]);
+    // frame_body's own 60 ms (its gaps) outweigh its largest child (10 ms):
+    // the path stops there and says why.
+    assert_eq!(steps, ["frame_body"]);
+    assert!(
+        main_path["stop"]
+            .as_str()
+            .unwrap()
+            .starts_with("frame_body: 60.000 ms self, 67% of the thread's time"),
+        "{main_path}"
+    );
 
     // Markdown: the same, for people.
     let md = run(&["report", p]);
@@ -167,9 +223,11 @@ fn one_recording_gaps_outliers_and_sections() {
     for needle in [
         "# puffin-lens report: game.puffin",
         "Scope registration: present (7 scopes registered)",
-        "| main | 0 | 5.000 ms | frame_body | update | worker 5.000 ms |",
-        "| load | 5 | 10.000 ms | 6.000 ms | 60% | 3 | main |",
-        "- **main**: `frame_body` 90.000 ms > `load` 10.000 ms",
+        "| main: `frame_body` | between | `update` → `render` | 5 | 5.000 ms | 25.000 ms | 27.8% | worker 25.000 ms (`job`) |",
+        "| between frames | between-frames | — → — | 4 | 2.000 ms | 8.000 ms | — | none (idle) |",
+        "| load | one call | 5 | 10.000 ms | 6.000 ms | 1 (6.000 ms) | 60% | 3 | main |",
+        "- **main**: `frame_body` 90.000 ms. Stops at frame_body: 60.000 ms self",
+        "| load |  | 6.000 ms | main | 3 |",
     ] {
         assert!(md.contains(needle), "{needle:?} in\n{md}");
     }
@@ -210,21 +268,68 @@ fn two_recordings_a_change_and_a_spike_told_apart() {
     let c = &r["comparison"];
     assert_eq!(c["frames_a"], 10);
     assert_eq!(c["frames_b"], 10);
-    assert_eq!(c["normalized"], false);
-    // physics doubled in every frame: a change; ai grew by one call: a spike.
-    assert!(
-        c["changes"].as_array().unwrap().contains(&"physics".into()),
-        "{c}"
+    assert_eq!(c["per_frame"], true);
+    // physics doubled in every frame: slower per call; ai grew by one call:
+    // a spike, its other calls unchanged; render: within noise, not listed.
+    let judged: Vec<(&str, &str)> = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap(),
+                r["change"]["kind"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        judged,
+        [
+            ("frame_body", "slower"),
+            ("physics", "slower"),
+            ("ai", "spike")
+        ]
     );
-    assert!(
-        !c["changes"].as_array().unwrap().contains(&"ai".into()),
-        "{c}"
+    assert_eq!(c["rows"][2]["change"]["rest"], "unchanged");
+    assert_eq!(
+        (c["total_rows"].as_u64(), c["changed_rows"].as_u64()),
+        (Some(4), Some(3))
     );
+    assert_eq!(c["changes"], serde_json::json!(["frame_body", "physics"]));
     assert_eq!(c["spikes"], serde_json::json!(["ai"]));
-    // The rows are compare's.
-    let compare: Value =
-        serde_json::from_slice(&run(&["compare", a, b, "--top", "10", "--json"]).stdout).unwrap();
-    assert_eq!(c["rows"], compare["rows"]);
+    // The frame's +2.9 ms per frame: physics +2.0 (slower), ai +0.9 (the
+    // spike's 9 ms over 10 frames); all of it explained.
+    let f = &c["frame"];
+    assert_eq!(
+        (f["median_a_ns"].as_i64(), f["median_b_ns"].as_i64()),
+        (Some(4 * MS), Some(6 * MS))
+    );
+    assert_eq!(f["delta_mean_ns"], 2.9e6);
+    let parts: Vec<(&str, f64)> = f["contributions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["name"].as_str().unwrap(),
+                x["self_delta_per_frame_ns"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(parts, [("physics", 2e6), ("ai", 0.9e6)]);
+    assert_eq!(f["explained_pct"], 100.0);
+    // Every name a list gives is a row of the table.
+    let rows: Vec<&Value> = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["name"])
+        .collect();
+    for list in ["spikes", "changes", "new", "gone"] {
+        for name in c[list].as_array().unwrap() {
+            assert!(rows.contains(&name), "{list}: {name}");
+        }
+    }
     // Where it changed: frame_body, then physics (+20 ms against ai's +9 ms).
     let path: Vec<&str> = c["hot_paths"][0]["steps"]
         .as_array()
@@ -234,30 +339,78 @@ fn two_recordings_a_change_and_a_spike_told_apart() {
         .collect();
     assert_eq!(path, ["frame_body", "physics"]);
     let md = String::from_utf8(run(&["report", a, b]).stdout).unwrap();
-    assert!(md.contains("| ai |  | 10.000 ms | 19.000 ms | 9.000 ms | 0.900 ms | **one spike** (one call dominates) |"), "{md}");
-    // The same count and total on both sides: unchanged, and not a change.
+    for needle in [
+        "| `ai` | 1.000 ms | 1.900 ms | +0.900 ms | 1.00 → 1.00 | 1.000 ms → 1.000 ms | **one spike** (the other calls: unchanged (within noise)) |",
+        "| `physics` | 2.000 ms | 4.000 ms | +2.000 ms | 1.00 → 1.00 | 2.000 ms → 4.000 ms | **slower per call, median 2.000 ms → 4.000 ms, p < 0.001** |",
+        "`physics` +2.000 ms (slower per call), `ai` +0.900 ms (one spike); **100% explained**",
+        "1. `physics`: slower per call",
+        "2. `ai`: one spike of 10.000 ms in B",
+        "- **Real changes** (per call or how often; not one spike): `frame_body`, `physics`",
+        "Everything else is **unchanged** (within noise) and not listed.",
+    ] {
+        assert!(md.contains(needle), "{needle:?} in\n{md}");
+    }
+    assert!(!md.contains("| `render` |"), "{md}");
+    // The gate: physics costs 2 ms of A's 4 ms frame (50%).
+    let gated = run(&[
+        "report",
+        a,
+        b,
+        "--fail-on-regression",
+        "40",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code(&gated), 4, "{}", stderr(&gated));
     assert!(
-        md.contains("| render |  | 10.000 ms | 10.000 ms | 0.000 ms | 0.000 ms | unchanged |"),
-        "{md}"
+        stderr(&gated)
+            .contains("physics: slower per call, +2.000 ms per frame (50.0% of the frame)"),
+        "{}",
+        stderr(&gated)
     );
-    assert!(
-        md.contains("Judgement: **unchanged** when A and B have the same count"),
-        "{md}"
+    let g: Value = serde_json::from_slice(&gated.stdout).unwrap();
+    let tripped: Vec<&str> = g["comparison"]["gate"]["tripped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tripped, ["frame_body", "physics"]);
+    // frame_body costs 72.5% of the frame: 80% trips nothing (ai, a
+    // spike, never trips).
+    assert_eq!(
+        code(&run(&["report", a, b, "--fail-on-regression", "80"])),
+        0
     );
-    assert!(
-        !c["changes"].as_array().unwrap().contains(&"render".into()),
-        "{c}"
+    assert_eq!(
+        code(&run(&[
+            "report",
+            a,
+            b,
+            "--fail-on-regression",
+            "10",
+            "--min-ms",
+            "2.5"
+        ])),
+        4
     );
-    assert!(
-        !c["spikes"].as_array().unwrap().contains(&"render".into()),
-        "{c}"
+    assert_eq!(
+        code(&run(&[
+            "report",
+            a,
+            b,
+            "--fail-on-regression",
+            "10",
+            "--min-ms",
+            "3"
+        ])),
+        0
     );
-    assert!(
-        md.contains(
-            "- **Real changes** (spread over the calls, not one spike): `frame_body`, `physics`"
-        ),
-        "{md}"
-    );
+    // Usage errors: the gate needs B; thresholds in range.
+    assert_eq!(code(&run(&["report", a, "--fail-on-regression", "5"])), 2);
+    assert_eq!(code(&run(&["report", a, b, "--noise-pct", "-1"])), 2);
+    assert_eq!(code(&run(&["report", a, b, "--alpha", "1"])), 2);
+    assert_eq!(code(&run(&["report", a, b, "--min-ms", "1"])), 2);
 }
 
 #[test]

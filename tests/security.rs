@@ -168,8 +168,10 @@ fn check_markdown(md: &str) -> String {
             Event::Start(Tag::Heading { .. }) => heading = Some(String::new()),
             Event::End(TagEnd::Heading(_)) => {
                 let h = heading.take().unwrap_or_default();
-                const OURS: [&str; 12] = [
+                const OURS: [&str; 14] = [
                     "puffin-lens report",
+                    "Look at first",
+                    "Judged changes",
                     "Summary",
                     "Slowest",
                     "Threads of",
@@ -253,6 +255,7 @@ const TAGS: &[&str] = &[
     "strong",
     "em",
     "ul",
+    "ol",
     "li",
     "blockquote",
     "svg",

@@ -57,6 +57,20 @@ pub(super) fn add_subcommands(cli: Command) -> Command {
                 .filter(|a| a.get_id() != "help")
                 .cloned(),
         );
+        if sub.get_name() == "calls" {
+            // `calls A B NAME`: the second recording comes before the name.
+            cmd = cmd
+                .override_usage(
+                    "puffin-lens calls [OPTIONS] <FILE> <NAME>\n       \
+                     puffin-lens calls [OPTIONS] <A> <B> <NAME>",
+                )
+                .arg(
+                    Arg::new("name_after_b")
+                        .value_name("NAME")
+                        .hide(true)
+                        .help("With A and B: the scope name"),
+                );
+        }
         cmd = cmd.arg(
             Arg::new("json")
                 .long("json")
@@ -75,13 +89,26 @@ pub(super) fn is_analysis(name: &str) -> bool {
 
 /// Runs the analysis subcommand in `matches` (the top-level matches).
 pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
-    let request = Request::from_arg_matches(matches)?;
+    let mut request = Request::from_arg_matches(matches)?;
     let Some((_, sub)) = matches.subcommand() else {
         anyhow::bail!("no subcommand");
     };
     let json = sub.get_flag("json");
     let path = |id: &str| sub.get_one::<PathBuf>(id).cloned().unwrap_or_default();
-    let (file, a, b) = if request.needs_b() {
+    // `calls A B NAME`: what parsed as the name is B.
+    let calls_b = match &mut request {
+        Request::Calls(args) => sub.get_one::<String>("name_after_b").map(|name| {
+            let b = PathBuf::from(std::mem::replace(&mut args.name, name.clone()));
+            args.compare = true;
+            b
+        }),
+        _ => None,
+    };
+    let (file, a, b) = if let Some(pb) = calls_b {
+        let pa = path("file");
+        let (a, b) = (load(&pa)?, load(&pb)?);
+        (pa, a, Some(b))
+    } else if request.needs_b() {
         let (pa, pb) = (path("a"), path("b"));
         let (a, b) = (load(&pa)?, load(&pb)?);
         (pa, a, Some(b))
@@ -293,6 +320,7 @@ fn render(request: &Request, answer: &Answer) -> String {
             }
             t.render(&mut out);
         }
+        Answer::CallsCompared(c) => render_calls_compared(&mut out, c),
         Answer::Window(rows) => {
             let Request::Window(api::WindowArgs { lo, hi, .. }) = request else {
                 unreachable!("a window answer comes from a window request")
@@ -486,6 +514,62 @@ fn more(out: &mut String, shown: usize, total: usize, top: usize) {
     }
 }
 
+fn render_calls_compared(out: &mut String, c: &analyses::CallsComparison) {
+    let ch = &c.change;
+    let _ = writeln!(
+        out,
+        "{}: {}; {:+.3} ms per frame (per call part {:+.3}, count part {:+.3})",
+        printable(&c.name),
+        ch.kind.words(),
+        ch.delta_per_frame_ns / 1e6,
+        ch.per_call_part_ns / 1e6,
+        ch.count_part_ns / 1e6
+    );
+    if let Some(rest) = ch.rest {
+        let _ = writeln!(out, "the other calls (without the spike): {}", rest.words());
+    }
+    let p = |p: Option<f64>| p.map_or("not tested".to_owned(), |p| format!("{p:.2e}"));
+    let _ = writeln!(
+        out,
+        "rank test p: per call {}, calls per frame {}{}",
+        p(ch.p_per_call),
+        p(ch.p_count),
+        if ch.few_calls {
+            " (a side has fewer than 5 calls: judged by the thresholds alone)"
+        } else {
+            ""
+        }
+    );
+    let mut t = Table::new(&[("", Left), ("A", Right), ("B", Right)]);
+    let cells = |f: &dyn Fn(&analyses::CallsSide) -> String| -> [String; 2] {
+        [&c.a, &c.b].map(|s| s.as_ref().map_or("-".to_owned(), f))
+    };
+    let rows: [(&str, [String; 2]); 9] = [
+        ("calls", cells(&|s| s.count.to_string())),
+        (
+            "frames with calls",
+            cells(&|s| format!("{} of {}", s.frames_with_calls, s.frames)),
+        ),
+        (
+            "calls per frame",
+            cells(&|s| format!("{:.2}", s.calls_per_frame)),
+        ),
+        ("ms per frame", cells(&|s| ms_f(s.per_frame_ns))),
+        ("min ms", cells(&|s| ms(s.min_ns))),
+        ("median ms", cells(&|s| ms(s.median_ns))),
+        ("p95 ms", cells(&|s| ms(s.p95_ns))),
+        ("max ms", cells(&|s| ms(s.max_ns))),
+        (
+            "largest call's share",
+            cells(&|s| format!("{:.0}%", 100.0 * s.max_share)),
+        ),
+    ];
+    for (label, [a, b]) in rows {
+        t.row(vec![label.to_owned(), a, b]);
+    }
+    t.render(out);
+}
+
 fn render_instances(out: &mut String, rows: &[analyses::InstanceRow]) {
     let mut t = Table::new(&[
         ("ms", Right),
@@ -595,6 +679,7 @@ pub(super) fn render_gate(out: &mut String, g: &analyses::gate::GateResult) {
             printable(&r.name),
             r.data
                 .as_deref()
+                .filter(|d| !d.is_empty())
                 .map_or(String::new(), |d| format!(" [{}]", printable(d))),
             r.kind.words(),
             r.delta_per_frame_ns / 1e6,

@@ -194,20 +194,29 @@ exported); 2 usage error; 3 a recording was damaged (its intact frames are expor
     #[command(
         long_about = "The investigation of a recording in one document, with the workflow's \
 judgement calls built in: the registration check (loud when names are scope#<id>), the slowest \
-frames against the median, the threads of the slowest frame, the slowest scopes, totals per \
-name with p95, the hot path of the merged tree, every unprofiled gap of at least --gap-ms with \
-the other threads' busy time, and the outliers (scopes whose largest call is more than half of \
-their total, with that call's frame). With B: what changed (largest |delta| first), each change \
-one spike explains called out as such, new and gone scopes, and where it changed in the \
-differential tree.",
+frames against the median (with a warning when the capture kept only some frames), the threads \
+of the slowest frame, the slowest call of each name, totals per name with p95, the hot path of \
+the merged tree (stopping where a scope's own time outweighs its largest child), unprofiled \
+time (gaps that recur frame after frame, ranked by their total, and one-off gaps of at least \
+--gap-ms, each with what the other threads ran meanwhile), and the outliers (a scope whose \
+largest call, or whose calls in one frame, are more than half of its total).\n\n\
+With B, first: the frame's change (median and mean, judged) and the names that account for it \
+(self time per frame on the busiest thread, with the share explained); what to look at first; \
+every name judged by the noise model (slower/faster per call, runs more/less often, one spike, \
+new, gone; unchanged within noise is left out), with its (name, data) rows nested when data \
+splits it; and where it changed in the differential tree. --fail-on-regression PCT makes it a \
+pull-request check (exit 4).",
         after_help = "Examples:\n  \
 puffin-lens report capture.puffin                       # Markdown on the terminal\n  \
 puffin-lens report before.puffin after.puffin -o report.md   # for a pull request\n  \
+puffin-lens report before.puffin after.puffin --fail-on-regression 2 --min-ms 0.1 -o report.md\n  \
 puffin-lens report capture.puffin -o report.html        # one self-contained page with charts\n  \
-puffin-lens report capture.puffin --format json | jq .recordings[0].outliers\n\n\
---format defaults to the extension of -o (md, html, json), else md. In JSON each section is the \
---json of its query (frames, threads, top, gaps, compare). Exit status: 0 ok; 1 unusable input; \
-2 usage error; 3 a recording is damaged (reported from its intact frames)."
+puffin-lens report before.puffin after.puffin --format json | jq .comparison.look_first\n\n\
+--format defaults to the extension of -o (md, html, json), else md. In JSON the recordings' \
+sections are the --json of their queries (frames, threads, gaps); the comparison's rows are \
+judged per name. Exit status: 0 ok; 1 unusable input; 2 usage error; 3 a recording is damaged \
+(reported from its intact frames); 4 the regression gate tripped (the report is written; stderr \
+names the rows)."
     )]
     Report {
         /// The recording (A).

@@ -1,9 +1,6 @@
 //! Aligned text tables for the human-readable output.
 
-/// Widest a text cell gets before it is elided in the middle.
-const MAX_CELL_CHARS: usize = 48;
-
-pub use puffin_lens::units::{elide, ms, ms_f};
+pub use puffin_lens::units::{ms, ms_f};
 
 /// Shows control and reordering characters visibly: a table stays one line
 /// per row, and a recording cannot send the terminal an escape sequence.
@@ -158,22 +155,16 @@ pub fn write_columns<const N: usize, R, I: Iterator<Item = R>>(
     Ok(())
 }
 
-/// A cell as [`Table::row`] shows it: control characters visible, elided
-/// in the middle past its width.
+/// A cell as [`Table::row`] shows it: control characters visible, never
+/// elided (a name in a table is pasted into the next command: `calls`,
+/// `children`, `--filter`).
 pub fn cell(s: &str) -> String {
-    elide(&printable(s), MAX_CELL_CHARS)
+    printable(s).into_owned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn elides_in_the_middle() {
-        assert_eq!(elide("abcdef", 10), "abcdef");
-        assert_eq!(elide("abcdefghij", 5), "ab…ij");
-        assert_eq!(elide("ééééééé", 4), "éé…é");
-    }
 
     #[test]
     fn aligns_columns() {

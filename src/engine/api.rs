@@ -134,6 +134,13 @@ pub struct ChildrenArgs {
 pub struct CallsArgs {
     /// Scope name or data string.
     pub name: String,
+    /// Compare the calls with recording B's (the CLI: `calls A B NAME`).
+    #[arg(skip)]
+    #[serde(default)]
+    pub compare: bool,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub noise: NoiseArgs,
 }
 
 #[derive(Args, Deserialize, Clone, Debug, PartialEq)]
@@ -376,11 +383,18 @@ JSON: {\"name\",\"count\",\"total_ns\",\"self_ns\",\"callers\":[row],\"callees\"
 row = {\"name\",\"count\",\"total_ns\"}, by total_ns desc, then name."
     )]
     Callers(CallersArgs),
-    /// Every call of NAME in time order, with a summary; spikes flagged.
+    /// Every call of NAME in time order, with a summary; spikes flagged. With two recordings
+    /// (`calls A B NAME`): both sides' calls side by side, judged.
     #[command(
         after_help = "Examples:\n  puffin-lens calls capture.puffin load_mesh\n  \
-puffin-lens calls capture.puffin load_mesh --json | jq .summary\n\n\
-JSON: {\"summary\":{\"count\",\"total_ns\",\"min_ns\",\"median_ns\",\"mean_ns\",\"p95_ns\",\"max_ns\",\"max_share\"},\
+puffin-lens calls capture.puffin load_mesh --json | jq .summary\n  \
+puffin-lens calls before.puffin after.puffin load_mesh   # per call: did it really change?\n\n\
+With A and B: per side the calls, calls per frame, min, median, p95, max and the largest call's \
+share, and the noise model's judgement (compare's): the rank test's p of the durations and of \
+the calls per frame. JSON: {\"name\",\"a\":{\"count\",\"frames\",\"frames_with_calls\",\
+\"calls_per_frame\",\"total_ns\",\"per_frame_ns\",\"min_ns\",\"median_ns\",\"p95_ns\",\"max_ns\",\
+\"max_share\"}|null,\"b\":{...}|null,\"change\":{...}}.\n\n\
+With one recording, JSON: {\"summary\":{\"count\",\"total_ns\",\"min_ns\",\"median_ns\",\"mean_ns\",\"p95_ns\",\"max_ns\",\"max_share\"},\
 \"calls\":[{\"frame_index\",\"thread\",\"start_ns\",\"duration_ns\",\"data\"}]} in time order; \
 median is the lower median, p95 the nearest rank."
     )]
@@ -415,18 +429,38 @@ top-level, between-frames (thread \"\"). other_threads_recorded is false when th
 one thread: then nothing can say what ran meanwhile."
     )]
     Gaps(GapsArgs),
-    /// Compare two recordings per (name, data): what got slower, what is new or gone.
+    /// Compare two recordings per (name, data), judged: slower per call, runs more often, one
+    /// spike, new, gone, or unchanged within noise.
     #[command(
+        long_about = "Compare two recordings per (name, data), each row judged by a noise model \
+per frame (each side's totals divided by its frames): slower/faster per call when the calls' \
+median moved by at least --noise-pct, the change costs at least --noise-ms per frame and a \
+Mann-Whitney U test of the durations gives p < --alpha (a side with fewer than 5 calls is \
+judged by the thresholds alone); runs more/less often likewise for the calls per frame; both at \
+once (slower-more-often, ...); one spike when one call is more than half of a side's total (the \
+other calls judged on their own: `rest`); new, gone; everything else unchanged. The change per \
+frame splits exactly into a per-call part and a count part.",
         after_help = "Examples:\n  puffin-lens compare before.puffin after.puffin\n  \
 puffin-lens compare before.puffin after.puffin --filter physics --hide-below 0.5\n  \
-puffin-lens compare before.puffin after.puffin --sort per-call --json\n\n\
+puffin-lens compare before.puffin after.puffin --sort per-call --json\n  \
+puffin-lens compare before.puffin after.puffin --fail-on-regression 2 --min-ms 0.1   # a CI gate\n\n\
 Sorts: abs-delta = |B-A| of total time, the largest changes first either way (default; also \
 `delta`); signed-delta = B-A, what got slower first and faster last (the app's diff table); \
 total = larger total; per-call = |B-A| of the per-call time (one-sided rows last); count = \
 larger count; name. Ties by name then data.\n\
-JSON: {\"warnings\":[...],\"rows\":[{\"name\",\"data\",\"a\":{\"count\",\"total_ns\",\"per_call_ns\",\
-\"max_ns\"}|null,\"b\":{...}|null,\"delta_total_ns\",\"delta_per_call_ns\"|null,\
-\"status\":\"both\"|\"new\"|\"gone\",\"spike\"}]}"
+The gate (--fail-on-regression PCT): exit 4 when a scope name judged slower per call or run \
+more often costs more than PCT percent of A's mean frame (and more than --min-ms) per frame; \
+judged per name, over every row the filters keep.\n\
+JSON: {\"warnings\":[...],\"frames_a\",\"frames_b\",\"total_rows\",\"changed_rows\",\"rows\":[{\"name\",\
+\"data\",\"a\":{\"count\",\"total_ns\",\"per_call_ns\",\"max_ns\"}|null,\"b\":{...}|null,\"delta_total_ns\",\
+\"delta_per_call_ns\"|null,\"status\":\"both\"|\"new\"|\"gone\",\"spike\",\"change\":{\"kind\",\"rest\"?,\
+\"delta_per_frame_ns\",\"per_call_part_ns\",\"count_part_ns\",\"median_a_ns\",\"median_b_ns\",\
+\"calls_per_frame_a\",\"calls_per_frame_b\",\"p_per_call\",\"p_count\",\"tested\",\"few_calls\"}}],\
+\"gate\"?:{\"pct\",\"min_ms\",\"mean_frame_a_ns\",\"limit_ns\",\"tripped\":[{\"name\",\"data\",\"kind\",\
+\"delta_per_frame_ns\",\"frame_pct\"}]}}; kind: unchanged, slower, faster, more-often, less-often, \
+slower-more-often, slower-less-often, faster-more-often, faster-less-often, spike, new, gone. \
+Medians and p-values are null for rows the thresholds alone call unchanged.\n\
+Exit status: 4 when the gate trips (it wins over 3, a damaged recording)."
     )]
     Compare(CompareArgs),
     /// The call trees of two recordings side by side: where in the tree the time changed.
@@ -487,23 +521,40 @@ impl Request {
             args.clone()
         };
         let mut tagged = serde_json::Map::new();
-        tagged.insert(name.to_owned(), args);
+        tagged.insert(name.to_owned(), args.clone());
         // The error names the argument (`top: invalid value…`).
         serde_path_to_error::deserialize(serde_json::Value::Object(tagged)).map_err(|err| {
             let path = err.path().to_string();
             let key = path.split_once('.').map_or("", |(_, key)| key);
             let inner = err.into_inner().to_string();
+            // A flattened group's field is not on the path: the group
+            // read alone names it.
+            let flattened = || {
+                flattened_error::<NoiseArgs>(&args).or_else(|| flattened_error::<GateArgs>(&args))
+            };
             QueryError::BadArgs {
                 query: name.to_owned(),
                 // An unknown field names itself.
-                message: if key.is_empty() || inner.starts_with("unknown field") {
+                message: if inner.starts_with("unknown field") {
                     inner
+                } else if key.is_empty() {
+                    flattened().unwrap_or(inner)
                 } else {
                     format!("{key}: {inner}")
                 },
             }
         })
     }
+}
+
+/// `T`'s complaint about `args`, naming the field, if it has one.
+fn flattened_error<T: serde::de::DeserializeOwned>(args: &serde_json::Value) -> Option<String> {
+    serde_path_to_error::deserialize::<_, T>(args.clone())
+        .err()
+        .map(|err| {
+            let path = err.path().to_string();
+            format!("{path}: {}", err.into_inner())
+        })
 }
 
 /// Whether the analysis `name` compares two recordings (A and B).
@@ -540,6 +591,8 @@ pub enum Answer {
     Children(analyses::ChildrenReport),
     Callers(analyses::CallersReport),
     Calls(analyses::CallsReport),
+    /// `calls A B NAME`.
+    CallsCompared(analyses::CallsComparison),
     Window(Vec<analyses::WindowThread>),
     Gaps(analyses::GapsReport),
     Compare(analyses::CompareReport),
@@ -558,6 +611,7 @@ impl serde::Serialize for Answer {
             Answer::Children(v) => v.serialize(s),
             Answer::Callers(v) => v.serialize(s),
             Answer::Calls(v) => v.serialize(s),
+            Answer::CallsCompared(v) => v.serialize(s),
             Answer::Window(v) => v.serialize(s),
             Answer::Gaps(v) => v.serialize(s),
             Answer::Compare(v) => v.serialize(s),
@@ -645,7 +699,21 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                 .ok_or_else(|| QueryError::NotFound(format!("no scope named {:?}", args.name)))?,
         ),
         Request::Calls(args) => {
-            Answer::Calls(analyses::calls(a, &args.name).ok_or_else(|| no_such_scope(&args.name))?)
+            let noise = args.noise.noise().map_err(|message| QueryError::BadArgs {
+                query: "calls".to_owned(),
+                message,
+            })?;
+            if args.compare {
+                let b = b.ok_or(QueryError::NoB)?;
+                Answer::CallsCompared(
+                    analyses::calls_compared(a, b, &args.name, &noise)
+                        .ok_or_else(|| no_such_scope(&args.name))?,
+                )
+            } else {
+                Answer::Calls(
+                    analyses::calls(a, &args.name).ok_or_else(|| no_such_scope(&args.name))?,
+                )
+            }
         }
         Request::Window(args) => Answer::Window(analyses::window(a, args.lo, args.hi, args.top)),
         Request::Gaps(args) => {

@@ -75,8 +75,8 @@ pub struct RecordingReport {
     /// `threads` (of the slowest frame).
     pub slowest_frame_threads: Value,
     /// The slowest call of each name, slowest first (the first N; rows of
-    /// `top`): top-level scopes (a thread's frame scope, the same in every
-    /// frame) only when nothing is nested.
+    /// `top`), but top-level scopes with children (a thread's frame scope,
+    /// the same in every frame).
     pub slowest_scopes: Value,
     /// Names in `slowest_scopes` before the first N.
     pub total_slowest_scopes: usize,
@@ -520,14 +520,13 @@ fn heaviest_frames(t: &Trace) -> FxHashMap<&str, (u64, u64, i64, u64)> {
 
 /// The slowest call of each name, slowest first (ties by earlier start):
 /// the first `n` as `top`'s rows, and how many names there are. Top-level
-/// scopes are left out when anything is nested (a thread's frame scope
-/// would fill the list, once per frame).
+/// scopes with children (a thread's frame scope, which would fill the list
+/// once per frame) are left out; a worker's top-level job stays.
 fn slowest_per_name(t: &Trace, n: usize) -> (Value, usize) {
     let s = &t.scopes;
-    let nested = s.depth.iter().any(|&d| d > 0);
     let mut best: FxHashMap<StrId, ScopeIdx> = FxHashMap::default();
     for i in 0..s.len() {
-        if nested && s.depth[i] == 0 {
+        if s.depth[i] == 0 && s.subtree_end[i] as usize > i + 1 {
             continue;
         }
         let name = t.defs.name[s.def[i].idx()];
@@ -916,8 +915,9 @@ fn look_first(c: &ComparisonReport, b: &RecordingReport, opts: &ReportOptions) -
                     .map(|n| escape::markdown_code(text(&n["name"])))
                     .collect();
                 format!(
-                    "{} {}",
+                    "{} busy {:.0}% ({})",
                     cell(thread_label(text(&o["thread"]))),
+                    100.0 * num(&o["busy_ns"]) as f64 / num(&g["total_ns"]).max(1) as f64,
                     names.join(", ")
                 )
             })
@@ -1310,6 +1310,9 @@ fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) 
             "None: no gap at one place in two or more frames sums to the threshold."
         );
     } else {
+        if let Some(k) = charts {
+            let _ = writeln!(o, "<!--chart:recurring:{k}:0-->\n");
+        }
         let _ = writeln!(
             o,
             "The same stretch without a profiled child, frame after frame, largest total first.\n\n\
@@ -1626,7 +1629,8 @@ impl Report {
                 if let Some(r) = r {
                     out.push_str(&match *kind {
                         "frames" => frames_svg(r),
-                        "gaps" => gaps_svg(r),
+                        "gaps" => gaps_svg(r, "gaps"),
+                        "recurring" => gaps_svg(r, "recurring"),
                         "calls" => r.outliers.get(j).map(calls_svg).unwrap_or_default(),
                         _ => String::new(),
                     });
@@ -1696,15 +1700,18 @@ fn frames_svg(r: &RecordingReport) -> String {
 
 /// Each gap as a bar on its thread's lane, the other threads' busy time
 /// in that window beside it.
-fn gaps_svg(r: &RecordingReport) -> String {
-    let gaps = r.gaps["gaps"].as_array().map_or(&[][..], |v| v.as_slice());
+fn gaps_svg(r: &RecordingReport, list: &str) -> String {
+    let gaps = r.gaps[list].as_array().map_or(&[][..], |v| v.as_slice());
     let shown = &gaps[..gaps.len().min(20)];
-    let max = shown
-        .iter()
-        .map(|g| num(&g["duration_ns"]))
-        .max()
-        .unwrap_or(1)
-        .max(1) as f64;
+    // A recurring gap's bar is its total, a one-off gap's its duration.
+    let size = |g: &Value| {
+        if g["total_ns"].is_null() {
+            num(&g["duration_ns"])
+        } else {
+            num(&g["total_ns"])
+        }
+    };
+    let max = shown.iter().map(size).max().unwrap_or(1).max(1) as f64;
     let row = 22.0;
     let mut o = format!(
         "<svg class=\"chart gaps\" xmlns=\"http://www.w3.org/2000/svg\" width=\"900\" height=\"{}\" \
@@ -1713,21 +1720,31 @@ fn gaps_svg(r: &RecordingReport) -> String {
     );
     for (k, g) in shown.iter().enumerate() {
         let y = k as f64 * row + 3.0;
-        let gw = num(&g["duration_ns"]) as f64 / max * 420.0;
+        let gw = size(g) as f64 / max * 420.0;
         let busy = g["other_threads"]
             .as_array()
             .and_then(|v| v.iter().max_by_key(|b| num(&b["busy_ns"])));
         let bw = busy.map_or(0.0, |b| num(&b["busy_ns"]) as f64 / max * 420.0);
+        let label = if g["total_ns"].is_null() {
+            format!("#{}", num(&g["frame_index"]))
+        } else {
+            format!("{} in {} frames", text(&g["kind"]), num(&g["frames"]))
+        };
+        let thread = text(&g["thread"]);
         let _ = write!(
             o,
             "<rect x=\"230\" y=\"{y}\" width=\"{gw:.2}\" height=\"8\" fill=\"#c0392b\"/>\
              <rect x=\"230\" y=\"{:.1}\" width=\"{bw:.2}\" height=\"8\" fill=\"#4a78b0\"/>\
-             <text x=\"0\" y=\"{:.1}\" font-size=\"12\">{} #{} {}</text>",
+             <text x=\"0\" y=\"{:.1}\" font-size=\"12\">{} {} {}</text>",
             y + 9.0,
             y + 13.0,
-            escape::html(thread_label(text(&g["thread"]))),
-            num(&g["frame_index"]),
-            msu(num(&g["duration_ns"])),
+            escape::html(if thread.is_empty() {
+                "between frames"
+            } else {
+                thread_label(thread)
+            }),
+            escape::html(&label),
+            msu(size(g)),
         );
         if let Some(b) = busy {
             let _ = write!(

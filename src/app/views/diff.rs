@@ -201,7 +201,9 @@ fn sorted_rows(mut keys: Vec<u128>) -> Vec<u32> {
 }
 
 /// The diff table's rows built a slice at a time: the compare table, then
-/// its rows in name order (the sorts' tie-break).
+/// its rows in name order (the sorts' tie-break). One per view, while it
+/// builds: the sizes of its stages do not matter.
+#[allow(clippy::large_enum_variant)]
 enum DiffBuild {
     Table(CompareBuilder),
     Order(CompareTable, NameOrder<u32>),

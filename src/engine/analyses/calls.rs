@@ -75,3 +75,108 @@ pub fn calls(trace: &Trace, name: &str) -> Option<CallsReport> {
         .collect();
     Some(CallsReport { summary, calls })
 }
+
+/// One side of [`calls_compared`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CallsSide {
+    pub count: u64,
+    /// Frames of the recording, and how many had a call.
+    pub frames: usize,
+    pub frames_with_calls: usize,
+    pub calls_per_frame: f64,
+    pub total_ns: i64,
+    pub per_frame_ns: f64,
+    pub min_ns: i64,
+    /// Lower median.
+    pub median_ns: i64,
+    /// Nearest rank.
+    pub p95_ns: i64,
+    pub max_ns: i64,
+    /// The largest call's share of the total.
+    pub max_share: f64,
+}
+
+/// `calls A B NAME`: both sides' calls of NAME side by side, judged.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CallsComparison {
+    pub name: String,
+    /// `null` when the side has no call.
+    pub a: Option<CallsSide>,
+    pub b: Option<CallsSide>,
+    /// The noise model's judgement (as `compare`'s).
+    pub change: super::judge::Change,
+}
+
+/// The calls of `name` (or with that data) in `trace`, as the judgement's
+/// sample: `None` without a call.
+pub fn sample_of(trace: &Trace, name: &str) -> Option<super::judge::Sample> {
+    let hits = named_instances(trace, name);
+    if hits.is_empty() {
+        return None;
+    }
+    let mut per_frame: Vec<(u32, i64)> = hits
+        .iter()
+        .map(|&i| (trace.scope_frame(i).0, trace.scopes.duration_ns[i.idx()]))
+        .collect();
+    per_frame.sort_unstable();
+    let mut calls_in_frames: Vec<u32> = Vec::new();
+    let mut last = None;
+    for &(f, _) in &per_frame {
+        if last == Some(f) {
+            *calls_in_frames.last_mut().expect("a frame before") += 1;
+        } else {
+            calls_in_frames.push(1);
+        }
+        last = Some(f);
+    }
+    Some(super::judge::Sample {
+        durations_ns: per_frame.into_iter().map(|(_, d)| d).collect(),
+        calls_in_frames,
+        frames: trace.frames.len(),
+    })
+}
+
+fn side(s: &super::judge::Sample) -> CallsSide {
+    let mut d = s.durations_ns.clone();
+    d.sort_unstable();
+    let n = d.len();
+    let total = d.iter().fold(0i64, |a, &x| a.saturating_add(x));
+    let p95_rank = (95 * n).div_ceil(100).max(1);
+    CallsSide {
+        count: n as u64,
+        frames: s.frames,
+        frames_with_calls: s.calls_in_frames.len(),
+        calls_per_frame: n as f64 / s.frames.max(1) as f64,
+        total_ns: total,
+        per_frame_ns: total as f64 / s.frames.max(1) as f64,
+        min_ns: d[0],
+        median_ns: d[(n - 1) / 2],
+        p95_ns: d[p95_rank - 1],
+        max_ns: d[n - 1],
+        max_share: if total == 0 {
+            0.0
+        } else {
+            d[n - 1] as f64 / total as f64
+        },
+    }
+}
+
+/// Both recordings' calls of `name` (or with that data), judged with
+/// `noise`; `None` when neither has one.
+pub fn calls_compared(
+    a: &Trace,
+    b: &Trace,
+    name: &str,
+    noise: &super::judge::Noise,
+) -> Option<CallsComparison> {
+    let (sa, sb) = (sample_of(a, name), sample_of(b, name));
+    if sa.is_none() && sb.is_none() {
+        return None;
+    }
+    Some(CallsComparison {
+        name: name.to_owned(),
+        a: sa.as_ref().map(side),
+        b: sb.as_ref().map(side),
+        change: super::judge::judge(sa.as_ref(), sb.as_ref(), noise),
+    })
+}

@@ -193,7 +193,7 @@ impl CompareTable {
 /// [`CompareTable::new`] a slice at a time, for a caller that must keep
 /// drawing (the browser's single thread): each [`Self::step`] works in
 /// chunks until its `more` says stop.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct CompareBuilder {
     stage: BuildStage,
     /// The next instance or group of the stage.
@@ -211,8 +211,11 @@ pub struct CompareBuilder {
     /// The rows to judge from their calls.
     candidates: Vec<Pair>,
     /// Calls of the candidates: (candidate, frame position, duration).
-    calls: (Vec<(u32, u32, i64)>, Vec<(u32, u32, i64)>),
+    calls: (Calls, Calls),
 }
+
+/// Calls of the rows to judge: (candidate, frame position, duration).
+type Calls = Vec<(u32, u32, i64)>;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum BuildStage {
@@ -227,6 +230,12 @@ enum BuildStage {
     Judge,
 }
 
+impl Default for CompareBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl CompareBuilder {
     pub fn new() -> Self {
         Self::grouped(GroupBy::NameData, Noise::default())
@@ -235,14 +244,20 @@ impl CompareBuilder {
     /// A builder of the rows grouped `by`, judged with `noise`.
     pub fn grouped(by: GroupBy, noise: Noise) -> Self {
         Self {
+            stage: BuildStage::GroupA,
+            next: 0,
             acc_a: Accumulator::recording(by),
             acc_b: Accumulator::recording(by),
-            by,
+            matched: Vec::new(),
             table: CompareTable {
                 noise,
                 ..Default::default()
             },
-            ..Default::default()
+            by,
+            group_of: Default::default(),
+            candidate_of: Default::default(),
+            candidates: Vec::new(),
+            calls: Default::default(),
         }
     }
 
@@ -797,6 +812,11 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
         total_rows,
         changed_rows,
         rows,
-        gate: gate.map(|g| joined.gate(g, opts, false)),
+        // Judged per name, as the report's gate: a scope that now runs
+        // twice per frame is one row, not a new (name, data) row.
+        gate: gate.map(|g| {
+            let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
+            by_name.with(a, b).gate(g, opts, true)
+        }),
     }
 }

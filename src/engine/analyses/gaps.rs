@@ -429,10 +429,7 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
     let stream_ok = stream_filter(trace, thread, None);
     let floor = RECURRING_FLOOR_NS.min(min_ns).max(1);
     let mut found: Vec<Found> = Vec::new();
-    for st in 0..trace.streams.len() {
-        if !stream_ok[st] {
-            continue;
-        }
+    for (st, _) in stream_ok.iter().enumerate().filter(|(_, ok)| **ok) {
         let thread = trace.threads.name[trace.streams.thread[st].idx()];
         let frame = trace.streams.frame[st];
         for_each_stretch(trace, StreamId(st as u32), floor, |x| {
