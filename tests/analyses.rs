@@ -287,8 +287,9 @@ fn window_per_thread() {
     let f = files();
     let lo = t(5.0).to_string();
     let hi = t(10.0).to_string();
+    let w = f.json(&["window", "s.{}", &lo, &hi]);
     assert_eq!(
-        f.json(&["window", "s.{}", &lo, &hi]),
+        w["threads"],
         json!([
             {"thread": "rayon-1", "count": 2, "top": [
                 {"name": "job", "data": "a", "duration_ns": ns(2.0)},
@@ -296,8 +297,51 @@ fn window_per_thread() {
             {"thread": "rayon-2", "count": 1, "top": [{"name": "job", "data": "c", "duration_ns": ns(3.0)}]},
         ])
     );
+    // Busy per thread, d (8.5..12 ms) counted by its 1.5 ms inside; main's
+    // `frame` covers the whole window (unprofiled inside it, not idle).
+    let busy: Vec<(&str, i64)> = w["busy"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            (
+                b["thread"].as_str().unwrap(),
+                b["busy_ns"].as_i64().unwrap(),
+            )
+        })
+        .collect();
     assert_eq!(
-        f.json(&["window", "s.{}", &lo, &hi, "--top", "1"])[0]["top"]
+        busy,
+        [
+            ("main", ns(5.0)),
+            ("rayon-2", ns(4.5)),
+            ("rayon-1", ns(4.0))
+        ]
+    );
+    assert_eq!(
+        (w["covered_ns"].as_i64(), w["uncovered_ns"].as_i64()),
+        (Some(ns(5.0)), Some(0))
+    );
+    assert_eq!(w["threads_recorded"], 3);
+    // Between frames 10 and 11 (20..30 ms): nothing ran, all of it uncovered.
+    let idle = f.json(&["window", "s.{}", &t(20.0).to_string(), &t(30.0).to_string()]);
+    assert_eq!(
+        (idle["covered_ns"].as_i64(), idle["uncovered_ns"].as_i64()),
+        (Some(0), Some(ns(10.0)))
+    );
+    assert_eq!(idle["threads"], json!([]));
+    // Half of frame 11's end and the idle after it: 1 ms covered of 2.
+    let half = f.json(&["window", "s.{}", &t(37.0).to_string(), &t(39.0).to_string()]);
+    assert_eq!(
+        (half["covered_ns"].as_i64(), half["uncovered_ns"].as_i64()),
+        (Some(ns(1.0)), Some(ns(1.0)))
+    );
+    assert!(
+        f.text(&["window", "s.{}", &t(20.0).to_string(), &t(30.0).to_string()])
+            .contains("no thread's scope covered 10.000 ms (100%)")
+    );
+    assert_eq!(
+        f.json(&["window", "s.{}", &lo, &hi, "--top", "1"])["threads"][0]["top"]
             .as_array()
             .unwrap()
             .len(),
@@ -847,4 +891,21 @@ fn diff_joins_the_trees_and_orders_by_the_size_of_the_change() {
     );
     assert_eq!(warned["threads"][1]["roots"][0]["name"], "frame");
     assert_eq!(warned["threads"][1]["roots"][1]["name"], "scope#1");
+}
+
+#[test]
+fn lists_say_what_they_left_out() {
+    let f = files();
+    // 14 instances in the scenario; `top --top 2` says the other 12.
+    let text = f.text(&["top", "s.{}", "--top", "2"]);
+    assert!(text.contains("… 12 more, --top 14 shows them"), "{text}");
+    assert!(!f.text(&["top", "s.{}", "--top", "14"]).contains("more"));
+    let text = f.text(&["find", "s.{}", "job", "--top", "1"]);
+    assert!(text.contains("… 3 more, --top 4 shows them"), "{text}");
+    let text = f.text(&["find", "s.{}", "--aggregate", "--by", "name", "--top", "2"]);
+    assert!(text.contains("… 3 more, --top 5 shows them"), "{text}");
+    let text = f.text(&["frames", "s.{}", "--top", "1"]);
+    assert!(text.contains("… 2 more, --top 3 shows them"), "{text}");
+    // The JSON stays the rows (the count is the text's).
+    assert_eq!(f.json(&["top", "s.{}", "--top", "2"]).as_array().unwrap().len(), 2);
 }

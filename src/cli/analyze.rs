@@ -155,7 +155,7 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
 fn render(request: &Request, answer: &Answer) -> String {
     let mut out = String::new();
     match answer {
-        Answer::Frames(rows) => {
+        Answer::Frames { rows, total } => {
             let mut t = Table::new(&[("frame", Right), ("ms", Right), ("scopes", Right)]);
             for r in rows {
                 t.row(vec![
@@ -165,6 +165,7 @@ fn render(request: &Request, answer: &Answer) -> String {
                 ]);
             }
             t.render(&mut out);
+            more(&mut out, rows.len(), *total, top_of(request));
         }
         Answer::Threads {
             frame_index,
@@ -194,8 +195,11 @@ fn render(request: &Request, answer: &Answer) -> String {
             }
             t.render(&mut out);
         }
-        Answer::Instances(rows) => render_instances(&mut out, rows),
-        Answer::Aggregate { by, rows } => {
+        Answer::Instances { rows, total } => {
+            render_instances(&mut out, rows);
+            more(&mut out, rows.len(), *total, top_of(request));
+        }
+        Answer::Aggregate { by, rows, total } => {
             let mut headers = vec![("name", Left)];
             if *by == GroupBy::NameData {
                 headers.push(("data", Left));
@@ -225,6 +229,7 @@ fn render(request: &Request, answer: &Answer) -> String {
                 t.row(cells);
             }
             t.render(&mut out);
+            more(&mut out, rows.len(), *total, top_of(request));
         }
         Answer::Tree(report) => {
             let mut text = Vec::new();
@@ -321,11 +326,30 @@ fn render(request: &Request, answer: &Answer) -> String {
             t.render(&mut out);
         }
         Answer::CallsCompared(c) => render_calls_compared(&mut out, c),
-        Answer::Window(rows) => {
-            let Request::Window(api::WindowArgs { lo, hi, .. }) = request else {
-                unreachable!("a window answer comes from a window request")
-            };
-            let _ = writeln!(&mut out, "window {lo}..{hi} ns ({} ms)", ms(hi - lo));
+        Answer::Window(w) => {
+            let span = w.hi_ns.saturating_sub(w.lo_ns).max(0);
+            let _ = writeln!(
+                &mut out,
+                "window {}..{} ns ({} ms): scopes covered {} ms; no thread's scope covered {} ms ({:.0}%){}",
+                w.lo_ns,
+                w.hi_ns,
+                ms(span),
+                ms(w.covered_ns),
+                ms(w.uncovered_ns),
+                100.0 * w.uncovered_ns as f64 / span.max(1) as f64,
+                if w.threads_recorded <= 1 {
+                    " (the recording has one thread: idle and unprofiled look alike)"
+                } else {
+                    ""
+                }
+            );
+            if !w.busy.is_empty() {
+                let _ = writeln!(
+                    &mut out,
+                    "busy: {}",
+                    meanwhile(&w.busy, w.threads_recorded > 1)
+                );
+            }
             let mut t = Table::new(&[
                 ("thread", Left),
                 ("scopes", Right),
@@ -333,7 +357,7 @@ fn render(request: &Request, answer: &Answer) -> String {
                 ("data", Left),
                 ("ms", Right),
             ]);
-            for r in rows {
+            for r in &w.threads {
                 for (k, s) in r.top.iter().enumerate() {
                     let first = k == 0;
                     t.row(vec![
@@ -838,4 +862,16 @@ fn write_diff(out: &mut impl std::io::Write, report: &DiffReport) -> std::io::Re
         }
     };
     write_columns(out, &headers, || report.rows(), fill)
+}
+
+/// The `--top` of a listing request (what "--top N shows them" names).
+fn top_of(request: &Request) -> usize {
+    match request {
+        Request::Frames(a) => a.top.unwrap_or(usize::MAX),
+        Request::Top(a) => a.top,
+        Request::Find(a) => a.top,
+        Request::Gaps(a) => a.top,
+        Request::Compare(a) => a.top,
+        _ => usize::MAX,
+    }
 }

@@ -399,11 +399,17 @@ With one recording, JSON: {\"summary\":{\"count\",\"total_ns\",\"min_ns\",\"medi
 median is the lower median, p95 the nearest rank."
     )]
     Calls(CallsArgs),
-    /// What ran on each thread inside a time window [LO, HI] (absolute ns).
+    /// What ran on each thread inside a time window [LO, HI] (absolute ns), how busy each was,
+    /// and how much of it no thread's scope covered.
     #[command(
         after_help = "Examples:\n  puffin-lens window capture.puffin 1795967542870000000 1795967542875000000\n\n\
 Take LO and HI from the start_ns/end_ns of `gaps`, `top` or `children`.\n\
-JSON: [{\"thread\",\"count\",\"top\":[{\"name\",\"data\",\"duration_ns\"}]}] by thread name."
+JSON: {\"lo_ns\",\"hi_ns\",\"threads\":[{\"thread\",\"count\",\"top\":[{\"name\",\"data\",\"duration_ns\"}]}],\
+\"busy\":[{\"thread\",\"busy_ns\",\"scopes\":[{\"name\",\"busy_ns\"}]}],\"covered_ns\",\"uncovered_ns\",\
+\"threads_recorded\"}: threads by name (their scopes wholly inside the window); busy: each thread's \
+top-level scopes' time in the window, a scope partly inside counted by its overlap, busiest \
+first; uncovered_ns: the window's time no thread's scope covered (idle or unprofiled: with \
+threads_recorded 1 there is no other thread to tell)."
     )]
     Window(WindowArgs),
     /// Unprofiled time: every stretch no child covers, single and recurring, and what ran meanwhile.
@@ -574,26 +580,34 @@ pub fn query_names() -> Vec<String> {
 /// extra fields are for the text rendering).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Answer {
-    Frames(Vec<analyses::FrameRow>),
+    /// `frames`: the rows, and the recording's frames in all.
+    Frames {
+        rows: Vec<analyses::FrameRow>,
+        total: usize,
+    },
     Threads {
         frame_index: u64,
         duration_ns: i64,
         rows: Vec<analyses::ThreadRow>,
     },
-    /// `top` and `find`.
-    Instances(Vec<analyses::InstanceRow>),
-    /// `find --aggregate`.
+    /// `top` and `find`: the rows, and how many instances there are.
+    Instances {
+        rows: Vec<analyses::InstanceRow>,
+        total: usize,
+    },
+    /// `find --aggregate`: the rows, and how many groups there are.
     Aggregate {
         by: GroupBy,
         rows: Vec<analyses::AggregateRow>,
+        total: usize,
     },
     Tree(Box<TreeReport>),
     Children(analyses::ChildrenReport),
     Callers(analyses::CallersReport),
     Calls(analyses::CallsReport),
     /// `calls A B NAME`.
-    CallsCompared(analyses::CallsComparison),
-    Window(Vec<analyses::WindowThread>),
+    CallsCompared(Box<analyses::CallsComparison>),
+    Window(analyses::WindowReport),
     Gaps(analyses::GapsReport),
     Compare(analyses::CompareReport),
     Diff(Box<DiffReport>),
@@ -603,9 +617,9 @@ pub enum Answer {
 impl serde::Serialize for Answer {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Answer::Frames(v) => v.serialize(s),
+            Answer::Frames { rows, .. } => rows.serialize(s),
             Answer::Threads { rows, .. } => rows.serialize(s),
-            Answer::Instances(v) => v.serialize(s),
+            Answer::Instances { rows, .. } => rows.serialize(s),
             Answer::Aggregate { rows, .. } => rows.serialize(s),
             Answer::Tree(v) => v.serialize(s),
             Answer::Children(v) => v.serialize(s),
@@ -645,7 +659,10 @@ pub fn ms_to_ns(ms: f64) -> i64 {
 /// Answers `request` about trace `a` (and `b` for `compare`).
 pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer, QueryError> {
     Ok(match request {
-        Request::Frames(args) => Answer::Frames(analyses::frames(a, args.top)),
+        Request::Frames(args) => Answer::Frames {
+            rows: analyses::frames(a, args.top),
+            total: a.frames.len(),
+        },
         Request::Threads(args) => {
             let frame = match args.frame {
                 Some(i) => analyses::frame_by_index(a, i).ok_or_else(|| no_frame(i))?,
@@ -659,7 +676,10 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                 rows: analyses::threads(a, frame),
             }
         }
-        Request::Top(args) => Answer::Instances(analyses::top(a, args.top)),
+        Request::Top(args) => Answer::Instances {
+            rows: analyses::top(a, args.top),
+            total: a.scopes.len(),
+        },
         Request::Find(args) => {
             let filter = FindFilter {
                 prefix: args.prefix.clone(),
@@ -669,12 +689,15 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                 frame_position: None,
             };
             if args.aggregate {
+                let (rows, total) = analyses::aggregate_counted(a, &filter, args.by, args.top);
                 Answer::Aggregate {
                     by: args.by,
-                    rows: analyses::aggregate(a, &filter, args.by, args.top),
+                    rows,
+                    total,
                 }
             } else {
-                Answer::Instances(analyses::find(a, &filter, args.top))
+                let (rows, total) = analyses::find_counted(a, &filter, args.top);
+                Answer::Instances { rows, total }
             }
         }
         Request::Tree(args) => {
@@ -705,17 +728,19 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
             })?;
             if args.compare {
                 let b = b.ok_or(QueryError::NoB)?;
-                Answer::CallsCompared(
+                Answer::CallsCompared(Box::new(
                     analyses::calls_compared(a, b, &args.name, &noise)
                         .ok_or_else(|| no_such_scope(&args.name))?,
-                )
+                ))
             } else {
                 Answer::Calls(
                     analyses::calls(a, &args.name).ok_or_else(|| no_such_scope(&args.name))?,
                 )
             }
         }
-        Request::Window(args) => Answer::Window(analyses::window(a, args.lo, args.hi, args.top)),
+        Request::Window(args) => {
+            Answer::Window(analyses::window_report(a, args.lo, args.hi, args.top))
+        }
         Request::Gaps(args) => {
             if !(args.min_ms.is_finite() && args.min_ms >= 0.0) {
                 return Err(QueryError::BadArgs {

@@ -102,15 +102,26 @@ impl Matcher {
 
 /// Matching instances, slowest first (ties by earlier start), at most `n`.
 pub fn find(trace: &Trace, filter: &FindFilter, n: usize) -> Vec<InstanceRow> {
+    find_counted(trace, filter, n).0
+}
+
+/// [`find`], and how many instances match in all.
+pub fn find_counted(trace: &Trace, filter: &FindFilter, n: usize) -> (Vec<InstanceRow>, usize) {
     let m = Matcher::new(trace, filter);
     let range = match filter.frame_position {
         Some(f) => frame_scopes(trace, f),
         None => all_scopes(trace),
     };
-    top_k(trace, range.filter(|&i| m.test(trace, i)), n)
-        .into_iter()
-        .map(|i| InstanceRow::new(trace, i))
-        .collect()
+    let mut total = 0usize;
+    let rows = top_k(
+        trace,
+        range.filter(|&i| m.test(trace, i)).inspect(|_| total += 1),
+        n,
+    )
+    .into_iter()
+    .map(|i| InstanceRow::new(trace, i))
+    .collect();
+    (rows, total)
 }
 
 /// How `find --aggregate` groups.
@@ -238,8 +249,19 @@ impl Accumulator {
 
 /// Matching instances grouped, by total desc, ties by name then data; at most `n`.
 pub fn aggregate(trace: &Trace, filter: &FindFilter, by: GroupBy, n: usize) -> Vec<AggregateRow> {
+    aggregate_counted(trace, filter, by, n).0
+}
+
+/// [`aggregate`], and how many groups there are in all.
+pub fn aggregate_counted(
+    trace: &Trace,
+    filter: &FindFilter,
+    by: GroupBy,
+    n: usize,
+) -> (Vec<AggregateRow>, usize) {
     let m = Matcher::new(trace, filter);
     let mut groups = accumulate(trace, by, |i| m.test(trace, i));
+    let total = groups.len();
     // Groups are distinct (name, data): a total order, so the first `n` by
     // selection and a sort of those only are the first `n` of a full sort.
     let order = |a: &Acc, b: &Acc| {
@@ -249,14 +271,14 @@ pub fn aggregate(trace: &Trace, filter: &FindFilter, by: GroupBy, n: usize) -> V
             .then_with(|| trace.str(a.data).cmp(trace.str(b.data)))
     };
     if n == 0 {
-        return Vec::new();
+        return (Vec::new(), total);
     }
     if n < groups.len() {
         groups.select_nth_unstable_by(n - 1, order);
         groups.truncate(n);
     }
     groups.sort_unstable_by(order);
-    groups
+    let rows = groups
         .into_iter()
         .map(|g| AggregateRow {
             name: trace.str(g.name).to_owned(),
@@ -268,5 +290,6 @@ pub fn aggregate(trace: &Trace, filter: &FindFilter, by: GroupBy, n: usize) -> V
             max_ns: g.max_ns,
             mean_ns: g.total_ns as f64 / g.count as f64,
         })
-        .collect()
+        .collect();
+    (rows, total)
 }

@@ -620,3 +620,25 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
         total_recurring,
     }
 }
+
+/// Time within `[lo_ns, hi_ns)` that some thread's top-level scope covers
+/// (their union), and how many thread names the recording has.
+pub fn covered_in(trace: &Trace, lo_ns: i64, hi_ns: i64) -> (i64, usize) {
+    let intervals = top_level_intervals(trace);
+    let mut parts: Vec<(i64, i64)> = Vec::new();
+    for (_, iv) in &intervals {
+        iv.overlaps(lo_ns, hi_ns, |k, _| {
+            parts.push((iv.start[k].max(lo_ns), iv.end[k].min(hi_ns)));
+        });
+    }
+    parts.sort_unstable();
+    let (mut covered, mut reach) = (0i64, i64::MIN);
+    for (s, e) in parts {
+        let s = s.max(reach);
+        if e > s {
+            covered = covered.saturating_add(e - s);
+            reach = e;
+        }
+    }
+    (covered, intervals.len())
+}

@@ -49,3 +49,36 @@ pub fn window(trace: &Trace, lo_ns: i64, hi_ns: i64, n: usize) -> Vec<WindowThre
         })
         .collect()
 }
+
+/// `window`'s answer: what ran inside `[lo_ns, hi_ns]`, how busy each
+/// thread was, and how much of the window no thread's scope covered.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WindowReport {
+    pub lo_ns: i64,
+    pub hi_ns: i64,
+    /// Per thread name (sorted), the scopes wholly inside the window.
+    pub threads: Vec<WindowThread>,
+    /// Per thread, its top-level scopes' time in the window (a scope only
+    /// partly inside counts its overlap), busiest first.
+    pub busy: Vec<super::gaps::BusyThread>,
+    /// Time in the window some thread's scope covered, and none did.
+    pub covered_ns: i64,
+    pub uncovered_ns: i64,
+    /// Threads (by name) the recording has: with one, an uncovered
+    /// stretch cannot say whether another thread was busy.
+    pub threads_recorded: usize,
+}
+
+/// [`window`] with each thread's busy time and the time no thread covered.
+pub fn window_report(trace: &Trace, lo_ns: i64, hi_ns: i64, n: usize) -> WindowReport {
+    let (covered_ns, threads_recorded) = super::gaps::covered_in(trace, lo_ns, hi_ns);
+    WindowReport {
+        lo_ns,
+        hi_ns,
+        threads: window(trace, lo_ns, hi_ns, n),
+        busy: super::gaps::busy_in(trace, lo_ns, hi_ns, None),
+        covered_ns,
+        uncovered_ns: hi_ns.saturating_sub(lo_ns).max(0) - covered_ns,
+        threads_recorded,
+    }
+}
