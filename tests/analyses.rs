@@ -907,5 +907,11 @@ fn lists_say_what_they_left_out() {
     let text = f.text(&["frames", "s.{}", "--top", "1"]);
     assert!(text.contains("… 2 more, --top 3 shows them"), "{text}");
     // The JSON stays the rows (the count is the text's).
-    assert_eq!(f.json(&["top", "s.{}", "--top", "2"]).as_array().unwrap().len(), 2);
+    assert_eq!(
+        f.json(&["top", "s.{}", "--top", "2"])
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
 }

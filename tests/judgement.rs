@@ -24,6 +24,13 @@ fn pair(seed_a: u64, seed_b: u64) -> tempfile::TempDir {
     let b = planted::record(&planted::game_loop(AFTER, seed_b));
     std::fs::write(dir.path().join("a.puffin"), a).unwrap();
     std::fs::write(dir.path().join("b.puffin"), b).unwrap();
+    // PLANTED_OUT=DIR keeps a copy (to try the tool on by hand).
+    if let Some(out) = std::env::var_os("PLANTED_OUT") {
+        std::fs::create_dir_all(&out).unwrap();
+        for f in ["a.puffin", "b.puffin"] {
+            std::fs::copy(dir.path().join(f), Path::new(&out).join(f)).unwrap();
+        }
+    }
     dir
 }
 

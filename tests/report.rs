@@ -440,3 +440,49 @@ fn html_is_one_page_with_charts_and_formats_follow_the_extension() {
     assert_eq!(code(&run(&["report", p, "--gap-ms", "-1"])), 2);
     assert_eq!(code(&run(&["report", "missing.puffin"])), 1);
 }
+
+#[test]
+fn a_burst_of_calls_in_one_frame_is_an_outlier() {
+    // `layout` (id 3) once per frame, 0.5 ms; in frame 2, 20 times: 10 of
+    // its 12 ms in one frame, no call more than 0.5 ms.
+    let frames: Vec<FrameData> = (0..5)
+        .map(|f| {
+            let t = T0 + f * 40 * MS;
+            let calls = if f == 2 { 20 } else { 1 };
+            let mut body = ScopeNode::new(1, t, t + 30 * MS);
+            for k in 0..calls {
+                let s = t + k * MS;
+                body = body.child(ScopeNode::new(3, s, s + MS / 2));
+            }
+            FrameData {
+                frame_index: f as u64,
+                threads: vec![ThreadData {
+                    name: "main".into(),
+                    start_time_ns: None,
+                    scopes: vec![body],
+                }],
+                registrations: if f == 0 { regs() } else { Vec::new() },
+            }
+        })
+        .collect();
+    let (_d, path) = temp_file(
+        "burst.puffin",
+        &write_recording(&frames, Format::Pfd4(Compression::Lz4)),
+    );
+    let r = report_json(&[path.to_str().unwrap()]);
+    let outliers = r["recordings"][0]["outliers"].as_array().unwrap();
+    assert_eq!(outliers.len(), 1, "{outliers:?}");
+    let o = &outliers[0];
+    assert_eq!(o["name"], "render");
+    assert_eq!(o["kind"], "burst");
+    assert_eq!(o["frame_index"], 2);
+    assert_eq!(o["calls_in_frame"], 20);
+    assert_eq!(o["frame_total_ns"], 10 * MS);
+    assert_eq!(o["count"], 24);
+    assert_eq!(o["max_share"], 10.0 / 12.0);
+    let md = String::from_utf8(run(&["report", path.to_str().unwrap()]).stdout).unwrap();
+    assert!(
+        md.contains("| render | one frame's burst | 24 | 12.000 ms | 0.500 ms | 20 (10.000 ms) | 83% | 2 | main |"),
+        "{md}"
+    );
+}
