@@ -254,6 +254,28 @@ fn the_report_accounts_for_the_frame_and_says_what_to_look_at_first() {
         .collect();
     assert_eq!(nested, [("panel 1", "new"), ("panel 0", "unchanged")]);
     assert_eq!(layout["change"]["calls_per_frame_b"], 2.0);
+    // The spike's call: B's slowest frame (the hitch), on main.
+    let (_, slowest) = json(d.path(), &["frames", "b.puffin", "--top", "1", "--json"]);
+    let load = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "assets::load")
+        .unwrap();
+    assert_eq!(load["spike_call"]["side"], "B");
+    assert_eq!(load["spike_call"]["frame_index"], slowest[0]["frame_index"]);
+    assert_eq!(load["spike_call"]["thread"], "main");
+    // physics::step's change is its child's: its own time stayed.
+    let step = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "physics::step")
+        .unwrap();
+    assert!(
+        step["self_delta_per_frame_ns"].as_f64().unwrap().abs() < 0.01e6,
+        "{step}"
+    );
     // Every name a list gives is a row of the table.
     let rows: Vec<&Value> = c["rows"]
         .as_array()

@@ -224,7 +224,7 @@ fn one_recording_gaps_outliers_and_sections() {
         "# puffin-lens report: game.puffin",
         "Scope registration: present (7 scopes registered)",
         "| main: `frame_body` | between | `update` → `render` | 5 | 5.000 ms | 25.000 ms | 27.8% | worker 25.000 ms (`job`) |",
-        "| between frames | between-frames | — → — | 4 | 2.000 ms | 8.000 ms | — | none (idle) |",
+        "| between frames (no thread runs) | between-frames | — → — | 4 | 2.000 ms | 8.000 ms | — | none (idle) |",
         "| load | one call | 5 | 10.000 ms | 6.000 ms | 1 (6.000 ms) | 60% | 3 | main |",
         "- **main**: `frame_body` 90.000 ms. Stops at frame_body: 60.000 ms self",
         "| load |  | 6.000 ms | main | 3 |",
@@ -340,11 +340,12 @@ fn two_recordings_a_change_and_a_spike_told_apart() {
     assert_eq!(path, ["frame_body", "physics"]);
     let md = String::from_utf8(run(&["report", a, b]).stdout).unwrap();
     for needle in [
-        "| `ai` | 1.000 ms | 1.900 ms | +0.900 ms | 1.00 → 1.00 | 1.000 ms → 1.000 ms | **one spike** (the other calls: unchanged (within noise)) |",
+        "| `ai` | 1.000 ms | 1.900 ms | +0.900 ms | 1.00 → 1.00 | 1.000 ms → 1.000 ms | **one spike** (the other calls: unchanged (within noise)): frame 6 of B |",
+        "| `frame_body` | 4.000 ms | 6.900 ms | +2.900 ms | 1.00 → 1.00 | 4.000 ms → 6.000 ms | **slower per call, median 4.000 ms → 6.000 ms, p < 0.001** (in its children: its own time did not change) |",
         "| `physics` | 2.000 ms | 4.000 ms | +2.000 ms | 1.00 → 1.00 | 2.000 ms → 4.000 ms | **slower per call, median 2.000 ms → 4.000 ms, p < 0.001** |",
         "`physics` +2.000 ms (slower per call), `ai` +0.900 ms (one spike); **100% explained**",
         "1. `physics`: slower per call",
-        "2. `ai`: one spike of 10.000 ms in B",
+        "2. `ai`: one spike of 10.000 ms in B, frame 6 on main; the other calls: unchanged",
         "- **Real changes** (per call or how often; not one spike): `frame_body`, `physics`",
         "Everything else is **unchanged** (within noise) and not listed.",
     ] {

@@ -56,9 +56,9 @@ impl Default for ReportOptions {
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub tool: String,
-    pub recordings: Vec<RecordingReport>,
-    /// With two recordings: B against A.
+    /// With two recordings: B against A (first: what a reader wants first).
     pub comparison: Option<ComparisonReport>,
+    pub recordings: Vec<RecordingReport>,
 }
 
 /// One recording's sections.
@@ -80,8 +80,11 @@ pub struct RecordingReport {
     pub slowest_scopes: Value,
     /// Names in `slowest_scopes` before the first N.
     pub total_slowest_scopes: usize,
-    /// Totals per name, largest total first: `{name, count, total_ns, self_ns, p95_ns, max_ns}`.
+    /// Totals per name, largest total first: `{name, count, total_ns, self_ns, p95_ns, max_ns}`
+    /// (the first N).
     pub totals: Vec<TotalRow>,
+    /// Names in all (`totals` lists the first N).
+    pub total_names: usize,
     /// Per thread, the merged tree's path following the largest child.
     pub hot_paths: Vec<HotPath>,
     /// `gaps --min-ms X --top N`: single and recurring gaps.
@@ -210,6 +213,20 @@ pub struct JudgedRow {
     pub by_data: Vec<DataRow>,
     /// How many data strings the name has (when more than one).
     pub total_data: usize,
+    /// B − A of the name's own (self) time per frame, all threads: near 0
+    /// when its change is its children's.
+    pub self_delta_per_frame_ns: f64,
+    /// For a spike: the call (its side, frame, thread and duration).
+    pub spike_call: Option<SpikeCall>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SpikeCall {
+    /// `A` or `B`.
+    pub side: &'static str,
+    pub frame_index: u64,
+    pub thread: String,
+    pub duration_ns: i64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -306,8 +323,8 @@ impl Report {
         });
         Self {
             tool: format!("puffin-lens {}", env!("CARGO_PKG_VERSION")),
-            recordings,
             comparison,
+            recordings,
         }
     }
 }
@@ -414,6 +431,7 @@ fn recording(
             })
         })
         .collect();
+    let total_names = totals.len();
     totals.truncate(n);
     let (slowest_scopes, total_slowest_scopes) = slowest_per_name(t, n);
     // The first child is the largest (children by total, then name).
@@ -470,6 +488,7 @@ fn recording(
         slowest_scopes,
         total_slowest_scopes,
         totals,
+        total_names,
         hot_paths,
         gaps: to_value(ask(
             "gaps",
@@ -598,9 +617,17 @@ fn comparison(
             v.push((p, data_rows.change(p)));
         }
     }
+    let (own_a, own_b) = (self_by_name(a, None), self_by_name(b, None));
+    let (fa, fb) = (a.frames.len().max(1) as f64, b.frames.len().max(1) as f64);
     let rows: Vec<JudgedRow> = listed
         .into_iter()
         .map(|(p, change)| {
+            let name = names.name(p);
+            let own =
+                |m: &FxHashMap<&str, i64>, f: f64| m.get(name).copied().unwrap_or(0) as f64 / f;
+            let spike_call = (change.kind == Kind::Spike)
+                .then(|| spike_call(a, b, name))
+                .flatten();
             let (sa, sb) = names.stats(p);
             let mut data = nested.remove(names.name(p)).unwrap_or_default();
             if data.len() < 2 {
@@ -632,6 +659,8 @@ fn comparison(
                     })
                     .collect(),
                 total_data,
+                self_delta_per_frame_ns: own(&own_b, fb) - own(&own_a, fa),
+                spike_call,
             }
         })
         .collect();
@@ -718,6 +747,29 @@ fn comparison(
     }
 }
 
+/// A spike's call: the largest call of `name` on the side with the larger
+/// total.
+fn spike_call(a: &Trace, b: &Trace, name: &str) -> Option<SpikeCall> {
+    let largest = |t: &Trace| {
+        let c = calls(t, name)?;
+        let total = c.summary.total_ns;
+        let worst = c
+            .calls
+            .into_iter()
+            .max_by_key(|c| (c.duration_ns, std::cmp::Reverse(c.start_ns)))?;
+        Some((total, worst))
+    };
+    let (ca, cb) = (largest(a), largest(b));
+    let b_side = cb.as_ref().map_or(0, |c| c.0) > ca.as_ref().map_or(0, |c| c.0);
+    let (side, (_, call)) = if b_side { ("B", cb?) } else { ("A", ca?) };
+    Some(SpikeCall {
+        side,
+        frame_index: call.frame_index,
+        thread: call.thread,
+        duration_ns: call.duration_ns,
+    })
+}
+
 /// The thread whose top-level scopes cover the most time in `t` (ties by
 /// name).
 fn busiest_thread(t: &Trace) -> Option<&str> {
@@ -738,14 +790,19 @@ fn busiest_thread(t: &Trace) -> Option<&str> {
         .map(|(n, _)| n)
 }
 
-/// Self time per scope name on the threads named `thread`.
-fn self_by_name<'t>(t: &'t Trace, thread: &str) -> FxHashMap<&'t str, i64> {
+/// Self time per scope name on the threads named `thread` (all threads
+/// with `None`).
+fn self_by_name<'t>(t: &'t Trace, thread: Option<&str>) -> FxHashMap<&'t str, i64> {
     let mut out: FxHashMap<&str, i64> = FxHashMap::default();
-    let Some(id) = t.strings.find(thread) else {
-        return out;
+    let id = match thread {
+        Some(name) => match t.strings.find(name) {
+            Some(id) => Some(id),
+            None => return out,
+        },
+        None => None,
     };
     for st in 0..t.streams.len() as u32 {
-        if t.threads.name[t.streams.thread[st as usize].idx()] != id {
+        if id.is_some_and(|id| t.threads.name[t.streams.thread[st as usize].idx()] != id) {
             continue;
         }
         for i in t.streams.scopes(StreamId(st)) {
@@ -785,7 +842,10 @@ fn frame_change(a: &Trace, b: &Trace, names: &Joined<'_>, opts: &ReportOptions) 
         .or_else(|| busiest_thread(b))
         .unwrap_or_default()
         .to_owned();
-    let (sa, sb) = (self_by_name(a, &thread), self_by_name(b, &thread));
+    let (sa, sb) = (
+        self_by_name(a, Some(&thread)),
+        self_by_name(b, Some(&thread)),
+    );
     let (fa, fb) = (a.frames.len().max(1) as f64, b.frames.len().max(1) as f64);
     let kind_of: FxHashMap<&str, Kind> = names
         .pairs()
@@ -853,7 +913,8 @@ fn frame_change(a: &Trace, b: &Trace, names: &Joined<'_>, opts: &ReportOptions) 
         } else {
             0.0
         },
-        outside_scopes_ns: delta_mean - profiled,
+        // Whole nanoseconds: what is left of summing floats is not time.
+        outside_scopes_ns: (delta_mean - profiled).round(),
         notes,
     }
 }
@@ -881,13 +942,15 @@ fn look_first(c: &ComparisonReport, b: &RecordingReport, opts: &ReportOptions) -
             signed_ms(x.self_delta_per_frame_ns)
         ));
     }
-    for r in c.rows.iter().filter(|r| r.change.kind == Kind::Spike) {
-        let max = |s: &Option<SideStats>| s.as_ref().map_or(0, |s| s.max_ns);
-        let side = if max(&r.b) >= max(&r.a) { "B" } else { "A" };
+    for r in c.rows.iter() {
+        let Some(s) = &r.spike_call else { continue };
         lines.push(format!(
-            "{}: one spike of {} in {side} (`calls` shows its frame); the other calls: {}",
+            "{}: one spike of {} in {}, frame {} on {}; the other calls: {}",
             escape::markdown_code(&r.name),
-            msu(max(&r.a).max(max(&r.b))),
+            msu(s.duration_ns),
+            s.side,
+            s.frame_index,
+            cell(thread_label(&s.thread)),
             r.change.rest.unwrap_or_default().words()
         ));
     }
@@ -1176,6 +1239,7 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
             msu(t.max_ns)
         );
     }
+    more_md(o, r.totals.len(), r.total_names as i64);
     let _ = writeln!(
         o,
         "\n### {h}Hot path (merged over all frames, largest child first)\n"
@@ -1284,7 +1348,7 @@ fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) 
         let thread = text(&x["thread"]);
         let path = text(&x["path"]);
         if thread.is_empty() {
-            "between frames".to_owned()
+            "between frames (no thread runs)".to_owned()
         } else if path.is_empty() {
             format!("{} (top level)", cell(thread_label(thread)))
         } else {
@@ -1498,11 +1562,30 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             "| scope | A per frame | B per frame | Δ per frame | calls per frame | median per call | judgement |\n\
              |---|---:|---:|---:|---:|---:|---|"
         );
+        let min_ns = c.noise.ms * 1e6;
         for r in &c.rows {
-            judged_row_md(o, &escape::markdown_code(&r.name), &r.a, &r.b, &r.change, c);
+            let note = match &r.spike_call {
+                Some(s) => format!(": frame {} of {}", s.frame_index, s.side),
+                // Its total moved, its own time did not: its children's change.
+                None if r.self_delta_per_frame_ns.abs() < min_ns
+                    && r.change.delta_per_frame_ns.abs() >= min_ns
+                    && !matches!(r.change.kind, Kind::New | Kind::Gone) =>
+                {
+                    " (in its children: its own time did not change)".to_owned()
+                }
+                None => String::new(),
+            };
+            judged_row_md(
+                o,
+                (&escape::markdown_code(&r.name), &note),
+                &r.a,
+                &r.b,
+                &r.change,
+                c,
+            );
             for d in &r.by_data {
                 let label = format!("↳ data {}", escape::markdown_code(&d.data));
-                judged_row_md(o, &label, &d.a, &d.b, &d.change, c);
+                judged_row_md(o, (&label, ""), &d.a, &d.b, &d.change, c);
             }
             if r.total_data > r.by_data.len() {
                 let _ = writeln!(
@@ -1568,10 +1651,11 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
     }
 }
 
-/// One row of the judged table (`label` already Markdown).
+/// One row of the judged table (`label` already Markdown; `note` after the
+/// judgement).
 fn judged_row_md(
     o: &mut String,
-    label: &str,
+    (label, note): (&str, &str),
     a: &Option<SideStats>,
     b: &Option<SideStats>,
     ch: &Change,
@@ -1590,7 +1674,7 @@ fn judged_row_md(
         ),
         Kind::New | Kind::Gone | Kind::Unchanged => ch.kind.words().to_owned(),
         _ => format!("**{}**", describe(ch)),
-    };
+    } + note;
     let _ = writeln!(
         o,
         "| {label} | {} | {} | {} | {:.2} → {:.2} | {} → {} | {} |",
