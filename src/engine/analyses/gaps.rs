@@ -484,41 +484,48 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
 
     // Recurring: grouped by place.
     let path_hash = path_hashes(trace);
-    let mut places: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
-    for (k, f) in found.iter().enumerate() {
-        places
-            .entry(place_key(trace, &path_hash, f))
-            .or_default()
-            .push(k as u32);
+    // Stretches grouped by place: sorted by (place, index), one run a place
+    // (no map of vectors: a worst case has a million places).
+    let mut keyed: Vec<(u64, u32)> = found
+        .iter()
+        .enumerate()
+        .map(|(k, f)| (place_key(trace, &path_hash, f), k as u32))
+        .collect();
+    keyed.sort_unstable();
+    let members: Vec<u32> = keyed.iter().map(|&(_, k)| k).collect();
+    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut at = 0;
+    while at < keyed.len() {
+        let end = at + keyed[at..].partition_point(|x| x.0 == keyed[at].0);
+        if end - at >= 2 {
+            runs.push(at..end);
+        }
+        at = end;
     }
-    // A usual occurrence of a recurring gap (at most twice its median) is
-    // listed with it, not again as a one-off.
-    let mut usual = vec![false; found.len()];
+    drop(keyed);
     let len = |k: u32| {
         found[k as usize]
             .end
             .saturating_sub(found[k as usize].start)
     };
-    for ks in places.values().filter(|ks| ks.len() >= 2) {
-        let mut d: Vec<i64> = ks.iter().map(|&k| len(k)).collect();
+    // A usual occurrence of a recurring gap (at most twice its median) is
+    // listed with it, not again as a one-off.
+    let mut usual = vec![false; found.len()];
+    let mut d: Vec<i64> = Vec::new();
+    for r in &runs {
+        d.clear();
+        d.extend(members[r.clone()].iter().map(|&k| len(k)));
         d.sort_unstable();
         let median = d[(d.len() - 1) / 2];
-        for &k in ks {
+        for &k in &members[r.clone()] {
             usual[k as usize] = len(k) <= median.saturating_mul(2);
         }
     }
-    let mut groups: Vec<(i64, Vec<u32>)> = places
-        .into_values()
-        .filter(|ks| ks.len() >= 2)
-        .map(|ks| {
-            let total = ks
-                .iter()
-                .map(|&k| {
-                    found[k as usize]
-                        .end
-                        .saturating_sub(found[k as usize].start)
-                })
-                .fold(0i64, i64::saturating_add);
+    let mut groups: Vec<(i64, &[u32])> = runs
+        .into_iter()
+        .map(|r| {
+            let ks = &members[r];
+            let total = ks.iter().map(|&k| len(k)).fold(0i64, i64::saturating_add);
             (total, ks)
         })
         .filter(|(total, _)| *total >= min_ns.max(1))
