@@ -831,6 +831,12 @@ fn dnode(name: &str, a: Value, b: Value, delta: f64, children: Vec<Value>) -> Va
     json!({"name": name, "a": a, "b": b, "delta_total_ns": ns(delta), "children": children})
 }
 
+/// [`dnode`] with the noise model's judgement.
+fn judged(kind: &str, mut node: Value) -> Value {
+    node["kind"] = json!(kind);
+    node
+}
+
 #[test]
 fn diff_joins_the_trees_and_orders_by_the_size_of_the_change() {
     let f = diff_pair(true);
@@ -839,19 +845,21 @@ fn diff_joins_the_trees_and_orders_by_the_size_of_the_change() {
         "warnings": [],
         "threads": [
             {"name": "audio", "a_total_ns": 0, "b_total_ns": ns(3.0), "roots": [
-                dnode("mix", null.clone(), side(1, 3.0, 3.0), 3.0, vec![])]},
+                judged("new", dnode("mix", null.clone(), side(1, 3.0, 3.0), 3.0, vec![]))]},
             {"name": "main", "a_total_ns": ns(20.0), "b_total_ns": ns(20.0), "roots": [
-                dnode("frame", side(1, 20.0, 7.5), side(1, 20.0, 8.0), 0.0, vec![
-                    dnode("app::update", side(1, 4.5, 4.5), null.clone(), -4.5, vec![]),
-                    dnode("physics", null.clone(), side(1, 4.0, 4.0), 4.0, vec![]),
-                    dnode("app::render", side(1, 8.0, 7.0), side(1, 8.0, 6.0), 0.0, vec![
-                        dnode("load", side(1, 1.0, 1.0), side(1, 2.0, 2.0), 1.0, vec![]),
-                    ]),
-                ])]},
+                judged("unchanged", dnode("frame", side(1, 20.0, 7.5), side(1, 20.0, 8.0), 0.0, vec![
+                    judged("gone", dnode("app::update", side(1, 4.5, 4.5), null.clone(), -4.5, vec![])),
+                    judged("new", dnode("physics", null.clone(), side(1, 4.0, 4.0), 4.0, vec![])),
+                    judged("unchanged", dnode("app::render", side(1, 8.0, 7.0), side(1, 8.0, 6.0), 0.0, vec![
+                        // One call a side: by the thresholds alone.
+                        judged("slower", dnode("load", side(1, 1.0, 1.0), side(1, 2.0, 2.0), 1.0, vec![])),
+                    ])),
+                ]))]},
+            // Two 2 ms jobs, then one: the same cost per call, less often.
             {"name": "rayon-1", "a_total_ns": ns(4.0), "b_total_ns": ns(2.0), "roots": [
-                dnode("job", side(2, 4.0, 4.0), side(1, 2.0, 2.0), -2.0, vec![])]},
+                judged("less-often", dnode("job", side(2, 4.0, 4.0), side(1, 2.0, 2.0), -2.0, vec![]))]},
             {"name": "rayon-2", "a_total_ns": ns(6.5), "b_total_ns": 0, "roots": [
-                dnode("job", side(2, 6.5, 6.5), null.clone(), -6.5, vec![])]},
+                judged("gone", dnode("job", side(2, 6.5, 6.5), null.clone(), -6.5, vec![]))]},
         ]
     });
     assert_eq!(f.json(&["diff", "a.{}", "b.{}"]), expected);
@@ -871,13 +879,29 @@ fn diff_joins_the_trees_and_orders_by_the_size_of_the_change() {
     };
     assert_eq!(
         line("load"),
-        ["load", "1.000", "2.000", "+1.000", "+100.0%"]
+        [
+            "load", "1.000", "2.000", "+1.000", "+100.0%", "slower", "per", "call"
+        ]
     );
-    assert_eq!(line("physics"), ["physics", "-", "4.000", "+4.000", "new"]);
+    assert_eq!(
+        line("physics"),
+        ["physics", "-", "4.000", "+4.000", "new", "new", "in", "B"]
+    );
     assert_eq!(
         line("app::update"),
-        ["app::update", "4.500", "-", "-4.500", "gone"]
+        [
+            "app::update",
+            "4.500",
+            "-",
+            "-4.500",
+            "gone",
+            "gone",
+            "in",
+            "B"
+        ]
     );
+    // Unchanged nodes say nothing.
+    assert_eq!(line("app::render").len(), 5);
 
     // B without registration: its names are scope#<id>, and the answer says so.
     let f = diff_pair(false);

@@ -643,3 +643,44 @@ fn calls_side_by_side() {
         stderr(&out)
     );
 }
+
+#[test]
+fn diff_judges_every_node() {
+    let d = pair(13, 14);
+    let (_, diff) = json(d.path(), &["diff", "a.puffin", "b.puffin", "--json"]);
+    let mut kinds: BTreeMap<String, String> = BTreeMap::new();
+    fn walk(n: &Value, path: &str, out: &mut BTreeMap<String, String>) {
+        let path = format!("{path}/{}", n["name"].as_str().unwrap());
+        out.insert(path.clone(), n["kind"].as_str().unwrap().to_owned());
+        for c in n["children"].as_array().unwrap() {
+            walk(c, &path, out);
+        }
+    }
+    for t in diff["threads"].as_array().unwrap() {
+        for r in t["roots"].as_array().unwrap() {
+            walk(r, t["name"].as_str().unwrap(), &mut kinds);
+        }
+    }
+    let want: BTreeMap<String, String> = [
+        ("main/frame", "slower"),
+        ("main/frame/physics::step", "slower"),
+        ("main/frame/physics::step/physics::solve_contacts", "slower"),
+        ("main/frame/physics::step/physics::integrate", "unchanged"),
+        ("main/frame/ui::layout", "more-often"),
+        ("main/frame/audio::mix", "new"),
+        ("main/frame/legacy::update", "gone"),
+        ("main/frame/assets::load", "spike"),
+        ("main/frame/render::prepare", "unchanged"),
+        ("main/frame/render::prepare/render::upload", "unchanged"),
+        ("main/frame/input", "unchanged"),
+        ("worker-0/mesh::build", "unchanged"),
+        ("worker-1/mesh::build", "unchanged"),
+        ("worker-2/mesh::build", "unchanged"),
+    ]
+    .into_iter()
+    .map(|(p, k)| (p.to_owned(), k.to_owned()))
+    .collect();
+    assert_eq!(kinds, want);
+    let t = text(d.path(), &["diff", "a.puffin", "b.puffin"]);
+    assert!(t.contains("runs more often"), "{t}");
+}

@@ -823,10 +823,14 @@ fn write_diff(out: &mut impl std::io::Write, report: &DiffReport) -> std::io::Re
         ("B ms", Right),
         ("Δ ms", Right),
         ("Δ%", Right),
+        ("judgement", Left),
     ];
     let names = indented_cells(report.names());
-    let fill = |cells: &mut [String; 5], r: &DiffRow| {
-        let [scope, a, b, delta, change] = cells;
+    let fill = |cells: &mut [String; 6], r: &DiffRow| {
+        let [scope, a, b, delta, change, judgement] = cells;
+        if let Some(kind) = r.kind.filter(|k| k.is_change()) {
+            judgement.push_str(kind.words());
+        }
         let (at, bt) = (r.a_total_ns, r.b_total_ns);
         // A thread is present where its total is not 0; a node where it is.
         let (a_present, b_present) = if r.depth == 0 {

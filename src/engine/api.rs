@@ -12,7 +12,7 @@
 //! keys take the subcommand's defaults. `compare` compares the shown
 //! recording (A) with the second one (B).
 
-use super::analyses::diff::{DiffReport, diff_tree_levels};
+use super::analyses::diff::{DiffReport, diff_tree_judged};
 use super::analyses::gate::Gate;
 use super::analyses::judge::{self, Noise};
 use super::analyses::tree::{TreeReport, merged_tree_levels};
@@ -292,6 +292,9 @@ pub struct DiffArgs {
     /// List N levels (roots are level 1); deeper nodes are counted, not listed.
     #[arg(long, value_name = "N")]
     pub depth: Option<u32>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub noise: NoiseArgs,
 }
 
 #[derive(Args, Deserialize, Clone, Debug, PartialEq)]
@@ -479,8 +482,10 @@ puffin-lens diff before.puffin after.puffin --thread main --depth 4\n  \
 puffin-lens diff before.puffin after.puffin --json | jq '.threads[0].roots[0]'\n\n\
 JSON: {\"warnings\":[...],\"threads\":[{\"name\",\"a_total_ns\",\"b_total_ns\",\"roots\":[node]}]}, \
 node = {\"name\",\"a\":{\"count\",\"total_ns\",\"self_ns\"}|null,\"b\":{...}|null,\"delta_total_ns\",\
-\"children\":[node]}; threads: the union, by name (a missing side's total is 0); children: the \
-union, by |delta_total_ns| desc, then name; delta_total_ns = B - A, a missing side counting 0."
+\"kind\",\"children\":[node]}; threads: the union, by name (a missing side's total is 0); children: the \
+union, by |delta_total_ns| desc, then name; delta_total_ns = B - A, a missing side counting 0; \
+kind: the noise model's judgement of the node's calls per frame, as compare's (slower, \
+more-often, spike, new, gone, unchanged, ...; --noise-pct, --noise-ms, --alpha)."
     )]
     Diff(DiffArgs),
     /// The source location of a scope id (function, file, line), from the registration.
@@ -778,8 +783,14 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
             let b = b.ok_or(QueryError::NoB)?;
             // A thread's totals are its roots': joined even when none is listed.
             let levels = TreeReport::levels_of(args.depth).max(1);
-            let d = diff_tree_levels(a, b, args.thread.as_deref(), levels);
-            Answer::Diff(Box::new(DiffReport::new(a, b, d, args.depth)))
+            let noise = args.noise.noise().map_err(|message| QueryError::BadArgs {
+                query: "diff".to_owned(),
+                message,
+            })?;
+            let (d, kinds) = diff_tree_judged(a, b, args.thread.as_deref(), levels, &noise);
+            Answer::Diff(Box::new(
+                DiffReport::new(a, b, d, args.depth).with_kinds(kinds),
+            ))
         }
         Request::Scope(args) => match analyses::scope(a, args.id) {
             Some(info) => Answer::Scope(info),

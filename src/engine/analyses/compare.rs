@@ -3,7 +3,7 @@
 use super::common::*;
 use super::find::{Acc, Accumulator, GroupBy};
 use super::gate::{Gate, GateResult, mean_frame_ns};
-use super::judge::{Change, Kind, Noise, Sample, judge};
+use super::judge::{Change, Kind, Noise, Sums, judge, needs_calls, samples, untested};
 use crate::engine::model::{ScopeIdx, StrId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -417,7 +417,7 @@ impl CompareBuilder {
             let (Some(ga), Some(gb)) = (t.ga.get(p.a as usize), t.gb.get(p.b as usize)) else {
                 continue;
             };
-            if needs_calls(ga, gb, t.frames, &t.noise) {
+            if needs_calls(sums(ga), sums(gb), t.frames, &t.noise) {
                 cand_a[p.a as usize] = self.candidates.len() as u32;
                 cand_b[p.b as usize] = self.candidates.len() as u32;
                 self.candidates.push(p);
@@ -431,31 +431,8 @@ impl CompareBuilder {
         let (mut ca, mut cb) = std::mem::take(&mut self.calls);
         ca.sort_unstable();
         cb.sort_unstable();
-        let frames = self.table.frames;
-        let samples = |calls: &[(u32, u32, i64)], frames: usize| {
-            let mut out: Vec<Sample> = vec![
-                Sample {
-                    frames,
-                    ..Default::default()
-                };
-                self.candidates.len()
-            ];
-            let mut last: Option<(u32, u32)> = None;
-            for &(c, f, d) in calls {
-                let s = &mut out[c as usize];
-                s.durations_ns.push(d);
-                if last == Some((c, f)) {
-                    if let Some(n) = s.calls_in_frames.last_mut() {
-                        *n += 1;
-                    }
-                } else {
-                    s.calls_in_frames.push(1);
-                }
-                last = Some((c, f));
-            }
-            out
-        };
-        let (sa, sb) = (samples(&ca, frames.0), samples(&cb, frames.1));
+        let (frames, n) = (self.table.frames, self.candidates.len());
+        let (sa, sb) = (samples(&ca, n, frames.0), samples(&cb, n, frames.1));
         for (k, &p) in self.candidates.iter().enumerate() {
             let change = judge(Some(&sa[k]), Some(&sb[k]), &self.table.noise);
             self.table.tested.insert((p.a, p.b), change);
@@ -463,47 +440,11 @@ impl CompareBuilder {
     }
 }
 
-/// B's per-frame rate and mean against A's: whether the thresholds alone
-/// cannot call the row unchanged (see `judge`).
-fn needs_calls(ga: &Acc, gb: &Acc, frames: (usize, usize), noise: &Noise) -> bool {
-    if spike(ga.count, ga.max_ns, ga.total_ns) || spike(gb.count, gb.max_ns, gb.total_ns) {
-        return true;
-    }
-    let parts = parts(Some(ga), Some(gb), frames);
-    let min_ns = (noise.ms * 1e6).max(f64::MIN_POSITIVE);
-    let rel = noise.pct / 100.0;
-    parts.per_call.abs() >= min_ns
-        || ((parts.rate_b - parts.rate_a).abs() > rel * parts.rate_a && parts.count.abs() >= min_ns)
-}
-
-/// A row's change per frame and its two parts, from the groups' sums.
-struct Parts {
-    delta: f64,
-    per_call: f64,
-    count: f64,
-    rate_a: f64,
-    rate_b: f64,
-}
-
-fn parts(a: Option<&Acc>, b: Option<&Acc>, frames: (usize, usize)) -> Parts {
-    let side = |g: Option<&Acc>, frames: usize| {
-        g.map_or((0.0, 0.0, 0.0), |g| {
-            let f = frames.max(1) as f64;
-            (
-                g.total_ns as f64 / f,
-                g.count as f64 / f,
-                g.total_ns as f64 / g.count.max(1) as f64,
-            )
-        })
-    };
-    let (pa, rate_a, ma) = side(a, frames.0);
-    let (pb, rate_b, mb) = side(b, frames.1);
-    Parts {
-        delta: pb - pa,
-        per_call: rate_b * (mb - ma),
-        count: (rate_b - rate_a) * ma,
-        rate_a,
-        rate_b,
+fn sums(g: &Acc) -> Sums {
+    Sums {
+        count: g.count,
+        total_ns: g.total_ns,
+        max_ns: g.max_ns,
     }
 }
 
@@ -625,28 +566,7 @@ impl<'t> Joined<'t> {
             return c.clone();
         }
         let (a, b) = self.sides(p);
-        let parts = parts(a, b, self.table.frames);
-        let per_frame =
-            |g: Option<&Acc>, frames: usize| g.map(|g| g.count as f64 / frames.max(1) as f64);
-        Change {
-            kind: match (a, b) {
-                (None, _) => Kind::New,
-                (_, None) => Kind::Gone,
-                _ => Kind::Unchanged,
-            },
-            rest: None,
-            delta_per_frame_ns: parts.delta,
-            per_call_part_ns: parts.per_call,
-            count_part_ns: parts.count,
-            median_a_ns: None,
-            median_b_ns: None,
-            calls_per_frame_a: per_frame(a, self.table.frames.0).unwrap_or(0.0),
-            calls_per_frame_b: per_frame(b, self.table.frames.1).unwrap_or(0.0),
-            p_per_call: None,
-            p_count: None,
-            tested: false,
-            few_calls: false,
-        }
+        untested(a.map(sums), b.map(sums), self.table.frames)
     }
 
     /// The kind of a row's change (what [`Self::change`] says, cheaper).

@@ -6,8 +6,9 @@
 
 use super::common::CHUNK;
 use super::compare::compare_warnings;
+use super::judge::{Kind, Noise, Sums, judge, needs_calls, samples};
 use super::tree::{MergedTree, MergedTreeBuilder, NodeId, TreeReport};
-use crate::engine::model::Trace;
+use crate::engine::model::{ScopeIdx, Trace};
 use serde::Serialize;
 
 /// The joined tree. Thread nodes are the roots of the arena (depth 0).
@@ -162,6 +163,106 @@ pub fn diff_tree_levels(a: &Trace, b: &Trace, thread: Option<&str>, levels: u32)
     DiffTreeBuilder::new(a, b, thread, levels)
         .step(a, b, &mut || true)
         .expect("a build given all the time it needs ends")
+}
+
+/// [`diff_tree_levels`] with each node judged by the noise model (its calls
+/// in A against its calls in B, per frame; see `judge`): thread nodes are
+/// `Unchanged`.
+pub fn diff_tree_judged(
+    a: &Trace,
+    b: &Trace,
+    thread: Option<&str>,
+    levels: u32,
+    noise: &Noise,
+) -> (DiffTree, Vec<Kind>) {
+    let merge = |t: &Trace| {
+        let mut build = MergedTreeBuilder::recording(t, 0..t.frames.len() as u32, thread, levels);
+        let tree = loop {
+            if let Some(tree) = build.step(t, &mut || true) {
+                break tree;
+            }
+        };
+        (tree, build.take_node_of())
+    };
+    let ((ta, of_a), (tb, of_b)) = (merge(a), merge(b));
+    let mut join = Join::new(a, b, ta, tb);
+    let d = loop {
+        if let Some(d) = join.step(a, b, &mut || true) {
+            break d;
+        }
+    };
+    let kinds = judge_nodes(a, b, &d, (&of_a, &of_b), noise);
+    (d, kinds)
+}
+
+/// Each node of `d` judged: its merged nodes' sums, and for a node past
+/// the thresholds its calls (`node_of`: each instance's merged node in A's
+/// and in B's tree).
+fn judge_nodes(
+    a: &Trace,
+    b: &Trace,
+    d: &DiffTree,
+    node_of: (&[u32], &[u32]),
+    noise: &Noise,
+) -> Vec<Kind> {
+    const NONE: u32 = u32::MAX;
+    let frames = (d.a_frames, d.b_frames);
+    let mut kinds = vec![Kind::Unchanged; d.len()];
+    // Merged node -> diff node, per side; diff node -> candidate.
+    let (mut inv_a, mut inv_b) = (vec![NONE; d.a.len()], vec![NONE; d.b.len()]);
+    let mut candidate = vec![NONE; d.len()];
+    let mut candidates: Vec<u32> = Vec::new();
+    let sums = |t: &MergedTree, x: NodeId| Sums {
+        count: t.count[x.idx()],
+        total_ns: t.total_ns[x.idx()],
+        max_ns: t.max_ns[x.idx()],
+    };
+    for n in 0..d.len() {
+        let (na, nb) = (d.a_node[n], d.b_node[n]);
+        if let Some(x) = na {
+            inv_a[x.idx()] = n as u32;
+        }
+        if let Some(y) = nb {
+            inv_b[y.idx()] = n as u32;
+        }
+        if d.parent[n] == NONE {
+            continue; // a thread
+        }
+        kinds[n] = match (na, nb) {
+            (None, _) => Kind::New,
+            (_, None) => Kind::Gone,
+            (Some(x), Some(y)) => {
+                if needs_calls(sums(&d.a, x), sums(&d.b, y), frames, noise) {
+                    candidate[n] = candidates.len() as u32;
+                    candidates.push(n as u32);
+                }
+                Kind::Unchanged
+            }
+        };
+    }
+    if candidates.is_empty() {
+        return kinds;
+    }
+    let calls = |t: &Trace, of: &[u32], inv: &[u32]| {
+        let mut out: Vec<(u32, u32, i64)> = Vec::new();
+        for (i, &m) in of.iter().enumerate() {
+            let dn = inv.get(m as usize).copied().unwrap_or(NONE);
+            let c = candidate.get(dn as usize).copied().unwrap_or(NONE);
+            if c != NONE {
+                let frame = t.scope_frame(ScopeIdx(i as u32)).0;
+                out.push((c, frame, t.scopes.duration_ns[i]));
+            }
+        }
+        out.sort_unstable();
+        out
+    };
+    let (ca, cb) = (calls(a, node_of.0, &inv_a), calls(b, node_of.1, &inv_b));
+    let n = candidates.len();
+    let (sa, sb) = (samples(&ca, n, frames.0), samples(&cb, n, frames.1));
+    for (k, &node) in candidates.iter().enumerate() {
+        kinds[node as usize] = judge(Some(&sa[k]), Some(&sb[k]), noise).kind;
+    }
+    kinds
 }
 
 /// A [`DiffTree`] built a slice at a time: A's merged tree, B's (each a
@@ -363,6 +464,8 @@ fn push(
 pub struct DiffReport {
     pub warnings: Vec<String>,
     tree: DiffTree,
+    /// Each node's judgement (empty: not judged).
+    kinds: Vec<Kind>,
     /// Nodes deeper than this are counted in their ancestors, not listed.
     levels: u32,
 }
@@ -375,6 +478,8 @@ pub struct DiffRow<'r> {
     pub name: &'r str,
     /// Index of `name` among [`DiffReport::names`].
     pub name_index: u32,
+    /// The node's judgement (`None` for a thread, or when not judged).
+    pub kind: Option<Kind>,
     pub a: Option<SideTotals>,
     pub b: Option<SideTotals>,
     /// A's and B's totals (0 where missing; a thread's sums its roots').
@@ -391,8 +496,15 @@ impl DiffReport {
         DiffReport {
             warnings: compare_warnings(a, b),
             tree: d,
+            kinds: Vec::new(),
             levels: TreeReport::levels_of(depth),
         }
+    }
+
+    /// The report with each node's judgement ([`diff_tree_judged`]).
+    pub fn with_kinds(mut self, kinds: Vec<Kind>) -> Self {
+        self.kinds = kinds;
+        self
     }
 
     /// The distinct names, indexed by [`DiffRow::name_index`].
@@ -406,6 +518,9 @@ impl DiffReport {
             depth: d.depth[n as usize],
             name: d.name(n),
             name_index: d.name[n as usize],
+            kind: (d.depth[n as usize] > 0)
+                .then(|| self.kinds.get(n as usize).copied())
+                .flatten(),
             a: d.side(n, false),
             b: d.side(n, true),
             a_total_ns: d.a_total_ns(n),
@@ -442,11 +557,14 @@ impl Serialize for DiffReport {
         impl Serialize for Node<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 let r = self.0.row(self.1);
-                let mut st = s.serialize_struct("DiffNode", 5)?;
+                let mut st = s.serialize_struct("DiffNode", 6)?;
                 st.serialize_field("name", r.name)?;
                 st.serialize_field("a", &r.a)?;
                 st.serialize_field("b", &r.b)?;
                 st.serialize_field("delta_total_ns", &r.b_total_ns.saturating_sub(r.a_total_ns))?;
+                if let Some(kind) = r.kind {
+                    st.serialize_field("kind", &kind)?;
+                }
                 st.serialize_field("children", &Nodes(self.0, self.1))?;
                 st.end()
             }

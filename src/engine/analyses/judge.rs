@@ -375,6 +375,112 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
     change
 }
 
+/// A side's sums of a row (what its table keeps without the calls).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sums {
+    pub count: u64,
+    pub total_ns: i64,
+    pub max_ns: i64,
+}
+
+/// A row's change per frame and its two parts, from the sides' sums.
+struct Parts {
+    delta: f64,
+    per_call: f64,
+    count: f64,
+    rate_a: f64,
+    rate_b: f64,
+}
+
+fn parts(a: Option<Sums>, b: Option<Sums>, frames: (usize, usize)) -> Parts {
+    let side = |g: Option<Sums>, frames: usize| {
+        g.map_or((0.0, 0.0, 0.0), |g| {
+            let f = frames.max(1) as f64;
+            (
+                g.total_ns as f64 / f,
+                g.count as f64 / f,
+                g.total_ns as f64 / g.count.max(1) as f64,
+            )
+        })
+    };
+    let (pa, rate_a, ma) = side(a, frames.0);
+    let (pb, rate_b, mb) = side(b, frames.1);
+    Parts {
+        delta: pb - pa,
+        per_call: rate_b * (mb - ma),
+        count: (rate_b - rate_a) * ma,
+        rate_a,
+        rate_b,
+    }
+}
+
+/// Whether a row in both recordings needs its calls to be judged: a
+/// possible spike, or a per-call or count part past the thresholds. Every
+/// other such row is unchanged by the thresholds alone ([`judge`] agrees:
+/// tests/scale.rs checks it on every row of generated worst cases).
+pub fn needs_calls(a: Sums, b: Sums, frames: (usize, usize), noise: &Noise) -> bool {
+    use super::common::spike;
+    if spike(a.count, a.max_ns, a.total_ns) || spike(b.count, b.max_ns, b.total_ns) {
+        return true;
+    }
+    let p = parts(Some(a), Some(b), frames);
+    let min_ns = (noise.ms * 1e6).max(f64::MIN_POSITIVE);
+    let rel = noise.pct / 100.0;
+    p.per_call.abs() >= min_ns
+        || ((p.rate_b - p.rate_a).abs() > rel * p.rate_a && p.count.abs() >= min_ns)
+}
+
+/// The judgement of a row [`needs_calls`] passed over (or on one side
+/// only), from its sums: new, gone or unchanged; no medians, no tests.
+pub fn untested(a: Option<Sums>, b: Option<Sums>, frames: (usize, usize)) -> Change {
+    let p = parts(a, b, frames);
+    Change {
+        kind: match (a, b) {
+            (None, _) => Kind::New,
+            (_, None) => Kind::Gone,
+            _ => Kind::Unchanged,
+        },
+        rest: None,
+        delta_per_frame_ns: p.delta,
+        per_call_part_ns: p.per_call,
+        count_part_ns: p.count,
+        median_a_ns: None,
+        median_b_ns: None,
+        calls_per_frame_a: p.rate_a,
+        calls_per_frame_b: p.rate_b,
+        p_per_call: None,
+        p_count: None,
+        tested: false,
+        few_calls: false,
+    }
+}
+
+/// The samples of `n` rows from their calls `(row, frame position,
+/// duration)` sorted by row then frame, in a recording of `frames` frames.
+pub fn samples(calls: &[(u32, u32, i64)], n: usize, frames: usize) -> Vec<Sample> {
+    let mut out: Vec<Sample> = vec![
+        Sample {
+            frames,
+            ..Default::default()
+        };
+        n
+    ];
+    let mut last: Option<(u32, u32)> = None;
+    for &(c, f, d) in calls {
+        let s = &mut out[c as usize];
+        s.durations_ns.push(d);
+        if last == Some((c, f)) {
+            if let Some(k) = s.calls_in_frames.last_mut() {
+                *k += 1;
+            }
+        } else {
+            s.calls_in_frames.push(1);
+        }
+        last = Some((c, f));
+    }
+    out
+}
+
 /// Sorted values as (value, multiplicity) runs.
 fn runs(sorted: &[i64]) -> Vec<(i64, u64)> {
     let mut out: Vec<(i64, u64)> = Vec::new();

@@ -129,6 +129,9 @@ pub struct MergedTreeBuilder {
     stack: Vec<u32>,
     /// Frames in all (for progress).
     frames_total: usize,
+    /// With [`Self::recording`]: each instance's node (`u32::MAX` for one
+    /// not merged: another thread, deeper than `levels`).
+    node_of: Option<Vec<u32>>,
 }
 
 impl MergedTreeBuilder {
@@ -146,7 +149,23 @@ impl MergedTreeBuilder {
             thread_node: FxHashMap::default(),
             child_of: GroupIndex::new(),
             stack: Vec::new(),
+            node_of: None,
         }
+    }
+
+    /// [`Self::new`], also keeping each instance's node (see
+    /// [`Self::take_node_of`]).
+    pub fn recording(trace: &Trace, frames: Range<u32>, thread: Option<&str>, levels: u32) -> Self {
+        Self {
+            node_of: Some(vec![u32::MAX; trace.scopes.len()]),
+            ..Self::new(trace, frames, thread, levels)
+        }
+    }
+
+    /// Each instance's node, once the tree is built (empty unless made
+    /// [`Self::recording`]).
+    pub fn take_node_of(&mut self) -> Vec<u32> {
+        self.node_of.take().unwrap_or_default()
     }
 
     /// How far along, 0 to 1 (the merge; the last step, children lists,
@@ -172,6 +191,7 @@ impl MergedTreeBuilder {
             thread_node,
             child_of,
             stack,
+            node_of,
             ..
         } = self;
         let mut merged = 0usize;
@@ -206,6 +226,9 @@ impl MergedTreeBuilder {
                     tree.total_ns[n] = tree.total_ns[n].saturating_add(d);
                     tree.self_ns[n] = tree.self_ns[n].saturating_add(s.self_ns[i]);
                     tree.max_ns[n] = tree.max_ns[n].max(d);
+                    if let Some(of) = node_of.as_mut() {
+                        of[i] = node;
+                    }
                     stack.push(node);
                 }
             }
