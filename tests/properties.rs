@@ -223,3 +223,58 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// The report's JSON lines up with itself on any pair: every name a
+    /// list gives is a row of its table, every contribution to the frame
+    /// is a name of A or B, the rows are judged changes, and the change
+    /// per frame splits into its parts.
+    #[test]
+    fn the_report_lines_up_with_itself(a in frames(), b in frames(), top in 1usize..6) {
+        use puffin_lens::engine::report::{Report, ReportOptions};
+        let load = |f: &[FrameData]| engine::load(&write_recording(f, Format::Pfd4(Compression::Lz4))).expect("decodes");
+        let (da, db) = (load(&a), load(&b));
+        let opts = ReportOptions { top, ..Default::default() };
+        let r = serde_json::to_value(Report::new(("a", &da), Some(("b", &db)), opts)).unwrap();
+        let c = &r["comparison"];
+        let rows: Vec<&str> = c["rows"].as_array().unwrap().iter().map(|x| x["name"].as_str().unwrap()).collect();
+        prop_assert!(rows.len() <= top);
+        prop_assert!(rows.len() <= c["changed_rows"].as_u64().unwrap() as usize);
+        for list in ["spikes", "changes", "new", "gone"] {
+            for name in c[list].as_array().unwrap() {
+                prop_assert!(rows.contains(&name.as_str().unwrap()), "{} names {} not in {:?}", list, name, rows);
+            }
+        }
+        for row in c["rows"].as_array().unwrap() {
+            let ch = &row["change"];
+            prop_assert_ne!(ch["kind"].as_str().unwrap(), "unchanged");
+            let parts = ch["per_call_part_ns"].as_f64().unwrap() + ch["count_part_ns"].as_f64().unwrap();
+            let delta = ch["delta_per_frame_ns"].as_f64().unwrap();
+            prop_assert!((parts - delta).abs() <= 1e-6 * delta.abs().max(1.0), "{}", row);
+        }
+        let names = |d: &engine::Decoded| -> Vec<String> {
+            let t = &d.trace;
+            (0..t.scopes.len() as u32).map(|i| t.scope_name(engine::ScopeIdx(i)).to_owned()).collect()
+        };
+        let (na, nb) = (names(&da), names(&db));
+        for x in c["frame"]["contributions"].as_array().unwrap() {
+            let n = x["name"].as_str().unwrap();
+            prop_assert!(na.iter().chain(&nb).any(|m| m == n), "{}", n);
+        }
+        // The gate agrees with the rows it checks: every tripped name is a
+        // regression of the comparison (by name).
+        let gated = serde_json::to_value(Report::new(
+            ("a", &da),
+            Some(("b", &db)),
+            ReportOptions { top: 10_000, gate: Some(puffin_lens::engine::analyses::gate::Gate { pct: 0.0, min_ms: 0.0 }), ..Default::default() },
+        )).unwrap();
+        let all: Vec<(&str, &str)> = gated["comparison"]["rows"].as_array().unwrap().iter()
+            .map(|x| (x["name"].as_str().unwrap(), x["change"]["kind"].as_str().unwrap())).collect();
+        for t in gated["comparison"]["gate"]["tripped"].as_array().unwrap() {
+            let name = t["name"].as_str().unwrap();
+            prop_assert!(all.iter().any(|(n, k)| *n == name && *k == t["kind"].as_str().unwrap()), "{}", t);
+        }
+    }
+}
