@@ -354,7 +354,7 @@ fn the_report_accounts_for_the_frame_and_says_what_to_look_at_first() {
         "{first:#?}"
     );
     assert!(
-        first[4].contains("worker-0 busy 96% (`mesh::build`)"),
+        first[4].ends_with("meanwhile worker-0..2 busy 96% (`mesh::build`)"),
         "{first:#?}"
     );
     // Markdown and HTML say the same.

@@ -964,26 +964,25 @@ fn look_first(c: &ComparisonReport, b: &RecordingReport, opts: &ReportOptions) -
             && num(&g["median_ns"]) as f64 >= min_ns
             && num(&g["frames"]) * 2 >= frames
     }) {
-        let others: Vec<String> = g["other_threads"]
-            .as_array()
+        // (thread, busy %, what it ran), threads that ran the same as much
+        // told once: `worker-0..2 busy 96% (`mesh::build`)`.
+        let mut others: Vec<(String, u64, String)> = Vec::new();
+        for o in g["other_threads"].as_array().into_iter().flatten() {
+            let names: Vec<String> = o["scopes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .take(2)
+                .map(|n| escape::markdown_code(text(&n["name"])))
+                .collect();
+            let pct = (100.0 * num(&o["busy_ns"]) as f64 / num(&g["total_ns"]).max(1) as f64)
+                .round() as u64;
+            others.push((text(&o["thread"]).to_owned(), pct, names.join(", ")));
+        }
+        let others: Vec<String> = numbered_runs(&others)
             .into_iter()
-            .flatten()
             .take(4)
-            .map(|o| {
-                let names: Vec<String> = o["scopes"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .take(2)
-                    .map(|n| escape::markdown_code(text(&n["name"])))
-                    .collect();
-                format!(
-                    "{} busy {:.0}% ({})",
-                    cell(thread_label(text(&o["thread"]))),
-                    100.0 * num(&o["busy_ns"]) as f64 / num(&g["total_ns"]).max(1) as f64,
-                    names.join(", ")
-                )
-            })
+            .map(|(threads, pct, names)| format!("{} busy {pct}% ({names})", cell(&threads)))
             .collect();
         lines.push(format!(
             "unprofiled time in B: {} {}, a {} gap in {} frames, median {}{}: {}",
@@ -1006,6 +1005,41 @@ fn look_first(c: &ComparisonReport, b: &RecordingReport, opts: &ReportOptions) -
     }
     lines.truncate(opts.top);
     lines
+}
+
+/// Threads with the same numbers and scopes whose names are one prefix
+/// and consecutive numbers told once (`worker-0..2`), in order.
+fn numbered_runs(rows: &[(String, u64, String)]) -> Vec<(String, u64, String)> {
+    let split = |t: &str| {
+        let digits = t.len() - t.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (prefix, n) = t.split_at(t.len() - digits);
+        Some((prefix.to_owned(), n.parse::<u64>().ok()?))
+    };
+    let mut out: Vec<(String, u64, String)> = Vec::new();
+    let mut k = 0;
+    while k < rows.len() {
+        let (t, pct, names) = &rows[k];
+        let mut end = k + 1;
+        if let Some((prefix, first)) = split(t) {
+            while let Some((p, n)) = rows.get(end).and_then(|r| split(&r.0))
+                && p == prefix
+                && n == first + (end - k) as u64
+                && rows[end].1 == *pct
+                && rows[end].2 == *names
+            {
+                end += 1;
+            }
+            if end - k > 1 {
+                let last = first + (end - k - 1) as u64;
+                out.push((format!("{prefix}{first}..{last}"), *pct, names.clone()));
+                k = end;
+                continue;
+            }
+        }
+        out.push((thread_label(t).to_owned(), *pct, names.clone()));
+        k += 1;
+    }
+    out
 }
 
 /// A judged change in words, with its numbers.
