@@ -109,6 +109,25 @@ fn summary_and_report_say_what_the_capture_left_out() {
         "{text}"
     );
 
+    // `frames` says its frames are not a sample; the report that its
+    // median is biased.
+    let frames = stdout(&["frames", path]);
+    assert!(
+        frames.starts_with(&format!(
+            "note: the capture kept only some frames ({ABSENT_NOTE})"
+        )),
+        "{frames}"
+    );
+    let r: Value = serde_json::from_str(&stdout(&["report", path, "--format", "json"])).unwrap();
+    assert!(
+        r["recordings"][0]["median_note"]
+            .as_str()
+            .unwrap()
+            .ends_with("the median is biased upward"),
+        "{r}"
+    );
+    assert!(!stdout(&["frames", "samples/threads_demo.puffin"]).contains("note:"));
+
     // The report says the same, in the same words.
     let md = stdout(&["report", path]);
     let md_plain = md.replace('\\', "");

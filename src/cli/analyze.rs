@@ -155,7 +155,19 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
 fn render(request: &Request, answer: &Answer) -> String {
     let mut out = String::new();
     match answer {
-        Answer::Frames { rows, total } => {
+        Answer::Frames {
+            rows,
+            total,
+            absent,
+        } => {
+            if let Some(note) = absent {
+                let _ = writeln!(
+                    out,
+                    "note: the capture kept only some frames ({note}): puffin's FrameView keeps \
+                     the recent and the slowest, so these frames are not a sample and a median \
+                     of them is biased upward"
+                );
+            }
             let mut t = Table::new(&[("frame", Right), ("ms", Right), ("scopes", Right)]);
             for r in rows {
                 t.row(vec![

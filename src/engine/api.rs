@@ -585,10 +585,12 @@ pub fn query_names() -> Vec<String> {
 /// extra fields are for the text rendering).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Answer {
-    /// `frames`: the rows, and the recording's frames in all.
+    /// `frames`: the rows, the recording's frames in all, and a note when
+    /// the capture kept only some frame indices.
     Frames {
         rows: Vec<analyses::FrameRow>,
         total: usize,
+        absent: Option<String>,
     },
     Threads {
         frame_index: u64,
@@ -667,6 +669,9 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
         Request::Frames(args) => Answer::Frames {
             rows: analyses::frames(a, args.top),
             total: a.frames.len(),
+            absent: analyses::frame_coverage(a)
+                .as_ref()
+                .and_then(analyses::absent_note),
         },
         Request::Threads(args) => {
             let frame = match args.frame {
