@@ -1023,14 +1023,14 @@ fn numbered_runs(rows: &[(String, u64, String)]) -> Vec<(String, u64, String)> {
         if let Some((prefix, first)) = split(t) {
             while let Some((p, n)) = rows.get(end).and_then(|r| split(&r.0))
                 && p == prefix
-                && n == first + (end - k) as u64
+                && Some(n) == first.checked_add((end - k) as u64)
                 && rows[end].1 == *pct
                 && rows[end].2 == *names
             {
                 end += 1;
             }
             if end - k > 1 {
-                let last = first + (end - k - 1) as u64;
+                let last = first.saturating_add((end - k - 1) as u64);
                 out.push((format!("{prefix}{first}..{last}"), *pct, names.clone()));
                 k = end;
                 continue;

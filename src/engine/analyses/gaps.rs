@@ -323,7 +323,8 @@ fn busy_threads(
         for &(lo, hi) in windows {
             iv.overlaps(lo, hi, |k, o| {
                 busy = busy.saturating_add(o);
-                *by_name.entry(iv.name[k]).or_default() += o;
+                let e = by_name.entry(iv.name[k]).or_default();
+                *e = e.saturating_add(o);
             });
         }
         if busy == 0 {
@@ -643,7 +644,7 @@ pub fn covered_in(trace: &Trace, lo_ns: i64, hi_ns: i64) -> (i64, usize) {
     for (s, e) in parts {
         let s = s.max(reach);
         if e > s {
-            covered = covered.saturating_add(e - s);
+            covered = covered.saturating_add(e.saturating_sub(s));
             reach = e;
         }
     }
