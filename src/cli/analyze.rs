@@ -441,10 +441,10 @@ fn meanwhile(others: &[analyses::BusyThread], recorded: bool) -> String {
     others
         .iter()
         .map(|o| {
-            let names: Vec<&str> = o.scopes.iter().map(|s| s.name.as_str()).collect();
+            let names: Vec<String> = o.scopes.iter().map(|s| cell(&s.name)).collect();
             format!(
                 "{} {} ({})",
-                thread_label(&o.thread),
+                cell(thread_label(&o.thread)),
                 ms(o.busy_ns),
                 names.join(", ")
             )
