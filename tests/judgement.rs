@@ -136,8 +136,37 @@ fn compare_judges_every_planted_row() {
     );
     assert!(solve["change"]["p_per_call"].as_f64().unwrap() < 1e-10);
     assert_eq!(solve["change"]["tested"], true);
+    // The frame's change accounted for, first, as in the report.
+    let (_, r) = json(
+        d.path(),
+        &[
+            "report", "a.puffin", "b.puffin", "--format", "json", "--top", "100",
+        ],
+    );
+    assert_eq!(c["frame"], r["comparison"]["frame"]);
+    let names: Vec<&str> = c["frame"]["contributions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "physics::solve_contacts",
+            "ui::layout",
+            "audio::mix",
+            "assets::load",
+            "legacy::update"
+        ]
+    );
     // The text says it in words.
     let t = text(d.path(), &["compare", "a.puffin", "b.puffin"]);
+    assert!(t.starts_with("frame: median 8."), "{t}");
+    assert!(
+        t.contains("own time per frame on main: physics::solve_contacts +1.2"),
+        "{t}"
+    );
     assert!(t.contains("7 of 15 rows changed beyond noise"), "{t}");
     assert!(
         t.contains("one spike (the rest: unchanged (within noise))"),

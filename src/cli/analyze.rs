@@ -634,6 +634,38 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, top: usize
     for w in &report.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
+    let f = &report.frame;
+    let _ = writeln!(
+        out,
+        "frame: median {} -> {} ms, mean {} -> {} ms ({:+.3} ms): {}",
+        ms(f.median_a_ns),
+        ms(f.median_b_ns),
+        ms_f(f.mean_a_ns),
+        ms_f(f.mean_b_ns),
+        f.delta_mean_ns / 1e6,
+        f.kind.words()
+    );
+    if !f.contributions.is_empty() {
+        let parts: Vec<String> = f
+            .contributions
+            .iter()
+            .map(|x| {
+                format!(
+                    "{} {:+.3} ({})",
+                    printable(&x.name),
+                    x.self_delta_per_frame_ns / 1e6,
+                    x.kind.words()
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "own time per frame on {}: {}; {:.0}% explained",
+            printable(thread_label(&f.thread)),
+            parts.join(", "),
+            f.explained_pct
+        );
+    }
     let _ = writeln!(
         out,
         "A {} frames, B {}; {} of {} rows changed beyond noise (judged per frame)",

@@ -460,7 +460,10 @@ larger count; name. Ties by name then data.\n\
 The gate (--fail-on-regression PCT): exit 4 when a scope name judged slower per call or run \
 more often costs more than PCT percent of A's mean frame (and more than --min-ms) per frame; \
 judged per name, over every row the filters keep.\n\
-JSON: {\"warnings\":[...],\"frames_a\",\"frames_b\",\"total_rows\",\"changed_rows\",\"rows\":[{\"name\",\
+JSON: {\"warnings\":[...],\"frame\":{\"thread\",\"median_a_ns\",\"median_b_ns\",\"delta_median_ns\",\
+\"mean_a_ns\",\"mean_b_ns\",\"delta_mean_ns\",\"kind\",\"p\",\"contributions\":[{\"name\",\"kind\",\
+\"self_delta_per_frame_ns\"}],\"total_contributions\",\"explained_ns\",\"explained_pct\",\
+\"outside_scopes_ns\",\"notes\"},\"frames_a\",\"frames_b\",\"total_rows\",\"changed_rows\",\"rows\":[{\"name\",\
 \"data\",\"a\":{\"count\",\"total_ns\",\"per_call_ns\",\"max_ns\"}|null,\"b\":{...}|null,\"delta_total_ns\",\
 \"delta_per_call_ns\"|null,\"status\":\"both\"|\"new\"|\"gone\",\"spike\",\"change\":{\"kind\",\"rest\"?,\
 \"delta_per_frame_ns\",\"per_call_part_ns\",\"count_part_ns\",\"median_a_ns\",\"median_b_ns\",\

@@ -8,19 +8,20 @@
 //! self-contained HTML page with inline SVG charts ([`Report::html`]), or
 //! JSON (serde).
 
+use super::analyses::accounting::{FrameChange, frame_change, self_by_name};
 use super::analyses::calls::calls;
 use super::analyses::common::spike;
-use super::analyses::compare::{CompareTable, Joined, Pair, SideStats, compare_warnings};
+use super::analyses::compare::{CompareTable, Pair, SideStats, compare_warnings};
 use super::analyses::coverage;
 use super::analyses::diff::{joined_children, joined_threads};
 use super::analyses::find::{GroupBy, InstanceRow};
 use super::analyses::gate::{Gate, GateResult, mean_frame_ns};
-use super::analyses::judge::{Change, Kind, Noise, Sample, judge};
+use super::analyses::judge::{Change, Kind, Noise};
 use super::analyses::stats::scope_stats;
 use super::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId, merged_tree_levels};
 use crate::engine::Decoded;
 use crate::engine::api::{self, Answer, Request, Summary};
-use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
+use crate::engine::model::{ScopeIdx, StrId, Trace};
 use crate::engine::write::escape;
 use crate::units::{ms, thread_label};
 use rustc_hash::FxHashMap;
@@ -235,46 +236,6 @@ pub struct DataRow {
     pub a: Option<SideStats>,
     pub b: Option<SideStats>,
     pub change: Change,
-}
-
-/// The frame's change.
-#[derive(Clone, Debug, Serialize)]
-pub struct FrameChange {
-    /// The thread the change is accounted on (the one whose scopes cover
-    /// the most time in A).
-    pub thread: String,
-    /// Lower medians of the frame durations.
-    pub median_a_ns: i64,
-    pub median_b_ns: i64,
-    pub delta_median_ns: i64,
-    pub mean_a_ns: f64,
-    pub mean_b_ns: f64,
-    pub delta_mean_ns: f64,
-    /// The frame durations judged like a row's calls.
-    pub kind: Kind,
-    pub p: Option<f64>,
-    /// Names whose self time per frame on `thread` changed by at least the
-    /// noise milliseconds, largest first (the first --top).
-    pub contributions: Vec<Contribution>,
-    pub total_contributions: usize,
-    /// The listed contributions of names judged a change, summed.
-    pub explained_ns: f64,
-    /// Of `delta_mean_ns`, in percent.
-    pub explained_pct: f64,
-    /// The mean's change outside `thread`'s scopes (unprofiled time, idle,
-    /// other threads): the mean's change minus every name's self time.
-    pub outside_scopes_ns: f64,
-    /// Why the figures may mislead (frames the capture did not keep).
-    pub notes: Vec<String>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Contribution {
-    pub name: String,
-    /// The name's judgement (by its calls' whole durations).
-    pub kind: Kind,
-    /// B − A of its self time per frame on the thread.
-    pub self_delta_per_frame_ns: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -685,7 +646,7 @@ fn comparison(
             regressions.iter().map(|(p, c)| (names.name(*p), None, c)),
         )
     });
-    let frame = frame_change(a, b, &names, opts);
+    let frame = frame_change(a, b, &names, &opts.noise, opts.top);
     // From each thread, the child with the largest |Δ| (ties: the first
     // name), while something changed: the diff tree's order, walked along
     // one path instead of built whole.
@@ -768,155 +729,6 @@ fn spike_call(a: &Trace, b: &Trace, name: &str) -> Option<SpikeCall> {
         thread: call.thread,
         duration_ns: call.duration_ns,
     })
-}
-
-/// The thread whose top-level scopes cover the most time in `t` (ties by
-/// name).
-fn busiest_thread(t: &Trace) -> Option<&str> {
-    let mut busy: FxHashMap<StrId, i64> = FxHashMap::default();
-    for st in 0..t.streams.len() as u32 {
-        let name = t.threads.name[t.streams.thread[st as usize].idx()];
-        let sum: i64 = t
-            .scopes
-            .top_level(t.streams.scopes(StreamId(st)))
-            .map(|i| t.scopes.duration_ns[i.idx()])
-            .fold(0, i64::saturating_add);
-        let e = busy.entry(name).or_default();
-        *e = e.saturating_add(sum);
-    }
-    busy.into_iter()
-        .map(|(n, b)| (t.str(n), b))
-        .max_by(|x, y| x.1.cmp(&y.1).then_with(|| y.0.cmp(x.0)))
-        .map(|(n, _)| n)
-}
-
-/// Self time per scope name on the threads named `thread` (all threads
-/// with `None`).
-fn self_by_name<'t>(t: &'t Trace, thread: Option<&str>) -> FxHashMap<&'t str, i64> {
-    let mut out: FxHashMap<&str, i64> = FxHashMap::default();
-    let id = match thread {
-        Some(name) => match t.strings.find(name) {
-            Some(id) => Some(id),
-            None => return out,
-        },
-        None => None,
-    };
-    for st in 0..t.streams.len() as u32 {
-        if id.is_some_and(|id| t.threads.name[t.streams.thread[st as usize].idx()] != id) {
-            continue;
-        }
-        for i in t.streams.scopes(StreamId(st)) {
-            let e = out.entry(t.scope_name(ScopeIdx(i))).or_default();
-            *e = e.saturating_add(t.scopes.self_ns[i as usize]);
-        }
-    }
-    out
-}
-
-fn frame_durations(t: &Trace) -> Vec<i64> {
-    t.frames.ids().map(|f| t.frames.duration_ns(f)).collect()
-}
-
-/// The frame's change: medians and means, judged like a row, and the
-/// mean's change accounted for by the self time per name on the busiest
-/// thread (their sum and the time outside that thread's scopes add up to
-/// it exactly).
-fn frame_change(a: &Trace, b: &Trace, names: &Joined<'_>, opts: &ReportOptions) -> FrameChange {
-    let (da, db) = (frame_durations(a), frame_durations(b));
-    let sample = |d: &[i64]| Sample {
-        durations_ns: d.to_vec(),
-        calls_in_frames: vec![1; d.len()],
-        frames: d.len(),
-    };
-    let judged = judge(Some(&sample(&da)), Some(&sample(&db)), &opts.noise);
-    let mean = |d: &[i64]| {
-        if d.is_empty() {
-            0.0
-        } else {
-            d.iter().map(|&x| x as f64).sum::<f64>() / d.len() as f64
-        }
-    };
-    let (mean_a, mean_b) = (mean(&da), mean(&db));
-    let delta_mean = mean_b - mean_a;
-    let thread = busiest_thread(a)
-        .or_else(|| busiest_thread(b))
-        .unwrap_or_default()
-        .to_owned();
-    let (sa, sb) = (
-        self_by_name(a, Some(&thread)),
-        self_by_name(b, Some(&thread)),
-    );
-    let (fa, fb) = (a.frames.len().max(1) as f64, b.frames.len().max(1) as f64);
-    let kind_of: FxHashMap<&str, Kind> = names
-        .pairs()
-        .iter()
-        .map(|&p| (names.name(p), names.kind(p)))
-        .collect();
-    let mut all_names: Vec<&str> = sa.keys().chain(sb.keys()).copied().collect();
-    all_names.sort_unstable();
-    all_names.dedup();
-    let min_ns = (opts.noise.ms * 1e6).max(f64::MIN_POSITIVE);
-    let mut profiled = 0.0;
-    let mut contributions: Vec<Contribution> = all_names
-        .into_iter()
-        .filter_map(|n| {
-            let d = sb.get(n).copied().unwrap_or(0) as f64 / fb
-                - sa.get(n).copied().unwrap_or(0) as f64 / fa;
-            profiled += d;
-            (d.abs() >= min_ns).then(|| Contribution {
-                name: n.to_owned(),
-                kind: kind_of.get(n).copied().unwrap_or_default(),
-                self_delta_per_frame_ns: d,
-            })
-        })
-        .collect();
-    contributions.sort_by(|x, y| {
-        y.self_delta_per_frame_ns
-            .abs()
-            .total_cmp(&x.self_delta_per_frame_ns.abs())
-            .then_with(|| x.name.cmp(&y.name))
-    });
-    let total_contributions = contributions.len();
-    contributions.truncate(opts.top);
-    let explained: f64 = contributions
-        .iter()
-        .filter(|c| c.kind.is_change())
-        .map(|c| c.self_delta_per_frame_ns)
-        .sum();
-    let mut notes = Vec::new();
-    for (label, t) in [("A", a), ("B", b)] {
-        if let Some(note) = coverage::frame_coverage(t)
-            .as_ref()
-            .and_then(coverage::absent_note)
-        {
-            notes.push(format!(
-                "{label} kept only some frames ({note}): puffin's FrameView keeps the recent and \
-                 the slowest, so its median and mean are biased upward"
-            ));
-        }
-    }
-    FrameChange {
-        thread,
-        median_a_ns: judged.median_a_ns.unwrap_or(0),
-        median_b_ns: judged.median_b_ns.unwrap_or(0),
-        delta_median_ns: judged.median_b_ns.unwrap_or(0) - judged.median_a_ns.unwrap_or(0),
-        mean_a_ns: mean_a,
-        mean_b_ns: mean_b,
-        delta_mean_ns: delta_mean,
-        kind: judged.kind,
-        p: judged.p_per_call,
-        contributions,
-        total_contributions,
-        explained_ns: explained,
-        explained_pct: if delta_mean.abs() > 0.0 {
-            100.0 * explained / delta_mean
-        } else {
-            0.0
-        },
-        // Whole nanoseconds: what is left of summing floats is not time.
-        outside_scopes_ns: (delta_mean - profiled).round(),
-        notes,
-    }
 }
 
 /// What to look at first: the names that account for the frame's change

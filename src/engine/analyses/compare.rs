@@ -42,6 +42,9 @@ pub struct CompareRow {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CompareReport {
     pub warnings: Vec<String>,
+    /// The frame's change, and the names (judged by name) that account for
+    /// it: first, as in the report.
+    pub frame: super::accounting::FrameChange,
     /// Frames of A and of B (the "per frame" of `change`).
     pub frames_a: usize,
     pub frames_b: usize,
@@ -725,18 +728,18 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
     let table = CompareTable::judged(a, b, opts.noise);
     let joined = table.with(a, b);
     let ((total_rows, changed_rows), rows) = joined.kept_rows(opts);
+    // Judged per name: the frame's accounting, and the gate (a scope that
+    // now runs twice per frame is one row, not a new (name, data) row).
+    let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
+    let names = by_name.with(a, b);
     CompareReport {
         warnings: compare_warnings(a, b),
+        frame: super::accounting::frame_change(a, b, &names, &opts.noise, opts.top.min(50)),
         frames_a: a.frames.len(),
         frames_b: b.frames.len(),
         total_rows,
         changed_rows,
         rows,
-        // Judged per name, as the report's gate: a scope that now runs
-        // twice per frame is one row, not a new (name, data) row.
-        gate: gate.map(|g| {
-            let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
-            by_name.with(a, b).gate(g, opts, true)
-        }),
+        gate: gate.map(|g| names.gate(g, opts, true)),
     }
 }

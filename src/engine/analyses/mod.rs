@@ -11,6 +11,7 @@
 //! HTML). The files share helpers from [`common`] and never import this
 //! module's re-exports.
 
+pub mod accounting;
 pub mod calls;
 pub mod children;
 pub mod common;
