@@ -713,3 +713,94 @@ fn diff_judges_every_node() {
     let t = text(d.path(), &["diff", "a.puffin", "b.puffin"]);
     assert!(t.contains("runs more often"), "{t}");
 }
+
+#[test]
+fn slower_and_more_often_at_once() {
+    // `net::poll`: once a frame at 1 ms in A; twice a frame at 1.5 ms in B
+    // (±1% jitter), 30 frames, beside an unchanged `input`.
+    let frames = |calls: usize, ms: f64, seed: u64| -> Vec<planted::Frame> {
+        let mut rng = planted::Rng::new(seed);
+        (0..30)
+            .map(|f| {
+                let start = planted::T0 + f * planted::PERIOD_NS;
+                let mut t = start;
+                let mut frame = planted::Span::new("frame", start, 0);
+                for _ in 0..calls {
+                    let end = t + rng.ns(ms, planted::JITTER);
+                    frame = frame.child(planted::Span::new("net::poll", t, end));
+                    t = end;
+                }
+                let end = t + rng.ns(0.5, planted::JITTER);
+                frame = frame.child(planted::Span::new("input", t, end));
+                frame.end_ns = end;
+                vec![("main".to_owned(), vec![frame])]
+            })
+            .collect()
+    };
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("a.puffin"),
+        planted::record(&frames(1, 1.0, 1)),
+    )
+    .unwrap();
+    std::fs::write(
+        d.path().join("b.puffin"),
+        planted::record(&frames(2, 1.5, 2)),
+    )
+    .unwrap();
+    let (_, c) = json(d.path(), &["compare", "a.puffin", "b.puffin", "--json"]);
+    let k = kinds(&c);
+    assert_eq!(
+        k[&("net::poll".to_owned(), String::new())],
+        "slower-more-often"
+    );
+    assert_eq!(k[&("input".to_owned(), String::new())], "unchanged");
+    let poll = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "net::poll")
+        .unwrap();
+    // +2 ms per frame: 1 ms from the count (one more 1 ms call), 1 ms from
+    // the cost per call (two calls, 0.5 ms each slower).
+    let ch = &poll["change"];
+    assert!(
+        close(ch["count_part_ns"].as_f64().unwrap(), 1e6, 0.03e6),
+        "{ch}"
+    );
+    assert!(
+        close(ch["per_call_part_ns"].as_f64().unwrap(), 1e6, 0.03e6),
+        "{ch}"
+    );
+    let (_, diff) = json(d.path(), &["diff", "a.puffin", "b.puffin", "--json"]);
+    let node = &diff["threads"][0]["roots"][0]["children"][0];
+    assert_eq!(
+        (node["name"].as_str(), node["kind"].as_str()),
+        (Some("net::poll"), Some("slower-more-often"))
+    );
+    let (status, r) = json(
+        d.path(),
+        &[
+            "report",
+            "a.puffin",
+            "b.puffin",
+            "--format",
+            "json",
+            "--fail-on-regression",
+            "10",
+        ],
+    );
+    assert_eq!(status, 4);
+    let row = r["comparison"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["name"] == "net::poll")
+        .unwrap();
+    assert_eq!(row["change"]["kind"], "slower-more-often");
+    let md = text(d.path(), &["report", "a.puffin", "b.puffin"]);
+    assert!(
+        md.contains("**slower per call, runs more often, median "),
+        "{md}"
+    );
+}

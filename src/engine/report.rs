@@ -903,6 +903,8 @@ fn p_text(p: f64) -> String {
 }
 
 fn signed_ms(ns: f64) -> String {
+    // No "-0.000": under half a nanosecond is none.
+    let ns = if ns.abs() < 0.5 { 0.0 } else { ns };
     format!("{:+.3} ms", ns / 1e6)
 }
 
