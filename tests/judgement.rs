@@ -397,6 +397,7 @@ fn the_report_accounts_for_the_frame_and_says_what_to_look_at_first() {
         "**one spike** (the other calls: unchanged (within noise))",
         "% explained** by the names judged a change",
         "| main: `frame > render::prepare` | leading | — → `render::upload` | 60 |",
+        "| worker-0..2 195.840 ms each (`mesh::build`) |",
     ] {
         assert!(md.contains(needle), "{needle:?} in\n{md}");
     }

@@ -778,7 +778,7 @@ fn look_first(c: &ComparisonReport, b: &RecordingReport, opts: &ReportOptions) -
     }) {
         // (thread, busy %, what it ran), threads that ran the same as much
         // told once: `worker-0..2 busy 96% (`mesh::build`)`.
-        let mut others: Vec<(String, u64, String)> = Vec::new();
+        let mut others: Vec<(String, String)> = Vec::new();
         for o in g["other_threads"].as_array().into_iter().flatten() {
             let names: Vec<String> = o["scopes"]
                 .as_array()
@@ -789,12 +789,15 @@ fn look_first(c: &ComparisonReport, b: &RecordingReport, opts: &ReportOptions) -
                 .collect();
             let pct = (100.0 * num(&o["busy_ns"]) as f64 / num(&g["total_ns"]).max(1) as f64)
                 .round() as u64;
-            others.push((text(&o["thread"]).to_owned(), pct, names.join(", ")));
+            others.push((
+                text(&o["thread"]).to_owned(),
+                format!("busy {pct}% ({})", names.join(", ")),
+            ));
         }
         let others: Vec<String> = numbered_runs(&others)
             .into_iter()
             .take(4)
-            .map(|(threads, pct, names)| format!("{} busy {pct}% ({names})", cell(&threads)))
+            .map(|(threads, what, _)| format!("{} {what}", cell(&threads)))
             .collect();
         lines.push(format!(
             "unprofiled time in B: {} {}, a {} gap in {} frames, median {}{}: {}",
@@ -819,36 +822,36 @@ fn look_first(c: &ComparisonReport, b: &RecordingReport, opts: &ReportOptions) -
     lines
 }
 
-/// Threads with the same numbers and scopes whose names are one prefix
-/// and consecutive numbers told once (`worker-0..2`), in order.
-fn numbered_runs(rows: &[(String, u64, String)]) -> Vec<(String, u64, String)> {
+/// Threads that ran the same (`what`) whose names are one prefix and
+/// consecutive numbers, told once (`worker-0..2`), in order: (threads,
+/// what, how many threads).
+fn numbered_runs(rows: &[(String, String)]) -> Vec<(String, String, usize)> {
     let split = |t: &str| {
         let digits = t.len() - t.trim_end_matches(|c: char| c.is_ascii_digit()).len();
         let (prefix, n) = t.split_at(t.len() - digits);
         Some((prefix.to_owned(), n.parse::<u64>().ok()?))
     };
-    let mut out: Vec<(String, u64, String)> = Vec::new();
+    let mut out: Vec<(String, String, usize)> = Vec::new();
     let mut k = 0;
     while k < rows.len() {
-        let (t, pct, names) = &rows[k];
+        let (t, what) = &rows[k];
         let mut end = k + 1;
         if let Some((prefix, first)) = split(t) {
             while let Some((p, n)) = rows.get(end).and_then(|r| split(&r.0))
                 && p == prefix
                 && Some(n) == first.checked_add((end - k) as u64)
-                && rows[end].1 == *pct
-                && rows[end].2 == *names
+                && rows[end].1 == *what
             {
                 end += 1;
             }
             if end - k > 1 {
                 let last = first.saturating_add((end - k - 1) as u64);
-                out.push((format!("{prefix}{first}..{last}"), *pct, names.clone()));
+                out.push((format!("{prefix}{first}..{last}"), what.clone(), end - k));
                 k = end;
                 continue;
             }
         }
-        out.push((thread_label(t).to_owned(), *pct, names.clone()));
+        out.push((thread_label(t).to_owned(), what.clone(), 1));
         k += 1;
     }
     out
@@ -1162,7 +1165,7 @@ fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) 
     let (recurring, singles) = (list("recurring"), list("gaps"));
     let recorded = g["other_threads_recorded"].as_bool().unwrap_or(false);
     let meanwhile = |x: &Value| -> String {
-        let others: Vec<String> = x["other_threads"]
+        let busy: Vec<(String, String)> = x["other_threads"]
             .as_array()
             .into_iter()
             .flatten()
@@ -1173,12 +1176,22 @@ fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) 
                     .flatten()
                     .map(|n| escape::markdown_code(text(&n["name"])))
                     .collect();
-                format!(
-                    "{} {} ({})",
-                    cell(thread_label(text(&b["thread"]))),
-                    msu(num(&b["busy_ns"])),
-                    names.join(", ")
+                (
+                    text(&b["thread"]).to_owned(),
+                    format!("{} ({})", msu(num(&b["busy_ns"])), names.join(", ")),
                 )
+            })
+            .collect();
+        // Threads that ran the same told once: `worker-0..2 195.840 ms each (…)`.
+        let others: Vec<String> = numbered_runs(&busy)
+            .into_iter()
+            .map(|(threads, what, n)| {
+                let what = if n > 1 {
+                    what.replacen(" (", " each (", 1)
+                } else {
+                    what
+                };
+                format!("{} {what}", cell(&threads))
             })
             .collect();
         if others.is_empty() {
