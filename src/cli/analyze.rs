@@ -758,8 +758,32 @@ pub(super) fn render_gate(out: &mut String, g: &analyses::gate::GateResult) {
 
 /// The merged tree, indented, with count, total, self and max columns,
 /// written as it is walked (twice: the columns' widths, then the lines).
+/// The transforms an answer was read with, and what they matched nothing of.
+fn write_applied(
+    out: &mut impl std::io::Write,
+    applied: Option<&puffin_lens::engine::analyses::transform::Applied>,
+) -> std::io::Result<()> {
+    if let Some(a) = applied {
+        writeln!(out, "transforms: {}", printable(&a.transforms.to_string()))?;
+        for w in &a.warnings {
+            writeln!(out, "warning: {}", printable(w))?;
+        }
+    }
+    Ok(())
+}
+
 fn write_tree(out: &mut impl std::io::Write, report: &TreeReport) -> std::io::Result<()> {
+    write_applied(out, report.applied())?;
     writeln!(out, "{} frame(s) merged", report.frames)?;
+    for (thread, shown, recorded) in report.shown_of_recorded() {
+        writeln!(
+            out,
+            "thread {}: shown {} of {} ms",
+            printable(&thread_label(thread)),
+            ms(shown),
+            ms(recorded)
+        )?;
+    }
     let headers = [
         ("scope", Left),
         ("count", Right),
@@ -819,6 +843,9 @@ fn percent(part: i64, whole: i64) -> String {
 }
 
 fn render_callers(out: &mut String, report: &analyses::CallersReport) {
+    let mut text = Vec::new();
+    let _ = write_applied(&mut text, report.applied.as_ref());
+    out.push_str(&String::from_utf8_lossy(&text));
     let _ = writeln!(
         out,
         "{}: {} calls, total {} ms, self {} ms",
@@ -858,6 +885,9 @@ fn render_callers(out: &mut String, report: &analyses::CallersReport) {
 /// The differential tree, indented: A, B, B - A and its share of A,
 /// written as it is walked (twice: the columns' widths, then the lines).
 fn write_diff(out: &mut impl std::io::Write, report: &DiffReport) -> std::io::Result<()> {
+    if let Some(t) = report.transforms() {
+        writeln!(out, "transforms: {}", printable(&t.to_string()))?;
+    }
     for w in &report.warnings {
         writeln!(out, "warning: {w}")?;
     }

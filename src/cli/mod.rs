@@ -240,6 +240,8 @@ names the rows)."
         noise: engine::api::NoiseArgs,
         #[command(flatten)]
         gate: engine::api::GateArgs,
+        #[command(flatten)]
+        transform: engine::api::TransformArgs,
     },
     /// An interactive flame graph (SVG) of the merged call tree, or of A against B.
     #[command(
@@ -277,6 +279,8 @@ its intact frames)."
         /// Write to this file instead of stdout.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
+        #[command(flatten)]
+        transform: engine::api::TransformArgs,
     },
     /// Make .puffin files open with puffin-lens on a Linux desktop (or undo it).
     #[command(
@@ -356,6 +360,7 @@ fn report_cmd(
     format: Option<ReportFormat>,
     output: Option<&Path>,
     opts: engine::report::ReportOptions,
+    stack: &engine::analyses::transform::Stack,
 ) -> anyhow::Result<i32> {
     let format = format.unwrap_or_else(|| {
         match output
@@ -377,7 +382,12 @@ fn report_cmd(
         eprintln!("puffin-lens: error: --fail-on-regression compares two recordings: give B too");
         return Ok(EXIT_USAGE);
     }
-    let report = engine::report::Report::new((&na, &da), nb.as_deref().zip(db.as_ref()), opts);
+    let report = engine::report::Report::transformed(
+        (&na, &da),
+        nb.as_deref().zip(db.as_ref()),
+        opts,
+        stack,
+    );
     let text = match format {
         ReportFormat::Md => report.markdown(),
         ReportFormat::Html => report.html(),
@@ -413,6 +423,7 @@ fn flamegraph(
     frame: Option<u64>,
     folded_only: bool,
     output: Option<&Path>,
+    stack: &engine::analyses::transform::Stack,
 ) -> anyhow::Result<i32> {
     use puffin_lens::engine::write::folded;
     let da = load(a)?;
@@ -428,8 +439,8 @@ fn flamegraph(
         None => 0..trace.frames.len() as u32,
     };
     let lines = match &db {
-        Some(db) => folded::folded_diff(trace, &db.trace, thread),
-        None => folded::folded(trace, frames, thread),
+        Some(db) => folded::folded_diff(trace, &db.trace, thread, stack),
+        None => folded::folded_transformed(trace, frames, thread, stack),
     };
     let bytes = if folded_only {
         lines.into_bytes()
@@ -591,6 +602,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             gap_ms,
             noise,
             gate,
+            transform,
         } => report_cmd(
             &file,
             file_b.as_deref(),
@@ -602,6 +614,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 noise: noise.noise().map_err(anyhow::Error::msg)?,
                 gate: gate.gate().map_err(anyhow::Error::msg)?,
             },
+            &transform.transforms,
         ),
         Command::Flamegraph {
             file,
@@ -610,6 +623,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             frame,
             folded,
             output,
+            transform,
         } => flamegraph(
             &file,
             diff.as_deref(),
@@ -617,6 +631,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             frame,
             folded,
             output.as_deref(),
+            &transform.transforms,
         ),
         Command::InstallDesktop { uninstall } => desktop::install_desktop(uninstall),
         Command::Summary { file, json } => summary(&file, json),

@@ -15,7 +15,8 @@
 use super::analyses::diff::{DiffReport, diff_tree_judged};
 use super::analyses::gate::Gate;
 use super::analyses::judge::{self, Noise};
-use super::analyses::tree::{TreeReport, merged_tree_levels};
+use super::analyses::transform::{Stack, Transform, transformed_tree};
+use super::analyses::tree::TreeReport;
 use super::analyses::{self, CompareOptions, CompareSort, Field, FindFilter, GroupBy};
 use super::model::Trace;
 use clap::{Args, FromArgMatches, Subcommand};
@@ -116,6 +117,9 @@ pub struct TreeArgs {
     /// List N levels (roots are level 1); deeper nodes are counted, not listed.
     #[arg(long, value_name = "N")]
     pub depth: Option<u32>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub transform: TransformArgs,
 }
 
 #[derive(Args, Deserialize, Clone, Debug, PartialEq)]
@@ -148,6 +152,9 @@ pub struct CallsArgs {
 pub struct CallersArgs {
     /// Scope name (exact).
     pub name: String,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub transform: TransformArgs,
 }
 
 /// `window --top` when not given.
@@ -207,6 +214,131 @@ pub struct CompareArgs {
     #[command(flatten)]
     #[serde(flatten)]
     pub gate: GateArgs,
+}
+
+/// Transforms of the merged call tree (see `analyses::transform`), applied
+/// in the order given. In JSON: `{"transforms": ["merge:NAME", ...]}`; on
+/// the command line one flag per transform, repeatable, in order.
+#[derive(Deserialize, Clone, Debug, PartialEq, Default)]
+#[serde(default)]
+pub struct TransformArgs {
+    pub transforms: Stack,
+}
+
+/// The command line's transform flags: (flag, its value's name, help).
+const TRANSFORM_FLAGS: [(&str, &str, &str); 9] = [
+    (
+        "merge",
+        "NAME",
+        "Merge scopes named NAME (a glob: `profiling::*`) into their parent: their own \
+time goes to it, their children move up (for thin wrappers).",
+    ),
+    (
+        "focus",
+        "PATH",
+        "Show only the subtree at PATH, names from a thread's top level separated by \
+';' (`frame;update;physics`), as the root.",
+    ),
+    (
+        "focus-function",
+        "NAME",
+        "Show every call of NAME, wherever it is, merged as one root (its \
+callers gone).",
+    ),
+    (
+        "collapse",
+        "NAME",
+        "Fold the subtree of scopes named NAME into their own time (they keep \
+their total).",
+    ),
+    (
+        "collapse-crate",
+        "CRATE",
+        "Collapse each run of nested scopes from CRATE (a glob) into one \
+node `[CRATE]` (the crate read from the scope's file, or the name's `module::`).",
+    ),
+    (
+        "only-my-code",
+        "",
+        "Collapse every dependency crate (a versioned folder, a Cargo registry or \
+git checkout) into one node per run: the app's own scopes stay as they are.",
+    ),
+    (
+        "collapse-recursion",
+        "NAME",
+        "Merge a scope directly inside itself into the outer one (NAME \
+or `all`, the default).",
+    ),
+    (
+        "drop",
+        "NAME",
+        "Remove scopes named NAME and their subtrees, and their time with them (the \
+totals say what is shown of what was recorded).",
+    ),
+    (
+        "split-data",
+        "NAME",
+        "Split the nodes of scopes named NAME by their data string \
+(`NAME [data]`).",
+    ),
+];
+
+impl clap::FromArgMatches for TransformArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let mut given: Vec<(usize, Transform)> = Vec::new();
+        for (flag, value, _) in TRANSFORM_FLAGS {
+            let Some(indices) = m.indices_of(flag) else {
+                continue;
+            };
+            if value.is_empty() {
+                if m.get_flag(flag) {
+                    given.extend(indices.map(|i| (i, Transform::OnlyMyCode)));
+                }
+                continue;
+            }
+            let values = m.get_many::<Transform>(flag).into_iter().flatten();
+            given.extend(indices.zip(values.cloned()));
+        }
+        given.sort_by_key(|(i, _)| *i);
+        Ok(Self {
+            transforms: Stack(given.into_iter().map(|(_, t)| t).collect()),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for TransformArgs {
+    fn augment_args(mut cmd: clap::Command) -> clap::Command {
+        for (flag, value, help) in TRANSFORM_FLAGS {
+            let arg = clap::Arg::new(flag)
+                .long(flag)
+                .help(help)
+                .help_heading("Transforms (applied in the order given)");
+            let arg = if value.is_empty() {
+                arg.action(clap::ArgAction::SetTrue)
+            } else {
+                let arg = arg
+                    .value_name(value)
+                    .action(clap::ArgAction::Append)
+                    .value_parser(move |v: &str| Transform::new(flag, Some(v)));
+                if flag == "collapse-recursion" {
+                    arg.num_args(0..=1).default_missing_value("all")
+                } else {
+                    arg
+                }
+            };
+            cmd = cmd.arg(arg);
+        }
+        cmd
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }
 
 /// The noise model's thresholds (see `analyses::judge`).
@@ -295,6 +427,9 @@ pub struct DiffArgs {
     #[command(flatten)]
     #[serde(flatten)]
     pub noise: NoiseArgs,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub transform: TransformArgs,
 }
 
 #[derive(Args, Deserialize, Clone, Debug, PartialEq)]
@@ -544,7 +679,9 @@ impl Request {
             // A flattened group's field is not on the path: the group
             // read alone names it.
             let flattened = || {
-                flattened_error::<NoiseArgs>(&args).or_else(|| flattened_error::<GateArgs>(&args))
+                flattened_error::<NoiseArgs>(&args)
+                    .or_else(|| flattened_error::<GateArgs>(&args))
+                    .or_else(|| flattened_error::<TransformArgs>(&args))
             };
             QueryError::BadArgs {
                 query: name.to_owned(),
@@ -723,17 +860,31 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
             };
             // A thread's total is its roots': merged even when none is listed.
             let levels = TreeReport::levels_of(args.depth).max(1);
-            let tree = merged_tree_levels(a, frames, args.thread.as_deref(), levels);
-            Answer::Tree(Box::new(TreeReport::new(a, tree, args.depth)))
+            let stack = &args.transform.transforms;
+            let t = transformed_tree(a, frames, args.thread.as_deref(), levels, stack);
+            Answer::Tree(Box::new(TreeReport::transformed(a, t, stack, args.depth)))
         }
         Request::Children(args) => Answer::Children(
             analyses::children(a, &args.name, args.ordered)
                 .ok_or_else(|| no_such_scope(&args.name))?,
         ),
-        Request::Callers(args) => Answer::Callers(
-            analyses::callers(a, &args.name)
-                .ok_or_else(|| QueryError::NotFound(format!("no scope named {:?}", args.name)))?,
-        ),
+        Request::Callers(args) => {
+            let stack = &args.transform.transforms;
+            let found = if stack.is_empty() {
+                analyses::callers(a, &args.name)
+            } else {
+                let t = transformed_tree(a, 0..a.frames.len() as u32, None, u32::MAX, stack);
+                analyses::callers_in_tree(a, &t.tree, &args.name).map(|mut r| {
+                    r.applied = t.applied(stack);
+                    r
+                })
+            };
+            Answer::Callers(
+                found.ok_or_else(|| {
+                    QueryError::NotFound(format!("no scope named {:?}", args.name))
+                })?,
+            )
+        }
         Request::Calls(args) => {
             let noise = args.noise.noise().map_err(|message| QueryError::BadArgs {
                 query: "calls".to_owned(),
@@ -795,9 +946,13 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                 query: "diff".to_owned(),
                 message,
             })?;
-            let (d, kinds) = diff_tree_judged(a, b, args.thread.as_deref(), levels, &noise);
+            let stack = &args.transform.transforms;
+            let (d, kinds, applied) =
+                diff_tree_judged(a, b, args.thread.as_deref(), levels, &noise, stack);
             Answer::Diff(Box::new(
-                DiffReport::new(a, b, d, args.depth).with_kinds(kinds),
+                DiffReport::new(a, b, d, args.depth)
+                    .with_kinds(kinds)
+                    .with_applied(applied),
             ))
         }
         Request::Scope(args) => match analyses::scope(a, args.id) {

@@ -18,7 +18,8 @@ use super::analyses::find::{GroupBy, InstanceRow};
 use super::analyses::gate::{Gate, GateResult, mean_frame_ns};
 use super::analyses::judge::{Change, Kind, Noise};
 use super::analyses::stats::scope_stats;
-use super::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId, merged_tree_levels};
+use super::analyses::transform::{Applied, Stack, transformed_tree};
+use super::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use crate::engine::Decoded;
 use crate::engine::api::{self, Answer, Request, Summary};
 use crate::engine::model::{ScopeIdx, StrId, Trace};
@@ -57,6 +58,10 @@ impl Default for ReportOptions {
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub tool: String,
+    /// The call-tree transforms the hot paths were read with (none unless
+    /// given).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub applied: Option<Applied>,
     /// With two recordings: B against A (first: what a reader wants first).
     pub comparison: Option<ComparisonReport>,
     pub recordings: Vec<RecordingReport>,
@@ -259,6 +264,18 @@ fn to_value(answer: Option<Answer>) -> Value {
 impl Report {
     /// The report of `a` (and B against A).
     pub fn new(a: (&str, &Decoded), b: Option<(&str, &Decoded)>, opts: ReportOptions) -> Self {
+        Self::transformed(a, b, opts, &Stack::default())
+    }
+
+    /// [`Self::new`] with the call trees (the hot paths, A's and B's) read
+    /// through `stack`.
+    pub fn transformed(
+        a: (&str, &Decoded),
+        b: Option<(&str, &Decoded)>,
+        opts: ReportOptions,
+        stack: &Stack,
+    ) -> Self {
+        let mut warnings = Vec::new();
         let label = |l: &str| {
             if b.is_some() {
                 l.to_owned()
@@ -269,14 +286,22 @@ impl Report {
         // Each recording's merged tree (every frame, as many levels as
         // the `tree` answer lists), made once for its hot paths and the
         // comparison's.
-        let tree = |d: &Decoded| {
+        let mut tree = |d: &Decoded| {
             let t = &d.trace;
-            merged_tree_levels(t, 0..t.frames.len() as u32, None, MAX_REPORT_LEVELS)
+            let tr = transformed_tree(t, 0..t.frames.len() as u32, None, MAX_REPORT_LEVELS, stack);
+            warnings.extend(tr.warnings);
+            tr.tree
         };
         let tree_a = tree(a.1);
+        let tree_b = b.map(|(_, d)| tree(d));
+        warnings.sort();
+        warnings.dedup();
+        let applied = (!stack.is_empty()).then(|| Applied {
+            transforms: stack.clone(),
+            warnings,
+        });
         let mut recordings = vec![recording(&label("A"), a.0, a.1, &tree_a, opts)];
-        let comparison = b.map(|(name, decoded)| {
-            let tree_b = tree(decoded);
+        let comparison = b.zip(tree_b).map(|((name, decoded), tree_b)| {
             recordings.push(recording("B", name, decoded, &tree_b, opts));
             let mut c = comparison(a.1, decoded, (&tree_a, &tree_b), &opts);
             c.look_first = look_first(&c, &recordings[1], &opts);
@@ -284,6 +309,7 @@ impl Report {
         });
         Self {
             tool: format!("puffin-lens {}", env!("CARGO_PKG_VERSION")),
+            applied,
             comparison,
             recordings,
         }
@@ -407,7 +433,7 @@ fn recording(
             while let Some(&n) = level.first() {
                 let self_ns = tree.self_ns[n.idx()];
                 steps.push(HotStep {
-                    name: t.str(tree.name[n.idx()]).to_owned(),
+                    name: tree.label(t, n).to_owned(),
                     count: tree.count[n.idx()],
                     total_ns: tree.total_ns[n.idx()],
                     self_ns,
@@ -419,17 +445,17 @@ fn recording(
                 {
                     stop = Some(format!(
                         "{}: {} self, {:.0}% of the thread's time, more than its largest child ({} {}): the time is in its own code, or unprofiled",
-                        t.str(tree.name[n.idx()]),
+                        tree.label(t, n),
                         msu(self_ns),
                         100.0 * self_ns as f64 / thread_ns.max(1) as f64,
-                        t.str(tree.name[c.idx()]),
+                        tree.label(t, c),
                         msu(tree.total_ns[c.idx()])
                     ));
                     break;
                 }
             }
             HotPath {
-                thread: t.str(tree.name[th.idx()]).to_owned(),
+                thread: tree.label(t, th).to_owned(),
                 steps,
                 stop,
             }
@@ -955,6 +981,22 @@ impl Report {
             _ => String::new(),
         };
         let _ = writeln!(o, "# puffin-lens report: {}\n", cell(&title));
+        if let Some(a) = &self.applied {
+            let list: Vec<String> = a
+                .transforms
+                .0
+                .iter()
+                .map(|t| escape::markdown_code(&t.to_string()))
+                .collect();
+            let _ = writeln!(
+                o,
+                "Call trees (hot paths) read with the transforms {}: the tables count every scope.\n",
+                list.join(", ")
+            );
+            for w in &a.warnings {
+                let _ = writeln!(o, "> warning: {}\n", cell(w));
+            }
+        }
         if let Some(c) = &self.comparison {
             comparison_md(&mut o, c);
         }

@@ -205,10 +205,7 @@ impl FlameView {
                 None => &t.threads,
                 Some(n) => t.children(n),
             };
-            match candidates
-                .iter()
-                .find(|&&c| trace.str(t.name[c.idx()]) == name)
-            {
+            match candidates.iter().find(|&&c| t.label(trace, c) == name) {
                 Some(&c) => {
                     node = Some(c);
                     kept += 1;
@@ -237,7 +234,7 @@ impl FlameView {
             let t = &self.tree;
             let is_thread = |n: usize| t.parent[n] == u32::MAX;
             self.matches = (0..t.len())
-                .map(|n| !is_thread(n) && matcher.test(trace.str(t.name[n])))
+                .map(|n| !is_thread(n) && matcher.test(t.label(trace, NodeId(n as u32))))
                 .collect();
         }
         self.refresh_share();
@@ -278,7 +275,7 @@ impl FlameView {
     }
 
     fn label(&self, n: NodeId) -> &str {
-        let s = self.loaded.trace().str(self.tree.name[n.idx()]);
+        let s = self.tree.label(self.loaded.trace(), n);
         if self.tree.parent[n.idx()] == u32::MAX {
             thread_label(s)
         } else {
@@ -293,7 +290,7 @@ impl FlameView {
         self.tree
             .path(n)
             .into_iter()
-            .map(|p| trace.str(self.tree.name[p.idx()]).to_owned())
+            .map(|p| self.tree.label(trace, p).to_owned())
             .collect()
     }
 
@@ -564,7 +561,7 @@ impl FlameView {
                 let mut fill = if is_thread {
                     Color32::from_gray(170)
                 } else {
-                    name_color(trace.str(t.name[n]))
+                    name_color(t.label(trace, NodeId(n as u32)))
                 };
                 if dim && !self.matches[n] {
                     fill = fill.gamma_multiply(0.3);

@@ -74,7 +74,7 @@ pub const TOP_LEVEL: &str = "(top level)";
 pub fn sandwich(tree: &MergedTree, trace: &Trace, name: &str) -> (NameTree, NameTree) {
     let mut callers = NameTree::new(name);
     let mut callees = NameTree::new(name);
-    let label = |n: NodeId| trace.str(tree.name[n.idx()]);
+    let label = |n: NodeId| tree.label(trace, n);
     let is_thread = |n: NodeId| tree.parent[n.idx()] == u32::MAX;
     for n in (0..tree.len() as u32).map(NodeId) {
         if is_thread(n) || label(n) != name {

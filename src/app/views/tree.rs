@@ -379,7 +379,7 @@ impl TreeView {
         if !matcher.is_empty() {
             let mut revealed = 0;
             for n in 0..t.len() {
-                if t.parent[n] == u32::MAX || !matcher.test(trace.str(t.name[n])) {
+                if t.parent[n] == u32::MAX || !matcher.test(t.label(trace, NodeId(n as u32))) {
                     continue;
                 }
                 self.m_match[n] = true;
@@ -629,9 +629,9 @@ impl TreeView {
                     .map(|&n| {
                         let i = n.idx();
                         if t.parent[i] == u32::MAX {
-                            json!({"depth": 0, "thread": trace.str(t.name[i])})
+                            json!({"depth": 0, "thread": t.label(trace, NodeId(i as u32))})
                         } else {
-                            json!({"depth": t.depth[i], "name": trace.str(t.name[i]),
+                            json!({"depth": t.depth[i], "name": t.label(trace, NodeId(i as u32)),
                                 "count": t.count[i], "total_ns": t.total_ns[i], "self_ns": t.self_ns[i]})
                         }
                     })
@@ -844,7 +844,7 @@ impl TreeView {
                         if tree_handle(ui, depth, has_children, self.m_expanded[i]) {
                             toggle = Some(n);
                         }
-                        let name = trace.str(t.name[i]);
+                        let name = t.label(trace, NodeId(i as u32));
                         let mut text = if is_thread {
                             RichText::new(format!("thread {}", thread_label(name))).strong()
                         } else {
@@ -905,9 +905,7 @@ impl TreeView {
             if self.merged.parent[n.idx()] == u32::MAX {
                 self.toggle_merged(n);
             } else {
-                *action = Some(TreeAction::Select(
-                    trace.str(self.merged.name[n.idx()]).to_owned(),
-                ));
+                *action = Some(TreeAction::Select(self.merged.label(trace, n).to_owned()));
             }
         }
     }

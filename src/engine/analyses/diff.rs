@@ -7,6 +7,7 @@
 use super::common::CHUNK;
 use super::compare::compare_warnings;
 use super::judge::{Kind, Noise, Sums, judge, needs_calls, samples};
+use super::transform::{self, Applied, Stack};
 use super::tree::{MergedTree, MergedTreeBuilder, NodeId, TreeReport};
 use crate::engine::model::{ScopeIdx, Trace};
 use serde::Serialize;
@@ -95,15 +96,15 @@ pub struct SideTotals {
 
 /// One side of a join: a trace, its merged tree and the nodes to join
 /// (a node's children, or the thread nodes).
-type Side<'t, 'n> = (&'t Trace, &'n MergedTree, &'n [NodeId]);
+type Side<'t> = (&'t Trace, &'t MergedTree, &'t [NodeId]);
 
 /// Names joined from both sides: `(name, A's node, B's node)`.
 pub type JoinedNames<'t> = Vec<(&'t str, Option<NodeId>, Option<NodeId>)>;
 
 /// Thread nodes of both trees joined by thread name, sorted by name.
 pub fn joined_threads<'t>(
-    a: (&'t Trace, &MergedTree),
-    b: (&'t Trace, &MergedTree),
+    a: (&'t Trace, &'t MergedTree),
+    b: (&'t Trace, &'t MergedTree),
 ) -> JoinedNames<'t> {
     join_by_name((a.0, a.1, &a.1.threads), (b.0, b.1, &b.1.threads))
 }
@@ -111,8 +112,8 @@ pub fn joined_threads<'t>(
 /// Children of A's node `na` and of B's node `nb` (either may be missing)
 /// joined by name, sorted by name.
 pub fn joined_children<'t>(
-    (a, ta, na): (&'t Trace, &MergedTree, Option<NodeId>),
-    (b, tb, nb): (&'t Trace, &MergedTree, Option<NodeId>),
+    (a, ta, na): (&'t Trace, &'t MergedTree, Option<NodeId>),
+    (b, tb, nb): (&'t Trace, &'t MergedTree, Option<NodeId>),
 ) -> JoinedNames<'t> {
     fn kids(t: &MergedTree, n: Option<NodeId>) -> &[NodeId] {
         n.map_or(&[], |n| t.children(n))
@@ -121,13 +122,10 @@ pub fn joined_children<'t>(
 }
 
 /// A merge join of two lists of distinct names.
-fn join_by_name<'t>(a: Side<'t, '_>, b: Side<'t, '_>) -> JoinedNames<'t> {
+fn join_by_name<'t>(a: Side<'t>, b: Side<'t>) -> JoinedNames<'t> {
     use std::cmp::Ordering;
-    let sorted = |(t, tree, nodes): Side<'t, '_>| {
-        let mut v: Vec<(&'t str, NodeId)> = nodes
-            .iter()
-            .map(|&c| (t.str(tree.name[c.idx()]), c))
-            .collect();
+    let sorted = |(t, tree, nodes): Side<'t>| {
+        let mut v: Vec<(&'t str, NodeId)> = nodes.iter().map(|&c| (tree.label(t, c), c)).collect();
         v.sort_unstable_by(|x, y| x.0.cmp(y.0));
         v
     };
@@ -174,17 +172,42 @@ pub fn diff_tree_judged(
     thread: Option<&str>,
     levels: u32,
     noise: &Noise,
-) -> (DiffTree, Vec<Kind>) {
+    stack: &Stack,
+) -> (DiffTree, Vec<Kind>, Option<Applied>) {
+    let levels = if stack.is_empty() { levels } else { u32::MAX };
     let merge = |t: &Trace| {
-        let mut build = MergedTreeBuilder::recording(t, 0..t.frames.len() as u32, thread, levels);
+        let mut build = MergedTreeBuilder::recording(t, 0..t.frames.len() as u32, thread, levels)
+            .split_data(stack.split_defs(t));
         let tree = loop {
             if let Some(tree) = build.step(t, &mut || true) {
                 break tree;
             }
         };
-        (tree, build.take_node_of())
+        let mut of = build.take_node_of();
+        if stack.is_empty() {
+            return (tree, of, Vec::new());
+        }
+        // Each instance's node once transformed: only the calls a node
+        // heads are its calls.
+        let tr = transform::apply(t, tree, stack);
+        for n in &mut of {
+            if *n != u32::MAX {
+                let m = *n as usize;
+                *n = if tr.heads[m] { tr.node_of[m] } else { u32::MAX };
+            }
+        }
+        (tr.tree, of, tr.warnings)
     };
-    let ((ta, of_a), (tb, of_b)) = (merge(a), merge(b));
+    let ((ta, of_a, warn_a), (tb, of_b, warn_b)) = (merge(a), merge(b));
+    let applied = (!stack.is_empty()).then(|| {
+        let mut warnings: Vec<String> = warn_a.into_iter().chain(warn_b).collect();
+        warnings.sort();
+        warnings.dedup();
+        Applied {
+            transforms: stack.clone(),
+            warnings,
+        }
+    });
     let mut join = Join::new(a, b, ta, tb);
     let d = loop {
         if let Some(d) = join.step(a, b, &mut || true) {
@@ -192,7 +215,7 @@ pub fn diff_tree_judged(
         }
     };
     let kinds = judge_nodes(a, b, &d, (&of_a, &of_b), noise);
-    (d, kinds)
+    (d, kinds, applied)
 }
 
 /// Each node of `d` judged: its merged nodes' sums, and for a node past
@@ -384,9 +407,13 @@ impl Join {
     fn step(&mut self, a: &Trace, b: &Trace, more: &mut dyn FnMut() -> bool) -> Option<DiffTree> {
         let mut made = 0;
         let joining = !self.stack.is_empty();
+        // The trees are read while the join grows (their labels are
+        // interned): out of `self.d` meanwhile.
+        let (ta, tb) = (std::mem::take(&mut self.d.a), std::mem::take(&mut self.d.b));
+        let mut paused = false;
         while let Some((id, na, nb)) = self.stack.pop() {
             let depth = self.d.depth[id as usize] + 1;
-            for (name, ca, cb) in joined_children((a, &self.d.a, na), (b, &self.d.b, nb)) {
+            for (name, ca, cb) in joined_children((a, &ta, na), (b, &tb, nb)) {
                 let name = self.intern(name);
                 let c = push(&mut self.d, name, id, depth, ca, cb);
                 self.edges.push((id, c));
@@ -396,9 +423,15 @@ impl Join {
             if made >= CHUNK {
                 made = 0;
                 if !more() {
-                    return None;
+                    paused = true;
+                    break;
                 }
             }
+        }
+        self.d.a = ta;
+        self.d.b = tb;
+        if paused {
+            return None;
         }
         // The children lists in a slice of their own.
         if joining && !more() {
@@ -468,6 +501,8 @@ pub struct DiffReport {
     kinds: Vec<Kind>,
     /// Nodes deeper than this are counted in their ancestors, not listed.
     levels: u32,
+    /// The transforms both trees had.
+    transforms: Option<Stack>,
 }
 
 /// A node of a [`DiffReport`] in the order it is listed.
@@ -498,7 +533,23 @@ impl DiffReport {
             tree: d,
             kinds: Vec::new(),
             levels: TreeReport::levels_of(depth),
+            transforms: None,
         }
+    }
+
+    /// The report of trees transformed by `applied`'s stack (its warnings
+    /// added to the report's).
+    pub fn with_applied(mut self, applied: Option<Applied>) -> Self {
+        if let Some(a) = applied {
+            self.warnings.extend(a.warnings);
+            self.transforms = Some(a.transforms);
+        }
+        self
+    }
+
+    /// The transforms both trees had.
+    pub fn transforms(&self) -> Option<&Stack> {
+        self.transforms.as_ref()
     }
 
     /// The report with each node's judgement ([`diff_tree_judged`]).
@@ -585,8 +636,11 @@ impl Serialize for DiffReport {
                 s.collect_seq(self.0.tree.threads.iter().map(|&t| Thread(self.0, t)))
             }
         }
-        let mut st = s.serialize_struct("DiffReport", 2)?;
+        let mut st = s.serialize_struct("DiffReport", 3)?;
         st.serialize_field("warnings", &self.warnings)?;
+        if let Some(t) = &self.transforms {
+            st.serialize_field("transforms", t)?;
+        }
         st.serialize_field("threads", &Threads(self))?;
         st.end()
     }

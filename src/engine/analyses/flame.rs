@@ -100,9 +100,8 @@ pub fn ordered_children(
     let mut v = children.to_vec();
     if order == FlameOrder::Name {
         v.sort_by(|&a, &b| {
-            trace
-                .str(tree.name[a.idx()])
-                .cmp(trace.str(tree.name[b.idx()]))
+            tree.label(trace, a)
+                .cmp(tree.label(trace, b))
                 .then(a.cmp(&b))
         });
     }

@@ -25,6 +25,7 @@ pub mod gaps;
 pub mod gate;
 pub mod judge;
 pub mod stats;
+pub mod transform;
 pub mod tree;
 pub mod window;
 

@@ -11,6 +11,7 @@ use super::common::*;
 use crate::engine::model::{FrameId, ScopeIdx, StrId, StreamId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// A node of a [`MergedTree`].
@@ -44,6 +45,29 @@ pub struct MergedTree {
     /// Children of node `n`: `child_list[child_start[n]..child_start[n + 1]]`.
     child_start: Vec<u32>,
     child_list: Vec<NodeId>,
+    /// Names the recording does not hold, made by transforms (a crate's
+    /// node, a name split by its data): a `name` with [`LABEL_BIT`] set is
+    /// `labels[id & !LABEL_BIT]`. Read names through [`Self::label`].
+    pub labels: Vec<Label>,
+}
+
+/// Set in a [`MergedTree`] node's `name` that is one of its own
+/// [`Label`]s, not a string of the recording.
+pub const LABEL_BIT: u32 = 1 << 31;
+
+/// A node name made by a transform ([`super::transform`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Label {
+    /// What the node is called: `name [data]` for a name split by its
+    /// data, `[crate]` for a crate's collapsed scopes.
+    pub text: String,
+    /// The scope name it stands for (a name split by data), or `None` for
+    /// a crate's node.
+    pub scope: Option<StrId>,
+    /// The data string (a name split by data).
+    pub data: StrId,
+    /// The crate (a crate's node).
+    pub crate_name: Option<String>,
 }
 
 impl MergedTree {
@@ -60,6 +84,36 @@ impl MergedTree {
     pub fn children(&self, n: NodeId) -> &[NodeId] {
         let (a, b) = (self.child_start[n.idx()], self.child_start[n.idx() + 1]);
         &self.child_list[a as usize..b as usize]
+    }
+
+    /// The name of node `n` (a thread's, a scope's, or a transform's
+    /// label).
+    #[inline]
+    pub fn label<'t>(&'t self, trace: &'t Trace, n: NodeId) -> &'t str {
+        self.label_of(trace, self.name[n.idx()])
+    }
+
+    /// The text of a `name` id of this tree.
+    #[inline]
+    pub fn label_of<'t>(&'t self, trace: &'t Trace, id: StrId) -> &'t str {
+        if id.0 & LABEL_BIT != 0 {
+            &self.labels[(id.0 & !LABEL_BIT) as usize].text
+        } else {
+            trace.str(id)
+        }
+    }
+
+    /// The scope name node `n` stands for: its name, the name a split by
+    /// data came from, or `None` (a thread, a crate's node).
+    pub fn scope_name(&self, n: NodeId) -> Option<StrId> {
+        let id = self.name[n.idx()];
+        if self.parent[n.idx()] == u32::MAX {
+            None
+        } else if id.0 & LABEL_BIT != 0 {
+            self.labels[(id.0 & !LABEL_BIT) as usize].scope
+        } else {
+            Some(id)
+        }
     }
 
     /// The thread node `n` belongs to.
@@ -81,7 +135,44 @@ impl MergedTree {
         path
     }
 
-    fn push(&mut self, name: StrId, parent: u32, depth: u32) -> u32 {
+    /// Makes the children lists (CSR, each sorted by total time
+    /// descending, then name) and the thread list (by name), once the
+    /// nodes are in (parents before children).
+    pub(crate) fn finish(&mut self, trace: &Trace, threads: Vec<u32>) {
+        let len = self.len();
+        let mut start = vec![0u32; len + 1];
+        for &p in &self.parent {
+            if p != u32::MAX {
+                start[p as usize + 1] += 1;
+            }
+        }
+        for i in 0..len {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut list = vec![NodeId(0); start[len] as usize];
+        for (n, &p) in self.parent.iter().enumerate() {
+            if p != u32::MAX {
+                list[fill[p as usize] as usize] = NodeId(n as u32);
+                fill[p as usize] += 1;
+            }
+        }
+        let by_total = |a: &NodeId, b: &NodeId| {
+            self.total_ns[b.idx()]
+                .cmp(&self.total_ns[a.idx()])
+                .then_with(|| self.label(trace, *a).cmp(self.label(trace, *b)))
+        };
+        for n in 0..len {
+            list[start[n] as usize..start[n + 1] as usize].sort_by(by_total);
+        }
+        let mut threads: Vec<NodeId> = threads.into_iter().map(NodeId).collect();
+        threads.sort_by(|a, b| self.label(trace, *a).cmp(self.label(trace, *b)));
+        self.threads = threads;
+        self.child_start = start;
+        self.child_list = list;
+    }
+
+    pub(crate) fn push(&mut self, name: StrId, parent: u32, depth: u32) -> u32 {
         let id = self.name.len() as u32;
         self.name.push(name);
         self.count.push(0);
@@ -132,6 +223,11 @@ pub struct MergedTreeBuilder {
     /// With [`Self::recording`]: each instance's node (`u32::MAX` for one
     /// not merged: another thread, deeper than `levels`).
     node_of: Option<Vec<u32>>,
+    /// With [`Self::split_data`]: per definition, whether its instances
+    /// are split by their data string.
+    split: Option<Vec<bool>>,
+    /// (name, data) -> label id, for the split names.
+    split_label: FxHashMap<(StrId, StrId), StrId>,
 }
 
 impl MergedTreeBuilder {
@@ -150,7 +246,17 @@ impl MergedTreeBuilder {
             child_of: GroupIndex::new(),
             stack: Vec::new(),
             node_of: None,
+            split: None,
+            split_label: FxHashMap::default(),
         }
+    }
+
+    /// Splits the nodes of the definitions `split` says yes to by their
+    /// instances' data strings (`name [data]`; an instance without data
+    /// keeps the plain name). `None`: nothing is split.
+    pub fn split_data(mut self, split: Option<Vec<bool>>) -> Self {
+        self.split = split;
+        self
     }
 
     /// [`Self::new`], also keeping each instance's node (see
@@ -192,6 +298,8 @@ impl MergedTreeBuilder {
             child_of,
             stack,
             node_of,
+            split,
+            split_label,
             ..
         } = self;
         let mut merged = 0usize;
@@ -215,7 +323,20 @@ impl MergedTreeBuilder {
                     }
                     stack.truncate(depth);
                     let parent = stack.last().copied().unwrap_or(root);
-                    let name = def_name[s.def[i].idx()];
+                    let def = s.def[i].idx();
+                    let mut name = def_name[def];
+                    if split.as_ref().is_some_and(|sp| sp[def]) && s.data[i] != StrId(0) {
+                        let data = s.data[i];
+                        name = *split_label.entry((name, data)).or_insert_with(|| {
+                            tree.labels.push(Label {
+                                text: format!("{} [{}]", trace.str(name), trace.str(data)),
+                                scope: Some(name),
+                                data,
+                                crate_name: None,
+                            });
+                            StrId((tree.labels.len() - 1) as u32 | LABEL_BIT)
+                        });
+                    }
                     let key = (u64::from(parent) << 32) | u64::from(name.0);
                     let node = child_of.get_or_insert(key, || {
                         tree.push(name, parent, tree.depth[parent as usize] + 1)
@@ -250,46 +371,8 @@ impl MergedTreeBuilder {
                     tree.total_ns[p as usize].saturating_add(tree.total_ns[n]);
             }
         }
-        // Children lists (CSR), sorted.
-        let len = tree.len();
-        let mut start = vec![0u32; len + 1];
-        for &p in &tree.parent {
-            if p != u32::MAX {
-                start[p as usize + 1] += 1;
-            }
-        }
-        for i in 0..len {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut list = vec![NodeId(0); start[len] as usize];
-        for (n, &p) in tree.parent.iter().enumerate() {
-            if p != u32::MAX {
-                list[fill[p as usize] as usize] = NodeId(n as u32);
-                fill[p as usize] += 1;
-            }
-        }
-        let by_total = |a: &NodeId, b: &NodeId| {
-            tree.total_ns[b.idx()]
-                .cmp(&tree.total_ns[a.idx()])
-                .then_with(|| {
-                    trace
-                        .str(tree.name[a.idx()])
-                        .cmp(trace.str(tree.name[b.idx()]))
-                })
-        };
-        for n in 0..len {
-            list[start[n] as usize..start[n + 1] as usize].sort_by(by_total);
-        }
-        let mut threads: Vec<NodeId> = thread_node.into_values().map(NodeId).collect();
-        threads.sort_by(|a, b| {
-            trace
-                .str(tree.name[a.idx()])
-                .cmp(trace.str(tree.name[b.idx()]))
-        });
-        tree.threads = threads;
-        tree.child_start = start;
-        tree.child_list = list;
+        let threads = thread_node.into_values().collect();
+        tree.finish(trace, threads);
         Some(tree)
     }
 }
@@ -311,6 +394,9 @@ pub struct TreeReport {
     names: Vec<String>,
     /// Nodes deeper than this are counted in their ancestors, not listed.
     levels: u32,
+    /// The transforms applied, and each thread's total before them (by
+    /// thread node).
+    applied: Option<(super::transform::Applied, Vec<(NodeId, i64)>)>,
 }
 
 /// Levels a [`TreeReport`] lists at most: the nested answer is written
@@ -340,19 +426,65 @@ impl TreeReport {
     pub fn new(trace: &Trace, mut tree: MergedTree, depth: Option<u32>) -> Self {
         let mut local: FxHashMap<StrId, u32> = FxHashMap::default();
         let mut names = Vec::new();
-        for id in &mut tree.name {
-            let l = *local.entry(*id).or_insert_with(|| {
-                names.push(trace.str(*id).to_owned());
-                names.len() as u32 - 1
-            });
-            *id = StrId(l);
-        }
+        let ids: Vec<StrId> = tree
+            .name
+            .iter()
+            .map(|&id| {
+                StrId(*local.entry(id).or_insert_with(|| {
+                    names.push(tree.label_of(trace, id).to_owned());
+                    names.len() as u32 - 1
+                }))
+            })
+            .collect();
+        tree.name = ids;
+        tree.labels.clear();
         TreeReport {
             frames: tree.frames,
             tree,
             names,
             levels: Self::levels_of(depth),
+            applied: None,
         }
+    }
+
+    /// The report of a transformed tree: [`Self::new`] of its tree, saying
+    /// which transforms made it and each thread's total before them.
+    pub fn transformed(
+        trace: &Trace,
+        t: super::transform::Transformed,
+        stack: &super::transform::Stack,
+        depth: Option<u32>,
+    ) -> Self {
+        let applied = t.applied(stack).map(|a| (a, t.recorded_ns.clone()));
+        Self {
+            applied,
+            ..Self::new(trace, t.tree, depth)
+        }
+    }
+
+    /// The transforms applied (none for a plain tree).
+    pub fn applied(&self) -> Option<&super::transform::Applied> {
+        self.applied.as_ref().map(|(a, _)| a)
+    }
+
+    /// Thread node `t`'s total before the transforms.
+    pub fn recorded_total_ns(&self, t: NodeId) -> Option<i64> {
+        let (_, rec) = self.applied.as_ref()?;
+        rec.iter().find(|(n, _)| *n == t).map(|&(_, ns)| ns)
+    }
+
+    /// Per thread (by name) whose total the transforms changed: (name,
+    /// shown total, recorded total).
+    pub fn shown_of_recorded(&self) -> Vec<(&str, i64, i64)> {
+        self.tree
+            .threads
+            .iter()
+            .filter_map(|&t| {
+                let rec = self.recorded_total_ns(t)?;
+                let r = self.row(t);
+                (rec != r.total_ns).then_some((r.name, r.total_ns, rec))
+            })
+            .collect()
     }
 
     /// The levels listed for `depth`.
@@ -422,9 +554,12 @@ impl Serialize for TreeReport {
         impl Serialize for Thread<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 let r = self.0.row(self.1);
-                let mut st = s.serialize_struct("TreeThread", 3)?;
+                let mut st = s.serialize_struct("TreeThread", 4)?;
                 st.serialize_field("name", r.name)?;
                 st.serialize_field("total_ns", &r.total_ns)?;
+                if let Some(ns) = self.0.recorded_total_ns(self.1) {
+                    st.serialize_field("recorded_total_ns", &ns)?;
+                }
                 st.serialize_field("roots", &Nodes(self.0, self.1))?;
                 st.end()
             }
@@ -435,8 +570,12 @@ impl Serialize for TreeReport {
                 s.collect_seq(self.0.tree.threads.iter().map(|&t| Thread(self.0, t)))
             }
         }
-        let mut st = s.serialize_struct("TreeReport", 2)?;
+        let mut st = s.serialize_struct("TreeReport", 4)?;
         st.serialize_field("frames", &self.frames)?;
+        if let Some(a) = self.applied() {
+            st.serialize_field("transforms", &a.transforms)?;
+            st.serialize_field("warnings", &a.warnings)?;
+        }
         st.serialize_field("threads", &Threads(self))?;
         st.end()
     }
@@ -463,6 +602,10 @@ pub struct CallersReport {
     pub callers: Vec<CallerRow>,
     /// Their direct children grouped by name, summing the children's durations.
     pub callees: Vec<CallerRow>,
+    /// The transforms the tree it was read from had (see
+    /// [`callers_in_tree`]).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub applied: Option<super::transform::Applied>,
 }
 
 /// Which definitions are named `name` (`None` when no definition is).
@@ -540,6 +683,62 @@ pub fn callers(trace: &Trace, name: &str) -> Option<CallersReport> {
         self_ns: self_total,
         callers: caller_rows(trace, up),
         callees: caller_rows(trace, down),
+        applied: None,
+    })
+}
+
+/// [`callers`] read from a merged (transformed) tree: its nodes named
+/// `name`, grouped by their parent's name, and their children by name.
+/// On an untransformed tree of all frames it is [`callers`]' answer.
+pub fn callers_in_tree(trace: &Trace, tree: &MergedTree, name: &str) -> Option<CallersReport> {
+    let mut up: BTreeMap<Option<&str>, (u64, i64)> = BTreeMap::new();
+    let mut down: BTreeMap<Option<&str>, (u64, i64)> = BTreeMap::new();
+    let (mut count, mut total, mut self_total) = (0u64, 0i64, 0i64);
+    let add = |m: &mut BTreeMap<_, (u64, i64)>, k, c: u64, t: i64| {
+        let e = m.entry(k).or_default();
+        e.0 += c;
+        e.1 = e.1.saturating_add(t);
+    };
+    for i in 0..tree.len() {
+        let n = NodeId(i as u32);
+        let p = tree.parent[i];
+        if p == u32::MAX || tree.label(trace, n) != name {
+            continue;
+        }
+        count += tree.count[i];
+        total = total.saturating_add(tree.total_ns[i]);
+        self_total = self_total.saturating_add(tree.self_ns[i]);
+        let caller = (tree.parent[p as usize] != u32::MAX).then(|| tree.label(trace, NodeId(p)));
+        add(&mut up, caller, tree.count[i], tree.total_ns[i]);
+        for &c in tree.children(n) {
+            let k = Some(tree.label(trace, c));
+            add(&mut down, k, tree.count[c.idx()], tree.total_ns[c.idx()]);
+        }
+    }
+    if count == 0 {
+        return None;
+    }
+    let rows = |m: BTreeMap<Option<&str>, (u64, i64)>| {
+        let mut rows: Vec<CallerRow> = m
+            .into_iter()
+            .map(|(name, (count, total_ns))| CallerRow {
+                name: name.map(str::to_owned),
+                count,
+                total_ns,
+            })
+            .collect();
+        // By name already (None first, as ""): a stable sort by total.
+        rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns));
+        rows
+    };
+    Some(CallersReport {
+        name: name.to_owned(),
+        count,
+        total_ns: total,
+        self_ns: self_total,
+        callers: rows(up),
+        callees: rows(down),
+        applied: None,
     })
 }
 

@@ -12,7 +12,8 @@
 //! `stack a_ns b_ns`, the union of both trees' stacks.
 
 use super::escape;
-use crate::engine::analyses::{MergedTree, NodeId, merged_tree};
+use crate::engine::analyses::transform::{Stack, transformed_tree};
+use crate::engine::analyses::{MergedTree, NodeId};
 use crate::engine::model::Trace;
 use crate::units::thread_label;
 use std::borrow::Cow;
@@ -36,18 +37,18 @@ fn stacks(tree: &MergedTree, trace: &Trace) -> BTreeMap<String, i64> {
         .threads
         .iter()
         .map(|&t| {
-            let name = thread_label(trace.str(tree.name[t.idx()]));
+            let name = thread_label(tree.label(trace, t));
             (t, folded_name(name).into_owned())
         })
         .collect();
     while let Some((n, stack)) = todo.pop() {
         let self_ns = tree.self_ns[n.idx()].max(0);
-        let is_thread = tree.parent[n.idx()] == u32::MAX;
-        if self_ns > 0 && !is_thread {
+        // A thread's own time is its merged roots' (a transform's).
+        if self_ns > 0 {
             *out.entry(stack.clone()).or_insert(0) += self_ns;
         }
         for &c in tree.children(n) {
-            let name = folded_name(trace.str(tree.name[c.idx()]));
+            let name = folded_name(tree.label(trace, c));
             todo.push((c, format!("{stack};{name}")));
         }
     }
@@ -57,7 +58,17 @@ fn stacks(tree: &MergedTree, trace: &Trace) -> BTreeMap<String, i64> {
 /// The folded stacks of frames `frames` (positions), optionally of one
 /// thread: `stack self_ns` lines, sorted, each ending in a newline.
 pub fn folded(trace: &Trace, frames: Range<u32>, thread: Option<&str>) -> String {
-    let tree = merged_tree(trace, frames, thread);
+    folded_transformed(trace, frames, thread, &Stack::default())
+}
+
+/// [`folded`] of the tree `stack` transforms.
+pub fn folded_transformed(
+    trace: &Trace,
+    frames: Range<u32>,
+    thread: Option<&str>,
+    stack: &Stack,
+) -> String {
+    let tree = transformed_tree(trace, frames, thread, u32::MAX, stack).tree;
     let mut out = String::new();
     for (stack, ns) in stacks(&tree, trace) {
         out.push_str(&stack);
@@ -70,9 +81,10 @@ pub fn folded(trace: &Trace, frames: Range<u32>, thread: Option<&str>) -> String
 
 /// A's and B's folded stacks joined: `stack a_ns b_ns` (0 where a side
 /// lacks the stack), sorted.
-pub fn folded_diff(a: &Trace, b: &Trace, thread: Option<&str>) -> String {
-    let sa = stacks(&merged_tree(a, 0..a.frames.len() as u32, thread), a);
-    let sb = stacks(&merged_tree(b, 0..b.frames.len() as u32, thread), b);
+pub fn folded_diff(a: &Trace, b: &Trace, thread: Option<&str>, stack: &Stack) -> String {
+    let tree = |t: &Trace| transformed_tree(t, 0..t.frames.len() as u32, thread, u32::MAX, stack);
+    let sa = stacks(&tree(a).tree, a);
+    let sb = stacks(&tree(b).tree, b);
     let mut joined: BTreeMap<&str, (i64, i64)> = BTreeMap::new();
     for (k, &v) in &sa {
         joined.entry(k).or_default().0 = v;

@@ -1,0 +1,889 @@
+//! Transforms of the merged call tree: a stack of small named operations
+//! (the Firefox Profiler's call-tree transforms) applied in order to a
+//! [`MergedTree`] before any view, query or export reads it, so noise
+//! (dependencies, thin wrappers, recursion) can be hidden and what matters
+//! kept in focus.
+//!
+//! | transform | written | what it does |
+//! |---|---|---|
+//! | merge | `merge:NAME` | the matching scopes disappear: their own time goes to their parent, their children move up one level |
+//! | focus | `focus:A;B;C` | only the subtree at that path of names (from a thread's top level), as the root |
+//! | focus-function | `focus-function:NAME` | every call of NAME, wherever it is, merged as one root (nested calls stay below it); its callers gone |
+//! | collapse | `collapse:NAME` | a matching node keeps its total; its subtree is folded into its own time |
+//! | collapse-crate | `collapse-crate:CRATE` | a run of nested scopes from that crate becomes one node `[CRATE]` |
+//! | only-my-code | `only-my-code` | `collapse-crate` of every dependency crate |
+//! | collapse-recursion | `collapse-recursion:NAME` or `:all` | a scope directly inside itself is merged into the outer one |
+//! | drop | `drop:NAME` | the matching scopes and their subtrees are removed, and their time with them |
+//! | split-data | `split-data:NAME` | the matching nodes are split by their data string (`NAME [data]`) |
+//!
+//! NAME is a scope name or a glob over it (`*` any run of characters, `?`
+//! one, `[abc]`/`[a-z]`/`[!a]` a class, `\` escapes). A scope's crate is
+//! read from its source file (puffin keeps a dependency's as
+//! `egui-0.37.0/src/context.rs` and the app's own as `src/main.rs`; full
+//! paths under a Cargo registry or git checkout work too), or failing that
+//! from the name's leading `module::`. A dependency is a crate whose folder
+//! carries a version or lies under `.cargo/registry` or `.cargo/git`.
+//!
+//! Each transform maps the tree to a new tree, node by node, parents before
+//! children ([`apply`]): a node is kept (under its parent's image), made a
+//! root, relabelled, absorbed into its parent's image (its own time added
+//! there, its total already counted by an ancestor), or removed. Totals
+//! follow from that rule alone: a node's total is the sum of the totals of
+//! the input nodes it heads, its own time the sum of every input node's
+//! own time mapped to it, and a thread's total its own (merged roots') time
+//! plus its roots'. Split by data is applied while merging (the data is
+//! gone from a merged tree) and so holds for the whole stack wherever it
+//! stands.
+
+use super::tree::{LABEL_BIT, Label, MergedTree, MergedTreeBuilder, NodeId};
+use crate::engine::model::{StrId, Trace};
+use rustc_hash::FxHashMap;
+use std::fmt;
+
+/// A scope-name pattern: exact, or a glob.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pattern {
+    text: String,
+    tokens: Option<Vec<Token>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Token {
+    Char(char),
+    Any,
+    Star,
+    /// Ranges (inclusive), negated.
+    Class(Vec<(char, char)>, bool),
+}
+
+impl Pattern {
+    /// Parses a name or a glob; a malformed glob (an unclosed `[`, an empty
+    /// class, a trailing `\`) is an error naming what is wrong.
+    pub fn new(text: &str) -> Result<Self, String> {
+        if text.is_empty() {
+            return Err("an empty name".to_owned());
+        }
+        if !text.contains(['*', '?', '[', '\\']) {
+            return Ok(Self {
+                text: text.to_owned(),
+                tokens: None,
+            });
+        }
+        let mut tokens = Vec::new();
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            tokens.push(match c {
+                '*' => {
+                    while chars.peek() == Some(&'*') {
+                        chars.next();
+                    }
+                    Token::Star
+                }
+                '?' => Token::Any,
+                '\\' => Token::Char(
+                    chars
+                        .next()
+                        .ok_or_else(|| format!("glob {text:?} ends with an escape (\\)"))?,
+                ),
+                '[' => {
+                    let negated = matches!(chars.peek(), Some('!' | '^'));
+                    if negated {
+                        chars.next();
+                    }
+                    let mut ranges = Vec::new();
+                    let mut closed = false;
+                    let mut first = true;
+                    while let Some(c) = chars.next() {
+                        if c == ']' && !first {
+                            closed = true;
+                            break;
+                        }
+                        first = false;
+                        let lo = if c == '\\' {
+                            chars.next().unwrap_or('\\')
+                        } else {
+                            c
+                        };
+                        let mut hi = lo;
+                        if chars.peek() == Some(&'-') {
+                            let mut ahead = chars.clone();
+                            ahead.next();
+                            if let Some(&h) = ahead.peek()
+                                && h != ']'
+                            {
+                                chars.next();
+                                hi = chars.next().unwrap_or(lo);
+                            }
+                        }
+                        if hi < lo {
+                            return Err(format!("glob {text:?} has a range backwards ({lo}-{hi})"));
+                        }
+                        ranges.push((lo, hi));
+                    }
+                    if !closed {
+                        return Err(format!("glob {text:?} has an unclosed ["));
+                    }
+                    Token::Class(ranges, negated)
+                }
+                c => Token::Char(c),
+            });
+        }
+        Ok(Self {
+            text: text.to_owned(),
+            tokens: Some(tokens),
+        })
+    }
+
+    /// As written.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    pub fn matches(&self, name: &str) -> bool {
+        match &self.tokens {
+            None => name == self.text,
+            Some(tokens) => {
+                let name: Vec<char> = name.chars().collect();
+                glob_match(tokens, &name)
+            }
+        }
+    }
+}
+
+/// Iterative glob matching with one backtrack point per star (linear in
+/// practice, never exponential).
+fn glob_match(p: &[Token], s: &[char]) -> bool {
+    let (mut pi, mut si) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while si < s.len() {
+        let step = match p.get(pi) {
+            Some(Token::Star) => {
+                star = Some((pi, si));
+                pi += 1;
+                continue;
+            }
+            Some(Token::Any) => true,
+            Some(Token::Char(c)) => *c == s[si],
+            Some(Token::Class(ranges, negated)) => {
+                ranges.iter().any(|&(lo, hi)| (lo..=hi).contains(&s[si])) != *negated
+            }
+            None => false,
+        };
+        if step {
+            pi += 1;
+            si += 1;
+        } else if let Some((sp, ss)) = star {
+            pi = sp + 1;
+            si = ss + 1;
+            star = Some((sp, ss + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|t| *t == Token::Star)
+}
+
+/// One transform of the stack (see the module's table).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Transform {
+    Merge(Pattern),
+    /// A path of exact names from a thread's top level.
+    Focus(Vec<String>),
+    FocusFunction(Pattern),
+    Collapse(Pattern),
+    CollapseCrate(Pattern),
+    OnlyMyCode,
+    /// `None`: every name.
+    CollapseRecursion(Option<Pattern>),
+    Drop(Pattern),
+    SplitData(Pattern),
+}
+
+/// The transforms' names, as written before the `:`.
+pub const TRANSFORM_NAMES: [&str; 9] = [
+    "merge",
+    "focus",
+    "focus-function",
+    "collapse",
+    "collapse-crate",
+    "only-my-code",
+    "collapse-recursion",
+    "drop",
+    "split-data",
+];
+
+impl Transform {
+    /// The transform `op` with its argument (`None` for `only-my-code`).
+    pub fn new(op: &str, arg: Option<&str>) -> Result<Self, String> {
+        let pat = || {
+            Pattern::new(arg.unwrap_or("")).map_err(|e| {
+                if arg.is_none_or(str::is_empty) {
+                    format!("{op} needs a scope name or glob ({op}:NAME)")
+                } else {
+                    e
+                }
+            })
+        };
+        Ok(match op {
+            "merge" => Self::Merge(pat()?),
+            "focus" => {
+                let path: Vec<String> = arg
+                    .unwrap_or("")
+                    .split(';')
+                    .map(|s| s.trim().to_owned())
+                    .collect();
+                if path.iter().any(String::is_empty) {
+                    return Err(
+                        "focus needs a path of scope names from a thread's top level, \
+                         separated by ';' (focus:frame;update;physics)"
+                            .to_owned(),
+                    );
+                }
+                Self::Focus(path)
+            }
+            "focus-function" => Self::FocusFunction(pat()?),
+            "collapse" => Self::Collapse(pat()?),
+            "collapse-crate" => Self::CollapseCrate(pat()?),
+            "only-my-code" => match arg {
+                None | Some("") => Self::OnlyMyCode,
+                Some(a) => return Err(format!("only-my-code takes no argument, got {a:?}")),
+            },
+            "collapse-recursion" => match arg {
+                None | Some("") | Some("all") => Self::CollapseRecursion(None),
+                Some(_) => Self::CollapseRecursion(Some(pat()?)),
+            },
+            "drop" => Self::Drop(pat()?),
+            "split-data" => Self::SplitData(pat()?),
+            _ => {
+                return Err(format!(
+                    "unknown transform {op:?} (known: {})",
+                    TRANSFORM_NAMES.join(", ")
+                ));
+            }
+        })
+    }
+
+    /// The operation's name.
+    pub fn op(&self) -> &'static str {
+        match self {
+            Self::Merge(_) => "merge",
+            Self::Focus(_) => "focus",
+            Self::FocusFunction(_) => "focus-function",
+            Self::Collapse(_) => "collapse",
+            Self::CollapseCrate(_) => "collapse-crate",
+            Self::OnlyMyCode => "only-my-code",
+            Self::CollapseRecursion(_) => "collapse-recursion",
+            Self::Drop(_) => "drop",
+            Self::SplitData(_) => "split-data",
+        }
+    }
+
+    /// The argument, as written (`None` for `only-my-code`).
+    pub fn arg(&self) -> Option<String> {
+        match self {
+            Self::Merge(p)
+            | Self::FocusFunction(p)
+            | Self::Collapse(p)
+            | Self::CollapseCrate(p)
+            | Self::Drop(p)
+            | Self::SplitData(p) => Some(p.as_str().to_owned()),
+            Self::Focus(path) => Some(path.join(";")),
+            Self::OnlyMyCode => None,
+            Self::CollapseRecursion(p) => {
+                Some(p.as_ref().map_or("all", Pattern::as_str).to_owned())
+            }
+        }
+    }
+
+    /// What the app's breadcrumb shows.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Merge(p) => format!("Merge {}", p.as_str()),
+            Self::Focus(path) => format!("Focus {}", path.join(" > ")),
+            Self::FocusFunction(p) => format!("Focus on {}", p.as_str()),
+            Self::Collapse(p) => format!("Collapse {}", p.as_str()),
+            Self::CollapseCrate(p) => format!("Collapse crate {}", p.as_str()),
+            Self::OnlyMyCode => "Only my code".to_owned(),
+            Self::CollapseRecursion(None) => "Collapse recursion".to_owned(),
+            Self::CollapseRecursion(Some(p)) => format!("Collapse recursion {}", p.as_str()),
+            Self::Drop(p) => format!("Drop {}", p.as_str()),
+            Self::SplitData(p) => format!("Split {} by data", p.as_str()),
+        }
+    }
+}
+
+impl std::str::FromStr for Transform {
+    type Err = String;
+
+    /// `op:ARG` (or `only-my-code`, `collapse-recursion`).
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.split_once(':') {
+            Some((op, arg)) => Self::new(op, Some(arg)),
+            None => Self::new(s, None),
+        }
+    }
+}
+
+impl fmt::Display for Transform {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.arg() {
+            Some(arg) => write!(f, "{}:{arg}", self.op()),
+            None => f.write_str(self.op()),
+        }
+    }
+}
+
+impl serde::Serialize for Transform {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Transform {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// The transforms, in the order they are applied.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Stack(pub Vec<Transform>);
+
+impl Stack {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Parses `op:ARG` strings (the URL hash, the JavaScript API).
+    pub fn parse<S: AsRef<str>>(items: &[S]) -> Result<Self, String> {
+        items
+            .iter()
+            .map(|s| s.as_ref().parse())
+            .collect::<Result<_, _>>()
+            .map(Stack)
+    }
+
+    /// Per definition of `trace`, whether a split-data transform names it
+    /// (`None`: no split-data in the stack).
+    pub fn split_defs(&self, trace: &Trace) -> Option<Vec<bool>> {
+        let pats: Vec<&Pattern> = self
+            .0
+            .iter()
+            .filter_map(|t| match t {
+                Transform::SplitData(p) => Some(p),
+                _ => None,
+            })
+            .collect();
+        if pats.is_empty() {
+            return None;
+        }
+        let mut memo: FxHashMap<StrId, bool> = FxHashMap::default();
+        Some(
+            trace
+                .defs
+                .name
+                .iter()
+                .map(|&n| {
+                    *memo
+                        .entry(n)
+                        .or_insert_with(|| pats.iter().any(|p| p.matches(trace.str(n))))
+                })
+                .collect(),
+        )
+    }
+}
+
+impl fmt::Display for Stack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, t) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{t}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Where a scope's code comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// The crate (its folder without the version, or the name's leading
+    /// `module::`).
+    pub crate_name: String,
+    /// A dependency (a versioned folder, a Cargo registry or git checkout),
+    /// not the app's own code.
+    pub dependency: bool,
+}
+
+/// Where the code of a scope defined in `file` and named `name` comes from
+/// (`None`: nothing says, taken as the app's own code).
+pub fn origin(file: &str, name: &str) -> Option<Origin> {
+    let file = file.replace('\\', "/");
+    let parts: Vec<&str> = file.split('/').filter(|p| !p.is_empty()).collect();
+    let registry = file.contains(".cargo/registry/") || file.contains(".cargo/git/");
+    if let Some(src) = parts.iter().rposition(|&p| p == "src") {
+        if src == 0 {
+            // `src/main.rs`: the crate being built.
+            return None;
+        }
+        let folder = parts[src - 1];
+        let (name, versioned) = split_version(folder);
+        return Some(Origin {
+            crate_name: name.to_owned(),
+            dependency: versioned || registry,
+        });
+    }
+    if let Some((module, _)) = name.split_once("::")
+        && !module.is_empty()
+        && !module.starts_with('<')
+    {
+        return Some(Origin {
+            crate_name: module.to_owned(),
+            dependency: false,
+        });
+    }
+    None
+}
+
+/// `egui-0.37.0` -> (`egui`, true); `my_app` -> (`my_app`, false).
+fn split_version(folder: &str) -> (&str, bool) {
+    if let Some(dash) = folder.rfind('-') {
+        let version = &folder[dash + 1..];
+        let mut parts = version.split(['.', '+']);
+        let numeric = parts
+            .next()
+            .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        if numeric && version.contains('.') {
+            return (&folder[..dash], true);
+        }
+    }
+    // A prerelease: `wgpu-24.0.0-rc.1`.
+    if let Some(dash) = folder.find('-')
+        && folder[dash + 1..].starts_with(|c: char| c.is_ascii_digit())
+        && folder[dash + 1..].contains('.')
+    {
+        return (&folder[..dash], true);
+    }
+    (folder, false)
+}
+
+/// A stack applied to a tree.
+#[derive(Clone, Debug, Default)]
+pub struct Transformed {
+    pub tree: MergedTree,
+    /// Per node of the input tree: its node in `tree`, or [`HIDDEN`].
+    pub node_of: Vec<u32>,
+    /// Per node of the input tree: whether it heads its node (its calls
+    /// are the node's calls); false for one merged, absorbed or hidden.
+    pub heads: Vec<bool>,
+    /// One line per transform that matched nothing.
+    pub warnings: Vec<String>,
+    /// Per thread node of `tree`: its total before the transforms.
+    pub recorded_ns: Vec<(NodeId, i64)>,
+}
+
+/// What a transformed answer says of its transforms.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Applied {
+    /// The stack, in the order applied.
+    pub transforms: Stack,
+    /// One line per transform that matched nothing.
+    pub warnings: Vec<String>,
+}
+
+impl Transformed {
+    /// The stack and its warnings, `None` for an empty stack.
+    pub fn applied(&self, stack: &Stack) -> Option<Applied> {
+        (!stack.is_empty()).then(|| Applied {
+            transforms: stack.clone(),
+            warnings: self.warnings.clone(),
+        })
+    }
+
+    /// Thread node `t`'s total before the transforms.
+    pub fn recorded_total_ns(&self, t: NodeId) -> Option<i64> {
+        self.recorded_ns
+            .iter()
+            .find(|(n, _)| *n == t)
+            .map(|&(_, ns)| ns)
+    }
+}
+
+/// Not in the transformed tree (dropped, or outside a focus).
+pub const HIDDEN: u32 = u32::MAX;
+/// Outside a focus, but a descendant may still be focused on.
+const OUTSIDE: u32 = u32::MAX - 1;
+
+/// The merged tree of `frames` (of threads named `thread`) with `stack`
+/// applied: merged with the data split the stack asks for, all levels when
+/// the stack has a transform (a merge lifts deep nodes up), `levels`
+/// otherwise.
+pub fn transformed_tree(
+    trace: &Trace,
+    frames: std::ops::Range<u32>,
+    thread: Option<&str>,
+    levels: u32,
+    stack: &Stack,
+) -> Transformed {
+    let levels = if stack.is_empty() { levels } else { u32::MAX };
+    let tree = MergedTreeBuilder::new(trace, frames, thread, levels)
+        .split_data(stack.split_defs(trace))
+        .step(trace, &mut || true)
+        .expect("a build given all the time it needs ends");
+    apply(trace, tree, stack)
+}
+
+/// Applies `stack` to `tree` (merged from `trace`). An empty stack gives
+/// the tree as it is.
+pub fn apply(trace: &Trace, tree: MergedTree, stack: &Stack) -> Transformed {
+    let mut node_of: Vec<u32> = (0..tree.len() as u32).collect();
+    let mut heads = vec![true; tree.len()];
+    let recorded: Vec<(u32, i64)> = tree
+        .threads
+        .iter()
+        .map(|&t| (t.0, tree.total_ns[t.idx()]))
+        .collect();
+    let mut current = tree;
+    let mut warnings = Vec::new();
+    let mut origins = Origins::new(trace);
+    for t in &stack.0 {
+        if let Transform::SplitData(p) = t {
+            if !trace.defs.name.iter().any(|&n| p.matches(trace.str(n))) {
+                warnings.push(format!("{t}: no scope name matches; nothing changed"));
+            }
+            continue;
+        }
+        let step = step(trace, &current, t, &mut origins);
+        if !step.matched {
+            warnings.push(format!("{t}: {}", step.unmatched_words(t)));
+        }
+        for (n, h) in node_of.iter_mut().zip(&mut heads) {
+            if *n != HIDDEN {
+                let m = *n as usize;
+                *h &= step.heads[m];
+                *n = step.node_of[m];
+            }
+        }
+        current = step.tree;
+    }
+    for (n, h) in node_of.iter_mut().zip(&mut heads) {
+        if *n == HIDDEN {
+            *h = false;
+        }
+    }
+    let recorded_ns = recorded
+        .into_iter()
+        .map(|(t, ns)| (NodeId(node_of[t as usize]), ns))
+        .collect();
+    Transformed {
+        tree: current,
+        node_of,
+        heads,
+        warnings,
+        recorded_ns,
+    }
+}
+
+/// Crates of scope names, found once.
+struct Origins {
+    by_name: FxHashMap<StrId, Option<Origin>>,
+}
+
+impl Origins {
+    fn new(trace: &Trace) -> Self {
+        let mut by_name = FxHashMap::default();
+        for (i, &name) in trace.defs.name.iter().enumerate() {
+            by_name
+                .entry(name)
+                .or_insert_with(|| origin(trace.str(trace.defs.file[i]), trace.str(name)));
+        }
+        Self { by_name }
+    }
+
+    fn of(&self, name: StrId) -> Option<&Origin> {
+        self.by_name.get(&name).and_then(Option::as_ref)
+    }
+}
+
+struct Step {
+    tree: MergedTree,
+    node_of: Vec<u32>,
+    heads: Vec<bool>,
+    matched: bool,
+    focus: bool,
+}
+
+impl Step {
+    fn unmatched_words(&self, t: &Transform) -> &'static str {
+        match t {
+            _ if self.focus => "nothing to focus on (no such scope); the view is empty",
+            Transform::CollapseRecursion(_) => {
+                "no scope runs directly inside itself; nothing changed"
+            }
+            Transform::OnlyMyCode => "no scope comes from a dependency crate; nothing changed",
+            Transform::CollapseCrate(_) => "no scope comes from such a crate; nothing changed",
+            _ => "no scope matches; nothing changed",
+        }
+    }
+}
+
+/// What a node of the input becomes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Act {
+    /// Under its parent's image, same name.
+    Keep,
+    /// Under its parent's image, with another name.
+    Relabel(StrId),
+    /// A root of its thread.
+    Root,
+    /// Into its parent's image: own time only.
+    Absorb,
+    /// Gone with its subtree.
+    Hide,
+    /// Not shown; a descendant may be.
+    Outside,
+}
+
+/// One transform, node by node.
+fn step(trace: &Trace, input: &MergedTree, t: &Transform, origins: &mut Origins) -> Step {
+    let len = input.len();
+    let mut out = MergedTree::default();
+    out.frames = input.frames;
+    out.labels = input.labels.clone();
+    let mut node_of = vec![HIDDEN; len];
+    let mut heads = vec![false; len];
+    // Per input node: transform state (a focus's matched length, being
+    // inside a focus or a collapse, a crate label).
+    let mut state = vec![0u32; len];
+    let mut child_of: FxHashMap<(u32, StrId), u32> = FxHashMap::default();
+    let mut thread_of: FxHashMap<StrId, u32> = FxHashMap::default();
+    // Per input node: its thread's image.
+    let mut thread_img = vec![0u32; len];
+    let mut crate_label: FxHashMap<String, StrId> = FxHashMap::default();
+    let mut memo: FxHashMap<StrId, bool> = FxHashMap::default();
+    let mut matched = false;
+    let focus = matches!(t, Transform::Focus(_) | Transform::FocusFunction(_));
+    const INSIDE: u32 = u32::MAX;
+    for x in 0..len {
+        let name = input.name[x];
+        let p = input.parent[x];
+        if p == u32::MAX {
+            let th = *thread_of
+                .entry(name)
+                .or_insert_with(|| out.push(name, u32::MAX, 0));
+            node_of[x] = th;
+            thread_img[x] = th;
+            heads[x] = true;
+            continue;
+        }
+        let pimg = node_of[p as usize];
+        if pimg == HIDDEN {
+            continue;
+        }
+        thread_img[x] = thread_img[p as usize];
+        let is_root = input.parent[p as usize] == u32::MAX;
+        let scope = input.scope_name(NodeId(x as u32));
+        let mut hit = |pat: &Pattern| -> bool {
+            scope.is_some_and(|s| *memo.entry(s).or_insert_with(|| pat.matches(trace.str(s))))
+        };
+        let act = match t {
+            Transform::Merge(pat) => {
+                if hit(pat) {
+                    Act::Absorb
+                } else {
+                    Act::Keep
+                }
+            }
+            Transform::Drop(pat) => {
+                if hit(pat) {
+                    Act::Hide
+                } else {
+                    Act::Keep
+                }
+            }
+            Transform::Collapse(pat) => {
+                if state[p as usize] == INSIDE {
+                    state[x] = INSIDE;
+                    Act::Absorb
+                } else {
+                    if hit(pat) {
+                        state[x] = INSIDE;
+                        matched = true;
+                    }
+                    Act::Keep
+                }
+            }
+            Transform::CollapseRecursion(pat) => {
+                if name == input.name[p as usize] && pat.as_ref().is_none_or(|p| hit(p)) {
+                    Act::Absorb
+                } else {
+                    Act::Keep
+                }
+            }
+            Transform::CollapseCrate(_) | Transform::OnlyMyCode => {
+                let krate: Option<String> = if name.0 & LABEL_BIT != 0
+                    && let Some(c) = &input.labels[(name.0 & !LABEL_BIT) as usize].crate_name
+                {
+                    Some(c.clone())
+                } else {
+                    scope.and_then(|s| origins.of(s)).and_then(|o| match t {
+                        Transform::OnlyMyCode => o.dependency.then(|| o.crate_name.clone()),
+                        Transform::CollapseCrate(pat) => {
+                            pat.matches(&o.crate_name).then(|| o.crate_name.clone())
+                        }
+                        _ => None,
+                    })
+                };
+                match krate {
+                    None => {
+                        state[x] = 0;
+                        Act::Keep
+                    }
+                    Some(c) => {
+                        let label = *crate_label.entry(c.clone()).or_insert_with(|| {
+                            if let Some(i) = out.labels.iter().position(|l| {
+                                l.scope.is_none() && l.crate_name.as_deref() == Some(&c)
+                            }) {
+                                return StrId(i as u32 | LABEL_BIT);
+                            }
+                            out.labels.push(Label {
+                                text: format!("[{c}]"),
+                                scope: None,
+                                data: StrId(0),
+                                crate_name: Some(c.clone()),
+                            });
+                            StrId((out.labels.len() - 1) as u32 | LABEL_BIT)
+                        });
+                        state[x] = label.0;
+                        if state[p as usize] == label.0 {
+                            Act::Absorb
+                        } else {
+                            Act::Relabel(label)
+                        }
+                    }
+                }
+            }
+            Transform::Focus(path) => {
+                if pimg != OUTSIDE && !is_root {
+                    Act::Keep
+                } else {
+                    let k = if is_root { 0 } else { state[p as usize] };
+                    let depth = input.depth[x] as usize;
+                    if k as usize + 1 == depth
+                        && path.get(k as usize).map(String::as_str)
+                            == Some(input.label(trace, NodeId(x as u32)))
+                    {
+                        state[x] = k + 1;
+                        if depth == path.len() {
+                            Act::Root
+                        } else {
+                            Act::Outside
+                        }
+                    } else {
+                        Act::Hide
+                    }
+                }
+            }
+            Transform::FocusFunction(pat) => {
+                if pimg != OUTSIDE && !is_root {
+                    Act::Keep
+                } else if hit(pat) {
+                    Act::Root
+                } else {
+                    Act::Outside
+                }
+            }
+            Transform::SplitData(_) => Act::Keep,
+        };
+        let (img, head) = match act {
+            Act::Keep | Act::Relabel(_) | Act::Root => {
+                let label = match act {
+                    Act::Relabel(l) => l,
+                    _ => name,
+                };
+                let under = if act == Act::Root {
+                    thread_img[x]
+                } else {
+                    pimg
+                };
+                let depth = out.depth[under as usize] + 1;
+                let img = *child_of
+                    .entry((under, label))
+                    .or_insert_with(|| out.push(label, under, depth));
+                (img, true)
+            }
+            Act::Absorb => (pimg, false),
+            Act::Hide => (HIDDEN, false),
+            Act::Outside => (OUTSIDE, false),
+        };
+        matched |= match act {
+            Act::Keep | Act::Outside => false,
+            Act::Hide => !focus,
+            Act::Absorb | Act::Relabel(_) | Act::Root => true,
+        };
+        node_of[x] = img;
+        if act == Act::Hide && !focus {
+            // Dropped: its time leaves every ancestor's total too.
+            let mut up = pimg;
+            while up != u32::MAX && out.parent[up as usize] != u32::MAX {
+                let u = up as usize;
+                out.total_ns[u] = out.total_ns[u].saturating_sub(input.total_ns[x]);
+                up = out.parent[u];
+            }
+        }
+        if img == HIDDEN || img == OUTSIDE {
+            continue;
+        }
+        heads[x] = head;
+        let (i, o) = (x, img as usize);
+        out.self_ns[o] = out.self_ns[o].saturating_add(input.self_ns[i]);
+        if head {
+            out.count[o] += input.count[i];
+            out.total_ns[o] = out.total_ns[o].saturating_add(input.total_ns[i]);
+            out.max_ns[o] = out.max_ns[o].max(input.max_ns[i]);
+        }
+    }
+    for n in node_of.iter_mut() {
+        if *n == OUTSIDE {
+            *n = HIDDEN;
+        }
+    }
+    // A thread's total: its own (merged roots') time and its roots'.
+    for n in 0..out.len() {
+        if out.parent[n] == u32::MAX {
+            out.total_ns[n] = out.self_ns[n];
+        }
+    }
+    for n in 0..out.len() {
+        let p = out.parent[n];
+        if p != u32::MAX && out.parent[p as usize] == u32::MAX {
+            out.total_ns[p as usize] = out.total_ns[p as usize].saturating_add(out.total_ns[n]);
+        }
+    }
+    // Threads with nothing left (a focus elsewhere) are left out.
+    let mut shown = vec![false; out.len()];
+    for n in 0..out.len() {
+        let p = out.parent[n];
+        if p != u32::MAX {
+            shown[p as usize] = true;
+        } else if out.self_ns[n] != 0 {
+            shown[n] = true;
+        }
+    }
+    let threads: Vec<u32> = thread_of
+        .values()
+        .copied()
+        .filter(|&th| !focus || shown[th as usize])
+        .collect();
+    out.finish(trace, threads);
+    Step {
+        tree: out,
+        node_of,
+        heads,
+        matched,
+        focus,
+    }
+}
