@@ -779,7 +779,7 @@ fn write_tree(out: &mut impl std::io::Write, report: &TreeReport) -> std::io::Re
         writeln!(
             out,
             "thread {}: shown {} of {} ms",
-            printable(&thread_label(thread)),
+            printable(thread_label(thread)),
             ms(shown),
             ms(recorded)
         )?;

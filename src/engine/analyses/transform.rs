@@ -667,16 +667,28 @@ fn step(trace: &Trace, input: &MergedTree, t: &Transform, origins: &mut Origins)
     let mut matched = false;
     let focus = matches!(t, Transform::Focus(_) | Transform::FocusFunction(_));
     const INSIDE: u32 = u32::MAX;
+    let mut listed = vec![false; len];
+    for t in &input.threads {
+        listed[t.idx()] = true;
+    }
     for x in 0..len {
         let name = input.name[x];
         let p = input.parent[x];
         if p == u32::MAX {
+            if !listed[x] {
+                continue; // left out by an earlier focus
+            }
             let th = *thread_of
                 .entry(name)
                 .or_insert_with(|| out.push(name, u32::MAX, 0));
             node_of[x] = th;
             thread_img[x] = th;
             heads[x] = true;
+            // Merged roots' own time stays the thread's (outside any focus).
+            if !focus {
+                out.self_ns[th as usize] =
+                    out.self_ns[th as usize].saturating_add(input.self_ns[x]);
+            }
             continue;
         }
         let pimg = node_of[p as usize];
@@ -717,7 +729,7 @@ fn step(trace: &Trace, input: &MergedTree, t: &Transform, origins: &mut Origins)
                 }
             }
             Transform::CollapseRecursion(pat) => {
-                if name == input.name[p as usize] && pat.as_ref().is_none_or(|p| hit(p)) {
+                if !is_root && name == input.name[p as usize] && pat.as_ref().is_none_or(&mut hit) {
                     Act::Absorb
                 } else {
                     Act::Keep
@@ -869,8 +881,6 @@ fn step(trace: &Trace, input: &MergedTree, t: &Transform, origins: &mut Origins)
         let p = out.parent[n];
         if p != u32::MAX {
             shown[p as usize] = true;
-        } else if out.self_ns[n] != 0 {
-            shown[n] = true;
         }
     }
     let threads: Vec<u32> = thread_of

@@ -728,7 +728,7 @@ pub fn callers_in_tree(trace: &Trace, tree: &MergedTree, name: &str) -> Option<C
             })
             .collect();
         // By name already (None first, as ""): a stable sort by total.
-        rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns));
+        rows.sort_by_key(|r| std::cmp::Reverse(r.total_ns));
         rows
     };
     Some(CallersReport {
