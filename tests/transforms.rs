@@ -927,4 +927,108 @@ fn origins() {
     );
     assert_eq!(o("", "rayon::join"), Some(("rayon".into(), false)));
     assert_eq!(o("", "<T as Foo>::bar"), None);
+    // puffin's shortened paths of deeper files.
+    assert_eq!(
+        o("egui-0.37.0/…/input_state/mod.rs", "x"),
+        Some(("egui".into(), true))
+    );
+    assert_eq!(
+        o("epaint-0.37.0/…/text_layout.rs", "x"),
+        Some(("epaint".into(), true))
+    );
+    assert_eq!(o("examples/hello_world.rs", "x"), None);
+}
+
+// ---------------------------------------------------------------------------
+// A real egui app
+
+/// A small egui app run for 30 frames under puffin: egui's own scopes
+/// (through `profiling`, recorded as `egui-0.37.0/src/….rs`) around the
+/// app's (`my_app::…`, this file).
+fn egui_capture() -> Vec<u8> {
+    puffin::set_scopes_on(true);
+    let view = puffin::GlobalFrameView::default();
+    let mut harness = egui_kittest::Harness::new_ui(|ui| {
+        puffin::profile_scope!("my_app::ui");
+        ui.heading("puffin-lens");
+        for i in 0..20 {
+            puffin::profile_scope!("my_app::row");
+            ui.horizontal(|ui| {
+                ui.label(format!("row {i}"));
+                let _ = ui.button("click");
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    });
+    for _ in 0..30 {
+        puffin::GlobalProfiler::lock().new_frame();
+        harness.step();
+    }
+    puffin::GlobalProfiler::lock().new_frame();
+    puffin::set_scopes_on(false);
+    let mut bytes = Vec::new();
+    view.lock().write(&mut bytes).expect("writes");
+    bytes
+}
+
+#[test]
+fn only_my_code_on_a_real_egui_app() {
+    let trace = trace_of(&egui_capture());
+    let files: Vec<&str> = trace.defs.file.iter().map(|&f| trace.str(f)).collect();
+    assert!(
+        files.iter().any(|f| f.starts_with("egui-0.37.0/src/")),
+        "egui's scopes recorded: {files:?}"
+    );
+    let (before, _) = engine_tree(&trace, &Stack::default());
+    let stack = Stack::parse(&["only-my-code"]).unwrap();
+    let (after, json) = engine_tree(&trace, &stack);
+    assert_eq!(comparable(reference(&trace, &stack)), after);
+    // Every thread's total unchanged.
+    let totals = |t: &RTree| {
+        t.iter()
+            .map(|(k, v)| (k.clone(), v.total))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(totals(&before), totals(&after));
+    // The app's own scopes keep their totals (summed over their nodes,
+    // outermost calls: they do not nest here); every other node is one per
+    // crate run, named after the crate.
+    fn walk(n: &RNode, name: &str, f: &mut dyn FnMut(&str, &RNode)) {
+        f(name, n);
+        for (k, c) in &n.children {
+            walk(c, k, f);
+        }
+    }
+    let own = |t: &RTree| {
+        let mut m: BTreeMap<String, (u64, i64)> = BTreeMap::new();
+        for th in t.values() {
+            walk(th, "", &mut |name, n| {
+                if name.starts_with("my_app::") {
+                    let e = m.entry(name.to_owned()).or_default();
+                    e.0 += n.count;
+                    e.1 += n.total;
+                }
+            });
+        }
+        m
+    };
+    let own_before = own(&before);
+    assert_eq!(own_before.len(), 2, "{own_before:?}");
+    assert_eq!(own_before, own(&after));
+    let mut crates = std::collections::BTreeSet::new();
+    for th in after.values() {
+        walk(th, "", &mut |name, n| {
+            if name.starts_with('[') {
+                crates.insert(name.to_owned());
+            }
+            let kids: Vec<&String> = n.children.keys().collect();
+            for k in &kids {
+                assert!(
+                    k.starts_with('[') || k.starts_with("my_app::"),
+                    "a dependency's scope left visible: {k} in {json}"
+                );
+            }
+        });
+    }
+    assert!(crates.contains("[egui]"), "{crates:?}");
 }

@@ -424,12 +424,17 @@ pub fn origin(file: &str, name: &str) -> Option<Origin> {
     let file = file.replace('\\', "/");
     let parts: Vec<&str> = file.split('/').filter(|p| !p.is_empty()).collect();
     let registry = file.contains(".cargo/registry/") || file.contains(".cargo/git/");
-    if let Some(src) = parts.iter().rposition(|&p| p == "src") {
-        if src == 0 {
-            // `src/main.rs`: the crate being built.
-            return None;
-        }
-        let folder = parts[src - 1];
+    // The crate's folder: before the last `src`, or first where puffin
+    // shortened the path (`egui-0.37.0/…/input_state/mod.rs`).
+    let folder = match parts.iter().rposition(|&p| p == "src") {
+        // `src/main.rs`: the crate being built.
+        Some(0) => return None,
+        Some(src) => Some(parts[src - 1]),
+        None if parts.len() > 2 && parts[1] == "…" => Some(parts[0]),
+        None if parts.len() > 1 && split_version(parts[0]).1 => Some(parts[0]),
+        None => None,
+    };
+    if let Some(folder) = folder {
         let (name, versioned) = split_version(folder);
         return Some(Origin {
             crate_name: name.to_owned(),
