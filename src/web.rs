@@ -35,6 +35,10 @@
 //!   with `{by, sort, descending, filter, thread}`); a promise of `ui()` once
 //!   applied, rejected on bad options.
 //! - `select(name)`: opens the details of a scope name; a promise of `ui()`.
+//! - `transforms()`: the call-tree transforms shown (`["merge:NAME", …]`);
+//!   `setTransforms(list)`: replaces them (thrown at once, naming it, when
+//!   one does not parse); a promise of `ui()` once applied. `query(name,
+//!   {transforms: […]})` answers through a stack of its own.
 //! - `ui()`: what the app shows now, read from the views' own row vectors:
 //!   `{view, frame, filter, selected_scope, rows, details, …}`.
 //!
@@ -529,6 +533,35 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
             Ok(ui_promise(&s, UiCommand::Select(name)))
         });
     set_fn(&api, "select", select.into_js_value())?;
+
+    // setTransforms([...]): the stack, checked now (a bad one throws,
+    // naming it), applied at the next frame; a promise of ui().
+    let s = shared.clone();
+    let set_transforms =
+        Closure::<dyn Fn(JsValue) -> Result<Promise, JsValue>>::new(move |list: JsValue| {
+            let list = js_to_json(&list)?;
+            let items: Vec<String> = serde_json::from_value(list).map_err(|_| {
+                js_sys::Error::new("setTransforms(list): list must be an array of strings")
+            })?;
+            let stack = crate::engine::analyses::transform::Stack::parse(&items)
+                .map_err(|e| js_sys::Error::new(&format!("setTransforms: {e}")))?;
+            Ok(ui_promise(&s, UiCommand::Transforms(stack)))
+        });
+    set_fn(&api, "setTransforms", set_transforms.into_js_value())?;
+
+    let s = shared.clone();
+    let transforms = Closure::<dyn Fn() -> Result<JsValue, JsValue>>::new(move || {
+        let ui: Option<serde_json::Value> = s
+            .borrow()
+            .ui
+            .as_deref()
+            .and_then(|j| serde_json::from_str(j).ok());
+        let list = ui
+            .and_then(|u| u.get("transforms").cloned())
+            .unwrap_or_else(|| serde_json::json!([]));
+        parse_json(&list.to_string())
+    });
+    set_fn(&api, "transforms", transforms.into_js_value())?;
 
     let s = shared.clone();
     let ui = Closure::<dyn Fn() -> Result<JsValue, JsValue>>::new(move || {

@@ -14,6 +14,7 @@ use puffin_lens::app::views::table::SortCol;
 use puffin_lens::app::views::tree::{FrameRow, TreeMode};
 use puffin_lens::app::{FrameSel, PuffinLensApp, Side, UiCommand, View};
 use puffin_lens::engine::FrameId;
+use puffin_lens::engine::analyses::transform::Stack;
 use serde_json::{Value, json};
 
 fn opened() -> Harness<'static, PuffinLensApp> {
@@ -555,4 +556,133 @@ fn a_scope_clicked_on_the_overview_opens_its_details() {
     h.get_by_label("close").click();
     h.run_steps(3);
     assert_eq!(ui_now(&h)["details"], Value::Null);
+}
+
+/// Right-click a row: the transforms menu; what it picks is a breadcrumb,
+/// in the hash, in `ui()`; Backspace pops it; `setTransforms` and the hash
+/// set the stack (a bad one left out with a notice); the tree and the flame
+/// graph show what the engine's `tree` answer says.
+#[test]
+fn transforms_from_the_menu_breadcrumbs_keys_hash_and_the_api() {
+    let mut h = opened();
+    show(&mut h, "tree", json!({"mode": "merged", "expand": "all"}));
+    h.get_by_label("app::render").click_secondary();
+    h.run_steps(2);
+    h.get_by_label("Merge app::render").click();
+    h.run_steps(3);
+    let ui = ui_now(&h);
+    assert_eq!(ui["transforms"], json!(["merge:app::render"]));
+    let names = tree_names(&ui);
+    assert_eq!(
+        names,
+        [
+            "main",
+            "frame",
+            "load",
+            "app::update",
+            "rayon-1",
+            "job",
+            "rayon-2",
+            "job"
+        ]
+    );
+    // The load under render moved up: one node of 3 calls, 32 ms.
+    assert_eq!(ui["rows"][2]["count"], 3);
+    assert_eq!(ui["rows"][2]["total_ns"], ns(32.0));
+    h.get_by_label("Merge app::render  x");
+    let hash = h.state().recording(Side::A).unwrap().hash();
+    assert!(hash.contains("tf=merge:app::render"), "{hash}");
+    // The tree's rows are the engine's answer through the same stack.
+    let trace = h
+        .state()
+        .recording(Side::A)
+        .unwrap()
+        .loaded()
+        .trace()
+        .clone();
+    let cli: Value = serde_json::from_str(
+        &puffin_lens::engine::api::query_json(
+            &trace,
+            None,
+            "tree",
+            &json!({"transforms": ["merge:app::render"]}),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let main = &cli["threads"][0]["roots"][0];
+    assert_eq!(main["children"][0]["name"], "load");
+    assert_eq!(main["children"][0]["total_ns"], ui["rows"][2]["total_ns"]);
+
+    // Backspace (no text field focused) pops it.
+    h.key_press(egui::Key::Backspace);
+    h.run_steps(3);
+    let ui = ui_now(&h);
+    assert_eq!(ui["transforms"], json!([]));
+    assert!(tree_names(&ui).contains(&"app::render"));
+
+    // setTransforms: a stack; a name that matches nothing is said.
+    let ui = command(
+        &mut h,
+        UiCommand::Transforms(Stack::parse(&["drop:load", "merge:nothing"]).unwrap()),
+    )
+    .unwrap();
+    assert_eq!(ui["transforms"], json!(["drop:load", "merge:nothing"]));
+    assert_eq!(
+        ui["transform_warnings"],
+        json!(["merge:nothing: no scope matches; nothing changed"])
+    );
+    assert!(!tree_names(&ui).contains(&"load"), "{}", ui["rows"]);
+    h.get_by_label("merge:nothing: no scope matches; nothing changed");
+
+    // The flame graph shows the same stack.
+    let ui = show(&mut h, "flame", json!({}));
+    let paths: Vec<String> = ui["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            n["path"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_str().unwrap())
+                .collect::<Vec<_>>()
+                .join(";")
+        })
+        .collect();
+    assert!(!paths.iter().any(|p| p.ends_with("load")), "{paths:?}");
+    assert!(
+        paths.iter().any(|p| p.ends_with("app::render")),
+        "{paths:?}"
+    );
+
+    // A hash with a stack restores it; a transform that does not read is
+    // left out with a notice, the rest shown.
+    let ui = command(
+        &mut h,
+        UiCommand::Hash("view=tree&frame=all&tf=collapse:frame%1Fmerge:%5Bx".into()),
+    )
+    .unwrap();
+    assert_eq!(ui["transforms"], json!(["collapse:frame"]));
+    assert!(
+        ui["transform_notice"]
+            .as_str()
+            .unwrap()
+            .contains("unclosed ["),
+        "{}",
+        ui["transform_notice"]
+    );
+    assert_eq!(tree_names(&ui)[..2], ["main", "frame"]);
+
+    // The top bar's toggle.
+    h.get_by_label("only my code").click();
+    h.run_steps(3);
+    assert_eq!(
+        ui_now(&h)["transforms"],
+        json!(["collapse:frame", "only-my-code"])
+    );
+    h.get_by_label("only my code").click();
+    h.run_steps(3);
+    assert_eq!(ui_now(&h)["transforms"], json!(["collapse:frame"]));
 }

@@ -40,6 +40,8 @@ use std::sync::Arc;
 pub const EXAMPLE_NAME: &str = "threads_demo.puffin";
 pub const EXAMPLE_BYTES: &[u8] = include_bytes!("../../samples/threads_demo.puffin");
 
+use crate::engine::analyses::transform::{Stack, Transform};
+
 const OPEN: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
 const FIND: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::F);
 
@@ -57,6 +59,9 @@ pub struct Settings {
     pub live_addr: String,
     /// How much of a live capture is kept.
     pub live_retention: Retention,
+    /// Transforms applied to every recording opened (`merge:profiling::*`),
+    /// shown in its breadcrumbs and removable there.
+    pub default_transforms: Vec<String>,
 }
 
 impl Default for Settings {
@@ -66,7 +71,21 @@ impl Default for Settings {
             substring: false,
             live_addr: live::default_addr().to_owned(),
             live_retention: Retention::default(),
+            default_transforms: Vec::new(),
         }
+    }
+}
+
+impl Settings {
+    /// The default transforms that read (a stored one that no longer does
+    /// is left out).
+    pub fn default_stack(&self) -> Stack {
+        Stack(
+            self.default_transforms
+                .iter()
+                .filter_map(|t| t.parse().ok())
+                .collect(),
+        )
     }
 }
 
@@ -202,14 +221,15 @@ impl PuffinLensApp {
             let started = web_time::Instant::now();
             let loaded = Arc::new(Loaded::new(live.name(), decoded, kept_bytes, 0.0));
             let budget = self.settings.frame_budget_ms;
+            let default_stack = self.settings.default_stack();
             let rec = match self.a.rec.take() {
                 Some(old) => {
                     let hash = old.hash();
-                    let mut rec = Recording::new(loaded, budget);
+                    let mut rec = Recording::new(loaded, budget, default_stack.clone());
                     rec.apply_hash(&hash);
                     rec
                 }
-                None => Recording::new(loaded, budget),
+                None => Recording::new(loaded, budget, default_stack.clone()),
             };
             self.a.rec = Some(rec);
             if self.shown == Side::A {
@@ -489,7 +509,11 @@ impl PuffinLensApp {
                 let summary_json = serde_json::to_string(&loaded.summary).unwrap_or_default();
                 let loaded = Arc::new(loaded);
                 let started = web_time::Instant::now();
-                let mut rec = Recording::new(loaded.clone(), self.settings.frame_budget_ms);
+                let mut rec = Recording::new(
+                    loaded.clone(),
+                    self.settings.frame_budget_ms,
+                    self.settings.default_stack(),
+                );
                 log::info!(
                     "{}: {} scopes loaded in {:.0} ms; overview built in {:.1} ms",
                     loaded.name,
@@ -652,6 +676,16 @@ impl PuffinLensApp {
                 .filter(|rec| rec.view == View::Flame)
                 .and_then(|rec| rec.flame.as_mut())
                 .is_some_and(|flame| flame.focus_up());
+        // Esc with nothing else to undo, or Backspace outside a text field:
+        // the last transform goes.
+        let idle = escape && !flame_up && self.filter.is_empty() && self.error.is_none();
+        let backspace =
+            !ctx.egui_wants_keyboard_input() && ctx.input(|i| i.key_pressed(Key::Backspace));
+        if (idle || backspace)
+            && let Some(rec) = self.slot_mut(self.shown).rec.as_mut()
+        {
+            rec.pop_transform();
+        }
         if escape && !flame_up {
             self.filter.clear();
             self.error = None;
@@ -709,6 +743,13 @@ impl PuffinLensApp {
                 } else {
                     Err(crate::engine::analyses::no_scope_named(&name))
                 }
+            }
+            UiCommand::Transforms(stack) => {
+                rec.transforms = stack;
+                rec.transform_notice = None;
+                let filter = self.filter.clone();
+                rec.sync(&filter, substring);
+                Ok(())
             }
             UiCommand::Hash(hash) => {
                 if hash != self.last_hash {
@@ -979,12 +1020,29 @@ impl PuffinLensApp {
                         "filter scopes ({})",
                         ui.ctx().format_shortcut(&FIND)
                     ))
-                    .desired_width(170.0),
+                    .desired_width(120.0),
             );
             ui.checkbox(&mut self.settings.substring, "substring")
                 .on_hover_text(
                     "Match anywhere in the name, any case (else: names starting with the filter)",
                 );
+            if let Some(rec) = self.slot_mut(self.shown).rec.as_mut() {
+                let mut on = rec.transforms.0.contains(&Transform::OnlyMyCode);
+                if ui
+                    .checkbox(&mut on, "only my code")
+                    .on_hover_text(
+                        "Collapse every dependency crate's scopes into one node per run \
+                         ([egui], [wgpu]): the app's own scopes stay as they are",
+                    )
+                    .changed()
+                {
+                    if on {
+                        rec.push_transform(Transform::OnlyMyCode);
+                    } else {
+                        rec.transforms.0.retain(|t| *t != Transform::OnlyMyCode);
+                    }
+                }
+            }
             ui.separator();
             ui.menu_button("Settings", |ui| self.settings_menu(ui))
                 .response
@@ -1360,6 +1418,82 @@ fn view_bar(ui: &mut egui::Ui, rec: &mut Recording, diff_enabled: bool) {
     });
 }
 
+/// What the transform breadcrumbs ask.
+enum BarAction {
+    /// Remove the transform at this position.
+    Remove(usize),
+    Clear,
+    /// Keep this stack for every recording opened.
+    SaveDefault,
+    ClearDefault,
+}
+
+/// The transform stack as breadcrumbs under the view bar: each removable
+/// (Backspace or Esc remove the last), the default stack's marked, what
+/// they matched nothing of said; nothing when there is no stack.
+fn transform_bar(ui: &mut egui::Ui, rec: &Recording, default: &Stack) -> Option<BarAction> {
+    let mut action = None;
+    if rec.transforms.is_empty() && rec.transform_notice.is_none() {
+        if !default.is_empty() {
+            ui.horizontal(|ui| {
+                ui.label(RichText::new("No transforms (this recording's default removed).").weak());
+                if ui
+                    .small_button("Forget the default")
+                    .on_hover_text(format!("Stop applying {default} to every recording opened"))
+                    .clicked()
+                {
+                    action = Some(BarAction::ClearDefault);
+                }
+            });
+        }
+        return action;
+    }
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new("Transforms:").strong())
+            .on_hover_text(
+                "Applied in order to the tree, the flame graph and the diff (right-click a node \
+                 to add one; Backspace removes the last)",
+            );
+        for (i, t) in rec.transforms.0.iter().enumerate() {
+            if i > 0 {
+                ui.label(">");
+            }
+            let mut label = t.describe();
+            if default.0.contains(t) {
+                label.push_str(" (default)");
+            }
+            if ui
+                .button(format!("{label}  x"))
+                .on_hover_text(format!("{t}: click to remove"))
+                .clicked()
+            {
+                action = Some(BarAction::Remove(i));
+            }
+        }
+        if !rec.transforms.is_empty() {
+            if ui.small_button("Clear").clicked() {
+                action = Some(BarAction::Clear);
+            }
+            if &rec.transforms != default
+                && ui
+                    .small_button("Save as default")
+                    .on_hover_text("Apply this stack to every recording opened from now on")
+                    .clicked()
+            {
+                action = Some(BarAction::SaveDefault);
+            }
+        }
+        if rec.view == View::Timeline || rec.view == View::Table || rec.view == View::Overview {
+            ui.label(RichText::new("(the tree, flame graph and diff show them)").weak());
+        }
+    });
+    let warn = ui.visuals().warn_fg_color;
+    for w in rec.transform_warnings().iter().chain(&rec.transform_notice) {
+        ui.label(RichText::new(w).color(warn));
+    }
+    action
+}
+
 /// Light / dark / system theme (egui's own switch uses emoji glyphs that
 /// the bundled fonts lack).
 fn theme_buttons(ui: &mut egui::Ui) {
@@ -1405,8 +1539,17 @@ impl eframe::App for PuffinLensApp {
             .as_ref()
             .is_some_and(|r| r.view == View::Diff);
         if wants_diff {
+            let stack = self
+                .slot(self.shown)
+                .rec
+                .as_ref()
+                .map(|r| r.transforms.clone())
+                .unwrap_or_default();
             match self.diff_view() {
-                Some(diff) => diff.set_filter(&filter, substring),
+                Some(diff) => {
+                    diff.set_filter(&filter, substring);
+                    diff.set_transforms(&stack);
+                }
                 None => {
                     if let Some(rec) = self.slot_mut(self.shown).rec.as_mut() {
                         rec.view = View::Overview;
@@ -1430,6 +1573,8 @@ impl eframe::App for PuffinLensApp {
                     });
             }
         }
+        let default_stack = self.settings.default_stack();
+        let mut bar_action = None;
         egui::CentralPanel::default().show(ui, |ui| {
             self.status_lines(ui);
             let notice = self.notice.clone();
@@ -1443,6 +1588,7 @@ impl eframe::App for PuffinLensApp {
                         ui.label(RichText::new(notice).color(ui.visuals().warn_fg_color));
                     }
                     view_bar(ui, rec, diff_enabled);
+                    bar_action = transform_bar(ui, rec, &default_stack);
                     ui.separator();
                     match rec.view {
                         View::Overview => {
@@ -1489,7 +1635,23 @@ impl eframe::App for PuffinLensApp {
             for a in actions {
                 rec.apply(a);
             }
+            match bar_action {
+                Some(BarAction::Remove(i)) if i < rec.transforms.0.len() => {
+                    rec.transforms.0.remove(i);
+                }
+                Some(BarAction::Clear) => rec.transforms.0.clear(),
+                _ => {}
+            }
+            let stack = rec.transforms.clone();
             rec.sync(&filter, substring);
+            match bar_action {
+                Some(BarAction::SaveDefault) => {
+                    self.settings.default_transforms =
+                        stack.0.iter().map(|t| t.to_string()).collect();
+                }
+                Some(BarAction::ClearDefault) => self.settings.default_transforms.clear(),
+                _ => {}
+            }
         }
         self.publish_ui();
         Self::drop_overlay(&ctx);

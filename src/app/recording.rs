@@ -13,6 +13,7 @@ use super::views::overview::OverviewView;
 use super::views::table::{SortCol, TableAction, TableView};
 use super::views::timeline::{TimelineAction, TimelineView};
 use super::views::tree::{Expand, TreeAction, TreeMode, TreeView};
+use crate::engine::analyses::transform::{Stack, Transform};
 use crate::engine::analyses::{self, FlameOrder, GroupBy};
 use crate::engine::{FrameId, ScopeIdx};
 use std::sync::Arc;
@@ -35,6 +36,11 @@ pub struct Recording {
     synced_frame: Option<FrameId>,
     /// The overview's range when `frames` was last synced with it.
     synced_range: Option<(FrameId, FrameId)>,
+    /// The call-tree transforms the tree, the flame graph and the diff show
+    /// (the breadcrumbs under the view bar).
+    pub transforms: Stack,
+    /// Transforms from the location hash that could not be read (one line).
+    pub transform_notice: Option<String>,
 }
 
 /// What the views ask of each other, gathered from one frame's clicks.
@@ -46,6 +52,8 @@ pub enum Action {
     /// The table of what ran inside this window.
     TableOfWindow(i64, i64),
     CloseDetails,
+    /// Push a transform on the stack.
+    Transform(Transform),
 }
 
 impl From<TimelineAction> for Action {
@@ -62,6 +70,7 @@ impl From<TreeAction> for Action {
         match a {
             TreeAction::Select(name) => Action::Select(name),
             TreeAction::ShowInTimeline(i) => Action::ShowInTimeline(i),
+            TreeAction::Transform(t) => Action::Transform(t),
         }
     }
 }
@@ -78,6 +87,7 @@ impl From<FlameAction> for Action {
     fn from(a: FlameAction) -> Self {
         match a {
             FlameAction::Select(name) => Action::Select(name),
+            FlameAction::Transform(t) => Action::Transform(t),
         }
     }
 }
@@ -94,7 +104,7 @@ impl From<DetailsAction> for Action {
 }
 
 impl Recording {
-    pub fn new(loaded: Arc<Loaded>, budget_ms: f64) -> Self {
+    pub fn new(loaded: Arc<Loaded>, budget_ms: f64, transforms: Stack) -> Self {
         let overview = OverviewView::new(loaded.clone(), budget_ms);
         let synced_frame = overview.selected();
         // In the browser large trees and tables are built a slice per frame.
@@ -113,6 +123,29 @@ impl Recording {
             frames: FrameSel::All,
             synced_frame,
             synced_range: None,
+            transforms,
+            transform_notice: None,
+        }
+    }
+
+    /// Pushes `t` on the transform stack (an equal one already there is
+    /// not pushed twice).
+    pub fn push_transform(&mut self, t: Transform) {
+        if !self.transforms.0.contains(&t) {
+            self.transforms.0.push(t);
+        }
+    }
+
+    /// Pops the last transform; false when there is none.
+    pub fn pop_transform(&mut self) -> bool {
+        self.transforms.0.pop().is_some()
+    }
+
+    /// What the transforms matched nothing of, in the view shown.
+    pub fn transform_warnings(&self) -> Vec<String> {
+        match self.view {
+            View::Flame => Vec::new(),
+            _ => self.tree.transform_warnings().to_vec(),
         }
     }
 
@@ -146,8 +179,10 @@ impl Recording {
             }
         }
         let positions = self.frames.positions(self.loaded().trace());
+        let stack = self.transforms.clone();
         match self.view {
             View::Tree => {
+                self.tree.set_transforms(&stack);
                 match self.tree.mode() {
                     TreeMode::Merged => self.tree.set_merged_frames(positions),
                     TreeMode::Frame => self.tree.set_frame(self.focus_frame()),
@@ -170,6 +205,7 @@ impl Recording {
                 let flame = self.flame_mut();
                 let thread = flame.thread().map(str::to_owned);
                 flame.set_inputs(positions, thread);
+                flame.set_transforms(&stack);
                 flame.set_filter(filter, substring);
             }
             View::Overview | View::Diff => {}
@@ -228,6 +264,7 @@ impl Recording {
                 self.view = View::Table;
             }
             Action::CloseDetails => self.details = None,
+            Action::Transform(t) => self.push_transform(t),
         }
     }
 
@@ -442,6 +479,9 @@ impl Recording {
             })),
             "rows": rows,
             "details": self.details.as_ref().map(|d| d.to_json()),
+            "transforms": self.transforms,
+            "transform_warnings": self.transform_warnings(),
+            "transform_notice": self.transform_notice,
         });
         // The flame graph's own state: {thread, focus, order, nodes, …}.
         if let (View::Flame, Some(f), serde_json::Value::Object(out)) =
@@ -469,6 +509,11 @@ impl Recording {
         ];
         if let Some(d) = &self.details {
             pairs.push(("scope", d.name().to_owned()));
+        }
+        if !self.transforms.is_empty() {
+            // Transforms joined by U+001F (percent-encoded in the hash).
+            let tf: Vec<String> = self.transforms.0.iter().map(|t| t.to_string()).collect();
+            pairs.push(("tf", tf.join("\u{1f}")));
         }
         match self.view {
             View::Tree => pairs.push(("mode", self.tree.mode().as_str().to_owned())),
@@ -508,6 +553,25 @@ impl Recording {
         if let Some(v) = get("view").and_then(View::parse) {
             self.view = v;
         }
+        // The stack: what reads, with a notice naming what does not.
+        let mut stack = Stack::default();
+        let mut bad = Vec::new();
+        for item in get("tf")
+            .unwrap_or("")
+            .split('\u{1f}')
+            .filter(|s| !s.is_empty())
+        {
+            match item.parse::<Transform>() {
+                Ok(t) => stack.0.push(t),
+                Err(e) => bad.push(e),
+            }
+        }
+        // A hash the app wrote always says the view: no `tf` then means none.
+        if get("tf").is_some() || get("view").is_some() {
+            self.transforms = stack;
+        }
+        self.transform_notice = (!bad.is_empty())
+            .then(|| format!("transforms in the link left out: {}", bad.join("; ")));
         if let Some(sel) = get("frame").and_then(|s| FrameSel::from_hash(s, trace)) {
             match sel {
                 FrameSel::One(f) => self.select_frame(Some(f)),

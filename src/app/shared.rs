@@ -110,6 +110,8 @@ pub enum UiCommand {
     Select(String),
     /// The location hash changed (back/forward, or typed).
     Hash(String),
+    /// `setTransforms(list)`: the call-tree transforms shown.
+    Transforms(crate::engine::analyses::transform::Stack),
 }
 
 pub type Shared = Rc<RefCell<SharedState>>;

@@ -14,6 +14,7 @@ use crate::app::nav::{
 use crate::engine::Trace;
 use crate::engine::analyses::diff::{DiffTree, DiffTreeBuilder};
 use crate::engine::analyses::flame::{FlameLayout, icicle};
+use crate::engine::analyses::transform::Stack;
 use crate::engine::analyses::{
     self, CompareBuilder, CompareTable, HistogramBin, Joined, Kind, NameOrder, Pair, SideStats,
     compare_warnings,
@@ -192,6 +193,8 @@ pub struct DiffView {
     flame: FlameLayout<u32>,
     flame_width: f32,
     flame_hover: Option<u32>,
+    /// The transforms the tree and flame modes show.
+    stack: Stack,
 }
 
 /// The rows shown, from their sort keys ([`DiffView::sort_keys`]).
@@ -293,6 +296,7 @@ impl DiffView {
             details: None,
             tree: None,
             tree_build: None,
+            stack: Stack::default(),
             tree_expand: None,
             sliced: true,
             expanded: Vec::new(),
@@ -414,13 +418,28 @@ impl DiffView {
     pub fn set_mode(&mut self, mode: DiffMode) {
         self.mode = mode;
         if mode != DiffMode::Table && self.tree.is_none() && self.tree_build.is_none() {
-            let builder = DiffTreeBuilder::new(self.a.trace(), self.b.trace(), None, u32::MAX);
+            let (a, b) = (self.a.trace(), self.b.trace());
+            let builder =
+                DiffTreeBuilder::new(a, b, None, u32::MAX).with_transforms(a, b, None, &self.stack);
             self.tree_build = Some((builder, web_time::Instant::now()));
             self.step_tree(self.sliced.then_some(BUILD_SLICE));
         }
         if mode == DiffMode::Flame {
             self.flame_relayout();
         }
+    }
+
+    /// Shows the tree and flame modes through `stack` (both trees merged
+    /// again when it changed; the table compares every scope).
+    pub fn set_transforms(&mut self, stack: &Stack) {
+        if &self.stack == stack {
+            return;
+        }
+        self.stack = stack.clone();
+        self.tree = None;
+        self.tree_build = None;
+        self.flame_focus.clear();
+        self.set_mode(self.mode);
     }
 
     /// Builds the differential tree for at most `budget` (all of it when

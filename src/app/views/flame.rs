@@ -13,9 +13,10 @@
 
 use super::sandwich::{NameTree, TOP_LEVEL, sandwich};
 use super::timeline::name_color;
-use super::widgets::{breadcrumb, cell_label};
+use super::widgets::{breadcrumb, cell_label, transform_menu};
 use crate::app::loaded::Loaded;
 use crate::app::nav::Matcher;
+use crate::engine::analyses::transform::{self, Stack, Target, Transform};
 use crate::engine::analyses::{
     FlameLayout, FlameOrder, FlameRect, MergedTree, NodeId, flame_layout, matched_total_ns,
     merged_tree,
@@ -37,6 +38,8 @@ const MAX_RECTS: usize = 200_000;
 pub enum FlameAction {
     /// Open the details of this scope name.
     Select(String),
+    /// Push this transform on the stack (a bar's menu).
+    Transform(Transform),
 }
 
 pub struct FlameView {
@@ -47,7 +50,11 @@ pub struct FlameView {
     order: FlameOrder,
     /// The focused node as names from its thread down (empty: the roots).
     focus: Vec<String>,
+    /// The merged tree through `stack`.
     tree: MergedTree,
+    /// The tree as merged, while a stack is applied.
+    base: Option<MergedTree>,
+    stack: Stack,
     /// The focused node in `tree` (`None`: the roots).
     focus_node: Option<NodeId>,
     layout: FlameLayout,
@@ -66,6 +73,8 @@ pub struct FlameView {
     /// The sandwich shown instead of the graph: a scope name's callers
     /// (inverted) above it and its callees below.
     sandwich: Option<Sandwich>,
+    /// The bar whose menu is open.
+    menu_node: Option<NodeId>,
 }
 
 /// A scope name's callers and callees, laid out.
@@ -95,6 +104,8 @@ impl FlameView {
             order: FlameOrder::Heavy,
             focus: Vec::new(),
             tree,
+            base: None,
+            stack: Stack::default(),
             focus_node: None,
             layout: FlameLayout::default(),
             layout_width: 1000.0,
@@ -105,6 +116,7 @@ impl FlameView {
             thread_names,
             canvas: Rect::NOTHING,
             sandwich: None,
+            menu_node: None,
         };
         view.relayout();
         view
@@ -153,9 +165,9 @@ impl FlameView {
             return;
         }
         let started = web_time::Instant::now();
-        self.tree = merged_tree(self.loaded.trace(), frames.clone(), thread.as_deref());
         self.frames = frames;
         self.thread = thread;
+        self.merge();
         self.resolve_focus();
         self.refresh_matches();
         self.relayout();
@@ -166,6 +178,63 @@ impl FlameView {
             self.tree.len(),
             started.elapsed().as_secs_f64() * 1e3
         );
+    }
+
+    /// Merges the frames and thread (split by data as the stack asks),
+    /// then applies the stack.
+    fn merge(&mut self) {
+        let trace = self.loaded.trace();
+        let base = transform::transformed_tree(
+            trace,
+            self.frames.clone(),
+            self.thread.as_deref(),
+            u32::MAX,
+            &Stack(
+                self.stack
+                    .0
+                    .iter()
+                    .filter(|t| matches!(t, Transform::SplitData(_)))
+                    .cloned()
+                    .collect(),
+            ),
+        )
+        .tree;
+        self.base = Some(base);
+        self.transform();
+    }
+
+    /// `tree` from `base` through the stack.
+    fn transform(&mut self) {
+        self.menu_node = None;
+        let base = match self.base.take() {
+            Some(b) => b,
+            None => std::mem::take(&mut self.tree),
+        };
+        if self.stack.is_empty() {
+            self.tree = base;
+        } else {
+            self.tree = transform::apply(self.loaded.trace(), &base, &self.stack).tree;
+            self.base = Some(base);
+        }
+    }
+
+    /// Shows the graph through `stack`.
+    pub fn set_transforms(&mut self, stack: &Stack) {
+        if &self.stack == stack {
+            return;
+        }
+        let remerge = self.stack.splits() != stack.splits();
+        self.stack = stack.clone();
+        if remerge {
+            self.merge();
+        } else {
+            self.transform();
+        }
+        self.resolve_focus();
+        self.refresh_matches();
+        self.relayout();
+        let name = self.sandwich.take().map(|s| s.name);
+        self.set_sandwich(name);
     }
 
     pub fn set_order(&mut self, order: FlameOrder) {
@@ -388,6 +457,19 @@ impl FlameView {
                             action = Some(FlameAction::Select(self.label(n).to_owned()));
                         }
                     }
+                }
+                // The menu is of the bar right-clicked (the pointer then
+                // moves into the menu).
+                if response.secondary_clicked() {
+                    self.menu_node = hit.filter(|&n| self.tree.parent[n.idx()] != u32::MAX);
+                }
+                if let Some(n) = self.menu_node {
+                    let target = Target::of(self.loaded.trace(), &self.tree, n);
+                    response.context_menu(|ui| {
+                        if let Some(t) = transform_menu(ui, &target) {
+                            action = Some(FlameAction::Transform(t));
+                        }
+                    });
                 }
                 if response.double_clicked() {
                     if let Some(n) = hit.filter(|&n| self.tree.parent[n.idx()] != u32::MAX) {

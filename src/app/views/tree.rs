@@ -5,9 +5,10 @@
 //! expansion, the data or the search changes, never per repaint; the table
 //! draws only the visible rows.
 
-use super::widgets::{Pointing, busy_lines, rows_table, triangle};
+use super::widgets::{Pointing, busy_lines, rows_table, transform_menu, triangle};
 use crate::app::loaded::Loaded;
 use crate::app::nav::Matcher;
+use crate::engine::analyses::transform::{self, Stack, Target, Transform};
 use crate::engine::analyses::tree::{MergedTree, MergedTreeBuilder, NodeId};
 use crate::engine::analyses::{self, BusyThread, WindowThread};
 use crate::engine::model::NO_PARENT;
@@ -90,6 +91,8 @@ pub enum TreeAction {
     Select(String),
     /// Zoom the timeline to this instance.
     ShowInTimeline(ScopeIdx),
+    /// Push this transform on the stack (the row's menu).
+    Transform(Transform),
 }
 
 pub struct TreeView {
@@ -99,9 +102,15 @@ pub struct TreeView {
     gap_ns: i64,
     filter: (String, bool),
 
-    // Merged mode: the tree of `merged_frames`.
+    // Merged mode: the tree of `merged_frames`, transformed by `stack`.
     merged_frames: Option<Range<u32>>,
     merged: MergedTree,
+    /// The tree as merged, before the transforms (kept while a stack is
+    /// applied, so another stack is applied without merging again).
+    m_base: Option<MergedTree>,
+    stack: Stack,
+    /// What the stack matched nothing of.
+    m_warnings: Vec<String>,
     m_expanded: Vec<bool>,
     m_match: Vec<bool>,
     m_rows: Vec<NodeId>,
@@ -134,6 +143,9 @@ impl TreeView {
             filter: (String::new(), false),
             merged_frames: None,
             merged: MergedTree::default(),
+            m_base: None,
+            stack: Stack::default(),
+            m_warnings: Vec::new(),
             m_expanded: Vec::new(),
             m_match: Vec::new(),
             m_rows: Vec::new(),
@@ -218,10 +230,13 @@ impl TreeView {
         if self.merged_frames.as_ref() == Some(&frames) {
             return false;
         }
-        let builder = MergedTreeBuilder::new(self.loaded.trace(), frames.clone(), None, u32::MAX);
+        let trace = self.loaded.trace();
+        let builder = MergedTreeBuilder::new(trace, frames.clone(), None, u32::MAX)
+            .split_data(self.stack.split_defs(trace));
         self.m_build = Some((builder, web_time::Instant::now()));
         self.merged_frames = Some(frames);
         self.merged = MergedTree::default();
+        self.m_base = None;
         self.m_expanded.clear();
         self.m_match.clear();
         self.m_rows.clear();
@@ -249,12 +264,66 @@ impl TreeView {
             build_started.elapsed().as_secs_f64() * 1e3
         );
         self.m_build = None;
-        self.m_expanded = vec![false; tree.len()];
         self.merged = tree;
+        self.m_base = None;
         let how = self.m_expand.take().unwrap_or(Expand::Hot);
+        self.transform_merged(how);
+        false
+    }
+
+    /// The transforms the merged tree shows.
+    pub fn transforms(&self) -> &Stack {
+        &self.stack
+    }
+
+    /// What the transforms matched nothing of.
+    pub fn transform_warnings(&self) -> &[String] {
+        &self.m_warnings
+    }
+
+    /// Shows the merged tree through `stack` (applied to the tree as
+    /// merged: nothing is merged again).
+    pub fn set_transforms(&mut self, stack: &Stack) {
+        if &self.stack == stack {
+            return;
+        }
+        let remerge = self.stack.splits() != stack.splits();
+        self.stack = stack.clone();
+        if remerge && let Some(frames) = self.merged_frames.take() {
+            // Split by data: merged again, with the data.
+            self.set_merged_frames(frames);
+        } else if self.m_build.is_none() && self.merged_frames.is_some() {
+            self.transform_merged(Expand::Hot);
+        }
+    }
+
+    /// `merged` from `m_base` through the stack, then opened as `how` says.
+    fn transform_merged(&mut self, how: Expand) {
+        let base = match self.m_base.take() {
+            Some(base) => base,
+            None => std::mem::take(&mut self.merged),
+        };
+        if self.stack.is_empty() {
+            self.merged = base;
+            self.m_warnings.clear();
+        } else {
+            let started = web_time::Instant::now();
+            let t = transform::apply(self.loaded.trace(), &base, &self.stack);
+            log::info!(
+                "{}: transforms {} on {} nodes in {:.1} ms",
+                self.loaded.name,
+                self.stack,
+                base.len(),
+                started.elapsed().as_secs_f64() * 1e3
+            );
+            self.merged = t.tree;
+            self.m_warnings = t.warnings;
+            self.m_base = Some(base);
+        }
+        self.m_expanded = vec![false; self.merged.len()];
+        self.m_selected = None;
         self.expand_merged(how);
         self.refresh_merged_matches();
-        false
     }
 
     /// Builds merged trees a slice per frame (the browser's single thread),
@@ -811,6 +880,7 @@ impl TreeView {
             table = table.scroll_to_row(row, Some(egui::Align::Center));
         }
         let t = &self.merged;
+        let mut picked = None;
         table
             .header(ROW_HEIGHT, |mut h| {
                 for (title, tip) in [
@@ -893,11 +963,22 @@ impl TreeView {
                         };
                         share_bar(ui, total, self_share);
                     });
-                    if row.response().clicked() {
+                    let response = row.response();
+                    if response.clicked() {
                         select = Some(n);
+                    }
+                    if !is_thread {
+                        response.context_menu(|ui| {
+                            if let Some(tf) = transform_menu(ui, &Target::of(trace, t, n)) {
+                                picked = Some(tf);
+                            }
+                        });
                     }
                 });
             });
+        if let Some(tf) = picked {
+            *action = Some(TreeAction::Transform(tf));
+        }
         if let Some(n) = toggle {
             self.toggle_merged(n);
         } else if let Some(n) = select {

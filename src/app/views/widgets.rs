@@ -1,6 +1,7 @@
 //! Small pieces the views share: the virtualized row table and triangles
 //! (the bundled fonts have no arrow glyphs).
 
+use crate::engine::analyses::transform::{Target, Transform};
 use crate::engine::analyses::{BusyThread, WindowThread};
 use crate::units::{ms, thread_label};
 use egui::{Color32, Pos2, Sense};
@@ -124,4 +125,29 @@ pub fn f64_order(v: f64) -> u64 {
 /// `v` as a `u64` in the same order.
 pub fn i64_order(v: i64) -> u64 {
     (v as u64) ^ (1 << 63)
+}
+
+/// The transforms menu of a node (right-click on a row or a bar): what
+/// [`Target::offers`] for it; the transform clicked.
+pub fn transform_menu(ui: &mut egui::Ui, target: &Target) -> Option<Transform> {
+    let mut picked = None;
+    ui.label(egui::RichText::new("Transform the call tree").weak());
+    for (label, t) in target.offers() {
+        let tip = match &t {
+            Transform::Merge(_) => "Hide it: its own time goes to its caller, its callees move up",
+            Transform::Focus(_) => "Show only this subtree, as the root",
+            Transform::FocusFunction(_) => "Every call of it, wherever it is, as one root",
+            Transform::Collapse(_) => "Fold its subtree into its own time",
+            Transform::CollapseCrate(_) => "One node per run of scopes from this crate",
+            Transform::CollapseRecursion(_) => "Merge it into itself where it calls itself",
+            Transform::Drop(_) => "Remove it and its subtree, and their time",
+            Transform::SplitData(_) => "One node per data string (which mesh, which event)",
+            Transform::OnlyMyCode => "",
+        };
+        if ui.button(label).on_hover_text(tip).clicked() {
+            picked = Some(t);
+            ui.close();
+        }
+    }
+    picked
 }

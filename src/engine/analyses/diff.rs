@@ -189,7 +189,7 @@ pub fn diff_tree_judged(
         }
         // Each instance's node once transformed: only the calls a node
         // heads are its calls.
-        let tr = transform::apply(t, tree, stack);
+        let tr = transform::apply(t, &tree, stack);
         for n in &mut of {
             if *n != u32::MAX {
                 let m = *n as usize;
@@ -297,6 +297,10 @@ pub struct DiffTreeBuilder {
     ta: Option<MergedTree>,
     tb: Option<MergedTree>,
     join: Option<Join>,
+    /// Applied to each side's tree once merged.
+    stack: Stack,
+    /// What the stack matched nothing of, on either side.
+    warnings: Vec<String>,
 }
 
 impl DiffTreeBuilder {
@@ -307,7 +311,46 @@ impl DiffTreeBuilder {
             ta: None,
             tb: None,
             join: None,
+            stack: Stack::default(),
+            warnings: Vec::new(),
         }
+    }
+
+    /// Both trees transformed by `stack` before they are joined (merged at
+    /// all levels then).
+    pub fn with_transforms(
+        mut self,
+        a: &Trace,
+        b: &Trace,
+        thread: Option<&str>,
+        stack: &Stack,
+    ) -> Self {
+        if !stack.is_empty() {
+            self.build_a = MergedTreeBuilder::new(a, 0..a.frames.len() as u32, thread, u32::MAX)
+                .split_data(stack.split_defs(a));
+            self.build_b = MergedTreeBuilder::new(b, 0..b.frames.len() as u32, thread, u32::MAX)
+                .split_data(stack.split_defs(b));
+        }
+        self.stack = stack.clone();
+        self
+    }
+
+    /// What the transforms matched nothing of (once built).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    fn transformed(&mut self, t: &Trace, tree: MergedTree) -> MergedTree {
+        if self.stack.is_empty() {
+            return tree;
+        }
+        let tr = transform::apply(t, &tree, &self.stack);
+        for w in tr.warnings {
+            if !self.warnings.contains(&w) {
+                self.warnings.push(w);
+            }
+        }
+        tr.tree
     }
 
     /// How far along, 0 to 1.
@@ -334,13 +377,15 @@ impl DiffTreeBuilder {
     ) -> Option<DiffTree> {
         if self.join.is_none() {
             if self.ta.is_none() {
-                self.ta = Some(self.build_a.step(a, more)?);
+                let tree = self.build_a.step(a, more)?;
+                self.ta = Some(self.transformed(a, tree));
                 if !more() {
                     return None;
                 }
             }
             if self.tb.is_none() {
-                self.tb = Some(self.build_b.step(b, more)?);
+                let tree = self.build_b.step(b, more)?;
+                self.tb = Some(self.transformed(b, tree));
                 if !more() {
                     return None;
                 }

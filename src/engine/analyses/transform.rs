@@ -134,6 +134,18 @@ impl Pattern {
         })
     }
 
+    /// `name` as a pattern matching it alone (glob characters escaped).
+    pub fn escape(name: &str) -> String {
+        let mut out = String::with_capacity(name.len());
+        for c in name.chars() {
+            if matches!(c, '*' | '?' | '[' | '\\') {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        out
+    }
+
     /// As written.
     pub fn as_str(&self) -> &str {
         &self.text
@@ -365,17 +377,22 @@ impl Stack {
             .map(Stack)
     }
 
-    /// Per definition of `trace`, whether a split-data transform names it
-    /// (`None`: no split-data in the stack).
-    pub fn split_defs(&self, trace: &Trace) -> Option<Vec<bool>> {
-        let pats: Vec<&Pattern> = self
-            .0
+    /// The split-data transforms' patterns (these need the tree merged
+    /// again: a merged tree has no data).
+    pub fn splits(&self) -> Vec<&Pattern> {
+        self.0
             .iter()
             .filter_map(|t| match t {
                 Transform::SplitData(p) => Some(p),
                 _ => None,
             })
-            .collect();
+            .collect()
+    }
+
+    /// Per definition of `trace`, whether a split-data transform names it
+    /// (`None`: no split-data in the stack).
+    pub fn split_defs(&self, trace: &Trace) -> Option<Vec<bool>> {
+        let pats = self.splits();
         if pats.is_empty() {
             return None;
         }
@@ -404,6 +421,92 @@ impl fmt::Display for Stack {
             write!(f, "{t}")?;
         }
         Ok(())
+    }
+}
+
+/// What a transform can be asked of, for a node of a merged tree: its
+/// scope name, its path of names from its thread's top level and its
+/// crate (the app's context menus offer the transforms these allow).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Target {
+    /// `None` for a crate's node or a thread.
+    pub name: Option<String>,
+    pub path: Vec<String>,
+    /// The crate its code comes from (a crate's node: that crate).
+    pub crate_name: Option<String>,
+    /// Whether its node's name is split by data.
+    pub split: bool,
+}
+
+impl Target {
+    /// The target of node `n` of `tree` (merged from `trace`).
+    pub fn of(trace: &Trace, tree: &MergedTree, n: NodeId) -> Self {
+        let path: Vec<String> = tree
+            .path(n)
+            .into_iter()
+            .skip(1)
+            .map(|p| tree.label(trace, p).to_owned())
+            .collect();
+        let id = tree.name[n.idx()];
+        let label = (id.0 & LABEL_BIT != 0).then(|| &tree.labels[(id.0 & !LABEL_BIT) as usize]);
+        let scope = tree.scope_name(n);
+        let crate_name = match label.and_then(|l| l.crate_name.clone()) {
+            Some(c) => Some(c),
+            None => scope.and_then(|s| {
+                let def = trace.defs.name.iter().position(|&d| d == s)?;
+                origin(trace.str(trace.defs.file[def]), trace.str(s)).map(|o| o.crate_name)
+            }),
+        };
+        Self {
+            name: scope.map(|s| trace.str(s).to_owned()),
+            path,
+            crate_name,
+            split: label.is_some_and(|l| l.scope.is_some()),
+        }
+    }
+
+    /// The transforms offered for it, with their menu labels.
+    pub fn offers(&self) -> Vec<(String, Transform)> {
+        let mut out = Vec::new();
+        let pat = |n: &str| Pattern::new(&Pattern::escape(n)).ok();
+        if let Some(name) = &self.name
+            && let Some(p) = pat(name)
+        {
+            out.push((format!("Merge {name}"), Transform::Merge(p.clone())));
+        }
+        if !self.path.is_empty() && !self.path.iter().any(|p| p.contains(';')) {
+            out.push((
+                "Focus on subtree".to_owned(),
+                Transform::Focus(self.path.clone()),
+            ));
+        }
+        if let Some(name) = &self.name
+            && let Some(p) = pat(name)
+        {
+            out.push((
+                format!("Focus on function {name}"),
+                Transform::FocusFunction(p.clone()),
+            ));
+            out.push((format!("Collapse {name}"), Transform::Collapse(p.clone())));
+        }
+        if let Some(c) = &self.crate_name
+            && let Some(p) = pat(c)
+        {
+            out.push((format!("Collapse crate {c}"), Transform::CollapseCrate(p)));
+        }
+        if let Some(name) = &self.name
+            && let Some(p) = pat(name)
+        {
+            out.push((
+                format!("Collapse recursion of {name}"),
+                Transform::CollapseRecursion(Some(p.clone())),
+            ));
+            out.push((format!("Drop {name}"), Transform::Drop(p.clone())));
+            if !self.split {
+                out.push((format!("Split {name} by data"), Transform::SplitData(p)));
+            }
+        }
+        out
     }
 }
 
@@ -538,12 +641,22 @@ pub fn transformed_tree(
         .split_data(stack.split_defs(trace))
         .step(trace, &mut || true)
         .expect("a build given all the time it needs ends");
-    apply(trace, tree, stack)
+    if stack.is_empty() {
+        return Transformed {
+            node_of: (0..tree.len() as u32).collect(),
+            heads: vec![true; tree.len()],
+            recorded_ns: Vec::new(),
+            warnings: Vec::new(),
+            tree,
+        };
+    }
+    apply(trace, &tree, stack)
 }
 
-/// Applies `stack` to `tree` (merged from `trace`). An empty stack gives
-/// the tree as it is.
-pub fn apply(trace: &Trace, tree: MergedTree, stack: &Stack) -> Transformed {
+/// Applies `stack` to `tree` (merged from `trace`); `tree` is read, not
+/// changed, so the view can keep it to apply another stack to. An empty
+/// stack gives a copy of the tree.
+pub fn apply(trace: &Trace, tree: &MergedTree, stack: &Stack) -> Transformed {
     let mut node_of: Vec<u32> = (0..tree.len() as u32).collect();
     let mut heads = vec![true; tree.len()];
     let recorded: Vec<(u32, i64)> = tree
@@ -551,7 +664,7 @@ pub fn apply(trace: &Trace, tree: MergedTree, stack: &Stack) -> Transformed {
         .iter()
         .map(|&t| (t.0, tree.total_ns[t.idx()]))
         .collect();
-    let mut current = tree;
+    let mut current: Option<MergedTree> = None;
     let mut warnings = Vec::new();
     let mut origins = Origins::new(trace);
     for t in &stack.0 {
@@ -561,7 +674,7 @@ pub fn apply(trace: &Trace, tree: MergedTree, stack: &Stack) -> Transformed {
             }
             continue;
         }
-        let step = step(trace, &current, t, &mut origins);
+        let step = step(trace, current.as_ref().unwrap_or(tree), t, &mut origins);
         if !step.matched {
             warnings.push(format!("{t}: {}", step.unmatched_words(t)));
         }
@@ -572,7 +685,7 @@ pub fn apply(trace: &Trace, tree: MergedTree, stack: &Stack) -> Transformed {
                 *n = step.node_of[m];
             }
         }
-        current = step.tree;
+        current = Some(step.tree);
     }
     for (n, h) in node_of.iter_mut().zip(&mut heads) {
         if *n == HIDDEN {
@@ -584,7 +697,7 @@ pub fn apply(trace: &Trace, tree: MergedTree, stack: &Stack) -> Transformed {
         .map(|(t, ns)| (NodeId(node_of[t as usize]), ns))
         .collect();
     Transformed {
-        tree: current,
+        tree: current.unwrap_or_else(|| tree.clone()),
         node_of,
         heads,
         warnings,
