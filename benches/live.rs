@@ -108,7 +108,7 @@ fn main() {
     let (refresh, _) = best_of(RUNS, || {
         let decoded = live.snapshot();
         let loaded = Arc::new(Loaded::new("live".into(), decoded, live.kept_bytes(), 0.0));
-        Recording::new(loaded, 16.7)
+        Recording::new(loaded, 16.7, Default::default())
     });
     println!(
         "one refresh of the views (2M scopes): snapshot {:.1} ms, snapshot + summary + overview {:.1} ms \
