@@ -9,7 +9,9 @@ mod common;
 
 use common::{code, fixtures_dir, run, stderr, temp_file};
 use proptest::prelude::*;
-use puffin_lens::engine::analyses::transform::{Stack, Transform, origin};
+use puffin_lens::engine::analyses::transform::{
+    Applier, Stack, Transform, apply, origin, transformed_tree,
+};
 use puffin_lens::engine::api::{Request, TransformArgs, TreeArgs, answer};
 use puffin_lens::engine::model::Trace;
 use puffin_lens::engine::write::puffin::{
@@ -499,7 +501,23 @@ proptest! {
     #[test]
     fn the_stack_equals_the_reference(frames in threads(), stack in prop::collection::vec(transform(), 1..4)) {
         let trace = trace_of(&capture(frames));
-        assert_same(&trace, &Stack(stack));
+        let stack = Stack(stack);
+        assert_same(&trace, &stack);
+        // A slice at a time (3 nodes, then the page draws): the same tree.
+        let base = transformed_tree(&trace, 0..trace.frames.len() as u32, None, u32::MAX, &Stack(stack.splits().into_iter().map(|p| Transform::SplitData(p.clone())).collect()));
+        let whole = apply(&trace, &base.tree, &stack);
+        let mut sliced = Applier::new(&base.tree, &stack).chunk(3);
+        let mut slices = 0;
+        let got = loop {
+            if let Some(t) = sliced.step(&trace, &base.tree, &mut || false) {
+                break t;
+            }
+            slices += 1;
+            prop_assert!(slices < 100_000);
+        };
+        prop_assert_eq!(&got.tree, &whole.tree);
+        prop_assert_eq!(&got.node_of, &whole.node_of);
+        prop_assert_eq!(&got.warnings, &whole.warnings);
     }
 
     /// Conservation: merge, collapse, collapse-recursion, split-data and the

@@ -8,7 +8,7 @@
 use super::widgets::{Pointing, busy_lines, rows_table, transform_menu, triangle};
 use crate::app::loaded::Loaded;
 use crate::app::nav::Matcher;
-use crate::engine::analyses::transform::{self, Stack, Target, Transform};
+use crate::engine::analyses::transform::{Applier, Stack, Target, Transform};
 use crate::engine::analyses::tree::{MergedTree, MergedTreeBuilder, NodeId};
 use crate::engine::analyses::{self, BusyThread, WindowThread};
 use crate::engine::model::NO_PARENT;
@@ -111,6 +111,9 @@ pub struct TreeView {
     stack: Stack,
     /// What the stack matched nothing of.
     m_warnings: Vec<String>,
+    /// While the stack is applied a slice per frame (in the browser): the
+    /// application and when it started.
+    m_apply: Option<(Applier, web_time::Instant)>,
     m_expanded: Vec<bool>,
     m_match: Vec<bool>,
     m_rows: Vec<NodeId>,
@@ -146,6 +149,7 @@ impl TreeView {
             m_base: None,
             stack: Stack::default(),
             m_warnings: Vec::new(),
+            m_apply: None,
             m_expanded: Vec::new(),
             m_match: Vec::new(),
             m_rows: Vec::new(),
@@ -237,6 +241,7 @@ impl TreeView {
         self.merged_frames = Some(frames);
         self.merged = MergedTree::default();
         self.m_base = None;
+        self.m_apply = None;
         self.m_expanded.clear();
         self.m_match.clear();
         self.m_rows.clear();
@@ -248,6 +253,9 @@ impl TreeView {
     /// then opens it on its hottest paths (or as `expand` asked meanwhile);
     /// whether it is still being built.
     pub fn step_merged(&mut self, budget: Option<web_time::Duration>) -> bool {
+        if self.m_apply.is_some() {
+            return self.step_apply(budget);
+        }
         let Some((builder, build_started)) = self.m_build.as_mut() else {
             return false;
         };
@@ -293,33 +301,69 @@ impl TreeView {
             // Split by data: merged again, with the data.
             self.set_merged_frames(frames);
         } else if self.m_build.is_none() && self.merged_frames.is_some() {
+            self.m_apply = None;
             self.transform_merged(Expand::Hot);
         }
     }
 
-    /// `merged` from `m_base` through the stack, then opened as `how` says.
+    /// `merged` from `m_base` through the stack, then opened as `how` says:
+    /// at once natively, a slice per frame in the browser
+    /// ([`Self::step_merged`] does it).
     fn transform_merged(&mut self, how: Expand) {
         let base = match self.m_base.take() {
             Some(base) => base,
             None => std::mem::take(&mut self.merged),
         };
         if self.stack.is_empty() {
+            self.m_apply = None;
             self.merged = base;
             self.m_warnings.clear();
-        } else {
-            let started = web_time::Instant::now();
-            let t = transform::apply(self.loaded.trace(), &base, &self.stack);
-            log::info!(
-                "{}: transforms {} on {} nodes in {:.1} ms",
-                self.loaded.name,
-                self.stack,
-                base.len(),
-                started.elapsed().as_secs_f64() * 1e3
-            );
-            self.merged = t.tree;
-            self.m_warnings = t.warnings;
-            self.m_base = Some(base);
+            self.opened(how);
+            return;
         }
+        self.m_apply = Some((Applier::new(&base, &self.stack), web_time::Instant::now()));
+        self.m_base = Some(base);
+        self.merged = MergedTree::default();
+        self.m_expanded.clear();
+        self.m_rows.clear();
+        self.m_expand = Some(how);
+        // In the browser the next frames apply it (this one may have spent
+        // its slice merging).
+        if !self.sliced {
+            self.step_apply(None);
+        }
+    }
+
+    /// Applies the stack for at most `budget` (all of it when `None`);
+    /// whether it is still being applied.
+    fn step_apply(&mut self, budget: Option<web_time::Duration>) -> bool {
+        let (Some((applier, started)), Some(base)) = (self.m_apply.as_mut(), self.m_base.as_ref())
+        else {
+            return false;
+        };
+        let slice = web_time::Instant::now();
+        let mut more = || budget.is_none_or(|b| slice.elapsed() < b);
+        let Some(t) = applier.step(self.loaded.trace(), base, &mut more) else {
+            return true;
+        };
+        log::info!(
+            "{}: transforms {} on {} nodes in {:.1} ms",
+            self.loaded.name,
+            self.stack,
+            base.len(),
+            started.elapsed().as_secs_f64() * 1e3
+        );
+        self.m_apply = None;
+        self.merged = t.tree;
+        self.m_warnings = t.warnings;
+        let how = self.m_expand.take().unwrap_or(Expand::Hot);
+        self.opened(how);
+        false
+    }
+
+    /// The merged tree shown: opened as `how` says, the search's matches
+    /// marked.
+    fn opened(&mut self, how: Expand) {
         self.m_expanded = vec![false; self.merged.len()];
         self.m_selected = None;
         self.expand_merged(how);
@@ -334,7 +378,11 @@ impl TreeView {
 
     /// While the merged tree is being built: how far along, 0 to 1.
     pub fn building(&self) -> Option<f32> {
-        self.m_build.as_ref().map(|(b, _)| b.progress())
+        match (&self.m_build, &self.m_apply) {
+            (Some((b, _)), _) => Some(b.progress()),
+            (None, Some((a, _))) => Some(a.progress()),
+            (None, None) => None,
+        }
     }
 
     /// Shows frame `f` in frame mode (its threads open, top level listed).
@@ -368,7 +416,9 @@ impl TreeView {
     pub fn expand(&mut self, how: Expand) {
         match self.mode {
             // Once it is built, if it is being built.
-            TreeMode::Merged if self.m_build.is_some() => self.m_expand = Some(how),
+            TreeMode::Merged if self.m_build.is_some() || self.m_apply.is_some() => {
+                self.m_expand = Some(how)
+            }
             TreeMode::Merged => self.expand_merged(how),
             TreeMode::Frame => self.expand_frame(how),
         }
@@ -791,11 +841,16 @@ impl TreeView {
             ui.ctx().request_repaint();
         }
         match self.mode {
-            TreeMode::Merged if self.m_build.is_some() => {
+            TreeMode::Merged if self.m_build.is_some() || self.m_apply.is_some() => {
                 let done = self.building().unwrap_or(0.0);
                 ui.horizontal(|ui| {
                     ui.spinner();
-                    ui.label(format!("Merging the call tree: {:.0}%", 100.0 * done));
+                    let what = if self.m_apply.is_some() {
+                        "Applying the transforms"
+                    } else {
+                        "Merging the call tree"
+                    };
+                    ui.label(format!("{what}: {:.0}%", 100.0 * done));
                 });
             }
             TreeMode::Merged => {

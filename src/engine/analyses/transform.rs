@@ -524,6 +524,12 @@ pub struct Origin {
 /// Where the code of a scope defined in `file` and named `name` comes from
 /// (`None`: nothing says, taken as the app's own code).
 pub fn origin(file: &str, name: &str) -> Option<Origin> {
+    file_origin(file).unwrap_or_else(|| name_origin(name))
+}
+
+/// What a file says of its crate: `Some(None)` the app's own (`src/…`),
+/// `Some(Some(_))` a crate's folder, `None` nothing (ask the name).
+fn file_origin(file: &str) -> Option<Option<Origin>> {
     let file = file.replace('\\', "/");
     let parts: Vec<&str> = file.split('/').filter(|p| !p.is_empty()).collect();
     let registry = file.contains(".cargo/registry/") || file.contains(".cargo/git/");
@@ -531,29 +537,28 @@ pub fn origin(file: &str, name: &str) -> Option<Origin> {
     // shortened the path (`egui-0.37.0/…/input_state/mod.rs`).
     let folder = match parts.iter().rposition(|&p| p == "src") {
         // `src/main.rs`: the crate being built.
-        Some(0) => return None,
-        Some(src) => Some(parts[src - 1]),
-        None if parts.len() > 2 && parts[1] == "…" => Some(parts[0]),
-        None if parts.len() > 1 && split_version(parts[0]).1 => Some(parts[0]),
-        None => None,
+        Some(0) => return Some(None),
+        Some(src) => parts[src - 1],
+        None if parts.len() > 2 && parts[1] == "…" => parts[0],
+        None if parts.len() > 1 && split_version(parts[0]).1 => parts[0],
+        None => return None,
     };
-    if let Some(folder) = folder {
-        let (name, versioned) = split_version(folder);
-        return Some(Origin {
-            crate_name: name.to_owned(),
-            dependency: versioned || registry,
-        });
-    }
-    if let Some((module, _)) = name.split_once("::")
-        && !module.is_empty()
-        && !module.starts_with('<')
-    {
-        return Some(Origin {
+    let (name, versioned) = split_version(folder);
+    Some(Some(Origin {
+        crate_name: name.to_owned(),
+        dependency: versioned || registry,
+    }))
+}
+
+/// A scope name's leading `module::`, taken as its crate.
+fn name_origin(name: &str) -> Option<Origin> {
+    match name.split_once("::") {
+        Some((module, _)) if !module.is_empty() && !module.starts_with('<') => Some(Origin {
             crate_name: module.to_owned(),
             dependency: false,
-        });
+        }),
+        _ => None,
     }
-    None
 }
 
 /// `egui-0.37.0` -> (`egui`, true); `my_app` -> (`my_app`, false).
@@ -657,73 +662,221 @@ pub fn transformed_tree(
 /// changed, so the view can keep it to apply another stack to. An empty
 /// stack gives a copy of the tree.
 pub fn apply(trace: &Trace, tree: &MergedTree, stack: &Stack) -> Transformed {
-    let mut node_of: Vec<u32> = (0..tree.len() as u32).collect();
-    let mut heads = vec![true; tree.len()];
-    let recorded: Vec<(u32, i64)> = tree
-        .threads
-        .iter()
-        .map(|&t| (t.0, tree.total_ns[t.idx()]))
-        .collect();
-    let mut current: Option<MergedTree> = None;
-    let mut warnings = Vec::new();
-    let mut origins = Origins::new(trace);
-    for t in &stack.0 {
-        if let Transform::SplitData(p) = t {
-            if !trace.defs.name.iter().any(|&n| p.matches(trace.str(n))) {
-                warnings.push(format!("{t}: no scope name matches; nothing changed"));
+    Applier::new(tree, stack)
+        .step(trace, tree, &mut || true)
+        .expect("an application given all the time it needs ends")
+}
+
+/// Nodes a transform maps between two questions to `more` (a slice of the
+/// page's thread).
+const APPLY_CHUNK: usize = 1 << 14;
+
+/// [`apply`] a slice at a time (the page's thread keeps drawing between
+/// slices): each transform node by node, [`APPLY_CHUNK`] nodes between
+/// two questions to `more`. The tree it applies to is given to each
+/// [`Self::step`] (the caller keeps it).
+pub struct Applier {
+    stack: Stack,
+    /// The transform in progress.
+    next: usize,
+    /// The tree the transforms so far made (`None`: the input's).
+    current: Option<MergedTree>,
+    node_of: Vec<u32>,
+    heads: Vec<bool>,
+    recorded: Vec<(u32, i64)>,
+    warnings: Vec<String>,
+    origins: Origins,
+    run: Option<Run>,
+    /// Nodes to map in all, and mapped so far (for progress).
+    work: usize,
+    done: usize,
+    /// Nodes mapped between two questions to `more`.
+    chunk: usize,
+}
+
+impl Applier {
+    pub fn new(tree: &MergedTree, stack: &Stack) -> Self {
+        Self {
+            stack: stack.clone(),
+            next: 0,
+            current: None,
+            node_of: (0..tree.len() as u32).collect(),
+            heads: vec![true; tree.len()],
+            recorded: tree
+                .threads
+                .iter()
+                .map(|&t| (t.0, tree.total_ns[t.idx()]))
+                .collect(),
+            warnings: Vec::new(),
+            origins: Origins::new(),
+            run: None,
+            work: (tree.len() * stack.0.len()).max(1),
+            done: 0,
+            chunk: APPLY_CHUNK,
+        }
+    }
+
+    /// Asks `more` every `nodes` nodes (tests: slices of a small tree).
+    pub fn chunk(mut self, nodes: usize) -> Self {
+        self.chunk = nodes.max(1);
+        self
+    }
+
+    /// How far along, 0 to 1.
+    pub fn progress(&self) -> f32 {
+        (self.done as f32 / self.work as f32).min(1.0)
+    }
+
+    /// Maps nodes until `more` says stop; the transformed tree once every
+    /// transform is applied. `tree` is the tree given to [`Self::new`].
+    pub fn step(
+        &mut self,
+        trace: &Trace,
+        tree: &MergedTree,
+        more: &mut dyn FnMut() -> bool,
+    ) -> Option<Transformed> {
+        while self.next < self.stack.0.len() {
+            let t = &self.stack.0[self.next];
+            let input = self.current.as_ref().unwrap_or(tree);
+            if self.run.is_none() {
+                if let Transform::SplitData(p) = t {
+                    // Applied while merging (see the module's doc).
+                    if !trace.defs.name.iter().any(|&n| p.matches(trace.str(n))) {
+                        self.warnings
+                            .push(format!("{t}: no scope name matches; nothing changed"));
+                    }
+                    self.next += 1;
+                    continue;
+                }
+                if touches(trace, input, t, &mut self.origins) == Some(false) {
+                    self.warnings
+                        .push(format!("{t}: {}", unmatched_words(t, false)));
+                    self.done += tree.len();
+                    self.next += 1;
+                    continue;
+                }
+                self.run = Some(Run::new(input, t));
             }
-            continue;
+            let run = self.run.as_mut()?;
+            if run.x < input.len() {
+                while run.x < input.len() {
+                    let until = (run.x + self.chunk).min(input.len());
+                    self.done += until - run.x;
+                    run.advance(trace, input, t, &mut self.origins, until);
+                    if !more() {
+                        // The tree is made in a slice of its own.
+                        return None;
+                    }
+                }
+            }
+            let step = self.run.take()?.finish(trace, input);
+            if !step.matched {
+                self.warnings
+                    .push(format!("{t}: {}", unmatched_words(t, step.focus)));
+            }
+            for (n, h) in self.node_of.iter_mut().zip(&mut self.heads) {
+                if *n != HIDDEN {
+                    let m = *n as usize;
+                    *h &= step.heads[m];
+                    *n = step.node_of[m];
+                }
+            }
+            self.current = Some(step.tree);
+            self.next += 1;
+            if self.next < self.stack.0.len() && !more() {
+                return None;
+            }
         }
-        let step = step(trace, current.as_ref().unwrap_or(tree), t, &mut origins);
-        if !step.matched {
-            warnings.push(format!("{t}: {}", step.unmatched_words(t)));
-        }
+        let mut node_of = std::mem::take(&mut self.node_of);
+        let mut heads = std::mem::take(&mut self.heads);
         for (n, h) in node_of.iter_mut().zip(&mut heads) {
-            if *n != HIDDEN {
-                let m = *n as usize;
-                *h &= step.heads[m];
-                *n = step.node_of[m];
+            if *n == HIDDEN {
+                *h = false;
             }
         }
-        current = Some(step.tree);
-    }
-    for (n, h) in node_of.iter_mut().zip(&mut heads) {
-        if *n == HIDDEN {
-            *h = false;
-        }
-    }
-    let recorded_ns = recorded
-        .into_iter()
-        .map(|(t, ns)| (NodeId(node_of[t as usize]), ns))
-        .collect();
-    Transformed {
-        tree: current.unwrap_or_else(|| tree.clone()),
-        node_of,
-        heads,
-        warnings,
-        recorded_ns,
+        let recorded_ns = std::mem::take(&mut self.recorded)
+            .into_iter()
+            .map(|(t, ns)| (NodeId(node_of[t as usize]), ns))
+            .collect();
+        Some(Transformed {
+            tree: self.current.take().unwrap_or_else(|| tree.clone()),
+            node_of,
+            heads,
+            warnings: std::mem::take(&mut self.warnings),
+            recorded_ns,
+        })
     }
 }
 
-/// Crates of scope names, found once.
+/// Crates of scope names, found once (when a crate transform first asks):
+/// each name's first definition's file, each file read once (a recording
+/// has many names, few files).
 struct Origins {
-    by_name: FxHashMap<StrId, Option<Origin>>,
+    by_name: Option<FxHashMap<StrId, Option<Origin>>>,
 }
 
 impl Origins {
-    fn new(trace: &Trace) -> Self {
-        let mut by_name = FxHashMap::default();
-        for (i, &name) in trace.defs.name.iter().enumerate() {
-            by_name
-                .entry(name)
-                .or_insert_with(|| origin(trace.str(trace.defs.file[i]), trace.str(name)));
-        }
-        Self { by_name }
+    fn new() -> Self {
+        Self { by_name: None }
     }
 
-    fn of(&self, name: StrId) -> Option<&Origin> {
-        self.by_name.get(&name).and_then(Option::as_ref)
+    fn of(&mut self, trace: &Trace, name: StrId) -> Option<&Origin> {
+        let by_name = self.by_name.get_or_insert_with(|| {
+            let mut by_file: FxHashMap<StrId, Option<Option<Origin>>> = FxHashMap::default();
+            let mut by_name = FxHashMap::default();
+            for (i, &name) in trace.defs.name.iter().enumerate() {
+                by_name.entry(name).or_insert_with(|| {
+                    let file = trace.defs.file[i];
+                    by_file
+                        .entry(file)
+                        .or_insert_with(|| file_origin(trace.str(file)))
+                        .clone()
+                        .unwrap_or_else(|| name_origin(trace.str(name)))
+                });
+            }
+            by_name
+        });
+        by_name.get(&name).and_then(Option::as_ref)
     }
+}
+
+/// Whether `t` changes `tree` at all, read from its names alone (`None`:
+/// the names cannot tell: a focus, or recursion of any name).
+fn touches(trace: &Trace, tree: &MergedTree, t: &Transform, origins: &mut Origins) -> Option<bool> {
+    let pat = match t {
+        Transform::Merge(p) | Transform::Drop(p) | Transform::Collapse(p) => p,
+        Transform::CollapseRecursion(Some(p)) => p,
+        Transform::CollapseCrate(_) | Transform::OnlyMyCode => {
+            let mut seen: FxHashMap<StrId, bool> = FxHashMap::default();
+            let any = (0..tree.len()).any(|n| {
+                let id = tree.name[n];
+                if id.0 & LABEL_BIT != 0
+                    && tree.labels[(id.0 & !LABEL_BIT) as usize]
+                        .crate_name
+                        .is_some()
+                {
+                    return tree.parent[n] != u32::MAX;
+                }
+                let Some(s) = tree.scope_name(NodeId(n as u32)) else {
+                    return false;
+                };
+                *seen.entry(s).or_insert_with(|| {
+                    origins.of(trace, s).is_some_and(|o| match t {
+                        Transform::OnlyMyCode => o.dependency,
+                        Transform::CollapseCrate(p) => p.matches(&o.crate_name),
+                        _ => false,
+                    })
+                })
+            });
+            return Some(any);
+        }
+        _ => return None,
+    };
+    let mut seen: FxHashMap<StrId, bool> = FxHashMap::default();
+    Some((0..tree.len()).any(|n| {
+        tree.scope_name(NodeId(n as u32))
+            .is_some_and(|s| *seen.entry(s).or_insert_with(|| pat.matches(trace.str(s))))
+    }))
 }
 
 struct Step {
@@ -734,16 +887,36 @@ struct Step {
     focus: bool,
 }
 
-impl Step {
-    fn unmatched_words(&self, t: &Transform) -> &'static str {
-        match t {
-            _ if self.focus => "nothing to focus on (no such scope); the view is empty",
-            Transform::CollapseRecursion(_) => {
-                "no scope runs directly inside itself; nothing changed"
-            }
-            Transform::OnlyMyCode => "no scope comes from a dependency crate; nothing changed",
-            Transform::CollapseCrate(_) => "no scope comes from such a crate; nothing changed",
-            _ => "no scope matches; nothing changed",
+/// What a warning says of a transform that matched nothing.
+fn unmatched_words(t: &Transform, focus: bool) -> &'static str {
+    match t {
+        _ if focus => "nothing to focus on (no such scope); the view is empty",
+        Transform::CollapseRecursion(_) => "no scope runs directly inside itself; nothing changed",
+        Transform::OnlyMyCode => "no scope comes from a dependency crate; nothing changed",
+        Transform::CollapseCrate(_) => "no scope comes from such a crate; nothing changed",
+        _ => "no scope matches; nothing changed",
+    }
+}
+
+/// Output node `img` gets (or may get) a second source: its children made
+/// so far without the map are put in it.
+fn one_of_many(
+    input: &MergedTree,
+    out: &MergedTree,
+    node_of: &[u32],
+    sole: &mut [u32],
+    child_of: &mut FxHashMap<(u32, StrId), u32>,
+    img: u32,
+) {
+    let src = sole[img as usize];
+    if src == u32::MAX {
+        return;
+    }
+    sole[img as usize] = u32::MAX;
+    for &c in input.children(NodeId(src)) {
+        let ci = node_of[c.idx()];
+        if (ci as usize) < out.len() && out.parent[ci as usize] == img {
+            child_of.insert((img, out.name[ci as usize]), ci);
         }
     }
 }
@@ -765,40 +938,117 @@ enum Act {
     Outside,
 }
 
-/// One transform, node by node.
-fn step(trace: &Trace, input: &MergedTree, t: &Transform, origins: &mut Origins) -> Step {
-    let len = input.len();
-    let mut out = MergedTree::default();
-    out.frames = input.frames;
-    out.labels = input.labels.clone();
-    let mut node_of = vec![HIDDEN; len];
-    let mut heads = vec![false; len];
-    // Per input node: transform state (a focus's matched length, being
-    // inside a focus or a collapse, a crate label).
-    let mut state = vec![0u32; len];
-    let mut child_of: FxHashMap<(u32, StrId), u32> = FxHashMap::default();
-    let mut thread_of: FxHashMap<StrId, u32> = FxHashMap::default();
-    // Per input node: its thread's image.
-    let mut thread_img = vec![0u32; len];
-    let mut crate_label: FxHashMap<String, StrId> = FxHashMap::default();
-    let mut memo: FxHashMap<StrId, bool> = FxHashMap::default();
-    let mut matched = false;
-    let focus = matches!(t, Transform::Focus(_) | Transform::FocusFunction(_));
-    const INSIDE: u32 = u32::MAX;
-    let mut listed = vec![false; len];
-    for t in &input.threads {
-        listed[t.idx()] = true;
+/// Per input node: inside a collapsed node (its state).
+const INSIDE: u32 = u32::MAX;
+
+/// One transform applied node by node (parents before children), a run of
+/// nodes at a time ([`Run::advance`]), then the tree made ([`Run::finish`]).
+struct Run {
+    out: MergedTree,
+    node_of: Vec<u32>,
+    heads: Vec<bool>,
+    /// Per input node: a focus's matched length, [`INSIDE`] a collapse, or
+    /// its crate's label.
+    state: Vec<u32>,
+    child_of: FxHashMap<(u32, StrId), u32>,
+    /// Per output node: the one input node that maps to it so far, or
+    /// `u32::MAX` (several). A node kept under a parent whose image has
+    /// one source needs no lookup (the source's children have distinct
+    /// names): most nodes, and no hash map of them. An image that gets a
+    /// second source has its children so far put in the map first
+    /// ([`one_of_many`]).
+    sole: Vec<u32>,
+    thread_of: FxHashMap<StrId, u32>,
+    /// Per input node: its thread's image.
+    thread_img: Vec<u32>,
+    crate_label: FxHashMap<String, StrId>,
+    memo: FxHashMap<StrId, bool>,
+    matched: bool,
+    focus: bool,
+    /// Input threads listed (one left out by an earlier focus is not).
+    listed: Vec<bool>,
+    /// The next input node.
+    x: usize,
+}
+
+impl Run {
+    fn new(input: &MergedTree, t: &Transform) -> Self {
+        let len = input.len();
+        let mut out = MergedTree::default();
+        out.frames = input.frames;
+        out.labels = input.labels.clone();
+        let mut listed = vec![false; len];
+        for t in &input.threads {
+            listed[t.idx()] = true;
+        }
+        Self {
+            out,
+            node_of: vec![HIDDEN; len],
+            heads: vec![false; len],
+            state: vec![0u32; len],
+            child_of: FxHashMap::default(),
+            sole: Vec::with_capacity(len),
+            thread_of: FxHashMap::default(),
+            thread_img: vec![0u32; len],
+            crate_label: FxHashMap::default(),
+            memo: FxHashMap::default(),
+            matched: false,
+            focus: matches!(t, Transform::Focus(_) | Transform::FocusFunction(_)),
+            listed,
+            x: 0,
+        }
     }
-    for x in 0..len {
+
+    /// Maps input nodes up to `until` (exclusive).
+    fn advance(
+        &mut self,
+        trace: &Trace,
+        input: &MergedTree,
+        t: &Transform,
+        origins: &mut Origins,
+        until: usize,
+    ) {
+        while self.x < until {
+            self.node(trace, input, t, origins, self.x);
+            self.x += 1;
+        }
+    }
+
+    fn node(
+        &mut self,
+        trace: &Trace,
+        input: &MergedTree,
+        t: &Transform,
+        origins: &mut Origins,
+        x: usize,
+    ) {
+        let Self {
+            out,
+            node_of,
+            heads,
+            state,
+            child_of,
+            sole,
+            thread_of,
+            thread_img,
+            crate_label,
+            memo,
+            matched,
+            focus,
+            listed,
+            ..
+        } = self;
+        let focus = *focus;
         let name = input.name[x];
         let p = input.parent[x];
         if p == u32::MAX {
             if !listed[x] {
-                continue; // left out by an earlier focus
+                return; // left out by an earlier focus
             }
-            let th = *thread_of
-                .entry(name)
-                .or_insert_with(|| out.push(name, u32::MAX, 0));
+            let th = *thread_of.entry(name).or_insert_with(|| {
+                sole.push(x as u32);
+                out.push(name, u32::MAX, 0)
+            });
             node_of[x] = th;
             thread_img[x] = th;
             heads[x] = true;
@@ -807,11 +1057,11 @@ fn step(trace: &Trace, input: &MergedTree, t: &Transform, origins: &mut Origins)
                 out.self_ns[th as usize] =
                     out.self_ns[th as usize].saturating_add(input.self_ns[x]);
             }
-            continue;
+            return;
         }
         let pimg = node_of[p as usize];
         if pimg == HIDDEN {
-            continue;
+            return;
         }
         thread_img[x] = thread_img[p as usize];
         let is_root = input.parent[p as usize] == u32::MAX;
@@ -841,7 +1091,7 @@ fn step(trace: &Trace, input: &MergedTree, t: &Transform, origins: &mut Origins)
                 } else {
                     if hit(pat) {
                         state[x] = INSIDE;
-                        matched = true;
+                        *matched = true;
                     }
                     Act::Keep
                 }
@@ -859,13 +1109,15 @@ fn step(trace: &Trace, input: &MergedTree, t: &Transform, origins: &mut Origins)
                 {
                     Some(c.clone())
                 } else {
-                    scope.and_then(|s| origins.of(s)).and_then(|o| match t {
-                        Transform::OnlyMyCode => o.dependency.then(|| o.crate_name.clone()),
-                        Transform::CollapseCrate(pat) => {
-                            pat.matches(&o.crate_name).then(|| o.crate_name.clone())
-                        }
-                        _ => None,
-                    })
+                    scope
+                        .and_then(|s| origins.of(trace, s))
+                        .and_then(|o| match t {
+                            Transform::OnlyMyCode => o.dependency.then(|| o.crate_name.clone()),
+                            Transform::CollapseCrate(pat) => {
+                                pat.matches(&o.crate_name).then(|| o.crate_name.clone())
+                            }
+                            _ => None,
+                        })
                 };
                 match krate {
                     None => {
@@ -940,16 +1192,33 @@ fn step(trace: &Trace, input: &MergedTree, t: &Transform, origins: &mut Origins)
                     pimg
                 };
                 let depth = out.depth[under as usize] + 1;
-                let img = *child_of
-                    .entry((under, label))
-                    .or_insert_with(|| out.push(label, under, depth));
+                let img = if act == Act::Keep && sole[under as usize] == p {
+                    sole.push(x as u32);
+                    out.push(label, under, depth)
+                } else {
+                    one_of_many(input, out, node_of, sole, child_of, under);
+                    match child_of.entry((under, label)) {
+                        std::collections::hash_map::Entry::Occupied(e) => {
+                            let img = *e.get();
+                            one_of_many(input, out, node_of, sole, child_of, img);
+                            img
+                        }
+                        std::collections::hash_map::Entry::Vacant(e) => {
+                            sole.push(x as u32);
+                            *e.insert(out.push(label, under, depth))
+                        }
+                    }
+                };
                 (img, true)
             }
-            Act::Absorb => (pimg, false),
+            Act::Absorb => {
+                one_of_many(input, out, node_of, sole, child_of, pimg);
+                (pimg, false)
+            }
             Act::Hide => (HIDDEN, false),
             Act::Outside => (OUTSIDE, false),
         };
-        matched |= match act {
+        *matched |= match act {
             Act::Keep | Act::Outside => false,
             Act::Hide => !focus,
             Act::Absorb | Act::Relabel(_) | Act::Root => true,
@@ -965,7 +1234,7 @@ fn step(trace: &Trace, input: &MergedTree, t: &Transform, origins: &mut Origins)
             }
         }
         if img == HIDDEN || img == OUTSIDE {
-            continue;
+            return;
         }
         heads[x] = head;
         let (i, o) = (x, img as usize);
@@ -976,42 +1245,55 @@ fn step(trace: &Trace, input: &MergedTree, t: &Transform, origins: &mut Origins)
             out.max_ns[o] = out.max_ns[o].max(input.max_ns[i]);
         }
     }
-    for n in node_of.iter_mut() {
-        if *n == OUTSIDE {
-            *n = HIDDEN;
+
+    /// The tree made, once every input node is mapped.
+    fn finish(self, trace: &Trace, _input: &MergedTree) -> Step {
+        let Self {
+            mut out,
+            mut node_of,
+            heads,
+            thread_of,
+            matched,
+            focus,
+            ..
+        } = self;
+        for n in node_of.iter_mut() {
+            if *n == OUTSIDE {
+                *n = HIDDEN;
+            }
         }
-    }
-    // A thread's total: its own (merged roots') time and its roots'.
-    for n in 0..out.len() {
-        if out.parent[n] == u32::MAX {
-            out.total_ns[n] = out.self_ns[n];
+        // A thread's total: its own (merged roots') time and its roots'.
+        for n in 0..out.len() {
+            if out.parent[n] == u32::MAX {
+                out.total_ns[n] = out.self_ns[n];
+            }
         }
-    }
-    for n in 0..out.len() {
-        let p = out.parent[n];
-        if p != u32::MAX && out.parent[p as usize] == u32::MAX {
-            out.total_ns[p as usize] = out.total_ns[p as usize].saturating_add(out.total_ns[n]);
+        for n in 0..out.len() {
+            let p = out.parent[n];
+            if p != u32::MAX && out.parent[p as usize] == u32::MAX {
+                out.total_ns[p as usize] = out.total_ns[p as usize].saturating_add(out.total_ns[n]);
+            }
         }
-    }
-    // Threads with nothing left (a focus elsewhere) are left out.
-    let mut shown = vec![false; out.len()];
-    for n in 0..out.len() {
-        let p = out.parent[n];
-        if p != u32::MAX {
-            shown[p as usize] = true;
+        // Threads with nothing left (a focus elsewhere) are left out.
+        let mut shown = vec![false; out.len()];
+        for n in 0..out.len() {
+            let p = out.parent[n];
+            if p != u32::MAX {
+                shown[p as usize] = true;
+            }
         }
-    }
-    let threads: Vec<u32> = thread_of
-        .values()
-        .copied()
-        .filter(|&th| !focus || shown[th as usize])
-        .collect();
-    out.finish(trace, threads);
-    Step {
-        tree: out,
-        node_of,
-        heads,
-        matched,
-        focus,
+        let threads: Vec<u32> = thread_of
+            .values()
+            .copied()
+            .filter(|&th| !focus || shown[th as usize])
+            .collect();
+        out.finish(trace, threads);
+        Step {
+            tree: out,
+            node_of,
+            heads,
+            matched,
+            focus,
+        }
     }
 }

@@ -162,8 +162,9 @@ impl MergedTree {
                 .cmp(&self.total_ns[a.idx()])
                 .then_with(|| self.label(trace, *a).cmp(self.label(trace, *b)))
         };
+        // Siblings have distinct names: an unstable sort is deterministic.
         for n in 0..len {
-            list[start[n] as usize..start[n + 1] as usize].sort_by(by_total);
+            list[start[n] as usize..start[n + 1] as usize].sort_unstable_by(by_total);
         }
         let mut threads: Vec<NodeId> = threads.into_iter().map(NodeId).collect();
         threads.sort_by(|a, b| self.label(trace, *a).cmp(self.label(trace, *b)));
