@@ -272,6 +272,52 @@ await test("the flame graph lays out the CLI's merged tree, focuses on a node, a
   await sctx.close();
 });
 
+await test("transforms: the tree and the flame graph through a stack equal the CLI's, in the hash; a bad one throws", async () => {
+  const stack = ["merge:job", "focus-function:threads_demo::*"];
+  const want = JSON.parse(cli(["tree", SAMPLE, "--merge", "job", "--focus-function", "threads_demo::*", "--json"], { cwd: SAMPLES }));
+  assert.deepEqual(want.transforms, stack);
+  let got = await page.evaluate((l) => window.puffinLens.setTransforms(l), stack);
+  assert.deepEqual(got.transforms, stack);
+  assert.deepEqual(await page.evaluate(() => window.puffinLens.transforms()), stack);
+  got = await show(page, "tree", { mode: "merged", expand: "all", frame: null });
+  assert.deepEqual(got.rows, treeRows(want));
+  assert.match(await page.evaluate(() => location.hash), /tf=merge:job%1Ffocus-function:threads_demo::\*/);
+  // The flame graph: every node is the CLI's, with its total.
+  got = await show(page, "flame", { frame: null, thread: null, focus: null });
+  const totals = new Map();
+  const walk = (node, path) => {
+    const p = [...path, node.name];
+    totals.set(JSON.stringify(p), node.total_ns);
+    for (const c of node.children) walk(c, p);
+  };
+  for (const th of want.threads) {
+    totals.set(JSON.stringify([th.name]), th.total_ns);
+    for (const r of th.roots) walk(r, [th.name]);
+  }
+  assert.equal(got.nodes.length, totals.size);
+  for (const n of got.nodes) assert.equal(n.total_ns, totals.get(JSON.stringify(n.path)), JSON.stringify(n.path));
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: join(OUT, "transforms_flame.png") });
+  // query() takes a stack of its own.
+  const q = await page.evaluate((l) => window.puffinLens.query("tree", { transforms: l }), stack);
+  assert.deepEqual(q, want);
+  // A bad transform throws at once, naming it; the stack shown stays.
+  const msg = await page.evaluate(() => {
+    try {
+      window.puffinLens.setTransforms(["merge:[oops"]);
+      return "no error";
+    } catch (e) {
+      return e.message;
+    }
+  });
+  assert.match(msg, /setTransforms: glob "\[oops" has an unclosed \[/);
+  assert.deepEqual(await page.evaluate(() => window.puffinLens.transforms()), stack);
+  got = await page.evaluate(() => window.puffinLens.setTransforms([]));
+  assert.deepEqual(got.transforms, []);
+  await show(page, "overview", {});
+});
+
+
 await test("the timeline shows a frame's lanes and bars", async () => {
   const fi = expected.slowestFrame.frame_index;
   await show(page, "timeline", { frame: fi });
@@ -932,6 +978,18 @@ await test("the worst case (2M scopes on random paths, A and B): every view answ
     },
     () => window.puffinLens.ui().tree_building === null,
   );
+  // A transform added, then popped, on the merged tree of all frames
+  // (614k nodes): applied a slice per frame, answered once applied.
+  for (const [what, list] of [["transform added (merge:fn_1*)", ["merge:fn_1*"]], ["transform popped", []]]) {
+    const t0 = await now();
+    await p.evaluate((l) => window.puffinLens.setTransforms(l), list);
+    await p.waitForFunction(() => window.puffinLens.ui().tree_building === null, null, { timeout: 120_000, polling: 20 });
+    const t1 = await now();
+    const got = await ui(p);
+    assert.deepEqual(got.transforms, list);
+    assert.ok(got.rows.length > 0);
+    await record(what, t0, t1);
+  }
   await step(
     "table by name and data",
     "table",

@@ -1483,8 +1483,17 @@ fn transform_bar(ui: &mut egui::Ui, rec: &Recording, default: &Stack) -> Option<
                 action = Some(BarAction::SaveDefault);
             }
         }
-        if rec.view == View::Timeline || rec.view == View::Table || rec.view == View::Overview {
-            ui.label(RichText::new("(the tree, flame graph and diff show them)").weak());
+        let note = match rec.view {
+            View::Timeline => {
+                Some("(the timeline dims what they merge or drop: its truth is time)")
+            }
+            View::Table | View::Overview => {
+                Some("(the tree, the flame graph and the diff show them; the timeline dims)")
+            }
+            _ => None,
+        };
+        if let Some(note) = note {
+            ui.label(RichText::new(note).weak());
         }
     });
     let warn = ui.visuals().warn_fg_color;

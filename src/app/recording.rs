@@ -61,6 +61,7 @@ impl From<TimelineAction> for Action {
         match a {
             TimelineAction::Select(name) => Action::Select(name),
             TimelineAction::TableOfWindow(lo, hi) => Action::TableOfWindow(lo, hi),
+            TimelineAction::Transform(t) => Action::Transform(t),
         }
     }
 }
@@ -79,6 +80,7 @@ impl From<TableAction> for Action {
     fn from(a: TableAction) -> Self {
         match a {
             TableAction::Select(name) => Action::Select(name),
+            TableAction::Transform(t) => Action::Transform(t),
         }
     }
 }
@@ -200,6 +202,7 @@ impl Recording {
                 timeline.set_fit(positions);
                 timeline.set_gap_ns(gap_ns);
                 timeline.set_filter(filter, substring);
+                timeline.set_transforms(&stack);
             }
             View::Flame => {
                 let flame = self.flame_mut();

@@ -4,10 +4,11 @@
 //! the grouping change; the sorted index when the sort changes; the shown
 //! rows when the filter changes. Drawing is virtualized.
 
-use super::widgets::{Pointing, f64_order, i64_order, rows_table, triangle};
+use super::widgets::{Pointing, f64_order, i64_order, rows_table, transform_menu, triangle};
 use crate::app::loaded::Loaded;
 use crate::app::nav::Matcher;
 use crate::engine::StrId;
+use crate::engine::analyses::transform::{Target, Transform, origin};
 use crate::engine::analyses::{GroupBy, NameOrder, ScopeStats, StatsBuilder, StatsRows};
 use crate::units::{ms, ms_f, thread_label};
 use egui::{RichText, Sense};
@@ -134,6 +135,9 @@ impl TableBuild {
 /// What a click in the table asks of the app.
 pub enum TableAction {
     Select(String),
+    /// Push this transform on the stack (a row's menu: the tree, the flame
+    /// graph and the diff show it).
+    Transform(Transform),
 }
 
 impl TableView {
@@ -514,6 +518,7 @@ impl TableView {
         );
         let mut clicked_header = None;
         let mut clicked_row = None;
+        let mut picked = None;
         let loaded = self.loaded.clone();
         let trace = loaded.trace();
         let st = &self.stats;
@@ -603,11 +608,33 @@ impl TableView {
                         &mut row,
                         format!("{:.1}%", percent(st.total_ns[i], st.all_self_ns)),
                     );
-                    if row.response().clicked() {
+                    let response = row.response();
+                    if response.clicked() {
                         clicked_row = Some(r);
                     }
+                    response.context_menu(|ui| {
+                        let name = trace.str(st.name[i]);
+                        let def = trace.defs.name.iter().position(|&n| trace.str(n) == name);
+                        let target = Target {
+                            name: Some(name.to_owned()),
+                            path: Vec::new(),
+                            crate_name: def.and_then(|d| {
+                                origin(trace.str(trace.defs.file[d]), name).map(|o| o.crate_name)
+                            }),
+                            split: false,
+                        };
+                        ui.label(
+                            RichText::new("The tree, the flame graph and the diff show it").weak(),
+                        );
+                        if let Some(t) = transform_menu(ui, &target) {
+                            picked = Some(t);
+                        }
+                    });
                 });
             });
+        if let Some(t) = picked {
+            return Some(TableAction::Transform(t));
+        }
         if let Some(c) = clicked_header {
             self.click_header(c);
         }

@@ -9,9 +9,11 @@
 //! found by binary search too, so the whole 2M-scope recording in range
 //! costs about one search per pixel column and depth.
 
-use super::widgets::busy_lines;
+use super::widgets::{busy_lines, transform_menu};
 use crate::app::loaded::Loaded;
 use crate::app::nav::Matcher;
+use crate::engine::analyses::transform::{Applier, Stack, Target, Transform};
+use crate::engine::analyses::tree::{MergedTree, MergedTreeBuilder};
 use crate::engine::analyses::{self, BusyThread, WindowThread};
 use crate::engine::model::NO_PARENT;
 use crate::engine::{ScopeIdx, StreamId, Trace};
@@ -94,6 +96,8 @@ pub enum TimelineAction {
     Select(String),
     /// Show the table of what ran inside this window.
     TableOfWindow(i64, i64),
+    /// Push this transform on the stack (a bar's menu).
+    Transform(Transform),
 }
 
 pub struct TimelineView {
@@ -121,6 +125,22 @@ pub struct TimelineView {
     not_recorded: Vec<(i64, i64)>,
     /// How many of them the last paint showed.
     not_recorded_painted: usize,
+    /// The call-tree transforms: the scopes they merge, fold or drop are
+    /// dimmed here, not removed (the timeline's truth is time).
+    stack: Stack,
+    /// Per instance, a bit: dimmed by the transforms.
+    dimmed: Vec<u64>,
+    /// While `dimmed` is worked out a slice per frame.
+    dim_build: Option<DimBuild>,
+    /// The bar whose menu is open.
+    menu_bar: Option<ScopeIdx>,
+}
+
+/// Which instances the transforms merge, fold or drop: each instance's node
+/// of the merged tree of all frames, then the stack applied to it.
+enum DimBuild {
+    Merge(Box<MergedTreeBuilder>),
+    Apply(Box<(MergedTree, Vec<u32>, Applier)>),
 }
 
 impl TimelineView {
@@ -240,6 +260,10 @@ impl TimelineView {
             canvas: Rect::NOTHING,
             not_recorded,
             not_recorded_painted: 0,
+            stack: Stack::default(),
+            dimmed: Vec::new(),
+            dim_build: None,
+            menu_bar: None,
         };
         view.set_gap_ns(gap_ns);
         log::info!(
@@ -406,6 +430,65 @@ impl TimelineView {
             .collect();
     }
 
+    /// Dims the scopes `stack` merges, folds or drops (worked out a slice
+    /// per frame by [`Self::step_dimmed`]).
+    pub fn set_transforms(&mut self, stack: &Stack) {
+        if &self.stack == stack {
+            return;
+        }
+        self.stack = stack.clone();
+        self.dimmed.clear();
+        self.dim_build = (!stack.is_empty()).then(|| {
+            let trace = self.loaded.trace();
+            DimBuild::Merge(Box::new(
+                MergedTreeBuilder::recording(trace, 0..trace.frames.len() as u32, None, u32::MAX)
+                    .split_data(stack.split_defs(trace)),
+            ))
+        });
+    }
+
+    /// Works out the dimmed scopes for at most `budget`; whether it is
+    /// still at it.
+    pub fn step_dimmed(&mut self, budget: Option<web_time::Duration>) -> bool {
+        let Some(build) = self.dim_build.as_mut() else {
+            return false;
+        };
+        let started = web_time::Instant::now();
+        let mut more = || budget.is_none_or(|b| started.elapsed() < b);
+        let trace = self.loaded.trace();
+        if let DimBuild::Merge(builder) = build {
+            let Some(tree) = builder.step(trace, &mut more) else {
+                return true;
+            };
+            let node_of = builder.take_node_of();
+            let applier = Applier::new(&tree, &self.stack);
+            *build = DimBuild::Apply(Box::new((tree, node_of, applier)));
+        }
+        let DimBuild::Apply(apply) = build else {
+            return true;
+        };
+        let (tree, node_of, applier) = &mut **apply;
+        let Some(t) = applier.step(trace, tree, &mut more) else {
+            return true;
+        };
+        let mut dimmed = vec![0u64; trace.scopes.len().div_ceil(64)];
+        for (i, &n) in node_of.iter().enumerate() {
+            if n != u32::MAX && !t.heads[n as usize] {
+                dimmed[i / 64] |= 1 << (i % 64);
+            }
+        }
+        self.dimmed = dimmed;
+        self.dim_build = None;
+        false
+    }
+
+    /// Whether the transforms merge, fold or drop instance `i`.
+    fn is_dimmed(&self, i: usize) -> bool {
+        self.dimmed
+            .get(i / 64)
+            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
     fn matches(&self, i: usize) -> Option<bool> {
         if self.def_match.is_empty() {
             return None;
@@ -460,6 +543,8 @@ impl TimelineView {
             })).collect::<Vec<_>>(),
             "selection": selection,
             "not_recorded": self.not_recorded_painted,
+            "dimmed_by_transforms": self.dimmed.iter().map(|w| w.count_ones() as u64).sum::<u64>(),
+            "dimming": self.dim_build.is_some(),
         })
     }
 
@@ -504,6 +589,9 @@ impl TimelineView {
 
     pub fn ui(&mut self, ui: &mut egui::Ui) -> Option<TimelineAction> {
         let mut action = None;
+        if self.step_dimmed(Some(super::BUILD_SLICE)) {
+            ui.ctx().request_repaint();
+        }
         ui.horizontal(|ui| {
             if ui
                 .button("Fit all")
@@ -668,6 +756,25 @@ impl TimelineView {
                 None => {}
             }
         }
+        // The menu is of the bar right-clicked (the pointer then moves into
+        // the menu).
+        if resp.secondary_clicked() {
+            self.menu_bar = match hit {
+                Some(Hit::Bar(i)) => Some(i),
+                _ => None,
+            };
+        }
+        if let Some(i) = self.menu_bar {
+            let target = Target::of_instance(self.trace(), i);
+            let mut picked = None;
+            resp.context_menu(|ui| {
+                ui.label(RichText::new("The timeline dims what a transform hides").weak());
+                picked = transform_menu(ui, &target);
+            });
+            if let Some(t) = picked {
+                return Some(TimelineAction::Transform(t));
+            }
+        }
         if let Some(Hit::Bar(i)) = hit
             && resp.hovered()
         {
@@ -698,8 +805,14 @@ impl TimelineView {
                 trace.scope_name(ScopeIdx(parent))
             )
         };
+        let dimmed = if self.is_dimmed(i.idx()) {
+            "\nmerged, folded or dropped by the transforms: dimmed, not removed (the timeline \
+             shows every scope where it ran)"
+        } else {
+            ""
+        };
         format!(
-            "{}{}\n{} ms (self {} ms){}{}",
+            "{}{}\n{} ms (self {} ms){}{}{dimmed}",
             trace.scope_name(i),
             match trace.scope_data(i) {
                 "" => String::new(),
@@ -882,10 +995,8 @@ impl TimelineView {
                         );
                         let name = trace.scope_name(ScopeIdx(i as u32));
                         let mut fill = name_color(name);
-                        match self.matches(i) {
-                            Some(false) => fill = fill.gamma_multiply(0.25),
-                            Some(true) => {}
-                            None => {}
+                        if self.matches(i) == Some(false) || self.is_dimmed(i) {
+                            fill = fill.gamma_multiply(0.25);
                         }
                         painter.rect_filled(bar, 1.0, fill);
                         if self.selection == Some(Selection::Instance(ScopeIdx(i as u32))) {
@@ -949,7 +1060,7 @@ impl TimelineView {
                         }
                         let i = list[best.1] as usize;
                         let mut fill = name_color(trace.scope_name(ScopeIdx(i as u32)));
-                        if self.matches(i) == Some(false) {
+                        if self.matches(i) == Some(false) || self.is_dimmed(i) {
                             fill = fill.gamma_multiply(0.25);
                         }
                         painter.rect_filled(bar, 0.0, fill);

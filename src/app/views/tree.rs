@@ -275,7 +275,7 @@ impl TreeView {
         self.merged = tree;
         self.m_base = None;
         let how = self.m_expand.take().unwrap_or(Expand::Hot);
-        self.transform_merged(how);
+        self.transform_merged(how, false);
         false
     }
 
@@ -302,14 +302,14 @@ impl TreeView {
             self.set_merged_frames(frames);
         } else if self.m_build.is_none() && self.merged_frames.is_some() {
             self.m_apply = None;
-            self.transform_merged(Expand::Hot);
+            self.transform_merged(Expand::Hot, true);
         }
     }
 
     /// `merged` from `m_base` through the stack, then opened as `how` says:
     /// at once natively, a slice per frame in the browser
     /// ([`Self::step_merged`] does it).
-    fn transform_merged(&mut self, how: Expand) {
+    fn transform_merged(&mut self, how: Expand, first_slice_now: bool) {
         let base = match self.m_base.take() {
             Some(base) => base,
             None => std::mem::take(&mut self.merged),
@@ -327,10 +327,12 @@ impl TreeView {
         self.m_expanded.clear();
         self.m_rows.clear();
         self.m_expand = Some(how);
-        // In the browser the next frames apply it (this one may have spent
-        // its slice merging).
+        // The first slice now (a small tree is done in it), unless this
+        // frame spent its slice merging: the next frames go on.
         if !self.sliced {
             self.step_apply(None);
+        } else if first_slice_now {
+            self.step_apply(Some(super::BUILD_SLICE));
         }
     }
 

@@ -465,6 +465,28 @@ impl Target {
         }
     }
 
+    /// The target of scope instance `i` (its name, the names of its
+    /// ancestors, its crate).
+    pub fn of_instance(trace: &Trace, i: crate::engine::ScopeIdx) -> Self {
+        let s = &trace.scopes;
+        let name_of = |i: usize| trace.defs.name[s.def[i].idx()];
+        let mut path = vec![trace.str(name_of(i.idx())).to_owned()];
+        let mut p = s.parent[i.idx()];
+        while p != crate::engine::model::NO_PARENT {
+            path.push(trace.str(name_of(p as usize)).to_owned());
+            p = s.parent[p as usize];
+        }
+        path.reverse();
+        let def = s.def[i.idx()].idx();
+        let name = trace.str(trace.defs.name[def]);
+        Self {
+            name: Some(name.to_owned()),
+            path,
+            crate_name: origin(trace.str(trace.defs.file[def]), name).map(|o| o.crate_name),
+            split: false,
+        }
+    }
+
     /// The transforms offered for it, with their menu labels.
     pub fn offers(&self) -> Vec<(String, Transform)> {
         let mut out = Vec::new();
