@@ -568,7 +568,7 @@ fn transforms_from_the_menu_breadcrumbs_keys_hash_and_the_api() {
     show(&mut h, "tree", json!({"mode": "merged", "expand": "all"}));
     h.get_by_label("app::render").click_secondary();
     h.run_steps(2);
-    h.get_by_label("Merge app::render").click();
+    h.get_by_label("Merge app::render  (M)").click();
     h.run_steps(3);
     let ui = ui_now(&h);
     assert_eq!(ui["transforms"], json!(["merge:app::render"]));
@@ -685,4 +685,61 @@ fn transforms_from_the_menu_breadcrumbs_keys_hash_and_the_api() {
     h.get_by_label("only my code").click();
     h.run_steps(3);
     assert_eq!(ui_now(&h)["transforms"], json!(["collapse:frame"]));
+}
+
+/// The keyboard menu on a selected row; the saved default stack applied to
+/// a recording opened; the timeline dims what a transform drops.
+#[test]
+fn transform_keys_the_default_stack_and_the_timeline() {
+    use egui_kittest::Harness;
+    use puffin_lens::app::{Settings, Shared, Source};
+    use puffin_lens::engine::write::puffin::{Compression, Format, write_recording};
+    let settings = Settings {
+        default_transforms: vec!["merge:app::update".to_owned(), "not a transform".to_owned()],
+        ..Settings::default()
+    };
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_eframe(move |cc| {
+            PuffinLensApp::with_context(&cc.egui_ctx, Shared::default(), settings.clone())
+                .with_threaded_loading(false)
+        });
+    let bytes = write_recording(&scenario(), Format::Pfd4(Compression::Lz4));
+    h.state().open("s.puffin", Source::Bytes(bytes), None);
+    for _ in 0..100 {
+        h.step();
+        if h.state().recording(Side::A).is_some() {
+            break;
+        }
+    }
+    h.run_steps(2);
+    // The default (what reads of it) is applied and marked.
+    let ui = show(&mut h, "tree", json!({"mode": "merged", "expand": "all"}));
+    assert_eq!(ui["transforms"], json!(["merge:app::update"]));
+    assert!(!tree_names(&ui).contains(&"app::update"));
+    h.get_by_label("Merge app::update (default)  x");
+    // Select a row, press D: dropped.
+    h.get_by_label("app::render").click();
+    h.run_steps(2);
+    h.key_press(egui::Key::D);
+    h.run_steps(3);
+    let ui = ui_now(&h);
+    assert_eq!(
+        ui["transforms"],
+        json!(["merge:app::update", "drop:app::render"])
+    );
+    assert!(!tree_names(&ui).contains(&"app::render"), "{}", ui["rows"]);
+    // The timeline dims the dropped scopes and their children (2 renders,
+    // 2 loads inside them), and keeps every bar.
+    let ui = show(&mut h, "timeline", json!({"all": true}));
+    assert_eq!(ui["view"], "timeline");
+    for _ in 0..20 {
+        h.step();
+        if !ui_now(&h)["dimming"].as_bool().unwrap_or(true) {
+            break;
+        }
+    }
+    let ui = ui_now(&h);
+    // Dimmed: the merged updates (2), the dropped renders (2) and their loads (2).
+    assert_eq!(ui["dimmed_by_transforms"], 6, "{ui}");
 }

@@ -3,6 +3,7 @@
 
 use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, write_atomically};
 use anyhow::Context as _;
+use puffin_lens::engine::analyses::transform::Stack;
 use puffin_lens::engine::{self, write::parquet::Table};
 use rayon::prelude::*;
 use std::collections::BTreeSet;
@@ -43,6 +44,7 @@ fn write_single(
     trace: &puffin_lens::engine::Trace,
     file: &str,
     w: impl std::io::Write,
+    stack: &Stack,
 ) -> std::io::Result<()> {
     use puffin_lens::engine::write::{chrome, folded};
     match format {
@@ -50,7 +52,7 @@ fn write_single(
         ExportFormat::Speedscope => chrome::write_speedscope(trace, file, w),
         _ => {
             let mut w = w;
-            let text = folded::folded(trace, 0..trace.frames.len() as u32, None);
+            let text = folded::folded_transformed(trace, 0..trace.frames.len() as u32, None, stack);
             w.write_all(text.as_bytes())?;
             w.flush()
         }
@@ -58,7 +60,7 @@ fn write_single(
 }
 
 /// `export FILE -o - --format chrome|speedscope|folded`: one input to stdout.
-fn export_to_stdout(input: &Path, format: ExportFormat) -> anyhow::Result<i32> {
+fn export_to_stdout(input: &Path, format: ExportFormat, stack: &Stack) -> anyhow::Result<i32> {
     anyhow::ensure!(
         format.single_file("x").is_some(),
         "-o - (stdout) takes --format chrome, speedscope or folded"
@@ -71,6 +73,7 @@ fn export_to_stdout(input: &Path, format: ExportFormat) -> anyhow::Result<i32> {
         &decoded.trace,
         &name,
         std::io::BufWriter::new(stdout.lock()),
+        stack,
     )
     .context("cannot write to stdout")?;
     Ok(super::status(&decoded))
@@ -102,13 +105,21 @@ pub fn export(
     out_dir: &Path,
     format: ExportFormat,
     jobs: Option<usize>,
+    stack: &Stack,
 ) -> anyhow::Result<i32> {
+    if !stack.is_empty() && format != ExportFormat::Folded {
+        eprintln!(
+            "puffin-lens: error: transforms apply to the call tree: --format folded only \
+             (chrome and speedscope keep every scope; their viewers transform)"
+        );
+        return Ok(super::EXIT_USAGE);
+    }
     if out_dir == Path::new("-") {
         anyhow::ensure!(
             inputs.len() == 1 && !inputs[0].is_dir(),
             "-o - (stdout) takes one recording"
         );
-        return export_to_stdout(&inputs[0], format);
+        return export_to_stdout(&inputs[0], format, stack);
     }
     let inputs = collect(inputs)?;
     anyhow::ensure!(
@@ -149,7 +160,7 @@ pub fn export(
         inputs
             .par_iter()
             .map(|input| {
-                let outcome = export_one(input, out_dir, format);
+                let outcome = export_one(input, out_dir, format, stack);
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
                 bar.inc(input.size_bytes);
                 bar.set_message(format!("{n}/{} files", inputs.len()));
@@ -277,7 +288,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn export_one(input: &Input, out_dir: &Path, format: ExportFormat) -> Outcome {
+fn export_one(input: &Input, out_dir: &Path, format: ExportFormat, stack: &Stack) -> Outcome {
     let decoded = match super::file::decode(&input.path)
         .map_err(|e| format!("{e:#}"))
         .and_then(|d| d.map_err(|e| e.to_string()))
@@ -322,7 +333,7 @@ fn export_one(input: &Input, out_dir: &Path, format: ExportFormat) -> Outcome {
             let name = format.single_file(&input.out_name).unwrap_or_default();
             let file = puffin_lens::app::file_name(&input.shown);
             write_atomically(&out_dir.join(name), |w| {
-                write_single(format, trace, &file, w).map_err(anyhow::Error::from)
+                write_single(format, trace, &file, w, stack).map_err(anyhow::Error::from)
             })
         }
     };

@@ -189,6 +189,8 @@ exported); 2 usage error; 3 a recording was damaged (its intact frames are expor
         /// this many times the largest recording's model.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
         jobs: Option<u64>,
+        #[command(flatten)]
+        transform: engine::api::TransformArgs,
     },
     /// The whole investigation in one document: Markdown, HTML or JSON.
     #[command(
@@ -592,7 +594,14 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             output,
             format,
             jobs,
-        } => export::export(&inputs, &output, format, jobs.map(|j| j as usize)),
+            transform,
+        } => export::export(
+            &inputs,
+            &output,
+            format,
+            jobs.map(|j| j as usize),
+            &transform.transforms,
+        ),
         Command::Report {
             file,
             file_b,

@@ -21,6 +21,18 @@ use std::ops::Range;
 use std::sync::Arc;
 
 const ROW_HEIGHT: f32 = 18.0;
+
+/// The transforms' keys on the selected row of the merged tree (the menu's
+/// labels say them): (operation, key, with Shift).
+pub const TRANSFORM_KEYS: [(&str, egui::Key, bool); 7] = [
+    ("merge", egui::Key::M, false),
+    ("focus", egui::Key::F, false),
+    ("focus-function", egui::Key::F, true),
+    ("collapse", egui::Key::C, false),
+    ("collapse-recursion", egui::Key::R, false),
+    ("drop", egui::Key::D, false),
+    ("split-data", egui::Key::S, false),
+];
 const MATCH: Color32 = Color32::from_rgb(255, 200, 60);
 const GAP: Color32 = Color32::from_rgb(200, 120, 120);
 /// Matches expanded to by a search, at most.
@@ -922,6 +934,25 @@ impl TreeView {
     fn merged_table(&mut self, ui: &mut egui::Ui, action: &mut Option<TreeAction>) {
         let loaded = self.loaded.clone();
         let trace = loaded.trace();
+        // The menu from the keyboard: a key per transform on the selected row.
+        if let Some(n) = self.m_selected
+            && self
+                .merged
+                .parent
+                .get(n.idx())
+                .is_some_and(|&p| p != u32::MAX)
+            && !ui.ctx().egui_wants_keyboard_input()
+            && let Some(t) = ui.input(|i| {
+                let target = Target::of(trace, &self.merged, n);
+                target.offers().into_iter().map(|(_, t)| t).find(|t| {
+                    TRANSFORM_KEYS.iter().any(|&(op, key, shift)| {
+                        t.op() == op && i.key_pressed(key) && i.modifiers.shift == shift
+                    })
+                })
+            })
+        {
+            *action = Some(TreeAction::Transform(t));
+        }
         let frames = self.merged.frames.max(1) as f64;
         let mut toggle = None;
         let mut select = None;

@@ -144,6 +144,12 @@ pub fn transform_menu(ui: &mut egui::Ui, target: &Target) -> Option<Transform> {
             Transform::SplitData(_) => "One node per data string (which mesh, which event)",
             Transform::OnlyMyCode => "",
         };
+        // The tree's keys for it, on a selected row.
+        let key = super::tree::TRANSFORM_KEYS
+            .iter()
+            .find(|(op, _, _)| *op == t.op())
+            .map(|(_, k, shift)| format!("  ({}{})", if *shift { "Shift+" } else { "" }, k.name()));
+        let label = format!("{label}{}", key.unwrap_or_default());
         if ui.button(label).on_hover_text(tip).clicked() {
             picked = Some(t);
             ui.close();
