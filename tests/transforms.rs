@@ -908,12 +908,24 @@ fn cli_flags_apply_in_the_order_given() {
     let out = run(&["flamegraph", f, "--folded", "--only-my-code"]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("[puffin_http]"));
-    let out = run(&["export", f, "-o", "-", "--format", "folded", "--only-my-code"]);
+    let out = run(&[
+        "export",
+        f,
+        "-o",
+        "-",
+        "--format",
+        "folded",
+        "--only-my-code",
+    ]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("[puffin_http]"));
     let out = run(&["export", f, "-o", "-", "--format", "chrome", "--merge", "x"]);
     assert_eq!(code(&out), 2);
-    assert!(stderr(&out).contains("--format folded only"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--format folded only"),
+        "{}",
+        stderr(&out)
+    );
     let out = run(&["report", f, "--merge", "main_loop"]);
     let md = String::from_utf8_lossy(&out.stdout);
     assert!(

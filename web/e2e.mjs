@@ -281,7 +281,7 @@ await test("transforms: the tree and the flame graph through a stack equal the C
   assert.deepEqual(await page.evaluate(() => window.puffinLens.transforms()), stack);
   got = await show(page, "tree", { mode: "merged", expand: "all", frame: null });
   assert.deepEqual(got.rows, treeRows(want));
-  assert.match(await page.evaluate(() => location.hash), /tf=merge:job%1Ffocus-function:threads_demo::\*/);
+  assert.match(await page.evaluate(() => location.hash), /tf=merge:job%1Ffocus-function:threads_demo::%2A/);
   // The flame graph: every node is the CLI's, with its total.
   got = await show(page, "flame", { frame: null, thread: null, focus: null });
   const totals = new Map();

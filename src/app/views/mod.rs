@@ -11,6 +11,11 @@
 /// once): each frame's task stays well under half a second, repaint included.
 pub const BUILD_SLICE: web_time::Duration = web_time::Duration::from_millis(150);
 
+/// What applying a transform stack may take of a frame in the browser:
+/// shorter than a build's slice, so adding or popping a transform keeps the
+/// page's tasks (with the frame's painting) under 200 ms.
+pub const TRANSFORM_SLICE: web_time::Duration = web_time::Duration::from_millis(50);
+
 pub mod details;
 pub mod diff;
 pub mod flame;

@@ -266,7 +266,7 @@ impl TreeView {
     /// whether it is still being built.
     pub fn step_merged(&mut self, budget: Option<web_time::Duration>) -> bool {
         if self.m_apply.is_some() {
-            return self.step_apply(budget);
+            return self.step_apply(budget.map(|b| b.min(super::TRANSFORM_SLICE)));
         }
         let Some((builder, build_started)) = self.m_build.as_mut() else {
             return false;
@@ -344,7 +344,7 @@ impl TreeView {
         if !self.sliced {
             self.step_apply(None);
         } else if first_slice_now {
-            self.step_apply(Some(super::BUILD_SLICE));
+            self.step_apply(Some(super::TRANSFORM_SLICE));
         }
     }
 

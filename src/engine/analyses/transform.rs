@@ -709,6 +709,9 @@ pub struct Applier {
     warnings: Vec<String>,
     origins: Origins,
     run: Option<Run>,
+    /// A step's tree whose children lists are being sorted (from this node
+    /// on), a slice at a time.
+    sorting: Option<(Step, usize)>,
     /// Nodes to map in all, and mapped so far (for progress).
     work: usize,
     done: usize,
@@ -732,6 +735,7 @@ impl Applier {
             warnings: Vec::new(),
             origins: Origins::new(),
             run: None,
+            sorting: None,
             work: (tree.len() * stack.0.len()).max(1),
             done: 0,
             chunk: APPLY_CHUNK,
@@ -760,7 +764,7 @@ impl Applier {
         while self.next < self.stack.0.len() {
             let t = &self.stack.0[self.next];
             let input = self.current.as_ref().unwrap_or(tree);
-            if self.run.is_none() {
+            if self.run.is_none() && self.sorting.is_none() {
                 if let Transform::SplitData(p) = t {
                     // Applied while merging (see the module's doc).
                     if !trace.defs.name.iter().any(|&n| p.matches(trace.str(n))) {
@@ -779,19 +783,34 @@ impl Applier {
                 }
                 self.run = Some(Run::new(input, t));
             }
-            let run = self.run.as_mut()?;
-            if run.x < input.len() {
+            if self.sorting.is_none() {
+                let run = self.run.as_mut()?;
                 while run.x < input.len() {
                     let until = (run.x + self.chunk).min(input.len());
                     self.done += until - run.x;
                     run.advance(trace, input, t, &mut self.origins, until);
                     if !more() {
-                        // The tree is made in a slice of its own.
+                        // The tree is made in slices of its own.
                         return None;
                     }
                 }
+                let step = self.run.take()?.finish(trace, input);
+                self.sorting = Some((step, 0));
+                if !more() {
+                    return None;
+                }
             }
-            let step = self.run.take()?.finish(trace, input);
+            // The children lists sorted, a run of nodes at a time.
+            let (sorted, next) = self.sorting.as_mut()?;
+            while *next < sorted.tree.len() {
+                let until = (*next + 4 * self.chunk).min(sorted.tree.len());
+                sorted.tree.sort_children(trace, *next..until);
+                *next = until;
+                if *next < sorted.tree.len() && !more() {
+                    return None;
+                }
+            }
+            let (step, _) = self.sorting.take()?;
             if !step.matched {
                 self.warnings
                     .push(format!("{t}: {}", unmatched_words(t, step.focus)));
@@ -1309,7 +1328,7 @@ impl Run {
             .copied()
             .filter(|&th| !focus || shown[th as usize])
             .collect();
-        out.finish(trace, threads);
+        out.link(trace, threads);
         Step {
             tree: out,
             node_of,

@@ -139,6 +139,13 @@ impl MergedTree {
     /// descending, then name) and the thread list (by name), once the
     /// nodes are in (parents before children).
     pub(crate) fn finish(&mut self, trace: &Trace, threads: Vec<u32>) {
+        self.link(trace, threads);
+        self.sort_children(trace, 0..self.len());
+    }
+
+    /// The children lists (CSR, in node order: [`Self::sort_children`]
+    /// sorts them) and the thread list (by name).
+    pub(crate) fn link(&mut self, trace: &Trace, threads: Vec<u32>) {
         let len = self.len();
         let mut start = vec![0u32; len + 1];
         for &p in &self.parent {
@@ -157,19 +164,27 @@ impl MergedTree {
                 fill[p as usize] += 1;
             }
         }
+        let mut threads: Vec<NodeId> = threads.into_iter().map(NodeId).collect();
+        threads.sort_by(|a, b| self.label(trace, *a).cmp(self.label(trace, *b)));
+        self.threads = threads;
+        self.child_start = start;
+        self.child_list = list;
+    }
+
+    /// Sorts the children lists of nodes `nodes` by total time descending,
+    /// then name.
+    pub(crate) fn sort_children(&mut self, trace: &Trace, nodes: Range<usize>) {
+        let mut list = std::mem::take(&mut self.child_list);
+        let start = &self.child_start;
         let by_total = |a: &NodeId, b: &NodeId| {
             self.total_ns[b.idx()]
                 .cmp(&self.total_ns[a.idx()])
                 .then_with(|| self.label(trace, *a).cmp(self.label(trace, *b)))
         };
         // Siblings have distinct names: an unstable sort is deterministic.
-        for n in 0..len {
+        for n in nodes {
             list[start[n] as usize..start[n + 1] as usize].sort_unstable_by(by_total);
         }
-        let mut threads: Vec<NodeId> = threads.into_iter().map(NodeId).collect();
-        threads.sort_by(|a, b| self.label(trace, *a).cmp(self.label(trace, *b)));
-        self.threads = threads;
-        self.child_start = start;
         self.child_list = list;
     }
 
