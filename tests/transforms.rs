@@ -628,6 +628,25 @@ fn fixtures_and_the_bundled_example_equal_the_reference() {
                 f.display()
             );
         }
+        // Totals per name read from the tree are the instances' totals.
+        let filter = puffin_lens::engine::analyses::FindFilter {
+            prefix: String::new(),
+            field: puffin_lens::engine::analyses::Field::Any,
+            thread: None,
+            frame_index: None,
+            frame_position: None,
+        };
+        assert_eq!(
+            puffin_lens::engine::analyses::aggregate_in_tree(&trace, &base, "", 100_000),
+            puffin_lens::engine::analyses::aggregate_counted(
+                &trace,
+                &filter,
+                puffin_lens::engine::analyses::GroupBy::Name,
+                100_000
+            ),
+            "{}",
+            f.display()
+        );
         let stacks = stacks_for(&trace);
         assert!(stacks.len() > 5, "{}", f.display());
         for stack in stacks {
@@ -790,6 +809,43 @@ fn transforms_reach_callers_diff_flamegraph_and_the_report() {
     let c = q("callers", serde_json::json!({"name": "update"}));
     assert_eq!(c["callers"][0]["name"], "profiling::wrap");
     assert!(c.get("transforms").is_none());
+    // find --aggregate: per node name of the transformed tree.
+    let rows = q(
+        "find",
+        serde_json::json!({"aggregate": true, "transforms": ["merge:profiling::*", "collapse-recursion"]}),
+    );
+    let names: Vec<(&str, u64, i64)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap(),
+                r["count"].as_u64().unwrap(),
+                r["total_ns"].as_i64().unwrap() / 1_000_000,
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("frame", 1, 10),
+            ("update", 1, 6),
+            ("Context::run", 1, 3),
+            ("s", 1, 3),
+            ("Ui::show", 1, 2),
+            ("my_ui", 1, 1)
+        ]
+    );
+    let err = puffin_lens::engine::api::query_json(
+        &t,
+        None,
+        "find",
+        &serde_json::json!({"transforms": ["merge:x"]}),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("with --aggregate"), "{err}");
     let d = q("diff", serde_json::json!({"transforms": ["only-my-code"]}));
     assert_eq!(d["transforms"], serde_json::json!(["only-my-code"]));
     let roots = &d["threads"][0]["roots"][0]["children"];

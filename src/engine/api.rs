@@ -103,6 +103,10 @@ pub struct FindArgs {
     /// Grouping for --aggregate.
     #[arg(long, value_enum, default_value_t = GroupBy::NameData, requires = "aggregate")]
     pub by: GroupBy,
+    /// With --aggregate: totals per node name of the transformed call tree.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub transform: TransformArgs,
 }
 
 #[derive(Args, Deserialize, Clone, Debug, PartialEq)]
@@ -838,7 +842,31 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                 frame_index: args.frame,
                 frame_position: None,
             };
-            if args.aggregate {
+            let stack = &args.transform.transforms;
+            if !stack.is_empty() && (!args.aggregate || args.field == Field::Data) {
+                return Err(QueryError::BadArgs {
+                    query: "find".to_owned(),
+                    message: "transforms apply to the call tree: with --aggregate, and a prefix \
+                              of the name (not --field data)"
+                        .to_owned(),
+                });
+            }
+            if args.aggregate && !stack.is_empty() {
+                let frames = match args.frame {
+                    Some(i) => {
+                        let f = analyses::frame_by_index(a, i).ok_or_else(|| no_frame(i))?;
+                        f.0..f.0 + 1
+                    }
+                    None => 0..a.frames.len() as u32,
+                };
+                let t = transformed_tree(a, frames, args.thread.as_deref(), u32::MAX, stack);
+                let (rows, total) = analyses::aggregate_in_tree(a, &t.tree, &args.prefix, args.top);
+                Answer::Aggregate {
+                    by: GroupBy::Name,
+                    rows,
+                    total,
+                }
+            } else if args.aggregate {
                 let (rows, total) = analyses::aggregate_counted(a, &filter, args.by, args.top);
                 Answer::Aggregate {
                     by: args.by,

@@ -1284,6 +1284,7 @@ impl Run {
             out.count[o] += input.count[i];
             out.total_ns[o] = out.total_ns[o].saturating_add(input.total_ns[i]);
             out.max_ns[o] = out.max_ns[o].max(input.max_ns[i]);
+            out.min_ns[o] = out.min_ns[o].min(input.min_ns[i]);
         }
     }
 

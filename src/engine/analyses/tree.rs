@@ -39,6 +39,8 @@ pub struct MergedTree {
     pub total_ns: Vec<i64>,
     pub self_ns: Vec<i64>,
     pub max_ns: Vec<i64>,
+    /// The shortest call (`i64::MAX` for a thread node).
+    pub min_ns: Vec<i64>,
     /// `u32::MAX` for thread nodes.
     pub parent: Vec<u32>,
     pub depth: Vec<u32>,
@@ -195,6 +197,7 @@ impl MergedTree {
         self.total_ns.push(0);
         self.self_ns.push(0);
         self.max_ns.push(0);
+        self.min_ns.push(i64::MAX);
         self.parent.push(parent);
         self.depth.push(depth);
         id
@@ -363,6 +366,7 @@ impl MergedTreeBuilder {
                     tree.total_ns[n] = tree.total_ns[n].saturating_add(d);
                     tree.self_ns[n] = tree.self_ns[n].saturating_add(s.self_ns[i]);
                     tree.max_ns[n] = tree.max_ns[n].max(d);
+                    tree.min_ns[n] = tree.min_ns[n].min(d);
                     if let Some(of) = node_of.as_mut() {
                         of[i] = node;
                     }
@@ -701,6 +705,52 @@ pub fn callers(trace: &Trace, name: &str) -> Option<CallersReport> {
         callees: caller_rows(trace, down),
         applied: None,
     })
+}
+
+/// Totals per node name of a merged (transformed) tree, as `find
+/// --aggregate --by name` rows (a name split by data is a row per data
+/// string, `NAME [data]`): names starting with `prefix`, by total time
+/// descending, then name; the first `n`, and how many names there are.
+pub fn aggregate_in_tree(
+    trace: &Trace,
+    tree: &MergedTree,
+    prefix: &str,
+    n: usize,
+) -> (Vec<super::AggregateRow>, usize) {
+    let mut groups: BTreeMap<&str, (u64, i64, i64, i64, i64)> = BTreeMap::new();
+    for i in 0..tree.len() {
+        let label = tree.label(trace, NodeId(i as u32));
+        if tree.parent[i] == u32::MAX || !label.starts_with(prefix) {
+            continue;
+        }
+        let g = groups.entry(label).or_insert((0, 0, 0, i64::MAX, 0));
+        g.0 += tree.count[i];
+        g.1 = g.1.saturating_add(tree.total_ns[i]);
+        g.2 = g.2.saturating_add(tree.self_ns[i]);
+        g.3 = g.3.min(tree.min_ns[i]);
+        g.4 = g.4.max(tree.max_ns[i]);
+    }
+    let total = groups.len();
+    let mut rows: Vec<super::AggregateRow> = groups
+        .into_iter()
+        .filter(|(_, g)| g.0 > 0)
+        .map(
+            |(name, (count, total_ns, self_ns, min_ns, max_ns))| super::AggregateRow {
+                name: name.to_owned(),
+                data: None,
+                count,
+                total_ns,
+                self_ns,
+                min_ns,
+                max_ns,
+                mean_ns: total_ns as f64 / count as f64,
+            },
+        )
+        .collect();
+    // By name already: a stable sort by total.
+    rows.sort_by_key(|r| std::cmp::Reverse(r.total_ns));
+    rows.truncate(n);
+    (rows, total)
 }
 
 /// [`callers`] read from a merged (transformed) tree: its nodes named
