@@ -141,8 +141,9 @@ fn main() {
                 let mut largest = 0.0f64;
                 for f in &fragments {
                     let t = Instant::now();
-                    decoder
-                        .merge(&Fragment::from_bytes(f).expect("reads back"))
+                    Fragment::from_bytes(f)
+                        .expect("reads back")
+                        .merge_into(&mut decoder)
                         .expect("merges");
                     largest = largest.max(t.elapsed().as_secs_f64() * 1e3);
                 }

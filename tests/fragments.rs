@@ -185,7 +185,7 @@ fn malformed_fragments_are_errors() {
     let mut try_merge = |fragment_bytes: &[u8]| match Fragment::from_bytes(fragment_bytes) {
         Ok(fragment) => {
             let mut into = PuffinDecoder::new(&bytes[..]).expect("decodes");
-            if into.merge(&fragment).is_err() {
+            if fragment.merge_into(&mut into).is_err() {
                 refused += 1;
             }
         }

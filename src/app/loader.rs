@@ -525,7 +525,7 @@ async fn decode_by_workers(
             drop(bytes);
             reading += t.elapsed();
             let t = Instant::now();
-            let merged = decoder.merge(&fragment);
+            let merged = fragment.merge_into(&mut decoder);
             merging += t.elapsed();
             merged
         });

@@ -46,6 +46,14 @@ pub struct Fragment {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+impl Fragment {
+    /// Appends it to `decoder`, as if its records had been decoded there
+    /// (runs in file order, each once).
+    pub fn merge_into<B: AsRef<[u8]>>(&self, decoder: &mut PuffinDecoder<B>) -> Result<(), String> {
+        decoder.merge_run(&self.trace, &self.events, &self.diagnostics)
+    }
+}
+
 const MAGIC: &[u8; 4] = b"PLF1";
 
 /// Decodes one run: `bytes` are its records, which start at byte `base` of
@@ -70,8 +78,8 @@ pub fn decode_in_runs(bytes: &[u8], run_bytes: usize) -> Result<Decoded, LoadErr
         let fragment = decode_run(&bytes[run.bytes.clone()], run.bytes.start, run.first_record);
         let fragment = Fragment::from_bytes(&fragment.to_bytes())
             .unwrap_or_else(|err| panic!("a fragment does not read back: {err}"));
-        decoder
-            .merge(&fragment)
+        fragment
+            .merge_into(&mut decoder)
             .unwrap_or_else(|err| panic!("a fragment does not merge: {err}"));
     }
     Ok(decoder.finish())

@@ -40,7 +40,7 @@
 
 use super::bytes::{ByteReader, ReadError};
 use super::decoded::{Decoded, Diagnostic, LoadError, Severity, SizeEstimate};
-use crate::engine::model::{DefRow, ScopeKind, StreamId, TraceBuilder};
+use crate::engine::model::{DefRow, Event, ScopeKind, StreamId, Trace, TraceBuilder};
 use std::fmt;
 #[cfg(not(target_arch = "wasm32"))]
 use std::ops::ControlFlow;
@@ -73,8 +73,8 @@ pub struct PuffinDecoder<B> {
 }
 
 /// A run of consecutive whole records, located by
-/// [`PuffinDecoder::next_run`] to be decoded on its own
-/// ([`super::fragment::decode_run`]).
+/// [`PuffinDecoder::next_run`] to be decoded on its own (by the
+/// `fragment` module, which reads this one: never the other way round).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Run {
     /// Its bytes in the file.
@@ -192,13 +192,17 @@ impl<B: AsRef<[u8]>> PuffinDecoder<B> {
         })
     }
 
-    /// Appends a run's decoded fragment, as if its records had been decoded
+    /// Appends a run decoded on its own (its trace, the events its merge
+    /// resolves and its diagnostics), as if its records had been decoded
     /// here (runs in file order, each once).
-    pub fn merge(&mut self, fragment: &super::fragment::Fragment) -> Result<(), String> {
-        self.builder
-            .merge_fragment(&fragment.trace, &fragment.events)?;
-        self.diagnostics
-            .extend(fragment.diagnostics.iter().cloned());
+    pub fn merge_run(
+        &mut self,
+        trace: &Trace,
+        events: &[Event],
+        diagnostics: &[Diagnostic],
+    ) -> Result<(), String> {
+        self.builder.merge_fragment(trace, events)?;
+        self.diagnostics.extend(diagnostics.iter().cloned());
         Ok(())
     }
 
