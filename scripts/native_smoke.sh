@@ -13,7 +13,7 @@ Xvfb "$display" -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
 xvfb=$!
 trap 'kill $app $xvfb 2>/dev/null || true' EXIT
 sleep 1
-DISPLAY=$display WAYLAND_DISPLAY= LIBGL_ALWAYS_SOFTWARE=1 \
+DISPLAY=$display WAYLAND_DISPLAY='' LIBGL_ALWAYS_SOFTWARE=1 \
   "$bin" open samples/threads_demo.puffin >"$out/native.log" 2>&1 &
 app=$!
 for _ in $(seq 1 100); do

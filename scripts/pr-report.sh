@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The pull-request check's report (action.yml): `puffin-lens report BEFORE
+# AFTER --format md` written to OUT (default puffin-lens-report.md) and
+# appended to the job summary ($GITHUB_STEP_SUMMARY), with `report=OUT` and
+# `tripped=true|false` in $GITHUB_OUTPUT. Without FAIL_ON_REGRESSION the
+# summary says it reported without a gate.
+#
+# Usage: scripts/pr-report.sh BEFORE AFTER [OUT]
+# Env: PUFFIN_LENS (the binary; default puffin-lens on PATH), FAIL_ON_REGRESSION
+# (a percentage; empty: no gate), MIN_MS.
+# Exit: 0 reported (the gate's verdict is the `tripped` output: the action
+# fails the job after commenting), 1 unusable input, 2 usage error.
+set -uo pipefail
+if (($# < 2)); then
+  echo "usage: scripts/pr-report.sh BEFORE AFTER [OUT]" >&2
+  exit 2
+fi
+before=$1 after=$2 out=${3:-puffin-lens-report.md}
+bin=${PUFFIN_LENS:-puffin-lens}
+summary=${GITHUB_STEP_SUMMARY:-/dev/null}
+output=${GITHUB_OUTPUT:-/dev/null}
+
+args=(report "$before" "$after" --format md -o "$out")
+if [[ -n ${FAIL_ON_REGRESSION:-} ]]; then
+  args+=(--fail-on-regression "$FAIL_ON_REGRESSION")
+  [[ -n ${MIN_MS:-} ]] && args+=(--min-ms "$MIN_MS")
+fi
+errors=$(mktemp)
+"$bin" "${args[@]}" 2>"$errors"
+status=$?
+cat "$errors" >&2
+
+case $status in
+  0 | 3 | 4)
+    cat "$out" >>"$summary"
+    if [[ -z ${FAIL_ON_REGRESSION:-} ]]; then
+      # shellcheck disable=SC2016 # Markdown backticks, not a command.
+      printf '\n_Reported without a gate: set `fail-on-regression` to fail the job on a regression._\n' >>"$summary"
+    fi
+    if ((status == 3)); then
+      echo "::warning title=puffin-lens::a recording is damaged: reported from its intact frames"
+    fi
+    tripped=false
+    ((status == 4)) && tripped=true
+    {
+      echo "report=$out"
+      echo "tripped=$tripped"
+    } >>"$output"
+    rm -f "$errors"
+    exit 0
+    ;;
+  *)
+    echo "::error title=puffin-lens::$(head -n 1 "$errors")"
+    rm -f "$errors"
+    exit "$status"
+    ;;
+esac
