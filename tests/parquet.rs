@@ -40,10 +40,12 @@ fn columns(path: &Path) -> Vec<(String, String)> {
         .collect()
 }
 
-/// README's schema table: `| table | `column` | type | meaning |` rows.
+/// The documented schema table (docs/formats.md): `| table | `column` |
+/// type | meaning |` rows.
 fn readme_schema(table: &str) -> Vec<(String, String)> {
-    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README");
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/formats.md"))
+            .expect("docs/formats.md");
     readme
         .lines()
         .filter_map(|l| {
