@@ -761,10 +761,10 @@ pub(super) fn render_gate(out: &mut String, g: &analyses::gate::GateResult) {
 /// The transforms an answer was read with, and what they matched nothing of.
 fn write_applied(
     out: &mut impl std::io::Write,
-    applied: Option<&puffin_lens::engine::analyses::transform::Applied>,
+    applied: Option<&puffin_lens::engine::analyses::Applied>,
 ) -> std::io::Result<()> {
     if let Some(a) = applied {
-        writeln!(out, "transforms: {}", printable(&a.transforms.to_string()))?;
+        writeln!(out, "transforms: {}", printable(&a.transforms.join(", ")))?;
         for w in &a.warnings {
             writeln!(out, "warning: {}", printable(w))?;
         }
@@ -886,7 +886,7 @@ fn render_callers(out: &mut String, report: &analyses::CallersReport) {
 /// written as it is walked (twice: the columns' widths, then the lines).
 fn write_diff(out: &mut impl std::io::Write, report: &DiffReport) -> std::io::Result<()> {
     if let Some(t) = report.transforms() {
-        writeln!(out, "transforms: {}", printable(&t.to_string()))?;
+        writeln!(out, "transforms: {}", printable(&t.join(", ")))?;
     }
     for w in &report.warnings {
         writeln!(out, "warning: {w}")?;

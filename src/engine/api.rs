@@ -890,7 +890,7 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
             let levels = TreeReport::levels_of(args.depth).max(1);
             let stack = &args.transform.transforms;
             let t = transformed_tree(a, frames, args.thread.as_deref(), levels, stack);
-            Answer::Tree(Box::new(TreeReport::transformed(a, t, stack, args.depth)))
+            Answer::Tree(Box::new(t.into_report(a, stack, args.depth)))
         }
         Request::Children(args) => Answer::Children(
             analyses::children(a, &args.name, args.ordered)

@@ -10,6 +10,7 @@
 
 use super::analyses::accounting::{FrameChange, frame_change, self_by_name};
 use super::analyses::calls::calls;
+use super::analyses::common::Applied;
 use super::analyses::common::spike;
 use super::analyses::compare::{CompareTable, Pair, SideStats, compare_warnings};
 use super::analyses::coverage;
@@ -18,7 +19,7 @@ use super::analyses::find::{GroupBy, InstanceRow};
 use super::analyses::gate::{Gate, GateResult, mean_frame_ns};
 use super::analyses::judge::{Change, Kind, Noise};
 use super::analyses::stats::scope_stats;
-use super::analyses::transform::{Applied, Stack, transformed_tree};
+use super::analyses::transform::{Stack, transformed_tree};
 use super::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use crate::engine::Decoded;
 use crate::engine::api::{self, Answer, Request, Summary};
@@ -297,7 +298,7 @@ impl Report {
         warnings.sort();
         warnings.dedup();
         let applied = (!stack.is_empty()).then(|| Applied {
-            transforms: stack.clone(),
+            transforms: stack.written(),
             warnings,
         });
         let mut recordings = vec![recording(&label("A"), a.0, a.1, &tree_a, opts)];
@@ -672,7 +673,7 @@ fn comparison(
             regressions.iter().map(|(p, c)| (names.name(*p), None, c)),
         )
     });
-    let frame = frame_change(a, b, &names, &opts.noise, opts.top);
+    let frame = frame_change(a, b, &names.kinds_by_name(), &opts.noise, opts.top);
     // From each thread, the child with the largest |Δ| (ties: the first
     // name), while something changed: the diff tree's order, walked along
     // one path instead of built whole.
@@ -984,9 +985,8 @@ impl Report {
         if let Some(a) = &self.applied {
             let list: Vec<String> = a
                 .transforms
-                .0
                 .iter()
-                .map(|t| escape::markdown_code(&t.to_string()))
+                .map(|t| escape::markdown_code(t))
                 .collect();
             let _ = writeln!(
                 o,

@@ -5,7 +5,7 @@
 //! expansion, the data or the search changes, never per repaint; the table
 //! draws only the visible rows.
 
-use super::widgets::{Pointing, busy_lines, rows_table, transform_menu, triangle};
+use super::widgets::{Pointing, TRANSFORM_KEYS, busy_lines, rows_table, transform_menu, triangle};
 use crate::app::loaded::Loaded;
 use crate::app::nav::Matcher;
 use crate::engine::analyses::transform::{Applier, Stack, Target, Transform};
@@ -22,17 +22,6 @@ use std::sync::Arc;
 
 const ROW_HEIGHT: f32 = 18.0;
 
-/// The transforms' keys on the selected row of the merged tree (the menu's
-/// labels say them): (operation, key, with Shift).
-pub const TRANSFORM_KEYS: [(&str, egui::Key, bool); 7] = [
-    ("merge", egui::Key::M, false),
-    ("focus", egui::Key::F, false),
-    ("focus-function", egui::Key::F, true),
-    ("collapse", egui::Key::C, false),
-    ("collapse-recursion", egui::Key::R, false),
-    ("drop", egui::Key::D, false),
-    ("split-data", egui::Key::S, false),
-];
 const MATCH: Color32 = Color32::from_rgb(255, 200, 60);
 const GAP: Color32 = Color32::from_rgb(200, 120, 120);
 /// Matches expanded to by a search, at most.

@@ -127,6 +127,18 @@ pub fn i64_order(v: i64) -> u64 {
     (v as u64) ^ (1 << 63)
 }
 
+/// The transforms' keys on the selected row of the merged tree (the menu's
+/// labels say them): (operation, key, with Shift).
+pub const TRANSFORM_KEYS: [(&str, egui::Key, bool); 7] = [
+    ("merge", egui::Key::M, false),
+    ("focus", egui::Key::F, false),
+    ("focus-function", egui::Key::F, true),
+    ("collapse", egui::Key::C, false),
+    ("collapse-recursion", egui::Key::R, false),
+    ("drop", egui::Key::D, false),
+    ("split-data", egui::Key::S, false),
+];
+
 /// The transforms menu of a node (right-click on a row or a bar): what
 /// [`Target::offers`] for it; the transform clicked.
 pub fn transform_menu(ui: &mut egui::Ui, target: &Target) -> Option<Transform> {
@@ -145,7 +157,7 @@ pub fn transform_menu(ui: &mut egui::Ui, target: &Target) -> Option<Transform> {
             Transform::OnlyMyCode => "",
         };
         // The tree's keys for it, on a selected row.
-        let key = super::tree::TRANSFORM_KEYS
+        let key = TRANSFORM_KEYS
             .iter()
             .find(|(op, _, _)| *op == t.op())
             .map(|(_, k, shift)| format!("  ({}{})", if *shift { "Shift+" } else { "" }, k.name()));

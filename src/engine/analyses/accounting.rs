@@ -5,7 +5,6 @@
 //! names judged a change explain a share of it. `compare` and the report
 //! answer with it.
 
-use super::compare::Joined;
 use super::coverage;
 use super::judge::{Kind, Noise, Sample, judge};
 use crate::engine::model::{StrId, StreamId, Trace};
@@ -110,11 +109,12 @@ fn frame_durations(t: &Trace) -> Vec<i64> {
 /// The frame's change: medians and means, judged like a row, and the
 /// mean's change accounted for by the self time per name on the busiest
 /// thread (their sum and the time outside that thread's scopes add up to
-/// it exactly).
+/// it exactly); `kind_of`: each name's judgement (the comparison's rows by
+/// name).
 pub fn frame_change(
     a: &Trace,
     b: &Trace,
-    names: &Joined<'_>,
+    kind_of: &FxHashMap<&str, Kind>,
     noise: &Noise,
     top: usize,
 ) -> FrameChange {
@@ -143,11 +143,6 @@ pub fn frame_change(
         self_by_name(b, Some(&thread)),
     );
     let (fa, fb) = (a.frames.len().max(1) as f64, b.frames.len().max(1) as f64);
-    let kind_of: FxHashMap<&str, Kind> = names
-        .pairs()
-        .iter()
-        .map(|&p| (names.name(p), names.kind(p)))
-        .collect();
     let mut all_names: Vec<&str> = sa.keys().chain(sb.keys()).copied().collect();
     all_names.sort_unstable();
     all_names.dedup();

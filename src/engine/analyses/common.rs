@@ -509,3 +509,12 @@ fn sort_bucket<R: Copy>(rows: &mut [R], keys: &mut [u128], j: &dyn NamedRows<R>)
     let sorted: Vec<R> = keys.iter().map(|&k| rows[(k as u32) as usize]).collect();
     rows.copy_from_slice(&sorted);
 }
+
+/// What a transformed answer says of its call-tree transforms (see
+/// `transform`): the stack as written (`merge:NAME`, …), in the order
+/// applied, and one line per transform that matched nothing.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Applied {
+    pub transforms: Vec<String>,
+    pub warnings: Vec<String>,
+}

@@ -481,6 +481,14 @@ impl NamedRows<u32> for Joined<'_> {
 }
 
 impl<'t> Joined<'t> {
+    /// Each row's judgement by its name (rows grouped by name).
+    pub fn kinds_by_name(&self) -> rustc_hash::FxHashMap<&str, Kind> {
+        self.pairs()
+            .iter()
+            .map(|&p| (self.name(p), self.kind(p)))
+            .collect()
+    }
+
     /// Every row, in no particular order.
     pub fn pairs(&self) -> &'t [Pair] {
         &self.table.pairs
@@ -734,7 +742,13 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
     let names = by_name.with(a, b);
     CompareReport {
         warnings: compare_warnings(a, b),
-        frame: super::accounting::frame_change(a, b, &names, &opts.noise, opts.top.min(50)),
+        frame: super::accounting::frame_change(
+            a,
+            b,
+            &names.kinds_by_name(),
+            &opts.noise,
+            opts.top.min(50),
+        ),
         frames_a: a.frames.len(),
         frames_b: b.frames.len(),
         total_rows,

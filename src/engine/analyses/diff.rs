@@ -4,10 +4,11 @@
 //! A's and in B's tree (either may be missing), children sorted by
 //! |B − A| of their totals, largest first, then name.
 
+use super::common::Applied;
 use super::common::CHUNK;
 use super::compare::compare_warnings;
 use super::judge::{Kind, Noise, Sums, judge, needs_calls, samples};
-use super::transform::{self, Applied, Stack};
+use super::transform::{self, Stack};
 use super::tree::{MergedTree, MergedTreeBuilder, NodeId, TreeReport};
 use crate::engine::model::{ScopeIdx, Trace};
 use serde::Serialize;
@@ -204,7 +205,7 @@ pub fn diff_tree_judged(
         warnings.sort();
         warnings.dedup();
         Applied {
-            transforms: stack.clone(),
+            transforms: stack.written(),
             warnings,
         }
     });
@@ -546,8 +547,8 @@ pub struct DiffReport {
     kinds: Vec<Kind>,
     /// Nodes deeper than this are counted in their ancestors, not listed.
     levels: u32,
-    /// The transforms both trees had.
-    transforms: Option<Stack>,
+    /// The transforms both trees had, as written.
+    transforms: Option<Vec<String>>,
 }
 
 /// A node of a [`DiffReport`] in the order it is listed.
@@ -592,9 +593,9 @@ impl DiffReport {
         self
     }
 
-    /// The transforms both trees had.
-    pub fn transforms(&self) -> Option<&Stack> {
-        self.transforms.as_ref()
+    /// The transforms both trees had, as written.
+    pub fn transforms(&self) -> Option<&[String]> {
+        self.transforms.as_deref()
     }
 
     /// The report with each node's judgement ([`diff_tree_judged`]).

@@ -35,7 +35,8 @@
 //! gone from a merged tree) and so holds for the whole stack wherever it
 //! stands.
 
-use super::tree::{LABEL_BIT, Label, MergedTree, MergedTreeBuilder, NodeId};
+use super::common::Applied;
+use super::tree::{LABEL_BIT, Label, MergedTree, MergedTreeBuilder, NodeId, TreeReport};
 use crate::engine::model::{StrId, Trace};
 use rustc_hash::FxHashMap;
 use std::fmt;
@@ -368,6 +369,11 @@ impl Stack {
         self.0.is_empty()
     }
 
+    /// The transforms as written (`merge:NAME`), in order.
+    pub fn written(&self) -> Vec<String> {
+        self.0.iter().map(|t| t.to_string()).collect()
+    }
+
     /// Parses `op:ARG` strings (the URL hash, the JavaScript API).
     pub fn parse<S: AsRef<str>>(items: &[S]) -> Result<Self, String> {
         items
@@ -620,22 +626,20 @@ pub struct Transformed {
     pub recorded_ns: Vec<(NodeId, i64)>,
 }
 
-/// What a transformed answer says of its transforms.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Applied {
-    /// The stack, in the order applied.
-    pub transforms: Stack,
-    /// One line per transform that matched nothing.
-    pub warnings: Vec<String>,
-}
-
 impl Transformed {
     /// The stack and its warnings, `None` for an empty stack.
     pub fn applied(&self, stack: &Stack) -> Option<Applied> {
         (!stack.is_empty()).then(|| Applied {
-            transforms: stack.clone(),
+            transforms: stack.written(),
             warnings: self.warnings.clone(),
         })
+    }
+
+    /// The `tree` answer of the transformed tree, listing `depth` levels,
+    /// saying which transforms made it and each thread's total before them.
+    pub fn into_report(self, trace: &Trace, stack: &Stack, depth: Option<u32>) -> TreeReport {
+        let applied = self.applied(stack);
+        TreeReport::new(trace, self.tree, depth).with_applied(applied, self.recorded_ns)
     }
 
     /// Thread node `t`'s total before the transforms.

@@ -57,7 +57,7 @@ pub struct MergedTree {
 /// [`Label`]s, not a string of the recording.
 pub const LABEL_BIT: u32 = 1 << 31;
 
-/// A node name made by a transform ([`super::transform`]).
+/// A node name made by a transform (the `transform` module).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Label {
     /// What the node is called: `name [data]` for a name split by its
@@ -416,7 +416,7 @@ pub struct TreeReport {
     levels: u32,
     /// The transforms applied, and each thread's total before them (by
     /// thread node).
-    applied: Option<(super::transform::Applied, Vec<(NodeId, i64)>)>,
+    applied: Option<(Applied, Vec<(NodeId, i64)>)>,
 }
 
 /// Levels a [`TreeReport`] lists at most: the nested answer is written
@@ -467,23 +467,15 @@ impl TreeReport {
         }
     }
 
-    /// The report of a transformed tree: [`Self::new`] of its tree, saying
-    /// which transforms made it and each thread's total before them.
-    pub fn transformed(
-        trace: &Trace,
-        t: super::transform::Transformed,
-        stack: &super::transform::Stack,
-        depth: Option<u32>,
-    ) -> Self {
-        let applied = t.applied(stack).map(|a| (a, t.recorded_ns.clone()));
-        Self {
-            applied,
-            ..Self::new(trace, t.tree, depth)
-        }
+    /// The report of a transformed tree: which transforms made it
+    /// (`None`: none) and each thread node's total before them.
+    pub fn with_applied(mut self, applied: Option<Applied>, recorded: Vec<(NodeId, i64)>) -> Self {
+        self.applied = applied.map(|a| (a, recorded));
+        self
     }
 
     /// The transforms applied (none for a plain tree).
-    pub fn applied(&self) -> Option<&super::transform::Applied> {
+    pub fn applied(&self) -> Option<&Applied> {
         self.applied.as_ref().map(|(a, _)| a)
     }
 
@@ -625,7 +617,7 @@ pub struct CallersReport {
     /// The transforms the tree it was read from had (see
     /// [`callers_in_tree`]).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub applied: Option<super::transform::Applied>,
+    pub applied: Option<Applied>,
 }
 
 /// Which definitions are named `name` (`None` when no definition is).
