@@ -301,3 +301,57 @@ fn show_in_timeline_from_the_details_zooms_to_the_instance() {
     assert_eq!(ui["selection"]["name"], "app::render");
     assert_eq!(ui["selection"]["start_ns"], t(10.0));
 }
+
+/// Zoomed out on 1,000 frames, the frame boundaries are a thinned set (at
+/// least 8 points apart), not a line per frame over the lanes; zoomed in,
+/// each boundary in view is drawn.
+#[test]
+fn frame_boundaries_are_thinned_when_zoomed_out() {
+    use puffin_lens::app::{Settings, Shared, Source};
+    use puffin_lens::engine::write::puffin::{
+        Compression, Format, FrameData, ScopeNode, ThreadData, write_recording,
+    };
+    const MS: i64 = 1_000_000;
+    let t0 = 1_700_000_000_000_000_000i64;
+    let frames: Vec<FrameData> = (0..1_000u64)
+        .map(|f| {
+            let t = t0 + f as i64 * 10 * MS;
+            FrameData {
+                frame_index: f,
+                threads: vec![ThreadData {
+                    name: "main".into(),
+                    start_time_ns: Some(t0),
+                    scopes: vec![ScopeNode::new(1, t, t + 9 * MS)],
+                }],
+                registrations: Vec::new(),
+            }
+        })
+        .collect();
+    let bytes = write_recording(&frames, Format::Pfd4(Compression::Lz4));
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_eframe(|cc| {
+            PuffinLensApp::with_context(&cc.egui_ctx, Shared::default(), Settings::default())
+                .with_threaded_loading(false)
+        });
+    h.state().open("many.puffin", Source::Bytes(bytes), None);
+    for _ in 0..200 {
+        h.step();
+        if h.state().recording(Side::A).is_some() {
+            break;
+        }
+    }
+    h.run_steps(2);
+    let ui = show(&mut h, json!({"all": true}));
+    let width = timeline(&h).canvas().width();
+    let lines = ui["frame_lines"].as_u64().unwrap();
+    assert!(lines > 10, "some boundaries drawn: {ui}");
+    assert!(
+        (lines as f32) <= width / 8.0 + 1.0,
+        "{lines} lines on a {width}-point canvas"
+    );
+    // Three frames in view: each of their boundaries.
+    let lo = t0 + 100 * 10 * MS - MS;
+    let ui = show(&mut h, json!({"range_ns": [lo, lo + 30 * MS]}));
+    assert_eq!(ui["frame_lines"], 3, "{ui}");
+}

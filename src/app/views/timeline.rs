@@ -134,7 +134,12 @@ pub struct TimelineView {
     dim_build: Option<DimBuild>,
     /// The bar whose menu is open.
     menu_bar: Option<ScopeIdx>,
+    /// Frame boundaries the last paint drew.
+    frame_lines_painted: usize,
 }
+
+/// Frame boundaries closer than this (points) are not all drawn.
+const FRAME_LINE_MIN_PX: f32 = 8.0;
 
 /// Which instances the transforms merge, fold or drop: each instance's node
 /// of the merged tree of all frames, then the stack applied to it.
@@ -264,6 +269,7 @@ impl TimelineView {
             dimmed: Vec::new(),
             dim_build: None,
             menu_bar: None,
+            frame_lines_painted: 0,
         };
         view.set_gap_ns(gap_ns);
         log::info!(
@@ -511,6 +517,9 @@ impl TimelineView {
             (l.bars, l.merged, l.gaps.len()).hash(h);
         }
         self.not_recorded_painted.hash(h);
+        self.frame_lines_painted.hash(h);
+        self.dimmed.len().hash(h);
+        self.dim_build.is_some().hash(h);
     }
 
     /// `puffinLens.ui()` for the timeline (the last paint).
@@ -543,6 +552,7 @@ impl TimelineView {
             })).collect::<Vec<_>>(),
             "selection": selection,
             "not_recorded": self.not_recorded_painted,
+            "frame_lines": self.frame_lines_painted,
             "dimmed_by_transforms": self.dimmed.iter().map(|w| w.count_ones() as u64).sum::<u64>(),
             "dimming": self.dim_build.is_some(),
         })
@@ -933,16 +943,23 @@ impl TimelineView {
                 );
             }
         }
-        // Frame boundaries.
+        // Frame boundaries, at least FRAME_LINE_MIN_PX apart: zoomed out,
+        // a thinned set (one line per few pixels would hide the lanes).
         let starts = &trace.frames.range_ns;
-        for (f, &(a, _)) in starts.iter().enumerate() {
+        let mut last_x = f32::NEG_INFINITY;
+        self.frame_lines_painted = 0;
+        for &(a, _) in starts {
             if a >= lo && a <= hi {
                 let x = self.x_of(a);
+                if (x - last_x).abs() < FRAME_LINE_MIN_PX {
+                    continue;
+                }
+                last_x = x;
+                self.frame_lines_painted += 1;
                 painter.line_segment(
                     [Pos2::new(x, rect.top()), Pos2::new(x, rect.bottom())],
                     Stroke::new(1.0, ui.visuals().weak_text_color().gamma_multiply(0.5)),
                 );
-                let _ = f;
             }
         }
         for &(li, top) in layout {
