@@ -140,6 +140,9 @@ fn fetch_into(shared: Shared, url: String, side: Side) {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT_FETCH: AtomicU64 = AtomicU64::new(1);
     let id = NEXT_FETCH.fetch_add(1, Ordering::Relaxed);
+    // Its turn now, when asked: a download that ends later cannot jump a
+    // later request.
+    let turn = shared.borrow_mut().take_turn();
     // A later request for the same side cancels the download (Fetch::abort).
     let controller = web_sys::AbortController::new().ok();
     let signal = controller.as_ref().map(|c| c.signal());
@@ -164,6 +167,7 @@ fn fetch_into(shared: Shared, url: String, side: Side) {
                 source: Source::Bytes(bytes),
                 side: Some(side),
                 on_done: None,
+                turn,
             }),
             Err(err) => {
                 state.diff_when_loaded = false;
@@ -377,6 +381,12 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
             };
             let mut pending = Some((source, name));
             let s = s.clone();
+            // Its turn and side when load() is called, before a Blob is read.
+            let (turn, side) = {
+                let mut shared = s.borrow_mut();
+                let side = Some(shared.side_now(side));
+                (shared.take_turn(), side)
+            };
             Ok(Promise::new(&mut |resolve: Function, reject: Function| {
                 let Some((source, name)) = pending.take() else {
                     return;
@@ -396,6 +406,7 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
                         source: Source::Bytes(bytes),
                         side,
                         on_done: Some(on_done),
+                        turn,
                     }),
                     LoadSource::Blob(blob) => {
                         let s = s.clone();
@@ -406,6 +417,7 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
                                     source: Source::Bytes(bytes),
                                     side,
                                     on_done: Some(on_done),
+                                    turn,
                                 }),
                                 Err(msg) => {
                                     s.borrow_mut().fail(msg.clone());

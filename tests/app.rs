@@ -365,3 +365,67 @@ fn an_error_from_outside_shows_in_the_error_line() {
         "good.puffin"
     );
 }
+
+/// Requests win in the order they were made, not the order their bytes
+/// arrive: a big file dropped, then a small one; the small one's bytes come
+/// first and load; the big one's, later, are dropped quietly, said in
+/// `status().replaced`. In the other order the later (big) one wins.
+#[test]
+fn requests_are_honoured_in_the_order_made() {
+    use puffin_lens::app::Incoming;
+    // Each request's turn and side taken when it is made (as a drop does).
+    let ask = |h: &mut Harness<'static, PuffinLensApp>| {
+        let shared = h.state().shared().clone();
+        let mut s = shared.borrow_mut();
+        (s.take_turn(), s.side_now(None))
+    };
+    let push = |h: &mut Harness<'static, PuffinLensApp>, name: &str, (turn, side): (u64, Side)| {
+        h.state().shared().borrow_mut().push(Incoming {
+            name: name.to_owned(),
+            source: Source::Bytes(recording(true)),
+            side: Some(side),
+            on_done: None,
+            turn,
+        });
+        for _ in 0..200 {
+            h.step();
+            if !h.state().is_loading() && h.state().shared().borrow().incoming.is_empty() {
+                break;
+            }
+        }
+    };
+    let mut h = harness();
+    let (big, small) = (ask(&mut h), ask(&mut h));
+    push(&mut h, "small.puffin", small);
+    push(&mut h, "big.puffin", big);
+    h.run_steps(2);
+    let shown = h
+        .state()
+        .recording(Side::A)
+        .map(|r| r.loaded().name.clone());
+    assert_eq!(shown.as_deref(), Some("small.puffin"));
+    assert!(
+        h.state().recording(Side::B).is_none(),
+        "the late bytes open nothing"
+    );
+    assert_eq!(
+        h.state().shared().borrow().replaced.as_deref(),
+        Some(
+            "big.puffin (A) was replaced by small.puffin, asked for after it, before it finished loading"
+        )
+    );
+    // The other order: both arrive in turn; the later is what is shown.
+    let mut h = harness();
+    let (small, big) = (ask(&mut h), ask(&mut h));
+    push(&mut h, "small.puffin", small);
+    push(&mut h, "big.puffin", big);
+    h.run_steps(2);
+    let shown = h.state().shown();
+    assert_eq!(
+        h.state()
+            .recording(shown)
+            .map(|r| r.loaded().name.clone())
+            .as_deref(),
+        Some("big.puffin")
+    );
+}

@@ -2,6 +2,8 @@
 // cannot fit must each end in a defined state that status() names, with no
 // progress bar left behind and no page error:
 //  - a second file dropped while the first decodes replaces it;
+//  - drops 100 ms apart: the later made wins, whatever order the bytes
+//    arrive in;
 //  - a file dropped while a ?url= download runs cancels the download;
 //  - two load() calls at once: the later wins, the first is rejected;
 //  - query() while loading answers about what is shown, or says what loads;
@@ -77,9 +79,9 @@ async function settled(p) {
   return s;
 }
 /** Fetches files from the site and drops them on the canvas, in the page. */
-const dropFetched = (p, names, { whenDecoding } = {}) =>
+const dropFetched = (p, names, { whenDecoding, apartMs } = {}) =>
   p.evaluate(
-    async ({ names, whenDecoding }) => {
+    async ({ names, whenDecoding, apartMs }) => {
       const files = await Promise.all(
         names.map(async (n) => new File([await (await fetch(`../recordings/${n}`)).blob()], n)),
       );
@@ -91,6 +93,14 @@ const dropFetched = (p, names, { whenDecoding } = {}) =>
         const at = { clientX: r.width / 2, clientY: r.height / 2, bubbles: true, cancelable: true };
         for (const type of ["dragenter", "dragover", "drop"]) canvas.dispatchEvent(new DragEvent(type, { dataTransfer: dt, ...at }));
       };
+      if (apartMs !== undefined) {
+        // One drop per file, apartMs apart.
+        for (const [i, f] of files.entries()) {
+          if (i > 0) await new Promise((r) => setTimeout(r, apartMs));
+          drop([f]);
+        }
+        return null;
+      }
       if (!whenDecoding) return drop(files);
       // The first file, then the second as soon as the first is decoding.
       drop([files[0]]);
@@ -104,7 +114,7 @@ const dropFetched = (p, names, { whenDecoding } = {}) =>
         await new Promise((r) => setTimeout(r, 1));
       }
     },
-    { names, whenDecoding },
+    { names, whenDecoding, apartMs },
   );
 
 await test("a second file dropped while the first decodes replaces it", async () => {
@@ -127,6 +137,32 @@ await test("a second file dropped while the first decodes replaces it", async ()
   assert.equal(both.a, "big.puffin");
   assert.deepEqual(await p.evaluate(() => window.puffinLens.summary("a")), expected.big);
   await p.close();
+});
+
+await test("drops are honoured in the order made, whatever order their bytes arrive in", async () => {
+  // A 33.6 MB recording, then 100 ms later the sample: the sample is shown
+  // and stays shown (the big one's bytes, read later, are dropped or its
+  // decode replaced).
+  const p = await openApp(context, server.base);
+  await dropFetched(p, ["big.puffin", SAMPLE], { apartMs: 100 });
+  await waitLoaded(p, SAMPLE);
+  await p.waitForTimeout(3000);
+  const s = await settled(p);
+  assert.equal(s.a, SAMPLE);
+  assert.equal(s.b, null, "the earlier drop opens nothing");
+  assert.match(s.replaced, /^big\.puffin \(A\) was replaced by threads_demo\.puffin(, asked for after it,)? before it finished loading$/);
+  await p.close();
+  // The other order: the sample, then the big one: the big one is shown.
+  const q = await openApp(context, server.base);
+  await dropFetched(q, [SAMPLE, "big.puffin"], { apartMs: 100 });
+  await q.waitForFunction(() => {
+    const s = window.puffinLens.status();
+    return !s.loading && (s.shown === "a" ? s.a : s.b) === "big.puffin";
+  }, null, { timeout: 120_000 });
+  await q.waitForTimeout(1000);
+  const t = await settled(q);
+  assert.equal(t.shown === "a" ? t.a : t.b, "big.puffin");
+  await q.close();
 });
 
 await test("a file dropped during a ?url= download cancels the download", async () => {

@@ -101,6 +101,9 @@ struct Slot {
     replaced: Option<String>,
     /// When the job in flight was asked for ([`PuffinLensApp::tick`]).
     asked_at: u64,
+    /// The turn of the latest request taken for this side, and its name: an
+    /// earlier request whose bytes arrive later is dropped.
+    turn: (u64, String),
 }
 
 pub struct PuffinLensApp {
@@ -415,6 +418,7 @@ impl PuffinLensApp {
             source,
             side,
             on_done: None,
+            turn: 0,
         });
     }
 
@@ -431,6 +435,23 @@ impl PuffinLensApp {
         });
         let started = web_time::Instant::now();
         let name = incoming.name.clone();
+        // Made before the request this side took last: its bytes came late.
+        let (latest, latest_name) = self.slot(side).turn.clone();
+        if incoming.turn < latest {
+            let line = format!(
+                "{} ({}) was replaced by {}, asked for after it, before it finished loading",
+                incoming.name,
+                side.label(),
+                latest_name
+            );
+            log::info!("{line}");
+            if let Some(on_done) = incoming.on_done {
+                on_done(Err(line.clone()));
+            }
+            self.shared.borrow_mut().replaced = Some(line);
+            return;
+        }
+        self.slot_mut(side).turn = (incoming.turn, incoming.name.clone());
         let mut replaced = self
             .shared
             .borrow_mut()
@@ -615,7 +636,15 @@ impl PuffinLensApp {
         let count = dropped.len();
         for (i, file) in dropped.into_iter().enumerate() {
             let name = file_name(&file.path().to_string_lossy());
-            let side = dropped_side(count, i);
+            // Its turn and side now, when dropped: bytes read later cannot
+            // jump it.
+            let (turn, side) = {
+                let mut shared = self.shared.borrow_mut();
+                (
+                    shared.take_turn(),
+                    Some(shared.side_now(dropped_side(count, i))),
+                )
+            };
             #[cfg(not(target_arch = "wasm32"))]
             {
                 let source = match file.bytes() {
@@ -629,6 +658,7 @@ impl PuffinLensApp {
                         source,
                         side,
                         on_done: None,
+                        turn,
                     },
                 );
             }
@@ -648,7 +678,7 @@ impl PuffinLensApp {
                         "{name}: read the dropped file in {:.0} ms",
                         started.elapsed().as_secs_f64() * 1e3
                     );
-                    shared.borrow_mut().open_read(name, side, result);
+                    shared.borrow_mut().open_read(name, side, turn, result);
                 });
             }
         }

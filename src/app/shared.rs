@@ -43,6 +43,9 @@ pub struct Incoming {
     /// `None`: A when nothing is open, else B.
     pub side: Option<Side>,
     pub on_done: Option<OnDone>,
+    /// When the request was made ([`SharedState::take_turn`]; 0: when it
+    /// is pushed). The latest made wins, whatever order the bytes arrive in.
+    pub turn: u64,
 }
 
 /// Progress of the load in flight, for `status()`.
@@ -86,6 +89,8 @@ pub struct SharedState {
     pub diff_when_loaded: bool,
     /// The live connection's status, for `status()`.
     pub live: Option<serde_json::Value>,
+    /// The last turn given to a request ([`Self::take_turn`]).
+    pub last_turn: u64,
 }
 
 /// A download in flight, to become side `side` once it arrives.
@@ -117,22 +122,48 @@ pub enum UiCommand {
 pub type Shared = Rc<RefCell<SharedState>>;
 
 impl SharedState {
-    /// Queues a recording and wakes the app.
-    pub fn push(&mut self, incoming: Incoming) {
+    /// Queues a recording and wakes the app (a request without a turn
+    /// takes one now).
+    pub fn push(&mut self, mut incoming: Incoming) {
+        if incoming.turn == 0 {
+            incoming.turn = self.take_turn();
+        }
         self.incoming.push(incoming);
         self.repaint();
+    }
+
+    /// A turn for a request made now (a drop, a pick, a `?url=`, a
+    /// `load()`), taken before its bytes are read or downloaded.
+    pub fn take_turn(&mut self) -> u64 {
+        self.last_turn += 1;
+        self.last_turn
+    }
+
+    /// The side a request made now opens as: `side`, or A unless a
+    /// recording is shown there (then B, to compare). Decided when the
+    /// request is made, so bytes that arrive late cannot change it.
+    pub fn side_now(&self, side: Option<Side>) -> Side {
+        side.unwrap_or(if self.a.is_none() { Side::A } else { Side::B })
     }
 
     /// Opens a file the user gave (dropped or picked) as `side` (`None`: A
     /// unless a recording is shown there), or shows why it could not be
     /// read (`Err`: a line naming the file).
-    pub fn open_read(&mut self, name: String, side: Option<Side>, read: Result<Vec<u8>, String>) {
+    /// `turn`: when the user gave it (before it was read).
+    pub fn open_read(
+        &mut self,
+        name: String,
+        side: Option<Side>,
+        turn: u64,
+        read: Result<Vec<u8>, String>,
+    ) {
         match read {
             Ok(bytes) => self.push(Incoming {
                 name,
                 source: Source::Bytes(bytes),
                 side,
                 on_done: None,
+                turn,
             }),
             Err(err) => self.fail(err),
         }

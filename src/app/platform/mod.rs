@@ -31,6 +31,7 @@ pub fn pick_files(shared: &Shared) {
                 source: Source::Path(path),
                 side: super::shared::dropped_side(count, i),
                 on_done: None,
+                turn: 0,
             });
         }
     }
@@ -44,11 +45,20 @@ pub fn pick_files(shared: &Shared) {
                 .await;
             let picked = picked.unwrap_or_default();
             let count = picked.len();
-            for (i, file) in picked.into_iter().enumerate() {
+            // Their turns and sides when picked, before any is read.
+            let asked: Vec<(u64, super::Side)> = (0..count)
+                .map(|i| {
+                    let mut s = shared.borrow_mut();
+                    let side = s.side_now(super::shared::dropped_side(count, i));
+                    (s.take_turn(), side)
+                })
+                .collect();
+            for (file, (turn, side)) in picked.into_iter().zip(asked) {
                 let name = file.file_name();
                 let result = web::read_file(file.inner(), &name).await;
-                let side = super::shared::dropped_side(count, i);
-                shared.borrow_mut().open_read(name, side, result);
+                shared
+                    .borrow_mut()
+                    .open_read(name, Some(side), turn, result);
             }
         });
     }
