@@ -61,6 +61,7 @@ const CANVAS_ID: &str = "puffin_lens_canvas";
 
 pub fn start() {
     eframe::WebLogger::init(log::LevelFilter::Info).ok();
+    platform::mark("wasm-started");
     // The same module runs in the decode workers (no window, no app).
     if web_sys::window().is_none() {
         platform::web::workers::install_worker_api();
@@ -102,13 +103,15 @@ async fn run(shared: Shared) -> Result<(), JsValue> {
         .get_element_by_id(CANVAS_ID)
         .ok_or("no canvas element")?
         .dyn_into::<web_sys::HtmlCanvasElement>()?;
-    eframe::WebRunner::new()
+    let started = eframe::WebRunner::new()
         .start(
             canvas,
             eframe::WebOptions::default(),
             Box::new(move |cc| Ok(Box::new(PuffinLensApp::new(cc, shared)))),
         )
-        .await
+        .await;
+    platform::mark("eframe-started");
+    started
 }
 
 /// Hides the "Loading…" text once the app runs, or shows why it cannot.
@@ -616,6 +619,7 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
             },
             "shown": state.shown.label().to_lowercase(),
             "live": state.live,
+            "timings": platform::web::timings(),
         });
         parse_json(&value.to_string())
     });

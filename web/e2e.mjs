@@ -85,7 +85,16 @@ let unreachableUrl = null;
 await test("the app starts under a sub-path and shows the welcome screen", async () => {
   page = await openApp(context, server.base);
   const status = await page.evaluate(() => window.puffinLens.status());
-  const { memory, ...rest } = status;
+  const { memory, timings, ...rest } = status;
+  // The start-up, in order: the .wasm downloaded, the module running, eframe
+  // started, the first frame drawn (status().timings, from the page's start).
+  const names = timings.map((t) => t.name);
+  for (const want of ["wasm-downloaded", "wasm-started", "eframe-started", "first-frame"]) {
+    assert.ok(names.includes(want), `${want} in ${JSON.stringify(timings)}`);
+  }
+  const at = (n) => timings.find((t) => t.name === n).at_ms;
+  assert.ok(at("wasm-downloaded") <= at("wasm-started") && at("wasm-started") <= at("eframe-started"), JSON.stringify(timings));
+  console.log(`     start-up: ${timings.map((t) => `${t.name} ${Math.round(t.at_ms)} ms`).join(", ")}`);
   assert.deepEqual(rest, { loading: null, fetching: null, error: null, replaced: null, a: null, b: null, decoded_by: { a: null, b: null }, shown: "a", live: null });
   // The app holds a few MB before anything is open; a wasm32 tab can have 4 GiB.
   assert.ok(memory.in_use_bytes > 0 && memory.in_use_bytes < 64 << 20, JSON.stringify(memory));
@@ -126,6 +135,9 @@ await test("a dropped recording loads; summary, dumpJson and queries equal the n
   assert.ok(progress.seen.some((t) => t.startsWith(`Reading ${SAMPLE}:`)), `reading progress: ${JSON.stringify(progress.seen)}`);
   assert.ok(progress.seen.some((t) => t.startsWith(`Decoding ${SAMPLE}:`)), `decoding progress: ${JSON.stringify(progress.seen)}`);
   assert.ok(progress.hiddenNow, "progress bar hidden once loaded");
+  const marks = (await page.evaluate(() => window.puffinLens.status().timings)).map((t) => t.name);
+  const [started, decoded] = [marks.indexOf(`load-start ${SAMPLE}`), marks.indexOf(`decoded ${SAMPLE}`)];
+  assert.ok(started >= 0 && decoded > started, JSON.stringify(marks));
   const got = await page.evaluate(() => ({
     summary: window.puffinLens.summary(),
     dump: window.puffinLens.dumpJson(),
@@ -660,6 +672,9 @@ await test("?url= loads a recording from the same server", async () => {
   assert.ok(progress.seen.includes(`Downloading ${SAMPLE}: ${size} of ${size} MB`), `download progress: ${JSON.stringify(progress.seen)}`);
   assert.ok(progress.seen.some((t) => t.startsWith(`Decoding ${SAMPLE}:`)), `decoding progress: ${JSON.stringify(progress.seen)}`);
   assert.ok(progress.hiddenNow, "progress bar hidden once loaded");
+  const marks = (await page.evaluate(() => window.puffinLens.status().timings)).map((t) => t.name);
+  const [started, decoded] = [marks.indexOf(`load-start ${SAMPLE}`), marks.indexOf(`decoded ${SAMPLE}`)];
+  assert.ok(started >= 0 && decoded > started, JSON.stringify(marks));
   const missing = await openApp(context, `${server.base}?url=../recordings/missing.puffin`);
   await missing.waitForFunction(() => window.puffinLens.status().error, null, { timeout: 30_000 });
   const err = await missing.evaluate(() => window.puffinLens.status().error);

@@ -140,6 +140,8 @@ pub struct PuffinLensApp {
     connect_dialog: Option<String>,
     /// Rows the top bar took on the last frame.
     top_bar_rows: u32,
+    /// Frames drawn (the first is marked for `status().timings`).
+    frames_drawn: u64,
 }
 
 impl PuffinLensApp {
@@ -174,6 +176,7 @@ impl PuffinLensApp {
             live: None,
             connect_dialog: None,
             top_bar_rows: 1,
+            frames_drawn: 0,
         }
     }
 
@@ -468,6 +471,7 @@ impl PuffinLensApp {
             }
             replaced.push(line);
         }
+        platform::mark(&format!("load-start {}", incoming.name));
         let job = LoadJob::start(incoming.name, incoming.source, ctx, self.threaded);
         log::info!(
             "{name}: load started in {:.0} ms",
@@ -528,6 +532,7 @@ impl PuffinLensApp {
                     log::warn!("{}: {d}", loaded.name);
                 }
                 let summary_json = serde_json::to_string(&loaded.summary).unwrap_or_default();
+                platform::mark(&format!("decoded {}", loaded.name));
                 let loaded = Arc::new(loaded);
                 let started = web_time::Instant::now();
                 let mut rec = Recording::new(
@@ -1694,6 +1699,10 @@ impl eframe::App for PuffinLensApp {
         }
         self.publish_ui();
         Self::drop_overlay(&ctx);
+        self.frames_drawn += 1;
+        if self.frames_drawn == 1 {
+            platform::mark("first-frame");
+        }
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {

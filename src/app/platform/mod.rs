@@ -104,6 +104,16 @@ pub fn set_hash(hash: &str) {
     let _ = hash;
 }
 
+/// Marks a moment of the start-up or of a load (`performance.mark`, named
+/// `puffin-lens:WHAT`) in the browser, for `status().timings`; nothing
+/// natively.
+pub fn mark(what: &str) {
+    #[cfg(target_arch = "wasm32")]
+    web::mark(what);
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = what;
+}
+
 /// The last component of a path or URL (without a query string).
 pub fn file_name(path: &str) -> String {
     let path = path.split(['?', '#']).next().unwrap_or(path);
@@ -117,6 +127,72 @@ pub fn file_name(path: &str) -> String {
 /// The page: what the app needs from the browser.
 #[cfg(target_arch = "wasm32")]
 pub mod web {
+    /// `performance.mark("puffin-lens:" + what)`.
+    pub fn mark(what: &str) {
+        use wasm_bindgen::JsCast as _;
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let Ok(perf) = js_sys::Reflect::get(&window, &"performance".into()) else {
+            return;
+        };
+        if let Ok(f) = js_sys::Reflect::get(&perf, &"mark".into())
+            .and_then(|f| f.dyn_into::<js_sys::Function>().map_err(Into::into))
+        {
+            let _ = f.call1(&perf, &format!("puffin-lens:{what}").into());
+        }
+    }
+
+    /// The start-up and load marks so far (`{name, at_ms}` from the
+    /// page's start, in time order), the .wasm's download first.
+    pub fn timings() -> serde_json::Value {
+        use wasm_bindgen::JsCast as _;
+        let mut out = Vec::new();
+        let entries = |kind: &str| -> Vec<wasm_bindgen::JsValue> {
+            let Some(window) = web_sys::window() else {
+                return Vec::new();
+            };
+            let Ok(perf) = js_sys::Reflect::get(&window, &"performance".into()) else {
+                return Vec::new();
+            };
+            js_sys::Reflect::get(&perf, &"getEntriesByType".into())
+                .and_then(|f| f.dyn_into::<js_sys::Function>().map_err(Into::into))
+                .and_then(|f| f.call1(&perf, &kind.into()))
+                .map(|list| js_sys::Array::from(&list).to_vec())
+                .unwrap_or_default()
+        };
+        let field = |e: &wasm_bindgen::JsValue, k: &str| js_sys::Reflect::get(e, &k.into()).ok();
+        for e in entries("resource") {
+            let name = field(&e, "name")
+                .and_then(|v| v.as_string())
+                .unwrap_or_default();
+            if name.split('?').next().is_some_and(|n| n.ends_with(".wasm")) {
+                let end = field(&e, "responseEnd")
+                    .and_then(|v| v.as_f64())
+                    .unwrap_or(0.0);
+                out.push(serde_json::json!({"name": "wasm-downloaded", "at_ms": end}));
+            }
+        }
+        for e in entries("mark") {
+            let name = field(&e, "name")
+                .and_then(|v| v.as_string())
+                .unwrap_or_default();
+            if let Some(what) = name.strip_prefix("puffin-lens:") {
+                let at = field(&e, "startTime")
+                    .and_then(|v| v.as_f64())
+                    .unwrap_or(0.0);
+                out.push(serde_json::json!({"name": what, "at_ms": at}));
+            }
+        }
+        out.sort_by(|a, b| {
+            a["at_ms"]
+                .as_f64()
+                .unwrap_or(0.0)
+                .total_cmp(&b["at_ms"].as_f64().unwrap_or(0.0))
+        });
+        serde_json::Value::Array(out)
+    }
+
     pub mod workers;
 
     use js_sys::{Promise, Uint8Array};
