@@ -137,7 +137,7 @@ pub mod web {
             return;
         };
         if let Ok(f) = js_sys::Reflect::get(&perf, &"mark".into())
-            .and_then(|f| f.dyn_into::<js_sys::Function>().map_err(Into::into))
+            .and_then(|f| f.dyn_into::<js_sys::Function>())
         {
             let _ = f.call1(&perf, &format!("puffin-lens:{what}").into());
         }
@@ -156,7 +156,7 @@ pub mod web {
                 return Vec::new();
             };
             js_sys::Reflect::get(&perf, &"getEntriesByType".into())
-                .and_then(|f| f.dyn_into::<js_sys::Function>().map_err(Into::into))
+                .and_then(|f| f.dyn_into::<js_sys::Function>())
                 .and_then(|f| f.call1(&perf, &kind.into()))
                 .map(|list| js_sys::Array::from(&list).to_vec())
                 .unwrap_or_default()
