@@ -9,29 +9,16 @@
 
 mod common;
 
-use common::best_of;
-use puffin_lens::app::{Loaded, TreeView};
+use common::{best_of, loaded, ms};
+use puffin_lens::app::TreeView;
 use puffin_lens::engine::analyses::transform::{Applier, Stack, apply};
 use puffin_lens::engine::analyses::tree::merged_tree;
-use puffin_lens::engine::decode_puffin;
 use puffin_lens::engine::write::puffin::{
-    Compression, Format, FrameData, Registration, ScopeNode, ThreadData, worst_case_capture,
-    write_recording,
+    FrameData, Registration, ScopeNode, ThreadData, worst_case_capture,
 };
-use std::sync::Arc;
 use std::time::Duration;
 
 const RUNS: usize = 5;
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-fn loaded(name: &str, frames: &[FrameData]) -> Arc<Loaded> {
-    let bytes = write_recording(frames, Format::Pfd4(Compression::Lz4));
-    let decoded = decode_puffin(&bytes).expect("decodes");
-    Arc::new(Loaded::new(name.to_owned(), decoded, bytes.len(), 0.0))
-}
 
 /// 200 frames of 3,000 scopes whose paths rarely repeat: 1,000 top-level
 /// scopes a frame, each with two children, names (`fn_N`) from a frame's

@@ -18,36 +18,24 @@
 
 mod common;
 
-use common::best_of;
+use common::{best_of, loaded, ms};
 use puffin_lens::app::views::diff::DiffMode;
 use puffin_lens::app::views::flame::FlameView;
 use puffin_lens::app::views::table::{FilterOn, SortCol};
 use puffin_lens::app::views::timeline::TimelineView;
 use puffin_lens::app::views::tree::{Expand, TreeMode};
-use puffin_lens::app::{DiffView, Loaded, TableView, TreeView};
+use puffin_lens::app::{DiffView, TableView, TreeView};
+use puffin_lens::engine::FrameId;
 use puffin_lens::engine::analyses::GroupBy;
 use puffin_lens::engine::analyses::diff::diff_tree;
 use puffin_lens::engine::analyses::tree::merged_tree;
 use puffin_lens::engine::write::puffin::{
-    Compression, Format, FrameData, Registration, ScopeNode, ThreadData, synthetic_capture,
-    worst_case_capture, write_recording,
+    FrameData, Registration, ScopeNode, ThreadData, synthetic_capture, worst_case_capture,
 };
-use puffin_lens::engine::{FrameId, decode_puffin};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const RUNS: usize = 5;
 const FRAMES_DRAWN: usize = 120;
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-fn loaded(name: &str, frames: &[FrameData]) -> Arc<Loaded> {
-    let bytes = write_recording(frames, Format::Pfd4(Compression::Lz4));
-    let decoded = decode_puffin(&bytes).expect("decodes");
-    Arc::new(Loaded::new(name.to_owned(), decoded, bytes.len(), 0.0))
-}
 
 /// `frames` frames of `per_frame` scopes on one thread: top-level scopes
 /// with 4 children each, every scope with its own data string.

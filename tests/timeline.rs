@@ -307,7 +307,7 @@ fn show_in_timeline_from_the_details_zooms_to_the_instance() {
 /// each boundary in view is drawn.
 #[test]
 fn frame_boundaries_are_thinned_when_zoomed_out() {
-    use puffin_lens::app::{Settings, Shared, Source};
+    use puffin_lens::app::Settings;
     use puffin_lens::engine::write::puffin::{
         Compression, Format, FrameData, ScopeNode, ThreadData, write_recording,
     };
@@ -328,20 +328,7 @@ fn frame_boundaries_are_thinned_when_zoomed_out() {
         })
         .collect();
     let bytes = write_recording(&frames, Format::Pfd4(Compression::Lz4));
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .build_eframe(|cc| {
-            PuffinLensApp::with_context(&cc.egui_ctx, Shared::default(), Settings::default())
-                .with_threaded_loading(false)
-        });
-    h.state().open("many.puffin", Source::Bytes(bytes), None);
-    for _ in 0..200 {
-        h.step();
-        if h.state().recording(Side::A).is_some() {
-            break;
-        }
-    }
-    h.run_steps(2);
+    let mut h = common::ui::open_with(None, Settings::default(), "many.puffin", bytes);
     let ui = show(&mut h, json!({"all": true}));
     let width = timeline(&h).canvas().width();
     let lines = ui["frame_lines"].as_u64().unwrap();

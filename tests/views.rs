@@ -691,28 +691,14 @@ fn transforms_from_the_menu_breadcrumbs_keys_hash_and_the_api() {
 /// a recording opened; the timeline dims what a transform drops.
 #[test]
 fn transform_keys_the_default_stack_and_the_timeline() {
-    use egui_kittest::Harness;
-    use puffin_lens::app::{Settings, Shared, Source};
+    use puffin_lens::app::Settings;
     use puffin_lens::engine::write::puffin::{Compression, Format, write_recording};
     let settings = Settings {
         default_transforms: vec!["merge:app::update".to_owned(), "not a transform".to_owned()],
         ..Settings::default()
     };
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .build_eframe(move |cc| {
-            PuffinLensApp::with_context(&cc.egui_ctx, Shared::default(), settings.clone())
-                .with_threaded_loading(false)
-        });
     let bytes = write_recording(&scenario(), Format::Pfd4(Compression::Lz4));
-    h.state().open("s.puffin", Source::Bytes(bytes), None);
-    for _ in 0..100 {
-        h.step();
-        if h.state().recording(Side::A).is_some() {
-            break;
-        }
-    }
-    h.run_steps(2);
+    let mut h = common::ui::open_with(None, settings, "s.puffin", bytes);
     // The default (what reads of it) is applied and marked.
     let ui = show(&mut h, "tree", json!({"mode": "merged", "expand": "all"}));
     assert_eq!(ui["transforms"], json!(["merge:app::update"]));

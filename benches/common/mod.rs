@@ -29,3 +29,24 @@ pub fn max_rss_kib_of(cmd: &[&str]) -> Option<u64> {
     let stderr = String::from_utf8_lossy(&out.stderr);
     stderr.lines().last()?.trim().parse().ok()
 }
+
+/// Milliseconds of `d`.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// `frames` written as an lz4 recording and decoded, as the app holds it.
+pub fn loaded(
+    name: &str,
+    frames: &[puffin_lens::engine::write::puffin::FrameData],
+) -> std::sync::Arc<puffin_lens::app::Loaded> {
+    use puffin_lens::engine::write::puffin::{Compression, Format, write_recording};
+    let bytes = write_recording(frames, Format::Pfd4(Compression::Lz4));
+    let decoded = puffin_lens::engine::decode_puffin(&bytes).expect("decodes");
+    std::sync::Arc::new(puffin_lens::app::Loaded::new(
+        name.to_owned(),
+        decoded,
+        bytes.len(),
+        0.0,
+    ))
+}

@@ -37,16 +37,27 @@ pub fn ui_now(h: &Harness<'static, PuffinLensApp>) -> Value {
 /// The app (1400x900, decoding on this thread) with the scenario open as A;
 /// `step_dt` is the time a frame takes (kittest's default is 0.25 s).
 pub fn open_scenario(step_dt: Option<f32>) -> Harness<'static, PuffinLensApp> {
+    let bytes = write_recording(&scenario(), Format::Pfd4(Compression::Lz4));
+    open_with(step_dt, Settings::default(), "s.puffin", bytes)
+}
+
+/// The app (1400x900, decoding on this thread) with `settings`, `bytes`
+/// open as A (named `name`).
+pub fn open_with(
+    step_dt: Option<f32>,
+    settings: Settings,
+    name: &str,
+    bytes: Vec<u8>,
+) -> Harness<'static, PuffinLensApp> {
     let mut builder = Harness::builder().with_size(egui::vec2(1400.0, 900.0));
     if let Some(dt) = step_dt {
         builder = builder.with_step_dt(dt);
     }
-    let mut h = builder.build_eframe(|cc| {
-        PuffinLensApp::with_context(&cc.egui_ctx, Shared::default(), Settings::default())
+    let mut h = builder.build_eframe(move |cc| {
+        PuffinLensApp::with_context(&cc.egui_ctx, Shared::default(), settings.clone())
             .with_threaded_loading(false)
     });
-    let bytes = write_recording(&scenario(), Format::Pfd4(Compression::Lz4));
-    h.state().open("s.puffin", Source::Bytes(bytes), None);
+    h.state().open(name, Source::Bytes(bytes), None);
     for _ in 0..100 {
         h.step();
         if h.state().recording(Side::A).is_some() {
