@@ -19,7 +19,7 @@
 //! NAME is a scope name or a glob over it (`*` any run of characters, `?`
 //! one, `[abc]`/`[a-z]`/`[!a]` a class, `\` escapes). A scope's crate is
 //! read from its source file (puffin keeps a dependency's as
-//! `egui-0.37.0/src/context.rs` and the app's own as `src/main.rs`; full
+//! `wgpu-24.0.0/src/device.rs` and the app's own as `src/main.rs`; full
 //! paths under a Cargo registry or git checkout work too), or failing that
 //! from the name's leading `module::`. A dependency is a crate whose folder
 //! carries a version or lies under `.cargo/registry` or `.cargo/git`.
@@ -562,7 +562,7 @@ fn file_origin(file: &str) -> Option<Option<Origin>> {
     let parts: Vec<&str> = file.split('/').filter(|p| !p.is_empty()).collect();
     let registry = file.contains(".cargo/registry/") || file.contains(".cargo/git/");
     // The crate's folder: before the last `src`, or first where puffin
-    // shortened the path (`egui-0.37.0/…/input_state/mod.rs`).
+    // shortened the path (`wgpu-24.0.0/…/backend/mod.rs`).
     let folder = match parts.iter().rposition(|&p| p == "src") {
         // `src/main.rs`: the crate being built.
         Some(0) => return Some(None),
@@ -589,7 +589,7 @@ fn name_origin(name: &str) -> Option<Origin> {
     }
 }
 
-/// `egui-0.37.0` -> (`egui`, true); `my_app` -> (`my_app`, false).
+/// `wgpu-24.0.0` -> (`wgpu`, true); `my_app` -> (`my_app`, false).
 fn split_version(folder: &str) -> (&str, bool) {
     if let Some(dash) = folder.rfind('-') {
         let version = &folder[dash + 1..];
