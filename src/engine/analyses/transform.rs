@@ -641,14 +641,6 @@ impl Transformed {
         let applied = self.applied(stack);
         TreeReport::new(trace, self.tree, depth).with_applied(applied, self.recorded_ns)
     }
-
-    /// Thread node `t`'s total before the transforms.
-    pub fn recorded_total_ns(&self, t: NodeId) -> Option<i64> {
-        self.recorded_ns
-            .iter()
-            .find(|(n, _)| *n == t)
-            .map(|&(_, ns)| ns)
-    }
 }
 
 /// Not in the transformed tree (dropped, or outside a focus).
@@ -798,7 +790,7 @@ impl Applier {
                         return None;
                     }
                 }
-                let step = self.run.take()?.finish(trace, input);
+                let step = self.run.take()?.finish(trace);
                 self.sorting = Some((step, 0));
                 if !more() {
                     return None;
@@ -1293,7 +1285,7 @@ impl Run {
     }
 
     /// The tree made, once every input node is mapped.
-    fn finish(self, trace: &Trace, _input: &MergedTree) -> Step {
+    fn finish(self, trace: &Trace) -> Step {
         let Self {
             mut out,
             mut node_of,
