@@ -1,8 +1,8 @@
 //! Helper for the browser benchmark (`web/bench.mjs`):
 //!
-//! - `capture gen OUT [lz4|zstd|json]`: writes the benchmark capture
-//!   (200 frames x 4 threads, 2 million scopes, nesting and data strings),
-//!   or its JSON dump;
+//! - `capture gen OUT [lz4|zstd|json] [FRAMES]`: writes the benchmark
+//!   capture (FRAMES frames, default 200, x 4 threads, 10,000 scopes a
+//!   frame: 2 million scopes, nesting and data strings), or its JSON dump;
 //! - `capture huge OUT FRAMES SCOPES`: writes a valid PFD4 zstd recording
 //!   of FRAMES frames of SCOPES scopes each (one frame's streams, compressed
 //!   once and repeated under each frame's own metadata): megabytes on disk,
@@ -57,8 +57,11 @@ fn main() {
                 Some("zstd") => Compression::Zstd,
                 _ => Compression::Lz4,
             };
+            let frames: usize = rest
+                .get(1)
+                .map_or(200, |f| f.parse().expect("FRAMES is a number"));
             let mut bytes = write_recording(
-                &synthetic_capture(200, 3, 10_000),
+                &synthetic_capture(frames, 3, 10_000),
                 Format::Pfd4(compression),
             );
             if rest.first() == Some(&"json") {
@@ -161,7 +164,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: capture gen OUT [lz4|zstd|json] | capture huge OUT FRAMES SCOPES | \
+                "usage: capture gen OUT [lz4|zstd|json] [FRAMES] | capture huge OUT FRAMES SCOPES | \
                  capture worst OUT SEED [FRAMES] | \
                  capture hostile OUT [b] | capture decode FILE | capture runs FILE [RUN_BYTES]"
             );

@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-export const DIST = join(ROOT, "dist");
+// The built site: dist/, or PUFFIN_LENS_DIST (another build of it).
+export const DIST = process.env.PUFFIN_LENS_DIST ? resolve(process.env.PUFFIN_LENS_DIST) : join(ROOT, "dist");
 // The native binaries the tests run: the ones `cargo test` built (debug
 // profile; scripts/test.sh builds nothing else natively), or another
 // profile's with PUFFIN_LENS_PROFILE=release (web/bench.mjs: release).
