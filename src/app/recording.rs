@@ -224,12 +224,18 @@ impl Recording {
             .get_or_insert_with(|| FlameView::new(loaded, positions))
     }
 
-    /// The timeline, indexed on first use.
+    /// The timeline, indexed on first use (in the browser a slice per
+    /// frame as it is shown).
     pub fn timeline_mut(&mut self) -> &mut TimelineView {
         let gap_ns = (self.tree.gap_ms() * 1e6).round() as i64;
         let loaded = self.loaded().clone();
-        self.timeline
-            .get_or_insert_with(|| TimelineView::new(loaded, gap_ns))
+        self.timeline.get_or_insert_with(|| {
+            if super::platform::SLICED_VIEWS {
+                TimelineView::sliced(loaded, gap_ns)
+            } else {
+                TimelineView::new(loaded, gap_ns)
+            }
+        })
     }
 
     /// Selects frame `f` everywhere (overview, tree, table).

@@ -16,6 +16,11 @@ pub const BUILD_SLICE: web_time::Duration = web_time::Duration::from_millis(150)
 /// page's tasks (with the frame's painting) under 200 ms.
 pub const TRANSFORM_SLICE: web_time::Duration = web_time::Duration::from_millis(50);
 
+/// What the timeline's index may take of a frame in the browser (the same
+/// as a transform's: a whole recording's timeline keeps the page's tasks
+/// under 200 ms).
+pub const INDEX_SLICE: web_time::Duration = TRANSFORM_SLICE;
+
 pub mod details;
 pub mod diff;
 pub mod flame;

@@ -136,7 +136,31 @@ pub struct TimelineView {
     menu_bar: Option<ScopeIdx>,
     /// Frame boundaries the last paint drew.
     frame_lines_painted: usize,
+    /// While the lanes' index (or, after a threshold change, the gaps) is
+    /// worked out a slice per frame ([`Self::step_index`]).
+    index: Option<IndexBuild>,
+    /// Whether the index is built a slice per frame ([`Self::sliced`]).
+    is_sliced: bool,
 }
+
+/// The lanes' index, built a slice at a time in the browser (the whole of
+/// a 2M-scope recording took 1.7 s at once there): each instance to its
+/// lane and depth, then each list's order, starts and running maximum of
+/// ends, then the gaps.
+enum IndexBuild {
+    /// Instances from `next` on go to their lane's list at their depth.
+    Scopes { next: usize },
+    /// Lists from lane `lane`, depth `depth` on: sorted, starts, max ends.
+    Lists { lane: usize, depth: usize },
+    /// Streams from `next` on: their gaps (with their lane), found so far.
+    Gaps {
+        next: usize,
+        found: Vec<(usize, (i64, i64, u32))>,
+    },
+}
+
+/// Instances put in their lists between two looks at the clock.
+const INDEX_CHUNK: usize = 1 << 14;
 
 /// Frame boundaries closer than this (points) are not all drawn.
 const FRAME_LINE_MIN_PX: f32 = 8.0;
@@ -149,13 +173,17 @@ enum DimBuild {
 }
 
 impl TimelineView {
-    /// Indexes the recording's lanes (once).
+    /// Indexes the recording's lanes (once, now).
     pub fn new(loaded: Arc<Loaded>, gap_ns: i64) -> Self {
-        Self::with_lanes(loaded, gap_ns)
+        let mut view = Self::sliced(loaded, gap_ns);
+        view.is_sliced = false;
+        view.step_index(None);
+        view
     }
 
-    fn with_lanes(loaded: Arc<Loaded>, gap_ns: i64) -> Self {
-        let started = web_time::Instant::now();
+    /// The timeline whose index is built a slice per frame as it is shown
+    /// (the browser); it says how far it got until then.
+    pub fn sliced(loaded: Arc<Loaded>, gap_ns: i64) -> Self {
         let trace = loaded.trace();
         // One lane per thread: by name, and within a frame the k-th stream
         // of a name goes to that name's k-th lane (same-named threads, such as
@@ -185,7 +213,7 @@ impl TimelineView {
                     .unwrap_or(0)
             })
             .collect();
-        let mut lanes: Vec<Lane> = distinct
+        let lanes: Vec<Lane> = distinct
             .iter()
             .map(|&(name, k)| {
                 let several = distinct.iter().filter(|d| d.0 == name).count() > 1;
@@ -206,40 +234,6 @@ impl TimelineView {
                 }
             })
             .collect();
-        let s = &trace.scopes;
-        for i in 0..s.len() {
-            let lane = &mut lanes[stream_lane[s.stream[i].idx()]];
-            let d = s.depth[i] as usize;
-            if lane.by_depth.len() <= d {
-                lane.by_depth.resize_with(d + 1, Vec::new);
-            }
-            lane.by_depth[d].push(i as u32);
-        }
-        for lane in &mut lanes {
-            for list in &mut lane.by_depth {
-                if !list.is_sorted_by_key(|&i| s.start_ns[i as usize]) {
-                    list.sort_by_key(|&i| (s.start_ns[i as usize], i));
-                }
-            }
-            lane.starts = lane
-                .by_depth
-                .iter()
-                .map(|list| list.iter().map(|&i| s.start_ns[i as usize]).collect())
-                .collect();
-            lane.max_end = lane
-                .by_depth
-                .iter()
-                .map(|list| {
-                    let mut m = i64::MIN;
-                    list.iter()
-                        .map(|&i| {
-                            m = m.max(s.end_ns(ScopeIdx(i)));
-                            m
-                        })
-                        .collect()
-                })
-                .collect();
-        }
         let fit = full_range(trace, 0..trace.frames.len() as u32);
         let frames = &trace.frames.range_ns;
         let not_recorded = analyses::frame_breaks(trace)
@@ -270,14 +264,125 @@ impl TimelineView {
             dim_build: None,
             menu_bar: None,
             frame_lines_painted: 0,
+            index: Some(IndexBuild::Scopes { next: 0 }),
+            is_sliced: true,
         };
-        view.set_gap_ns(gap_ns);
-        log::info!(
-            "{}: timeline indexed in {:.1} ms",
-            view.loaded.name,
-            started.elapsed().as_secs_f64() * 1e3
-        );
+        view.gap_ns = gap_ns;
         view
+    }
+
+    /// Works on the index for at most `budget` (`None`: to the end);
+    /// whether it is still at it.
+    pub fn step_index(&mut self, budget: Option<web_time::Duration>) -> bool {
+        let Some(build) = self.index.as_mut() else {
+            return false;
+        };
+        let started = web_time::Instant::now();
+        let more = || budget.is_none_or(|b| started.elapsed() < b);
+        let loaded = self.loaded.clone();
+        let trace = loaded.trace();
+        let s = &trace.scopes;
+        let lanes = &mut self.lanes;
+        loop {
+            match build {
+                IndexBuild::Scopes { next } => {
+                    let end = (*next + INDEX_CHUNK).min(s.len());
+                    for i in *next..end {
+                        let lane = &mut lanes[self.stream_lane[s.stream[i].idx()]];
+                        let d = s.depth[i] as usize;
+                        if lane.by_depth.len() <= d {
+                            lane.by_depth.resize_with(d + 1, Vec::new);
+                        }
+                        lane.by_depth[d].push(i as u32);
+                    }
+                    *next = end;
+                    if end == s.len() {
+                        *build = IndexBuild::Lists { lane: 0, depth: 0 };
+                    }
+                }
+                IndexBuild::Lists { lane, depth } => {
+                    let Some(l) = lanes.get_mut(*lane) else {
+                        *build = IndexBuild::Gaps {
+                            next: 0,
+                            found: Vec::new(),
+                        };
+                        continue;
+                    };
+                    let Some(list) = l.by_depth.get_mut(*depth) else {
+                        (*lane, *depth) = (*lane + 1, 0);
+                        continue;
+                    };
+                    if !list.is_sorted_by_key(|&i| s.start_ns[i as usize]) {
+                        list.sort_by_key(|&i| (s.start_ns[i as usize], i));
+                    }
+                    l.starts
+                        .push(list.iter().map(|&i| s.start_ns[i as usize]).collect());
+                    let mut m = i64::MIN;
+                    l.max_end.push(
+                        list.iter()
+                            .map(|&i| {
+                                m = m.max(s.end_ns(ScopeIdx(i)));
+                                m
+                            })
+                            .collect(),
+                    );
+                    *depth += 1;
+                }
+                IndexBuild::Gaps { next, found } => {
+                    if *next == trace.streams.len() {
+                        // The engine's stretches: what `gaps` and the
+                        // report list.
+                        for lane in lanes.iter_mut() {
+                            lane.gaps.clear();
+                        }
+                        for (lane, gap) in std::mem::take(found) {
+                            lanes[lane].gaps.push(gap);
+                        }
+                        for lane in lanes.iter_mut() {
+                            lane.gaps.sort_unstable();
+                            let mut m = i64::MIN;
+                            lane.gaps_max_end = lane
+                                .gaps
+                                .iter()
+                                .map(|g| {
+                                    m = m.max(g.1);
+                                    m
+                                })
+                                .collect();
+                        }
+                        self.index = None;
+                        return false;
+                    }
+                    let lane = self.stream_lane[*next];
+                    analyses::gaps::for_each_stretch(
+                        trace,
+                        StreamId(*next as u32),
+                        self.gap_ns.max(1),
+                        |x| found.push((lane, (x.start_ns, x.end_ns, x.depth))),
+                    );
+                    *next += 1;
+                }
+            }
+            if !more() {
+                return true;
+            }
+        }
+    }
+
+    /// Whether the lanes can be drawn (the gaps may still be worked out).
+    fn lanes_ready(&self) -> bool {
+        matches!(self.index, None | Some(IndexBuild::Gaps { .. }))
+    }
+
+    /// How far the index is (0 to 1), while it is built.
+    pub fn indexing(&self) -> Option<f32> {
+        let trace = self.trace();
+        let of = |a: usize, b: usize| a as f32 / b.max(1) as f32;
+        Some(match self.index.as_ref()? {
+            IndexBuild::Scopes { next } => 0.5 * of(*next, trace.scopes.len()),
+            IndexBuild::Lists { lane, .. } => 0.5 + 0.2 * of(*lane, self.lanes.len()),
+            IndexBuild::Gaps { next, .. } => 0.7 + 0.3 * of(*next, trace.streams.len()),
+        })
     }
 
     fn trace(&self) -> &Trace {
@@ -319,40 +424,24 @@ impl TimelineView {
         lo + (((x - self.canvas.left()) as f64 / w) * (hi - lo) as f64).round() as i64
     }
 
-    /// Recomputes the gaps when the tree view's threshold changes.
+    /// Recomputes the gaps when the tree view's threshold changes (in
+    /// slices, as the index: the old gaps stay drawn until then).
     pub fn set_gap_ns(&mut self, gap_ns: i64) {
         if gap_ns == self.gap_ns {
             return;
         }
         self.gap_ns = gap_ns;
-        let trace = self.loaded.clone();
-        let trace = trace.trace();
-        let min = gap_ns.max(1);
-        for lane in &mut self.lanes {
-            lane.gaps.clear();
-        }
-        let mut found: Vec<(usize, (i64, i64, u32))> = Vec::new();
-        for st in 0..trace.streams.len() {
-            let lane = self.stream_lane[st];
-            // The engine's stretches: what `gaps` and the report list.
-            analyses::gaps::for_each_stretch(trace, StreamId(st as u32), min, |x| {
-                found.push((lane, (x.start_ns, x.end_ns, x.depth)));
-            });
-        }
-        for (lane, gap) in found {
-            self.lanes[lane].gaps.push(gap);
-        }
-        for lane in &mut self.lanes {
-            lane.gaps.sort_unstable();
-            let mut m = i64::MIN;
-            lane.gaps_max_end = lane
-                .gaps
-                .iter()
-                .map(|g| {
-                    m = m.max(g.1);
-                    m
+        match &mut self.index {
+            Some(IndexBuild::Scopes { .. } | IndexBuild::Lists { .. }) => {}
+            gaps => {
+                *gaps = Some(IndexBuild::Gaps {
+                    next: 0,
+                    found: Vec::new(),
                 })
-                .collect();
+            }
+        }
+        if !self.is_sliced {
+            self.step_index(None);
         }
     }
 
@@ -520,6 +609,7 @@ impl TimelineView {
         self.frame_lines_painted.hash(h);
         self.dimmed.len().hash(h);
         self.dim_build.is_some().hash(h);
+        self.indexing().map(|f| (f * 100.0) as u32).hash(h);
     }
 
     /// `puffinLens.ui()` for the timeline (the last paint).
@@ -548,13 +638,19 @@ impl TimelineView {
             "range_ns": [self.range.0, self.range.1],
             "lanes": self.painted.iter().map(|l| serde_json::json!({
                 "thread": l.thread, "depth": l.depth, "bars": l.bars, "merged": l.merged,
-                "gaps": l.gaps.len(),
+                "gaps": l.gaps.len(), "top": l.top,
             })).collect::<Vec<_>>(),
+            // Where the last paint drew (points): the range's x, a lane's
+            // first row starts `header` below its top, each row `row` high.
+            "x": [self.canvas.left(), self.canvas.right()],
+            "header": LANE_HEADER,
+            "row": ROW,
             "selection": selection,
             "not_recorded": self.not_recorded_painted,
             "frame_lines": self.frame_lines_painted,
             "dimmed_by_transforms": self.dimmed.iter().map(|w| w.count_ones() as u64).sum::<u64>(),
             "dimming": self.dim_build.is_some(),
+            "indexing": self.indexing(),
         })
     }
 
@@ -599,6 +695,22 @@ impl TimelineView {
 
     pub fn ui(&mut self, ui: &mut egui::Ui) -> Option<TimelineAction> {
         let mut action = None;
+        if self.step_index(Some(super::INDEX_SLICE)) {
+            ui.ctx().request_repaint();
+        }
+        if !self.lanes_ready() {
+            let done = self.indexing().unwrap_or(0.0);
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(format!(
+                    "Indexing the timeline of {} scopes… {:.0}%",
+                    self.trace().scopes.len(),
+                    done * 100.0
+                ));
+            });
+            self.painted.clear();
+            return None;
+        }
         if self.step_dimmed(Some(super::BUILD_SLICE)) {
             ui.ctx().request_repaint();
         }
@@ -1279,6 +1391,58 @@ mod tests {
             }
         }
         assert_eq!(gallop(&[], 0, 5), 0);
+    }
+
+    /// The index built a few instances, lists or streams at a time (as in
+    /// the browser) is the index built at once, and so are the gaps after
+    /// a threshold change; until the lanes are ready nothing is drawn.
+    #[test]
+    fn the_index_built_in_slices_is_the_index_built_at_once() {
+        use crate::engine::write::puffin::{Compression, Format, worst_case_capture};
+        let frames = worst_case_capture(6, 3_000, 40, 7);
+        let bytes =
+            crate::engine::write::puffin::write_recording(&frames, Format::Pfd4(Compression::Lz4));
+        let decoded = crate::engine::decode_puffin(&bytes).expect("decodes");
+        let loaded = Arc::new(Loaded::new("w.puffin".into(), decoded, bytes.len(), 0.0));
+        let index = |v: &TimelineView| {
+            v.lanes
+                .iter()
+                .map(|l| {
+                    (
+                        l.by_depth.clone(),
+                        l.starts.clone(),
+                        l.max_end.clone(),
+                        l.gaps.clone(),
+                        l.gaps_max_end.clone(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let mut at_once = TimelineView::new(loaded.clone(), 1);
+        assert!(at_once.indexing().is_none());
+        let mut sliced = TimelineView::sliced(loaded.clone(), 1);
+        assert!(!sliced.lanes_ready());
+        let mut steps = 0;
+        while sliced.step_index(Some(web_time::Duration::ZERO)) {
+            steps += 1;
+            let done = sliced.indexing().expect("still indexing");
+            assert!((0.0..=1.0).contains(&done));
+        }
+        // A step per chunk of instances, per list, per stream.
+        let streams = loaded.trace().streams.len();
+        assert!(steps > streams, "{steps} steps, {streams} streams");
+        assert!(sliced.lanes_ready() && sliced.indexing().is_none());
+        let want = index(&at_once);
+        assert!(want.iter().any(|l| !l.3.is_empty()), "the capture has gaps");
+        assert_eq!(index(&sliced), want);
+        // A new threshold: the gaps again, in slices; the lanes stay drawable.
+        at_once.set_gap_ns(2_000);
+        sliced.set_gap_ns(2_000);
+        assert!(sliced.lanes_ready() && sliced.indexing().is_some());
+        while sliced.step_index(Some(web_time::Duration::ZERO)) {}
+        let want = index(&at_once);
+        assert_ne!(want, index(&TimelineView::new(loaded, 1)));
+        assert_eq!(index(&sliced), want);
     }
 
     #[test]
