@@ -146,8 +146,12 @@ fn fetch_into(shared: Shared, url: String, side: Side) {
     // Its turn now, when asked: a download that ends later cannot jump a
     // later request.
     let turn = shared.borrow_mut().take_turn();
+    // Started by the page already (?url= at its load), else started here.
+    let (started, controller) = match take_prefetch(&url) {
+        Some((response, controller)) => (Some(response), Some(controller)),
+        None => (None, web_sys::AbortController::new().ok()),
+    };
     // A later request for the same side cancels the download (Fetch::abort).
-    let controller = web_sys::AbortController::new().ok();
     let signal = controller.as_ref().map(|c| c.signal());
     shared.borrow_mut().fetches.push(Fetch {
         id,
@@ -156,7 +160,7 @@ fn fetch_into(shared: Shared, url: String, side: Side) {
         abort: controller.map(|c| Box::new(move || c.abort()) as Box<dyn FnOnce()>),
     });
     wasm_bindgen_futures::spawn_local(async move {
-        let result = fetch_bytes(&url, signal.as_ref()).await;
+        let result = fetch_bytes(&url, signal.as_ref(), started).await;
         let mut state = shared.borrow_mut();
         // Gone from the list: replaced by a later request; nothing to say.
         let Some(at) = state.fetches.iter().position(|f| f.id == id) else {
@@ -180,11 +184,41 @@ fn fetch_into(shared: Shared, url: String, side: Side) {
     });
 }
 
-/// Downloads `url`, showing the bytes received on the page's progress bar;
-/// refused (without reading further) once it cannot fit in memory. Errors
-/// are one line naming the URL (a refusal names the file).
-async fn fetch_bytes(url: &str, signal: Option<&web_sys::AbortSignal>) -> Result<Vec<u8>, String> {
-    fetch_bytes_inner(url, signal)
+/// The download of `url` that `index.html` started at the page's load
+/// (`window.puffinLensPrefetch[url]`: `{response, controller}`), taken
+/// (once) for the app to read.
+fn take_prefetch(url: &str) -> Option<(Promise, web_sys::AbortController)> {
+    let window = web_sys::window()?;
+    let all = Reflect::get(&window, &"puffinLensPrefetch".into()).ok()?;
+    if !all.is_object() {
+        return None;
+    }
+    let entry = Reflect::get(&all, &url.into()).ok()?;
+    if !entry.is_object() {
+        return None;
+    }
+    let _ = Reflect::delete_property(all.unchecked_ref::<Object>(), &url.into());
+    let response = Reflect::get(&entry, &"response".into())
+        .ok()?
+        .dyn_into::<Promise>()
+        .ok()?;
+    let controller = Reflect::get(&entry, &"controller".into())
+        .ok()?
+        .dyn_into::<web_sys::AbortController>()
+        .ok()?;
+    Some((response, controller))
+}
+
+/// Downloads `url` (or reads the download `started` for it), showing the
+/// bytes received on the page's progress bar; refused (without reading
+/// further) once it cannot fit in memory. Errors are one line naming the
+/// URL (a refusal names the file).
+async fn fetch_bytes(
+    url: &str,
+    signal: Option<&web_sys::AbortSignal>,
+    started: Option<Promise>,
+) -> Result<Vec<u8>, String> {
+    fetch_bytes_inner(url, signal, started)
         .await
         .map_err(|err| match err {
             FetchError::Refused(msg) => msg,
@@ -207,14 +241,21 @@ impl From<String> for FetchError {
 async fn fetch_bytes_inner(
     url: &str,
     signal: Option<&web_sys::AbortSignal>,
+    started: Option<Promise>,
 ) -> Result<Vec<u8>, FetchError> {
     use wasm_bindgen_futures::JsFuture;
-    let window = web_sys::window().ok_or_else(|| "no window".to_owned())?;
-    let init = web_sys::RequestInit::new();
-    init.set_signal(signal);
+    let request = match started {
+        Some(response) => response,
+        None => {
+            let window = web_sys::window().ok_or_else(|| "no window".to_owned())?;
+            let init = web_sys::RequestInit::new();
+            init.set_signal(signal);
+            window.fetch_with_str_and_init(url, &init)
+        }
+    };
     // A network error and a response the server does not let this page
     // read (CORS) fail alike, without a status.
-    let response: web_sys::Response = JsFuture::from(window.fetch_with_str_and_init(url, &init))
+    let response: web_sys::Response = JsFuture::from(request)
         .await
         .map_err(|err| {
             format!(
@@ -280,6 +321,7 @@ async fn fetch_bytes_inner(
         bytes.resize(end, 0);
         value.copy_to(&mut bytes[start..]);
     }
+    platform::mark(&format!("fetched {name}"));
     log::info!(
         "{name}: downloaded {} bytes (Content-Length {total}, buffer {})",
         bytes.len(),
@@ -620,6 +662,8 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
             "shown": state.shown.label().to_lowercase(),
             "live": state.live,
             "timings": platform::web::timings(),
+            // Decode workers started and ready (0: none yet, or none wanted).
+            "workers_ready": platform::web::workers::ready_count(),
         });
         parse_json(&value.to_string())
     });

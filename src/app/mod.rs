@@ -540,6 +540,7 @@ impl PuffinLensApp {
                     self.settings.frame_budget_ms,
                     self.settings.default_stack(),
                 );
+                platform::mark(&format!("overview {}", loaded.name));
                 log::info!(
                     "{}: {} scopes loaded in {:.0} ms; overview built in {:.1} ms",
                     loaded.name,
@@ -1702,6 +1703,7 @@ impl eframe::App for PuffinLensApp {
         self.frames_drawn += 1;
         if self.frames_drawn == 1 {
             platform::mark("first-frame");
+            platform::prestart_decoders();
         }
     }
 

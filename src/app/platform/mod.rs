@@ -114,6 +114,17 @@ pub fn mark(what: &str) {
     let _ = what;
 }
 
+/// Starts the browser's decode workers once the frame being drawn is on
+/// screen (they take a while to start; the first load then finds them
+/// ready); nothing natively (a thread per load).
+pub fn prestart_decoders() {
+    #[cfg(target_arch = "wasm32")]
+    wasm_bindgen_futures::spawn_local(async {
+        web::yield_to_browser().await;
+        web::workers::prestart();
+    });
+}
+
 /// The last component of a path or URL (without a query string).
 pub fn file_name(path: &str) -> String {
     let path = path.split(['?', '#']).next().unwrap_or(path);
@@ -490,8 +501,11 @@ pub mod web {
 
     /// Lets the browser handle input and paint a frame before going on: waits
     /// for the next animation frame, then for a message posted from it (which
-    /// runs after that frame is painted). A hidden page paints no frames and
-    /// goes on at once (a message, unlike a timer, is not throttled there).
+    /// runs after that frame is painted), or [`YIELD_AT_MOST_MS`] when no
+    /// frame comes sooner (the app's first paint takes ~0.4 s in a software
+    /// GL: work waiting on it would sit idle). A hidden page paints no
+    /// frames and goes on at once (a message, unlike a timer, is not
+    /// throttled there).
     pub async fn yield_to_browser() {
         let promise = Promise::new(&mut |resolve, _reject| {
             let Ok(channel) = web_sys::MessageChannel::new() else {
@@ -512,6 +526,16 @@ pub mod web {
                         let _ = port.post_message(&JsValue::NULL);
                     }
                 });
+                let later = Closure::once_into_js({
+                    let port = port.clone();
+                    move || {
+                        let _ = port.post_message(&JsValue::NULL);
+                    }
+                });
+                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                    later.unchecked_ref(),
+                    YIELD_AT_MOST_MS,
+                );
                 w.request_animation_frame(post.unchecked_ref()).ok()
             });
             if after_frame.is_none() {
@@ -520,6 +544,9 @@ pub mod web {
         });
         let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
     }
+
+    /// The longest [`yield_to_browser`] waits for a frame.
+    const YIELD_AT_MOST_MS: i32 = 50;
 
     pub fn js_message(value: JsValue) -> String {
         value

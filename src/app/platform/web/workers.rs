@@ -68,6 +68,9 @@ pub struct Pool {
 
 thread_local! {
     static POOL: RefCell<Option<Rc<Pool>>> = const { RefCell::new(None) };
+    /// A pool being started: settles once it is ready or failed (a load
+    /// asking meanwhile waits for it rather than start another).
+    static STARTING: RefCell<Option<Promise>> = const { RefCell::new(None) };
 }
 
 /// A number given on the page's address (`?name=N`).
@@ -103,8 +106,44 @@ pub fn wanted() -> usize {
     }
 }
 
+/// Starts the pool in the background (after the app's first frame, while
+/// the user picks a file or a download runs), so that the first load finds
+/// it ready.
+pub fn prestart() {
+    let n = wanted();
+    if n == 0 {
+        return;
+    }
+    wasm_bindgen_futures::spawn_local(async move {
+        if let Err(why) = pool(n).await {
+            // The first load tries again, and says so when it falls back.
+            log::warn!("decode workers: cannot start: {why} (the page's thread decodes)");
+            POOL.with_borrow_mut(|p| *p = None);
+        }
+    });
+}
+
+/// The pool of `n` workers if it is started and ready (no waiting).
+pub fn ready(n: usize) -> Option<Rc<Pool>> {
+    POOL.with_borrow(|p| p.clone())
+        .filter(|p| p.slots.len() == n && !p.failed.get())
+}
+
+/// How many workers are started and ready (0 while the pool starts, or
+/// when none is wanted or one failed).
+pub fn ready_count() -> usize {
+    POOL.with_borrow(|p| {
+        p.as_ref()
+            .filter(|p| !p.failed.get())
+            .map_or(0, |p| p.slots.len())
+    })
+}
+
 /// The pool of `n` workers, started (and waited for) if it is not yet.
 pub async fn pool(n: usize) -> Result<Rc<Pool>, String> {
+    if let Some(starting) = STARTING.with_borrow(|s| s.clone()) {
+        let _ = wasm_bindgen_futures::JsFuture::from(starting).await;
+    }
     // A pool one of whose workers failed (even while idle: it would never
     // answer again) is not used again.
     if let Some(pool) = POOL
@@ -114,6 +153,20 @@ pub async fn pool(n: usize) -> Result<Rc<Pool>, String> {
         return Ok(pool);
     }
     POOL.with_borrow_mut(|p| *p = None);
+    let mut settle = None;
+    let starting = Promise::new(&mut |resolve, _| settle = Some(resolve));
+    STARTING.with_borrow_mut(|s| *s = Some(starting));
+    let started = start_and_wait(n).await;
+    STARTING.with_borrow_mut(|s| *s = None);
+    if let Some(settle) = settle {
+        let _ = settle.call0(&JsValue::NULL);
+    }
+    started
+}
+
+/// Starts `n` workers and waits until each answers.
+async fn start_and_wait(n: usize) -> Result<Rc<Pool>, String> {
+    super::mark("workers-start");
     let pool = Rc::new(start(n)?);
     let ready: Vec<_> = (0..n).map(|i| pool.ready(i)).collect();
     // A worker that never answers (its script blocked without an error)
@@ -136,6 +189,7 @@ pub async fn pool(n: usize) -> Result<Rc<Pool>, String> {
         answer.await?;
     }
     POOL.with_borrow_mut(|p| *p = Some(pool.clone()));
+    super::mark("workers-ready");
     Ok(pool)
 }
 
