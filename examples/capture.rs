@@ -12,6 +12,10 @@
 //!   case (`write::puffin::worst_case_capture`: FRAMES frames, default 200,
 //!   of 10,000 scopes nested at random from 300 names, a unique data string
 //!   on most), lz4;
+//! - `capture spaced OUT FRAMES`: FRAMES frames of 10 ms, a 9 ms scope
+//!   (with two children) in each on the main thread and 1 ms between, and
+//!   a worker thread busy once every 100 frames (the browser test's
+//!   timeline zoomed out);
 //! - `capture hostile OUT [b]`: writes the hostile recording of the tests
 //!   (tests/common/hostile.rs: every string an attack on some output), A or B;
 //! - `capture decode FILE`: times the native decode of FILE (a recording or
@@ -94,6 +98,12 @@ fn main() {
             std::fs::write(out, &bytes).expect("write the recording");
             eprintln!("wrote {out}: {:.1} MB", bytes.len() as f64 / 1e6);
         }
+        ["spaced", out, frames] => {
+            let frames: u64 = frames.parse().expect("FRAMES is a number");
+            let bytes = write_recording(&spaced_capture(frames), Format::Pfd4(Compression::Lz4));
+            std::fs::write(out, &bytes).expect("write the recording");
+            eprintln!("wrote {out}: {:.1} MB", bytes.len() as f64 / 1e6);
+        }
         ["hostile", out, rest @ ..] => {
             let frames = hostile::hostile_capture(rest.first() == Some(&"b"));
             let bytes = write_recording(&frames, Format::Pfd4(Compression::Lz4));
@@ -165,7 +175,7 @@ fn main() {
         _ => {
             eprintln!(
                 "usage: capture gen OUT [lz4|zstd|json] [FRAMES] | capture huge OUT FRAMES SCOPES | \
-                 capture worst OUT SEED [FRAMES] | \
+                 capture worst OUT SEED [FRAMES] | capture spaced OUT FRAMES | \
                  capture hostile OUT [b] | capture decode FILE | capture runs FILE [RUN_BYTES]"
             );
             std::process::exit(2);
@@ -176,6 +186,51 @@ fn main() {
 /// FRAMES frames of SCOPES scopes each (a `frame` scope and its `tick`
 /// children on one thread), one frame's record written once and repeated
 /// with each frame's own index and time range in its metadata.
+fn spaced_capture(frames: u64) -> Vec<FrameData> {
+    const MS: i64 = 1_000_000;
+    let t0 = 1_700_000_000_000_000_000i64;
+    (0..frames)
+        .map(|f| {
+            let t = t0 + f as i64 * 10 * MS;
+            let mut root = ScopeNode::new(1, t, t + 9 * MS);
+            root.children = vec![
+                ScopeNode::new(2, t + MS, t + 4 * MS),
+                ScopeNode::new(2, t + 5 * MS, t + 8 * MS),
+            ];
+            // A worker that runs once every 100 frames: a mostly empty lane.
+            let worker = ThreadData {
+                name: "worker".to_owned(),
+                start_time_ns: Some(t0),
+                scopes: if f % 100 == 0 {
+                    vec![ScopeNode::new(2, t + 2 * MS, t + 4 * MS)]
+                } else {
+                    Vec::new()
+                },
+            };
+            FrameData {
+                frame_index: f,
+                threads: vec![
+                    ThreadData {
+                        name: "main".to_owned(),
+                        start_time_ns: Some(t0),
+                        scopes: vec![root],
+                    },
+                    worker,
+                ],
+                // Scope details go out once, with the first frame.
+                registrations: if f == 0 {
+                    vec![
+                        Registration::function(1, "app::frame", "src/main.rs", 1),
+                        Registration::function(2, "app::work", "src/main.rs", 2),
+                    ]
+                } else {
+                    Vec::new()
+                },
+            }
+        })
+        .collect()
+}
+
 fn huge_recording(frames: u64, scopes: usize) -> Vec<u8> {
     const FRAME_NS: i64 = 16_000_000;
     let ticks = (0..scopes.saturating_sub(1)).map(|_| ScopeNode::new(2, 0, 1).data("tick"));

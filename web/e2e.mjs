@@ -53,6 +53,8 @@ for (const [side, seed] of [["a", "1"], ["b", "2"]]) {
 // Several runs of records for the decode workers: 60 frames of the worst
 // case (600k scopes, about 10 MB of lz4).
 execFileSync(example("capture"), ["worst", join(work, "runs.puffin"), "3", "60"], { stdio: "ignore" });
+// 1,000 frames of 10 ms, a 9 ms scope in each: the timeline zoomed out.
+execFileSync(example("capture"), ["spaced", join(work, "spaced.puffin"), "1000"], { stdio: "ignore" });
 const FIXTURES = join(ROOT, "..", "shared", "fixtures");
 const fixtures = readdirSync(FIXTURES).filter((f) => f.endsWith(".puffin")).sort();
 const server = await serve({
@@ -60,6 +62,7 @@ const server = await serve({
   "runs.puffin": join(work, "runs.puffin"),
   [SAMPLE]: join(SAMPLES, SAMPLE),
   "cut.puffin": join(work, "cut.puffin"),
+  "spaced.puffin": join(work, "spaced.puffin"),
   "worst_a.puffin": join(work, "worst_a.puffin"),
   "worst_b.puffin": join(work, "worst_b.puffin"),
 });
@@ -85,7 +88,9 @@ let unreachableUrl = null;
 await test("the app starts under a sub-path and shows the welcome screen", async () => {
   page = await openApp(context, server.base);
   const status = await page.evaluate(() => window.puffinLens.status());
-  const { memory, timings, ...rest } = status;
+  const { memory, timings, workers_ready, ...rest } = status;
+  // The decode workers start once the first frame is on screen.
+  assert.ok(Number.isInteger(workers_ready), JSON.stringify(status));
   // The start-up, in order: the .wasm downloaded, the module running, eframe
   // started, the first frame drawn (status().timings, from the page's start).
   const names = timings.map((t) => t.name);
@@ -349,6 +354,75 @@ await test("the timeline shows a frame's lanes and bars", async () => {
   await page.screenshot({ path: join(OUT, "timeline.png") });
   const msg = await page.evaluate(() => window.puffinLens.show("timeline", { range_ns: [5, 1] }).then(() => "resolved", (e) => e.message));
   assert.equal(msg, "show: bad range_ns: [5,1]");
+});
+
+await test("zoomed out on 1,000 frames, the timeline's lanes show their bars' colours, not frame lines (canvas pixels)", async () => {
+  const p = await openApp(context, `${server.base}?url=../recordings/spaced.puffin`);
+  await waitLoaded(p, "spaced.puffin");
+  await show(p, "timeline", { all: true });
+  await p.waitForFunction(() => (window.puffinLens.ui()?.lanes || []).some((l) => l.bars > 0), null, { timeout: 30_000 });
+  const got = await ui(p);
+  const [left, right] = got.x;
+  // Fewer boundary lines than one per 8 points of the range's width.
+  assert.ok(got.frame_lines > 10 && got.frame_lines <= (right - left) / 8 + 1, `${got.frame_lines} lines over ${right - left} points`);
+  await p.waitForTimeout(300);
+  // A lane's rows as the screen shows them, read back in the page: per
+  // row, the share of coloured pixels (a bar's hue) and of grey ones (a
+  // line: no hue, not the background, the clip's most common colour). In
+  // either theme (headless Chromium prefers the light one).
+  const shares = async (thread) => {
+    const lane = got.lanes.find((l) => l.thread === thread);
+    const clip = { x: left, y: lane.top + got.header, width: right - left, height: got.row * lane.depth };
+    const png = (await p.screenshot({ clip })).toString("base64");
+    return p.evaluate(async ({ png, row }) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${png}`;
+      await img.decode();
+      const c = new OffscreenCanvas(img.width, img.height);
+      const g = c.getContext("2d");
+      g.drawImage(img, 0, 0);
+      const { data, width, height } = g.getImageData(0, 0, img.width, img.height);
+      const counts = new Map();
+      for (let i = 0; i < data.length; i += 4) {
+        const k = (data[i] << 16) | (data[i + 1] << 8) | data[i + 2];
+        counts.set(k, (counts.get(k) || 0) + 1);
+      }
+      const bg = [...counts].sort((a, b) => b[1] - a[1])[0][0];
+      const [bR, bG, bB] = [bg >> 16, (bg >> 8) & 255, bg & 255];
+      const out = [];
+      // (The page's scale is 1: a point is a pixel.)
+      for (let r = 0; r < Math.round(height / row); r++) {
+        let coloured = 0, grey = 0, n = 0;
+        // The row's middle band (bars have a pixel of spacing around them).
+        for (let y = Math.floor((r + 0.3) * row); y < Math.floor((r + 0.7) * row); y++) {
+          for (let x = 0; x < width; x++) {
+            const i = 4 * (y * width + x);
+            const [R, G, B] = [data[i], data[i + 1], data[i + 2]];
+            const spread = Math.max(R, G, B) - Math.min(R, G, B);
+            n++;
+            // (Bars have a hue, even blended with the background at their
+            // edges; a frame line has none.)
+            if (spread >= 8) coloured++;
+            else if (Math.abs(R - bR) + Math.abs(G - bG) + Math.abs(B - bB) > 12) grey++;
+          }
+        }
+        out.push({ coloured: +(coloured / n).toFixed(3), grey: +(grey / n).toFixed(3) });
+      }
+      return out;
+    }, { png, row: got.row });
+  };
+  await p.screenshot({ path: join(OUT, "timeline_1000_frames.png") });
+  // main: a 9 ms bar every 10 ms (and two children), so merged columns of
+  // the bars' colours almost all along; worker: a bar every 100 frames, its
+  // lane mostly empty, where a line per frame would be a grey curtain.
+  const main = await shares("main");
+  const worker = await shares("worker");
+  console.log(`     main lane rows ${JSON.stringify(main)}, worker lane ${JSON.stringify(worker)}, ${got.frame_lines} frame lines`);
+  assert.equal(main.length, 2);
+  assert.ok(main[0].coloured > 0.9 && main[0].grey < 0.05, JSON.stringify(main));
+  assert.ok(main[1].coloured > 0.5 && main[1].grey < 0.15, JSON.stringify(main));
+  assert.ok(worker[0].grey < 0.15 && worker[0].coloured > 0, JSON.stringify(worker));
+  await p.close();
 });
 
 await test("the location hash follows the views; back/forward and a reload return there", async () => {
@@ -666,7 +740,12 @@ await test("?url= loads a recording from the same server", async () => {
   const got = await p.evaluate(() => ({ summary: window.puffinLens.summary(), dump: window.puffinLens.dumpJson(), by: window.puffinLens.status().decoded_by }));
   assert.deepEqual(got.summary, expected.summary);
   assert.equal(got.dump, expected.dump);
-  assert.deepEqual(got.by, { a: "workers", b: null }, "decoded by the decode workers");
+  // Small, and there before the decode workers (they start once the first
+  // frame is on screen): decoded on the page's thread rather than waiting.
+  assert.deepEqual(got.by, { a: "page", b: null }, "a small file given at the start is decoded on the page");
+  // The download started with the page, before the app ran.
+  const order = await p.evaluate(() => window.puffinLens.status().timings.map((t) => t.name));
+  assert.ok(order.includes(`fetched ${SAMPLE}`) && order.indexOf(`fetched ${SAMPLE}`) < order.indexOf(`load-start ${SAMPLE}`), JSON.stringify(order));
   const progress = await progressShown(p);
   const size = (sampleBytes.length / 1e6).toFixed(1);
   assert.ok(progress.seen.includes(`Downloading ${SAMPLE}: ${size} of ${size} MB`), `download progress: ${JSON.stringify(progress.seen)}`);
@@ -914,6 +993,9 @@ await test("decode workers: each recording decoded by the workers is the page th
     };
   });
   const blocked = await openApp(blockedCtx, server.base);
+  // The pool starts after the app's first frame; until it is ready a small
+  // file is decoded on the page's thread (sooner).
+  await workers.waitForFunction(() => window.puffinLens.status().workers_ready > 0, null, { timeout: 30_000 });
   const names = [...fixtures, "cut.puffin", "runs.puffin"];
   for (const name of names) {
     const [w, one] = [await load(workers, name), await load(page1, name)];
