@@ -99,7 +99,16 @@ async function measure(url, doneSource, withTimings) {
     return await page.evaluate((withTimings) => {
       const doneMs = window.__done;
       const longest = Math.max(0, ...window.__longTasks.filter(([s]) => s < doneMs).map(([, d]) => d));
-      const timings = withTimings ? window.puffinLens.status().timings : undefined;
+      const timings = withTimings ? [...window.puffinLens.status().timings] : undefined;
+      // The recording's download, as the network saw it.
+      const name = (new URLSearchParams(location.search).get("url") || "").split("/").pop();
+      for (const e of name ? performance.getEntriesByType("resource") : []) {
+        if (e.name.split("?")[0].endsWith(name)) {
+          timings.push({ name: "download-start", at_ms: e.startTime }, { name: "download-end", at_ms: e.responseEnd });
+        }
+      }
+      timings?.sort((a, b) => a.at_ms - b.at_ms);
+      timings?.push({ name: "done", at_ms: doneMs });
       return { ms: doneMs, longestTaskMs: longest, timings };
     }, withTimings);
   } catch (err) {
