@@ -95,7 +95,15 @@ async function measure(url, doneSource, withTimings) {
   page.on("pageerror", (e) => errors.push(e.message));
   try {
     await page.goto(url);
-    await page.waitForFunction(() => window.__done !== null, null, { timeout: TIMEOUT_MS, polling: 50 });
+    // The limit kept here too: a page that blocks its thread for minutes
+    // keeps Playwright's own check from running.
+    let timer;
+    await Promise.race([
+      page.waitForFunction(() => window.__done !== null, null, { timeout: TIMEOUT_MS, polling: 50 }),
+      new Promise((_, fail) => {
+        timer = setTimeout(() => fail(new Error(`Timeout: not done in ${TIMEOUT_MS} ms`)), TIMEOUT_MS + 5_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
     return await page.evaluate((withTimings) => {
       const doneMs = window.__done;
       const longest = Math.max(0, ...window.__longTasks.filter(([s]) => s < doneMs).map(([, d]) => d));

@@ -28,6 +28,12 @@ pub const SLICE: Duration = Duration::from_millis(40);
 #[cfg(target_arch = "wasm32")]
 const PAGE_DECODE_MAX_BYTES: usize = 16 << 20;
 
+/// Recordings up to this size given before the app's first frame (a
+/// `?url=`) are decoded within that frame (a 3.4 MB, 200k-scope one takes
+/// about 0.1 s there), which then shows them.
+#[cfg(target_arch = "wasm32")]
+const FIRST_FRAME_MAX_BYTES: usize = 4 << 20;
+
 impl Loaded {
     /// Decodes `bytes` at once, on this thread (tests, small files).
     pub fn decode_now(name: &str, bytes: &[u8]) -> Result<Self, String> {
@@ -177,13 +183,23 @@ fn finish(
 impl LoadJob {
     /// Starts loading. `threaded` (native only) decodes on a background
     /// thread; otherwise [`Self::poll`] decodes a slice at a time.
-    pub fn start(name: String, source: Source, ctx: &egui::Context, threaded: bool) -> Self {
+    /// `first_frame`: asked for before the app's first frame is drawn (a
+    /// `?url=`): in the browser a small file is then decoded at once, so
+    /// that the first frame shows it (in a software GL each frame until
+    /// then costs 0.3-0.5 s).
+    pub fn start(
+        name: String,
+        source: Source,
+        ctx: &egui::Context,
+        threaded: bool,
+        first_frame: bool,
+    ) -> Self {
         let started = Instant::now();
         #[cfg(not(target_arch = "wasm32"))]
         if threaded {
             return Self::start_thread(name, source, ctx.clone(), started);
         }
-        let _ = (threaded, ctx);
+        let _ = (threaded, ctx, first_frame);
         // On wasm `Source` has one variant.
         #[allow(clippy::infallible_destructuring_match)]
         let bytes = match source {
@@ -210,7 +226,17 @@ impl LoadJob {
                 }
             }
         };
+        #[cfg(target_arch = "wasm32")]
+        let at_once = first_frame && bytes.len() <= FIRST_FRAME_MAX_BYTES;
         match SteppedDecoder::new(bytes) {
+            #[cfg(target_arch = "wasm32")]
+            Ok(decoder) if at_once => {
+                let mut work = SlicedDecode::new(decoder, started);
+                work.run_slice(Duration::MAX);
+                let result = work.finish(&name, "page");
+                drop(reservation);
+                Self::done(name, result)
+            }
             #[cfg(target_arch = "wasm32")]
             Ok(decoder) => {
                 Self::start_browser_task(name, decoder, started, ctx.clone(), reservation)
@@ -598,7 +624,13 @@ mod tests {
         CancelOnDrop,
     ) {
         let ctx = egui::Context::default();
-        let job = LoadJob::start(name.into(), Source::Bytes(bytes.to_vec()), &ctx, true);
+        let job = LoadJob::start(
+            name.into(),
+            Source::Bytes(bytes.to_vec()),
+            &ctx,
+            true,
+            false,
+        );
         match job.inner {
             Inner::Thread {
                 progress,

@@ -472,7 +472,14 @@ impl PuffinLensApp {
             replaced.push(line);
         }
         platform::mark(&format!("load-start {}", incoming.name));
-        let job = LoadJob::start(incoming.name, incoming.source, ctx, self.threaded);
+        let first_frame = self.frames_drawn == 0;
+        let job = LoadJob::start(
+            incoming.name,
+            incoming.source,
+            ctx,
+            self.threaded,
+            first_frame,
+        );
         log::info!(
             "{name}: load started in {:.0} ms",
             started.elapsed().as_secs_f64() * 1e3
