@@ -180,7 +180,7 @@ server.stop();
 
 const wasm = readdirSync(DIST).find((f) => f.endsWith(".wasm"));
 const wasmBytes = statSync(join(DIST, wasm)).size;
-const chromium = execFileSync(process.env.CHROMIUM || "/usr/bin/chromium", ["--version"]).toString().trim();
+const chromium = execFileSync(process.env.CHROMIUM || "/usr/bin/chromium", ["--version"], { stdio: ["ignore", "pipe", "ignore"] }).toString().trim();
 const speedscopeVersion = JSON.parse(execFileSync("node", ["-p", "JSON.stringify(require('./web/node_modules/speedscope/package.json').version)"], { cwd: ROOT }).toString());
 
 const s = (r) => (!r ? "-" : r.ms === null ? `not done in ${TIMEOUT_MS / 1000} s` : `${(r.ms / 1000).toFixed(2)} s`);
