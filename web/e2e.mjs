@@ -419,9 +419,11 @@ await test("zoomed out on 1,000 frames, the timeline's lanes show their bars' co
   const worker = await shares("worker");
   console.log(`     main lane rows ${JSON.stringify(main)}, worker lane ${JSON.stringify(worker)}, ${got.frame_lines} frame lines`);
   assert.equal(main.length, 2);
-  assert.ok(main[0].coloured > 0.9 && main[0].grey < 0.05, JSON.stringify(main));
+  assert.ok(main[0].coloured > 0.9 && main[0].grey < 0.1, JSON.stringify(main));
   assert.ok(main[1].coloured > 0.5 && main[1].grey < 0.15, JSON.stringify(main));
-  assert.ok(worker[0].grey < 0.15 && worker[0].coloured > 0, JSON.stringify(worker));
+  // Lines at least 8 points apart cover at most 1 column in 8 (2 with
+  // anti-aliasing); a line per frame (1.4 points apart) about 70%.
+  assert.ok(worker[0].grey < 0.25 && worker[0].coloured > 0, JSON.stringify(worker));
   await p.close();
 });
 
