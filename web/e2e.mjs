@@ -749,6 +749,8 @@ await test("?url= loads a recording from the same server", async () => {
   // The download started with the page, before the app ran.
   const order = await p.evaluate(() => window.puffinLens.status().timings.map((t) => t.name));
   assert.ok(order.includes(`fetched ${SAMPLE}`) && order.indexOf(`fetched ${SAMPLE}`) < order.indexOf(`load-start ${SAMPLE}`), JSON.stringify(order));
+  // Its first view drawn after it was decoded; the browser's first paint listed.
+  assert.ok(order.indexOf(`decoded ${SAMPLE}`) < order.indexOf(`shown ${SAMPLE}`) && order.includes("first-paint"), JSON.stringify(order));
   const progress = await progressShown(p);
   const size = (sampleBytes.length / 1e6).toFixed(1);
   assert.ok(progress.seen.includes(`Downloading ${SAMPLE}: ${size} of ${size} MB`), `download progress: ${JSON.stringify(progress.seen)}`);

@@ -73,8 +73,8 @@ async function settled(p) {
   const s = await status(p);
   assert.equal(s.loading, null, `nothing loading: ${JSON.stringify(s.loading)}`);
   assert.equal(s.fetching, null, `nothing downloading: ${s.fetching}`);
-  const hidden = await p.evaluate(() => document.getElementById("load_progress").hidden);
-  assert.ok(hidden, "the progress bar is hidden");
+  const [hidden, bar] = await p.evaluate(() => [document.getElementById("load_progress").hidden, document.getElementById("load_progress").textContent]);
+  assert.ok(hidden, `the progress bar is hidden (it shows ${JSON.stringify(bar)}; status ${JSON.stringify(s)}; log ${p.logs.slice(-12).join(" | ")})`);
   assert.deepEqual(p.logs.filter((l) => l.startsWith("pageerror") || l.includes("panicked")), []);
   return s;
 }
@@ -132,7 +132,10 @@ await test("a second file dropped while the first decodes replaces it", async ()
   assert.deepEqual(await p.evaluate(() => window.puffinLens.summary()), expected.sample);
   // Two files dropped together open as A and B, to compare.
   await dropFetched(p, ["big.puffin", SAMPLE]);
+  // Each once read and decoded (the small one may be done while the big
+  // one is still being read).
   await waitLoaded(p, SAMPLE, "b");
+  await waitLoaded(p, "big.puffin", "a");
   const both = await settled(p);
   assert.equal(both.a, "big.puffin");
   assert.deepEqual(await p.evaluate(() => window.puffinLens.summary("a")), expected.big);

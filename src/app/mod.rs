@@ -142,6 +142,9 @@ pub struct PuffinLensApp {
     top_bar_rows: u32,
     /// Frames drawn (the first is marked for `status().timings`).
     frames_drawn: u64,
+    /// A recording loaded this frame: its first view is marked ("shown
+    /// NAME") once the frame is drawn.
+    shown_mark: Option<String>,
 }
 
 impl PuffinLensApp {
@@ -177,6 +180,7 @@ impl PuffinLensApp {
             connect_dialog: None,
             top_bar_rows: 1,
             frames_drawn: 0,
+            shown_mark: None,
         }
     }
 
@@ -548,6 +552,7 @@ impl PuffinLensApp {
                     self.settings.default_stack(),
                 );
                 platform::mark(&format!("overview {}", loaded.name));
+                self.shown_mark = Some(loaded.name.clone());
                 log::info!(
                     "{}: {} scopes loaded in {:.0} ms; overview built in {:.1} ms",
                     loaded.name,
@@ -1711,6 +1716,9 @@ impl eframe::App for PuffinLensApp {
         if self.frames_drawn == 1 {
             platform::mark("first-frame");
             platform::prestart_decoders();
+        }
+        if let Some(name) = self.shown_mark.take() {
+            platform::mark(&format!("shown {name}"));
         }
     }
 

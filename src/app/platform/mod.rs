@@ -184,6 +184,16 @@ pub mod web {
                 out.push(serde_json::json!({"name": "wasm-downloaded", "at_ms": end}));
             }
         }
+        // The browser's first paint of the page (the app's first frame on
+        // screen, or the "Loading" text before it).
+        for e in entries("paint") {
+            if field(&e, "name").and_then(|v| v.as_string()).as_deref() == Some("first-paint") {
+                let at = field(&e, "startTime")
+                    .and_then(|v| v.as_f64())
+                    .unwrap_or(0.0);
+                out.push(serde_json::json!({"name": "first-paint", "at_ms": at}));
+            }
+        }
         for e in entries("mark") {
             let name = field(&e, "name")
                 .and_then(|v| v.as_string())
