@@ -646,6 +646,7 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
         let value = serde_json::json!({
             "loading": state.loading,
             "fetching": state.fetching(),
+            "reading": platform::web::reading(),
             "error": state.error,
             "replaced": state.replaced,
             "memory": {

@@ -100,7 +100,7 @@ await test("the app starts under a sub-path and shows the welcome screen", async
   const at = (n) => timings.find((t) => t.name === n).at_ms;
   assert.ok(at("wasm-downloaded") <= at("wasm-started") && at("wasm-started") <= at("eframe-started"), JSON.stringify(timings));
   console.log(`     start-up: ${timings.map((t) => `${t.name} ${Math.round(t.at_ms)} ms`).join(", ")}`);
-  assert.deepEqual(rest, { loading: null, fetching: null, error: null, replaced: null, a: null, b: null, decoded_by: { a: null, b: null }, shown: "a", live: null });
+  assert.deepEqual(rest, { loading: null, fetching: null, reading: null, error: null, replaced: null, a: null, b: null, decoded_by: { a: null, b: null }, shown: "a", live: null });
   // The app holds a few MB before anything is open; a wasm32 tab can have 4 GiB.
   assert.ok(memory.in_use_bytes > 0 && memory.in_use_bytes < 64 << 20, JSON.stringify(memory));
   assert.ok(memory.wasm_bytes >= memory.in_use_bytes, JSON.stringify(memory));

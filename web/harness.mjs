@@ -144,7 +144,7 @@ export async function waitLoaded(page, name, side = "a", timeout = 120_000) {
   await page.waitForFunction(
     ({ name, side }) => {
       const s = window.puffinLens.status();
-      return s[side] === name && !s.loading && !s.fetching;
+      return s[side] === name && !s.loading && !s.fetching && !s.reading;
     },
     { name, side },
     { timeout, polling: 20 },

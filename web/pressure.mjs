@@ -73,6 +73,7 @@ async function settled(p) {
   const s = await status(p);
   assert.equal(s.loading, null, `nothing loading: ${JSON.stringify(s.loading)}`);
   assert.equal(s.fetching, null, `nothing downloading: ${s.fetching}`);
+  assert.equal(s.reading, null, `nothing being read: ${s.reading}`);
   const [hidden, bar] = await p.evaluate(() => [document.getElementById("load_progress").hidden, document.getElementById("load_progress").textContent]);
   assert.ok(hidden, `the progress bar is hidden (it shows ${JSON.stringify(bar)}; status ${JSON.stringify(s)}; log ${p.logs.slice(-12).join(" | ")})`);
   assert.deepEqual(p.logs.filter((l) => l.startsWith("pageerror") || l.includes("panicked")), []);

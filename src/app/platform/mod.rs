@@ -234,6 +234,28 @@ pub mod web {
         static BARS: std::cell::RefCell<Vec<(u64, String, usize, usize)>> =
             const { std::cell::RefCell::new(Vec::new()) };
         static NEXT_BAR: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+        /// Files being read into memory (dropped, picked, given to `load()`).
+        static READING: std::cell::RefCell<Vec<String>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    /// The first file still being read into memory, for `status().reading`
+    /// (before its load starts, `status().loading` is `null`).
+    pub fn reading() -> Option<String> {
+        READING.with_borrow(|r| r.first().cloned())
+    }
+
+    /// A file in [`READING`] while this lives.
+    struct Reading(String);
+
+    impl Drop for Reading {
+        fn drop(&mut self) {
+            READING.with_borrow_mut(|r| {
+                if let Some(i) = r.iter().position(|n| *n == self.0) {
+                    r.remove(i);
+                }
+            });
+        }
     }
 
     /// A task's line on the page's progress bar (`what` is being done, bytes
@@ -483,6 +505,8 @@ pub mod web {
     pub async fn read_file(file: &web_sys::Blob, name: &str) -> Result<Vec<u8>, String> {
         use wasm_bindgen_futures::JsFuture;
         const CHUNK: usize = 32 << 20;
+        READING.with_borrow_mut(|r| r.push(name.to_owned()));
+        let _reading = Reading(name.to_owned());
         let size = file.size() as usize;
         check_room(name, size as u64, false, None)?;
         let progress = Progress::new(format!("Reading {name}"), size);
