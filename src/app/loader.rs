@@ -23,8 +23,8 @@ pub const SLICE: Duration = Duration::from_millis(40);
 
 /// Recordings up to this size (as stored) are decoded on the browser page's
 /// own thread unless the decode workers are already running: a 3.4 MB,
-/// 200k-scope one is decoded there in about 0.3 s, sooner than the workers
-/// start while the app itself is starting.
+/// 200k-scope one takes about 0.1 s of work there (in 40 ms slices), less
+/// than the workers take to start while the app itself is starting.
 #[cfg(target_arch = "wasm32")]
 const PAGE_DECODE_MAX_BYTES: usize = 16 << 20;
 

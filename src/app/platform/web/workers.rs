@@ -123,7 +123,9 @@ pub fn prestart() {
     });
 }
 
-/// The pool of `n` workers if it is started and ready (no waiting).
+/// The pool of `n` workers if it is started and ready (no waiting). A pool
+/// one of whose workers failed (even while idle: it would never answer
+/// again) is not used again.
 pub fn ready(n: usize) -> Option<Rc<Pool>> {
     POOL.with_borrow(|p| p.clone())
         .filter(|p| p.slots.len() == n && !p.failed.get())
@@ -144,12 +146,7 @@ pub async fn pool(n: usize) -> Result<Rc<Pool>, String> {
     if let Some(starting) = STARTING.with_borrow(|s| s.clone()) {
         let _ = wasm_bindgen_futures::JsFuture::from(starting).await;
     }
-    // A pool one of whose workers failed (even while idle: it would never
-    // answer again) is not used again.
-    if let Some(pool) = POOL
-        .with_borrow(|p| p.clone())
-        .filter(|p| p.slots.len() == n && !p.failed.get())
-    {
+    if let Some(pool) = ready(n) {
         return Ok(pool);
     }
     POOL.with_borrow_mut(|p| *p = None);
