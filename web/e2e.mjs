@@ -758,7 +758,7 @@ await test("?url= loads a recording from the same server", async () => {
   // decoding bar), which shows it.
   assert.ok(!progress.seen.some((t) => t.startsWith(`Decoding ${SAMPLE}:`)), `decoding progress: ${JSON.stringify(progress.seen)}`);
   assert.ok(progress.hiddenNow, "progress bar hidden once loaded");
-  const marks = (await page.evaluate(() => window.puffinLens.status().timings)).map((t) => t.name);
+  const marks = (await p.evaluate(() => window.puffinLens.status().timings)).map((t) => t.name);
   const [started, decoded] = [marks.indexOf(`load-start ${SAMPLE}`), marks.indexOf(`decoded ${SAMPLE}`)];
   assert.ok(started >= 0 && decoded > started, JSON.stringify(marks));
   const missing = await openApp(context, `${server.base}?url=../recordings/missing.puffin`);
