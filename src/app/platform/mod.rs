@@ -158,7 +158,6 @@ pub mod web {
     /// page's start, in time order), the .wasm's download first.
     pub fn timings() -> serde_json::Value {
         use wasm_bindgen::JsCast as _;
-        let mut out = Vec::new();
         let entries = |kind: &str| -> Vec<wasm_bindgen::JsValue> {
             let Some(window) = web_sys::window() else {
                 return Vec::new();
@@ -173,45 +172,38 @@ pub mod web {
                 .unwrap_or_default()
         };
         let field = |e: &wasm_bindgen::JsValue, k: &str| js_sys::Reflect::get(e, &k.into()).ok();
+        let text = |e: &wasm_bindgen::JsValue, k: &str| {
+            field(e, k).and_then(|v| v.as_string()).unwrap_or_default()
+        };
+        let at = |e: &wasm_bindgen::JsValue, k: &str| {
+            field(e, k).and_then(|v| v.as_f64()).unwrap_or(0.0)
+        };
+        let mut out: Vec<(String, f64)> = Vec::new();
         for e in entries("resource") {
-            let name = field(&e, "name")
-                .and_then(|v| v.as_string())
-                .unwrap_or_default();
-            if name.split('?').next().is_some_and(|n| n.ends_with(".wasm")) {
-                let end = field(&e, "responseEnd")
-                    .and_then(|v| v.as_f64())
-                    .unwrap_or(0.0);
-                out.push(serde_json::json!({"name": "wasm-downloaded", "at_ms": end}));
+            if text(&e, "name")
+                .split('?')
+                .next()
+                .is_some_and(|n| n.ends_with(".wasm"))
+            {
+                out.push(("wasm-downloaded".to_owned(), at(&e, "responseEnd")));
             }
         }
         // The browser's first paint of the page (the app's first frame on
         // screen, or the "Loading" text before it).
         for e in entries("paint") {
-            if field(&e, "name").and_then(|v| v.as_string()).as_deref() == Some("first-paint") {
-                let at = field(&e, "startTime")
-                    .and_then(|v| v.as_f64())
-                    .unwrap_or(0.0);
-                out.push(serde_json::json!({"name": "first-paint", "at_ms": at}));
+            if text(&e, "name") == "first-paint" {
+                out.push(("first-paint".to_owned(), at(&e, "startTime")));
             }
         }
         for e in entries("mark") {
-            let name = field(&e, "name")
-                .and_then(|v| v.as_string())
-                .unwrap_or_default();
-            if let Some(what) = name.strip_prefix("puffin-lens:") {
-                let at = field(&e, "startTime")
-                    .and_then(|v| v.as_f64())
-                    .unwrap_or(0.0);
-                out.push(serde_json::json!({"name": what, "at_ms": at}));
+            if let Some(what) = text(&e, "name").strip_prefix("puffin-lens:") {
+                out.push((what.to_owned(), at(&e, "startTime")));
             }
         }
-        out.sort_by(|a, b| {
-            a["at_ms"]
-                .as_f64()
-                .unwrap_or(0.0)
-                .total_cmp(&b["at_ms"].as_f64().unwrap_or(0.0))
-        });
-        serde_json::Value::Array(out)
+        out.sort_by(|a, b| a.1.total_cmp(&b.1));
+        out.into_iter()
+            .map(|(name, at_ms)| serde_json::json!({"name": name, "at_ms": at_ms}))
+            .collect()
     }
 
     pub mod workers;

@@ -117,8 +117,7 @@ pub fn prestart() {
     wasm_bindgen_futures::spawn_local(async move {
         if let Err(why) = pool(n).await {
             // The first load tries again, and says so when it falls back.
-            log::warn!("decode workers: cannot start: {why} (the page's thread decodes)");
-            POOL.with_borrow_mut(|p| *p = None);
+            discard(&format!("cannot start: {why} (the page's thread decodes)"));
         }
     });
 }
