@@ -746,7 +746,9 @@ await test("?url= loads a recording from the same server", async () => {
   // frame is on screen): decoded on the page's thread rather than waiting.
   assert.deepEqual(got.by, { a: "page", b: null }, "a small file given at the start is decoded on the page");
   assert.ok(p.logs.some((l) => l.includes(`${SAMPLE}: decoded in`) && l.includes(" in 1 slices")), p.logs.join("\n"));
-  // The download started with the page, before the app ran.
+  // The download started with the page, before the app ran. (The frame
+  // that shows it may still be on its way to the screen: its paint first.)
+  await p.waitForFunction(() => window.puffinLens.status().timings.some((t) => t.name === "first-paint"), null, { timeout: 10_000 });
   const order = await p.evaluate(() => window.puffinLens.status().timings.map((t) => t.name));
   assert.ok(order.includes(`fetched ${SAMPLE}`) && order.indexOf(`fetched ${SAMPLE}`) < order.indexOf(`load-start ${SAMPLE}`), JSON.stringify(order));
   // Its first view drawn after it was decoded; the browser's first paint listed.
