@@ -103,6 +103,7 @@ async fn run(shared: Shared) -> Result<(), JsValue> {
         .get_element_by_id(CANVAS_ID)
         .ok_or("no canvas element")?
         .dyn_into::<web_sys::HtmlCanvasElement>()?;
+    create_gl_context(&canvas);
     let started = eframe::WebRunner::new()
         .start(
             canvas,
@@ -112,6 +113,21 @@ async fn run(shared: Shared) -> Result<(), JsValue> {
         .await;
     platform::mark("eframe-started");
     started
+}
+
+/// Creates the canvas's WebGL2 context before eframe asks for one (it then
+/// gets this one): without the multisampled, depth-buffered drawing buffer
+/// WebGL gives by default. egui smooths its own edges and draws no depth
+/// (eframe's desktop build has neither), and in a software renderer the
+/// default buffer makes the context's creation and every frame slower.
+fn create_gl_context(canvas: &web_sys::HtmlCanvasElement) {
+    let options = Object::new();
+    for (key, value) in [("antialias", false), ("depth", false)] {
+        Reflect::set(&options, &key.into(), &value.into()).ok();
+    }
+    if let Err(err) = canvas.get_context_with_context_options("webgl2", &options) {
+        log::warn!("WebGL2 context: {err:?}");
+    }
 }
 
 /// Hides the "Loading…" text once the app runs, or shows why it cannot.
