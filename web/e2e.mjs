@@ -837,6 +837,9 @@ await test("installable: the manifest is served and complete, and a launch with 
   });
   const p = await openApp(ctx, server.base);
   assert.equal(await p.evaluate(() => document.querySelector("link[rel=manifest]").getAttribute("href")), "manifest.webmanifest");
+  // A file this small given before the decode workers are up is decoded on
+  // the page's thread (sooner): the launch waits for them, as a user's would.
+  await p.waitForFunction(() => window.puffinLens.status().workers_ready > 0, null, { timeout: 60_000 });
   await p.evaluate(
     async ({ a, b }) => {
       const handle = (name, b64) => ({
@@ -869,6 +872,8 @@ await test("works offline after the first visit (service worker)", async () => {
   server.stop();
   await new Promise((r) => setTimeout(r, 300));
   const offline = await openApp(context, server.base);
+  // (Before the workers are up the page itself would decode a file this small.)
+  await offline.waitForFunction(() => window.puffinLens.status().workers_ready > 0, null, { timeout: 60_000 });
   const summary = await offline.evaluate(
     async ({ b64, name }) => {
       const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
