@@ -240,6 +240,13 @@ pub mod web {
     /// A file in [`READING`] while this lives.
     struct Reading(String);
 
+    impl Reading {
+        fn new(name: &str) -> Self {
+            READING.with_borrow_mut(|r| r.push(name.to_owned()));
+            Self(name.to_owned())
+        }
+    }
+
     impl Drop for Reading {
         fn drop(&mut self) {
             READING.with_borrow_mut(|r| {
@@ -497,8 +504,7 @@ pub mod web {
     pub async fn read_file(file: &web_sys::Blob, name: &str) -> Result<Vec<u8>, String> {
         use wasm_bindgen_futures::JsFuture;
         const CHUNK: usize = 32 << 20;
-        READING.with_borrow_mut(|r| r.push(name.to_owned()));
-        let _reading = Reading(name.to_owned());
+        let _reading = Reading::new(name);
         let size = file.size() as usize;
         check_room(name, size as u64, false, None)?;
         let progress = Progress::new(format!("Reading {name}"), size);

@@ -122,22 +122,21 @@ pub fn prestart() {
     });
 }
 
-/// The pool of `n` workers if it is started and ready (no waiting). A pool
-/// one of whose workers failed (even while idle: it would never answer
-/// again) is not used again.
+/// The pool if it is started and none of its workers failed (even while
+/// idle: it would never answer again, so the pool is not used again).
+fn live() -> Option<Rc<Pool>> {
+    POOL.with_borrow(|p| p.clone()).filter(|p| !p.failed.get())
+}
+
+/// The pool of `n` workers if it is started and ready (no waiting).
 pub fn ready(n: usize) -> Option<Rc<Pool>> {
-    POOL.with_borrow(|p| p.clone())
-        .filter(|p| p.slots.len() == n && !p.failed.get())
+    live().filter(|p| p.slots.len() == n)
 }
 
 /// How many workers are started and ready (0 while the pool starts, or
 /// when none is wanted or one failed).
 pub fn ready_count() -> usize {
-    POOL.with_borrow(|p| {
-        p.as_ref()
-            .filter(|p| !p.failed.get())
-            .map_or(0, |p| p.slots.len())
-    })
+    live().map_or(0, |p| p.slots.len())
 }
 
 /// The pool of `n` workers, started (and waited for) if it is not yet.
