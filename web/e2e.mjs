@@ -55,7 +55,7 @@ for (const [side, seed] of [["a", "1"], ["b", "2"]]) {
 execFileSync(example("capture"), ["worst", join(work, "runs.puffin"), "3", "60"], { stdio: "ignore" });
 // 1,000 frames of 10 ms, a 9 ms scope in each: the timeline zoomed out.
 execFileSync(example("capture"), ["spaced", join(work, "spaced.puffin"), "1000"], { stdio: "ignore" });
-const FIXTURES = join(ROOT, "..", "shared", "fixtures");
+const FIXTURES = join(ROOT, "tests", "fixtures");
 const fixtures = readdirSync(FIXTURES).filter((f) => f.endsWith(".puffin")).sort();
 const server = await serve({
   ...Object.fromEntries(fixtures.map((f) => [f, join(FIXTURES, f)])),
