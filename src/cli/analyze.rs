@@ -104,18 +104,18 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
         }),
         _ => None,
     };
-    let (file, a, b) = if let Some(pb) = calls_b {
+    let (file, file_b, a, b) = if let Some(pb) = calls_b {
         let pa = path("file");
         let (a, b) = (load(&pa)?, load(&pb)?);
-        (pa, a, Some(b))
+        (pa, Some(pb), a, Some(b))
     } else if request.needs_b() {
         let (pa, pb) = (path("a"), path("b"));
         let (a, b) = (load(&pa)?, load(&pb)?);
-        (pa, a, Some(b))
+        (pa, Some(pb), a, Some(b))
     } else {
         let file = path("file");
         let a = load(&file)?;
-        (file, a, None)
+        (file, None, a, None)
     };
     let damaged = a.is_damaged() || b.as_ref().is_some_and(|b| b.is_damaged());
     match api::answer(&request, &a.trace, b.as_ref().map(|b| &b.trace)) {
@@ -147,6 +147,12 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
             eprintln!("puffin-lens: {}: {msg}", file.display());
             Ok(EXIT_BAD_INPUT)
         }
+        // A usage error (exit 2, see `super::report`), naming the
+        // recording(s) it was asked of.
+        Err(QueryError::UnknownThread(err)) => Err(anyhow::Error::new(err).context(match file_b {
+            Some(pb) => format!("{} and {}", file.display(), pb.display()),
+            None => file.display().to_string(),
+        })),
         Err(err) => Err(err.into()),
     }
 }
@@ -329,7 +335,7 @@ fn render(request: &Request, answer: &Answer) -> String {
             for c in &report.calls {
                 t.row(vec![
                     c.frame_index.to_string(),
-                    c.thread.clone(),
+                    thread_label(&c.thread).to_owned(),
                     ms(c.duration_ns),
                     c.data.clone(),
                     c.start_ns.to_string(),
@@ -374,7 +380,7 @@ fn render(request: &Request, answer: &Answer) -> String {
                     let first = k == 0;
                     t.row(vec![
                         if first {
-                            r.thread.clone()
+                            thread_label(&r.thread).to_owned()
                         } else {
                             String::new()
                         },
@@ -454,8 +460,9 @@ fn meanwhile(others: &[analyses::BusyThread], recorded: bool) -> String {
 }
 
 fn render_gaps(out: &mut String, report: &analyses::GapsReport, min_ms: f64, top: usize) {
-    let where_ = |thread: &str, path: &str| {
-        if thread.is_empty() {
+    // The SDK's main thread is named "": the kind tells a gap between frames.
+    let where_ = |kind: analyses::GapKind, thread: &str, path: &str| {
+        if kind == analyses::GapKind::BetweenFrames {
             "(between frames)".to_owned()
         } else if path.is_empty() {
             format!("{} (top level)", thread_label(thread))
@@ -489,7 +496,7 @@ fn render_gaps(out: &mut String, report: &analyses::GapsReport, min_ms: f64, top
                 g.share_of_thread_pct
                     .map_or("-".into(), |p| format!("{p:.1}%")),
                 g.kind.as_str().into(),
-                where_(&g.thread, &g.path),
+                where_(g.kind, &g.thread, &g.path),
                 g.after.clone().unwrap_or_else(|| "-".into()),
                 g.before.clone().unwrap_or_else(|| "-".into()),
                 meanwhile(&g.other_threads, report.other_threads_recorded),
@@ -520,7 +527,7 @@ fn render_gaps(out: &mut String, report: &analyses::GapsReport, min_ms: f64, top
                 ms(g.duration_ns),
                 g.frame_index.to_string(),
                 g.kind.as_str().into(),
-                where_(&g.thread, &g.path),
+                where_(g.kind, &g.thread, &g.path),
                 g.after.as_ref().map_or("-".into(), |x| x.name.clone()),
                 g.before.as_ref().map_or("-".into(), |x| x.name.clone()),
                 meanwhile(&g.other_threads, report.other_threads_recorded),
@@ -621,7 +628,7 @@ fn render_instances(out: &mut String, rows: &[analyses::InstanceRow]) {
             ms(r.duration_ns),
             r.name.clone(),
             r.data.clone(),
-            r.thread.clone(),
+            thread_label(&r.thread).to_owned(),
             r.frame_index.to_string(),
             r.id.to_string(),
             r.start_ns.to_string(),

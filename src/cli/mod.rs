@@ -432,6 +432,18 @@ fn flamegraph(
     let db = b.map(load).transpose()?;
     let name = |p: &Path| puffin_lens::app::file_name(&p.to_string_lossy());
     let trace = &da.trace;
+    // The thread's name, from its name or its label in the tables.
+    let traces: Vec<&engine::Trace> = std::iter::once(trace)
+        .chain(db.as_ref().map(|d| &d.trace))
+        .collect();
+    let thread = thread
+        .map(|t| engine::analyses::resolve_thread(&traces, t))
+        .transpose()
+        .with_context(|| match b {
+            Some(b) => format!("{} and {}", a.display(), b.display()),
+            None => a.display().to_string(),
+        })?;
+    let thread = thread.as_deref();
     let frames = match frame {
         Some(i) => {
             let f = engine::analyses::frame_by_index(trace, i)
@@ -447,7 +459,7 @@ fn flamegraph(
     let bytes = if folded_only {
         lines.into_bytes()
     } else {
-        let what = match (thread, frame) {
+        let what = match (thread.map(puffin_lens::units::thread_label), frame) {
             (Some(t), Some(i)) => format!(" (thread {t}, frame {i})"),
             (Some(t), None) => format!(" (thread {t})"),
             (None, Some(i)) => format!(" (frame {i})"),
@@ -518,14 +530,22 @@ enum Parsed {
     Analysis(clap::ArgMatches),
 }
 
-/// Reports an error once: exit 1 with one line on stderr (a closed stdout
-/// pipe ends quietly).
+/// Reports an error once: one line on stderr, exit 2 for a thread the
+/// recording does not have (a usage error) and 1 for the rest (a closed
+/// stdout pipe ends quietly).
 fn report(err: &anyhow::Error) -> i32 {
     if is_broken_pipe(err) {
         return EXIT_OK;
     }
     eprintln!("puffin-lens: error: {err:#}");
-    EXIT_BAD_INPUT
+    if err
+        .chain()
+        .any(|cause| cause.is::<engine::analyses::UnknownThread>())
+    {
+        EXIT_USAGE
+    } else {
+        EXIT_BAD_INPUT
+    }
 }
 
 /// The desktop app's log on stderr: what it loaded (info) and problems

@@ -33,6 +33,9 @@ pub enum QueryError {
     /// The question has no answer in this recording (the CLI's exit 1).
     #[error("{0}")]
     NotFound(String),
+    /// `thread` names no thread of the recording(s) (the CLI's exit 2).
+    #[error(transparent)]
+    UnknownThread(#[from] analyses::UnknownThread),
 }
 
 /// The defaults of an argument struct, as clap fills them in (so each
@@ -88,7 +91,7 @@ pub struct FindArgs {
     /// Which field the prefix applies to.
     #[arg(long, value_enum, default_value_t = Field::Any)]
     pub field: Field,
-    /// Only scopes on threads with this name.
+    /// Only scopes on threads with this name (or its label in the tables: `(unnamed)`).
     #[arg(long, value_name = "T")]
     pub thread: Option<String>,
     /// Only scopes of the frame(s) with this frame_index.
@@ -115,7 +118,7 @@ pub struct TreeArgs {
     /// Only the frame with this frame_index (default: all frames merged).
     #[arg(long, value_name = "I")]
     pub frame: Option<u64>,
-    /// Only threads with this name.
+    /// Only threads with this name (or its label in the tables: `(unnamed)`).
     #[arg(long, value_name = "T")]
     pub thread: Option<String>,
     /// List N levels (roots are level 1); deeper nodes are counted, not listed.
@@ -186,7 +189,7 @@ pub struct WindowArgs {
 #[derive(Args, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct GapsArgs {
-    /// Only gaps on threads with this name.
+    /// Only gaps on threads with this name (or its label in the tables: `(unnamed)`).
     #[arg(long, value_name = "T")]
     pub thread: Option<String>,
     /// Shortest single gap to list, and the least total of a recurring one, in milliseconds.
@@ -422,7 +425,7 @@ fn alpha_arg(s: &str) -> Result<f64, String> {
 #[derive(Args, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct DiffArgs {
-    /// Only threads with this name.
+    /// Only threads with this name (or its label in the tables: `(unnamed)`).
     #[arg(long, value_name = "T")]
     pub thread: Option<String>,
     /// List N levels (roots are level 1); deeper nodes are counted, not listed.
@@ -802,6 +805,20 @@ fn no_frame(frame_index: u64) -> QueryError {
     QueryError::NotFound(format!("no frame with frame_index {frame_index}"))
 }
 
+/// The `thread` argument as the analyses match it: the name of the thread
+/// whose name or printed label (`(unnamed)`) it is, in `a` or `b`.
+fn thread_arg(
+    thread: &Option<String>,
+    a: &Trace,
+    b: Option<&Trace>,
+) -> Result<Option<String>, QueryError> {
+    let traces: Vec<&Trace> = std::iter::once(a).chain(b).collect();
+    Ok(thread
+        .as_deref()
+        .map(|t| analyses::resolve_thread(&traces, t))
+        .transpose()?)
+}
+
 /// Milliseconds to nanoseconds, as the CLI rounds them.
 pub fn ms_to_ns(ms: f64) -> i64 {
     (ms * 1e6).round() as i64
@@ -835,10 +852,11 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
             total: a.scopes.len(),
         },
         Request::Find(args) => {
+            let thread = thread_arg(&args.thread, a, None)?;
             let filter = FindFilter {
                 prefix: args.prefix.clone(),
                 field: args.field,
-                thread: args.thread.clone(),
+                thread: thread.clone(),
                 frame_index: args.frame,
                 frame_position: None,
             };
@@ -859,7 +877,7 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                     }
                     None => 0..a.frames.len() as u32,
                 };
-                let t = transformed_tree(a, frames, args.thread.as_deref(), u32::MAX, stack);
+                let t = transformed_tree(a, frames, thread.as_deref(), u32::MAX, stack);
                 let (rows, total) = analyses::aggregate_in_tree(a, &t.tree, &args.prefix, args.top);
                 Answer::Aggregate {
                     by: GroupBy::Name,
@@ -879,6 +897,7 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
             }
         }
         Request::Tree(args) => {
+            let thread = thread_arg(&args.thread, a, None)?;
             let frames = match args.frame {
                 Some(i) => {
                     let f = analyses::frame_by_index(a, i).ok_or_else(|| no_frame(i))?;
@@ -889,7 +908,7 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
             // A thread's total is its roots': merged even when none is listed.
             let levels = TreeReport::levels_of(args.depth).max(1);
             let stack = &args.transform.transforms;
-            let t = transformed_tree(a, frames, args.thread.as_deref(), levels, stack);
+            let t = transformed_tree(a, frames, thread.as_deref(), levels, stack);
             Answer::Tree(Box::new(t.into_report(a, stack, args.depth)))
         }
         Request::Children(args) => Answer::Children(
@@ -943,9 +962,10 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                     ),
                 });
             }
+            let thread = thread_arg(&args.thread, a, None)?;
             Answer::Gaps(analyses::gaps(
                 a,
-                args.thread.as_deref(),
+                thread.as_deref(),
                 ms_to_ns(args.min_ms),
                 args.top,
             ))
@@ -968,6 +988,7 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
         }
         Request::Diff(args) => {
             let b = b.ok_or(QueryError::NoB)?;
+            let thread = thread_arg(&args.thread, a, Some(b))?;
             // A thread's totals are its roots': joined even when none is listed.
             let levels = TreeReport::levels_of(args.depth).max(1);
             let noise = args.noise.noise().map_err(|message| QueryError::BadArgs {
@@ -976,7 +997,7 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
             })?;
             let stack = &args.transform.transforms;
             let (d, kinds, applied) =
-                diff_tree_judged(a, b, args.thread.as_deref(), levels, &noise, stack);
+                diff_tree_judged(a, b, thread.as_deref(), levels, &noise, stack);
             Answer::Diff(Box::new(
                 DiffReport::new(a, b, d, args.depth)
                     .with_kinds(kinds)

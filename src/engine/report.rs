@@ -799,7 +799,7 @@ fn look_first(c: &ComparisonReport, b: &RecordingReport, opts: &ReportOptions) -
         .map_or(&[][..], |v| v.as_slice());
     let frames = b.summary.frames as i64;
     if let Some(g) = recurring.iter().find(|g| {
-        !text(&g["thread"]).is_empty()
+        !between_frames(g)
             && num(&g["median_ns"]) as f64 >= min_ns
             && num(&g["frames"]) * 2 >= frames
     }) {
@@ -829,7 +829,7 @@ fn look_first(c: &ComparisonReport, b: &RecordingReport, opts: &ReportOptions) -
         lines.push(format!(
             "unprofiled time in B: {} {}, a {} gap in {} frames, median {}{}: {}",
             cell(thread_label(text(&g["thread"]))),
-            escape::markdown_code(text(&g["path"])),
+            path_md(text(&g["path"])),
             text(&g["kind"]),
             num(&g["frames"]),
             msu(num(&g["median_ns"])),
@@ -956,6 +956,21 @@ fn msu(ns: i64) -> String {
 /// Recording text as Markdown (a cell, a heading, running text).
 fn cell(s: &str) -> std::borrow::Cow<'_, str> {
     escape::markdown(s)
+}
+
+/// A gap's path in Markdown: `(top level)` when it has none.
+fn path_md(path: &str) -> String {
+    if path.is_empty() {
+        "(top level)".to_owned()
+    } else {
+        escape::markdown_code(path)
+    }
+}
+
+/// Whether a gap (its JSON) is between frames: by its kind, since a thread
+/// may be named "" (the Rerun SDK's main thread).
+fn between_frames(gap: &Value) -> bool {
+    text(&gap["kind"]) == "between-frames"
 }
 
 fn num(v: &Value) -> i64 {
@@ -1250,7 +1265,7 @@ fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) 
     let place = |x: &Value| {
         let thread = text(&x["thread"]);
         let path = text(&x["path"]);
-        if thread.is_empty() {
+        if between_frames(x) {
             "between frames (no thread runs)".to_owned()
         } else if path.is_empty() {
             format!("{} (top level)", cell(thread_label(thread)))
@@ -1725,7 +1740,7 @@ fn gaps_svg(r: &RecordingReport, list: &str) -> String {
              <text x=\"0\" y=\"{:.1}\" font-size=\"12\">{} {} {}</text>",
             y + 9.0,
             y + 13.0,
-            escape::html(if thread.is_empty() {
+            escape::html(if between_frames(g) {
                 "between frames"
             } else {
                 thread_label(thread)

@@ -1,7 +1,10 @@
 //! Helpers the analyses share: ranking and top-k of instances, frame and
-//! stream selection, dense group ids, instances by name, the spike rule.
+//! stream selection, the `--thread` a user gives resolved to a thread's name,
+//! dense group ids, instances by name, the spike rule.
 
 use crate::engine::model::{FrameId, ScopeIdx, StrId, StreamId, Trace};
+use crate::engine::write::escape::visible;
+use crate::units::thread_label;
 use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -222,6 +225,61 @@ pub fn slowest_frame(trace: &Trace) -> Option<FrameId> {
         .frames
         .ids()
         .max_by_key(|&f| (trace.frames.duration_ns(f), Reverse(f.0)))
+}
+
+/// A thread asked for (`--thread`, the query's `thread`) that none of the
+/// recordings has: a usage error, never an empty answer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("no thread {asked} ({})", threads_listed(.known))]
+pub struct UnknownThread {
+    /// What was asked for, as printed (control characters visible, quoted).
+    pub asked: String,
+    /// The recordings' threads as the tables print them: sorted, each once.
+    pub known: Vec<String>,
+}
+
+fn threads_listed(known: &[String]) -> String {
+    if known.is_empty() {
+        "the recording has no threads".to_owned()
+    } else {
+        format!("threads: {}", known.join(", "))
+    }
+}
+
+/// A thread's name as the tables print it, quoted: `"(unnamed)"`, `"main"`.
+fn quoted_label(name: &str) -> String {
+    format!("\"{}\"", visible(thread_label(name)))
+}
+
+/// The thread name `asked` selects in `traces` (one recording, or A and B):
+/// the name itself when a thread has it, else the name of the threads whose
+/// label the tables print is `asked` (`(unnamed)` for the empty name, control
+/// characters shown as escapes). A thread literally named `(unnamed)` wins
+/// over the label. Every `--thread` and the query API's `thread` go through
+/// here; the analyses then match the name.
+pub fn resolve_thread(traces: &[&Trace], asked: &str) -> Result<String, UnknownThread> {
+    let mut names: Vec<&str> = traces
+        .iter()
+        .flat_map(|t| t.threads.name.iter().map(|&n| t.str(n)))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    if names.contains(&asked) {
+        return Ok(asked.to_owned());
+    }
+    if let Some(name) = names
+        .iter()
+        .find(|&&n| visible(thread_label(n)) == asked)
+    {
+        return Ok((*name).to_owned());
+    }
+    let mut known: Vec<String> = names.iter().map(|n| quoted_label(n)).collect();
+    known.sort_unstable();
+    known.dedup();
+    Err(UnknownThread {
+        asked: format!("\"{}\"", visible(asked)),
+        known,
+    })
 }
 
 /// Which streams pass a thread-name and frame-index filter.

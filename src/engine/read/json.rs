@@ -405,12 +405,15 @@ impl<'de> Visitor<'de> for ThreadSeed<'_> {
         // placeholder and set it at the end.
         let sid = self.b.begin_stream(ThreadId(u32::MAX));
         let mut name = String::new();
+        let mut start_time_ns = None;
         let mut num_scopes = 0;
         let mut depth = 0;
         let mut range_ns = (i64::MAX, i64::MIN);
         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
             match key.as_ref() {
                 "name" => name = map.next_value()?,
+                // `null` or absent (dumps before the key): no start time.
+                "start_time_ns" => start_time_ns = map.next_value()?,
                 "num_scopes" => num_scopes = map.next_value()?,
                 "depth" => depth = map.next_value()?,
                 "range_ns" => range_ns = map.next_value()?,
@@ -420,7 +423,7 @@ impl<'de> Visitor<'de> for ThreadSeed<'_> {
                 }
             }
         }
-        let thread = self.b.thread(None, &name);
+        let thread = self.b.thread(start_time_ns, &name);
         self.b.set_stream_thread(sid, thread);
         self.b.end_stream(sid, num_scopes, depth, range_ns);
         Ok(())

@@ -271,8 +271,15 @@ fn write_frame<W: Write>(w: &mut JsonWriter<W>, trace: &Trace, f: FrameId) -> io
 fn write_stream<W: Write>(w: &mut JsonWriter<W>, trace: &Trace, s: StreamId) -> io::Result<()> {
     let streams = &trace.streams;
     w.begin_object();
+    let thread = streams.thread[s.idx()];
     w.key("name");
-    w.string(trace.thread_name(streams.thread[s.idx()]));
+    w.string(trace.thread_name(thread));
+    // As `rerun dump-puffin` 0.41 writes it: `null` when the stream info has none.
+    w.key("start_time_ns");
+    match trace.threads.start_time_ns[thread.idx()] {
+        Some(t) => w.i64(t),
+        None => w.null(),
+    }
     w.key("num_scopes");
     w.u64(streams.num_scopes[s.idx()]);
     w.key("depth");
