@@ -133,7 +133,7 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
             }
             out.flush()?;
             let tripped = matches!(&answer, Answer::Compare(r)
-                if r.gate.as_ref().is_some_and(|g| !g.tripped.is_empty()));
+                if r.gate.as_ref().is_some_and(|g| g.failed()));
             Ok(if tripped {
                 EXIT_REGRESSION
             } else if damaged {
@@ -325,6 +325,9 @@ fn render(request: &Request, answer: &Answer) -> String {
                     ms(s.median_ns)
                 );
             }
+            if let Some(tail) = &report.tail {
+                let _ = writeln!(&mut out, "heavy tail: {}", tail.words());
+            }
             let mut t = Table::new(&[
                 ("frame", Right),
                 ("thread", Left),
@@ -460,7 +463,85 @@ fn meanwhile(others: &[analyses::BusyThread], recorded: bool) -> String {
 }
 
 fn render_gaps(out: &mut String, report: &analyses::GapsReport, min_ms: f64, top: usize) {
-    // The SDK's main thread is named "": the kind tells a gap between frames.
+    let _ = writeln!(
+        out,
+        "Recurring gaps (the same place in 2+ frames, at least {min_ms} ms in all), largest total first:"
+    );
+    gap_tables(
+        out,
+        report,
+        (&report.recurring, report.total_recurring),
+        (&report.gaps, report.total_gaps),
+        &format!(
+            "\nOne-off gaps of at least {min_ms} ms (not a recurring gap's usual occurrence), longest first:"
+        ),
+        top,
+    );
+    let _ = writeln!(
+        out,
+        "\nIdle: waiting between the top-level scopes of a thread that runs tasks (not unprofiled work), recurring, largest total first:"
+    );
+    gap_tables(
+        out,
+        report,
+        (&report.recurring_idle, report.total_recurring_idle),
+        (&report.idle, report.total_idle),
+        &format!("\nOne-off idle stretches of at least {min_ms} ms, longest first:"),
+        top,
+    );
+    // Each thread's role, and the numbers behind it.
+    let roles: Vec<String> = report
+        .threads
+        .iter()
+        .map(|t| {
+            let pct = |x: i64| 100.0 * x as f64 / t.frames_ns.max(1) as f64;
+            format!(
+                "{}: {} (its scopes cover {:.1}%, span {:.1}% of its frames)",
+                thread_label(&t.thread),
+                match t.role {
+                    analyses::ThreadRole::FrameDriving => "drives the frames",
+                    analyses::ThreadRole::Tasks => "runs tasks",
+                },
+                pct(t.covered_ns),
+                pct(t.span_ns),
+            )
+        })
+        .collect();
+    if !roles.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nThreads (one drives the frames when its top-level scopes cover at least {:.0}% and span at least {:.0}% of them: its top-level gaps are unprofiled work; any other runs tasks, and waits between them):",
+            analyses::DRIVING_COVER_PCT,
+            analyses::DRIVING_SPAN_PCT
+        );
+        for r in roles {
+            let _ = writeln!(out, "  {r}");
+        }
+        let _ = writeln!(
+            out,
+            "% of thread span: of the thread's first top-level scope's start to its last one's end, per frame, summed"
+        );
+    }
+    if !report.other_threads_recorded {
+        let _ = writeln!(
+            out,
+            "note: the recording has one thread: nothing shows what ran during these gaps"
+        );
+    }
+}
+
+/// A recurring list, then its one-off list under its heading, each cut at
+/// `top`.
+fn gap_tables(
+    out: &mut String,
+    report: &analyses::GapsReport,
+    (recurring, total_recurring): (&[analyses::RecurringGap], usize),
+    (singles, total_singles): (&[analyses::Gap], usize),
+    one_off_heading: &str,
+    top: usize,
+) {
+    // The kind, not the empty name, says between frames: a thread may be
+    // named "" (the Rerun SDK's Python main thread).
     let where_ = |kind: analyses::GapKind, thread: &str, path: &str| {
         if kind == analyses::GapKind::BetweenFrames {
             "(between frames)".to_owned()
@@ -470,25 +551,21 @@ fn render_gaps(out: &mut String, report: &analyses::GapsReport, min_ms: f64, top
             format!("{}: {path}", thread_label(thread))
         }
     };
-    let _ = writeln!(
-        out,
-        "Recurring gaps (the same place in 2+ frames, at least {min_ms} ms in all), largest total first:"
-    );
-    if report.recurring.is_empty() {
+    if recurring.is_empty() {
         let _ = writeln!(out, "  none");
     } else {
         let mut t = Table::new(&[
             ("total ms", Right),
             ("frames", Right),
             ("median ms", Right),
-            ("% of thread", Right),
+            ("% of thread span", Right),
             ("kind", Left),
             ("in", Left),
             ("after", Left),
             ("before", Left),
             ("meanwhile (busy ms)", Left),
         ]);
-        for g in &report.recurring {
+        for g in recurring {
             t.row(vec![
                 ms(g.total_ns),
                 g.frames.to_string(),
@@ -504,12 +581,9 @@ fn render_gaps(out: &mut String, report: &analyses::GapsReport, min_ms: f64, top
         }
         t.render(out);
     }
-    more(out, report.recurring.len(), report.total_recurring, top);
-    let _ = writeln!(
-        out,
-        "\nOne-off gaps of at least {min_ms} ms (not a recurring gap's usual occurrence), longest first:"
-    );
-    if report.gaps.is_empty() {
+    more(out, recurring.len(), total_recurring, top);
+    let _ = writeln!(out, "{one_off_heading}");
+    if singles.is_empty() {
         let _ = writeln!(out, "  none");
     } else {
         let mut t = Table::new(&[
@@ -522,7 +596,7 @@ fn render_gaps(out: &mut String, report: &analyses::GapsReport, min_ms: f64, top
             ("meanwhile (busy ms)", Left),
             ("start_ns", Right),
         ]);
-        for g in &report.gaps {
+        for g in singles {
             t.row(vec![
                 ms(g.duration_ns),
                 g.frame_index.to_string(),
@@ -536,13 +610,7 @@ fn render_gaps(out: &mut String, report: &analyses::GapsReport, min_ms: f64, top
         }
         t.render(out);
     }
-    more(out, report.gaps.len(), report.total_gaps, top);
-    if !report.other_threads_recorded {
-        let _ = writeln!(
-            out,
-            "note: the recording has one thread: nothing shows what ran during these gaps"
-        );
-    }
+    more(out, singles.len(), total_singles, top);
 }
 
 /// "… 345 more, --top N shows them" when a list was cut.
@@ -641,6 +709,19 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, top: usize
     for w in &report.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
+    match &report.drift {
+        Some(d) if d.named => {
+            let _ = writeln!(out, "drift: {}", analyses::drift::sentence(d));
+        }
+        Some(d) => {
+            let _ = writeln!(
+                out,
+                "drift: {:+.1}% (±{:.1}%, {} busy rows), within noise; rows judged against it",
+                d.pct, d.spread_pct, d.scopes_used
+            );
+        }
+        None => {}
+    }
     let f = &report.frame;
     let _ = writeln!(
         out,
@@ -731,17 +812,34 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, top: usize
 
 /// The gate's verdict, and the rows that tripped it.
 pub(super) fn render_gate(out: &mut String, g: &analyses::gate::GateResult) {
+    if g.drift_tripped {
+        let _ = writeln!(
+            out,
+            "regression gate: FAILED: the run-to-run drift is past --fail-on-drift {}%",
+            g.drift_limit_pct.unwrap_or(0.0)
+        );
+    }
+    if !g.pct.is_finite() {
+        // Only --fail-on-drift: no row limit.
+        if !g.drift_tripped {
+            let _ = writeln!(
+                out,
+                "regression gate: passed (the drift is within --fail-on-drift)"
+            );
+        }
+        return;
+    }
     if g.tripped.is_empty() {
         let _ = writeln!(
             out,
-            "regression gate: passed (no regression over {} ms per frame)",
+            "regression gate: passed (no regression over {} ms per frame beyond the drift)",
             ms(g.limit_ns.round() as i64)
         );
         return;
     }
     let _ = writeln!(
         out,
-        "regression gate: FAILED: {} row(s) cost more than {} ms per frame ({}% of A's mean frame, at least {} ms):",
+        "regression gate: FAILED: {} row(s) cost more than {} ms per frame beyond the drift ({}% of A's mean frame, at least {} ms):",
         g.tripped.len(),
         ms(g.limit_ns.round() as i64),
         g.pct,
@@ -757,7 +855,7 @@ pub(super) fn render_gate(out: &mut String, g: &analyses::gate::GateResult) {
                 .filter(|d| !d.is_empty())
                 .map_or(String::new(), |d| format!(" [{}]", printable(d))),
             r.kind.words(),
-            r.delta_per_frame_ns / 1e6,
+            r.beyond_drift_ns / 1e6,
             r.frame_pct
         );
     }

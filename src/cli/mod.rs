@@ -408,7 +408,7 @@ fn report_cmd(
         .comparison
         .as_ref()
         .and_then(|c| c.gate.as_ref())
-        .filter(|g| !g.tripped.is_empty());
+        .filter(|g| g.failed());
     if let Some(g) = tripped {
         let mut text = String::new();
         analyze::render_gate(&mut text, g);

@@ -362,12 +362,24 @@ pub struct NoiseArgs {
     /// Significance level of the rank tests (Mann-Whitney U), between 0 and 1.
     #[arg(long, value_name = "P", default_value_t = judge::DEFAULT_ALPHA, value_parser = alpha_arg)]
     pub alpha: f64,
+    /// Judge B's per-call times as they are, not against the run-to-run drift (the shift
+    /// the busy scopes share: machine speed or load between the two runs).
+    #[arg(long)]
+    pub no_drift: bool,
 }
 
 impl NoiseArgs {
     /// The thresholds, checked (the JavaScript API's arguments skip clap).
     pub fn noise(&self) -> Result<Noise, String> {
-        Noise::new(self.noise_pct, self.noise_ms, self.alpha)
+        let noise = Noise::new(self.noise_pct, self.noise_ms, self.alpha)?;
+        Ok(if self.no_drift {
+            Noise {
+                drift: judge::DriftMode::Off,
+                ..noise
+            }
+        } else {
+            noise
+        })
     }
 }
 
@@ -382,19 +394,33 @@ pub struct GateArgs {
     /// With --fail-on-regression: and more than MS milliseconds per frame.
     #[arg(long, value_name = "MS", default_value_t = 0.0, value_parser = ms_arg, requires = "fail_on_regression")]
     pub min_ms: f64,
+    /// Also exit 4 when the run-to-run drift (B's per-call cost against A's, across the
+    /// board) is past PCT percent, slower or faster: for a job whose two runs must be
+    /// comparable. Without it the gate never fails on drift alone.
+    #[arg(long, value_name = "PCT", value_parser = percent_arg)]
+    pub fail_on_drift: Option<f64>,
 }
 
 impl GateArgs {
     /// The gate, checked; `None` without `--fail-on-regression`.
     pub fn gate(&self) -> Result<Option<Gate>, String> {
-        let Some(pct) = self.fail_on_regression else {
-            return Ok(None);
+        if let Some(d) = self.fail_on_drift {
+            percent_arg(&d.to_string()).map_err(|e| format!("fail_on_drift: {e}"))?;
+        }
+        let pct = match (self.fail_on_regression, self.fail_on_drift) {
+            (None, None) => return Ok(None),
+            // The drift alone: rows never trip a gate that asked for none.
+            (None, Some(_)) => f64::INFINITY,
+            (Some(pct), _) => pct,
         };
-        percent_arg(&pct.to_string()).map_err(|e| format!("fail_on_regression: {e}"))?;
+        if pct.is_finite() {
+            percent_arg(&pct.to_string()).map_err(|e| format!("fail_on_regression: {e}"))?;
+        }
         ms_arg(&self.min_ms.to_string()).map_err(|e| format!("min_ms: {e}"))?;
         Ok(Some(Gate {
             pct,
             min_ms: self.min_ms,
+            drift_pct: self.fail_on_drift,
         }))
     }
 }

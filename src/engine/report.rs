@@ -12,13 +12,17 @@ use super::analyses::accounting::{FrameChange, frame_change, self_by_name};
 use super::analyses::calls::calls;
 use super::analyses::common::Applied;
 use super::analyses::common::spike;
-use super::analyses::compare::{CompareTable, Pair, SideStats, compare_warnings};
+use super::analyses::compare::{CompareTable, Joined, Pair, SideStats, Status, compare_warnings};
 use super::analyses::coverage;
 use super::analyses::diff::{joined_children, joined_threads};
+use super::analyses::drift::{self, Drift};
 use super::analyses::find::{GroupBy, InstanceRow};
 use super::analyses::gate::{Gate, GateResult, mean_frame_ns};
-use super::analyses::judge::{Change, Kind, Noise};
+use super::analyses::judge::{Change, DriftMode, Kind, Noise};
 use super::analyses::stats::scope_stats;
+use super::analyses::tail::{
+    Cadence, NamedTail, TAIL_K, TAIL_MIN_NS, TAIL_MIN_SHARE, Tail, tails_by_name,
+};
 use super::analyses::transform::{Stack, transformed_tree};
 use super::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use crate::engine::Decoded;
@@ -97,7 +101,8 @@ pub struct RecordingReport {
     /// `gaps --min-ms X --top N`: single and recurring gaps.
     pub gaps: Value,
     /// Scopes whose largest call (`call`), or whose calls in one frame
-    /// (`burst`), are more than half of their total.
+    /// (`burst`), are more than half of their total, and scopes whose slow
+    /// calls hold a real share of it (`tail`, after the name's other row).
     pub outliers: Vec<Outlier>,
     /// Why the median frame may mislead (`null` when nothing does).
     pub median_note: Option<String>,
@@ -148,14 +153,19 @@ pub struct HotStep {
 #[derive(Clone, Debug, Serialize)]
 pub struct Outlier {
     pub name: String,
-    /// `call`: one call is most of the total; `burst`: one frame's calls.
+    /// `call`: one call is most of the total; `burst`: one frame's calls;
+    /// `tail`: the slow calls hold a real share of it (`tail`).
     pub kind: &'static str,
     pub count: u64,
     pub total_ns: i64,
     /// The largest call.
     pub max_ns: i64,
-    /// The call's (or the frame's calls') share of the total.
+    /// The call's (or the frame's calls', or the slow calls') share of the
+    /// total.
     pub max_share: f64,
+    /// For a tail: the slow calls, the median against p99 and max, and how
+    /// they recur (`null` for the other kinds).
+    pub tail: Option<Tail>,
     /// Where the largest call ran (for a burst: the frame).
     pub frame_index: u64,
     pub thread: String,
@@ -170,6 +180,15 @@ pub struct Outlier {
 pub struct ComparisonReport {
     /// `compare`'s warnings (a registration mismatch).
     pub warnings: Vec<String>,
+    /// The run-to-run drift every row was judged against (`null` with
+    /// `--no-drift`, or with too few busy names to estimate it).
+    pub drift: Option<Drift>,
+    /// Rows were judged against the drift (false with `--no-drift`).
+    pub drift_judged: bool,
+    /// What else differs between the two runs' conditions, as far as the
+    /// capture shows (sentences: threads or names in one run only, the
+    /// frames, the time span).
+    pub conditions: Vec<String>,
     pub frames_a: usize,
     pub frames_b: usize,
     /// Figures are per frame: each side's totals divided by its frames.
@@ -369,54 +388,18 @@ fn recording(
             .then_with(|| x.name.cmp(&y.name))
     });
     let heaviest = heaviest_frames(t);
+    let tails: FxHashMap<&str, NamedTail> = tails_by_name(t, &stats)
+        .into_iter()
+        .map(|x| (t.str(x.name), x))
+        .collect();
     let outliers: Vec<Outlier> = totals
         .iter()
-        .filter_map(|r| {
-            let call = spike(r.count, r.max_ns, r.total_ns);
-            let burst =
-                heaviest
-                    .get(r.name.as_str())
-                    .copied()
-                    .filter(|&(_, count, total, frames)| {
-                        count >= 2 && frames >= 2 && total.saturating_mul(2) > r.total_ns
-                    });
-            if !call && burst.is_none() {
-                return None;
-            }
-            let calls = calls(t, &r.name)?;
-            let worst = calls
-                .calls
-                .iter()
-                .max_by_key(|c| (c.duration_ns, std::cmp::Reverse(c.start_ns)))?;
-            let (frame_index, thread, in_frame, frame_total) = match burst.filter(|_| !call) {
-                Some((f, count, total, _)) => {
-                    let first = calls.calls.iter().find(|c| c.frame_index == f)?;
-                    (f, first.thread.clone(), count, total)
-                }
-                None => {
-                    let in_frame = calls
-                        .calls
-                        .iter()
-                        .filter(|c| c.frame_index == worst.frame_index);
-                    let (count, total) =
-                        in_frame.fold((0u64, 0i64), |(n, s), c| (n + 1, s + c.duration_ns));
-                    (worst.frame_index, worst.thread.clone(), count, total)
-                }
-            };
-            Some(Outlier {
-                name: r.name.clone(),
-                kind: if call { "call" } else { "burst" },
-                count: r.count,
-                total_ns: r.total_ns,
-                max_ns: r.max_ns,
-                max_share: if call { r.max_ns } else { frame_total } as f64
-                    / r.total_ns.max(1) as f64,
-                frame_index,
-                thread,
-                calls_in_frame: in_frame,
-                frame_total_ns: frame_total,
-                calls_ns: calls.calls.iter().map(|c| c.duration_ns).collect(),
-            })
+        .flat_map(|r| {
+            let one = one_call_or_burst(t, r, &heaviest);
+            let tail = tails
+                .get(r.name.as_str())
+                .and_then(|x| tail_outlier(t, r, x));
+            one.into_iter().chain(tail)
         })
         .collect();
     let total_names = totals.len();
@@ -501,6 +484,93 @@ fn recording(
     }
 }
 
+/// `r`'s outlier of kind `call` (one call is more than half of its total)
+/// or `burst` (one frame's calls are), if it is one.
+fn one_call_or_burst(
+    t: &Trace,
+    r: &TotalRow,
+    heaviest: &FxHashMap<&str, (u64, u64, i64, u64)>,
+) -> Option<Outlier> {
+    let call = spike(r.count, r.max_ns, r.total_ns);
+    let burst = heaviest
+        .get(r.name.as_str())
+        .copied()
+        .filter(|&(_, count, total, frames)| {
+            count >= 2 && frames >= 2 && total.saturating_mul(2) > r.total_ns
+        });
+    if !call && burst.is_none() {
+        return None;
+    }
+    let calls = calls(t, &r.name)?;
+    let worst = calls
+        .calls
+        .iter()
+        .max_by_key(|c| (c.duration_ns, std::cmp::Reverse(c.start_ns)))?;
+    let (frame_index, thread, in_frame, frame_total) = match burst.filter(|_| !call) {
+        Some((f, count, total, _)) => {
+            let first = calls.calls.iter().find(|c| c.frame_index == f)?;
+            (f, first.thread.clone(), count, total)
+        }
+        None => {
+            let in_frame = calls
+                .calls
+                .iter()
+                .filter(|c| c.frame_index == worst.frame_index);
+            let (count, total) =
+                in_frame.fold((0u64, 0i64), |(n, s), c| (n + 1, s + c.duration_ns));
+            (worst.frame_index, worst.thread.clone(), count, total)
+        }
+    };
+    Some(Outlier {
+        name: r.name.clone(),
+        kind: if call { "call" } else { "burst" },
+        count: r.count,
+        total_ns: r.total_ns,
+        max_ns: r.max_ns,
+        max_share: if call { r.max_ns } else { frame_total } as f64 / r.total_ns.max(1) as f64,
+        frame_index,
+        thread,
+        calls_in_frame: in_frame,
+        frame_total_ns: frame_total,
+        calls_ns: calls.calls.iter().map(|c| c.duration_ns).collect(),
+        tail: None,
+    })
+}
+
+/// `r`'s outlier of kind `tail`: its largest call's frame and thread, as
+/// for a `call`.
+fn tail_outlier(t: &Trace, r: &TotalRow, x: &NamedTail) -> Option<Outlier> {
+    let s = &t.scopes;
+    let worst = *x.calls.iter().max_by_key(|&&i| {
+        (
+            s.duration_ns[i.idx()],
+            std::cmp::Reverse(s.start_ns[i.idx()]),
+        )
+    })?;
+    let frame = t.scope_frame(worst);
+    let (in_frame, frame_total) = x
+        .calls
+        .iter()
+        .filter(|&&i| t.scope_frame(i) == frame)
+        .fold((0u64, 0i64), |(n, sum), &i| {
+            (n + 1, sum.saturating_add(s.duration_ns[i.idx()]))
+        });
+    Some(Outlier {
+        name: r.name.clone(),
+        kind: "tail",
+        count: r.count,
+        total_ns: r.total_ns,
+        max_ns: r.max_ns,
+        max_share: x.tail.share,
+        tail: Some(x.tail.clone()),
+        frame_index: t.frames.frame_index[frame.idx()],
+        thread: t.thread_name(t.scope_thread(worst)).to_owned(),
+        calls_in_frame: in_frame,
+        frame_total_ns: frame_total,
+        calls_ns: x.calls.iter().map(|&i| s.duration_ns[i.idx()]).collect(),
+    })
+}
+
 /// Per name, the frame whose calls of it sum highest: (frame_index, calls
 /// there, their total, frames with a call).
 fn heaviest_frames(t: &Trace) -> FxHashMap<&str, (u64, u64, i64, u64)> {
@@ -578,7 +648,9 @@ fn comparison(
     // name's (name, data) rows nested under it when data splits it.
     let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
     let names = by_name.with(a, b);
-    let by_data = CompareTable::judged(a, b, opts.noise);
+    // The (name, data) rows judged against the names' drift.
+    let noise = names.noise();
+    let by_data = CompareTable::judged(a, b, noise);
     let data_rows = by_data.with(a, b);
     let all: Vec<Pair> = names.pairs().to_vec();
     let total_rows = all.len();
@@ -589,9 +661,9 @@ fn comparison(
         .collect();
     let changed_rows = listed.len();
     listed.sort_by(|(x, cx), (y, cy)| {
-        cy.delta_per_frame_ns
+        cy.beyond_drift_ns()
             .abs()
-            .total_cmp(&cx.delta_per_frame_ns.abs())
+            .total_cmp(&cx.beyond_drift_ns().abs())
             .then_with(|| names.name(*x).cmp(names.name(*y)))
     });
     listed.truncate(opts.top);
@@ -670,10 +742,11 @@ fn comparison(
             .collect();
         g.check(
             mean_frame_ns(a),
+            names.drift(),
             regressions.iter().map(|(p, c)| (names.name(*p), None, c)),
         )
     });
-    let frame = frame_change(a, b, &names.kinds_by_name(), &opts.noise, opts.top);
+    let frame = frame_change(a, b, &names.kinds_by_name(), &noise, opts.top);
     // From each thread, the child with the largest |Δ| (ties: the first
     // name), while something changed: the diff tree's order, walked along
     // one path instead of built whole.
@@ -713,6 +786,9 @@ fn comparison(
         .collect();
     ComparisonReport {
         warnings: compare_warnings(a, b),
+        drift: names.drift().cloned(),
+        drift_judged: noise.drift != DriftMode::Off,
+        conditions: conditions(a, b, &names),
         frames_a: a.frames.len(),
         frames_b: b.frames.len(),
         per_frame: true,
@@ -733,6 +809,85 @@ fn comparison(
         gate,
         hot_paths,
     }
+}
+
+/// What differs between the runs besides their code, as far as the
+/// recordings show: threads present in one only, names registered or
+/// called in one only, the number of frames and the time span.
+fn conditions(a: &Trace, b: &Trace, names: &Joined) -> Vec<String> {
+    let mut out = Vec::new();
+    let threads = |t: &Trace| -> std::collections::BTreeSet<String> {
+        t.threads
+            .name
+            .iter()
+            .map(|&n| thread_label(t.str(n)).to_owned())
+            .collect()
+    };
+    let (tha, thb) = (threads(a), threads(b));
+    for (side, only) in [
+        ("A", tha.difference(&thb).collect::<Vec<_>>()),
+        ("B", thb.difference(&tha).collect::<Vec<_>>()),
+    ] {
+        if !only.is_empty() {
+            let list: Vec<String> = only
+                .iter()
+                .take(5)
+                .map(|t| format!("`{}`", cell(t)))
+                .collect();
+            out.push(format!(
+                "Threads only in {side}: {}{}.",
+                list.join(", "),
+                if only.len() > 5 {
+                    format!(" and {} more", only.len() - 5)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
+    let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
+    for &p in names.pairs() {
+        match names.facts(p).status {
+            Status::Gone => only_a.push(names.name(p)),
+            Status::New => only_b.push(names.name(p)),
+            Status::Both => {}
+        }
+    }
+    for (side, mut only) in [("A", only_a), ("B", only_b)] {
+        if !only.is_empty() {
+            only.sort_unstable();
+            let list: Vec<String> = only
+                .iter()
+                .take(5)
+                .map(|n| format!("`{}`", cell(n)))
+                .collect();
+            out.push(format!(
+                "{} scope name{} called only in {side} ({}{}): code that ran in one run only, \
+                 such as start-up work (restoring saved state) or a path the other did not take.",
+                only.len(),
+                if only.len() == 1 { "" } else { "s" },
+                list.join(", "),
+                if only.len() > 5 { ", …" } else { "" }
+            ));
+        }
+    }
+    let (fa, fb) = (a.frames.len(), b.frames.len());
+    let span_ms = |t: &Trace| {
+        let r = t.frames.range_ns.iter();
+        let lo = r.clone().map(|r| r.0).min().unwrap_or(0);
+        let hi = r.map(|r| r.1).max().unwrap_or(0);
+        hi.saturating_sub(lo) as f64 / 1e6
+    };
+    let (sa, sb) = (span_ms(a), span_ms(b));
+    if fa != fb || (sa - sb).abs() > 0.1 * sa.max(sb) {
+        out.push(format!(
+            "A has {fa} frame{} over {:.1} s, B {fb} over {:.1} s: figures are per frame.",
+            if fa == 1 { "" } else { "s" },
+            sa / 1e3,
+            sb / 1e3
+        ));
+    }
+    out
 }
 
 /// A spike's call: the largest call of `name` on the side with the larger
@@ -1171,9 +1326,11 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
     gaps_md(o, r, &h, charts);
     let _ = writeln!(
         o,
-        "\n### {h}Outliers: one call, or one frame's calls, is most of the total\n"
+        "\n### {h}Outliers: one call, or one frame's calls, is most of the total; heavy tails\n"
     );
-    if r.outliers.is_empty() {
+    let (ones, tails): (Vec<&Outlier>, Vec<&Outlier>) =
+        r.outliers.iter().partition(|x| x.tail.is_none());
+    if ones.is_empty() {
         let _ = writeln!(
             o,
             "None: no scope's largest call, nor its calls in any one frame, is more than half of \
@@ -1186,7 +1343,7 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
              | scope | kind | calls | total | largest call | calls in that frame | share | frame | thread |\n\
              |---|---|---:|---:|---:|---:|---:|---:|---|"
         );
-        for x in &r.outliers {
+        for x in &ones {
             let _ = writeln!(
                 o,
                 "| {} | {} | {} | {} | {} | {} ({}) | {:.0}% | {} | {} |",
@@ -1207,15 +1364,73 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
             );
         }
         o.push('\n');
-        if let Some(k) = charts {
-            for j in 0..r.outliers.len() {
-                let _ = writeln!(o, "<!--chart:calls:{k}:{j}-->\n");
-            }
+    }
+    if tails.is_empty() {
+        let _ = writeln!(
+            o,
+            "No heavy tail: no scope's slow calls (over {}x its median and {}) hold {:.0}% of its \
+             total.\n",
+            TAIL_K,
+            msu(TAIL_MIN_NS),
+            TAIL_MIN_SHARE * 100.0
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "Heavy tails: slow calls (over {}x the scope's median and {}) hold at least {:.0}% of \
+             its total, so its median says little of its cost. Look at the slow calls \
+             (`calls NAME`); a regular interval points at periodic work (a flush, a timer, a \
+             collection).\n\n\
+             | scope | calls | total | slow calls | their total | share | median | p99 | max | recurs |\n\
+             |---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+            TAIL_K,
+            msu(TAIL_MIN_NS),
+            TAIL_MIN_SHARE * 100.0
+        );
+        for x in &tails {
+            let Some(tail) = &x.tail else { continue };
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} (over {}) | {} | {:.0}% | {} | {} | {} | {} |",
+                cell(&x.name),
+                x.count,
+                msu(x.total_ns),
+                tail.slow_calls,
+                msu(tail.threshold_ns),
+                msu(tail.slow_total_ns),
+                tail.share * 100.0,
+                msu(tail.median_ns),
+                msu(tail.p99_ns),
+                msu(tail.max_ns),
+                cadence_md(&tail.cadence)
+            );
+        }
+        o.push('\n');
+    }
+    if let Some(k) = charts {
+        for j in 0..r.outliers.len() {
+            let _ = writeln!(o, "<!--chart:calls:{k}:{j}-->\n");
         }
     }
 }
 
-/// The gaps section: recurring gaps (by total), then single gaps.
+/// A tail's cadence in a cell: "about once a second (IQR 12.000 ms)", or
+/// "irregular".
+fn cadence_md(c: &Cadence) -> String {
+    if c.regular {
+        format!(
+            "{} (interquartile range {})",
+            c.words(),
+            msu(c.q3_interval_ns - c.q1_interval_ns)
+        )
+    } else {
+        c.words()
+    }
+}
+
+/// The gaps section: recurring gaps (by total), then single gaps, then the
+/// idle stretches of threads that run tasks (apart: waiting is not
+/// unprofiled work).
 fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) {
     let g = &r.gaps;
     let list = |k: &str| g[k].as_array().map_or(&[][..], |v| v.as_slice());
@@ -1298,7 +1513,7 @@ fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) 
         let _ = writeln!(
             o,
             "The same stretch without a profiled child, frame after frame, largest total first.\n\n\
-             | where | kind | after → before | frames | median | total | % of thread | other threads meanwhile |\n\
+             | where | kind | after → before | frames | median | total | % of thread span | other threads meanwhile |\n\
              |---|---|---|---:|---:|---:|---:|---|"
         );
         for x in recurring {
@@ -1350,12 +1565,92 @@ fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) 
         }
         more_md(o, singles.len(), num(&g["total_gaps"]));
     }
+    idle_md(o, g, h, &place, &name_of, &meanwhile);
     if !recorded {
         let _ = writeln!(
             o,
             "\nThe recording has one thread: nothing shows what ran during these gaps."
         );
     }
+}
+
+/// The idle stretches of the gaps section: recurring then one-off, in one
+/// table, with the threads' roles.
+fn idle_md(
+    o: &mut String,
+    g: &Value,
+    h: &str,
+    place: &dyn Fn(&Value) -> String,
+    name_of: &dyn Fn(&Value) -> String,
+    meanwhile: &dyn Fn(&Value) -> String,
+) {
+    let list = |k: &str| g[k].as_array().map_or(&[][..], |v| v.as_slice());
+    let (recurring, singles) = (list("recurring_idle"), list("idle"));
+    let total = num(&g["total_recurring_idle"]) + num(&g["total_idle"]);
+    let _ = writeln!(
+        o,
+        "\n### {h}Idle time: threads that run tasks, waiting ({total} found)\n"
+    );
+    let role = |r: &str| -> String {
+        let v: Vec<String> = list("threads")
+            .iter()
+            .filter(|t| t["role"] == r)
+            .map(|t| cell(thread_label(text(&t["thread"]))).into_owned())
+            .collect();
+        if v.is_empty() {
+            "none".to_owned()
+        } else {
+            v.join(", ")
+        }
+    };
+    let _ = writeln!(
+        o,
+        "Between the top-level scopes of a thread that runs tasks (no scope spans its frames): \
+         waiting for work, or a host program's own code between its calls, never ranked above as \
+         unprofiled. Drive the frames (their top-level gaps are unprofiled work): {}. Run tasks: {}.\n",
+        role("frame-driving"),
+        role("tasks")
+    );
+    if recurring.is_empty() && singles.is_empty() {
+        let _ = writeln!(o, "None at or above the threshold.");
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "| where | after → before | frames | median | total | % of thread span | other threads meanwhile |\n\
+         |---|---|---:|---:|---:|---:|---|"
+    );
+    for x in recurring {
+        let _ = writeln!(
+            o,
+            "| {} | {} → {} | {} | {} | {} | {} | {} |",
+            place(x),
+            name_of(&x["after"]),
+            name_of(&x["before"]),
+            num(&x["frames"]),
+            msu(num(&x["median_ns"])),
+            msu(num(&x["total_ns"])),
+            x["share_of_thread_pct"]
+                .as_f64()
+                .map_or("—".to_owned(), |p| format!("{p:.1}%")),
+            meanwhile(x)
+        );
+    }
+    for x in singles {
+        let _ = writeln!(
+            o,
+            "| {} | {} → {} | #{} | {} | {} | — | {} |",
+            place(x),
+            name_of(&x["after"]),
+            name_of(&x["before"]),
+            num(&x["frame_index"]),
+            msu(num(&x["duration_ns"])),
+            msu(num(&x["duration_ns"])),
+            meanwhile(x)
+        );
+    }
+    more_md(o, recurring.len(), num(&g["total_recurring_idle"]));
+    more_md(o, singles.len(), num(&g["total_idle"]));
 }
 
 /// "… 12 more (--top shows them)." under a cut list.
@@ -1369,6 +1664,14 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
     let _ = writeln!(o, "## What changed (B against A)\n");
     for w in &c.warnings {
         let _ = writeln!(o, "> [!WARNING]\n> {}\n", cell(w));
+    }
+    let _ = writeln!(o, "{}\n", drift_md(c));
+    if !c.conditions.is_empty() {
+        let _ = writeln!(o, "**What else differs between the runs**:\n");
+        for x in &c.conditions {
+            let _ = writeln!(o, "- {x}");
+        }
+        o.push('\n');
     }
     let f = &c.frame;
     let _ = writeln!(
@@ -1417,16 +1720,39 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             cell(thread_label(&f.thread)),
             signed_ms(f.outside_scopes_ns)
         );
+        if f.drift_ns.abs() >= c.noise.ms * 1e6 {
+            let _ = writeln!(
+                o,
+                "Of the mean frame's {}, the run-to-run drift accounts for {} ({:.0}%): {}'s \
+                 scope time in A times the drift factor.\n",
+                signed_ms(f.delta_mean_ns),
+                signed_ms(f.drift_ns),
+                f.drift_pct,
+                cell(thread_label(&f.thread)),
+            );
+        }
     }
     for n in &f.notes {
         let _ = writeln!(o, "> [!NOTE]\n> {}\n", cell(n));
     }
     if let Some(g) = &c.gate {
-        if g.tripped.is_empty() {
+        if g.drift_tripped {
+            let _ = writeln!(
+                o,
+                "> [!CAUTION]\n> **Regression gate: failed on the drift.** B's per-call cost \
+                 moved {:+.1}% across the board, past --fail-on-drift {}%.\n",
+                c.drift.as_ref().map_or(0.0, |d| d.pct),
+                g.drift_limit_pct.unwrap_or(0.0)
+            );
+        }
+        if !g.pct.is_finite() {
+            // Only --fail-on-drift: no row limit.
+        } else if g.tripped.is_empty() {
             let _ = writeln!(
                 o,
                 "**Regression gate: passed.** No row judged slower per call or run more often \
-                 costs more than {} per frame ({}% of A's mean frame, at least {} ms).\n",
+                 costs more than {} per frame beyond the drift ({}% of A's mean frame, at \
+                 least {} ms).\n",
                 msu(g.limit_ns.round() as i64),
                 g.pct,
                 g.min_ms
@@ -1444,11 +1770,12 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             for t in &g.tripped {
                 let _ = writeln!(
                     o,
-                    "> - {}: {}, {} per frame ({:.1}% of the frame)",
+                    "> - {}: {}, {} per frame beyond the drift ({:.1}% of the frame; {} in all)",
                     escape::markdown_code(&t.name),
                     t.kind.words(),
+                    signed_ms(t.beyond_drift_ns),
+                    t.frame_pct,
                     signed_ms(t.delta_per_frame_ns),
-                    t.frame_pct
                 );
             }
             o.push('\n');
@@ -1571,6 +1898,32 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
 
 /// One row of the judged table (`label` already Markdown; `note` after the
 /// judgement).
+/// The drift's line at the top of the comparison: named past the noise
+/// percentage, mentioned otherwise.
+fn drift_md(c: &ComparisonReport) -> String {
+    match (&c.drift, c.drift_judged) {
+        (_, false) => "**Run-to-run drift**: not judged (--no-drift): each row's per-call change \
+             is B against A as it is, machine speed included."
+            .to_owned(),
+        (None, true) => format!(
+            "**Run-to-run drift**: not estimated: fewer than {} names with at least {} calls \
+             and {} µs of own time per call on both sides. Rows are judged B against A as they are.",
+            drift::MIN_SCOPES,
+            drift::MIN_CALLS,
+            drift::MIN_SELF_PER_CALL_NS / 1e3
+        ),
+        (Some(d), true) if d.named => format!(
+            "> [!IMPORTANT]\n> **Run-to-run drift**: {}",
+            drift::sentence(d)
+        ),
+        (Some(d), true) => format!(
+            "**Run-to-run drift**: {:+.1}% (±{:.1}%, from {} busy names), within the noise \
+             percentage ({}%); rows are judged against it.",
+            d.pct, d.spread_pct, d.scopes_used, c.noise.pct
+        ),
+    }
+}
+
 fn judged_row_md(
     o: &mut String,
     (label, note): (&str, &str),

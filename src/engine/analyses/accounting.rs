@@ -31,7 +31,14 @@ pub struct FrameChange {
     /// noise milliseconds, largest first (the first --top).
     pub contributions: Vec<Contribution>,
     pub total_contributions: usize,
-    /// The listed contributions of names judged a change, summed.
+    /// What the run-to-run drift accounts for of the mean's change: A's
+    /// scope time per frame on `thread` times (factor − 1); 0 without drift.
+    pub drift_ns: f64,
+    /// Of `delta_mean_ns`, in percent.
+    pub drift_pct: f64,
+    /// The listed contributions of names judged a change, summed, beyond
+    /// the drift (each name's own time in A times the factor is its
+    /// expected time in B).
     pub explained_ns: f64,
     /// Of `delta_mean_ns`, in percent.
     pub explained_pct: f64,
@@ -147,6 +154,7 @@ pub fn frame_change(
     all_names.sort_unstable();
     all_names.dedup();
     let min_ns = (noise.ms * 1e6).max(f64::MIN_POSITIVE);
+    let factor = noise.drift_factor();
     let mut profiled = 0.0;
     let mut contributions: Vec<Contribution> = all_names
         .into_iter()
@@ -169,11 +177,20 @@ pub fn frame_change(
     });
     let total_contributions = contributions.len();
     contributions.truncate(top);
+    let own_a = |n: &str| sa.get(n).copied().unwrap_or(0) as f64 / fa;
     let explained: f64 = contributions
         .iter()
         .filter(|c| c.kind.is_change())
-        .map(|c| c.self_delta_per_frame_ns)
+        .map(|c| c.self_delta_per_frame_ns - own_a(&c.name) * (factor - 1.0))
         .sum();
+    let drift_ns = sa.values().map(|&ns| ns as f64).sum::<f64>() / fa * (factor - 1.0);
+    let pct_of_mean = |x: f64| {
+        if delta_mean.abs() > 0.0 {
+            100.0 * x / delta_mean
+        } else {
+            0.0
+        }
+    };
     let mut notes = Vec::new();
     for (label, t) in [("A", a), ("B", b)] {
         if let Some(note) = coverage::frame_coverage(t)
@@ -198,12 +215,10 @@ pub fn frame_change(
         p: judged.p_per_call,
         contributions,
         total_contributions,
+        drift_ns,
+        drift_pct: pct_of_mean(drift_ns),
         explained_ns: explained,
-        explained_pct: if delta_mean.abs() > 0.0 {
-            100.0 * explained / delta_mean
-        } else {
-            0.0
-        },
+        explained_pct: pct_of_mean(explained),
         // Whole nanoseconds: what is left of summing floats is not time.
         outside_scopes_ns: (delta_mean - profiled).round(),
         notes,

@@ -1,9 +1,10 @@
 //! `compare`: two recordings joined per (name, data).
 
 use super::common::*;
+use super::drift::{self, Drift};
 use super::find::{Acc, Accumulator, GroupBy};
 use super::gate::{Gate, GateResult, mean_frame_ns};
-use super::judge::{Change, Kind, Noise, Sums, judge, needs_calls, samples, untested};
+use super::judge::{Change, DriftMode, Kind, Noise, Sums, judge, needs_calls, samples, untested};
 use crate::engine::model::{ScopeIdx, StrId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -42,6 +43,9 @@ pub struct CompareRow {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CompareReport {
     pub warnings: Vec<String>,
+    /// The run-to-run drift every row was judged against (`null` with
+    /// `--no-drift` or too few busy names: see `analyses::drift`).
+    pub drift: Option<Drift>,
     /// The frame's change, and the names (judged by name) that account for
     /// it: first, as in the report.
     pub frame: super::accounting::FrameChange,
@@ -129,6 +133,9 @@ pub struct CompareTable {
     /// The judgements that needed the calls (the rows the thresholds alone
     /// could not call unchanged), by (A's group, B's group).
     tested: FxHashMap<(u32, u32), Change>,
+    /// The run-to-run drift this table estimated (none when it was given
+    /// one, when drift is off, or with too few busy rows).
+    drift: Option<Drift>,
 }
 
 /// A [`CompareTable`] with the traces it joins.
@@ -358,6 +365,7 @@ impl CompareBuilder {
                             .map(|i| Pair { a: i, b: NONE }),
                     );
                     self.table.frames = (a.frames.len(), b.frames.len());
+                    self.estimate_drift(a);
                     self.pick_candidates();
                     self.stage = BuildStage::CallsA;
                 }
@@ -409,6 +417,28 @@ impl CompareBuilder {
 }
 
 impl CompareBuilder {
+    /// With [`DriftMode::Estimate`]: the drift of the rows in both (see
+    /// [`drift`]), which the table then judges against.
+    fn estimate_drift(&mut self, a: &Trace) {
+        let t = &self.table;
+        if t.noise.drift != DriftMode::Estimate {
+            return;
+        }
+        let by_name = self.by == GroupBy::Name;
+        let side = |g: &Acc| drift::Side {
+            count: g.count,
+            self_ns: g.self_ns,
+        };
+        let rows = t.pairs.iter().filter_map(|p| {
+            let (ga, gb) = (t.ga.get(p.a as usize)?, t.gb.get(p.b as usize)?);
+            let data = if by_name { "" } else { a.str(ga.data) };
+            Some((a.str(ga.name), data, side(ga), side(gb)))
+        });
+        let estimate = drift::estimate(rows, t.noise.pct);
+        self.table.noise = self.table.noise.with_drift(estimate.as_ref());
+        self.table.drift = estimate;
+    }
+
     /// The rows whose judgement needs their calls: a possible spike, or a
     /// per-call or count part past the thresholds. Every other row in both
     /// is unchanged by the thresholds alone.
@@ -577,7 +607,23 @@ impl<'t> Joined<'t> {
             return c.clone();
         }
         let (a, b) = self.sides(p);
-        untested(a.map(sums), b.map(sums), self.table.frames)
+        untested(
+            a.map(sums),
+            b.map(sums),
+            self.table.frames,
+            &self.table.noise,
+        )
+    }
+
+    /// The run-to-run drift the table estimated (see [`drift`]).
+    pub fn drift(&self) -> Option<&'t Drift> {
+        self.table.drift.as_ref()
+    }
+
+    /// The thresholds the table judged with, its drift factor included:
+    /// what another table of the same comparison is built with.
+    pub fn noise(&self) -> Noise {
+        self.table.noise
     }
 
     /// The kind of a row's change (what [`Self::change`] says, cheaper).
@@ -724,6 +770,7 @@ impl<'t> Joined<'t> {
             .collect();
         gate.check(
             mean_frame_ns(self.a),
+            self.drift(),
             kept.iter()
                 .map(|(p, c)| (self.name(*p), (!by_name).then(|| self.data(*p)), c)),
         )
@@ -733,20 +780,23 @@ impl<'t> Joined<'t> {
 /// Joins two traces on (name, data). See [`CompareSort`] for the order.
 /// With `gate`, checks it over every kept row.
 pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>) -> CompareReport {
-    let table = CompareTable::judged(a, b, opts.noise);
-    let joined = table.with(a, b);
-    let ((total_rows, changed_rows), rows) = joined.kept_rows(opts);
-    // Judged per name: the frame's accounting, and the gate (a scope that
-    // now runs twice per frame is one row, not a new (name, data) row).
+    // Judged per name: the drift, the frame's accounting, and the gate (a
+    // scope that now runs twice per frame is one row, not a new (name,
+    // data) row).
     let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
     let names = by_name.with(a, b);
+    // The (name, data) rows judged against the same drift.
+    let table = CompareTable::judged(a, b, names.noise());
+    let joined = table.with(a, b);
+    let ((total_rows, changed_rows), rows) = joined.kept_rows(opts);
     CompareReport {
         warnings: compare_warnings(a, b),
+        drift: names.drift().cloned(),
         frame: super::accounting::frame_change(
             a,
             b,
             &names.kinds_by_name(),
-            &opts.noise,
+            &names.noise(),
             opts.top.min(50),
         ),
         frames_a: a.frames.len(),

@@ -1,9 +1,12 @@
 //! The regression gate (`--fail-on-regression PCT [--min-ms MS]` on
 //! `compare` and `report`): the rows the noise model judged slower per call
-//! or run more often whose cost per frame is more than PCT percent of A's
-//! mean frame and more than MS milliseconds. Never a spike, never noise,
-//! never a row only one side has.
+//! or run more often whose cost per frame beyond the run-to-run drift is
+//! more than PCT percent of A's mean frame and more than MS milliseconds.
+//! Never a spike, never noise, never a row only one side has, never the
+//! drift alone; `--fail-on-drift PCT` fails on a drift past PCT percent
+//! (either way) too.
 
+use super::drift::Drift;
 use super::judge::Change;
 use crate::engine::model::Trace;
 use serde::Serialize;
@@ -14,6 +17,8 @@ pub struct Gate {
     pub pct: f64,
     /// Milliseconds per frame.
     pub min_ms: f64,
+    /// `--fail-on-drift`: the drift itself fails past this percentage.
+    pub drift_pct: Option<f64>,
 }
 
 /// A row that tripped the gate.
@@ -24,7 +29,10 @@ pub struct Tripped {
     pub data: Option<String>,
     pub kind: super::judge::Kind,
     pub delta_per_frame_ns: f64,
-    /// Of A's mean frame, in percent.
+    /// Of it, beyond the run-to-run drift: what the gate compares with its
+    /// limit.
+    pub beyond_drift_ns: f64,
+    /// `beyond_drift_ns` of A's mean frame, in percent.
     pub frame_pct: f64,
 }
 
@@ -38,6 +46,18 @@ pub struct GateResult {
     /// The cost per frame a row must exceed: the larger of the two limits.
     pub limit_ns: f64,
     pub tripped: Vec<Tripped>,
+    /// With `--fail-on-drift`: its percentage, and whether the drift is past
+    /// it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drift_limit_pct: Option<f64>,
+    pub drift_tripped: bool,
+}
+
+impl GateResult {
+    /// The gate failed: a row tripped it, or the drift did.
+    pub fn failed(&self) -> bool {
+        !self.tripped.is_empty() || self.drift_tripped
+    }
 }
 
 /// The mean frame duration of `trace` (0 without frames).
@@ -51,30 +71,33 @@ pub fn mean_frame_ns(trace: &Trace) -> f64 {
 
 impl Gate {
     /// The gate's result for `rows` (name, data, judgement) of a
-    /// comparison whose A has a mean frame of `mean_frame_a_ns`.
+    /// comparison whose A has a mean frame of `mean_frame_a_ns` and whose
+    /// rows were judged against `drift`.
     pub fn check<'r>(
         &self,
         mean_frame_a_ns: f64,
+        drift: Option<&Drift>,
         rows: impl Iterator<Item = (&'r str, Option<&'r str>, &'r Change)>,
     ) -> GateResult {
         let limit_ns = (self.pct / 100.0 * mean_frame_a_ns).max(self.min_ms * 1e6);
         let mut tripped: Vec<Tripped> = rows
-            .filter(|(_, _, c)| c.kind.is_regression() && c.delta_per_frame_ns > limit_ns)
+            .filter(|(_, _, c)| c.kind.is_regression() && c.beyond_drift_ns() > limit_ns)
             .map(|(name, data, c)| Tripped {
                 name: name.to_owned(),
                 data: data.map(str::to_owned),
                 kind: c.kind,
                 delta_per_frame_ns: c.delta_per_frame_ns,
+                beyond_drift_ns: c.beyond_drift_ns(),
                 frame_pct: if mean_frame_a_ns > 0.0 {
-                    100.0 * c.delta_per_frame_ns / mean_frame_a_ns
+                    100.0 * c.beyond_drift_ns() / mean_frame_a_ns
                 } else {
                     0.0
                 },
             })
             .collect();
         tripped.sort_by(|x, y| {
-            y.delta_per_frame_ns
-                .total_cmp(&x.delta_per_frame_ns)
+            y.beyond_drift_ns
+                .total_cmp(&x.beyond_drift_ns)
                 .then_with(|| x.name.cmp(&y.name))
                 .then_with(|| x.data.cmp(&y.data))
         });
@@ -84,6 +107,11 @@ impl Gate {
             mean_frame_a_ns,
             limit_ns,
             tripped,
+            drift_limit_pct: self.drift_pct,
+            drift_tripped: self
+                .drift_pct
+                .zip(drift)
+                .is_some_and(|(limit, d)| d.pct.abs() > limit),
         }
     }
 }

@@ -28,7 +28,8 @@ use serde::Serialize;
 /// Fewer calls (or frames) than this on a side: no rank test.
 pub const MIN_TESTED: usize = 5;
 
-/// The noise model's thresholds (`--noise-pct`, `--noise-ms`, `--alpha`).
+/// The noise model's thresholds (`--noise-pct`, `--noise-ms`, `--alpha`)
+/// and the run-to-run drift it judges against (`--no-drift`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Noise {
     /// Smallest relative change that counts, in percent.
@@ -37,6 +38,22 @@ pub struct Noise {
     pub ms: f64,
     /// Significance level of the rank tests.
     pub alpha: f64,
+    /// The common shift in per-call cost each row is judged against.
+    pub drift: DriftMode,
+}
+
+/// Whether a comparison judges against the run-to-run drift
+/// ([`super::drift`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum DriftMode {
+    /// Not at all (`--no-drift`): per-call changes are B against A as they are.
+    Off,
+    /// Estimated by the comparison from its rows (the default).
+    #[default]
+    Estimate,
+    /// Judged against this factor (B's per-call cost over A's), estimated
+    /// once for the comparison's several tables.
+    Factor(f64),
 }
 
 impl Default for Noise {
@@ -45,6 +62,7 @@ impl Default for Noise {
             pct: DEFAULT_NOISE_PCT,
             ms: DEFAULT_NOISE_MS,
             alpha: DEFAULT_ALPHA,
+            drift: DriftMode::Estimate,
         }
     }
 }
@@ -71,11 +89,38 @@ impl Noise {
                 "alpha: expected more than 0 and less than 1, got {alpha}"
             ));
         }
-        Ok(Self { pct, ms, alpha })
+        Ok(Self {
+            pct,
+            ms,
+            alpha,
+            drift: DriftMode::Estimate,
+        })
     }
 
     fn ns(&self) -> f64 {
         self.ms * 1e6
+    }
+
+    /// The drift factor each row's per-call change is judged against (1
+    /// without one).
+    pub fn drift_factor(&self) -> f64 {
+        match self.drift {
+            DriftMode::Factor(f) if f.is_finite() && f > 0.0 => f,
+            _ => 1.0,
+        }
+    }
+
+    /// These thresholds judging against `drift` (an estimate, or none:
+    /// then against no drift at all), unless drift is off.
+    pub fn with_drift(self, drift: Option<&super::drift::Drift>) -> Self {
+        Self {
+            drift: match (self.drift, drift) {
+                (DriftMode::Off, _) => DriftMode::Off,
+                (_, Some(d)) => DriftMode::Factor(d.factor),
+                (_, None) => DriftMode::Factor(1.0),
+            },
+            ..self
+        }
     }
 }
 
@@ -238,6 +283,11 @@ pub struct Change {
     pub per_call_part_ns: f64,
     /// The part from the calls per frame: `(rate_B − rate_A) × mean_A`.
     pub count_part_ns: f64,
+    /// Of the per-call part, what the run-to-run drift accounts for:
+    /// `rate_B × mean_A × (factor − 1)` (0 without drift). The rest,
+    /// `delta_per_frame_ns − drift_part_ns`, is what the row changed beyond
+    /// it: what the kind judges and the gate counts.
+    pub drift_part_ns: f64,
     /// Lower medians of the calls (`null` on a side without calls).
     pub median_a_ns: Option<i64>,
     pub median_b_ns: Option<i64>,
@@ -251,6 +301,13 @@ pub struct Change {
     pub tested: bool,
     /// A side has fewer than 5 calls: the thresholds alone decided.
     pub few_calls: bool,
+}
+
+impl Change {
+    /// B − A per frame beyond the run-to-run drift.
+    pub fn beyond_drift_ns(&self) -> f64 {
+        self.delta_per_frame_ns - self.drift_part_ns
+    }
 }
 
 fn lower_median(sorted: &[i64]) -> Option<i64> {
@@ -268,12 +325,18 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
     let rate = |s: Option<&Sample>| s.map_or(0.0, Sample::rate);
     let mean = |s: Option<&Sample>| s.map_or(0.0, Sample::mean_ns);
     let (ra, rb) = (rate(a), rate(b));
+    let factor = noise.drift_factor();
     let mut change = Change {
         kind: Kind::Unchanged,
         rest: None,
         delta_per_frame_ns: per_frame(b) - per_frame(a),
         per_call_part_ns: rb * (mean(b) - mean(a)),
         count_part_ns: (rb - ra) * mean(a),
+        drift_part_ns: if a.is_some() && b.is_some() {
+            rb * mean(a) * (factor - 1.0)
+        } else {
+            0.0
+        },
         median_a_ns: lower_median(&sorted_a),
         median_b_ns: lower_median(&sorted_b),
         calls_per_frame_a: ra,
@@ -328,29 +391,42 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
     change.tested = !change.few_calls;
     let min_ns = noise.ns();
     let rel = noise.pct / 100.0;
-    // Per call: the median shift, its cost per frame, the rank test.
+    // Per call, beyond the drift: the median shift from A's median times
+    // the drift factor, its cost per frame, the rank test of B's calls
+    // against A's scaled by the factor.
     let (ma, mb) = (
-        change.median_a_ns.unwrap_or(0) as f64,
+        change.median_a_ns.unwrap_or(0) as f64 * factor,
         change.median_b_ns.unwrap_or(0) as f64,
     );
     let shift = mb - ma;
+    let beyond = change.per_call_part_ns - change.drift_part_ns;
+    let p_per_call = || {
+        if factor == 1.0 {
+            mann_whitney_p(&runs(&sorted_a), &runs(&sorted_b))
+        } else {
+            // Scaling keeps the order: the scaled values are still sorted.
+            let scaled: Vec<i64> = sorted_a
+                .iter()
+                .map(|&d| (d as f64 * factor).round() as i64)
+                .collect();
+            mann_whitney_p(&runs(&scaled), &runs(&sorted_b))
+        }
+    };
     let mut per_call = 0i8;
-    if shift.abs() > rel * ma.abs()
-        && change.per_call_part_ns.abs() >= min_ns.max(f64::MIN_POSITIVE)
-    {
+    if shift.abs() > rel * ma.abs() && beyond.abs() >= min_ns.max(f64::MIN_POSITIVE) {
         let significant = if change.tested {
-            let p = mann_whitney_p(&runs(&sorted_a), &runs(&sorted_b));
+            let p = p_per_call();
             change.p_per_call = Some(p);
             p < noise.alpha
         } else {
             true
         };
         // The mean's part and the median's shift agree in direction.
-        if significant && shift.signum() == change.per_call_part_ns.signum() {
+        if significant && shift.signum() == beyond.signum() {
             per_call = if shift > 0.0 { 1 } else { -1 };
         }
     } else if change.tested {
-        change.p_per_call = Some(mann_whitney_p(&runs(&sorted_a), &runs(&sorted_b)));
+        change.p_per_call = Some(p_per_call());
     }
     // Calls per frame.
     let mut count = 0i8;
@@ -388,11 +464,13 @@ struct Parts {
     delta: f64,
     per_call: f64,
     count: f64,
+    /// Of `per_call`, the drift's part.
+    drift: f64,
     rate_a: f64,
     rate_b: f64,
 }
 
-fn parts(a: Option<Sums>, b: Option<Sums>, frames: (usize, usize)) -> Parts {
+fn parts(a: Option<Sums>, b: Option<Sums>, frames: (usize, usize), factor: f64) -> Parts {
     let side = |g: Option<Sums>, frames: usize| {
         g.map_or((0.0, 0.0, 0.0), |g| {
             let f = frames.max(1) as f64;
@@ -409,6 +487,11 @@ fn parts(a: Option<Sums>, b: Option<Sums>, frames: (usize, usize)) -> Parts {
         delta: pb - pa,
         per_call: rate_b * (mb - ma),
         count: (rate_b - rate_a) * ma,
+        drift: if a.is_some() && b.is_some() {
+            rate_b * ma * (factor - 1.0)
+        } else {
+            0.0
+        },
         rate_a,
         rate_b,
     }
@@ -423,17 +506,17 @@ pub fn needs_calls(a: Sums, b: Sums, frames: (usize, usize), noise: &Noise) -> b
     if spike(a.count, a.max_ns, a.total_ns) || spike(b.count, b.max_ns, b.total_ns) {
         return true;
     }
-    let p = parts(Some(a), Some(b), frames);
+    let p = parts(Some(a), Some(b), frames, noise.drift_factor());
     let min_ns = (noise.ms * 1e6).max(f64::MIN_POSITIVE);
     let rel = noise.pct / 100.0;
-    p.per_call.abs() >= min_ns
+    (p.per_call - p.drift).abs() >= min_ns
         || ((p.rate_b - p.rate_a).abs() > rel * p.rate_a && p.count.abs() >= min_ns)
 }
 
 /// The judgement of a row [`needs_calls`] passed over (or on one side
 /// only), from its sums: new, gone or unchanged; no medians, no tests.
-pub fn untested(a: Option<Sums>, b: Option<Sums>, frames: (usize, usize)) -> Change {
-    let p = parts(a, b, frames);
+pub fn untested(a: Option<Sums>, b: Option<Sums>, frames: (usize, usize), noise: &Noise) -> Change {
+    let p = parts(a, b, frames, noise.drift_factor());
     Change {
         kind: match (a, b) {
             (None, _) => Kind::New,
@@ -444,6 +527,7 @@ pub fn untested(a: Option<Sums>, b: Option<Sums>, frames: (usize, usize)) -> Cha
         delta_per_frame_ns: p.delta,
         per_call_part_ns: p.per_call,
         count_part_ns: p.count,
+        drift_part_ns: p.drift,
         median_a_ns: None,
         median_b_ns: None,
         calls_per_frame_a: p.rate_a,

@@ -1,0 +1,218 @@
+//! Run-to-run drift: the shift in per-call cost that the busy scopes of A
+//! and B share. Two runs of the same code on a shared machine differ by
+//! 10-20% as a whole (CPU frequency, other tenants, caches); samples from
+//! within one run cannot see that, so a rank test calls every row of such a
+//! pair significant. The comparison estimates the common shift and judges
+//! each row against it ([`super::judge`]).
+//!
+//! The estimate: take every row (a name, or a (name, data) pair: the
+//! table's grouping) called at least [`MIN_CALLS`] times on each side whose
+//! own (self) time per call is at least [`MIN_SELF_PER_CALL_NS`] on each
+//! side. Own time, not total: a parent whose child got slower keeps its own
+//! time, so one slower leaf moves one ratio, not its whole path. Its ratio
+//! is B's own time per call over A's. The drift factor is the median of the
+//! ratios' logarithms, one vote a row (not weighted by time: a change in one
+//! heavy scope must not become the drift), and its spread the median
+//! absolute deviation of the logarithms around it. At least [`MIN_SCOPES`]
+//! rows, or there is no estimate. Linear in the rows after a sort of the
+//! ratios.
+
+use serde::Serialize;
+
+/// Calls on each side a row needs to vote.
+pub const MIN_CALLS: u64 = 50;
+/// Own time per call on each side a row needs to vote: below it the timer's
+/// resolution and the profiler's own cost dominate.
+pub const MIN_SELF_PER_CALL_NS: f64 = 1_000.0;
+/// Rows that must vote for an estimate.
+pub const MIN_SCOPES: usize = 5;
+/// The rows listed in [`Drift::scopes`].
+pub const LISTED_SCOPES: usize = 20;
+
+/// The common shift in per-call cost between A and B.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Drift {
+    /// B's per-call cost over A's that the busy rows share (1.21: B ran 21%
+    /// slower across the board).
+    pub factor: f64,
+    /// `(factor - 1)` in percent.
+    pub pct: f64,
+    /// The rows' spread around it: `exp(MAD of the log ratios) - 1`, in
+    /// percent.
+    pub spread_pct: f64,
+    /// Rows that voted.
+    pub scopes_used: usize,
+    /// Of those, the rows whose ratio is within the noise percentage of the
+    /// factor (moved together).
+    pub moved_together: usize,
+    /// The drift is past the noise percentage: the comparison names it.
+    pub named: bool,
+    /// The voting rows with the most own time (A's and B's summed), most
+    /// first, ties by name then data: at most [`LISTED_SCOPES`].
+    pub scopes: Vec<DriftScope>,
+}
+
+/// A row that voted.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DriftScope {
+    pub name: String,
+    /// `""` when rows are whole names.
+    pub data: String,
+    pub calls_a: u64,
+    pub calls_b: u64,
+    /// B's own time per call over A's.
+    pub ratio: f64,
+}
+
+/// A row's sums on one side, for the estimate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Side {
+    pub count: u64,
+    pub self_ns: i64,
+}
+
+impl Side {
+    fn per_call(self) -> f64 {
+        self.self_ns as f64 / self.count.max(1) as f64
+    }
+
+    fn votes(self) -> bool {
+        self.count >= MIN_CALLS && self.per_call() >= MIN_SELF_PER_CALL_NS
+    }
+}
+
+/// The drift of the rows `rows` (their name and data, A's and B's sums),
+/// with `noise_pct` the noise model's percentage. `None` with fewer than
+/// [`MIN_SCOPES`] voting rows.
+pub fn estimate<'r>(
+    rows: impl Iterator<Item = (&'r str, &'r str, Side, Side)>,
+    noise_pct: f64,
+) -> Option<Drift> {
+    // (log ratio, own time of both sides, name, data, calls)
+    let mut votes: Vec<(f64, i64, &str, &str, u64, u64)> = rows
+        .filter(|(_, _, a, b)| a.votes() && b.votes())
+        .map(|(name, data, a, b)| {
+            (
+                (b.per_call() / a.per_call()).ln(),
+                a.self_ns.saturating_add(b.self_ns),
+                name,
+                data,
+                a.count,
+                b.count,
+            )
+        })
+        .filter(|v| v.0.is_finite())
+        .collect();
+    if votes.len() < MIN_SCOPES {
+        return None;
+    }
+    let mut logs: Vec<f64> = votes.iter().map(|v| v.0).collect();
+    let centre = median(&mut logs);
+    let mut deviations: Vec<f64> = logs.iter().map(|l| (l - centre).abs()).collect();
+    let mad = median(&mut deviations);
+    let factor = centre.exp();
+    let together = (1.0 + noise_pct / 100.0).ln();
+    let moved_together = logs
+        .iter()
+        .filter(|l| (*l - centre).abs() <= together)
+        .count();
+    let pct = 100.0 * (factor - 1.0);
+    votes.sort_by(|x, y| {
+        y.1.cmp(&x.1)
+            .then_with(|| x.2.cmp(y.2))
+            .then_with(|| x.3.cmp(y.3))
+    });
+    let scopes_used = votes.len();
+    votes.truncate(LISTED_SCOPES);
+    Some(Drift {
+        factor: four_digits(factor),
+        pct: four_digits(pct),
+        spread_pct: four_digits(100.0 * (mad.exp() - 1.0)),
+        scopes_used,
+        moved_together,
+        named: pct.abs() > noise_pct,
+        scopes: votes
+            .into_iter()
+            .map(|(l, _, name, data, calls_a, calls_b)| DriftScope {
+                name: name.to_owned(),
+                data: data.to_owned(),
+                calls_a,
+                calls_b,
+                ratio: four_digits(l.exp()),
+            })
+            .collect(),
+    })
+}
+
+/// The median (the mean of the two middle values for an even count) of a
+/// non-empty slice, which it sorts.
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// To 4 significant digits: `ln`/`exp` may differ in their last bit between
+/// the native and the WebAssembly build; the rounded value does not.
+fn four_digits(x: f64) -> f64 {
+    format!("{x:.3e}").parse().unwrap_or(x)
+}
+
+/// What the comparison says of a named drift, in one sentence (Markdown:
+/// no names in it).
+pub fn sentence(d: &Drift) -> String {
+    let (how, pct) = if d.factor >= 1.0 {
+        ("slower", d.pct)
+    } else {
+        ("faster", -d.pct)
+    };
+    format!(
+        "B ran {pct:.1}% {how} across the board (±{:.1}%; {} of {} busy scopes moved together). \
+         That is machine speed or load, or a change that slows or speeds up everything \
+         (allocator, build profile); each row below is judged beyond it. To tell them apart, \
+         record both on one machine, or several runs per side.",
+        d.spread_pct, d.moved_together, d.scopes_used
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn side(count: u64, per_call_ns: i64) -> Side {
+        Side {
+            count,
+            self_ns: per_call_ns * count as i64,
+        }
+    }
+
+    #[test]
+    fn one_changed_row_does_not_move_the_estimate() {
+        let names: Vec<String> = (0..9).map(|k| format!("s{k}")).collect();
+        let rows: Vec<(&str, &str, Side, Side)> = names
+            .iter()
+            .enumerate()
+            .map(|(k, n)| {
+                let a = 10_000 + 1_000 * k as i64;
+                // Every row 20% slower, one of them 3 times slower.
+                let b = if k == 4 { a * 3 } else { a * 6 / 5 };
+                (n.as_str(), "", side(100, a), side(100, b))
+            })
+            .collect();
+        let d = estimate(rows.iter().copied(), 5.0).unwrap();
+        assert!((d.factor - 1.2).abs() < 1e-3, "{d:?}");
+        assert_eq!((d.scopes_used, d.moved_together), (9, 8));
+        assert!(d.named);
+        assert!(d.spread_pct < 0.1);
+        // Too few calls or too little own time: no vote.
+        let few: Vec<(&str, &str, Side, Side)> = rows
+            .iter()
+            .map(|&(n, d, a, _)| (n, d, a, side(10, 1_000)))
+            .collect();
+        assert_eq!(estimate(few.into_iter(), 5.0), None);
+    }
+}
