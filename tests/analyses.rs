@@ -182,7 +182,14 @@ fn find_by_prefix_field_thread_and_frame() {
     assert_eq!(jobs[0]["data"], "d");
     let f11 = f.json(&["find", "s.{}", "--frame", "11"]);
     assert_eq!(f11.as_array().unwrap().len(), 4);
-    assert_eq!(f.json(&["find", "s.{}", "--thread", "nope"]), json!([]));
+    // A thread the recording does not have is a usage error, not `[]`.
+    let out = run_in(f.path(), &["find", "s.puffin", "--thread", "nope"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no thread \"nope\""),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
@@ -765,9 +772,12 @@ fn tree_merges_every_frame_by_name_path() {
             node("frame", 1, 31.0, 1.0, 31.0, vec![node("load", 1, 30.0, 30.0, 30.0, vec![])])
         ]}]})
     );
-    assert_eq!(
-        f.json(&["tree", "s.{}", "--thread", "nobody"]),
-        json!({"frames": 3, "threads": []})
+    let out = run_in(f.path(), &["tree", "s.json", "--thread", "nobody"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no thread \"nobody\" (threads: \"main\", \"rayon-1\", \"rayon-2\")"),
+        "{}",
+        stderr(&out)
     );
 
     let text = f.text(&["tree", "s.{}"]);

@@ -267,10 +267,7 @@ pub fn resolve_thread(traces: &[&Trace], asked: &str) -> Result<String, UnknownT
     if names.contains(&asked) {
         return Ok(asked.to_owned());
     }
-    if let Some(name) = names
-        .iter()
-        .find(|&&n| visible(thread_label(n)) == asked)
-    {
+    if let Some(name) = names.iter().find(|&&n| visible(thread_label(n)) == asked) {
         return Ok((*name).to_owned());
     }
     let mut known: Vec<String> = names.iter().map(|n| quoted_label(n)).collect();
