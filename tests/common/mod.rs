@@ -127,7 +127,8 @@ pub fn expected_export(file: &str, frames: &[FrameData], legacy: bool) -> Value 
                 .iter()
                 .map(|s| scope_json(s, legacy, &mut legacy_ids, &regs))
                 .collect();
-            threads_json.push(json!({"name": t.name, "num_scopes": n, "depth": depth,
+            threads_json.push(json!({"name": t.name, "start_time_ns": t.start_time_ns,
+                "num_scopes": n, "depth": depth,
                 "range_ns": [trange.0, trange.1], "scopes": scopes}));
         }
         let duration = if range.0 > range.1 {

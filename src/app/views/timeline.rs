@@ -1,6 +1,8 @@
 //! The timeline: every thread's scopes as a zoomable flame chart. One lane
 //! per thread name, bars nested by depth and coloured by a stable hash of
-//! the scope name, frame boundaries, hatched unprofiled gaps, a time ruler.
+//! the scope name, frame boundaries, hatched unprofiled gaps (idle stretches
+//! of threads that run tasks shaded faintly, unhatched: the engine's
+//! [`analyses::ThreadRoles`] tells them apart), a time ruler.
 //!
 //! Drawing is O(visible): each lane keeps, per depth, its instances sorted
 //! by start (indices into the model's scope table, built once) with the
@@ -26,6 +28,9 @@ const RULER_HEIGHT: f32 = 22.0;
 const LANE_HEADER: f32 = 18.0;
 const ROW: f32 = 18.0;
 const GAP_COLOR: Color32 = Color32::from_rgb(200, 90, 90);
+/// An idle stretch (a thread that runs tasks, waiting between them): a
+/// faint shade, not the unprofiled gap's hatching.
+const IDLE_COLOR: Color32 = Color32::from_rgba_premultiplied(110, 110, 120, 22);
 /// Bars a merged pixel column looks at to choose its colour, at most.
 const MERGED_SAMPLES: usize = 32;
 const SELECTION: Color32 = Color32::from_rgba_premultiplied(60, 120, 200, 50);
@@ -49,6 +54,11 @@ pub struct Lane {
     gaps: Vec<(i64, i64, u32)>,
     /// Running maximum of gap ends.
     gaps_max_end: Vec<i64>,
+    /// Idle stretches at least the threshold (between top-level scopes of
+    /// a thread that runs tasks): (start, end, depth), by start.
+    idle: Vec<(i64, i64, u32)>,
+    /// Running maximum of idle ends.
+    idle_max_end: Vec<i64>,
     pub collapsed: bool,
 }
 
@@ -80,8 +90,10 @@ pub struct LanePaint {
     pub bars: usize,
     /// Of which merged "many small scopes" bars.
     pub merged: usize,
-    /// Gaps painted: (start, end, depth, where).
+    /// Unprofiled gaps painted, hatched: (start, end, depth, where).
     pub gaps: Vec<(i64, i64, u32, Rect)>,
+    /// Idle stretches painted, shaded: (start, end, depth, where).
+    pub idle: Vec<(i64, i64, u32, Rect)>,
     /// Where the lane starts (its header's top), and the height of a depth row.
     pub top: f32,
 }
@@ -106,6 +118,9 @@ pub struct TimelineView {
     /// The lane of each stream.
     stream_lane: Vec<usize>,
     gap_ns: i64,
+    /// Which threads run tasks (their top-level stretches are idle), worked
+    /// out when the gaps first are.
+    roles: Option<analyses::ThreadRoles>,
     /// The range shown when fitting (the frame selection).
     fit: (i64, i64),
     /// The range shown.
@@ -152,10 +167,11 @@ enum IndexBuild {
     Scopes { next: usize },
     /// Lists from lane `lane`, depth `depth` on: sorted, starts, max ends.
     Lists { lane: usize, depth: usize },
-    /// Streams from `next` on: their gaps (with their lane), found so far.
+    /// Streams from `next` on: their gaps (with their lane, and whether
+    /// idle), found so far.
     Gaps {
         next: usize,
-        found: Vec<(usize, (i64, i64, u32))>,
+        found: Vec<(usize, (i64, i64, u32), bool)>,
     },
 }
 
@@ -230,6 +246,8 @@ impl TimelineView {
                     max_end: Vec::new(),
                     gaps: Vec::new(),
                     gaps_max_end: Vec::new(),
+                    idle: Vec::new(),
+                    idle_max_end: Vec::new(),
                     collapsed: false,
                 }
             })
@@ -248,6 +266,7 @@ impl TimelineView {
             lanes,
             stream_lane,
             gap_ns: -1,
+            roles: None,
             fit,
             range: fit,
             selection: None,
@@ -334,31 +353,48 @@ impl TimelineView {
                         // report list.
                         for lane in lanes.iter_mut() {
                             lane.gaps.clear();
+                            lane.idle.clear();
                         }
-                        for (lane, gap) in std::mem::take(found) {
-                            lanes[lane].gaps.push(gap);
+                        for (lane, gap, idle) in std::mem::take(found) {
+                            if idle {
+                                lanes[lane].idle.push(gap);
+                            } else {
+                                lanes[lane].gaps.push(gap);
+                            }
                         }
-                        for lane in lanes.iter_mut() {
-                            lane.gaps.sort_unstable();
+                        let running_max = |list: &mut Vec<(i64, i64, u32)>| {
+                            list.sort_unstable();
                             let mut m = i64::MIN;
-                            lane.gaps_max_end = lane
-                                .gaps
-                                .iter()
+                            list.iter()
                                 .map(|g| {
                                     m = m.max(g.1);
                                     m
                                 })
-                                .collect();
+                                .collect()
+                        };
+                        for lane in lanes.iter_mut() {
+                            lane.gaps_max_end = running_max(&mut lane.gaps);
+                            lane.idle_max_end = running_max(&mut lane.idle);
                         }
                         self.index = None;
                         return false;
                     }
                     let lane = self.stream_lane[*next];
+                    let roles = self
+                        .roles
+                        .get_or_insert_with(|| analyses::ThreadRoles::of(trace));
                     analyses::gaps::for_each_stretch(
                         trace,
+                        roles,
                         StreamId(*next as u32),
                         self.gap_ns.max(1),
-                        |x| found.push((lane, (x.start_ns, x.end_ns, x.depth))),
+                        |x| {
+                            found.push((
+                                lane,
+                                (x.start_ns, x.end_ns, x.depth),
+                                x.kind == analyses::GapKind::Idle,
+                            ))
+                        },
                     );
                     *next += 1;
                 }
@@ -603,7 +639,7 @@ impl TimelineView {
             Some(Selection::Window { lo_ns, hi_ns, .. }) => (2u8, lo_ns, hi_ns).hash(h),
         }
         for l in &self.painted {
-            (l.bars, l.merged, l.gaps.len()).hash(h);
+            (l.bars, l.merged, l.gaps.len(), l.idle.len()).hash(h);
         }
         self.not_recorded_painted.hash(h);
         self.frame_lines_painted.hash(h);
@@ -638,7 +674,7 @@ impl TimelineView {
             "range_ns": [self.range.0, self.range.1],
             "lanes": self.painted.iter().map(|l| serde_json::json!({
                 "thread": l.thread, "depth": l.depth, "bars": l.bars, "merged": l.merged,
-                "gaps": l.gaps.len(), "top": l.top,
+                "gaps": l.gaps.len(), "idle": l.idle.len(), "top": l.top,
             })).collect::<Vec<_>>(),
             // Where the last paint drew (points): the range's x, a lane's
             // first row starts `header` below its top, each row `row` high.
@@ -680,10 +716,11 @@ impl TimelineView {
                     return Some(Hit::Bar(ScopeIdx(i as u32)));
                 }
             }
-            // A gap at this depth?
+            // A gap (or an idle stretch) at this depth?
             let g = lane
                 .gaps
                 .iter()
+                .chain(&lane.idle)
                 .find(|g| g.2 as usize == d && g.0 <= t && t <= g.1);
             if let Some(&(a, b, _)) = g {
                 return Some(Hit::Gap(a, b));
@@ -1217,6 +1254,24 @@ impl TimelineView {
                 );
                 hatch(&painter, g);
                 stat.gaps.push((a, b, d, g));
+            }
+            // Idle stretches, shaded faintly (waiting, not unprofiled work).
+            let k0 = lane.idle_max_end.partition_point(|&e| e < lo);
+            for &(a, b, d) in &lane.idle[k0..] {
+                if a > hi {
+                    break;
+                }
+                let (x0, x1) = (self.x_of(a), self.x_of(b));
+                if x1 - x0 < 2.0 {
+                    continue;
+                }
+                let y0 = top + LANE_HEADER + d as f32 * ROW;
+                let g = Rect::from_min_max(
+                    Pos2::new(x0.max(rect.left()), y0 + 2.0),
+                    Pos2::new(x1.min(rect.right()), y0 + ROW - 2.0),
+                );
+                painter.rect_filled(g, 0.0, IDLE_COLOR);
+                stat.idle.push((a, b, d, g));
             }
             painted.push(stat);
         }

@@ -1,16 +1,35 @@
 //! `gaps`: unprofiled time, complete. A stretch is time covered by no
 //! child: **leading** (a scope's start to its first child), **between**
 //! children, **trailing** (the last child's end to the scope's end),
-//! **top-level** (between two top-level scopes of a thread in a frame), and
-//! **between-frames** (between consecutive frames, covered by no scope on
-//! any thread). The timeline's hatching, the tree's gap rows and `children`
-//! find the same stretches ([`for_each_stretch`]).
+//! **top-level** (between two top-level scopes of a frame-driving thread in
+//! a frame), **idle** (between two top-level scopes of a thread that runs
+//! tasks) and **between-frames** (between consecutive frames, covered by no
+//! scope on any thread). The timeline's hatching, the tree's gap rows and
+//! `children` find the same stretches ([`for_each_stretch`]).
+//!
+//! Idle is not unprofiled work. A thread **drives the frames** when its
+//! top-level scopes make up its frames: summed over the frames it has
+//! scopes in, they cover (their union) at least [`DRIVING_COVER_PCT`] of
+//! those frames' time and span (first start to last end) at least
+//! [`DRIVING_SPAN_PCT`] of it, a frame's time running from the first
+//! top-level scope's start of any thread in it to the last one's end. A
+//! game loop's `main` running `sim::step`, `draw::batch` back to back
+//! does; its 1.5 ms between two of them is unprofiled work. Any other
+//! thread **runs tasks** (a worker, a pool: no scope spans its frame), and
+//! the stretches between its top-level scopes are waiting: `idle`, listed
+//! apart and never ranked as unprofiled cost. A host program calling into
+//! a profiled library (Python into the Rerun SDK, whose main thread has a
+//! few short scopes in a long frame) runs tasks by this rule too: the
+//! time between its calls is the host's own, which no scope of the library
+//! could cover. [`ThreadRoles`] holds the rule's numbers per thread.
 //!
 //! Each gap says what the other threads ran meanwhile (their top-level
 //! scopes' overlap with the gap; a scope that only partly overlaps counts
 //! its overlap). Gaps that recur (same thread, kind, parent path and
 //! neighbours in several frames) are aggregated, ranked by their total, so a
-//! small gap in every frame is found beside the single long ones.
+//! small gap in every frame is found beside the single long ones; their
+//! share is of the thread's span (per frame, its first top-level scope's
+//! start to its last one's end, summed), at most 100%.
 
 use super::common::*;
 use crate::engine::model::{FrameId, ScopeIdx, StrId, StreamId, Trace};
@@ -44,10 +63,13 @@ pub enum GapKind {
     Between,
     /// The last child's end to the scope's end.
     Trailing,
-    /// Between two top-level scopes of a thread in a frame.
+    /// Between two top-level scopes of a frame-driving thread in a frame.
     TopLevel,
     /// Between consecutive frames: no scope on any thread.
     BetweenFrames,
+    /// Between two top-level scopes of a thread that runs tasks: waiting,
+    /// not unprofiled work.
+    Idle,
 }
 
 impl GapKind {
@@ -58,6 +80,7 @@ impl GapKind {
             GapKind::Trailing => "trailing",
             GapKind::TopLevel => "top-level",
             GapKind::BetweenFrames => "between-frames",
+            GapKind::Idle => "idle",
         }
     }
 }
@@ -76,10 +99,188 @@ pub struct Stretch {
     pub before: Option<ScopeIdx>,
 }
 
+/// Top-level scopes cover at least this share of a frame-driving thread's
+/// frames' time (percent; see the module doc).
+pub const DRIVING_COVER_PCT: f64 = 50.0;
+/// A frame-driving thread's top-level scopes span (first start to last
+/// end) at least this share of its frames' time (percent).
+pub const DRIVING_SPAN_PCT: f64 = 80.0;
+
+/// How a thread's top-level stretches read (see the module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThreadRole {
+    /// Its top-level scopes make up its frames: a stretch between two of
+    /// them is unprofiled work (`top-level`).
+    FrameDriving,
+    /// It runs tasks: a stretch between two of its top-level scopes is
+    /// waiting (`idle`).
+    Tasks,
+}
+
+impl ThreadRole {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ThreadRole::FrameDriving => "frame-driving",
+            ThreadRole::Tasks => "tasks",
+        }
+    }
+}
+
+/// One thread name's role and the numbers that decided it, summed over the
+/// frames it has top-level scopes in (a frame counted once per stream).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ThreadActivity {
+    pub thread: String,
+    pub role: ThreadRole,
+    /// Streams (a thread's scopes in one frame) with a top-level scope.
+    pub frames: u64,
+    /// Those frames' time: each from the first top-level scope's start of
+    /// any thread in it to the last one's end.
+    pub frames_ns: i64,
+    /// The thread's span: per frame, its first top-level scope's start to
+    /// its last one's end. The denominator of `share_of_thread_pct`.
+    pub span_ns: i64,
+    /// Time its top-level scopes cover (their union).
+    pub covered_ns: i64,
+}
+
+/// Each thread's role (by name), and each stream's.
+#[derive(Clone, Debug, Default)]
+pub struct ThreadRoles {
+    /// Per stream: whether its thread runs tasks.
+    tasks: Vec<bool>,
+    /// Per thread name (by its string id), the span in ns.
+    span: FxHashMap<StrId, i64>,
+    /// Every thread name with a top-level scope, by name.
+    pub threads: Vec<ThreadActivity>,
+}
+
+impl ThreadRoles {
+    /// The roles of every thread of `trace` (one pass over the top-level
+    /// scopes).
+    pub fn of(trace: &Trace) -> Self {
+        let s = &trace.scopes;
+        // Per stream: (first start, last end, covered), None without a
+        // top-level scope.
+        let mut per_stream: Vec<Option<(i64, i64, i64)>> = Vec::with_capacity(trace.streams.len());
+        let mut tops: Vec<(i64, i64)> = Vec::new();
+        for st in 0..trace.streams.len() as u32 {
+            tops.clear();
+            tops.extend(
+                s.top_level(trace.streams.scopes(StreamId(st)))
+                    .map(|i| (s.start_ns[i.idx()], s.end_ns(i))),
+            );
+            if !tops.is_sorted() {
+                tops.sort_unstable();
+            }
+            let (Some(&(first, _)), Some(last)) = (tops.first(), tops.iter().map(|t| t.1).max())
+            else {
+                per_stream.push(None);
+                continue;
+            };
+            let (mut covered, mut reach) = (0i64, i64::MIN);
+            for &(a, b) in &tops {
+                let a = a.max(reach);
+                if b > a {
+                    covered = covered.saturating_add(b.saturating_sub(a));
+                    reach = b;
+                }
+            }
+            per_stream.push(Some((first, last, covered)));
+        }
+        // Each frame's time: its streams' first start to last end.
+        let mut frame_range: Vec<Option<(i64, i64)>> = vec![None; trace.frames.len()];
+        for (st, x) in per_stream.iter().enumerate() {
+            if let Some((a, b, _)) = *x {
+                let r = &mut frame_range[trace.streams.frame[st].idx()];
+                *r = Some(r.map_or((a, b), |(lo, hi)| (lo.min(a), hi.max(b))));
+            }
+        }
+        let mut by_name: FxHashMap<StrId, (u64, i64, i64, i64)> = FxHashMap::default();
+        for (st, x) in per_stream.iter().enumerate() {
+            let Some((a, b, covered)) = *x else { continue };
+            let (lo, hi) = frame_range[trace.streams.frame[st].idx()].unwrap_or((a, b));
+            let name = trace.threads.name[trace.streams.thread[st].idx()];
+            let e = by_name.entry(name).or_default();
+            e.0 += 1;
+            e.1 = e.1.saturating_add(hi.saturating_sub(lo));
+            e.2 = e.2.saturating_add(b.saturating_sub(a));
+            e.3 = e.3.saturating_add(covered);
+        }
+        let role = |frames_ns: i64, span_ns: i64, covered_ns: i64| {
+            let pct = |x: i64| 100.0 * x as f64 / frames_ns as f64;
+            if frames_ns <= 0
+                || (pct(covered_ns) >= DRIVING_COVER_PCT && pct(span_ns) >= DRIVING_SPAN_PCT)
+            {
+                ThreadRole::FrameDriving
+            } else {
+                ThreadRole::Tasks
+            }
+        };
+        let mut threads: Vec<ThreadActivity> = by_name
+            .iter()
+            .map(
+                |(&name, &(frames, frames_ns, span_ns, covered_ns))| ThreadActivity {
+                    thread: trace.str(name).to_owned(),
+                    role: role(frames_ns, span_ns, covered_ns),
+                    frames,
+                    frames_ns,
+                    span_ns,
+                    covered_ns,
+                },
+            )
+            .collect();
+        threads.sort_by(|a, b| a.thread.cmp(&b.thread));
+        let tasks = (0..trace.streams.len())
+            .map(|st| {
+                let name = trace.threads.name[trace.streams.thread[st].idx()];
+                by_name
+                    .get(&name)
+                    .is_some_and(|&(_, f, sp, c)| role(f, sp, c) == ThreadRole::Tasks)
+            })
+            .collect();
+        let span = by_name.iter().map(|(&n, x)| (n, x.2)).collect();
+        Self {
+            tasks,
+            span,
+            threads,
+        }
+    }
+
+    /// Whether the thread of stream `st` runs tasks (its top-level
+    /// stretches are idle).
+    pub fn runs_tasks(&self, st: StreamId) -> bool {
+        self.tasks.get(st.idx()).copied().unwrap_or(false)
+    }
+
+    /// The role of the thread named `thread` (frame-driving when it has no
+    /// top-level scope).
+    pub fn role_of(&self, thread: &str) -> ThreadRole {
+        self.threads
+            .iter()
+            .find(|t| t.thread == thread)
+            .map_or(ThreadRole::FrameDriving, |t| t.role)
+    }
+}
+
 /// Every stretch of stream `st` of at least `min_ns` (at least 1 ns), in
 /// stream order of their parents (top level first). Children that overlap
-/// (a malformed stream) cover the union of their times.
-pub fn for_each_stretch(trace: &Trace, st: StreamId, min_ns: i64, mut f: impl FnMut(Stretch)) {
+/// (a malformed stream) cover the union of their times. A top-level
+/// stretch is `idle` when the stream's thread runs tasks (`roles`), else
+/// `top-level`.
+pub fn for_each_stretch(
+    trace: &Trace,
+    roles: &ThreadRoles,
+    st: StreamId,
+    min_ns: i64,
+    mut f: impl FnMut(Stretch),
+) {
+    let top_kind = if roles.runs_tasks(st) {
+        GapKind::Idle
+    } else {
+        GapKind::TopLevel
+    };
     let s = &trace.scopes;
     let min = min_ns.max(1);
     let range = trace.streams.scopes(st);
@@ -100,7 +301,7 @@ pub fn for_each_stretch(trace: &Trace, st: StreamId, min_ns: i64, mut f: impl Fn
                 start_ns: end,
                 end_ns: s.start_ns[c.idx()],
                 depth: 0,
-                kind: GapKind::TopLevel,
+                kind: top_kind,
                 parent: None,
                 after: Some(after),
                 before: Some(c),
@@ -210,9 +411,15 @@ pub struct RecurringGap {
     pub median_ns: i64,
     pub max_ns: i64,
     pub total_ns: i64,
-    /// Of the thread's scope time (all its top-level scopes), in percent
-    /// (`null` between frames).
+    /// `total_ns` of the thread's span (`thread_span_ns`), in percent, at
+    /// most 100 (`null` between frames).
     pub share_of_thread_pct: Option<f64>,
+    /// What `share_of_thread_pct` is of: `"thread-span"` (`null` between
+    /// frames).
+    pub share_of: Option<&'static str>,
+    /// The thread's span: per frame, its first top-level scope's start to
+    /// its last one's end, summed over frames (`null` between frames).
+    pub thread_span_ns: Option<i64>,
     /// What the other threads ran in these gaps, summed; busiest first.
     pub other_threads: Vec<BusyThread>,
     /// The longest occurrence: its frame and start, for `window`.
@@ -236,6 +443,17 @@ pub struct GapsReport {
     /// largest total first (each occurrence at least [`RECURRING_FLOOR_NS`]).
     pub recurring: Vec<RecurringGap>,
     pub total_recurring: usize,
+    /// Idle stretches (kind `idle`: between top-level scopes of a thread
+    /// that runs tasks, waiting for work), never in the lists above: the
+    /// one-off ones, as `gaps`.
+    pub idle: Vec<Gap>,
+    pub total_idle: usize,
+    /// Idle stretches at one place in two or more frames, as `recurring`.
+    pub recurring_idle: Vec<RecurringGap>,
+    pub total_recurring_idle: usize,
+    /// Each thread's role (frame-driving or tasks) and the numbers behind
+    /// it, by name (all threads, whatever --thread).
+    pub threads: Vec<ThreadActivity>,
 }
 
 /// Occurrences shorter than this are not counted as recurring gaps (timer
@@ -425,15 +643,17 @@ fn path_hashes(trace: &Trace) -> Vec<u64> {
 /// Unprofiled time (on threads named `thread`, or all): the single gaps of
 /// at least `min_ns` (the first `top`, longest first, ties by start) and the
 /// gaps that recur in two or more frames summing to at least `min_ns` (the
-/// first `top`, largest total first).
+/// first `top`, largest total first); the idle stretches of threads that
+/// run tasks likewise, apart.
 pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> GapsReport {
     let stream_ok = stream_filter(trace, thread, None);
+    let roles = ThreadRoles::of(trace);
     let floor = RECURRING_FLOOR_NS.min(min_ns).max(1);
     let mut found: Vec<Found> = Vec::new();
     for (st, _) in stream_ok.iter().enumerate().filter(|(_, ok)| **ok) {
         let thread = trace.threads.name[trace.streams.thread[st].idx()];
         let frame = trace.streams.frame[st];
-        for_each_stretch(trace, StreamId(st as u32), floor, |x| {
+        for_each_stretch(trace, &roles, StreamId(st as u32), floor, |x| {
             found.push(Found {
                 start: x.start_ns,
                 end: x.end_ns,
@@ -473,159 +693,204 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
         }
     }
     let intervals = top_level_intervals(trace);
-    let thread_name = |t: StrId| {
-        if t.0 == u32::MAX {
-            String::new()
-        } else {
-            trace.str(t).to_owned()
-        }
-    };
-    let except = |t: StrId| (t.0 != u32::MAX).then_some(t);
-    let name = |i: Option<ScopeIdx>| i.map(|i| trace.scope_name(i).to_owned());
-
-    // Recurring: grouped by place.
     let path_hash = path_hashes(trace);
-    // Stretches grouped by place: sorted by (place, index), one run a place
-    // (no map of vectors: a worst case has a million places).
-    let mut keyed: Vec<(u64, u32)> = found
-        .iter()
-        .enumerate()
-        .map(|(k, f)| (place_key(trace, &path_hash, f), k as u32))
-        .collect();
-    keyed.sort_unstable();
-    let members: Vec<u32> = keyed.iter().map(|&(_, k)| k).collect();
-    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut at = 0;
-    while at < keyed.len() {
-        let end = at + keyed[at..].partition_point(|x| x.0 == keyed[at].0);
-        if end - at >= 2 {
-            runs.push(at..end);
-        }
-        at = end;
-    }
-    drop(keyed);
-    let len = |k: u32| {
-        found[k as usize]
-            .end
-            .saturating_sub(found[k as usize].start)
+    let ctx = Ctx {
+        trace,
+        intervals: &intervals,
+        roles: &roles,
+        path_hash: &path_hash,
+        min_ns,
+        top,
     };
-    // A usual occurrence of a recurring gap (at most twice its median) is
-    // listed with it, not again as a one-off.
-    let mut usual = vec![false; found.len()];
-    let mut d: Vec<i64> = Vec::new();
-    for r in &runs {
-        d.clear();
-        d.extend(members[r.clone()].iter().map(|&k| len(k)));
-        d.sort_unstable();
-        let median = d[(d.len() - 1) / 2];
-        for &k in &members[r.clone()] {
-            usual[k as usize] = len(k) <= median.saturating_mul(2);
-        }
-    }
-    let mut groups: Vec<(i64, &[u32])> = runs
-        .into_iter()
-        .map(|r| {
-            let ks = &members[r];
-            let total = ks.iter().map(|&k| len(k)).fold(0i64, i64::saturating_add);
-            (total, ks)
-        })
-        .filter(|(total, _)| *total >= min_ns.max(1))
-        .collect();
-    // Largest total first; ties by the first occurrence's start.
-    groups.sort_by_key(|(total, ks)| (Reverse(*total), found[ks[0] as usize].start, ks[0]));
-    let total_recurring = groups.len();
-    let mut busy_of_thread: FxHashMap<StrId, i64> = FxHashMap::default();
-    for (name, iv) in &intervals {
-        let busy = iv
-            .start
-            .iter()
-            .zip(&iv.end)
-            .map(|(s, e)| e.saturating_sub(*s))
-            .fold(0i64, i64::saturating_add);
-        busy_of_thread.insert(*name, busy);
-    }
-    let recurring: Vec<RecurringGap> = groups
-        .into_iter()
-        .take(top)
-        .map(|(total, ks)| {
-            let first = found[ks[0] as usize];
-            let mut durations: Vec<i64> = ks
-                .iter()
-                .map(|&k| {
-                    found[k as usize]
-                        .end
-                        .saturating_sub(found[k as usize].start)
-                })
-                .collect();
-            durations.sort_unstable();
-            let longest = ks
-                .iter()
-                .map(|&k| found[k as usize])
-                .max_by_key(|f| (f.end.saturating_sub(f.start), Reverse(f.start)))
-                .unwrap_or(first);
-            let windows: Vec<(i64, i64)> = ks
-                .iter()
-                .map(|&k| (found[k as usize].start, found[k as usize].end))
-                .collect();
-            let thread_busy = busy_of_thread.get(&first.thread).copied().unwrap_or(0);
-            RecurringGap {
-                thread: thread_name(first.thread),
-                kind: first.kind,
-                path: path_of(trace, first.parent),
-                after: name(first.after),
-                before: name(first.before),
-                frames: ks.len() as u64,
-                median_ns: durations[(durations.len() - 1) / 2],
-                max_ns: durations[durations.len() - 1],
-                total_ns: total,
-                share_of_thread_pct: (thread_busy > 0)
-                    .then(|| 100.0 * total as f64 / thread_busy as f64),
-                other_threads: busy_threads(trace, &intervals, except(first.thread), &windows),
-                longest_frame_index: trace.frames.frame_index[longest.frame.idx()],
-                longest_start_ns: longest.start,
-            }
-        })
-        .collect();
-
-    // One-off gaps: at least min_ns, not a usual occurrence of a recurring one.
-    let mut singles: Vec<Found> = found
-        .into_iter()
-        .zip(usual)
-        .filter(|(f, usual)| !usual && f.end.saturating_sub(f.start) >= min_ns.max(1))
-        .map(|(f, _)| f)
-        .collect();
-    singles.sort_by_key(|f| {
-        (
-            Reverse(f.end.saturating_sub(f.start)),
-            f.start,
-            f.kind,
-            f.parent.map_or(u32::MAX, |p| p.0),
-        )
-    });
-    let total_gaps = singles.len();
-    let gaps = singles
-        .into_iter()
-        .take(top)
-        .map(|f| Gap {
-            thread: thread_name(f.thread),
-            frame_index: trace.frames.frame_index[f.frame.idx()],
-            kind: f.kind,
-            parent: f.parent.map(|p| NameData::of(trace, p)),
-            path: path_of(trace, f.parent),
-            after: f.after.map(|i| NameData::of(trace, i)),
-            before: f.before.map(|i| NameData::of(trace, i)),
-            start_ns: f.start,
-            end_ns: f.end,
-            duration_ns: f.end.saturating_sub(f.start),
-            other_threads: busy_threads(trace, &intervals, except(f.thread), &[(f.start, f.end)]),
-        })
-        .collect();
+    let (idle, found): (Vec<Found>, Vec<Found>) =
+        found.into_iter().partition(|f| f.kind == GapKind::Idle);
+    let unprofiled = ctx.rank(found);
+    let idle = ctx.rank(idle);
     GapsReport {
         other_threads_recorded: intervals.len() > 1,
-        gaps,
-        total_gaps,
-        recurring,
-        total_recurring,
+        gaps: unprofiled.gaps,
+        total_gaps: unprofiled.total_gaps,
+        recurring: unprofiled.recurring,
+        total_recurring: unprofiled.total_recurring,
+        idle: idle.gaps,
+        total_idle: idle.total_gaps,
+        recurring_idle: idle.recurring,
+        total_recurring_idle: idle.total_recurring,
+        threads: roles.threads,
+    }
+}
+
+/// One list's ranking: one-off and recurring.
+struct Ranked {
+    gaps: Vec<Gap>,
+    total_gaps: usize,
+    recurring: Vec<RecurringGap>,
+    total_recurring: usize,
+}
+
+/// What ranking a list of stretches reads.
+struct Ctx<'a> {
+    trace: &'a Trace,
+    intervals: &'a [(StrId, Intervals)],
+    roles: &'a ThreadRoles,
+    path_hash: &'a [u64],
+    min_ns: i64,
+    top: usize,
+}
+
+impl Ctx<'_> {
+    fn rank(&self, found: Vec<Found>) -> Ranked {
+        let (trace, intervals, min_ns, top) = (self.trace, self.intervals, self.min_ns, self.top);
+        let thread_name = |t: StrId| {
+            if t.0 == u32::MAX {
+                String::new()
+            } else {
+                trace.str(t).to_owned()
+            }
+        };
+        let except = |t: StrId| (t.0 != u32::MAX).then_some(t);
+        let name = |i: Option<ScopeIdx>| i.map(|i| trace.scope_name(i).to_owned());
+
+        // Recurring: stretches grouped by place: sorted by (place, index), one run a place
+        // (no map of vectors: a worst case has a million places).
+        let mut keyed: Vec<(u64, u32)> = found
+            .iter()
+            .enumerate()
+            .map(|(k, f)| (place_key(trace, self.path_hash, f), k as u32))
+            .collect();
+        keyed.sort_unstable();
+        let members: Vec<u32> = keyed.iter().map(|&(_, k)| k).collect();
+        let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut at = 0;
+        while at < keyed.len() {
+            let end = at + keyed[at..].partition_point(|x| x.0 == keyed[at].0);
+            if end - at >= 2 {
+                runs.push(at..end);
+            }
+            at = end;
+        }
+        drop(keyed);
+        let len = |k: u32| {
+            found[k as usize]
+                .end
+                .saturating_sub(found[k as usize].start)
+        };
+        // A usual occurrence of a recurring gap (at most twice its median) is
+        // listed with it, not again as a one-off.
+        let mut usual = vec![false; found.len()];
+        let mut d: Vec<i64> = Vec::new();
+        for r in &runs {
+            d.clear();
+            d.extend(members[r.clone()].iter().map(|&k| len(k)));
+            d.sort_unstable();
+            let median = d[(d.len() - 1) / 2];
+            for &k in &members[r.clone()] {
+                usual[k as usize] = len(k) <= median.saturating_mul(2);
+            }
+        }
+        let mut groups: Vec<(i64, &[u32])> = runs
+            .into_iter()
+            .map(|r| {
+                let ks = &members[r];
+                let total = ks.iter().map(|&k| len(k)).fold(0i64, i64::saturating_add);
+                (total, ks)
+            })
+            .filter(|(total, _)| *total >= min_ns.max(1))
+            .collect();
+        // Largest total first; ties by the first occurrence's start.
+        groups.sort_by_key(|(total, ks)| (Reverse(*total), found[ks[0] as usize].start, ks[0]));
+        let total_recurring = groups.len();
+        let recurring: Vec<RecurringGap> = groups
+            .into_iter()
+            .take(top)
+            .map(|(total, ks)| {
+                let first = found[ks[0] as usize];
+                let mut durations: Vec<i64> = ks
+                    .iter()
+                    .map(|&k| {
+                        found[k as usize]
+                            .end
+                            .saturating_sub(found[k as usize].start)
+                    })
+                    .collect();
+                durations.sort_unstable();
+                let longest = ks
+                    .iter()
+                    .map(|&k| found[k as usize])
+                    .max_by_key(|f| (f.end.saturating_sub(f.start), Reverse(f.start)))
+                    .unwrap_or(first);
+                let windows: Vec<(i64, i64)> = ks
+                    .iter()
+                    .map(|&k| (found[k as usize].start, found[k as usize].end))
+                    .collect();
+                let span = (first.thread.0 != u32::MAX)
+                    .then(|| self.roles.span.get(&first.thread).copied().unwrap_or(0));
+                RecurringGap {
+                    thread: thread_name(first.thread),
+                    kind: first.kind,
+                    path: path_of(trace, first.parent),
+                    after: name(first.after),
+                    before: name(first.before),
+                    frames: ks.len() as u64,
+                    median_ns: durations[(durations.len() - 1) / 2],
+                    max_ns: durations[durations.len() - 1],
+                    total_ns: total,
+                    share_of_thread_pct: span
+                        .filter(|&span| span > 0)
+                        .map(|span| (100.0 * total as f64 / span as f64).min(100.0)),
+                    share_of: span.map(|_| "thread-span"),
+                    thread_span_ns: span,
+                    other_threads: busy_threads(trace, intervals, except(first.thread), &windows),
+                    longest_frame_index: trace.frames.frame_index[longest.frame.idx()],
+                    longest_start_ns: longest.start,
+                }
+            })
+            .collect();
+
+        // One-off gaps: at least min_ns, not a usual occurrence of a recurring one.
+        let mut singles: Vec<Found> = found
+            .into_iter()
+            .zip(usual)
+            .filter(|(f, usual)| !usual && f.end.saturating_sub(f.start) >= min_ns.max(1))
+            .map(|(f, _)| f)
+            .collect();
+        singles.sort_by_key(|f| {
+            (
+                Reverse(f.end.saturating_sub(f.start)),
+                f.start,
+                f.kind,
+                f.parent.map_or(u32::MAX, |p| p.0),
+            )
+        });
+        let total_gaps = singles.len();
+        let gaps = singles
+            .into_iter()
+            .take(top)
+            .map(|f| Gap {
+                thread: thread_name(f.thread),
+                frame_index: trace.frames.frame_index[f.frame.idx()],
+                kind: f.kind,
+                parent: f.parent.map(|p| NameData::of(trace, p)),
+                path: path_of(trace, f.parent),
+                after: f.after.map(|i| NameData::of(trace, i)),
+                before: f.before.map(|i| NameData::of(trace, i)),
+                start_ns: f.start,
+                end_ns: f.end,
+                duration_ns: f.end.saturating_sub(f.start),
+                other_threads: busy_threads(
+                    trace,
+                    intervals,
+                    except(f.thread),
+                    &[(f.start, f.end)],
+                ),
+            })
+            .collect();
+        Ranked {
+            gaps,
+            total_gaps,
+            recurring,
+            total_recurring,
+        }
     }
 }
 
