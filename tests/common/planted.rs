@@ -174,6 +174,9 @@ pub struct Plan {
     pub legacy: bool,
     /// The frame whose `assets::load` takes 30 ms (0.2 ms elsewhere).
     pub hitch: Option<usize>,
+    /// Every duration (and the wait) times this: a machine that runs the
+    /// same code slower or faster across the board (run-to-run drift).
+    pub scale: f64,
 }
 
 /// A: the "before" plan.
@@ -183,6 +186,7 @@ pub const BEFORE: Plan = Plan {
     audio: false,
     legacy: true,
     hitch: None,
+    scale: 1.0,
 };
 
 /// B: `solve_contacts` +60% per call, `ui::layout` twice per frame,
@@ -193,6 +197,7 @@ pub const AFTER: Plan = Plan {
     audio: true,
     legacy: false,
     hitch: Some(HITCH_FRAME),
+    scale: 1.0,
 };
 
 /// The wait at the start of `render::prepare` (main runs no scope while
@@ -212,7 +217,7 @@ pub fn game_loop(plan: Plan, seed: u64) -> Vec<Frame> {
             let mut t = start;
             let mut main = Span::new("frame", start, 0);
             let leaf = |name: &'static str, ms: f64, t: &mut i64, rng: &mut Rng| {
-                let s = Span::new(name, *t, *t + rng.ns(ms, JITTER));
+                let s = Span::new(name, *t, *t + rng.ns(ms * plan.scale, JITTER));
                 *t = s.end_ns;
                 s
             };
@@ -240,19 +245,19 @@ pub fn game_loop(plan: Plan, seed: u64) -> Vec<Frame> {
             main = main.child(leaf("assets::load", load_ms, &mut t, &mut rng));
             // render::prepare: waits WAIT_MS (no scope), then uploads.
             let r0 = t;
-            let wait_end = r0 + rng.ns(WAIT_MS, JITTER);
+            let wait_end = r0 + rng.ns(WAIT_MS * plan.scale, JITTER);
             let mut u = wait_end;
             let upload = leaf("render::upload", 0.5, &mut u, &mut rng);
             let prepare = Span::new("render::prepare", r0, u).child(upload);
             t = u;
             main = main.child(prepare);
-            main.end_ns = t + (TRAILING_MS * 1e6) as i64;
+            main.end_ns = t + (TRAILING_MS * plan.scale * 1e6) as i64;
             prev_end = main.end_ns;
             // Three workers build meshes during the wait (96% of it).
             let workers: Vec<(String, Vec<Span>)> = (0..3)
                 .map(|w| {
-                    let b0 = r0 + (WAIT_MS * 0.02 * 1e6) as i64;
-                    let b1 = r0 + (WAIT_MS * 0.98 * 1e6) as i64;
+                    let b0 = r0 + (WAIT_MS * plan.scale * 0.02 * 1e6) as i64;
+                    let b1 = r0 + (WAIT_MS * plan.scale * 0.98 * 1e6) as i64;
                     (
                         format!("worker-{w}"),
                         vec![Span::new("mesh::build", b0, b1).data(format!("chunk {w}"))],
