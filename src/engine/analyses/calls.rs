@@ -1,4 +1,5 @@
-//! `calls`: every call of a name in time order, with a summary.
+//! `calls`: every call of a name in time order, with a summary and its
+//! heavy tail.
 
 use super::common::*;
 use crate::engine::model::Trace;
@@ -31,6 +32,9 @@ pub struct CallRow {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CallsReport {
     pub summary: CallsSummary,
+    /// The slow calls, when they hold a real share of the total
+    /// ([`super::tail`]'s rule; `null` otherwise).
+    pub tail: Option<super::tail::Tail>,
     pub calls: Vec<CallRow>,
 }
 
@@ -63,6 +67,12 @@ pub fn calls(trace: &Trace, name: &str) -> Option<CallsReport> {
             max as f64 / total as f64
         },
     };
+    let tail = super::tail::tail(
+        &hits
+            .iter()
+            .map(|&i| (s.start_ns[i.idx()], s.duration_ns[i.idx()]))
+            .collect::<Vec<_>>(),
+    );
     let calls = hits
         .into_iter()
         .map(|i| CallRow {
@@ -73,7 +83,11 @@ pub fn calls(trace: &Trace, name: &str) -> Option<CallsReport> {
             data: trace.scope_data(i).to_owned(),
         })
         .collect();
-    Some(CallsReport { summary, calls })
+    Some(CallsReport {
+        summary,
+        tail,
+        calls,
+    })
 }
 
 /// One side of [`calls_compared`].
