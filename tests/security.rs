@@ -168,7 +168,7 @@ fn check_markdown(md: &str) -> String {
             Event::Start(Tag::Heading { .. }) => heading = Some(String::new()),
             Event::End(TagEnd::Heading(_)) => {
                 let h = heading.take().unwrap_or_default();
-                const OURS: [&str; 14] = [
+                const OURS: [&str; 15] = [
                     "puffin-lens report",
                     "Look at first",
                     "Judged changes",
@@ -178,6 +178,7 @@ fn check_markdown(md: &str) -> String {
                     "Totals",
                     "Hot path",
                     "Unprofiled",
+                    "Idle time",
                     "Outliers",
                     "What changed",
                     "Where it changed",

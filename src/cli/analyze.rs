@@ -497,7 +497,7 @@ fn render_gaps(out: &mut String, report: &analyses::GapsReport, min_ms: f64, top
             let pct = |x: i64| 100.0 * x as f64 / t.frames_ns.max(1) as f64;
             format!(
                 "{}: {} (its scopes cover {:.1}%, span {:.1}% of its frames)",
-                thread_label(&t.thread),
+                cell(thread_label(&t.thread)),
                 match t.role {
                     analyses::ThreadRole::FrameDriving => "drives the frames",
                     analyses::ThreadRole::Tasks => "runs tasks",
