@@ -268,7 +268,7 @@ proptest! {
         let gated = serde_json::to_value(Report::new(
             ("a", &da),
             Some(("b", &db)),
-            ReportOptions { top: 10_000, gate: Some(puffin_lens::engine::analyses::gate::Gate { pct: 0.0, min_ms: 0.0 }), ..Default::default() },
+            ReportOptions { top: 10_000, gate: Some(puffin_lens::engine::analyses::gate::Gate { pct: 0.0, min_ms: 0.0, drift_pct: None }), ..Default::default() },
         )).unwrap();
         let all: Vec<(&str, &str)> = gated["comparison"]["rows"].as_array().unwrap().iter()
             .map(|x| (x["name"].as_str().unwrap(), x["change"]["kind"].as_str().unwrap())).collect();

@@ -417,23 +417,37 @@ impl CompareBuilder {
 }
 
 impl CompareBuilder {
-    /// With [`DriftMode::Estimate`]: the drift of the rows in both (see
-    /// [`drift`]), which the table then judges against.
+    /// With [`DriftMode::Estimate`]: the drift of the names in both (see
+    /// [`drift`]; per name whatever the table's grouping, so that every
+    /// table of a comparison, and the app's, judges against one factor),
+    /// which the table then judges against.
     fn estimate_drift(&mut self, a: &Trace) {
         let t = &self.table;
         if t.noise.drift != DriftMode::Estimate {
             return;
         }
-        let by_name = self.by == GroupBy::Name;
-        let side = |g: &Acc| drift::Side {
-            count: g.count,
-            self_ns: g.self_ns,
+        let add = |m: &mut FxHashMap<u32, drift::Side>, name: u32, g: &Acc| {
+            let s = m.entry(name).or_insert(drift::Side {
+                count: 0,
+                self_ns: 0,
+            });
+            s.count += g.count;
+            s.self_ns = s.self_ns.saturating_add(g.self_ns);
         };
-        let rows = t.pairs.iter().filter_map(|p| {
-            let (ga, gb) = (t.ga.get(p.a as usize)?, t.gb.get(p.b as usize)?);
-            let data = if by_name { "" } else { a.str(ga.data) };
-            Some((a.str(ga.name), data, side(ga), side(gb)))
-        });
+        let (mut na, mut nb) = (FxHashMap::default(), FxHashMap::default());
+        for g in &t.ga {
+            add(&mut na, g.name.0, g);
+        }
+        for g in &t.gb {
+            // B's names in A's ids (the join looked each one up).
+            match t.b_to_a.get(g.name.0 as usize) {
+                Some(&id) if id < NONE - 1 => add(&mut nb, id, g),
+                _ => {}
+            }
+        }
+        let rows = na
+            .iter()
+            .filter_map(|(&name, &sa)| Some((a.str(StrId(name)), sa, *nb.get(&name)?)));
         let estimate = drift::estimate(rows, t.noise.pct);
         self.table.noise = self.table.noise.with_drift(estimate.as_ref());
         self.table.drift = estimate;

@@ -5,8 +5,8 @@
 //! pair significant. The comparison estimates the common shift and judges
 //! each row against it ([`super::judge`]).
 //!
-//! The estimate: take every row (a name, or a (name, data) pair: the
-//! table's grouping) called at least [`MIN_CALLS`] times on each side whose
+//! The estimate: take every scope name called at least [`MIN_CALLS`] times
+//! on each side whose
 //! own (self) time per call is at least [`MIN_SELF_PER_CALL_NS`] on each
 //! side. Own time, not total: a parent whose child got slower keeps its own
 //! time, so one slower leaf moves one ratio, not its whole path. Its ratio
@@ -52,12 +52,10 @@ pub struct Drift {
     pub scopes: Vec<DriftScope>,
 }
 
-/// A row that voted.
+/// A name that voted.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DriftScope {
     pub name: String,
-    /// `""` when rows are whole names.
-    pub data: String,
     pub calls_a: u64,
     pub calls_b: u64,
     /// B's own time per call over A's.
@@ -81,22 +79,21 @@ impl Side {
     }
 }
 
-/// The drift of the rows `rows` (their name and data, A's and B's sums),
-/// with `noise_pct` the noise model's percentage. `None` with fewer than
-/// [`MIN_SCOPES`] voting rows.
+/// The drift of the names `rows` (each with A's and B's sums), with
+/// `noise_pct` the noise model's percentage. `None` with fewer than
+/// [`MIN_SCOPES`] voting names.
 pub fn estimate<'r>(
-    rows: impl Iterator<Item = (&'r str, &'r str, Side, Side)>,
+    rows: impl Iterator<Item = (&'r str, Side, Side)>,
     noise_pct: f64,
 ) -> Option<Drift> {
-    // (log ratio, own time of both sides, name, data, calls)
-    let mut votes: Vec<(f64, i64, &str, &str, u64, u64)> = rows
-        .filter(|(_, _, a, b)| a.votes() && b.votes())
-        .map(|(name, data, a, b)| {
+    // (log ratio, own time of both sides, name, calls)
+    let mut votes: Vec<(f64, i64, &str, u64, u64)> = rows
+        .filter(|(_, a, b)| a.votes() && b.votes())
+        .map(|(name, a, b)| {
             (
                 (b.per_call() / a.per_call()).ln(),
                 a.self_ns.saturating_add(b.self_ns),
                 name,
-                data,
                 a.count,
                 b.count,
             )
@@ -117,11 +114,7 @@ pub fn estimate<'r>(
         .filter(|l| (*l - centre).abs() <= together)
         .count();
     let pct = 100.0 * (factor - 1.0);
-    votes.sort_by(|x, y| {
-        y.1.cmp(&x.1)
-            .then_with(|| x.2.cmp(y.2))
-            .then_with(|| x.3.cmp(y.3))
-    });
+    votes.sort_by(|x, y| y.1.cmp(&x.1).then_with(|| x.2.cmp(y.2)));
     let scopes_used = votes.len();
     votes.truncate(LISTED_SCOPES);
     Some(Drift {
@@ -133,9 +126,8 @@ pub fn estimate<'r>(
         named: pct.abs() > noise_pct,
         scopes: votes
             .into_iter()
-            .map(|(l, _, name, data, calls_a, calls_b)| DriftScope {
+            .map(|(l, _, name, calls_a, calls_b)| DriftScope {
                 name: name.to_owned(),
-                data: data.to_owned(),
                 calls_a,
                 calls_b,
                 ratio: four_digits(l.exp()),
@@ -193,14 +185,14 @@ mod tests {
     #[test]
     fn one_changed_row_does_not_move_the_estimate() {
         let names: Vec<String> = (0..9).map(|k| format!("s{k}")).collect();
-        let rows: Vec<(&str, &str, Side, Side)> = names
+        let rows: Vec<(&str, Side, Side)> = names
             .iter()
             .enumerate()
             .map(|(k, n)| {
                 let a = 10_000 + 1_000 * k as i64;
                 // Every row 20% slower, one of them 3 times slower.
                 let b = if k == 4 { a * 3 } else { a * 6 / 5 };
-                (n.as_str(), "", side(100, a), side(100, b))
+                (n.as_str(), side(100, a), side(100, b))
             })
             .collect();
         let d = estimate(rows.iter().copied(), 5.0).unwrap();
@@ -209,9 +201,9 @@ mod tests {
         assert!(d.named);
         assert!(d.spread_pct < 0.1);
         // Too few calls or too little own time: no vote.
-        let few: Vec<(&str, &str, Side, Side)> = rows
+        let few: Vec<(&str, Side, Side)> = rows
             .iter()
-            .map(|&(n, d, a, _)| (n, d, a, side(10, 1_000)))
+            .map(|&(n, a, _)| (n, a, side(10, 1_000)))
             .collect();
         assert_eq!(estimate(few.into_iter(), 5.0), None);
     }
