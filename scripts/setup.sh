@@ -3,8 +3,8 @@
 # already there (fast when everything is installed). Steps: the wasm target;
 # Trunk; wasm-bindgen-cli at the exact version Cargo.lock pins (Trunk runs
 # offline and never downloads it); npm packages of web/ (playwright-core,
-# binaryen's wasm-opt, speedscope's static build for the export test). With `--browser`: also Debian's chromium, Xvfb, jq
-# and DuckDB (Python) for the tests; with `--fuzz`: cargo-fuzz; with `--fleet`:
+# binaryen's wasm-opt, speedscope's static build for the export test). With `--browser`: also Debian's chromium, Xvfb, jq,
+# DuckDB (Python) and rerun-sdk 0.41.0 (in a venv) for the tests; with `--fuzz`: cargo-fuzz; with `--fleet`:
 # Java and PySpark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +32,22 @@ if [[ " $* " == *" --browser "* ]]; then
   # The Parquet export is checked by SQL in DuckDB (tests/parquet.rs).
   python3 -c "import duckdb" 2>/dev/null || { say "installing duckdb (PyPI)"; \
     pip install --quiet --root-user-action=ignore duckdb; }
+  # The JSON export is compared byte for byte with the real `rerun dump-puffin`
+  # 0.41 (tests/rerun_dump.rs looks in /opt/rerun-venv and in this venv); its
+  # analytics are turned off. Without it that comparison is skipped, not failed.
+  rerun_venv="$HOME/.cache/puffin-lens/rerun-venv"
+  rerun_ok() { [[ "$("$1" --version 2>/dev/null || true)" == "rerun-cli 0.41."* ]]; }
+  if ! rerun_ok /opt/rerun-venv/bin/rerun && ! rerun_ok "$rerun_venv/bin/rerun"; then
+    say "installing rerun-sdk 0.41.0 in $rerun_venv (PyPI)"
+    if python3 -m venv "$rerun_venv" \
+      && "$rerun_venv/bin/pip" install --quiet --disable-pip-version-check rerun-sdk==0.41.0 \
+      && "$rerun_venv/bin/rerun" analytics disable >/dev/null \
+      && rerun_ok "$rerun_venv/bin/rerun"; then
+      say "rerun $("$rerun_venv/bin/rerun" --version | cut -d' ' -f2) installed"
+    else
+      say "rerun-sdk did not install: the comparison with rerun dump-puffin will be skipped"
+    fi
+  fi
 fi
 
 # `--actions`: shellcheck and PyYAML for scripts/check_actions.py (actionlint
