@@ -425,3 +425,26 @@ fn the_table_judges_the_planted_pair_as_compare_does() {
     assert_eq!(h.query_all_by_label("slower per call").count(), 3);
     h.get_by_label("one spike");
 }
+
+#[test]
+fn the_table_names_the_drift_and_judges_against_it() {
+    use common::planted::{BEFORE, Plan, game_loop, record};
+    // Every duration ×1.2: the same code on a slower machine.
+    let slower = Plan {
+        scale: 1.2,
+        ..BEFORE
+    };
+    let (a, b) = (record(&game_loop(BEFORE, 1)), record(&game_loop(slower, 2)));
+    let mut h = open_bytes(a, b);
+    let ui = show_diff(
+        &mut h,
+        json!({"mode": "table", "filter": "", "hide_below": 0}),
+    );
+    let drift = ui["drift"].as_str().unwrap();
+    assert!(drift.starts_with("B ran 20."), "{drift}");
+    assert!(drift.contains("slower across the board"), "{drift}");
+    h.get_by_label(drift);
+    for r in ui["rows"].as_array().unwrap() {
+        assert_eq!(r["change"]["kind"], "unchanged", "{r}");
+    }
+}

@@ -849,6 +849,7 @@ impl PuffinLensApp {
                     v["building"] = diff.building().into();
                     v["normalize"] = diff.normalize().as_str().into();
                     v["warnings"] = diff.warnings().into();
+                    v["drift"] = diff.drift().into();
                     v["sort"] = sort.as_str().into();
                     v["descending"] = descending.into();
                     v["rows"] = diff.rows_json(UI_ROWS).into();

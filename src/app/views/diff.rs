@@ -154,6 +154,9 @@ pub struct DiffView {
     mode: DiffMode,
     normalize: Normalize,
     warnings: Vec<String>,
+    /// The run-to-run drift's line (as the report words it), set when the
+    /// table is built.
+    drift: Option<String>,
     /// The rows joined, read with A's and B's traces ([`Self::joined`]).
     table: CompareTable,
     /// While the table is being built a slice at a time ([`Self::start`]):
@@ -277,6 +280,7 @@ impl DiffView {
         };
         Self {
             warnings: compare_warnings(ta, tb),
+            drift: None,
             a,
             b,
             mode: DiffMode::Table,
@@ -364,6 +368,17 @@ impl DiffView {
             self.building = Some(build);
             return true;
         };
+        self.drift = table.with(ta, tb).drift().map(|d| {
+            if d.named {
+                crate::engine::analyses::drift::sentence(d)
+            } else {
+                format!(
+                    "Run-to-run drift {:+.1}% (±{:.1}%, from {} busy names): within noise; \
+                     rows are judged against it.",
+                    d.pct, d.spread_pct, d.scopes_used
+                )
+            }
+        });
         self.table = table;
         self.building = Some(DiffBuild::Sort {
             keys: Vec::with_capacity(by_name.len()),
@@ -409,6 +424,12 @@ impl DiffView {
 
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// The drift's line shown above the table (`None` until the table is
+    /// built, or with too few busy names to estimate it).
+    pub fn drift(&self) -> Option<&str> {
+        self.drift.as_deref()
     }
 
     pub fn details(&self) -> Option<&DiffDetails> {
@@ -1255,6 +1276,9 @@ impl DiffView {
         );
         for w in &self.warnings {
             ui.label(RichText::new(format!("Warning: {w}")).color(ui.visuals().warn_fg_color));
+        }
+        if let Some(d) = &self.drift {
+            ui.label(RichText::new(d).strong());
         }
     }
 
