@@ -34,7 +34,8 @@ pub struct CallsReport {
     pub summary: CallsSummary,
     /// The slow calls, when they hold a real share of the total
     /// ([`super::tail`]'s rule; `null` otherwise).
-    pub tail: Option<super::tail::Tail>,
+    /// (Boxed: it is most of the answer's size, and most often `null`.)
+    pub tail: Option<Box<super::tail::Tail>>,
     pub calls: Vec<CallRow>,
 }
 
@@ -72,7 +73,8 @@ pub fn calls(trace: &Trace, name: &str) -> Option<CallsReport> {
             .iter()
             .map(|&i| (s.start_ns[i.idx()], s.duration_ns[i.idx()]))
             .collect::<Vec<_>>(),
-    );
+    )
+    .map(Box::new);
     let calls = hits
         .into_iter()
         .map(|i| CallRow {
