@@ -253,15 +253,6 @@ impl ThreadRoles {
     pub fn runs_tasks(&self, st: StreamId) -> bool {
         self.tasks.get(st.idx()).copied().unwrap_or(false)
     }
-
-    /// The role of the thread named `thread` (frame-driving when it has no
-    /// top-level scope).
-    pub fn role_of(&self, thread: &str) -> ThreadRole {
-        self.threads
-            .iter()
-            .find(|t| t.thread == thread)
-            .map_or(ThreadRole::FrameDriving, |t| t.role)
-    }
 }
 
 /// Every stretch of stream `st` of at least `min_ns` (at least 1 ns), in
