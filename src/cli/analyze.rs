@@ -756,9 +756,20 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, top: usize
     }
     let _ = writeln!(
         out,
-        "A {} frames, B {}; {} of {} rows changed beyond noise (judged per frame)",
-        report.frames_a, report.frames_b, report.changed_rows, report.total_rows
+        "A {} frames, B {}; {} of {} rows changed beyond noise (judged per {})",
+        report.frames_a,
+        report.frames_b,
+        report.changed_rows,
+        report.total_rows,
+        report.basis.unit()
     );
+    if report.basis == analyses::basis::Basis::Second {
+        let _ = writeln!(
+            out,
+            "per second: a side is one frame, or frames far longer than their scopes; A runs {} s, B {} s (Δ ms/frame is per second)",
+            report.units.0, report.units.1
+        );
+    }
     let mut t = Table::new(&[
         ("name", Left),
         ("data", Left),

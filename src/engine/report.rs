@@ -9,6 +9,7 @@
 //! JSON (serde).
 
 use super::analyses::accounting::{FrameChange, frame_change, self_by_name};
+use super::analyses::basis::{Basis, Unframed, unframed};
 use super::analyses::calls::calls;
 use super::analyses::common::Applied;
 use super::analyses::common::spike;
@@ -17,7 +18,7 @@ use super::analyses::coverage;
 use super::analyses::diff::{joined_children, joined_threads};
 use super::analyses::drift::{self, Drift};
 use super::analyses::find::{GroupBy, InstanceRow};
-use super::analyses::gate::{Gate, GateResult, mean_frame_ns};
+use super::analyses::gate::{Gate, GateResult};
 use super::analyses::judge::{Change, DriftMode, Kind, Noise};
 use super::analyses::stats::scope_stats;
 use super::analyses::tail::{
@@ -106,6 +107,11 @@ pub struct RecordingReport {
     pub outliers: Vec<Outlier>,
     /// Why the median frame may mislead (`null` when nothing does).
     pub median_note: Option<String>,
+    /// The recording never ends a puffin frame, or its frames are far
+    /// longer than their scopes (see `analyses::basis`): `null` otherwise.
+    /// Its per-frame sections (the slowest frames, the frame chart) are
+    /// left out of the Markdown and HTML.
+    pub unframed: Option<Unframed>,
     /// Every frame's duration, in file order (the frame-time chart).
     pub frame_durations_ns: Vec<i64>,
     /// Frame indices the capture left out, said as the summary says it
@@ -191,8 +197,14 @@ pub struct ComparisonReport {
     pub conditions: Vec<String>,
     pub frames_a: usize,
     pub frames_b: usize,
-    /// Figures are per frame: each side's totals divided by its frames.
+    /// Figures are per frame: each side's totals divided by its frames
+    /// (false per second).
     pub per_frame: bool,
+    /// What the figures are per: `frame`, or `second` when a side is
+    /// unframed (see `analyses::basis`).
+    pub basis: Basis,
+    /// How many of them A and B have (their frames, or their seconds).
+    pub units: (usize, usize),
     /// The noise model's thresholds.
     pub noise: NoiseUsed,
     /// The frame's change, and the names that account for it.
@@ -478,6 +490,7 @@ fn recording(
                 )
             }),
         frame_durations_ns,
+        unframed: unframed(t),
         frames_absent_note: coverage::frame_coverage(t)
             .as_ref()
             .and_then(coverage::absent_note),
@@ -741,12 +754,19 @@ fn comparison(
             .map(|&p| (p, names.change(p)))
             .collect();
         g.check(
-            mean_frame_ns(a),
+            names.unit_ns(),
             names.drift(),
             regressions.iter().map(|(p, c)| (names.name(*p), None, c)),
         )
     });
-    let frame = frame_change(a, b, &names.kinds_by_name(), &noise, opts.top);
+    let frame = frame_change(
+        a,
+        b,
+        &names.kinds_by_name(),
+        &noise,
+        names.basis(),
+        opts.top,
+    );
     // From each thread, the child with the largest |Δ| (ties: the first
     // name), while something changed: the diff tree's order, walked along
     // one path instead of built whole.
@@ -791,7 +811,9 @@ fn comparison(
         conditions: conditions(a, b, &names),
         frames_a: a.frames.len(),
         frames_b: b.frames.len(),
-        per_frame: true,
+        per_frame: names.basis() == Basis::Frame,
+        basis: names.basis(),
+        units: names.frames(),
         noise: NoiseUsed {
             pct: opts.noise.pct,
             ms: opts.noise.ms,
@@ -881,10 +903,11 @@ fn conditions(a: &Trace, b: &Trace, names: &Joined) -> Vec<String> {
     let (sa, sb) = (span_ms(a), span_ms(b));
     if fa != fb || (sa - sb).abs() > 0.1 * sa.max(sb) {
         out.push(format!(
-            "A has {fa} frame{} over {:.1} s, B {fb} over {:.1} s: figures are per frame.",
+            "A has {fa} frame{} over {:.1} s, B {fb} over {:.1} s: figures are per {}.",
             if fa == 1 { "" } else { "s" },
             sa / 1e3,
-            sb / 1e3
+            sb / 1e3,
+            names.basis().unit()
         ));
     }
     out
@@ -917,6 +940,7 @@ fn spike_call(a: &Trace, b: &Trace, name: &str) -> Option<SpikeCall> {
 /// (regressions and new ones, largest first), the spikes, then the largest
 /// recurring unprofiled stretch of B.
 fn look_first(c: &ComparisonReport, b: &RecordingReport, opts: &ReportOptions) -> Vec<String> {
+    let unit = c.frame.basis.unit();
     let mut lines: Vec<String> = Vec::new();
     let min_ns = opts.noise.ms * 1e6;
     let thread = cell(thread_label(&c.frame.thread)).into_owned();
@@ -925,13 +949,12 @@ fn look_first(c: &ComparisonReport, b: &RecordingReport, opts: &ReportOptions) -
         if !bad || x.self_delta_per_frame_ns < min_ns {
             continue;
         }
-        let why = c
-            .rows
-            .iter()
-            .find(|r| r.name == x.name)
-            .map_or_else(|| x.kind.words().to_owned(), |r| describe(&r.change));
+        let why = c.rows.iter().find(|r| r.name == x.name).map_or_else(
+            || x.kind.words().to_owned(),
+            |r| describe_per(&r.change, c.basis),
+        );
         lines.push(format!(
-            "{}: {why}; {} per frame of its own time on {thread}",
+            "{}: {why}; {} per {unit} of its own time on {thread}",
             escape::markdown_code(&x.name),
             signed_ms(x.self_delta_per_frame_ns)
         ));
@@ -982,16 +1005,20 @@ fn look_first(c: &ComparisonReport, b: &RecordingReport, opts: &ReportOptions) -
             .map(|(threads, what, _)| format!("{} {what}", cell(&threads)))
             .collect();
         lines.push(format!(
-            "unprofiled time in B: {} {}, a {} gap in {} frames, median {}{}: {}",
+            "unprofiled time in B: {} {}, a {} gap {}, median {}{}: {}",
             cell(thread_label(text(&g["thread"]))),
             path_md(text(&g["path"])),
             text(&g["kind"]),
-            num(&g["frames"]),
+            if b.unframed.is_some() {
+                format!("{} times", num(&g["frames"]))
+            } else {
+                format!("in {} frames", num(&g["frames"]))
+            },
             msu(num(&g["median_ns"])),
             g["share_of_thread_pct"]
                 .as_f64()
                 .map_or(String::new(), |p| format!(
-                    " ({p:.0}% of the thread's time)"
+                    " ({p:.0}% of the thread's span)"
                 )),
             if others.is_empty() {
                 "no other thread ran meanwhile".to_owned()
@@ -1041,6 +1068,13 @@ fn numbered_runs(rows: &[(String, String)]) -> Vec<(String, String, usize)> {
 
 /// A judged change in words, with its numbers.
 pub fn describe(c: &Change) -> String {
+    describe_per(c, Basis::Frame)
+}
+
+/// [`describe`], its calls counted per unit of `basis` (per frame, or per
+/// second).
+pub fn describe_per(c: &Change, basis: Basis) -> String {
+    let unit = basis.unit();
     let mut parts = vec![c.kind.words().to_owned()];
     let per_call = matches!(
         c.kind,
@@ -1065,7 +1099,7 @@ pub fn describe(c: &Change) -> String {
     }
     if count {
         parts.push(format!(
-            "{:.2} → {:.2} calls per frame",
+            "{:.2} → {:.2} calls per {unit}",
             c.calls_per_frame_a, c.calls_per_frame_b
         ));
     }
@@ -1217,38 +1251,21 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
             s.registered_scopes
         );
     }
-    let _ = writeln!(
-        o,
-        "### {h}Slowest frames (median frame {})\n",
-        msu(r.median_frame_ns)
-    );
-    if let Some(note) = &r.median_note {
-        let _ = writeln!(o, "> [!NOTE]\n> {}\n", cell(note));
-    }
-    if let Some(k) = charts {
-        let _ = writeln!(o, "<!--chart:frames:{k}:0-->\n");
-    }
-    let _ = writeln!(
-        o,
-        "| frame | duration | vs median | scopes |\n|---:|---:|---:|---:|"
-    );
-    for f in r.slowest_frames.as_array().into_iter().flatten() {
-        let d = num(&f["duration_ns"]);
-        let _ = writeln!(
-            o,
-            "| {} | {} | {:.1}x | {} |",
-            num(&f["frame_index"]),
-            msu(d),
-            d as f64 / r.median_frame_ns.max(1) as f64,
-            num(&f["num_scopes"])
-        );
+    if let Some(u) = &r.unframed {
+        let _ = writeln!(o, "> [!IMPORTANT]\n> {}\n", u.sentence());
+    } else {
+        slowest_frames_md(o, r, &h, charts);
     }
     if let Some(rows) = r.slowest_frame_threads.as_array() {
         let frame = r
             .slowest_frames
             .get(0)
             .map_or(0, |f| num(&f["frame_index"]));
-        let _ = writeln!(o, "\n### {h}Threads of the slowest frame ({frame})\n");
+        if r.unframed.is_some() {
+            let _ = writeln!(o, "### {h}Threads (frame {frame})\n");
+        } else {
+            let _ = writeln!(o, "\n### {h}Threads of the slowest frame ({frame})\n");
+        }
         let _ = writeln!(
             o,
             "| thread | span | scopes | depth |\n|---|---:|---:|---:|"
@@ -1431,6 +1448,36 @@ fn cadence_md(c: &Cadence) -> String {
 /// The gaps section: recurring gaps (by total), then single gaps, then the
 /// idle stretches of threads that run tasks (apart: waiting is not
 /// unprofiled work).
+/// The slowest frames' section (framed recordings only).
+fn slowest_frames_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) {
+    let _ = writeln!(
+        o,
+        "### {h}Slowest frames (median frame {})\n",
+        msu(r.median_frame_ns)
+    );
+    if let Some(note) = &r.median_note {
+        let _ = writeln!(o, "> [!NOTE]\n> {}\n", cell(note));
+    }
+    if let Some(k) = charts {
+        let _ = writeln!(o, "<!--chart:frames:{k}:0-->\n");
+    }
+    let _ = writeln!(
+        o,
+        "| frame | duration | vs median | scopes |\n|---:|---:|---:|---:|"
+    );
+    for f in r.slowest_frames.as_array().into_iter().flatten() {
+        let d = num(&f["duration_ns"]);
+        let _ = writeln!(
+            o,
+            "| {} | {} | {:.1}x | {} |",
+            num(&f["frame_index"]),
+            msu(d),
+            d as f64 / r.median_frame_ns.max(1) as f64,
+            num(&f["num_scopes"])
+        );
+    }
+}
+
 fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) {
     let g = &r.gaps;
     let list = |k: &str| g[k].as_array().map_or(&[][..], |v| v.as_slice());
@@ -1512,9 +1559,19 @@ fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) 
         }
         let _ = writeln!(
             o,
-            "The same stretch without a profiled child, frame after frame, largest total first.\n\n\
-             | where | kind | after → before | frames | median | total | % of thread span | other threads meanwhile |\n\
-             |---|---|---|---:|---:|---:|---:|---|"
+            "The same stretch without a profiled child, {}, largest total first.\n\n\
+             | where | kind | after → before | {} | median | total | % of thread span | other threads meanwhile |\n\
+             |---|---|---|---:|---:|---:|---:|---|",
+            if r.unframed.is_some() {
+                "time after time"
+            } else {
+                "frame after frame"
+            },
+            if r.unframed.is_some() {
+                "times"
+            } else {
+                "frames"
+            }
         );
         for x in recurring {
             let _ = writeln!(
@@ -1565,7 +1622,12 @@ fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) 
         }
         more_md(o, singles.len(), num(&g["total_gaps"]));
     }
-    idle_md(o, g, h, &place, &name_of, &meanwhile);
+    let times = if r.unframed.is_some() {
+        "times"
+    } else {
+        "frames"
+    };
+    idle_md(o, (g, times), h, &place, &name_of, &meanwhile);
     if !recorded {
         let _ = writeln!(
             o,
@@ -1578,7 +1640,7 @@ fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) 
 /// table, with the threads' roles.
 fn idle_md(
     o: &mut String,
-    g: &Value,
+    (g, times): (&Value, &str),
     h: &str,
     place: &dyn Fn(&Value) -> String,
     name_of: &dyn Fn(&Value) -> String,
@@ -1617,8 +1679,9 @@ fn idle_md(
     }
     let _ = writeln!(
         o,
-        "| where | after → before | frames | median | total | % of thread span | other threads meanwhile |\n\
-         |---|---|---:|---:|---:|---:|---|"
+        "| where | after → before | {} | median | total | % of thread span | other threads meanwhile |\n\
+         |---|---|---:|---:|---:|---:|---|",
+        times
     );
     for x in recurring {
         let _ = writeln!(
@@ -1661,6 +1724,7 @@ fn more_md(o: &mut String, shown: usize, total: i64) {
 }
 
 fn comparison_md(o: &mut String, c: &ComparisonReport) {
+    let unit = c.frame.basis.unit();
     let _ = writeln!(o, "## What changed (B against A)\n");
     for w in &c.warnings {
         let _ = writeln!(o, "> [!WARNING]\n> {}\n", cell(w));
@@ -1674,10 +1738,24 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         o.push('\n');
     }
     let f = &c.frame;
+    let (what, counted) = match f.basis {
+        Basis::Frame => (
+            "**The frame**".to_owned(),
+            format!("A has {} frames, B {}", c.frames_a, c.frames_b),
+        ),
+        Basis::Second => (
+            format!(
+                "**Per second** (a recording that is one frame, or frames far longer than \
+                 their scopes, is judged per second of its run): {}'s scope time per second",
+                cell(thread_label(&f.thread))
+            ),
+            format!("A runs {} s, B {} s", c.units.0, c.units.1),
+        ),
+    };
     let _ = writeln!(
         o,
-        "**The frame**: median {} → {} ({}), mean {} → {} ({} per frame): {}{}. \
-         A has {} frames, B {}; every figure below is per frame.\n",
+        "{what}: median {} → {} ({}), mean {} → {} ({} per {unit}): {}{}. \
+         {counted}; every figure below is per {unit}.\n",
         msu(f.median_a_ns),
         msu(f.median_b_ns),
         signed_ms(f.delta_median_ns as f64),
@@ -1686,8 +1764,6 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         signed_ms(f.delta_mean_ns),
         f.kind.words(),
         f.p.map_or(String::new(), |p| format!(" ({})", p_text(p))),
-        c.frames_a,
-        c.frames_b
     );
     if !f.contributions.is_empty() {
         let parts: Vec<String> = f
@@ -1705,7 +1781,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         let more = f.total_contributions - f.contributions.len();
         let _ = writeln!(
             o,
-            "**Where the mean frame's {} went** (self time per frame on {}): {}{}; \
+            "**Where the mean {unit}'s {} went** (self time per {unit} on {}): {}{}; \
              **{:.0}% explained** by the names judged a change. Outside {}'s scopes \
              (unprofiled, idle or waiting): {}.\n",
             signed_ms(f.delta_mean_ns),
@@ -1751,7 +1827,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             let _ = writeln!(
                 o,
                 "**Regression gate: passed.** No row judged slower per call or run more often \
-                 costs more than {} per frame beyond the drift ({}% of A's mean frame, at \
+                 costs more than {} per {unit} beyond the drift ({}% of A's mean frame, at \
                  least {} ms).\n",
                 msu(g.limit_ns.round() as i64),
                 g.pct,
@@ -1770,7 +1846,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             for t in &g.tripped {
                 let _ = writeln!(
                     o,
-                    "> - {}: {}, {} per frame beyond the drift ({:.1}% of the frame; {} in all)",
+                    "> - {}: {}, {} per {unit} beyond the drift ({:.1}% of the frame; {} in all)",
                     escape::markdown_code(&t.name),
                     t.kind.words(),
                     signed_ms(t.beyond_drift_ns),
@@ -1804,7 +1880,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
     } else {
         let _ = writeln!(
             o,
-            "| scope | A per frame | B per frame | Δ per frame | calls per frame | median per call | judgement |\n\
+            "| scope | A per {unit} | B per {unit} | Δ per {unit} | calls per {unit} | median per call | judgement |\n\
              |---|---:|---:|---:|---:|---:|---|"
         );
         let min_ns = c.noise.ms * 1e6;
@@ -1843,8 +1919,17 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
     }
     let _ = writeln!(
         o,
-        "\n{JUDGEMENT_LEGEND} Noise: {}%, {} ms per frame, alpha {}.",
-        c.noise.pct, c.noise.ms, c.noise.alpha
+        "\n{} Noise: {}%, {} ms per {unit}, alpha {}.",
+        if c.basis == Basis::Second {
+            JUDGEMENT_LEGEND
+                .replace("per frame", "per second")
+                .replace("its frames", "its seconds")
+        } else {
+            JUDGEMENT_LEGEND.to_owned()
+        },
+        c.noise.pct,
+        c.noise.ms,
+        c.noise.alpha
     );
     let list = |v: &[String]| {
         if v.is_empty() {
@@ -1944,13 +2029,13 @@ fn judged_row_md(
             ch.rest.unwrap_or_default().words()
         ),
         Kind::New | Kind::Gone | Kind::Unchanged => ch.kind.words().to_owned(),
-        _ => format!("**{}**", describe(ch)),
+        _ => format!("**{}**", describe_per(ch, c.basis)),
     } + note;
     let _ = writeln!(
         o,
         "| {label} | {} | {} | {} | {:.2} → {:.2} | {} → {} | {} |",
-        per_frame(a, c.frames_a),
-        per_frame(b, c.frames_b),
+        per_frame(a, c.units.0),
+        per_frame(b, c.units.1),
         signed_ms(ch.delta_per_frame_ns),
         ch.calls_per_frame_a,
         ch.calls_per_frame_b,

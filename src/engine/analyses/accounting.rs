@@ -5,15 +5,19 @@
 //! names judged a change explain a share of it. `compare` and the report
 //! answer with it.
 
+use super::basis::{Basis, Units};
 use super::coverage;
 use super::judge::{Kind, Noise, Sample, judge};
 use crate::engine::model::{StrId, StreamId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-/// The frame's change.
+/// The frame's change (per second, see [`super::basis`]: the busiest
+/// thread's scope time in each second takes the frame's place).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FrameChange {
+    /// What a "frame" is here: `frame`, or `second`.
+    pub basis: Basis,
     /// The thread the change is accounted on (the one whose scopes cover
     /// the most time in A).
     pub thread: String,
@@ -113,6 +117,33 @@ fn frame_durations(t: &Trace) -> Vec<i64> {
     t.frames.ids().map(|f| t.frames.duration_ns(f)).collect()
 }
 
+/// The units' durations: the frames', or per second the time the threads
+/// named `thread` spend in top-level scopes in each second.
+fn unit_durations(t: &Trace, units: &Units, thread: &str) -> Vec<i64> {
+    if units.basis == Basis::Frame {
+        return frame_durations(t);
+    }
+    let mut busy = vec![0i64; units.count];
+    let Some(id) = t.strings.find(thread) else {
+        return busy;
+    };
+    let seconds: Vec<(i64, i64)> = units.seconds().collect();
+    for st in 0..t.streams.len() as u32 {
+        if t.threads.name[t.streams.thread[st as usize].idx()] != id {
+            continue;
+        }
+        for i in t.scopes.top_level(t.streams.scopes(StreamId(st))) {
+            let (s, e) = (t.scopes.start_ns[i.idx()], t.scopes.end_ns(i));
+            let (first, last) = (units.second_of(s) as usize, units.second_of(e) as usize);
+            for (k, b) in busy.iter_mut().enumerate().take(last + 1).skip(first) {
+                let (lo, hi) = seconds[k];
+                *b = b.saturating_add(e.min(hi).saturating_sub(s.max(lo)).max(0));
+            }
+        }
+    }
+    busy
+}
+
 /// The frame's change: medians and means, judged like a row, and the
 /// mean's change accounted for by the self time per name on the busiest
 /// thread (their sum and the time outside that thread's scopes add up to
@@ -123,9 +154,18 @@ pub fn frame_change(
     b: &Trace,
     kind_of: &FxHashMap<&str, Kind>,
     noise: &Noise,
+    basis: Basis,
     top: usize,
 ) -> FrameChange {
-    let (da, db) = (frame_durations(a), frame_durations(b));
+    let thread = busiest_thread(a)
+        .or_else(|| busiest_thread(b))
+        .unwrap_or_default()
+        .to_owned();
+    let (ua, ub) = (Units::new(a, basis), Units::new(b, basis));
+    let (da, db) = (
+        unit_durations(a, &ua, &thread),
+        unit_durations(b, &ub, &thread),
+    );
     let sample = |d: &[i64]| Sample {
         durations_ns: d.to_vec(),
         calls_in_frames: vec![1; d.len()],
@@ -141,15 +181,11 @@ pub fn frame_change(
     };
     let (mean_a, mean_b) = (mean(&da), mean(&db));
     let delta_mean = mean_b - mean_a;
-    let thread = busiest_thread(a)
-        .or_else(|| busiest_thread(b))
-        .unwrap_or_default()
-        .to_owned();
     let (sa, sb) = (
         self_by_name(a, Some(&thread)),
         self_by_name(b, Some(&thread)),
     );
-    let (fa, fb) = (a.frames.len().max(1) as f64, b.frames.len().max(1) as f64);
+    let (fa, fb) = (ua.count.max(1) as f64, ub.count.max(1) as f64);
     let mut all_names: Vec<&str> = sa.keys().chain(sb.keys()).copied().collect();
     all_names.sort_unstable();
     all_names.dedup();
@@ -204,6 +240,7 @@ pub fn frame_change(
         }
     }
     FrameChange {
+        basis,
         thread,
         median_a_ns: judged.median_a_ns.unwrap_or(0),
         median_b_ns: judged.median_b_ns.unwrap_or(0),

@@ -1,5 +1,6 @@
 //! `compare`: two recordings joined per (name, data).
 
+use super::basis::{Basis, Units};
 use super::common::*;
 use super::drift::{self, Drift};
 use super::find::{Acc, Accumulator, GroupBy};
@@ -49,9 +50,14 @@ pub struct CompareReport {
     /// The frame's change, and the names (judged by name) that account for
     /// it: first, as in the report.
     pub frame: super::accounting::FrameChange,
-    /// Frames of A and of B (the "per frame" of `change`).
+    /// Frames of A and of B.
     pub frames_a: usize,
     pub frames_b: usize,
+    /// What `change`'s "per frame" is per: `frame`, or `second` when a side
+    /// is unframed (see `analyses::basis`).
+    pub basis: Basis,
+    /// How many of them A and B have (their frames, or their seconds).
+    pub units: (usize, usize),
     /// Rows after --filter and --hide-below, before --top.
     pub total_rows: usize,
     /// Of those, how many the noise model judged a change (not unchanged).
@@ -127,8 +133,10 @@ pub struct CompareTable {
     /// B's string id -> A's (`NONE` when A lacks the string).
     b_to_a: Vec<u32>,
     pairs: Vec<Pair>,
-    /// The frames of A and B.
+    /// The frames of A and B (per second: their seconds).
     frames: (usize, usize),
+    /// What `frames` counts.
+    basis: Basis,
     noise: Noise,
     /// The judgements that needed the calls (the rows the thresholds alone
     /// could not call unchanged), by (A's group, B's group).
@@ -222,6 +230,8 @@ pub struct CompareBuilder {
     candidates: Vec<Pair>,
     /// Calls of the candidates: (candidate, frame position, duration).
     calls: (Calls, Calls),
+    /// A's and B's units (frames, or seconds when a side is unframed).
+    units: (Units, Units),
 }
 
 /// Calls of the rows to judge: (candidate, frame position, duration).
@@ -268,6 +278,7 @@ impl CompareBuilder {
             candidate_of: Default::default(),
             candidates: Vec::new(),
             calls: Default::default(),
+            units: Default::default(),
         }
     }
 
@@ -364,17 +375,32 @@ impl CompareBuilder {
                             .filter(|&i| !matched[i as usize])
                             .map(|i| Pair { a: i, b: NONE }),
                     );
-                    self.table.frames = (a.frames.len(), b.frames.len());
+                    let basis = Basis::of(a, b);
+                    self.units = (Units::new(a, basis), Units::new(b, basis));
+                    self.table.basis = basis;
+                    self.table.frames = (self.units.0.count, self.units.1.count);
                     self.estimate_drift(a);
                     self.pick_candidates();
                     self.stage = BuildStage::CallsA;
                 }
                 BuildStage::CallsA | BuildStage::CallsB => {
                     let side_a = self.stage == BuildStage::CallsA;
-                    let (t, of, cand, calls) = if side_a {
-                        (a, &self.group_of.0, &self.candidate_of.0, &mut self.calls.0)
+                    let (t, of, cand, calls, units) = if side_a {
+                        (
+                            a,
+                            &self.group_of.0,
+                            &self.candidate_of.0,
+                            &mut self.calls.0,
+                            self.units.0,
+                        )
                     } else {
-                        (b, &self.group_of.1, &self.candidate_of.1, &mut self.calls.1)
+                        (
+                            b,
+                            &self.group_of.1,
+                            &self.candidate_of.1,
+                            &mut self.calls.1,
+                            self.units.1,
+                        )
                     };
                     let end = chunk.end.min(t.scopes.len());
                     if !self.candidates.is_empty() {
@@ -385,7 +411,7 @@ impl CompareBuilder {
                                 .copied()
                                 .unwrap_or(NONE);
                             if c != NONE {
-                                let frame = t.scope_frame(ScopeIdx(i as u32)).0;
+                                let frame = units.of_scope(t, ScopeIdx(i as u32));
                                 calls.push((c, frame, t.scopes.duration_ns[i]));
                             }
                         }
@@ -652,9 +678,22 @@ impl<'t> Joined<'t> {
         }
     }
 
-    /// The frames of A and of B.
+    /// The frames of A and of B (per second: their seconds).
     pub fn frames(&self) -> (usize, usize) {
         self.table.frames
+    }
+
+    /// What the table's "per frame" is per.
+    pub fn basis(&self) -> Basis {
+        self.table.basis
+    }
+
+    /// The gate's unit: A's mean frame, or a second.
+    pub fn unit_ns(&self) -> f64 {
+        match self.table.basis {
+            Basis::Frame => mean_frame_ns(self.a),
+            Basis::Second => super::basis::SECOND_NS as f64,
+        }
     }
 
     pub fn row(&self, p: Pair) -> CompareRow {
@@ -783,7 +822,7 @@ impl<'t> Joined<'t> {
             .map(|p| (p, self.change(p)))
             .collect();
         gate.check(
-            mean_frame_ns(self.a),
+            self.unit_ns(),
             self.drift(),
             kept.iter()
                 .map(|(p, c)| (self.name(*p), (!by_name).then(|| self.data(*p)), c)),
@@ -811,10 +850,13 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
             b,
             &names.kinds_by_name(),
             &names.noise(),
+            names.basis(),
             opts.top.min(50),
         ),
         frames_a: a.frames.len(),
         frames_b: b.frames.len(),
+        basis: names.basis(),
+        units: names.frames(),
         total_rows,
         changed_rows,
         rows,

@@ -1,0 +1,172 @@
+//! What a comparison's "per frame" is. An app that ends a puffin frame per
+//! display refresh has frames of 5-300 ms, and per-frame figures are what
+//! its user reads. An app that never ends one (the Rerun SDK, a server, a
+//! batch job) has one frame covering its whole run, or a few far longer
+//! than their scopes: per frame there means per run, and statistics over
+//! its frames have n = 1.
+//!
+//! The rule: a recording is **unframed** when its median frame lasts at
+//! least [`UNFRAMED_MEDIAN_FRAME_NS`] (1 s). A comparison with an unframed
+//! side is judged **per second** on both sides: each side's run is cut into
+//! one-second bins from its first frame's start, and the bins take the
+//! frames' place everywhere (calls per bin, cost per bin, the rank test of
+//! calls per bin, the accounting of the busiest thread's scope time per
+//! bin, the gate's threshold as a percentage of a second).
+
+use crate::engine::model::{ScopeIdx, Trace};
+use serde::Serialize;
+
+/// A median frame at least this long: the recording is unframed.
+pub const UNFRAMED_MEDIAN_FRAME_NS: i64 = 1_000_000_000;
+/// The bin of the per-second basis.
+pub const SECOND_NS: i64 = 1_000_000_000;
+
+/// What a comparison's figures are per.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Basis {
+    /// Per frame of the recording.
+    #[default]
+    Frame,
+    /// Per second of the recording (a side is unframed).
+    Second,
+}
+
+impl Basis {
+    /// Per frame of both, or per second when either is unframed.
+    pub fn of(a: &Trace, b: &Trace) -> Self {
+        if unframed(a).is_some() || unframed(b).is_some() {
+            Basis::Second
+        } else {
+            Basis::Frame
+        }
+    }
+
+    /// "frame" or "second", for sentences ("per frame").
+    pub fn unit(self) -> &'static str {
+        match self {
+            Basis::Frame => "frame",
+            Basis::Second => "second",
+        }
+    }
+}
+
+/// Why a recording is unframed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Unframed {
+    pub frames: usize,
+    /// The lower median frame.
+    pub median_frame_ns: i64,
+    /// From the first frame's start to the last frame's end.
+    pub span_ns: i64,
+}
+
+impl Unframed {
+    /// The sentence a report leads with.
+    pub fn sentence(&self) -> String {
+        let span = format!("{:.1} s", self.span_ns as f64 / 1e9);
+        if self.frames == 1 {
+            format!(
+                "One frame covers the whole {span} run (the app never ends a puffin frame): \
+                 figures are per second, and per-frame statistics are left out."
+            )
+        } else {
+            format!(
+                "{} frames cover the {span} run, with a median of {:.1} s (frames far longer \
+                 than their scopes): figures are per second, and per-frame statistics are left out.",
+                self.frames,
+                self.median_frame_ns as f64 / 1e9
+            )
+        }
+    }
+}
+
+/// `Some` when `t` is unframed (see the module's rule).
+pub fn unframed(t: &Trace) -> Option<Unframed> {
+    let f = &t.frames;
+    if f.is_empty() {
+        return None;
+    }
+    let mut d: Vec<i64> = f.ids().map(|i| f.duration_ns(i)).collect();
+    d.sort_unstable();
+    let median = d[(d.len() - 1) / 2];
+    (median >= UNFRAMED_MEDIAN_FRAME_NS).then(|| {
+        let (lo, hi) = span(t);
+        Unframed {
+            frames: f.len(),
+            median_frame_ns: median,
+            span_ns: hi.saturating_sub(lo),
+        }
+    })
+}
+
+/// The first frame's start and the last frame's end.
+fn span(t: &Trace) -> (i64, i64) {
+    let r = &t.frames.range_ns;
+    let lo = r.iter().map(|r| r.0).min().unwrap_or(0);
+    let hi = r.iter().map(|r| r.1).max().unwrap_or(lo);
+    (lo, hi.max(lo))
+}
+
+/// A recording's units on a basis: how many there are, and which one each
+/// scope falls in (by its start).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Units {
+    pub basis: Basis,
+    /// The start of the first bin (per second).
+    start_ns: i64,
+    /// Frames, or one-second bins (at least 1 for a recording with frames).
+    pub count: usize,
+}
+
+impl Units {
+    pub fn new(t: &Trace, basis: Basis) -> Self {
+        match basis {
+            Basis::Frame => Self {
+                basis,
+                start_ns: 0,
+                count: t.frames.len(),
+            },
+            Basis::Second => {
+                let (lo, hi) = span(t);
+                let seconds = ((hi - lo) as u64).div_ceil(SECOND_NS as u64).max(1);
+                Self {
+                    basis,
+                    start_ns: lo,
+                    count: if t.frames.is_empty() {
+                        0
+                    } else {
+                        seconds as usize
+                    },
+                }
+            }
+        }
+    }
+
+    /// The unit scope `i` starts in: its frame's position, or its second.
+    pub fn of_scope(&self, t: &Trace, i: ScopeIdx) -> u32 {
+        match self.basis {
+            Basis::Frame => t.scope_frame(i).0,
+            Basis::Second => self.second_of(t.scopes.start_ns[i.idx()]),
+        }
+    }
+
+    /// The second `ns` falls in (clamped to the recording's).
+    pub fn second_of(&self, ns: i64) -> u32 {
+        let k = ns.saturating_sub(self.start_ns).max(0) / SECOND_NS;
+        (k as u64).min(self.count.saturating_sub(1) as u64) as u32
+    }
+
+    /// Each unit's `[start, end)` per second (empty per frame).
+    pub fn seconds(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        let n = if self.basis == Basis::Second {
+            self.count
+        } else {
+            0
+        };
+        (0..n as i64).map(move |k| {
+            let s = self.start_ns + k * SECOND_NS;
+            (s, s + SECOND_NS)
+        })
+    }
+}
