@@ -756,7 +756,9 @@ fn comparison(
         g.check(
             names.unit_ns(),
             names.drift(),
-            regressions.iter().map(|(p, c)| (names.name(*p), None, c)),
+            regressions
+                .iter()
+                .map(|(p, c)| (names.name(*p), None, c, names.own_beyond_drift_ns(*p))),
         )
     });
     let frame = frame_change(

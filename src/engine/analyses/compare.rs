@@ -655,6 +655,23 @@ impl<'t> Joined<'t> {
         )
     }
 
+    /// B − A of a row's own (self) time per unit beyond the drift (A's own
+    /// time times the factor): what the row itself changed, its children
+    /// apart.
+    pub fn own_beyond_drift_ns(&self, p: Pair) -> f64 {
+        let (a, b) = self.sides(p);
+        let (ua, ub) = self.table.frames;
+        let own = |g: Option<&Acc>, units: usize| {
+            g.map_or(0.0, |g| g.self_ns as f64 / units.max(1) as f64)
+        };
+        let factor = if a.is_some() && b.is_some() {
+            self.table.noise.drift_factor()
+        } else {
+            1.0
+        };
+        own(b, ub) - own(a, ua) * factor
+    }
+
     /// The run-to-run drift the table estimated (see [`drift`]).
     pub fn drift(&self) -> Option<&'t Drift> {
         self.table.drift.as_ref()
@@ -824,8 +841,14 @@ impl<'t> Joined<'t> {
         gate.check(
             self.unit_ns(),
             self.drift(),
-            kept.iter()
-                .map(|(p, c)| (self.name(*p), (!by_name).then(|| self.data(*p)), c)),
+            kept.iter().map(|(p, c)| {
+                (
+                    self.name(*p),
+                    (!by_name).then(|| self.data(*p)),
+                    c,
+                    self.own_beyond_drift_ns(*p),
+                )
+            }),
         )
     }
 }

@@ -1,7 +1,9 @@
 //! The regression gate (`--fail-on-regression PCT [--min-ms MS]` on
 //! `compare` and `report`): the rows the noise model judged slower per call
 //! or run more often whose cost per frame beyond the run-to-run drift is
-//! more than PCT percent of A's mean frame and more than MS milliseconds.
+//! more than PCT percent of A's mean frame and more than MS milliseconds,
+//! and whose own (self) time changed by as much: the gate counts causes, so
+//! a wrapper whose change is all in its children never trips on its own.
 //! Never a spike, never noise, never a row only one side has, never the
 //! drift alone; `--fail-on-drift PCT` fails on a drift past PCT percent
 //! (either way) too.
@@ -32,6 +34,9 @@ pub struct Tripped {
     /// Of it, beyond the run-to-run drift: what the gate compares with its
     /// limit.
     pub beyond_drift_ns: f64,
+    /// Of it, its own (self) time's change beyond the drift: a cause, not
+    /// a wrapper whose change is its children's (those never trip).
+    pub own_beyond_drift_ns: f64,
     /// `beyond_drift_ns` of A's mean frame, in percent.
     pub frame_pct: f64,
 }
@@ -77,17 +82,20 @@ impl Gate {
         &self,
         mean_frame_a_ns: f64,
         drift: Option<&Drift>,
-        rows: impl Iterator<Item = (&'r str, Option<&'r str>, &'r Change)>,
+        rows: impl Iterator<Item = (&'r str, Option<&'r str>, &'r Change, f64)>,
     ) -> GateResult {
         let limit_ns = (self.pct / 100.0 * mean_frame_a_ns).max(self.min_ms * 1e6);
         let mut tripped: Vec<Tripped> = rows
-            .filter(|(_, _, c)| c.kind.is_regression() && c.beyond_drift_ns() > limit_ns)
-            .map(|(name, data, c)| Tripped {
+            .filter(|(_, _, c, own)| {
+                c.kind.is_regression() && c.beyond_drift_ns() > limit_ns && *own > limit_ns
+            })
+            .map(|(name, data, c, own)| Tripped {
                 name: name.to_owned(),
                 data: data.map(str::to_owned),
                 kind: c.kind,
                 delta_per_frame_ns: c.delta_per_frame_ns,
                 beyond_drift_ns: c.beyond_drift_ns(),
+                own_beyond_drift_ns: own,
                 frame_pct: if mean_frame_a_ns > 0.0 {
                     100.0 * c.beyond_drift_ns() / mean_frame_a_ns
                 } else {

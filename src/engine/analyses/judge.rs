@@ -143,6 +143,11 @@ pub enum Kind {
     SlowerLessOften,
     FasterMoreOften,
     FasterLessOften,
+    /// Costs more per frame, though its typical call and its calls per
+    /// frame hold: its mix of call sizes, or a tail that grew.
+    Costlier,
+    /// Costs less per frame (see [`Kind::Costlier`]).
+    Cheaper,
     /// One call is more than half of a side's total.
     Spike,
     /// Only in B.
@@ -164,6 +169,8 @@ impl Kind {
             Kind::SlowerLessOften => "slower-less-often",
             Kind::FasterMoreOften => "faster-more-often",
             Kind::FasterLessOften => "faster-less-often",
+            Kind::Costlier => "costlier",
+            Kind::Cheaper => "cheaper",
             Kind::Spike => "spike",
             Kind::New => "new",
             Kind::Gone => "gone",
@@ -182,6 +189,8 @@ impl Kind {
             Kind::SlowerLessOften => "slower per call, runs less often",
             Kind::FasterMoreOften => "faster per call, runs more often",
             Kind::FasterLessOften => "faster per call, runs less often",
+            Kind::Costlier => "costs more per frame (call sizes or tail)",
+            Kind::Cheaper => "costs less per frame (call sizes or tail)",
             Kind::Spike => "one spike",
             Kind::New => "new in B",
             Kind::Gone => "gone in B",
@@ -211,6 +220,7 @@ impl Kind {
                 | Kind::SlowerMoreOften
                 | Kind::SlowerLessOften
                 | Kind::FasterMoreOften
+                | Kind::Costlier
         )
     }
 
@@ -254,11 +264,34 @@ impl Sample {
         self.total_ns() / self.durations_ns.len().max(1) as f64
     }
 
+    /// The cost of each frame, frames without a call included as 0 (the
+    /// durations in frame order, `calls_in_frames` of them a frame); `None`
+    /// when the two do not add up (a spike's rest keeps the spike's count).
+    fn costs_in_frames(&self) -> Option<Vec<i64>> {
+        let calls: usize = self.calls_in_frames.iter().map(|&c| c as usize).sum();
+        if calls != self.durations_ns.len() {
+            return None;
+        }
+        let mut out = Vec::with_capacity(self.frames.max(self.calls_in_frames.len()));
+        let mut at = 0;
+        for &c in &self.calls_in_frames {
+            let next = at + c as usize;
+            out.push(
+                self.durations_ns[at..next]
+                    .iter()
+                    .fold(0i64, |s, &d| s.saturating_add(d)),
+            );
+            at = next;
+        }
+        out.resize(out.len().max(self.frames), 0);
+        Some(out)
+    }
+
     /// The sample without its largest call.
     fn without_largest(&self) -> Sample {
         let mut d = self.durations_ns.clone();
         if let Some((k, _)) = d.iter().enumerate().max_by_key(|(_, d)| **d) {
-            d.swap_remove(k);
+            d.remove(k); // in order: the calls stay in frame order
         }
         // The call was made: the calls per frame stay (how often is judged
         // with it, how long without it).
@@ -291,11 +324,23 @@ pub struct Change {
     /// Lower medians of the calls (`null` on a side without calls).
     pub median_a_ns: Option<i64>,
     pub median_b_ns: Option<i64>,
+    /// The time-weighted medians: the call size that holds the middle of
+    /// the row's time (the median for calls of one size; the big call of a
+    /// row that makes two tiny and one big call per frame). The per-call
+    /// change is judged on it (`null` when not judged from the calls).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typical_a_ns: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typical_b_ns: Option<i64>,
     pub calls_per_frame_a: f64,
     pub calls_per_frame_b: f64,
-    /// The rank tests' two-sided p-values (`null` when not tested).
+    /// The rank tests' two-sided p-values (`null` when not tested): of the
+    /// calls, of the calls per frame, and of the cost per frame (A's
+    /// scaled by the drift factor).
     pub p_per_call: Option<f64>,
     pub p_count: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p_cost: Option<f64>,
     /// The rank tests ran (the row was past the thresholds, and each side
     /// had at least 5 calls and 5 frames).
     pub tested: bool,
@@ -339,10 +384,13 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
         },
         median_a_ns: lower_median(&sorted_a),
         median_b_ns: lower_median(&sorted_b),
+        typical_a_ns: None,
+        typical_b_ns: None,
         calls_per_frame_a: ra,
         calls_per_frame_b: rb,
         p_per_call: None,
         p_count: None,
+        p_cost: None,
         tested: false,
         few_calls: false,
     };
@@ -383,6 +431,7 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
         });
         change.p_per_call = rest.p_per_call;
         change.p_count = rest.p_count;
+        change.p_cost = rest.p_cost;
         change.tested = rest.tested;
         change.few_calls = rest.few_calls;
         return change;
@@ -391,46 +440,68 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
     change.tested = !change.few_calls;
     let min_ns = noise.ns();
     let rel = noise.pct / 100.0;
-    // Per call, beyond the drift: the median shift from A's median times
-    // the drift factor, its cost per frame, the rank test of B's calls
-    // against A's scaled by the factor.
-    let (ma, mb) = (
-        change.median_a_ns.unwrap_or(0) as f64 * factor,
-        change.median_b_ns.unwrap_or(0) as f64,
-    );
+    // The cost per frame, its rank test (A's scaled by the drift factor),
+    // and how much it wanders within each capture.
+    let frames_tested = sa.frames >= MIN_TESTED && sb.frames >= MIN_TESTED;
+    let costs = sa.costs_in_frames().zip(sb.costs_in_frames());
+    let p_cost = || {
+        let (ca, cb) = costs.as_ref()?;
+        let mut ca: Vec<i64> = ca.iter().map(|&c| scaled(c, factor)).collect();
+        let mut cb = cb.clone();
+        ca.sort_unstable();
+        cb.sort_unstable();
+        Some(mann_whitney_p(&runs(&ca), &runs(&cb)))
+    };
+    if frames_tested {
+        change.p_cost = p_cost();
+    }
+    // Per call, beyond the drift: the shift of the typical call (the
+    // time-weighted median) from A's times the drift factor, its cost per
+    // frame, and a rank test that agrees: of the calls, or (the calls per
+    // frame holding) of the cost per frame, which sees a change in the big
+    // calls of a row that also makes many small ones.
+    let (ta, tb) = (typical(&sorted_a), typical(&sorted_b));
+    change.typical_a_ns = Some(ta);
+    change.typical_b_ns = Some(tb);
+    let (ma, mb) = (ta as f64 * factor, tb as f64);
     let shift = mb - ma;
     let beyond = change.per_call_part_ns - change.drift_part_ns;
+    // Within each capture, how far the typical call wanders from one fifth
+    // of the calls to the next (frames are not independent): a shift
+    // within that is not read as a change.
+    let wander = (wander_ns(&sa.durations_ns, typical_unsorted).unwrap_or(0.0) * factor)
+        .max(wander_ns(&sb.durations_ns, typical_unsorted).unwrap_or(0.0));
     let p_per_call = || {
         if factor == 1.0 {
             mann_whitney_p(&runs(&sorted_a), &runs(&sorted_b))
         } else {
             // Scaling keeps the order: the scaled values are still sorted.
-            let scaled: Vec<i64> = sorted_a
-                .iter()
-                .map(|&d| (d as f64 * factor).round() as i64)
-                .collect();
+            let scaled: Vec<i64> = sorted_a.iter().map(|&d| scaled(d, factor)).collect();
             mann_whitney_p(&runs(&scaled), &runs(&sorted_b))
         }
     };
+    if change.tested {
+        change.p_per_call = Some(p_per_call());
+    }
+    let count_holds = (rb - ra).abs() <= rel * ra;
     let mut per_call = 0i8;
-    if shift.abs() > rel * ma.abs() && beyond.abs() >= min_ns.max(f64::MIN_POSITIVE) {
+    if shift.abs() > rel * ma.abs()
+        && shift.abs() > wander
+        && beyond.abs() >= min_ns.max(f64::MIN_POSITIVE)
+    {
         let significant = if change.tested {
-            let p = p_per_call();
-            change.p_per_call = Some(p);
-            p < noise.alpha
+            change.p_per_call.is_some_and(|p| p < noise.alpha)
+                || (count_holds && change.p_cost.is_some_and(|p| p < noise.alpha))
         } else {
             true
         };
-        // The mean's part and the median's shift agree in direction.
+        // The mean's part and the typical call's shift agree in direction.
         if significant && shift.signum() == beyond.signum() {
             per_call = if shift > 0.0 { 1 } else { -1 };
         }
-    } else if change.tested {
-        change.p_per_call = Some(p_per_call());
     }
     // Calls per frame.
     let mut count = 0i8;
-    let frames_tested = sa.frames >= MIN_TESTED && sb.frames >= MIN_TESTED;
     let p_count = || mann_whitney_p(&count_runs(sa), &count_runs(sb));
     if (rb - ra).abs() > rel * ra && change.count_part_ns.abs() >= min_ns.max(f64::MIN_POSITIVE) {
         let significant = if frames_tested {
@@ -448,7 +519,89 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
     }
     change.tested &= frames_tested && (change.p_per_call.is_some() || change.p_count.is_some());
     change.kind = Kind::of(per_call, count);
+    // The cost per frame, when neither the typical call nor the calls per
+    // frame moved: a change in the mix of call sizes, or in a tail.
+    if change.kind == Kind::Unchanged
+        && frames_tested
+        && let Some((ca, cb)) = &costs
+    {
+        let per_frame =
+            |c: &[i64]| c.iter().map(|&x| x as f64).sum::<f64>() / c.len().max(1) as f64;
+        let expected = per_frame(ca) * factor;
+        let moved = change.beyond_drift_ns();
+        // Over the frames with calls, in order (the others are appended).
+        let (wa, wb) = (
+            &ca[..sa.calls_in_frames.len()],
+            &cb[..sb.calls_in_frames.len()],
+        );
+        let cost_wander = (wander_ns(wa, mean_of).unwrap_or(0.0) * factor)
+            .max(wander_ns(wb, mean_of).unwrap_or(0.0));
+        if moved.abs() > rel * expected
+            && moved.abs() >= min_ns.max(f64::MIN_POSITIVE)
+            && moved.abs() > cost_wander
+            && change.p_cost.is_some_and(|p| p < noise.alpha)
+        {
+            change.kind = if moved > 0.0 {
+                Kind::Costlier
+            } else {
+                Kind::Cheaper
+            };
+        }
+    }
     change
+}
+
+/// `d` times the drift factor, rounded.
+fn scaled(d: i64, factor: f64) -> i64 {
+    if factor == 1.0 {
+        d
+    } else {
+        (d as f64 * factor).round() as i64
+    }
+}
+
+/// The time-weighted median of sorted durations: the smallest duration at
+/// which the calls up to it hold half the total.
+fn typical(sorted: &[i64]) -> i64 {
+    let total: f64 = sorted.iter().map(|&d| d.max(0) as f64).sum();
+    let mut acc = 0.0;
+    for &d in sorted {
+        acc += d.max(0) as f64;
+        if acc * 2.0 >= total {
+            return d;
+        }
+    }
+    sorted.last().copied().unwrap_or(0)
+}
+
+fn typical_unsorted(v: &[i64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_unstable();
+    typical(&v) as f64
+}
+
+fn mean_of(v: &[i64]) -> f64 {
+    v.iter().map(|&x| x as f64).sum::<f64>() / v.len().max(1) as f64
+}
+
+/// Chunks a capture's values are cut into to see them wander.
+const WANDER_CHUNKS: usize = 5;
+
+/// Half the range of `stat` over [`WANDER_CHUNKS`] consecutive chunks of
+/// `values` (in frame order): how far the value wanders within one capture.
+/// `None` with fewer than 5 values a chunk.
+fn wander_ns(values: &[i64], stat: fn(&[i64]) -> f64) -> Option<f64> {
+    let n = values.len();
+    if n < WANDER_CHUNKS * MIN_TESTED {
+        return None;
+    }
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for k in 0..WANDER_CHUNKS {
+        let v = stat(&values[k * n / WANDER_CHUNKS..(k + 1) * n / WANDER_CHUNKS]);
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    Some((hi - lo) / 2.0)
 }
 
 /// A side's sums of a row (what its table keeps without the calls).
@@ -530,10 +683,13 @@ pub fn untested(a: Option<Sums>, b: Option<Sums>, frames: (usize, usize), noise:
         drift_part_ns: p.drift,
         median_a_ns: None,
         median_b_ns: None,
+        typical_a_ns: None,
+        typical_b_ns: None,
         calls_per_frame_a: p.rate_a,
         calls_per_frame_b: p.rate_b,
         p_per_call: None,
         p_count: None,
+        p_cost: None,
         tested: false,
         few_calls: false,
     }
