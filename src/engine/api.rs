@@ -588,22 +588,32 @@ threads_recorded 1 there is no other thread to tell)."
         long_about = "Unprofiled time, complete: a gap is a stretch of at least --min-ms covered \
 by no child scope: leading (a scope's start to its first child: where code dispatches work and \
 waits), between two children, trailing (the last child to the scope's end), top-level (between \
-two top-level scopes of a thread in a frame) or between-frames (no scope on any thread between \
-consecutive frames). For each, what the other threads ran meanwhile (their top-level scopes' \
-overlap with the gap). Gaps at the same place (thread, kind, parent path, neighbours) in two or \
-more frames are also aggregated into recurring gaps, ranked by their total: a 0.4 ms wait in \
-every frame outweighs one 5 ms stall.",
+two top-level scopes of a frame-driving thread in a frame) or between-frames (no scope on any \
+thread between consecutive frames). For each, what the other threads ran meanwhile (their \
+top-level scopes' overlap with the gap). Gaps at the same place (thread, kind, parent path, \
+neighbours) two or more times are also aggregated into recurring gaps, ranked by their total: a \
+0.4 ms wait in every frame outweighs one 5 ms stall. A thread drives the frames when its \
+top-level scopes cover at least 50% and span at least 80% of its frames' time; any other runs \
+tasks (a worker, a pool), and the stretches between its top-level scopes are kind idle: waiting \
+for work, listed apart (idle, recurring_idle) and never ranked as unprofiled cost. Shares are of \
+the thread's span (per frame, its first top-level scope's start to its last one's end), at most \
+100%.",
         after_help = "Examples:\n  puffin-lens gaps capture.puffin --thread main\n  \
 puffin-lens gaps capture.puffin --min-ms 0.5 --json | jq '.recurring[0]'\n\n\
 JSON: {\"other_threads_recorded\",\"gaps\":[gap],\"total_gaps\",\"recurring\":[recurring],\
-\"total_recurring\"}; gap = {\"thread\",\"frame_index\",\"kind\",\"parent\":{\"name\",\"data\"}|null,\
-\"path\",\"after\":{...}|null,\"before\":{...}|null,\"start_ns\",\"end_ns\",\"duration_ns\",\
-\"other_threads\":[{\"thread\",\"busy_ns\",\"scopes\":[{\"name\",\"busy_ns\"}]}]}, longest first; \
-recurring = {\"thread\",\"kind\",\"path\",\"after\",\"before\",\"frames\",\"median_ns\",\"max_ns\",\
-\"total_ns\",\"share_of_thread_pct\",\"other_threads\",\"longest_frame_index\",\"longest_start_ns\"}, \
-largest total first (occurrences of at least 0.01 ms). kind: leading, between, trailing, \
-top-level, between-frames (thread \"\"). other_threads_recorded is false when the recording has \
-one thread: then nothing can say what ran meanwhile."
+\"total_recurring\",\"idle\":[gap],\"total_idle\",\"recurring_idle\":[recurring],\
+\"total_recurring_idle\",\"threads\":[thread]}; gap = {\"thread\",\"frame_index\",\"kind\",\
+\"parent\":{\"name\",\"data\"}|null,\"path\",\"after\":{...}|null,\"before\":{...}|null,\"start_ns\",\
+\"end_ns\",\"duration_ns\",\"other_threads\":[{\"thread\",\"busy_ns\",\"scopes\":[{\"name\",\
+\"busy_ns\"}]}]}, longest first; recurring = {\"thread\",\"kind\",\"path\",\"after\",\"before\",\
+\"frames\" (occurrences: a frame with two counts twice),\"median_ns\",\"max_ns\",\"total_ns\",\
+\"share_of_thread_pct\" (of thread_span_ns, at most 100; null between frames),\"share_of\" \
+(\"thread-span\"; null between frames),\"thread_span_ns\",\"other_threads\",\"longest_frame_index\",\
+\"longest_start_ns\"}, largest total first (occurrences of at least 0.01 ms); thread = \
+{\"thread\",\"role\" (frame-driving or tasks),\"frames\",\"frames_ns\",\"span_ns\",\"covered_ns\"}, \
+by name, every thread whatever --thread. kind: leading, between, trailing, top-level, \
+between-frames (thread \"\"), idle (only in idle and recurring_idle). other_threads_recorded is \
+false when the recording has one thread: then nothing can say what ran meanwhile."
     )]
     Gaps(GapsArgs),
     /// Compare two recordings per (name, data), judged: slower per call, runs more often, one
