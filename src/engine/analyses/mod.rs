@@ -12,6 +12,7 @@
 //! module's re-exports.
 
 pub mod accounting;
+pub mod activity;
 pub mod basis;
 pub mod calls;
 pub mod children;
