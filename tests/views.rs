@@ -174,7 +174,8 @@ fn frame_mode_gap_rows_and_what_other_threads_ran() {
         ]
     );
     // Between rayon-1's top-level jobs (7.2 to 7.5 ms): under the threshold;
-    // at 0.2 ms it shows.
+    // at 0.2 ms it shows, as idle: rayon-1 runs tasks (no scope spans its
+    // frame), so it waited for work rather than ran unprofiled code.
     let ui = show(&mut h, "tree", json!({"gap_ms": 0.2}));
     let rayon1: Vec<&Value> = ui["rows"]
         .as_array()
@@ -185,8 +186,10 @@ fn frame_mode_gap_rows_and_what_other_threads_ran() {
         .collect();
     assert_eq!(
         rayon1[2],
-        &json!({"depth": 1, "gap": true, "start_ns": t(7.2), "duration_ns": ns(0.3)})
+        &json!({"depth": 1, "gap": true, "idle": true, "start_ns": t(7.2), "duration_ns": ns(0.3)})
     );
+    // Drawn as idle: that one and rayon-2's 0.5 ms between c and d.
+    assert_eq!(h.query_all_by_label("… idle (waiting for work)").count(), 2);
     show(&mut h, "tree", json!({"gap_ms": 1.0}));
 
     // Clicking the 5 ms gap row lists who was busy meanwhile.
@@ -728,4 +731,251 @@ fn transform_keys_the_default_stack_and_the_timeline() {
     let ui = ui_now(&h);
     // Dimmed: the merged updates (2), the dropped renders (2) and their loads (2).
     assert_eq!(ui["dimmed_by_transforms"], 6, "{ui}");
+}
+
+const SDK: &str = "tests/fixtures/real/rerun_sdk_points.puffin";
+const SDK_WORKERS: [&str; 3] = [
+    "ChunkBatcher::cmds_to_chunks",
+    "RecordingStream::batcher_to_sink",
+    "file_writer",
+];
+
+fn open_sdk() -> (Harness<'static, PuffinLensApp>, puffin_lens::engine::Trace) {
+    let bytes = std::fs::read(SDK).expect("the SDK capture");
+    let trace = puffin_lens::engine::load(&bytes).expect("decodes").trace;
+    let h = common::ui::open_with(
+        None,
+        puffin_lens::app::Settings::default(),
+        "sdk.puffin",
+        bytes,
+    );
+    (h, trace)
+}
+
+/// Thread `name`'s top-level scopes, `[start, end)`.
+fn top_level_of(trace: &puffin_lens::engine::Trace, name: &str) -> Vec<(i64, i64)> {
+    let s = &trace.scopes;
+    (0..s.len())
+        .filter(|&i| s.parent[i] == puffin_lens::engine::model::NO_PARENT)
+        .filter(|&i| {
+            let st = s.stream[i].idx();
+            trace.thread_name(trace.streams.thread[st]) == name
+        })
+        .map(|i| (s.start_ns[i], s.start_ns[i] + s.duration_ns[i]))
+        .collect()
+}
+
+/// The time `intervals` cover (their union) inside `[lo, hi)`: clipped
+/// first, then swept in start order.
+fn covered(intervals: &[(i64, i64)], lo: i64, hi: i64) -> i64 {
+    let mut clipped: Vec<(i64, i64)> = intervals
+        .iter()
+        .map(|&(a, b)| (a.max(lo), b.min(hi)))
+        .filter(|(a, b)| b > a)
+        .collect();
+    clipped.sort();
+    let (mut total, mut reach) = (0, i64::MIN);
+    for (a, b) in clipped {
+        let a = a.max(reach);
+        if b > a {
+            total += b - a;
+            reach = b;
+        }
+    }
+    total
+}
+
+#[test]
+fn the_sdk_capture_is_one_frame_and_its_overview_shows_the_run() {
+    let (mut h, trace) = open_sdk();
+    let ui = ui_now(&h);
+    assert_eq!(ui["view"], "overview");
+    let o = &ui["overview"];
+    // Said at the top, in the report's words.
+    let (lo, hi) = trace.frames.range_ns[0];
+    assert_eq!(trace.frames.len(), 1);
+    let sentence = o["unframed"]["sentence"].as_str().unwrap();
+    assert_eq!(
+        sentence,
+        format!(
+            "One frame covers the whole {:.1} s run (the app never ends a puffin frame): \
+             figures are per second, and per-frame statistics are left out.",
+            (hi - lo) as f64 / 1e9
+        )
+    );
+    h.get_by_label(sentence);
+    assert_eq!(o["unframed"]["frames"], 1);
+    assert_eq!(o["unframed"]["span_ns"], hi - lo);
+    // The run chart instead of one bar against the budget line.
+    assert_eq!(o["chart"], "run");
+    assert_eq!(o["frame_bars"], 0);
+    h.get_by_label("Busy time per thread (s since the start)");
+    assert!(h.query_by_label("Frame times (ms)").is_none());
+    let run = &o["run"];
+    assert_eq!(
+        (run["start_ns"].as_i64(), run["end_ns"].as_i64()),
+        (Some(lo), Some(hi))
+    );
+    // 10.4 s in 100 ms buckets (at most 200 round ones): 104, in seconds
+    // since the start, the last one cut at the end.
+    assert_eq!(run["bucket_ns"], 100_000_000);
+    let buckets = run["buckets"].as_array().unwrap();
+    let n = ((hi - lo) as f64 / 1e8).ceil() as usize;
+    assert_eq!(buckets.len(), n);
+    for (k, b) in buckets.iter().enumerate() {
+        assert!(
+            (b["start_s"].as_f64().unwrap() - k as f64 * 0.1).abs() < 1e-9,
+            "{b}"
+        );
+    }
+    let last_end = buckets[n - 1]["end_s"].as_f64().unwrap();
+    assert!((last_end - (hi - lo) as f64 / 1e9).abs() < 1e-9);
+    // Every thread with scopes, by name; each worker's busy time per
+    // bucket as the trace gives it, bucket by bucket.
+    let threads = run["threads"].as_array().unwrap();
+    let names: Vec<&str> = threads
+        .iter()
+        .map(|t| t["thread"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["", SDK_WORKERS[0], SDK_WORKERS[1], SDK_WORKERS[2]]);
+    for w in SDK_WORKERS {
+        let t = threads.iter().find(|t| t["thread"] == w).unwrap();
+        let tops = top_level_of(&trace, w);
+        let want: Vec<i64> = (0..n as i64)
+            .map(|k| {
+                covered(
+                    &tops,
+                    lo + k * 100_000_000,
+                    (lo + (k + 1) * 100_000_000).min(hi),
+                )
+            })
+            .collect();
+        let got: Vec<i64> = t["busy_ns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_i64().unwrap())
+            .collect();
+        assert_eq!(got, want, "{w}");
+        // The busiest bucket (first of equals) and the whole run's busy time.
+        let max = *want.iter().max().unwrap();
+        assert!(max > 0 && max <= 100_000_000, "{w}: {max}");
+        let k = want.iter().position(|&v| v == max).unwrap();
+        assert_eq!(t["busiest"]["bucket"], k, "{w}");
+        assert_eq!(t["busiest"]["busy_ns"], max, "{w}");
+        assert_eq!(t["total_busy_ns"], covered(&tops, lo, hi), "{w}");
+    }
+    // file_writer works most: over half a second of the run.
+    let fw = threads
+        .iter()
+        .find(|t| t["thread"] == "file_writer")
+        .unwrap();
+    assert!(fw["total_busy_ns"].as_i64().unwrap() > 500_000_000);
+
+    // A drag across the chart from 2 s to 3 s opens the timeline on it.
+    let rec = h.state().recording(Side::A).unwrap();
+    let (a, b) = (
+        rec.overview.run_chart_pos(2.0, 3).expect("drawn"),
+        rec.overview.run_chart_pos(3.0, 3).expect("drawn"),
+    );
+    h.event(egui::Event::PointerMoved(a));
+    h.step();
+    let press = |pos, pressed| egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed,
+        modifiers: egui::Modifiers::NONE,
+    };
+    h.event(press(a, true));
+    h.step();
+    for x in 1..=4 {
+        h.event(egui::Event::PointerMoved(a + (b - a) * (x as f32 / 4.0)));
+        h.step();
+    }
+    h.event(press(b, false));
+    h.run_steps(3);
+    let ui = ui_now(&h);
+    assert_eq!(ui["view"], "timeline");
+    let range = ui["range_ns"].as_array().unwrap();
+    let (r0, r1) = (range[0].as_i64().unwrap(), range[1].as_i64().unwrap());
+    // Within a few pixels (10.4 s over the chart's width).
+    let px = 50_000_000;
+    assert!((r0 - (lo + 2_000_000_000)).abs() < px, "{r0}");
+    assert!((r1 - (lo + 3_000_000_000)).abs() < px, "{r1}");
+}
+
+#[test]
+fn a_framed_capture_keeps_its_frame_chart() {
+    let h = opened();
+    let o = &ui_now(&h)["overview"];
+    assert_eq!(o["unframed"], Value::Null);
+    assert_eq!(o["chart"], "frames");
+    assert_eq!(o["frame_bars"], 3);
+    assert_eq!(o["run"], Value::Null);
+    h.get_by_label("Frame times (ms)");
+    assert!(
+        h.query_by_label("Busy time per thread (s since the start)")
+            .is_none()
+    );
+}
+
+#[test]
+fn the_sdk_workers_top_level_waits_are_idle_rows_in_the_tree() {
+    let (mut h, trace) = open_sdk();
+    let ui = show(
+        &mut h,
+        "tree",
+        json!({"mode": "frame", "frame": 0, "expand": 1, "gap_ms": 1.0}),
+    );
+    assert_eq!(ui["tree_mode"], "frame");
+    let rec = h.state().recording(Side::A).unwrap();
+    // Each top-level gap row, by thread: (idle, start, duration).
+    let mut by_thread: Vec<(String, Vec<(bool, i64, i64)>)> = Vec::new();
+    for r in rec.tree.frame_rows() {
+        match *r {
+            FrameRow::Thread(st) => by_thread.push((
+                trace.thread_name(trace.streams.thread[st.idx()]).to_owned(),
+                Vec::new(),
+            )),
+            FrameRow::Gap {
+                depth: 1,
+                start_ns,
+                duration_ns,
+                idle,
+            } => by_thread
+                .last_mut()
+                .unwrap()
+                .1
+                .push((idle, start_ns, duration_ns)),
+            FrameRow::Gap { depth, .. } => panic!("a gap at depth {depth} with nothing expanded"),
+            FrameRow::Scope(_) => {}
+        }
+    }
+    for w in SDK_WORKERS {
+        let (_, gaps) = by_thread.iter().find(|(t, _)| t == w).unwrap();
+        // Every stretch of at least 1 ms between its top-level scopes, as
+        // the trace gives them, and each one idle.
+        let mut tops = top_level_of(&trace, w);
+        tops.sort();
+        let mut want = Vec::new();
+        let mut reach = tops[0].1;
+        for &(a, b) in &tops[1..] {
+            if a - reach >= 1_000_000 {
+                want.push((true, reach, a - reach));
+            }
+            reach = reach.max(b);
+        }
+        assert!(!want.is_empty(), "{w} waits");
+        assert_eq!(gaps, &want, "{w}");
+    }
+    // None drawn as unprofiled; the idle label is, and selecting one says idle.
+    assert!(h.query_by_label("… unprofiled gap").is_none());
+    h.query_all_by_label("… idle (waiting for work)")
+        .next()
+        .expect("an idle row drawn")
+        .click();
+    h.run_steps(3);
+    let ui = ui_now(&h);
+    assert_eq!(ui["gap"]["idle"], true, "{}", ui["gap"]);
+    h.get_by_label_contains("Idle time of");
 }

@@ -168,6 +168,12 @@ impl Recording {
     /// brings the shown view's derived data up to date. Cheap when nothing
     /// changed.
     pub fn sync(&mut self, filter: &str, substring: bool) {
+        // A window clicked or dragged on an unframed recording's run chart
+        // opens the timeline on it.
+        let window = self.overview.take_window();
+        if window.is_some() {
+            self.view = View::Timeline;
+        }
         if self.overview.selected() != self.synced_frame {
             self.synced_frame = self.overview.selected();
             if let Some(f) = self.synced_frame {
@@ -203,6 +209,9 @@ impl Recording {
                 timeline.set_gap_ns(gap_ns);
                 timeline.set_filter(filter, substring);
                 timeline.set_transforms(&stack);
+                if let Some((lo, hi)) = window {
+                    timeline.set_range(lo, hi);
+                }
             }
             View::Flame => {
                 let flame = self.flame_mut();
@@ -484,7 +493,7 @@ impl Recording {
                 "building": self.table.building(),
             },
             "gap": self.tree.gap_window().map(|g| serde_json::json!({
-                "thread": g.thread, "start_ns": g.start_ns, "end_ns": g.end_ns, "busy": g.busy,
+                "thread": g.thread, "idle": g.idle, "start_ns": g.start_ns, "end_ns": g.end_ns, "busy": g.busy,
             })),
             "rows": rows,
             "details": self.details.as_ref().map(|d| d.to_json()),
@@ -498,6 +507,10 @@ impl Recording {
             && let serde_json::Value::Object(fl) = f.to_json()
         {
             out.extend(fl);
+        }
+        // The overview's own: {unframed, chart, frame_bars, run}.
+        if let (View::Overview, serde_json::Value::Object(out)) = (self.view, &mut value) {
+            out.insert("overview".to_owned(), self.overview.to_json());
         }
         // The timeline's own state: {range_ns, lanes, selection}.
         if let (View::Timeline, Some(t), serde_json::Value::Object(out)) =

@@ -1,8 +1,15 @@
 //! The overview: summary, warnings, the frame-time chart, the slowest
-//! frames, and the selected frame's threads and slowest scopes.
+//! frames, and the selected frame's threads and slowest scopes. An
+//! unframed recording (one frame over the whole run, or frames far longer
+//! than their scopes: [`basis::unframed`]) says so at the top, and a run
+//! chart takes the frame chart's place: per thread, its busy time (its
+//! top-level scopes' union) per time bucket, seconds since the start
+//! ([`activity::busy_over_time`], computed when the recording loads).
 
 use crate::app::loaded::Loaded;
 use crate::engine::FrameId;
+use crate::engine::analyses::activity::{self, BusyOverTime};
+use crate::engine::analyses::basis::{self, Unframed};
 use crate::engine::analyses::{self, FindFilter, InstanceRow, ThreadRow};
 use crate::units::{ms, thread_label};
 use egui::{Color32, RichText};
@@ -56,6 +63,109 @@ pub struct OverviewView {
     /// Positions (file order) whose frame index does not follow the
     /// previous frame's: a break mark on the chart before each.
     breaks: Vec<u32>,
+    /// Why the recording is unframed, if it is: the run chart replaces
+    /// the frame chart.
+    unframed: Option<Unframed>,
+    /// The run chart's data (unframed recordings only).
+    run: Option<RunChart>,
+    /// A window (ns) clicked or dragged on the run chart, for the
+    /// recording to open in the timeline ([`Self::take_window`]).
+    window: Option<(i64, i64)>,
+}
+
+/// The run chart: busy time per thread and bucket, and its bars.
+struct RunChart {
+    busy: Arc<BusyOverTime>,
+    /// Per thread (as `busy.threads`), one bar per bucket: x the bucket's
+    /// middle in seconds since the start, height its busy share of the
+    /// lane, stacked on the thread's lane (the first thread on top).
+    bars: Vec<Vec<Bar>>,
+    /// Where a drag on the chart started (seconds since the start).
+    drag_from: Option<f64>,
+    transform: Option<egui_plot::PlotTransform>,
+}
+
+/// A lane's bar at 100% busy (of a lane 1 high).
+const LANE_FILL: f64 = 0.85;
+
+impl RunChart {
+    fn new(busy: BusyOverTime) -> Self {
+        let n = busy.threads.len();
+        let bars = busy
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(k, t)| {
+                let base = (n - 1 - k) as f64;
+                (0..busy.buckets())
+                    .map(|b| {
+                        let (lo, hi) = busy.bucket(b);
+                        let width = (hi - lo).max(1) as f64;
+                        let share = t.busy_ns[b] as f64 / width;
+                        let mid_s = ((lo + hi) as f64 / 2.0 - busy.start_ns as f64) / 1e9;
+                        Bar::new(mid_s, LANE_FILL * share)
+                            .base_offset(base)
+                            .width(width / 1e9)
+                            .fill(BAR)
+                            .stroke(egui::Stroke::NONE)
+                    })
+                    .collect()
+            })
+            .collect();
+        Self {
+            busy: Arc::new(busy),
+            bars,
+            drag_from: None,
+            transform: None,
+        }
+    }
+
+    /// Seconds since the start, as the chart's x.
+    fn seconds(&self, ns: i64) -> f64 {
+        (ns - self.busy.start_ns) as f64 / 1e9
+    }
+
+    /// The bucket at `x` seconds since the start, if any.
+    fn bucket_at(&self, x: f64) -> Option<usize> {
+        let k = (x * 1e9 / self.busy.bucket_ns as f64).floor();
+        (k >= 0.0 && (k as usize) < self.busy.buckets()).then_some(k as usize)
+    }
+
+    /// What `puffinLens.ui()` says of it.
+    fn to_json(&self) -> serde_json::Value {
+        let b = &self.busy;
+        let buckets: Vec<serde_json::Value> = (0..b.buckets())
+            .map(|k| {
+                let (lo, hi) = b.bucket(k);
+                serde_json::json!({"start_s": self.seconds(lo), "end_s": self.seconds(hi)})
+            })
+            .collect();
+        let threads: Vec<serde_json::Value> = b
+            .threads
+            .iter()
+            .map(|t| {
+                // The busiest bucket, the first of equals.
+                let busiest = t
+                    .busy_ns
+                    .iter()
+                    .enumerate()
+                    .max_by_key(|&(k, &v)| (v, std::cmp::Reverse(k)))
+                    .map(|(k, &v)| {
+                        serde_json::json!({"bucket": k, "start_s": self.seconds(b.bucket(k).0),
+                            "busy_ns": v})
+                    });
+                serde_json::json!({"thread": t.thread, "busy_ns": t.busy_ns,
+                    "total_busy_ns": t.busy_ns.iter().sum::<i64>(), "busiest": busiest})
+            })
+            .collect();
+        serde_json::json!({
+            "start_ns": b.start_ns,
+            "end_ns": b.end_ns,
+            "bucket_ns": b.bucket_ns,
+            "buckets": buckets,
+            "threads": threads,
+        })
+    }
 }
 
 impl OverviewView {
@@ -69,6 +179,13 @@ impl OverviewView {
             .as_ref()
             .and_then(analyses::absent_note);
         let breaks = analyses::frame_breaks(trace);
+        let unframed = basis::unframed(trace);
+        let run = unframed.as_ref().map(|u| {
+            RunChart::new(activity::busy_over_time(
+                trace,
+                activity::bucket_ns_for(u.span_ns),
+            ))
+        });
         let mut view = Self {
             highlighted: vec![false; slowest.len()],
             highlighted_list: Vec::new(),
@@ -88,6 +205,9 @@ impl OverviewView {
             unregistered_note,
             absent_note,
             breaks,
+            unframed,
+            run,
+            window: None,
         };
         view.set_budget_ms(budget_ms);
         let first = view.slowest.first().copied();
@@ -97,6 +217,44 @@ impl OverviewView {
 
     pub fn loaded(&self) -> &Arc<Loaded> {
         &self.loaded
+    }
+
+    /// Why the recording is unframed (the overview says so and shows the
+    /// run chart), or `None`.
+    pub fn unframed(&self) -> Option<&Unframed> {
+        self.unframed.as_ref()
+    }
+
+    /// The window (ns) last clicked or dragged on the run chart, once.
+    pub fn take_window(&mut self) -> Option<(i64, i64)> {
+        self.window.take()
+    }
+
+    /// Where `seconds` since the start is on the run chart, at the middle
+    /// of thread lane `lane` (0 = the top one), after a repaint.
+    pub fn run_chart_pos(&self, seconds: f64, lane: usize) -> Option<egui::Pos2> {
+        let run = self.run.as_ref()?;
+        let n = run.busy.threads.len();
+        let y = n.checked_sub(lane + 1)? as f64 + 0.5;
+        let t = run.transform.as_ref()?;
+        Some(t.position_from_point(&egui_plot::PlotPoint::new(seconds, y)))
+    }
+
+    /// What `puffinLens.ui()` says of the overview: `unframed` (its
+    /// sentence and numbers, or null), `chart` ("frames" or "run"), the
+    /// frame chart's bar count, and the run chart's buckets and busy time.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "unframed": self.unframed.as_ref().map(|u| serde_json::json!({
+                "sentence": u.sentence(),
+                "frames": u.frames,
+                "median_frame_ns": u.median_frame_ns,
+                "span_ns": u.span_ns,
+            })),
+            "chart": if self.run.is_some() { "run" } else { "frames" },
+            "frame_bars": if self.run.is_some() { 0 } else { self.bars.len() },
+            "run": self.run.as_ref().map(RunChart::to_json),
+        })
     }
 
     pub fn selected(&self) -> Option<FrameId> {
@@ -241,7 +399,11 @@ impl OverviewView {
             ));
         }
         ui.add_space(6.0);
-        self.chart(ui);
+        if self.run.is_some() {
+            self.run_chart(ui);
+        } else {
+            self.chart(ui);
+        }
         ui.add_space(6.0);
         ui.columns(2, |cols| {
             self.slowest_frames(&mut cols[0]);
@@ -261,6 +423,26 @@ impl OverviewView {
 
     fn banners(&self, ui: &mut egui::Ui) {
         let s = &self.loaded.summary;
+        if let Some(u) = &self.unframed {
+            banner(
+                ui,
+                Color32::from_rgb(40, 70, 100),
+                if u.frames == 1 {
+                    "One frame: the recording never ends a puffin frame"
+                } else {
+                    "Frames far longer than their scopes"
+                },
+                &u.sentence(),
+                |ui| {
+                    ui.label(
+                        RichText::new(
+                            "The chart below shows the run over time instead of frame times.",
+                        )
+                        .color(Color32::WHITE),
+                    );
+                },
+            );
+        }
         if let Some(note) = &self.unregistered_note {
             banner(
                 ui,
@@ -468,6 +650,99 @@ impl OverviewView {
         }
     }
 
+    /// The run over time: per thread a lane, per bucket its busy share.
+    /// A click opens its bucket in the timeline, a drag the window dragged.
+    fn run_chart(&mut self, ui: &mut egui::Ui) {
+        let Some(run) = self.run.as_mut() else {
+            return;
+        };
+        let busy = run.busy.clone();
+        ui.horizontal(|ui| {
+            ui.strong("Busy time per thread (s since the start)");
+            ui.label(
+                RichText::new(format!(
+                    "one lane per thread; a bar per {} ms: the share of it the thread's top-level \
+                     scopes cover; click a bar, or drag across the chart, to open that window \
+                     in the timeline",
+                    ms(busy.bucket_ns)
+                ))
+                .weak(),
+            );
+        });
+        let n = busy.threads.len();
+        let span_s = run.seconds(busy.end_ns);
+        let frame_starts: Vec<f64> = if self.loaded.trace().frames.len() <= 100 {
+            let r = &self.loaded.trace().frames.range_ns;
+            r.iter().skip(1).map(|r| run.seconds(r.0)).collect()
+        } else {
+            Vec::new()
+        };
+        let response = Plot::new("run_chart")
+            .height((34.0 * n as f32 + 40.0).clamp(90.0, 320.0))
+            .allow_zoom([true, false])
+            .allow_drag(false)
+            .allow_scroll([true, false])
+            .allow_boxed_zoom(false)
+            .show_axes([true, false])
+            .show_grid([true, false])
+            .include_y(0.0)
+            .include_y(n.max(1) as f64)
+            .include_x(0.0)
+            .include_x(span_s)
+            .x_axis_label("s")
+            .label_formatter(|_| None)
+            .show(ui, |plot_ui| {
+                for (k, (t, bars)) in busy.threads.iter().zip(&run.bars).enumerate() {
+                    let b = busy.clone();
+                    let chart = BarChart::new(format!("busy {k}"), bars.clone())
+                        .element_formatter(Box::new(move |bar, _| bucket_tip(&b, k, bar.argument)));
+                    plot_ui.bar_chart(chart);
+                    plot_ui.text(
+                        egui_plot::Text::new(
+                            format!("lane {k}"),
+                            egui_plot::PlotPoint::new(0.0, (n - 1 - k) as f64 + 0.98),
+                            RichText::new(thread_label(&t.thread)).small(),
+                        )
+                        .anchor(egui::Align2::LEFT_TOP),
+                    );
+                }
+                for (j, &x) in frame_starts.iter().enumerate() {
+                    plot_ui.vline(
+                        egui_plot::VLine::new(format!("frame {}", j + 1), x)
+                            .color(BREAK)
+                            .style(egui_plot::LineStyle::dashed_loose()),
+                    );
+                }
+            });
+        run.transform = Some(response.transform);
+        let x_at = |pos: egui::Pos2| response.transform.value_from_position(pos).x;
+        if response.response.drag_started()
+            && let Some(pos) = ui
+                .input(|i| i.pointer.press_origin())
+                .or(response.response.interact_pointer_pos())
+        {
+            run.drag_from = Some(x_at(pos));
+        }
+        let to_ns = |x: f64| busy.start_ns + (x.clamp(0.0, span_s) * 1e9).round() as i64;
+        if response.response.drag_stopped()
+            && let (Some(from), Some(pos)) = (
+                run.drag_from.take(),
+                response.response.interact_pointer_pos(),
+            )
+        {
+            let (a, b) = (to_ns(from), to_ns(x_at(pos)));
+            if a != b {
+                self.window = Some((a.min(b), a.max(b)));
+            }
+        }
+        if response.response.clicked()
+            && let Some(pos) = response.response.interact_pointer_pos()
+            && let Some(k) = run.bucket_at(x_at(pos))
+        {
+            self.window = Some(busy.bucket(k));
+        }
+    }
+
     fn slowest_frames(&mut self, ui: &mut egui::Ui) {
         ui.strong("Slowest frames");
         let trace = self.loaded.trace();
@@ -621,6 +896,22 @@ impl OverviewView {
             });
         clicked
     }
+}
+
+/// The run chart's tooltip: thread `k`'s bucket at `x` s (a bar's middle).
+fn bucket_tip(b: &BusyOverTime, k: usize, x: f64) -> String {
+    let j = (x * 1e9 / b.bucket_ns.max(1) as f64).floor().max(0.0) as usize;
+    let j = j.min(b.buckets().saturating_sub(1));
+    let (lo, hi) = b.bucket(j);
+    let busy_ns = b.threads[k].busy_ns.get(j).copied().unwrap_or(0);
+    format!(
+        "{}\n{:.2}-{:.2} s\nbusy {} ms ({:.0}%)",
+        thread_label(&b.threads[k].thread),
+        (lo - b.start_ns) as f64 / 1e9,
+        (hi - b.start_ns) as f64 / 1e9,
+        ms(busy_ns),
+        100.0 * busy_ns as f64 / (hi - lo).max(1) as f64
+    )
 }
 
 /// A full-width coloured box: a strong title, a line of text, then `more`.

@@ -1,7 +1,9 @@
 //! The tree view, two modes. *Merged*: the merged call tree of the frame
 //! selection (threads as top rows). *Frame*: the instance tree of one frame
 //! in time order, with synthetic gap rows where unprofiled time reaches a
-//! threshold. Rows are a flat vector of what is expanded, rebuilt when the
+//! threshold (on a thread that runs tasks, [`analyses::ThreadRoles`], the
+//! stretches between its top-level scopes are idle rows: waiting, not
+//! unprofiled work). Rows are a flat vector of what is expanded, rebuilt when the
 //! expansion, the data or the search changes, never per repaint; the table
 //! draws only the visible rows.
 
@@ -24,6 +26,12 @@ const ROW_HEIGHT: f32 = 18.0;
 
 const MATCH: Color32 = Color32::from_rgb(255, 200, 60);
 const GAP: Color32 = Color32::from_rgb(200, 120, 120);
+/// Idle rows: a thread that runs tasks waiting between them.
+const IDLE: Color32 = Color32::from_rgb(140, 140, 150);
+/// A gap row's label: unprofiled time.
+pub const GAP_LABEL: &str = "… unprofiled gap";
+/// An idle row's label: a task thread waiting between its top-level scopes.
+pub const IDLE_LABEL: &str = "… idle (waiting for work)";
 /// Matches expanded to by a search, at most.
 const MAX_REVEALED: usize = 10_000;
 
@@ -67,17 +75,22 @@ pub enum FrameRow {
     /// A thread stream of the frame.
     Thread(StreamId),
     Scope(ScopeIdx),
-    /// Unprofiled time at `depth` (1 = between top-level scopes).
+    /// Unprofiled time at `depth` (1 = between top-level scopes), or
+    /// `idle` time: between top-level scopes of a thread that runs tasks
+    /// (waiting for work, not unprofiled).
     Gap {
         depth: u32,
         start_ns: i64,
         duration_ns: i64,
+        idle: bool,
     },
 }
 
-/// What ran while a selected gap row's thread was not profiled.
+/// What ran while a selected gap row's thread was not profiled (or idle).
 pub struct GapWindow {
     pub thread: String,
+    /// The row is an idle one (the thread runs tasks and waited).
+    pub idle: bool,
     pub start_ns: i64,
     pub end_ns: i64,
     /// Other threads' busy time inside the gap.
@@ -134,6 +147,9 @@ pub struct TreeView {
     f_rows: Vec<FrameRow>,
     f_selected: Option<FrameRow>,
     gap_window: Option<GapWindow>,
+    /// Which threads run tasks (their top-level stretches are idle rows),
+    /// worked out when frame rows are first built.
+    roles: Option<analyses::ThreadRoles>,
 
     scroll_to: Option<usize>,
 }
@@ -165,6 +181,7 @@ impl TreeView {
             f_rows: Vec::new(),
             f_selected: None,
             gap_window: None,
+            roles: None,
             scroll_to: None,
         }
     }
@@ -572,8 +589,13 @@ impl TreeView {
             self.f_rows.clear();
             return;
         };
-        let trace = self.loaded.trace();
+        let loaded = self.loaded.clone();
+        let trace = loaded.trace();
         let s = &trace.scopes;
+        let roles = self
+            .roles
+            .take()
+            .unwrap_or_else(|| analyses::ThreadRoles::of(trace));
         let mut streams: Vec<u32> = trace.frames.streams(f).collect();
         streams.sort_by(|&a, &b| {
             trace
@@ -592,25 +614,29 @@ impl TreeView {
                 continue;
             }
             let top = by_time(s.top_level(trace.streams.scopes(StreamId(st))).collect());
+            // A task thread's stretches between top-level scopes: waiting.
+            let idle = roles.runs_tasks(StreamId(st));
             let mut prev_end: Option<i64> = None;
             for &i in &top {
                 if let Some(end) = prev_end {
-                    self.push_gap(&mut rows, 1, end, s.start_ns[i.idx()]);
+                    self.push_gap(&mut rows, 1, end, s.start_ns[i.idx()], idle);
                 }
                 self.push_scope(&mut rows, trace, i);
                 prev_end = Some(prev_end.map_or(s.end_ns(i), |e| e.max(s.end_ns(i))));
             }
         }
+        self.roles = Some(roles);
         self.f_rows = rows;
     }
 
-    fn push_gap(&self, rows: &mut Vec<FrameRow>, depth: u32, from: i64, to: i64) {
+    fn push_gap(&self, rows: &mut Vec<FrameRow>, depth: u32, from: i64, to: i64, idle: bool) {
         let d = to.saturating_sub(from);
         if d >= self.gap_ns.max(1) {
             rows.push(FrameRow::Gap {
                 depth,
                 start_ns: from,
                 duration_ns: d,
+                idle,
             });
         }
     }
@@ -626,7 +652,7 @@ impl TreeView {
         while let Some(step) = stack.pop() {
             let i = match step {
                 Step::Gap(depth, from, to) => {
-                    self.push_gap(rows, depth, from, to);
+                    self.push_gap(rows, depth, from, to, false);
                     continue;
                 }
                 Step::Scope(i) => i,
@@ -704,6 +730,7 @@ impl TreeView {
             FrameRow::Gap {
                 start_ns,
                 duration_ns,
+                idle,
                 ..
             } => {
                 let end = start_ns.saturating_add(duration_ns);
@@ -716,6 +743,7 @@ impl TreeView {
                         .filter(|w| w.thread != thread)
                         .collect(),
                     thread,
+                    idle,
                     start_ns,
                     end_ns: end,
                 });
@@ -775,8 +803,16 @@ impl TreeView {
                         depth,
                         start_ns,
                         duration_ns,
+                        idle: false,
                     } => json!({"depth": depth, "gap": true, "start_ns": start_ns,
                         "duration_ns": duration_ns}),
+                    FrameRow::Gap {
+                        depth,
+                        start_ns,
+                        duration_ns,
+                        idle: true,
+                    } => json!({"depth": depth, "gap": true, "idle": true,
+                        "start_ns": start_ns, "duration_ns": duration_ns}),
                 })
                 .collect(),
         }
@@ -794,7 +830,7 @@ impl TreeView {
                     .selectable_label(self.mode == mode, label)
                     .on_hover_text(match mode {
                         TreeMode::Merged => "Every instance merged by its path of scope names, over the frame selection",
-                        TreeMode::Frame => "The instances of one frame in time order, with unprofiled gaps",
+                        TreeMode::Frame => "The instances of one frame in time order, with unprofiled gaps (and idle time on threads that run tasks)",
                     })
                     .clicked()
                 {
@@ -873,7 +909,7 @@ impl TreeView {
                     Some(f) => {
                         ui.label(
                             RichText::new(format!(
-                                "frame {} · {} ms · gaps of at least {} ms shown in red; click a gap to see what other threads ran",
+                                "frame {} · {} ms · unprofiled gaps of at least {} ms shown in red, idle time (a thread that runs tasks waiting between them) in grey; click a gap to see what other threads ran",
                                 trace.frames.frame_index[f.idx()],
                                 ms(trace.frames.duration_ns(f)),
                                 self.gap_ms()
@@ -903,7 +939,8 @@ impl TreeView {
         egui::Frame::group(ui.style()).show(ui, |ui| {
             ui.horizontal(|ui| {
                 ui.strong(format!(
-                    "Gap of {} ms on {}",
+                    "{} of {} ms on {}",
+                    if g.idle { "Idle time" } else { "Gap" },
                     ms(g.end_ns - g.start_ns),
                     thread_label(&g.thread)
                 ));
@@ -1156,20 +1193,24 @@ impl TreeView {
                             depth,
                             start_ns,
                             duration_ns,
+                            idle,
                         } => {
+                            let (label, color) = if idle {
+                                (IDLE_LABEL, IDLE)
+                            } else {
+                                (GAP_LABEL, GAP)
+                            };
                             row.col(|ui| {
                                 tree_handle(ui, depth, false, false);
                                 ui.add(
-                                    egui::Label::new(
-                                        RichText::new("… unprofiled gap").color(GAP).italics(),
-                                    )
-                                    .selectable(false),
+                                    egui::Label::new(RichText::new(label).color(color).italics())
+                                        .selectable(false),
                                 );
                             });
                             cell(&mut row, ms(start_ns - frame_start));
                             row.col(|ui| {
                                 ui.add(
-                                    egui::Label::new(RichText::new(ms(duration_ns)).color(GAP))
+                                    egui::Label::new(RichText::new(ms(duration_ns)).color(color))
                                         .selectable(false),
                                 );
                             });
