@@ -5,7 +5,7 @@
 //! [`render`] here, nothing else.
 
 use super::text::{Align, Table, cell, ms, ms_f, printable, write_columns};
-use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, EXIT_REGRESSION, load};
+use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, EXIT_REGRESSION};
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches as _, Subcommand as _};
 use puffin_lens::engine::analyses::diff::{DiffReport, DiffRow};
 use puffin_lens::engine::analyses::tree::{TreeReport, TreeRow};
@@ -35,39 +35,64 @@ pub(super) fn add_subcommands(cli: Command) -> Command {
         if let Some(after) = sub.get_after_help() {
             cmd = cmd.after_help(after.clone());
         }
-        let files: &[(&str, &str)] = if api::needs_b(sub.get_name()) {
-            &[
-                ("a", "The \"before\" recording (A)"),
-                ("b", "The \"after\" recording (B)"),
-            ]
+        let compares = api::needs_b(sub.get_name());
+        if compares {
+            // `A B`, or several runs a side: `A1 A2 --vs B1 B2`.
+            cmd = cmd
+                .arg(
+                    Arg::new("a")
+                        .value_name("A")
+                        .required(true)
+                        .num_args(1..)
+                        .value_parser(clap::value_parser!(PathBuf))
+                        .help(
+                            "The \"before\" recording (A), then the \"after\" one (B); with --vs, \
+                             every recording of A (several runs of the same code)",
+                        ),
+                )
+                .override_usage(format!(
+                    "puffin-lens {0} [OPTIONS] <A> <B>\n       \
+                     puffin-lens {0} [OPTIONS] <A>... --vs <B>...",
+                    sub.get_name()
+                ));
         } else {
-            &[("file", "The recording: a .puffin file or a JSON dump")]
-        };
-        for (id, help) in files {
             cmd = cmd.arg(
-                Arg::new(*id)
-                    .value_name(id.to_uppercase())
+                Arg::new("file")
+                    .value_name("FILE")
                     .required(true)
                     .value_parser(clap::value_parser!(PathBuf))
-                    .help(*help),
+                    .help("The recording: a .puffin file or a JSON dump"),
             );
+        }
+        if compares || sub.get_name() == "calls" {
+            cmd = cmd.arg(vs_arg());
         }
         cmd = cmd.args(
             sub.get_arguments()
                 .filter(|a| a.get_id() != "help")
-                .cloned(),
+                .map(|a| {
+                    if sub.get_name() == "calls" && a.get_id() == "name" {
+                        // With --vs, NAME comes last (after B's runs).
+                        a.clone().required(false).default_value("")
+                    } else {
+                        a.clone()
+                    }
+                }),
         );
         if sub.get_name() == "calls" {
-            // `calls A B NAME`: the second recording comes before the name.
+            // `calls A B NAME`: the second recording comes before the name;
+            // `calls A1 A2 --vs B1 B2 NAME`: the runs of A, then --vs.
             cmd = cmd
                 .override_usage(
                     "puffin-lens calls [OPTIONS] <FILE> <NAME>\n       \
-                     puffin-lens calls [OPTIONS] <A> <B> <NAME>",
+                     puffin-lens calls [OPTIONS] <A> <B> <NAME>\n       \
+                     puffin-lens calls [OPTIONS] <A>... --vs <B>... <NAME>",
                 )
                 .arg(
                     Arg::new("name_after_b")
                         .value_name("NAME")
                         .hide(true)
+                        .num_args(0..)
                         .help("With A and B: the scope name"),
                 );
         }
@@ -82,6 +107,25 @@ pub(super) fn add_subcommands(cli: Command) -> Command {
     cli
 }
 
+/// `--vs B...`: the recordings of B, when a side has several runs.
+fn vs_arg() -> Arg {
+    Arg::new("vs")
+        .long("vs")
+        .value_name("B")
+        .num_args(1..)
+        .value_parser(clap::value_parser!(PathBuf))
+        .help(
+            "Several runs a side: the recordings before --vs are A's, these are B's (runs of \
+             the same code; the noise model then uses the spread between each side's runs)",
+        )
+}
+
+/// A usage error (exit 2) with `msg`.
+fn usage(msg: &str) -> anyhow::Result<i32> {
+    eprintln!("puffin-lens: error: {msg}");
+    Ok(super::EXIT_USAGE)
+}
+
 /// Whether `name` is an analysis subcommand.
 pub(super) fn is_analysis(name: &str) -> bool {
     Request::has_subcommand(name)
@@ -94,29 +138,84 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
         anyhow::bail!("no subcommand");
     };
     let json = sub.get_flag("json");
-    let path = |id: &str| sub.get_one::<PathBuf>(id).cloned().unwrap_or_default();
-    // `calls A B NAME`: what parsed as the name is B.
-    let calls_b = match &mut request {
-        Request::Calls(args) => sub.get_one::<String>("name_after_b").map(|name| {
-            let b = PathBuf::from(std::mem::replace(&mut args.name, name.clone()));
-            args.compare = true;
-            b
-        }),
-        _ => None,
+    let paths = |id: &str| -> Vec<PathBuf> {
+        sub.get_many::<PathBuf>(id)
+            .map(|v| v.cloned().collect())
+            .unwrap_or_default()
     };
-    let (file, file_b, a, b) = if let Some(pb) = calls_b {
-        let pa = path("file");
-        let (a, b) = (load(&pa)?, load(&pb)?);
-        (pa, Some(pb), a, Some(b))
-    } else if request.needs_b() {
-        let (pa, pb) = (path("a"), path("b"));
-        let (a, b) = (load(&pa)?, load(&pb)?);
-        (pa, Some(pb), a, Some(b))
-    } else {
-        let file = path("file");
-        let a = load(&file)?;
-        (file, None, a, None)
+    let vs: Option<Vec<PathBuf>> = sub
+        .try_get_many::<PathBuf>("vs")
+        .ok()
+        .flatten()
+        .map(|v| v.cloned().collect());
+    // The sides' recordings: `A B`, `A1 A2 --vs B1 B2`, or one recording.
+    let needs_b = request.needs_b();
+    let sides: (Vec<PathBuf>, Option<Vec<PathBuf>>) = match &mut request {
+        Request::Calls(args) => {
+            let mut positional = paths("file");
+            positional.push(PathBuf::from(&args.name));
+            positional.extend(
+                sub.get_many::<String>("name_after_b")
+                    .into_iter()
+                    .flatten()
+                    .map(PathBuf::from),
+            );
+            positional.retain(|p| !p.as_os_str().is_empty());
+            match vs {
+                // `calls A... --vs B... NAME`: the name is the last value.
+                Some(mut b) => {
+                    let (Some(name), false) = (b.pop(), b.is_empty()) else {
+                        return usage(
+                            "calls A... --vs B... NAME: give B's recordings, then the scope name",
+                        );
+                    };
+                    args.name = name.to_string_lossy().into_owned();
+                    args.compare = true;
+                    (positional, Some(b))
+                }
+                None => match positional.len() {
+                    2 => {
+                        args.name = positional[1].to_string_lossy().into_owned();
+                        (positional[..1].to_vec(), None)
+                    }
+                    // `calls A B NAME`: what parsed as the name is B.
+                    3 => {
+                        args.name = positional[2].to_string_lossy().into_owned();
+                        args.compare = true;
+                        (positional[..1].to_vec(), Some(positional[1..2].to_vec()))
+                    }
+                    _ => {
+                        return usage(
+                            "calls FILE NAME, calls A B NAME or calls A... --vs B... NAME",
+                        );
+                    }
+                },
+            }
+        }
+        other if needs_b => {
+            let a = paths("a");
+            match vs {
+                Some(b) => (a, Some(b)),
+                None if a.len() == 2 => (a[..1].to_vec(), Some(a[1..].to_vec())),
+                None => {
+                    return usage(&format!(
+                        "{} compares A with B: give two recordings, or A... --vs B... \
+                         (several runs a side)",
+                        other.name()
+                    ));
+                }
+            }
+        }
+        _ => (paths("file"), None),
     };
+    let file = super::side_name(&sides.0);
+    let file_b = sides.1.as_deref().map(super::side_name);
+    let a = super::load_side(&sides.0, "A")?;
+    let b = sides
+        .1
+        .as_deref()
+        .map(|p| super::load_side(p, "B"))
+        .transpose()?;
     let damaged = a.is_damaged() || b.as_ref().is_some_and(|b| b.is_damaged());
     match api::answer(&request, &a.trace, b.as_ref().map(|b| &b.trace)) {
         Ok(answer) => {
@@ -144,14 +243,14 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
         }
         // One line on stderr and exit 1: the question has no answer here.
         Err(QueryError::NotFound(msg)) => {
-            eprintln!("puffin-lens: {}: {msg}", file.display());
+            eprintln!("puffin-lens: {file}: {msg}");
             Ok(EXIT_BAD_INPUT)
         }
         // A usage error (exit 2, see `super::report`), naming the
         // recording(s) it was asked of.
         Err(QueryError::UnknownThread(err)) => Err(anyhow::Error::new(err).context(match file_b {
-            Some(pb) => format!("{} and {}", file.display(), pb.display()),
-            None => file.display().to_string(),
+            Some(pb) => format!("{file} and {pb}"),
+            None => file,
         })),
         Err(err) => Err(err.into()),
     }

@@ -221,10 +221,14 @@ judged per name. Exit status: 0 ok; 1 unusable input; 2 usage error; 3 a recordi
 names the rows)."
     )]
     Report {
-        /// The recording (A).
-        file: PathBuf,
-        /// A second recording (B), compared with A.
-        file_b: Option<PathBuf>,
+        /// The recording (A), and a second one (B) to compare with it; with --vs, every
+        /// recording of A (several runs of the same code).
+        #[arg(required = true, num_args = 1.., value_name = "A [B]")]
+        files: Vec<PathBuf>,
+        /// Several runs a side: the recordings before --vs are A's, these are B's (the noise
+        /// model then uses the spread between each side's runs).
+        #[arg(long, num_args = 1.., value_name = "B")]
+        vs: Option<Vec<PathBuf>>,
         /// md (GitHub Markdown), html (self-contained, with charts) or json.
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
@@ -357,8 +361,8 @@ fn non_negative_ms(s: &str) -> Result<f64, String> {
 }
 
 fn report_cmd(
-    a: &Path,
-    b: Option<&Path>,
+    files: Vec<PathBuf>,
+    vs: Option<Vec<PathBuf>>,
     format: Option<ReportFormat>,
     output: Option<&Path>,
     opts: engine::report::ReportOptions,
@@ -376,10 +380,31 @@ fn report_cmd(
             _ => ReportFormat::Md,
         }
     });
-    let da = load(a)?;
-    let db = b.map(load).transpose()?;
-    let name = |p: &Path| puffin_lens::app::file_name(&p.to_string_lossy());
-    let (na, nb) = (name(a), b.map(name));
+    // `A`, `A B`, or several runs a side: `A1 A2 --vs B1 B2`.
+    let (a, b): (Vec<PathBuf>, Option<Vec<PathBuf>>) = match vs {
+        Some(b) => (files, Some(b)),
+        None => match files.as_slice() {
+            [_] => (files, None),
+            [a, b] => (vec![a.clone()], Some(vec![b.clone()])),
+            _ => {
+                eprintln!(
+                    "puffin-lens: error: report takes A, or A and B; several runs a side are \
+                     written A1 A2 --vs B1 B2"
+                );
+                return Ok(EXIT_USAGE);
+            }
+        },
+    };
+    let da = load_side(&a, "A")?;
+    let db = b.as_deref().map(|b| load_side(b, "B")).transpose()?;
+    let name = |paths: &[PathBuf]| {
+        let names: Vec<String> = paths
+            .iter()
+            .map(|p| puffin_lens::app::file_name(&p.to_string_lossy()))
+            .collect();
+        names.join(" + ")
+    };
+    let (na, nb) = (name(&a), b.as_deref().map(name));
     if opts.gate.is_some() && b.is_none() {
         eprintln!("puffin-lens: error: --fail-on-regression compares two recordings: give B too");
         return Ok(EXIT_USAGE);
@@ -623,8 +648,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             &transform.transforms,
         ),
         Command::Report {
-            file,
-            file_b,
+            files,
+            vs,
             format,
             output,
             top,
@@ -633,8 +658,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             gate,
             transform,
         } => report_cmd(
-            &file,
-            file_b.as_deref(),
+            files,
+            vs,
             format,
             output.as_deref(),
             engine::report::ReportOptions {
@@ -686,6 +711,53 @@ pub(crate) fn load(path: &Path) -> anyhow::Result<Decoded> {
         anyhow::bail!("{shown}: no frame could be decoded");
     }
     Ok(decoded)
+}
+
+/// A side's recordings as one (several runs of the same code, `A1 A2 --vs
+/// B1 B2`: [`engine::model::concat`]); one is loaded as it is. A run that
+/// cannot be read is named on stderr and left out; none readable is an
+/// error.
+pub(crate) fn load_side(paths: &[PathBuf], side: &str) -> anyhow::Result<Decoded> {
+    if let [one] = paths {
+        return load(one);
+    }
+    let (mut runs, mut diagnostics) = (Vec::new(), Vec::new());
+    for p in paths {
+        match load(p) {
+            Ok(d) => {
+                runs.push(d.trace);
+                diagnostics.extend(d.diagnostics);
+            }
+            // Named, left out, and the answer marked as from part of the
+            // input (exit 3, as a damaged recording's).
+            Err(err) => {
+                eprintln!("puffin-lens: error: {err:#} (left out of {side}'s runs)");
+                diagnostics.push(engine::Diagnostic {
+                    severity: engine::Severity::Damage,
+                    record: None,
+                    frame_index: None,
+                    byte_offset: 0,
+                    message: format!("{}: left out of {side}'s runs: {err:#}", p.display()),
+                });
+            }
+        }
+    }
+    if runs.is_empty() {
+        anyhow::bail!(
+            "{side}: none of its {} recordings could be read",
+            paths.len()
+        );
+    }
+    Ok(Decoded {
+        trace: engine::model::concat(runs),
+        diagnostics,
+    })
+}
+
+/// How a side is named in messages: its file, or its runs' files joined.
+pub(crate) fn side_name(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    names.join(" + ")
 }
 
 pub(crate) fn status(decoded: &Decoded) -> i32 {

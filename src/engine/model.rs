@@ -551,6 +551,9 @@ pub struct Trace {
     pub streams: StreamTable,
     pub scopes: ScopeTable,
     pub format: FormatInfo,
+    /// Several recordings of one side, one after the other ([`concat`]):
+    /// the first frame of each run after the first (empty: one run).
+    pub runs: Vec<u32>,
 }
 
 impl Trace {
@@ -604,6 +607,122 @@ impl Trace {
     pub fn shrink_to_fit(&mut self) {
         each_scope_column!(&mut self.scopes, shrink_to_fit);
     }
+
+    /// How many recordings the trace holds (see [`concat`]).
+    pub fn run_count(&self) -> usize {
+        self.runs.len() + 1
+    }
+
+    /// The run frame `f` belongs to.
+    pub fn run_of_frame(&self, f: FrameId) -> u32 {
+        self.runs.partition_point(|&first| first <= f.0) as u32
+    }
+
+    /// The frames of run `k`.
+    pub fn run_frames(&self, k: u32) -> Range<u32> {
+        let k = k as usize;
+        let start = if k == 0 { 0 } else { self.runs[k - 1] };
+        let end = self
+            .runs
+            .get(k)
+            .copied()
+            .unwrap_or(self.frames.len() as u32);
+        start..end
+    }
+}
+
+/// Several recordings of one side (runs of the same code) as one trace:
+/// their frames one run after the other, strings interned anew, scope
+/// definitions merged by what they are (name, function, file, line, kind:
+/// two runs' raw ids need not agree), threads by (start time, name) as in
+/// a decode. `runs` records where each run starts. One run is returned as
+/// it is.
+pub fn concat(mut runs: Vec<Trace>) -> Trace {
+    if runs.len() <= 1 {
+        return runs.pop().unwrap_or_default();
+    }
+    let mut b = TraceBuilder::new();
+    let mut defs_by_row: FxHashMap<(u32, u32, u32, u32, ScopeKind), DefId> = FxHashMap::default();
+    for (k, run) in runs.iter().enumerate() {
+        if k > 0 {
+            b.trace.runs.push(b.trace.frames.len() as u32);
+        }
+        let strs: Vec<StrId> = (0..run.strings.len() as u32)
+            .map(|i| b.trace.strings.intern(run.strings.get(StrId(i))))
+            .collect();
+        let defs: Vec<DefId> = (0..run.defs.len())
+            .map(|d| {
+                let row = DefRow {
+                    name: strs[run.defs.name[d].idx()],
+                    function: strs[run.defs.function[d].idx()],
+                    file: strs[run.defs.file[d].idx()],
+                    line: run.defs.line[d],
+                    kind: run.defs.kind[d],
+                };
+                let key = (row.name.0, row.function.0, row.file.0, row.line, row.kind);
+                *defs_by_row.entry(key).or_insert_with(|| {
+                    let raw = run.defs.raw_id[d];
+                    let defs = &mut b.trace.defs;
+                    if defs.by_raw_id(raw).is_none() {
+                        defs.push(raw, row)
+                    } else {
+                        defs.push_unindexed(raw, row)
+                    }
+                })
+            })
+            .collect();
+        let threads: Vec<ThreadId> = (0..run.threads.len())
+            .map(|t| {
+                let name = run.strings.get(run.threads.name[t]).to_owned();
+                b.thread(run.threads.start_time_ns[t], &name)
+            })
+            .collect();
+        for kind in &run.format.record_kinds {
+            b.trace.format.note_record(kind);
+        }
+        for kind in &run.format.compressions {
+            b.trace.format.note_compression(kind);
+        }
+        b.trace.format.from_json |= run.format.from_json;
+        let t = &mut b.trace;
+        let (f0, s0, c0) = (
+            t.frames.len() as u32,
+            t.streams.len() as u32,
+            t.scopes.len() as u32,
+        );
+        let (ff, fs, fc) = (&run.frames, &run.streams, &run.scopes);
+        let f = &mut t.frames;
+        f.frame_index.extend_from_slice(&ff.frame_index);
+        f.range_ns.extend_from_slice(&ff.range_ns);
+        f.num_scopes.extend_from_slice(&ff.num_scopes);
+        // A finished trace closes its offsets with one more entry.
+        f.first_stream
+            .extend(ff.first_stream[..ff.len()].iter().map(|&s| s + s0));
+        let s = &mut t.streams;
+        s.frame.extend(fs.frame.iter().map(|f| FrameId(f.0 + f0)));
+        s.thread.extend(fs.thread.iter().map(|t| threads[t.idx()]));
+        s.num_scopes.extend_from_slice(&fs.num_scopes);
+        s.depth.extend_from_slice(&fs.depth);
+        s.range_ns.extend_from_slice(&fs.range_ns);
+        s.first_scope
+            .extend(fs.first_scope[..fs.len()].iter().map(|&c| c + c0));
+        let c = &mut t.scopes;
+        c.start_ns.extend_from_slice(&fc.start_ns);
+        c.duration_ns.extend_from_slice(&fc.duration_ns);
+        c.self_ns.extend_from_slice(&fc.self_ns);
+        c.parent.extend(
+            fc.parent
+                .iter()
+                .map(|&p| if p == NO_PARENT { NO_PARENT } else { p + c0 }),
+        );
+        c.subtree_end.extend(fc.subtree_end.iter().map(|&e| e + c0));
+        c.def.extend(fc.def.iter().map(|d| defs[d.idx()]));
+        c.data.extend(fc.data.iter().map(|d| strs[d.idx()]));
+        c.depth.extend_from_slice(&fc.depth);
+        c.stream
+            .extend(fc.stream.iter().map(|s| StreamId(s.0 + s0)));
+    }
+    b.finish()
 }
 
 /// A rollback point: everything added after it can be discarded.

@@ -215,8 +215,9 @@ pub struct ComparisonReport {
     pub total_rows: usize,
     /// Names judged a change (not within noise).
     pub changed_rows: usize,
-    /// The changed names, largest |Δ per frame| first: the first --top of
-    /// `changed_rows`. The lists below name only these rows.
+    /// The changed names, largest |Δ per frame| beyond the drift first: the
+    /// first --top of `changed_rows`. The lists below name every changed
+    /// row, listed or not.
     pub rows: Vec<JudgedRow>,
     /// Rows judged one spike.
     pub spikes: Vec<String>,
@@ -236,6 +237,12 @@ pub struct NoiseUsed {
     pub pct: f64,
     pub ms: f64,
     pub alpha: f64,
+    /// Recordings of A and of B (several runs a side: `A1 A2 --vs B1 B2`).
+    pub runs: (usize, usize),
+    /// `between-runs` (both sides have several runs: a change must exceed how
+    /// far each row's cost varies between one side's runs) or `within-run`
+    /// (how far it wanders between fifths of each capture).
+    pub model: &'static str,
 }
 
 /// A name's row: both sides' totals, its judgement, and its (name, data)
@@ -679,6 +686,19 @@ fn comparison(
             .total_cmp(&cx.beyond_drift_ns().abs())
             .then_with(|| names.name(*x).cmp(names.name(*y)))
     });
+    // Every changed name by kind, whatever --top lists (--top limits what
+    // is printed, never what is judged).
+    let list = |f: &dyn Fn(Kind) -> bool| -> Vec<String> {
+        listed
+            .iter()
+            .filter(|(_, c)| f(c.kind))
+            .map(|(p, _)| names.name(*p).to_owned())
+            .collect()
+    };
+    let spikes = list(&|k| k == Kind::Spike);
+    let new = list(&|k| k == Kind::New);
+    let gone = list(&|k| k == Kind::Gone);
+    let changes = list(&|k| !matches!(k, Kind::Spike | Kind::New | Kind::Gone));
     listed.truncate(opts.top);
     // The (name, data) rows of the listed names, when a name has several.
     let mut nested: FxHashMap<&str, Vec<(Pair, Change)>> = listed
@@ -737,16 +757,6 @@ fn comparison(
             }
         })
         .collect();
-    let list = |f: &dyn Fn(Kind) -> bool| -> Vec<String> {
-        rows.iter()
-            .filter(|r| f(r.change.kind))
-            .map(|r| r.name.clone())
-            .collect()
-    };
-    let spikes = list(&|k| k == Kind::Spike);
-    let new = list(&|k| k == Kind::New);
-    let gone = list(&|k| k == Kind::Gone);
-    let changes = list(&|k| !matches!(k, Kind::Spike | Kind::New | Kind::Gone));
     let gate = opts.gate.map(|g| {
         let regressions: Vec<(Pair, Change)> = all
             .iter()
@@ -820,6 +830,12 @@ fn comparison(
             pct: opts.noise.pct,
             ms: opts.noise.ms,
             alpha: opts.noise.alpha,
+            runs: (a.run_count(), b.run_count()),
+            model: if a.run_count() > 1 && b.run_count() > 1 {
+                "between-runs"
+            } else {
+                "within-run"
+            },
         },
         frame,
         look_first: Vec::new(),
@@ -1921,7 +1937,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
     }
     let _ = writeln!(
         o,
-        "\n{} Noise: {}%, {} ms per {unit}, alpha {}.",
+        "\n{} Noise: {}%, {} ms per {unit}, alpha {}. {}",
         if c.basis == Basis::Second {
             JUDGEMENT_LEGEND
                 .replace("per frame", "per second")
@@ -1931,7 +1947,19 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         },
         c.noise.pct,
         c.noise.ms,
-        c.noise.alpha
+        c.noise.alpha,
+        if c.noise.model == "between-runs" {
+            format!(
+                "Noise model: between runs ({} runs of A, {} of B): a change must also exceed \
+                 how far the row varies between one side's runs.",
+                c.noise.runs.0, c.noise.runs.1
+            )
+        } else {
+            "Noise model: within one run a side: a change must also exceed how far the row \
+             wanders between fifths of each capture (frames are not independent); record \
+             several runs a side (A1 A2 --vs B1 B2) for the honest noise."
+                .to_owned()
+        }
     );
     let list = |v: &[String]| {
         if v.is_empty() {

@@ -40,7 +40,8 @@ pub struct FrameChange {
     pub drift_ns: f64,
     /// Of `delta_mean_ns`, in percent.
     pub drift_pct: f64,
-    /// The listed contributions of names judged a change, summed, beyond
+    /// The contributions of every name judged a change (listed or not),
+    /// summed, beyond
     /// the drift (each name's own time in A times the factor is its
     /// expected time in B).
     pub explained_ns: f64,
@@ -134,7 +135,8 @@ fn unit_durations(t: &Trace, units: &Units, thread: &str) -> Vec<i64> {
         }
         for i in t.scopes.top_level(t.streams.scopes(StreamId(st))) {
             let (s, e) = (t.scopes.start_ns[i.idx()], t.scopes.end_ns(i));
-            let (first, last) = (units.second_of(s) as usize, units.second_of(e) as usize);
+            let (first, last) = units.scope_seconds(t, i);
+            let (first, last) = (first as usize, last as usize);
             for (k, b) in busy.iter_mut().enumerate().take(last + 1).skip(first) {
                 let (lo, hi) = seconds[k];
                 *b = b.saturating_add(e.min(hi).saturating_sub(s.max(lo)).max(0));
@@ -166,12 +168,17 @@ pub fn frame_change(
         unit_durations(a, &ua, &thread),
         unit_durations(b, &ub, &thread),
     );
-    let sample = |d: &[i64]| Sample {
+    let sample = |d: &[i64], units: &Units| Sample {
         durations_ns: d.to_vec(),
         calls_in_frames: vec![1; d.len()],
         frames: d.len(),
+        frame_runs: if units.runs() > 1 {
+            (0..d.len() as u32).map(|u| units.run_of(u)).collect()
+        } else {
+            Vec::new()
+        },
     };
-    let judged = judge(Some(&sample(&da)), Some(&sample(&db)), noise);
+    let judged = judge(Some(&sample(&da, &ua)), Some(&sample(&db, &ub)), noise);
     let mean = |d: &[i64]| {
         if d.is_empty() {
             0.0
@@ -211,14 +218,16 @@ pub fn frame_change(
             .total_cmp(&x.self_delta_per_frame_ns.abs())
             .then_with(|| x.name.cmp(&y.name))
     });
-    let total_contributions = contributions.len();
-    contributions.truncate(top);
+    // Explained by every name judged a change, not only the listed ones:
+    // --top limits what is printed, never what is explained.
     let own_a = |n: &str| sa.get(n).copied().unwrap_or(0) as f64 / fa;
     let explained: f64 = contributions
         .iter()
         .filter(|c| c.kind.is_change())
         .map(|c| c.self_delta_per_frame_ns - own_a(&c.name) * (factor - 1.0))
         .sum();
+    let total_contributions = contributions.len();
+    contributions.truncate(top);
     let drift_ns = sa.values().map(|&ns| ns as f64).sum::<f64>() / fa * (factor - 1.0);
     let pct_of_mean = |x: f64| {
         if delta_mean.abs() > 0.0 {

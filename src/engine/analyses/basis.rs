@@ -108,14 +108,19 @@ fn span(t: &Trace) -> (i64, i64) {
     (lo, hi.max(lo))
 }
 
-/// A recording's units on a basis: how many there are, and which one each
-/// scope falls in (by its start).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// A recording's units on a basis: how many there are, which one each
+/// scope falls in (by its start), and which run each belongs to (a side
+/// of several recordings, [`crate::engine::model::concat`]: per second,
+/// each run has bins of its own, so the time between runs is no unit).
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Units {
     pub basis: Basis,
-    /// The start of the first bin (per second).
-    start_ns: i64,
-    /// Frames, or one-second bins (at least 1 for a recording with frames).
+    /// Per second: each run's first bin's start and its first unit.
+    run_starts: Vec<(i64, u32)>,
+    /// Per frame: each run's first frame (after the first), as the trace's.
+    frame_runs: Vec<u32>,
+    /// Frames, or one-second bins (at least 1 a run for a recording with
+    /// frames).
     pub count: usize,
 }
 
@@ -124,49 +129,101 @@ impl Units {
         match basis {
             Basis::Frame => Self {
                 basis,
-                start_ns: 0,
+                run_starts: Vec::new(),
+                frame_runs: t.runs.clone(),
                 count: t.frames.len(),
             },
             Basis::Second => {
-                let (lo, hi) = span(t);
-                let seconds = ((hi - lo) as u64).div_ceil(SECOND_NS as u64).max(1);
+                let mut run_starts = Vec::new();
+                let mut count = 0u32;
+                for k in 0..t.run_count() as u32 {
+                    let frames = t.run_frames(k);
+                    if frames.is_empty() {
+                        continue;
+                    }
+                    let r = &t.frames.range_ns[frames.start as usize..frames.end as usize];
+                    let lo = r.iter().map(|r| r.0).min().unwrap_or(0);
+                    let hi = r.iter().map(|r| r.1).max().unwrap_or(lo).max(lo);
+                    run_starts.push((lo, count));
+                    count += ((hi - lo) as u64).div_ceil(SECOND_NS as u64).max(1) as u32;
+                }
                 Self {
                     basis,
-                    start_ns: lo,
-                    count: if t.frames.is_empty() {
-                        0
-                    } else {
-                        seconds as usize
-                    },
+                    run_starts,
+                    frame_runs: Vec::new(),
+                    count: count as usize,
                 }
             }
         }
     }
 
-    /// The unit scope `i` starts in: its frame's position, or its second.
+    /// The unit scope `i` starts in: its frame's position, or its second
+    /// (in its run's bins).
     pub fn of_scope(&self, t: &Trace, i: ScopeIdx) -> u32 {
         match self.basis {
             Basis::Frame => t.scope_frame(i).0,
-            Basis::Second => self.second_of(t.scopes.start_ns[i.idx()]),
+            Basis::Second => {
+                let run = t.run_of_frame(t.scope_frame(i)) as usize;
+                self.second_in_run(run, t.scopes.start_ns[i.idx()])
+            }
         }
     }
 
-    /// The second `ns` falls in (clamped to the recording's).
-    pub fn second_of(&self, ns: i64) -> u32 {
-        let k = ns.saturating_sub(self.start_ns).max(0) / SECOND_NS;
-        (k as u64).min(self.count.saturating_sub(1) as u64) as u32
+    /// The unit of `ns` in run `run`'s seconds (clamped to its bins).
+    fn second_in_run(&self, run: usize, ns: i64) -> u32 {
+        let Some(&(start, first)) = self.run_starts.get(run) else {
+            return 0;
+        };
+        let end = self
+            .run_starts
+            .get(run + 1)
+            .map_or(self.count as u32, |r| r.1);
+        let k = (ns.saturating_sub(start).max(0) / SECOND_NS) as u64;
+        first + k.min(u64::from(end.saturating_sub(first + 1))) as u32
+    }
+
+    /// Per second: the first and last units scope `i` overlaps.
+    pub fn scope_seconds(&self, t: &Trace, i: ScopeIdx) -> (u32, u32) {
+        let run = t.run_of_frame(t.scope_frame(i)) as usize;
+        (
+            self.second_in_run(run, t.scopes.start_ns[i.idx()]),
+            self.second_in_run(run, t.scopes.end_ns(i)),
+        )
+    }
+
+    /// The run unit `u` belongs to.
+    pub fn run_of(&self, u: u32) -> u32 {
+        match self.basis {
+            Basis::Frame => self.frame_runs.partition_point(|&first| first <= u) as u32,
+            Basis::Second => self
+                .run_starts
+                .partition_point(|&(_, first)| first <= u)
+                .saturating_sub(1) as u32,
+        }
+    }
+
+    /// How many runs the units cover.
+    pub fn runs(&self) -> usize {
+        match self.basis {
+            Basis::Frame => self.frame_runs.len() + 1,
+            Basis::Second => self.run_starts.len().max(1),
+        }
     }
 
     /// Each unit's `[start, end)` per second (empty per frame).
     pub fn seconds(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
-        let n = if self.basis == Basis::Second {
-            self.count
-        } else {
-            0
-        };
-        (0..n as i64).map(move |k| {
-            let s = self.start_ns + k * SECOND_NS;
-            (s, s + SECOND_NS)
-        })
+        self.run_starts
+            .iter()
+            .enumerate()
+            .flat_map(move |(k, &(start, first))| {
+                let end = self
+                    .run_starts
+                    .get(k + 1)
+                    .map_or(self.count as u32, |r| r.1);
+                (0..i64::from(end - first)).map(move |j| {
+                    let s = start + j * SECOND_NS;
+                    (s, s + SECOND_NS)
+                })
+            })
     }
 }

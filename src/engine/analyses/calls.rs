@@ -124,32 +124,29 @@ pub struct CallsComparison {
 }
 
 /// The calls of `name` (or with that data) in `trace`, as the judgement's
-/// sample: `None` without a call.
-pub fn sample_of(trace: &Trace, name: &str) -> Option<super::judge::Sample> {
+/// sample over `units` (its frames, or its seconds: see `basis`): `None`
+/// without a call.
+pub fn sample_of(
+    trace: &Trace,
+    name: &str,
+    units: &super::basis::Units,
+) -> Option<super::judge::Sample> {
     let hits = named_instances(trace, name);
     if hits.is_empty() {
         return None;
     }
-    let mut per_frame: Vec<(u32, i64)> = hits
+    let mut calls: Vec<(u32, u32, i64)> = hits
         .iter()
-        .map(|&i| (trace.scope_frame(i).0, trace.scopes.duration_ns[i.idx()]))
+        .map(|&i| {
+            (
+                0,
+                units.of_scope(trace, i),
+                trace.scopes.duration_ns[i.idx()],
+            )
+        })
         .collect();
-    per_frame.sort_unstable();
-    let mut calls_in_frames: Vec<u32> = Vec::new();
-    let mut last = None;
-    for &(f, _) in &per_frame {
-        if last == Some(f) {
-            *calls_in_frames.last_mut().expect("a frame before") += 1;
-        } else {
-            calls_in_frames.push(1);
-        }
-        last = Some(f);
-    }
-    Some(super::judge::Sample {
-        durations_ns: per_frame.into_iter().map(|(_, d)| d).collect(),
-        calls_in_frames,
-        frames: trace.frames.len(),
-    })
+    calls.sort_unstable();
+    super::judge::samples(&calls, 1, units).pop()
 }
 
 fn side(s: &super::judge::Sample) -> CallsSide {
@@ -185,10 +182,18 @@ pub fn calls_compared(
     name: &str,
     noise: &super::judge::Noise,
 ) -> Option<CallsComparison> {
-    let (sa, sb) = (sample_of(a, name), sample_of(b, name));
+    use super::basis::{Basis, Units};
+    let basis = Basis::of(a, b);
+    let (sa, sb) = (
+        sample_of(a, name, &Units::new(a, basis)),
+        sample_of(b, name, &Units::new(b, basis)),
+    );
     if sa.is_none() && sb.is_none() {
         return None;
     }
+    // Against the drift the comparison's table judges against.
+    let (noise, _) = super::compare::with_estimated_drift(a, b, *noise);
+    let noise = &noise;
     Some(CallsComparison {
         name: name.to_owned(),
         a: sa.as_ref().map(side),

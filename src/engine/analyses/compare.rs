@@ -391,7 +391,7 @@ impl CompareBuilder {
                             &self.group_of.0,
                             &self.candidate_of.0,
                             &mut self.calls.0,
-                            self.units.0,
+                            &self.units.0,
                         )
                     } else {
                         (
@@ -399,7 +399,7 @@ impl CompareBuilder {
                             &self.group_of.1,
                             &self.candidate_of.1,
                             &mut self.calls.1,
-                            self.units.1,
+                            &self.units.1,
                         )
                     };
                     let end = chunk.end.min(t.scopes.len());
@@ -504,8 +504,11 @@ impl CompareBuilder {
         let (mut ca, mut cb) = std::mem::take(&mut self.calls);
         ca.sort_unstable();
         cb.sort_unstable();
-        let (frames, n) = (self.table.frames, self.candidates.len());
-        let (sa, sb) = (samples(&ca, n, frames.0), samples(&cb, n, frames.1));
+        let n = self.candidates.len();
+        let (sa, sb) = (
+            samples(&ca, n, &self.units.0),
+            samples(&cb, n, &self.units.1),
+        );
         for (k, &p) in self.candidates.iter().enumerate() {
             let change = judge(Some(&sa[k]), Some(&sb[k]), &self.table.noise);
             self.table.tested.insert((p.a, p.b), change);
@@ -851,6 +854,34 @@ impl<'t> Joined<'t> {
             }),
         )
     }
+}
+
+/// `noise` with the drift resolved for `a` against `b` (estimated from
+/// their names, as a comparison's tables do, when asked to estimate), and
+/// the estimate: for an analysis that judges without a [`CompareTable`]
+/// (the differential tree).
+pub fn with_estimated_drift(a: &Trace, b: &Trace, noise: Noise) -> (Noise, Option<Drift>) {
+    if noise.drift != DriftMode::Estimate {
+        return (noise, None);
+    }
+    fn by_name(t: &Trace) -> FxHashMap<&str, drift::Side> {
+        let mut m: FxHashMap<&str, drift::Side> = FxHashMap::default();
+        for g in super::find::accumulate(t, GroupBy::Name, |_| true) {
+            let s = m.entry(t.str(g.name)).or_insert(drift::Side {
+                count: 0,
+                self_ns: 0,
+            });
+            s.count += g.count;
+            s.self_ns = s.self_ns.saturating_add(g.self_ns);
+        }
+        m
+    }
+    let (na, nb) = (by_name(a), by_name(b));
+    let rows = na
+        .iter()
+        .filter_map(|(&name, &sa)| Some((name, sa, *nb.get(name)?)));
+    let estimate = drift::estimate(rows, noise.pct);
+    (noise.with_drift(estimate.as_ref()), estimate)
 }
 
 /// Joins two traces on (name, data). See [`CompareSort`] for the order.

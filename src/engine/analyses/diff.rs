@@ -4,6 +4,7 @@
 //! A's and in B's tree (either may be missing), children sorted by
 //! |B − A| of their totals, largest first, then name.
 
+use super::basis::{Basis, Units};
 use super::common::Applied;
 use super::common::CHUNK;
 use super::compare::compare_warnings;
@@ -231,6 +232,10 @@ fn judge_nodes(
 ) -> Vec<Kind> {
     const NONE: u32 = u32::MAX;
     let frames = (d.a_frames, d.b_frames);
+    // Against the drift the comparison's table judges against.
+    let (noise, _) = super::compare::with_estimated_drift(a, b, *noise);
+    let noise = &noise;
+    let units = (Units::new(a, Basis::Frame), Units::new(b, Basis::Frame));
     let mut kinds = vec![Kind::Unchanged; d.len()];
     // Merged node -> diff node, per side; diff node -> candidate.
     let (mut inv_a, mut inv_b) = (vec![NONE; d.a.len()], vec![NONE; d.b.len()]);
@@ -282,7 +287,7 @@ fn judge_nodes(
     };
     let (ca, cb) = (calls(a, node_of.0, &inv_a), calls(b, node_of.1, &inv_b));
     let n = candidates.len();
-    let (sa, sb) = (samples(&ca, n, frames.0), samples(&cb, n, frames.1));
+    let (sa, sb) = (samples(&ca, n, &units.0), samples(&cb, n, &units.1));
     for (k, &node) in candidates.iter().enumerate() {
         kinds[node as usize] = judge(Some(&sa[k]), Some(&sb[k]), noise).kind;
     }

@@ -23,7 +23,9 @@
 //! **new** or **gone**. Everything else that is not a real change is
 //! **unchanged** (within noise).
 
+use super::basis::Units;
 use serde::Serialize;
+use std::ops::Range;
 
 /// Fewer calls (or frames) than this on a side: no rank test.
 pub const MIN_TESTED: usize = 5;
@@ -239,6 +241,9 @@ pub struct Sample {
     pub calls_in_frames: Vec<u32>,
     /// Frames of the recording (the calls per frame of the others are 0).
     pub frames: usize,
+    /// With several runs of a side: the run of each frame in
+    /// `calls_in_frames` (empty: one run).
+    pub frame_runs: Vec<u32>,
 }
 
 impl Sample {
@@ -262,6 +267,29 @@ impl Sample {
 
     fn mean_ns(&self) -> f64 {
         self.total_ns() / self.durations_ns.len().max(1) as f64
+    }
+
+    /// With two or more runs: the calls of each run (ranges of
+    /// `durations_ns`) and the frames with calls of each (ranges of
+    /// `calls_in_frames`).
+    fn run_chunks(&self) -> Option<(Vec<Range<usize>>, Vec<Range<usize>>)> {
+        let runs = &self.frame_runs;
+        if runs.len() != self.calls_in_frames.len() || runs.first() == runs.last() {
+            return None;
+        }
+        let (mut calls, mut frames) = (Vec::new(), Vec::new());
+        let (mut call0, mut frame0, mut at) = (0, 0, 0);
+        for (k, &c) in self.calls_in_frames.iter().enumerate() {
+            if k > 0 && runs[k] != runs[k - 1] {
+                calls.push(call0..at);
+                frames.push(frame0..k);
+                (call0, frame0) = (at, k);
+            }
+            at += c as usize;
+        }
+        calls.push(call0..at.min(self.durations_ns.len()));
+        frames.push(frame0..self.calls_in_frames.len());
+        Some((calls, frames))
     }
 
     /// The cost of each frame, frames without a call included as 0 (the
@@ -299,6 +327,7 @@ impl Sample {
             durations_ns: d,
             calls_in_frames: self.calls_in_frames.clone(),
             frames: self.frames,
+            frame_runs: self.frame_runs.clone(),
         }
     }
 }
@@ -469,8 +498,15 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
     // Within each capture, how far the typical call wanders from one fifth
     // of the calls to the next (frames are not independent): a shift
     // within that is not read as a change.
-    let wander = (wander_ns(&sa.durations_ns, typical_unsorted).unwrap_or(0.0) * factor)
-        .max(wander_ns(&sb.durations_ns, typical_unsorted).unwrap_or(0.0));
+    // With several runs a side, how far it wanders between runs (the
+    // runs' own spread), else between fifths of the capture.
+    let by_runs = sa.run_chunks().zip(sb.run_chunks());
+    let call_wander = |x: &Sample, chunks: Option<&Vec<Range<usize>>>| match chunks {
+        Some(c) => spread(&x.durations_ns, c, typical_unsorted),
+        None => wander_ns(&x.durations_ns, typical_unsorted),
+    };
+    let wander = (call_wander(sa, by_runs.as_ref().map(|r| &r.0.0)).unwrap_or(0.0) * factor)
+        .max(call_wander(sb, by_runs.as_ref().map(|r| &r.1.0)).unwrap_or(0.0));
     let p_per_call = || {
         if factor == 1.0 {
             mann_whitney_p(&runs(&sorted_a), &runs(&sorted_b))
@@ -534,8 +570,13 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
             &ca[..sa.calls_in_frames.len()],
             &cb[..sb.calls_in_frames.len()],
         );
-        let cost_wander = (wander_ns(wa, mean_of).unwrap_or(0.0) * factor)
-            .max(wander_ns(wb, mean_of).unwrap_or(0.0));
+        let frame_wander = |v: &[i64], chunks: Option<&Vec<Range<usize>>>| match chunks {
+            Some(c) => spread(v, c, mean_of),
+            None => wander_ns(v, mean_of),
+        };
+        let cost_wander = (frame_wander(wa, by_runs.as_ref().map(|r| &r.0.1)).unwrap_or(0.0)
+            * factor)
+            .max(frame_wander(wb, by_runs.as_ref().map(|r| &r.1.1)).unwrap_or(0.0));
         if moved.abs() > rel * expected
             && moved.abs() >= min_ns.max(f64::MIN_POSITIVE)
             && moved.abs() > cost_wander
@@ -595,13 +636,26 @@ fn wander_ns(values: &[i64], stat: fn(&[i64]) -> f64) -> Option<f64> {
     if n < WANDER_CHUNKS * MIN_TESTED {
         return None;
     }
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for k in 0..WANDER_CHUNKS {
-        let v = stat(&values[k * n / WANDER_CHUNKS..(k + 1) * n / WANDER_CHUNKS]);
+    let chunks: Vec<Range<usize>> = (0..WANDER_CHUNKS)
+        .map(|k| k * n / WANDER_CHUNKS..(k + 1) * n / WANDER_CHUNKS)
+        .collect();
+    spread(values, &chunks, stat)
+}
+
+/// Half the range of `stat` over the non-empty `chunks` of `values`
+/// (`None` with fewer than two).
+fn spread(values: &[i64], chunks: &[Range<usize>], stat: fn(&[i64]) -> f64) -> Option<f64> {
+    let (mut lo, mut hi, mut n) = (f64::INFINITY, f64::NEG_INFINITY, 0);
+    for c in chunks {
+        let Some(v) = values.get(c.clone()).filter(|v| !v.is_empty()) else {
+            continue;
+        };
+        let v = stat(v);
         lo = lo.min(v);
         hi = hi.max(v);
+        n += 1;
     }
-    Some((hi - lo) / 2.0)
+    (n >= 2).then_some((hi - lo) / 2.0)
 }
 
 /// A side's sums of a row (what its table keeps without the calls).
@@ -695,16 +749,18 @@ pub fn untested(a: Option<Sums>, b: Option<Sums>, frames: (usize, usize), noise:
     }
 }
 
-/// The samples of `n` rows from their calls `(row, frame position,
-/// duration)` sorted by row then frame, in a recording of `frames` frames.
-pub fn samples(calls: &[(u32, u32, i64)], n: usize, frames: usize) -> Vec<Sample> {
+/// The samples of `n` rows from their calls `(row, unit, duration)` sorted
+/// by row then unit, in a recording of `units` (frames or seconds, of one
+/// run or several).
+pub fn samples(calls: &[(u32, u32, i64)], n: usize, units: &Units) -> Vec<Sample> {
     let mut out: Vec<Sample> = vec![
         Sample {
-            frames,
+            frames: units.count,
             ..Default::default()
         };
         n
     ];
+    let runs = units.runs() > 1;
     let mut last: Option<(u32, u32)> = None;
     for &(c, f, d) in calls {
         let s = &mut out[c as usize];
@@ -715,6 +771,9 @@ pub fn samples(calls: &[(u32, u32, i64)], n: usize, frames: usize) -> Vec<Sample
             }
         } else {
             s.calls_in_frames.push(1);
+            if runs {
+                s.frame_runs.push(units.run_of(f));
+            }
         }
         last = Some((c, f));
     }

@@ -1,0 +1,306 @@
+//! Several recordings per side (`A1 A2 --vs B1 B2`): the runs of one side
+//! are one trace, the noise model uses the spread between each side's
+//! runs, and the same runs on both sides are nothing. Planted on the
+//! simulated clock (the game loop of tests/common/planted.rs).
+
+mod common;
+
+use common::planted::{self, AFTER, BEFORE, Plan};
+use common::{code, run_in, stderr};
+use serde_json::Value;
+use std::path::Path;
+
+/// Writes each (file, plan, seed).
+fn write(dir: &Path, runs: &[(&str, Plan, u64)]) {
+    for (file, plan, seed) in runs {
+        let bytes = planted::record(&planted::game_loop(*plan, *seed));
+        std::fs::write(dir.join(file), bytes).unwrap();
+    }
+}
+
+fn json(dir: &Path, args: &[&str]) -> (i32, Value) {
+    let out = run_in(dir, args);
+    assert!(matches!(code(&out), 0 | 4), "{args:?}: {}", stderr(&out));
+    (code(&out), serde_json::from_slice(&out.stdout).unwrap())
+}
+
+fn kind(c: &Value, name: &str) -> String {
+    c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .map_or("unchanged".to_owned(), |r| {
+            r["change"]["kind"].as_str().unwrap().to_owned()
+        })
+}
+
+/// The names judged a change, sorted.
+fn changed(c: &Value) -> Vec<String> {
+    let mut v: Vec<String> = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap().to_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn the_same_runs_on_both_sides_are_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        &[("a1.puffin", BEFORE, 1), ("a2.puffin", BEFORE, 2)],
+    );
+    let (status, r) = json(
+        d.path(),
+        &[
+            "report",
+            "a1.puffin",
+            "a2.puffin",
+            "--vs",
+            "a1.puffin",
+            "a2.puffin",
+            "--format",
+            "json",
+            "--fail-on-regression",
+            "0.1",
+        ],
+    );
+    assert_eq!(status, 0);
+    let c = &r["comparison"];
+    assert_eq!(c["noise"]["model"], "between-runs");
+    assert_eq!(c["noise"]["runs"], serde_json::json!([2, 2]));
+    assert_eq!(c["frames_a"], 2 * planted::FRAMES);
+    assert_eq!(c["changed_rows"], 0, "{}", c["rows"]);
+    assert_eq!(c["drift"]["factor"], 1.0);
+    // compare and diff take the same syntax.
+    let (status, c) = json(
+        d.path(),
+        &[
+            "compare",
+            "a1.puffin",
+            "a2.puffin",
+            "--vs",
+            "a1.puffin",
+            "a2.puffin",
+            "--json",
+        ],
+    );
+    assert_eq!(status, 0);
+    assert_eq!(c["changed_rows"], 0);
+    let (_, diff) = json(
+        d.path(),
+        &[
+            "diff",
+            "a1.puffin",
+            "a2.puffin",
+            "--vs",
+            "a1.puffin",
+            "a2.puffin",
+            "--json",
+        ],
+    );
+    assert!(diff["threads"].as_array().is_some_and(|t| !t.is_empty()));
+}
+
+#[test]
+fn drift_and_a_regression_with_two_runs_a_side() {
+    // B: every duration ×1.2, solve_contacts 2.0 → 3.2 ms before the drift,
+    // ui::layout twice per frame, audio::mix new, legacy::update gone.
+    let b = Plan {
+        scale: 1.2,
+        hitch: None,
+        ..AFTER
+    };
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        &[
+            ("a1.puffin", BEFORE, 1),
+            ("a2.puffin", BEFORE, 2),
+            ("b1.puffin", b, 3),
+            ("b2.puffin", b, 4),
+        ],
+    );
+    let args = [
+        "report",
+        "a1.puffin",
+        "a2.puffin",
+        "--vs",
+        "b1.puffin",
+        "b2.puffin",
+        "--format",
+        "json",
+        "--fail-on-regression",
+        "2",
+    ];
+    let (status, r) = json(d.path(), &args);
+    let c = &r["comparison"];
+    assert!(
+        (c["drift"]["pct"].as_f64().unwrap() - 20.0).abs() < 1.0,
+        "{}",
+        c["drift"]
+    );
+    assert_eq!(kind(c, "physics::solve_contacts"), "slower");
+    assert_eq!(kind(c, "ui::layout"), "more-often");
+    assert_eq!(kind(c, "audio::mix"), "new");
+    assert_eq!(kind(c, "legacy::update"), "gone");
+    for name in changed(c) {
+        assert!(
+            [
+                "physics::solve_contacts",
+                "ui::layout",
+                "audio::mix",
+                "legacy::update",
+                "physics::step",
+                "frame"
+            ]
+            .contains(&name.as_str()),
+            "{name}: {}",
+            c["rows"]
+        );
+    }
+    assert_eq!(status, 4);
+    let mut tripped: Vec<&str> = c["gate"]["tripped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    tripped.sort();
+    assert_eq!(tripped, ["physics::solve_contacts", "ui::layout"]);
+    // calls takes them too: A's runs, --vs, B's runs, the name.
+    let (_, calls) = json(
+        d.path(),
+        &[
+            "calls",
+            "a1.puffin",
+            "a2.puffin",
+            "--vs",
+            "b1.puffin",
+            "b2.puffin",
+            "physics::solve_contacts",
+            "--json",
+        ],
+    );
+    assert_eq!(calls["change"]["kind"], "slower", "{calls}");
+}
+
+#[test]
+fn a_row_that_varies_between_runs_is_judged_by_that_spread() {
+    // solve_contacts takes 2.0 ms in one run of A and 3.0 in the other; B's
+    // runs 2.3 and 3.3: the same code, run to run. A single pair of runs
+    // (a1 against b1) reads +15%; two runs a side see it vary by ±0.5 ms.
+    let plan = |solve_ms| Plan { solve_ms, ..BEFORE };
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        &[
+            ("a1.puffin", plan(2.0), 1),
+            ("a2.puffin", plan(3.0), 2),
+            ("b1.puffin", plan(2.3), 3),
+            ("b2.puffin", plan(3.3), 4),
+        ],
+    );
+    let (_, r) = json(
+        d.path(),
+        &["report", "a1.puffin", "b1.puffin", "--format", "json"],
+    );
+    assert_eq!(kind(&r["comparison"], "physics::solve_contacts"), "slower");
+    assert_eq!(r["comparison"]["noise"]["model"], "within-run");
+    let (status, r) = json(
+        d.path(),
+        &[
+            "report",
+            "a1.puffin",
+            "a2.puffin",
+            "--vs",
+            "b1.puffin",
+            "b2.puffin",
+            "--format",
+            "json",
+            "--fail-on-regression",
+            "1",
+        ],
+    );
+    let c = &r["comparison"];
+    assert_eq!(c["noise"]["model"], "between-runs");
+    assert_eq!(
+        kind(c, "physics::solve_contacts"),
+        "unchanged",
+        "{}",
+        c["rows"]
+    );
+    assert_eq!(status, 0);
+    // The Markdown says which noise model it used.
+    let out = run_in(
+        d.path(),
+        &[
+            "report",
+            "a1.puffin",
+            "a2.puffin",
+            "--vs",
+            "b1.puffin",
+            "b2.puffin",
+        ],
+    );
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        md.contains("Noise model: between runs (2 runs of A, 2 of B)"),
+        "{md}"
+    );
+}
+
+#[test]
+fn bad_runs_are_named_and_left_out() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        &[("a1.puffin", BEFORE, 1), ("b1.puffin", BEFORE, 2)],
+    );
+    std::fs::write(d.path().join("bad.puffin"), b"not a recording").unwrap();
+    // --vs with no files: a usage error.
+    let out = run_in(d.path(), &["report", "a1.puffin", "--vs"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let out = run_in(d.path(), &["compare", "a1.puffin", "--vs"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    // compare with one recording and no --vs: a usage error naming both forms.
+    let out = run_in(d.path(), &["compare", "a1.puffin"]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("--vs"), "{}", stderr(&out));
+    // A run that cannot be read: named, the rest compared, exit 3 (an
+    // answer from part of the input).
+    let out = run_in(
+        d.path(),
+        &[
+            "compare",
+            "a1.puffin",
+            "bad.puffin",
+            "--vs",
+            "b1.puffin",
+            "--json",
+        ],
+    );
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("bad.puffin") && err.contains("left out of A's runs"),
+        "{err}"
+    );
+    let c: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(c["frames_a"], planted::FRAMES);
+    // Every run unreadable: an error naming the side.
+    let out = run_in(
+        d.path(),
+        &["compare", "bad.puffin", "bad.puffin", "--vs", "b1.puffin"],
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("A: none of its 2 recordings could be read"),
+        "{}",
+        stderr(&out)
+    );
+}
