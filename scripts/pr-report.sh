@@ -5,9 +5,14 @@
 # `tripped=true|false` in $GITHUB_OUTPUT. Without FAIL_ON_REGRESSION the
 # summary says it reported without a gate.
 #
+# BEFORE and AFTER are each a recording, or glob patterns (space-separated) of
+# several runs of one side: with more than one recording a side, the report
+# is `report A1 A2 --vs B1 B2` (the noise model then uses the runs' spread).
+#
 # Usage: scripts/pr-report.sh BEFORE AFTER [OUT]
 # Env: PUFFIN_LENS (the binary; default puffin-lens on PATH), FAIL_ON_REGRESSION
-# (a percentage; empty: no gate), MIN_MS.
+# (a percentage; empty: no gate), MIN_MS, FAIL_ON_DRIFT (a percentage: fail on
+# the run-to-run drift itself too).
 # Exit: 0 reported (the gate's verdict is the `tripped` output: the action
 # fails the job after commenting), 1 unusable input, 2 usage error.
 set -uo pipefail
@@ -20,11 +25,40 @@ bin=${PUFFIN_LENS:-puffin-lens}
 summary=${GITHUB_STEP_SUMMARY:-/dev/null}
 output=${GITHUB_OUTPUT:-/dev/null}
 
-args=(report "$before" "$after" --format md -o "$out")
+# The recordings a side's patterns match, sorted (a pattern that is a file
+# stands for itself); none is a usage error.
+expand() {
+  local side=$1 patterns=$2 p f
+  local -a found=()
+  read -ra pats <<<"$patterns"
+  for p in "${pats[@]}"; do
+    if [[ -e $p ]]; then
+      found+=("$p")
+      continue
+    fi
+    while IFS= read -r f; do
+      found+=("$f")
+    done < <(compgen -G "$p" | LC_ALL=C sort)
+  done
+  if ((${#found[@]} == 0)); then
+    echo "::error title=puffin-lens::no recording matches $side: $patterns" >&2
+    return 2
+  fi
+  printf '%s\n' "${found[@]}"
+}
+mapfile -t a_runs < <(expand before "$before") && ((${#a_runs[@]})) || exit 2
+mapfile -t b_runs < <(expand after "$after") && ((${#b_runs[@]})) || exit 2
+if ((${#a_runs[@]} == 1 && ${#b_runs[@]} == 1)); then
+  args=(report "${a_runs[0]}" "${b_runs[0]}")
+else
+  args=(report "${a_runs[@]}" --vs "${b_runs[@]}")
+fi
+args+=(--format md -o "$out")
 if [[ -n ${FAIL_ON_REGRESSION:-} ]]; then
   args+=(--fail-on-regression "$FAIL_ON_REGRESSION")
   [[ -n ${MIN_MS:-} ]] && args+=(--min-ms "$MIN_MS")
 fi
+[[ -n ${FAIL_ON_DRIFT:-} ]] && args+=(--fail-on-drift "$FAIL_ON_DRIFT")
 errors=$(mktemp)
 "$bin" "${args[@]}" 2>"$errors"
 status=$?

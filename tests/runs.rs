@@ -304,3 +304,59 @@ fn bad_runs_are_named_and_left_out() {
         stderr(&out)
     );
 }
+
+/// The pull-request check's report script takes glob patterns per side:
+/// several runs a side become `A1 A2 --vs B1 B2`; a pattern that matches
+/// nothing is an error.
+#[test]
+fn the_pull_request_check_takes_globs_of_runs() {
+    let d = tempfile::tempdir().unwrap();
+    let b = Plan {
+        solve_ms: 3.2,
+        ..BEFORE
+    };
+    write(
+        d.path(),
+        &[
+            ("before-1.puffin", BEFORE, 1),
+            ("before-2.puffin", BEFORE, 2),
+            ("after-1.puffin", b, 3),
+            ("after-2.puffin", b, 4),
+        ],
+    );
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/pr-report.sh");
+    let run = |before: &str, after: &str| {
+        let output = d.path().join("output.txt");
+        let _ = std::fs::remove_file(&output);
+        let out = std::process::Command::new("bash")
+            .arg(&script)
+            .args([before, after, "report.md"])
+            .current_dir(d.path())
+            .env("PUFFIN_LENS", env!("CARGO_BIN_EXE_puffin-lens"))
+            .env("GITHUB_STEP_SUMMARY", d.path().join("summary.md"))
+            .env("GITHUB_OUTPUT", &output)
+            .env("FAIL_ON_REGRESSION", "2")
+            .output()
+            .unwrap();
+        (out, std::fs::read_to_string(output).unwrap_or_default())
+    };
+    let (out, output) = run("before-*.puffin", "after-*.puffin");
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(output, "report=report.md\ntripped=true\n");
+    let md = std::fs::read_to_string(d.path().join("report.md")).unwrap();
+    assert!(
+        md.starts_with("# puffin-lens report: before-1.puffin + before-2.puffin → after-1.puffin + after-2.puffin"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Noise model: between runs (2 runs of A, 2 of B)"),
+        "{md}"
+    );
+    let (out, _) = run("nothing-*.puffin", "after-*.puffin");
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("no recording matches before"),
+        "{}",
+        stderr(&out)
+    );
+}
