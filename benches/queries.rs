@@ -98,6 +98,7 @@ fn main() {
             .collect(),
         calls_in_frames: vec![1_000; 1_000],
         frames: 1_000,
+        frame_runs: Vec::new(),
     };
     let (sa, sb) = (sample(0), sample(60_000));
     let (t, c) = best(|| analyses::judge::judge(Some(&sa), Some(&sb), &Default::default()));

@@ -930,7 +930,8 @@ fn the_sdk_workers_top_level_waits_are_idle_rows_in_the_tree() {
     assert_eq!(ui["tree_mode"], "frame");
     let rec = h.state().recording(Side::A).unwrap();
     // Each top-level gap row, by thread: (idle, start, duration).
-    let mut by_thread: Vec<(String, Vec<(bool, i64, i64)>)> = Vec::new();
+    type GapRows = Vec<(bool, i64, i64)>;
+    let mut by_thread: Vec<(String, GapRows)> = Vec::new();
     for r in rec.tree.frame_rows() {
         match *r {
             FrameRow::Thread(st) => by_thread.push((

@@ -798,8 +798,8 @@ pub enum Answer {
     /// `calls A B NAME`.
     CallsCompared(Box<analyses::CallsComparison>),
     Window(analyses::WindowReport),
-    Gaps(analyses::GapsReport),
-    Compare(analyses::CompareReport),
+    Gaps(Box<analyses::GapsReport>),
+    Compare(Box<analyses::CompareReport>),
     Diff(Box<DiffReport>),
     Scope(analyses::ScopeInfo),
 }
@@ -999,12 +999,12 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                 });
             }
             let thread = thread_arg(&args.thread, a, None)?;
-            Answer::Gaps(analyses::gaps(
+            Answer::Gaps(Box::new(analyses::gaps(
                 a,
                 thread.as_deref(),
                 ms_to_ns(args.min_ms),
                 args.top,
-            ))
+            )))
         }
         Request::Compare(args) => {
             let b = b.ok_or(QueryError::NoB)?;
@@ -1020,7 +1020,7 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                 noise: args.noise.noise().map_err(bad)?,
             };
             let gate = args.gate.gate().map_err(bad)?;
-            Answer::Compare(analyses::compare(a, b, &opts, gate.as_ref()))
+            Answer::Compare(Box::new(analyses::compare(a, b, &opts, gate.as_ref())))
         }
         Request::Diff(args) => {
             let b = b.ok_or(QueryError::NoB)?;

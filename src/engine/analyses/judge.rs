@@ -232,6 +232,10 @@ impl Kind {
     }
 }
 
+/// A side's runs: the calls of each (ranges of its durations), and its
+/// frames with calls of each (ranges of its `calls_in_frames`).
+type RunChunks = (Vec<Range<usize>>, Vec<Range<usize>>);
+
 /// One side of a row: its calls' durations (any order) and how many calls
 /// each frame of the recording made (frames without a call count 0).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -272,7 +276,7 @@ impl Sample {
     /// With two or more runs: the calls of each run (ranges of
     /// `durations_ns`) and the frames with calls of each (ranges of
     /// `calls_in_frames`).
-    fn run_chunks(&self) -> Option<(Vec<Range<usize>>, Vec<Range<usize>>)> {
+    fn run_chunks(&self) -> Option<RunChunks> {
         let runs = &self.frame_runs;
         if runs.len() != self.calls_in_frames.len() || runs.first() == runs.last() {
             return None;
@@ -902,6 +906,7 @@ mod tests {
             durations_ns,
             calls_in_frames: calls.into_iter().filter(|&c| c > 0).collect(),
             frames,
+            frame_runs: Vec::new(),
         }
     }
 
