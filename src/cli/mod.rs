@@ -202,16 +202,22 @@ the merged tree (stopping where a scope's own time outweighs its largest child),
 time (gaps that recur frame after frame, ranked by their total, and one-off gaps of at least \
 --gap-ms, each with what the other threads ran meanwhile), and the outliers (a scope whose \
 largest call, or whose calls in one frame, are more than half of its total).\n\n\
-With B, first: the frame's change (median and mean, judged) and the names that account for it \
-(self time per frame on the busiest thread, with the share explained); what to look at first; \
-every name judged by the noise model (slower/faster per call, runs more/less often, one spike, \
-new, gone; unchanged within noise is left out), with its (name, data) rows nested when data \
-splits it; and where it changed in the differential tree. --fail-on-regression PCT makes it a \
-pull-request check (exit 4).",
+With B, first: the run-to-run drift (the per-call cost every busy name shares: machine speed or \
+load, named when past the noise and judged against), what else differs between the runs; the \
+frame's change (median and mean, judged) and the names that account for it (self time per frame \
+on the busiest thread, with the drift's share and the share explained); what to look at first; \
+every name judged by the noise model beyond the drift (slower/faster per call, runs more/less \
+often, costlier/cheaper, one spike, new, gone; unchanged within noise is left out), with its \
+(name, data) rows nested when data splits it; and where it changed in the differential tree. \
+A recording that is one frame (an app that never ends a puffin frame) is said to be so and \
+judged per second. Several runs a side (A1 A2 --vs B1 B2) make the noise model the spread \
+between runs. --fail-on-regression PCT makes it a pull-request check (exit 4) that counts \
+causes beyond the drift, never the drift alone (--fail-on-drift PCT opts in to that).",
         after_help = "Examples:\n  \
 puffin-lens report capture.puffin                       # Markdown on the terminal\n  \
 puffin-lens report before.puffin after.puffin -o report.md   # for a pull request\n  \
 puffin-lens report before.puffin after.puffin --fail-on-regression 2 --min-ms 0.1 -o report.md\n  \
+puffin-lens report a1.puffin a2.puffin --vs b1.puffin b2.puffin -o report.md   # runs a side\n  \
 puffin-lens report capture.puffin -o report.html        # one self-contained page with charts\n  \
 puffin-lens report before.puffin after.puffin --format json | jq .comparison.look_first\n\n\
 --format defaults to the extension of -o (md, html, json), else md. In JSON the recordings' \

@@ -620,14 +620,21 @@ false when the recording has one thread: then nothing can say what ran meanwhile
     /// spike, new, gone, or unchanged within noise.
     #[command(
         long_about = "Compare two recordings per (name, data), each row judged by a noise model \
-per frame (each side's totals divided by its frames): slower/faster per call when the calls' \
-median moved by at least --noise-pct, the change costs at least --noise-ms per frame and a \
-Mann-Whitney U test of the durations gives p < --alpha (a side with fewer than 5 calls is \
-judged by the thresholds alone); runs more/less often likewise for the calls per frame; both at \
-once (slower-more-often, ...); one spike when one call is more than half of a side's total (the \
-other calls judged on their own: `rest`); new, gone; everything else unchanged. The change per \
-frame splits exactly into a per-call part and a count part.",
+per frame (each side's totals divided by its frames; per second when a side is one frame or \
+frames of 1 s or more) beyond the run-to-run drift (the per-call cost every busy name shares, \
+B against A: machine speed or load; estimated, named, and judged against; --no-drift turns it \
+off): slower/faster per call when the typical call (the time-weighted median) moved by at \
+least --noise-pct beyond the drift, the change costs at least --noise-ms per frame, it exceeds \
+how far the row wanders within each capture (or between each side's runs, with --vs), and a \
+Mann-Whitney U test agrees, p < --alpha (a side with fewer than 5 calls is judged by the \
+thresholds alone); runs more/less often likewise for the calls per frame; both at once \
+(slower-more-often, ...); costlier/cheaper when only the cost per frame moved (a mix of call \
+sizes, a tail); one spike when one call is more than half of a side's total (the other calls \
+judged on their own: `rest`); new, gone; everything else unchanged. The change per frame splits \
+exactly into the drift's part, a per-call part beyond it and a count part. Several runs a \
+side: compare A1 A2 --vs B1 B2.",
         after_help = "Examples:\n  puffin-lens compare before.puffin after.puffin\n  \
+puffin-lens compare a1.puffin a2.puffin --vs b1.puffin b2.puffin   # several runs a side\n  \
 puffin-lens compare before.puffin after.puffin --filter physics --hide-below 0.5\n  \
 puffin-lens compare before.puffin after.puffin --sort per-call --json\n  \
 puffin-lens compare before.puffin after.puffin --fail-on-regression 2 --min-ms 0.1   # a CI gate\n\n\
@@ -635,20 +642,26 @@ Sorts: abs-delta = |B-A| of total time, the largest changes first either way (de
 `delta`); signed-delta = B-A, what got slower first and faster last (the app's diff table); \
 total = larger total; per-call = |B-A| of the per-call time (one-sided rows last); count = \
 larger count; name. Ties by name then data.\n\
-The gate (--fail-on-regression PCT): exit 4 when a scope name judged slower per call or run \
-more often costs more than PCT percent of A's mean frame (and more than --min-ms) per frame; \
-judged per name, over every row the filters keep.\n\
-JSON: {\"warnings\":[...],\"frame\":{\"thread\",\"median_a_ns\",\"median_b_ns\",\"delta_median_ns\",\
+The gate (--fail-on-regression PCT): exit 4 when a scope name judged slower per call, run \
+more often or costlier costs more than PCT percent of A's mean frame (and more than --min-ms) \
+per frame beyond the drift, and its own time changed by as much (the gate counts causes, not \
+the wrappers above them); judged per name, over every row the filters keep. It never trips on \
+the drift alone; --fail-on-drift PCT fails on a drift past PCT percent too.\n\
+JSON: {\"warnings\":[...],\"drift\":{\"factor\",\"pct\",\"spread_pct\",\"scopes_used\",\"moved_together\",\
+\"named\",\"scopes\":[{\"name\",\"calls_a\",\"calls_b\",\"ratio\"}]}|null,\"basis\":\"frame\"|\"second\",\
+\"units\":[a,b],\"frame\":{\"basis\",\"thread\",\"median_a_ns\",\"median_b_ns\",\"delta_median_ns\",\
 \"mean_a_ns\",\"mean_b_ns\",\"delta_mean_ns\",\"kind\",\"p\",\"contributions\":[{\"name\",\"kind\",\
 \"self_delta_per_frame_ns\"}],\"total_contributions\",\"explained_ns\",\"explained_pct\",\
-\"outside_scopes_ns\",\"notes\"},\"frames_a\",\"frames_b\",\"total_rows\",\"changed_rows\",\"rows\":[{\"name\",\
+\"outside_scopes_ns\",\"drift_ns\",\"drift_pct\",\"notes\"},\"frames_a\",\"frames_b\",\"total_rows\",\"changed_rows\",\"rows\":[{\"name\",\
 \"data\",\"a\":{\"count\",\"total_ns\",\"per_call_ns\",\"max_ns\"}|null,\"b\":{...}|null,\"delta_total_ns\",\
 \"delta_per_call_ns\"|null,\"status\":\"both\"|\"new\"|\"gone\",\"spike\",\"change\":{\"kind\",\"rest\"?,\
-\"delta_per_frame_ns\",\"per_call_part_ns\",\"count_part_ns\",\"median_a_ns\",\"median_b_ns\",\
-\"calls_per_frame_a\",\"calls_per_frame_b\",\"p_per_call\",\"p_count\",\"tested\",\"few_calls\"}}],\
+\"delta_per_frame_ns\",\"per_call_part_ns\",\"count_part_ns\",\"drift_part_ns\",\"median_a_ns\",\
+\"median_b_ns\",\"typical_a_ns\"?,\"typical_b_ns\"?,\"calls_per_frame_a\",\"calls_per_frame_b\",\
+\"p_per_call\",\"p_count\",\"p_cost\"?,\"tested\",\"few_calls\"}}],\
 \"gate\"?:{\"pct\",\"min_ms\",\"mean_frame_a_ns\",\"limit_ns\",\"tripped\":[{\"name\",\"data\",\"kind\",\
-\"delta_per_frame_ns\",\"frame_pct\"}]}}; kind: unchanged, slower, faster, more-often, less-often, \
-slower-more-often, slower-less-often, faster-more-often, faster-less-often, spike, new, gone. \
+\"delta_per_frame_ns\",\"beyond_drift_ns\",\"own_beyond_drift_ns\",\"frame_pct\"}],\"drift_limit_pct\"?,\
+\"drift_tripped\"}}; kind: unchanged, slower, faster, more-often, less-often, slower-more-often, \
+slower-less-often, faster-more-often, faster-less-often, costlier, cheaper, spike, new, gone. \
 Medians and p-values are null for rows the thresholds alone call unchanged.\n\
 Exit status: 4 when the gate trips (it wins over 3, a damaged recording)."
     )]
