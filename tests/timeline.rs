@@ -342,3 +342,114 @@ fn frame_boundaries_are_thinned_when_zoomed_out() {
     let ui = show(&mut h, json!({"range_ns": [lo, lo + 30 * MS]}));
     assert_eq!(ui["frame_lines"], 3, "{ui}");
 }
+
+/// What the last frame put on screen, read back without a GPU: the frame's
+/// shapes tessellated by egui into the triangles a renderer gets, then the
+/// pixel centres of one scanline filled from them (premultiplied alpha
+/// blended in painting order, the top-left rule on shared edges; text left
+/// out). `colour[c]` is the pixel at x = `x0 + c`.
+mod screen {
+    use egui::{Color32, Pos2};
+    use egui_kittest::Harness;
+    use puffin_lens::app::PuffinLensApp;
+
+    pub struct Frame {
+        /// Per mesh: its clip rect and triangles (three points, their colours).
+        meshes: Vec<(egui::Rect, Vec<[(Pos2, Color32); 3]>)>,
+    }
+
+    /// The last frame's triangles.
+    pub fn frame(h: &Harness<'static, PuffinLensApp>) -> Frame {
+        let out = h.output();
+        let ppp = out.pixels_per_point;
+        assert_eq!(ppp, 1.0, "a point is a pixel here");
+        let prims = h.ctx.tessellate(out.shapes.clone(), ppp);
+        let meshes = prims
+            .into_iter()
+            .filter_map(|p| match p.primitive {
+                egui::epaint::Primitive::Mesh(mesh) => {
+                    let tris = mesh
+                        .indices
+                        .chunks_exact(3)
+                        .map(|t| t.map(|i| mesh.vertices[i as usize]))
+                        // Glyphs sample the font atlas; shapes its white texel.
+                        .filter(|t| t.iter().all(|v| v.uv == egui::epaint::WHITE_UV))
+                        .map(|t| t.map(|v| (v.pos, v.color)))
+                        .collect();
+                    Some((p.clip_rect, tris))
+                }
+                egui::epaint::Primitive::Callback(_) => None,
+            })
+            .collect();
+        Frame { meshes }
+    }
+
+    impl Frame {
+        /// The pixels of the scanline through `y` (a pixel's centre is at
+        /// `.5`), columns `x0..x1`.
+        pub fn scanline(&self, y: f32, x0: i32, x1: i32) -> Vec<Color32> {
+            let y = y.floor() + 0.5;
+            let n = (x1 - x0).max(0) as usize;
+            let mut px = vec![[0.0f32; 4]; n];
+            for (clip, tris) in &self.meshes {
+                if y < clip.top() || y >= clip.bottom() {
+                    continue;
+                }
+                for t in tris {
+                    let (ylo, yhi) = (
+                        t.iter().map(|v| v.0.y).fold(f32::MAX, f32::min),
+                        t.iter().map(|v| v.0.y).fold(f32::MIN, f32::max),
+                    );
+                    if y < ylo || y > yhi {
+                        continue;
+                    }
+                    let xlo = t.iter().map(|v| v.0.x).fold(f32::MAX, f32::min);
+                    let xhi = t.iter().map(|v| v.0.x).fold(f32::MIN, f32::max);
+                    let lo = (xlo.max(clip.left()).floor() as i32).max(x0);
+                    let hi = (xhi.min(clip.right()).ceil() as i32).min(x1);
+                    for x in lo..hi {
+                        let p = Pos2::new(x as f32 + 0.5, y);
+                        if p.x < clip.left() || p.x >= clip.right() {
+                            continue;
+                        }
+                        if let Some(c) = inside(t, p) {
+                            let d = &mut px[(x - x0) as usize];
+                            let a = c[3];
+                            for k in 0..4 {
+                                d[k] = c[k] + d[k] * (1.0 - a);
+                            }
+                        }
+                    }
+                }
+            }
+            px.iter()
+                .map(|c| {
+                    let b = |v: f32| (v * 255.0).round().clamp(0.0, 255.0) as u8;
+                    Color32::from_rgba_premultiplied(b(c[0]), b(c[1]), b(c[2]), b(c[3]))
+                })
+                .collect()
+        }
+    }
+
+    /// The interpolated premultiplied colour (0-1) of triangle `t` at `p`,
+    /// if `p` is inside or on an edge (a point on an edge two triangles
+    /// share counts twice: the same for an opaque fill, darker for a faint
+    /// one, which is what is counted below).
+    fn inside(t: &[(Pos2, Color32); 3], p: Pos2) -> Option<[f32; 4]> {
+        let [(a, ca), (b, cb), (c, cc)] = *t;
+        let cross = |u: Pos2, v: Pos2, q: Pos2| (v - u).x * (q - u).y - (v - u).y * (q - u).x;
+        let area = cross(a, b, c);
+        if area.abs() < 1e-9 {
+            return None;
+        }
+        let ws = [cross(b, c, p) / area, cross(c, a, p) / area, cross(a, b, p) / area];
+        if ws.iter().any(|&w| w < -1e-6) {
+            return None;
+        }
+        let f = |c: Color32| c.to_array().map(|v| v as f32 / 255.0);
+        let (fa, fb, fc) = (f(ca), f(cb), f(cc));
+        Some(std::array::from_fn(|k| {
+            ws[0] * fa[k] + ws[1] * fb[k] + ws[2] * fc[k]
+        }))
+    }
+}

@@ -104,10 +104,29 @@ pub struct CompareOptions {
 }
 
 /// What makes a comparison of `a` and `b` misleading: one has a scope
-/// registration and the other none (its names are `scope#<id>`).
+/// registration and the other none (its names are `scope#<id>`); a side
+/// without scopes; two sides with no scope name in common (every row new
+/// or gone: nothing is judged). Linear in the scopes.
 pub fn compare_warnings(a: &Trace, b: &Trace) -> Vec<String> {
+    // The names each side calls (a registration may list names it never
+    // calls), each once.
+    fn called_names(t: &Trace) -> Vec<StrId> {
+        let mut called = vec![false; t.defs.len()];
+        for d in &t.scopes.def {
+            called[d.idx()] = true;
+        }
+        let mut names: Vec<StrId> = (0..t.defs.len())
+            .filter(|&k| called[k])
+            .map(|k| t.defs.name[k])
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
     let mut warnings = Vec::new();
-    if a.defs.has_registration() != b.defs.has_registration() {
+    let (na, nb) = (called_names(a), called_names(b));
+    // A side without scopes has no registration either: not a mismatch.
+    if a.defs.has_registration() != b.defs.has_registration() && !na.is_empty() && !nb.is_empty() {
         let (with, without) = if a.defs.has_registration() {
             ("A", "B")
         } else {
@@ -117,6 +136,27 @@ pub fn compare_warnings(a: &Trace, b: &Trace) -> Vec<String> {
             "registration mismatch: {with} has scope registration and {without} has none, \
              so names will not match (unregistered scopes are named scope#<id>)"
         ));
+    }
+    match (na.is_empty(), nb.is_empty()) {
+        (true, true) => warnings.push("A and B have no scopes: nothing to compare".to_owned()),
+        (true, false) => warnings
+            .push("A has no scopes: nothing can be compared (every row is new in B)".to_owned()),
+        (false, true) => warnings
+            .push("B has no scopes: nothing can be compared (every row is gone in B)".to_owned()),
+        (false, false) => {
+            let shared = nb.iter().any(|&n| {
+                a.strings
+                    .find(b.str(n))
+                    .is_some_and(|id| na.binary_search(&id).is_ok())
+            });
+            if !shared {
+                warnings.push(
+                    "A and B have no scope name in common: nothing can be compared (different \
+                     apps, or a registration mismatch); every row is new or gone"
+                        .to_owned(),
+                );
+            }
+        }
     }
     warnings
 }
