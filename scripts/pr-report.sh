@@ -32,7 +32,9 @@ expand() {
   local -a found=()
   read -ra pats <<<"$patterns"
   for p in "${pats[@]}"; do
-    if [[ -e $p ]]; then
+    # A file, or a path without glob characters (a missing one is
+    # puffin-lens's to name): itself.
+    if [[ -e $p || $p != *[*?[]* ]]; then
       found+=("$p")
       continue
     fi

@@ -73,6 +73,16 @@ fn a_machine_20_percent_slower_is_drift_not_a_regression() {
         Vec::<(String, String)>::new(),
         "nothing judged"
     );
+    // What to look at first: the drift, and only it.
+    let first = c["look_first"].as_array().unwrap();
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert!(
+        first[0]
+            .as_str()
+            .unwrap()
+            .starts_with("run-to-run drift, not a change in the code: B ran 2"),
+        "{first:?}"
+    );
     assert_eq!(c["frame"]["kind"], "unchanged");
     // The frame's change is the drift's: A's scope time on main × 0.2.
     let f = &c["frame"];

@@ -17,9 +17,10 @@
 //! sampling noise, which the rank test calls a change at its alpha: only
 //! the estimate and the planted change are asserted then.
 //!
-//! The wrapper's own time stays small (2-50 µs a frame): with it up to 3
-//! ms, the property found the gate listing the wrapper as a cause (see the
-//! ignored test at the end).
+//! The wrapper's own time stays small (2-50 µs a frame). With it up to 3
+//! ms, the property found the gate listing the wrapper as a cause; the
+//! gate's own-time rule now also asks for the noise percentage, and the
+//! test at the end keeps that case.
 
 use proptest::prelude::*;
 use puffin_lens::engine::analyses::gate::{Gate, GateResult};
@@ -381,9 +382,9 @@ proptest! {
 /// as a cause with the leaf: its total moved past the limit (its child's
 /// change) and so did its own time in ns (0.93% of 2 ms, 19 µs against the
 /// strict gate's 13 µs), though its own time moved with the drift. The
-/// gate's own-time rule has no percentage: until it has one, this fails.
+/// gate's own-time rule now also asks for the noise percentage of the
+/// wrapper's own time (it failed before it did).
 #[test]
-#[ignore = "gate: a wrapper whose own time moved within the noise percentage still trips"]
 fn a_wrapper_whose_own_time_only_drifted_is_not_a_cause() {
     let small = Leaf {
         base_ns: 2_000,

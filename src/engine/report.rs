@@ -768,7 +768,7 @@ fn comparison(
             names.drift(),
             regressions
                 .iter()
-                .map(|(p, c)| (names.name(*p), None, c, names.own_beyond_drift_ns(*p))),
+                .map(|(p, c)| (names.name(*p), None, c, names.own(*p))),
         )
     });
     let frame = frame_change(
@@ -1046,6 +1046,14 @@ fn look_first(c: &ComparisonReport, b: &RecordingReport, opts: &ReportOptions) -
         ));
     }
     lines.truncate(opts.top);
+    // The drift, past the noise, after the changes (the only line when
+    // nothing else changed: it is then the answer).
+    if let Some(d) = c.drift.as_ref().filter(|d| d.named) {
+        lines.push(format!(
+            "run-to-run drift, not a change in the code: {}",
+            drift::sentence(d)
+        ));
+    }
     lines
 }
 

@@ -4,7 +4,7 @@ use super::basis::{Basis, Units};
 use super::common::*;
 use super::drift::{self, Drift};
 use super::find::{Acc, Accumulator, GroupBy};
-use super::gate::{Gate, GateResult, mean_frame_ns};
+use super::gate::{Gate, GateResult, Own, mean_frame_ns};
 use super::judge::{Change, DriftMode, Kind, Noise, Sums, judge, needs_calls, samples, untested};
 use crate::engine::model::{ScopeIdx, StrId, Trace};
 use rustc_hash::FxHashMap;
@@ -702,6 +702,12 @@ impl<'t> Joined<'t> {
     /// time times the factor): what the row itself changed, its children
     /// apart.
     pub fn own_beyond_drift_ns(&self, p: Pair) -> f64 {
+        self.own(p).beyond_drift_ns
+    }
+
+    /// A row's own time per unit: its change beyond the drift, and what A's
+    /// times the drift factor expected (for the gate's causes).
+    pub fn own(&self, p: Pair) -> Own {
         let (a, b) = self.sides(p);
         let (ua, ub) = self.table.frames;
         let own = |g: Option<&Acc>, units: usize| {
@@ -712,7 +718,12 @@ impl<'t> Joined<'t> {
         } else {
             1.0
         };
-        own(b, ub) - own(a, ua) * factor
+        let expected = own(a, ua) * factor;
+        Own {
+            beyond_drift_ns: own(b, ub) - expected,
+            expected_ns: expected,
+            noise_pct: self.table.noise.pct,
+        }
     }
 
     /// The run-to-run drift the table estimated (see [`drift`]).
@@ -889,7 +900,7 @@ impl<'t> Joined<'t> {
                     self.name(*p),
                     (!by_name).then(|| self.data(*p)),
                     c,
-                    self.own_beyond_drift_ns(*p),
+                    self.own(*p),
                 )
             }),
         )

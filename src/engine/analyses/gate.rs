@@ -58,6 +58,25 @@ pub struct GateResult {
     pub drift_tripped: bool,
 }
 
+/// A row's own (self) time per frame: its change beyond the drift, what
+/// A's times the drift factor expected, and the noise percentage.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Own {
+    pub beyond_drift_ns: f64,
+    pub expected_ns: f64,
+    pub noise_pct: f64,
+}
+
+impl Own {
+    /// The row's own time moved past the gate's limit and past the noise
+    /// percentage of what it was: the row is a cause (a wrapper whose own
+    /// time only drifted, or wandered, is not).
+    fn is_cause(&self, limit_ns: f64) -> bool {
+        self.beyond_drift_ns > limit_ns
+            && self.beyond_drift_ns > self.noise_pct / 100.0 * self.expected_ns
+    }
+}
+
 impl GateResult {
     /// The gate failed: a row tripped it, or the drift did.
     pub fn failed(&self) -> bool {
@@ -82,13 +101,14 @@ impl Gate {
         &self,
         mean_frame_a_ns: f64,
         drift: Option<&Drift>,
-        rows: impl Iterator<Item = (&'r str, Option<&'r str>, &'r Change, f64)>,
+        rows: impl Iterator<Item = (&'r str, Option<&'r str>, &'r Change, Own)>,
     ) -> GateResult {
         let limit_ns = (self.pct / 100.0 * mean_frame_a_ns).max(self.min_ms * 1e6);
         let mut tripped: Vec<Tripped> = rows
             .filter(|(_, _, c, own)| {
-                c.kind.is_regression() && c.beyond_drift_ns() > limit_ns && *own > limit_ns
+                c.kind.is_regression() && c.beyond_drift_ns() > limit_ns && own.is_cause(limit_ns)
             })
+            .map(|(name, data, c, own)| (name, data, c, own.beyond_drift_ns))
             .map(|(name, data, c, own)| Tripped {
                 name: name.to_owned(),
                 data: data.map(str::to_owned),
