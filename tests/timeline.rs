@@ -353,9 +353,12 @@ mod screen {
     use egui_kittest::Harness;
     use puffin_lens::app::PuffinLensApp;
 
+    /// A triangle: its corners and their colours.
+    type Triangle = [(Pos2, Color32); 3];
+
     pub struct Frame {
-        /// Per mesh: its clip rect and triangles (three points, their colours).
-        meshes: Vec<(egui::Rect, Vec<[(Pos2, Color32); 3]>)>,
+        /// Per mesh: its clip rect and triangles.
+        meshes: Vec<(egui::Rect, Vec<Triangle>)>,
     }
 
     /// The last frame's triangles.
@@ -371,7 +374,7 @@ mod screen {
                     let tris = mesh
                         .indices
                         .chunks_exact(3)
-                        .map(|t| t.map(|i| mesh.vertices[i as usize]))
+                        .map(|t| [t[0], t[1], t[2]].map(|i| mesh.vertices[i as usize]))
                         // Glyphs sample the font atlas; shapes its white texel.
                         .filter(|t| t.iter().all(|v| v.uv == egui::epaint::WHITE_UV))
                         .map(|t| t.map(|v| (v.pos, v.color)))
@@ -435,14 +438,18 @@ mod screen {
     /// if `p` is inside or on an edge (a point on an edge two triangles
     /// share counts twice: the same for an opaque fill, darker for a faint
     /// one, which is what is counted below).
-    fn inside(t: &[(Pos2, Color32); 3], p: Pos2) -> Option<[f32; 4]> {
+    fn inside(t: &Triangle, p: Pos2) -> Option<[f32; 4]> {
         let [(a, ca), (b, cb), (c, cc)] = *t;
         let cross = |u: Pos2, v: Pos2, q: Pos2| (v - u).x * (q - u).y - (v - u).y * (q - u).x;
         let area = cross(a, b, c);
         if area.abs() < 1e-9 {
             return None;
         }
-        let ws = [cross(b, c, p) / area, cross(c, a, p) / area, cross(a, b, p) / area];
+        let ws = [
+            cross(b, c, p) / area,
+            cross(c, a, p) / area,
+            cross(a, b, p) / area,
+        ];
         if ws.iter().any(|&w| w < -1e-6) {
             return None;
         }
@@ -451,5 +458,315 @@ mod screen {
         Some(std::array::from_fn(|k| {
             ws[0] * fa[k] + ws[1] * fb[k] + ws[2] * fc[k]
         }))
+    }
+}
+
+/// One depth row of a lane as the screen shows it zoomed out.
+#[derive(Debug)]
+struct RowShare {
+    depth: u32,
+    /// Columns where the lane has scope time at this depth.
+    busy: usize,
+    /// Of them, those whose pixel is a scope name's colour at full strength.
+    full: usize,
+    /// Columns without scope time whose pixel is grey (neither the
+    /// background nor a hue: a line).
+    grey_idle: usize,
+    idle_columns: usize,
+}
+
+/// Per depth row of lane `thread` (the only lane of that name), what the
+/// last frame's pixels show against where the recording has scope time.
+fn row_shares(h: &Harness<'static, PuffinLensApp>, thread: &str) -> Vec<RowShare> {
+    use puffin_lens::app::views::timeline::name_color;
+    use puffin_lens::engine::ScopeIdx;
+    let tl = timeline(h);
+    let trace = h.state().recording(Side::A).unwrap().loaded().trace();
+    let lane = tl
+        .painted()
+        .iter()
+        .find(|l| l.thread == thread)
+        .expect("lane");
+    let canvas = tl.canvas();
+    let (x0, x1) = (canvas.left().ceil() as i32, canvas.right().floor() as i32);
+    let n = (x1 - x0) as usize;
+    let mut colours: Vec<egui::Color32> = (0..trace.defs.len())
+        .map(|d| name_color(trace.str(trace.defs.name[d])))
+        .collect();
+    colours.sort_by_key(|c| c.to_array());
+    colours.dedup();
+    let is_scope = |c: egui::Color32| {
+        colours.iter().any(|k| {
+            c.a() == 255
+                && k.to_array()
+                    .iter()
+                    .zip(c.to_array())
+                    .all(|(&a, b)| a.abs_diff(b) <= 2)
+        })
+    };
+    let frame = screen::frame(h);
+    let s = &trace.scopes;
+    (0..lane.depth as u32)
+        .map(|d| {
+            let mut busy = vec![false; n];
+            for i in 0..s.len() {
+                if s.depth[i] != d
+                    || trace.thread_name(trace.scope_thread(ScopeIdx(i as u32))) != thread
+                {
+                    continue;
+                }
+                let (a, b) = (
+                    tl.x_of(s.start_ns[i]),
+                    tl.x_of(s.end_ns(ScopeIdx(i as u32))),
+                );
+                let (ca, cb) = (
+                    a.floor() as i32,
+                    (b.ceil() as i32).max(a.floor() as i32 + 1),
+                );
+                for c in ca.max(x0)..cb.min(x1) {
+                    busy[(c - x0) as usize] = true;
+                }
+            }
+            let y = lane.top + LANE_HEADER_HEIGHT + (d as f32 + 0.5) * ROW_HEIGHT;
+            let line = frame.scanline(y, x0, x1);
+            // The background: the most common colour where nothing ran.
+            let mut idle: Vec<[u8; 4]> = (0..n)
+                .filter(|&c| !busy[c])
+                .map(|c| line[c].to_array())
+                .collect();
+            idle.sort_unstable();
+            let bg = idle
+                .chunk_by(|a, b| a == b)
+                .max_by_key(|run| run.len())
+                .map(|run| run[0]);
+            let mut row = RowShare {
+                depth: d,
+                busy: 0,
+                full: 0,
+                grey_idle: 0,
+                idle_columns: 0,
+            };
+            for c in 0..n {
+                if busy[c] {
+                    row.busy += 1;
+                    row.full += usize::from(is_scope(line[c]));
+                } else {
+                    row.idle_columns += 1;
+                    let p = line[c].to_array();
+                    let spread = p[..3].iter().max().unwrap() - p[..3].iter().min().unwrap();
+                    if spread < 8 && Some(p) != bg {
+                        row.grey_idle += 1;
+                    }
+                }
+            }
+            row
+        })
+        .collect()
+}
+
+/// Vertical line segments the last frame drew across lane `thread`'s rows.
+fn lines_across_rows(h: &Harness<'static, PuffinLensApp>, thread: &str) -> usize {
+    let tl = timeline(h);
+    let lane = tl
+        .painted()
+        .iter()
+        .find(|l| l.thread == thread)
+        .expect("lane");
+    let rows = (lane.top + LANE_HEADER_HEIGHT)
+        ..(lane.top + LANE_HEADER_HEIGHT + lane.depth as f32 * ROW_HEIGHT);
+    fn walk(shape: &egui::Shape, out: &mut Vec<[egui::Pos2; 2]>) {
+        match shape {
+            egui::Shape::LineSegment { points, .. } => out.push(*points),
+            egui::Shape::Vec(v) => v.iter().for_each(|s| walk(s, out)),
+            _ => {}
+        }
+    }
+    let mut segments = Vec::new();
+    for s in &h.output().shapes {
+        walk(&s.shape, &mut segments);
+    }
+    segments
+        .iter()
+        .filter(|[a, b]| a.x == b.x && a.y.min(b.y) < rows.end && a.y.max(b.y) > rows.start)
+        .count()
+}
+
+/// The spaced capture of the browser test (examples/capture.rs): FRAMES
+/// frames of 10 ms, a 9 ms scope with two children in each on main, a
+/// worker busy once every 100 frames.
+fn spaced(frames: u64) -> Vec<u8> {
+    use puffin_lens::engine::write::puffin::{
+        Compression, Format, FrameData, Registration, ScopeNode, ThreadData, write_recording,
+    };
+    const MS: i64 = 1_000_000;
+    let t0 = 1_700_000_000_000_000_000i64;
+    let frames: Vec<FrameData> = (0..frames)
+        .map(|f| {
+            let t = t0 + f as i64 * 10 * MS;
+            let mut root = ScopeNode::new(1, t, t + 9 * MS);
+            root.children = vec![
+                ScopeNode::new(2, t + MS, t + 4 * MS),
+                ScopeNode::new(2, t + 5 * MS, t + 8 * MS),
+            ];
+            let worker = ThreadData {
+                name: "worker".to_owned(),
+                start_time_ns: Some(t0),
+                scopes: if f % 100 == 0 {
+                    vec![ScopeNode::new(2, t + 2 * MS, t + 4 * MS)]
+                } else {
+                    Vec::new()
+                },
+            };
+            FrameData {
+                frame_index: f,
+                threads: vec![
+                    ThreadData {
+                        name: "main".to_owned(),
+                        start_time_ns: Some(t0),
+                        scopes: vec![root],
+                    },
+                    worker,
+                ],
+                registrations: if f == 0 {
+                    vec![
+                        Registration::function(1, "app::frame", "src/main.rs", 1),
+                        Registration::function(2, "app::work", "src/main.rs", 2),
+                    ]
+                } else {
+                    Vec::new()
+                },
+            }
+        })
+        .collect();
+    write_recording(&frames, Format::Pfd4(Compression::Lz4))
+}
+
+/// Zoomed out to the whole recording, each pixel column of a lane's row
+/// shows the scope covering most of it at full strength (where a frame's
+/// 280 ms bar used to vanish behind a tiny scope starting in the same
+/// column, and 1-2 px bars came out as faint feathered lines), and frame
+/// boundaries are marked on the ruler, not drawn across the lanes: on the
+/// real Viewer capture (43 frames of ~280 ms over 12 s) and on the spaced
+/// synthetic one (1,000 frames of 10 ms). Zoomed in to a few frames the
+/// boundaries are drawn across the lanes again, behind the bars.
+#[test]
+fn zoomed_out_each_column_shows_the_scope_that_dominates_it() {
+    use puffin_lens::app::Settings;
+    let viewer = std::fs::read("tests/fixtures/real/rerun_viewer_plots_a.puffin").unwrap();
+    for (name, bytes, threads) in [
+        ("viewer.puffin", viewer, ["main", "rayon-0"]),
+        ("spaced.puffin", spaced(1000), ["main", "worker"]),
+    ] {
+        let mut h = common::ui::open_with(None, Settings::default(), name, bytes);
+        let ui = show(&mut h, json!({"all": true}));
+        assert!(ui["frame_lines"].as_u64().unwrap() > 10, "{name}: {ui}");
+        for thread in threads {
+            let rows = row_shares(&h, thread);
+            assert!(!rows.is_empty(), "{name} {thread}");
+            let busy: usize = rows.iter().map(|r| r.busy).sum();
+            let full: usize = rows.iter().map(|r| r.full).sum();
+            assert!(busy > 0, "{name} {thread}: {rows:?}");
+            assert!(full * 10 >= busy * 9, "{name} {thread}: {rows:?}");
+            for r in &rows {
+                assert!(
+                    r.full * 10 >= r.busy * 9,
+                    "{name} {thread} depth {}: {r:?}",
+                    r.depth
+                );
+                // Where nothing ran: the background, no line through it.
+                assert_eq!(r.grey_idle, 0, "{name} {thread}: {r:?}");
+            }
+            assert_eq!(lines_across_rows(&h, thread), 0, "{name} {thread}");
+        }
+        // The top-level row spans the frames: coloured (almost) all along.
+        let main = row_shares(&h, "main");
+        assert!(
+            main[0].busy * 10 >= (main[0].busy + main[0].idle_columns) * 9,
+            "{main:?}"
+        );
+        // Three frames in view: their boundaries across the lanes (behind the bars).
+        let trace = h.state().recording(Side::A).unwrap().loaded().trace();
+        let frames = &trace.frames.range_ns;
+        let (lo, hi) = (frames[10].0 - 1_000, frames[12].1);
+        let ui = show(&mut h, json!({"range_ns": [lo, hi]}));
+        assert_eq!(ui["frame_lines"], 3, "{name}: {ui}");
+        assert_eq!(lines_across_rows(&h, "main"), 3, "{name}");
+    }
+}
+
+/// How long a repaint of the timeline zoomed out to the whole recording
+/// takes natively: the view alone on a headless `egui::Context`, layout and
+/// tessellation, as benches/views.rs times it (printed, not asserted: the
+/// machine's load is not the code's). `PUFFIN_LENS_TIMELINE_2M=1` adds the
+/// bench's 2M-scope capture.
+#[test]
+fn zoomed_out_repaint_time() {
+    use puffin_lens::app::Loaded;
+    use puffin_lens::app::views::timeline::TimelineView;
+    use puffin_lens::engine::write::puffin::{
+        Compression, Format, synthetic_capture, worst_case_capture, write_recording,
+    };
+    use std::sync::Arc;
+    let read = |p: &str| std::fs::read(p).unwrap();
+    let mut captures = vec![
+        (
+            "rerun_viewer_plots_a",
+            read("tests/fixtures/real/rerun_viewer_plots_a.puffin"),
+        ),
+        (
+            "rerun_sdk_points",
+            read("tests/fixtures/real/rerun_sdk_points.puffin"),
+        ),
+        ("spaced", spaced(1000)),
+        (
+            "worst 200k",
+            write_recording(
+                &worst_case_capture(20, 10_000, 40, 7),
+                Format::Pfd4(Compression::Lz4),
+            ),
+        ),
+    ];
+    if std::env::var_os("PUFFIN_LENS_TIMELINE_2M").is_some() {
+        captures.push((
+            "synthetic 2M",
+            write_recording(
+                &synthetic_capture(200, 3, 10_000),
+                Format::Pfd4(Compression::Lz4),
+            ),
+        ));
+    }
+    for (name, bytes) in captures {
+        let decoded = puffin_lens::engine::decode_puffin(&bytes).expect("decodes");
+        let loaded = Arc::new(Loaded::new(name.into(), decoded, bytes.len(), 0.0));
+        let started = std::time::Instant::now();
+        let mut view = TimelineView::new(loaded.clone(), 1_000_000);
+        let index_ms = started.elapsed().as_secs_f64() * 1e3;
+        view.fit_all();
+        let ctx = egui::Context::default();
+        let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, egui::vec2(1400.0, 900.0));
+        let mut times = Vec::new();
+        for k in 0..25 {
+            let raw = egui::RawInput {
+                screen_rect: Some(screen),
+                ..Default::default()
+            };
+            let started = std::time::Instant::now();
+            let mut out = ctx.run_ui(raw, |ui| {
+                view.ui(ui);
+            });
+            out.textures_delta.clear();
+            std::hint::black_box(ctx.tessellate(out.shapes, out.pixels_per_point));
+            if k >= 5 {
+                times.push(started.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        let mean = times.iter().sum::<f64>() / times.len() as f64;
+        let worst = times.iter().copied().fold(0.0, f64::max);
+        let bars: usize = view.painted().iter().map(|l| l.bars).sum();
+        eprintln!(
+            "timeline zoomed out, {name}: {} scopes, index {index_ms:.1} ms, \
+             {mean:.2} ms per frame (worst {worst:.2}), {bars} bars",
+            loaded.trace().scopes.len()
+        );
     }
 }

@@ -31,8 +31,6 @@ const GAP_COLOR: Color32 = Color32::from_rgb(200, 90, 90);
 /// An idle stretch (a thread that runs tasks, waiting between them): a
 /// faint shade, not the unprofiled gap's hatching.
 const IDLE_COLOR: Color32 = Color32::from_rgba_premultiplied(110, 110, 120, 22);
-/// Bars a merged pixel column looks at to choose its colour, at most.
-const MERGED_SAMPLES: usize = 32;
 const SELECTION: Color32 = Color32::from_rgba_premultiplied(60, 120, 200, 50);
 /// Time between kept frames whose indices jump: the capture left frames out
 /// there (not idle time, not an unprofiled gap).
@@ -50,6 +48,12 @@ pub struct Lane {
     starts: Vec<Vec<i64>>,
     /// Per depth: running maximum of the ends (first visible bar search).
     max_end: Vec<Vec<i64>>,
+    /// Per depth: the durations' prefix sums (`cum[k]`: the bars before
+    /// `k`), so a pixel column's covered time is two look-ups.
+    cum: Vec<Vec<i64>>,
+    /// Per depth: the longest bar of every run of bars ([`Longest`]), so a
+    /// column's heaviest bar is a few look-ups however many it holds.
+    longest: Vec<Longest>,
     /// Unprofiled gaps at least the threshold: (start, end, depth), by start.
     gaps: Vec<(i64, i64, u32)>,
     /// Running maximum of gap ends.
@@ -181,6 +185,33 @@ const INDEX_CHUNK: usize = 1 << 14;
 /// Frame boundaries closer than this (points) are not all drawn.
 const FRAME_LINE_MIN_PX: f32 = 8.0;
 
+/// Frames narrower than this on average (points): their boundaries are
+/// marked on the ruler only, not drawn across the lanes.
+const FRAME_LINE_ACROSS_PX: f32 = 48.0;
+
+/// A column is drawn in the colour of the scope covering most of it, at
+/// full strength; its height is how much of its time scopes cover, the
+/// full row from half on, in this many steps (at least three: a column
+/// with a scope is never thinner than six points).
+const DENSITY_STEPS: u8 = 8;
+
+/// A run of pixel columns of one depth row, drawn as one rectangle: the
+/// bar covering most of each of its columns and how much scopes cover.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Run {
+    /// Columns `c0..c1` from the canvas's left edge.
+    c0: u32,
+    c1: u32,
+    /// The bar (its position in the depth's list) covering most of them.
+    pos: usize,
+    /// How much of the columns' time scopes cover, in `DENSITY_STEPS`
+    /// (`DENSITY_STEPS`: half or more).
+    density: u8,
+    /// The columns hold other bars too, or the bar is under a column wide
+    /// (a "many small scopes" column).
+    many: bool,
+}
+
 /// Which instances the transforms merge, fold or drop: each instance's node
 /// of the merged tree of all frames, then the stack applied to it.
 enum DimBuild {
@@ -244,6 +275,8 @@ impl TimelineView {
                     by_depth: Vec::new(),
                     starts: Vec::new(),
                     max_end: Vec::new(),
+                    cum: Vec::new(),
+                    longest: Vec::new(),
                     gaps: Vec::new(),
                     gaps_max_end: Vec::new(),
                     idle: Vec::new(),
@@ -345,6 +378,15 @@ impl TimelineView {
                             })
                             .collect(),
                     );
+                    let mut total = 0i64;
+                    let cum: Vec<i64> = std::iter::once(0)
+                        .chain(list.iter().map(|&i| {
+                            total += s.duration_ns[i as usize].max(0);
+                            total
+                        }))
+                        .collect();
+                    l.longest.push(Longest::new(&cum));
+                    l.cum.push(cum);
                     *depth += 1;
                 }
                 IndexBuild::Gaps { next, found } => {
@@ -1032,6 +1074,20 @@ impl TimelineView {
             );
             k += 1;
         }
+        // Frame boundaries: a mark each at the ruler's foot (thinned to
+        // FRAME_LINE_MIN_PX apart), whatever the zoom.
+        let boundaries = self.frame_boundaries_x();
+        self.frame_lines_painted = boundaries.len();
+        let mark = ui.visuals().weak_text_color();
+        for x in boundaries {
+            painter.line_segment(
+                [
+                    Pos2::new(x, rect.bottom() - 10.0),
+                    Pos2::new(x, rect.bottom()),
+                ],
+                Stroke::new(1.0, mark),
+            );
+        }
         // Drag on the ruler: select a window.
         if resp.drag_started()
             && let Some(p) = ui
@@ -1061,7 +1117,6 @@ impl TimelineView {
         let trace = trace.trace();
         let s = &trace.scopes;
         let (lo, hi) = self.range;
-        let px = (hi - lo) as f64 / rect.width().max(1.0) as f64;
         let text_color = ui.visuals().text_color();
         let font = egui::FontId::proportional(11.0);
         let mut painted = Vec::with_capacity(self.lanes.len());
@@ -1092,25 +1147,23 @@ impl TimelineView {
                 );
             }
         }
-        // Frame boundaries, at least FRAME_LINE_MIN_PX apart: zoomed out,
-        // a thinned set (one line per few pixels would hide the lanes).
-        let starts = &trace.frames.range_ns;
-        let mut last_x = f32::NEG_INFINITY;
-        self.frame_lines_painted = 0;
-        for &(a, _) in starts {
-            if a >= lo && a <= hi {
-                let x = self.x_of(a);
-                if (x - last_x).abs() < FRAME_LINE_MIN_PX {
-                    continue;
-                }
-                last_x = x;
-                self.frame_lines_painted += 1;
+        // Frame boundaries: marked on the ruler ([`Self::ruler_ui`]); across
+        // the lanes, faint and behind the bars, only when frames are at
+        // least FRAME_LINE_ACROSS_PX wide (closer, they would be a curtain
+        // over the lanes' empty rows).
+        let boundaries = self.frame_boundaries_x();
+        let in_view = self.frame_boundaries_in_view();
+        if in_view == 0 || rect.width() / in_view as f32 >= FRAME_LINE_ACROSS_PX {
+            for &x in &boundaries {
                 painter.line_segment(
                     [Pos2::new(x, rect.top()), Pos2::new(x, rect.bottom())],
-                    Stroke::new(1.0, ui.visuals().weak_text_color().gamma_multiply(0.5)),
+                    Stroke::new(1.0, ui.visuals().weak_text_color().gamma_multiply(0.3)),
                 );
             }
         }
+        // Pixel columns from the canvas's left edge, one per point.
+        let xl = self.canvas.left();
+        let columns = self.canvas.width().max(0.0).ceil() as u32;
         for &(li, top) in layout {
             let lane = &self.lanes[li];
             let mut stat = LanePaint {
@@ -1143,99 +1196,91 @@ impl TimelineView {
                 if !row_rect.intersects(clip) {
                     continue;
                 }
-                let max_end = &lane.max_end[d];
-                let starts = &lane.starts[d];
-                let mut k = max_end.partition_point(|&e| e < lo);
-                while k < list.len() {
-                    let i = list[k] as usize;
-                    let start = starts[k];
-                    if start > hi {
-                        break;
-                    }
-                    let end = s.end_ns(ScopeIdx(i as u32));
-                    let (x0, x1) = (self.x_of(start), self.x_of(end));
-                    if x1 - x0 >= 1.0 {
-                        let bar = Rect::from_min_max(
-                            Pos2::new(x0.max(rect.left()), y0 + 1.0),
-                            Pos2::new(x1.min(rect.right()), y0 + ROW - 1.0),
+                let runs = self.row_runs(lane, d, columns);
+                // Runs of one fill and height side by side (sub-pixel
+                // columns of one name) go out as one rectangle.
+                let mut pending: Option<(f32, f32, Color32, f32)> = None;
+                let flush = |p: &mut Option<(f32, f32, Color32, f32)>| {
+                    if let Some((a, b, fill, inset)) = p.take() {
+                        painter.rect_filled(
+                            Rect::from_min_max(
+                                Pos2::new(a, y0 + 1.0 + inset),
+                                Pos2::new(b, y0 + ROW - 1.0 - inset),
+                            ),
+                            0.0,
+                            fill,
                         );
-                        let name = trace.scope_name(ScopeIdx(i as u32));
-                        let mut fill = name_color(name);
-                        if self.matches(i) == Some(false) || self.is_dimmed(i) {
-                            fill = fill.gamma_multiply(0.25);
+                    }
+                };
+                let mut last_pos = usize::MAX;
+                for run in &runs {
+                    let i = list[run.pos] as usize;
+                    let name = trace.scope_name(ScopeIdx(i as u32));
+                    let mut fill = name_color(name);
+                    if self.matches(i) == Some(false) || self.is_dimmed(i) {
+                        fill = fill.gamma_multiply(0.25);
+                    }
+                    // Under half covered: shorter, centred, never fainter.
+                    let inset = ((ROW - 2.0)
+                        * (1.0 - f32::from(run.density) / f32::from(DENSITY_STEPS))
+                        / 2.0)
+                        .floor();
+                    let (x0, x1) = (xl + run.c0 as f32, xl + run.c1 as f32);
+                    if run.pos != last_pos {
+                        stat.bars += 1;
+                        stat.merged += usize::from(run.many);
+                        last_pos = run.pos;
+                    }
+                    let selected = self.selection == Some(Selection::Instance(ScopeIdx(i as u32)));
+                    if x1 - x0 <= 40.0 && !selected {
+                        match &mut pending {
+                            Some((_, b, f, h)) if *b == x0 && *f == fill && *h == inset => *b = x1,
+                            _ => {
+                                flush(&mut pending);
+                                pending = Some((x0, x1, fill, inset));
+                            }
                         }
-                        painter.rect_filled(bar, 1.0, fill);
-                        if self.selection == Some(Selection::Instance(ScopeIdx(i as u32))) {
-                            painter.rect_stroke(
-                                bar,
-                                1.0,
-                                Stroke::new(2.0, text_color),
-                                egui::StrokeKind::Inside,
+                        continue;
+                    }
+                    flush(&mut pending);
+                    let bar = Rect::from_min_max(
+                        Pos2::new(x0, y0 + 1.0 + inset),
+                        Pos2::new(x1, y0 + ROW - 1.0 - inset),
+                    );
+                    painter.rect_filled(bar, 1.0, fill);
+                    if selected {
+                        painter.rect_stroke(
+                            bar,
+                            1.0,
+                            Stroke::new(2.0, text_color),
+                            egui::StrokeKind::Inside,
+                        );
+                    }
+                    if bar.width() > 40.0 {
+                        // The label on the part in view.
+                        let shown = bar.intersect(rect);
+                        let label = format!("{name} {}", ms(s.duration_ns[i]));
+                        let galley = painter.layout_no_wrap(label, font.clone(), Color32::BLACK);
+                        let galley = if galley.size().x + 6.0 < shown.width() {
+                            Some(galley)
+                        } else {
+                            let galley = painter.layout_no_wrap(
+                                name.to_owned(),
+                                font.clone(),
+                                Color32::BLACK,
+                            );
+                            (galley.size().x + 6.0 < shown.width()).then_some(galley)
+                        };
+                        if let Some(galley) = galley {
+                            painter.galley(
+                                shown.left_center() + vec2(3.0, -galley.size().y / 2.0),
+                                galley,
+                                Color32::BLACK,
                             );
                         }
-                        if bar.width() > 40.0 {
-                            let label = format!("{name} {}", ms(s.duration_ns[i]));
-                            let galley =
-                                painter.layout_no_wrap(label, font.clone(), Color32::BLACK);
-                            if galley.size().x + 6.0 < bar.width() {
-                                painter.galley(
-                                    bar.left_center() + vec2(3.0, -galley.size().y / 2.0),
-                                    galley,
-                                    Color32::BLACK,
-                                );
-                            } else {
-                                let galley = painter.layout_no_wrap(
-                                    name.to_owned(),
-                                    font.clone(),
-                                    Color32::BLACK,
-                                );
-                                if galley.size().x + 6.0 < bar.width() {
-                                    painter.galley(
-                                        bar.left_center() + vec2(3.0, -galley.size().y / 2.0),
-                                        galley,
-                                        Color32::BLACK,
-                                    );
-                                }
-                            }
-                        }
-                        stat.bars += 1;
-                        k += 1;
-                    } else {
-                        // Bars under a pixel: one bar per pixel column.
-                        let col_end = (x0.floor() + 1.0).max(x1);
-                        let t_end = self.t_of(col_end);
-                        let next = gallop(starts, k, t_end).max(k + 1);
-                        let bar = Rect::from_min_max(
-                            Pos2::new(x0.floor().max(rect.left()), y0 + 1.0),
-                            Pos2::new(col_end.min(rect.right()), y0 + ROW - 1.0),
-                        );
-                        // Coloured by the bar covering most of the column
-                        // (of at most MERGED_SAMPLES spread over it), so a
-                        // zoomed-out view still shows what dominates.
-                        let t_start = self.t_of(x0.floor());
-                        let n = next - k;
-                        let step = n.div_ceil(MERGED_SAMPLES).max(1);
-                        let mut best = (i64::MIN, k);
-                        for j in (k..next).step_by(step) {
-                            let i = list[j] as usize;
-                            let covered =
-                                s.end_ns(ScopeIdx(i as u32)).min(t_end) - starts[j].max(t_start);
-                            if covered > best.0 {
-                                best = (covered, j);
-                            }
-                        }
-                        let i = list[best.1] as usize;
-                        let mut fill = name_color(trace.scope_name(ScopeIdx(i as u32)));
-                        if self.matches(i) == Some(false) || self.is_dimmed(i) {
-                            fill = fill.gamma_multiply(0.25);
-                        }
-                        painter.rect_filled(bar, 0.0, fill);
-                        stat.bars += 1;
-                        stat.merged += 1;
-                        k = next;
                     }
-                    let _ = px;
                 }
+                flush(&mut pending);
             }
             // Gaps, hatched.
             let k0 = lane.gaps_max_end.partition_point(|&e| e < lo);
@@ -1281,6 +1326,133 @@ impl TimelineView {
             painter.rect_filled(Rect::from_x_y_ranges(a..=b, rect.y_range()), 0.0, SELECTION);
         }
         self.painted = painted;
+    }
+
+    /// What each pixel column of depth row `d` of `lane` shows (the last
+    /// paint's canvas and range), as runs of columns: the bar covering most
+    /// of a column's time at full strength when scopes cover half of it or
+    /// more, shaded by how much they cover below that. Costs a few searches
+    /// per run, whatever the number of bars in a column (the prefix sums
+    /// give the covered time, [`Longest`] the longest bar inside).
+    fn row_runs(&self, lane: &Lane, d: usize, columns: u32) -> Vec<Run> {
+        let (starts, max_end, cum, longest) = (
+            &lane.starts[d],
+            &lane.max_end[d],
+            &lane.cum[d],
+            &lane.longest[d],
+        );
+        let n = starts.len();
+        let (lo, hi) = self.range;
+        let ns_per_col = (hi - lo).max(1) as f64 / self.canvas.width().max(1.0) as f64;
+        let t_of = |c: u32| lo as f64 + c as f64 * ns_per_col;
+        let col_of = |t: i64| ((t - lo) as f64 / ns_per_col).floor();
+        let dur = |j: usize| cum[j + 1] - cum[j];
+        let end_of = |j: usize| starts[j] + dur(j);
+        let mut runs: Vec<Run> = Vec::new();
+        let mut push = |run: Run| match runs.last_mut() {
+            Some(last)
+                if last.c1 == run.c0
+                    && last.pos == run.pos
+                    && last.density == run.density
+                    && last.many == run.many =>
+            {
+                last.c1 = run.c1;
+            }
+            _ => runs.push(run),
+        };
+        let (mut k, mut c) = (0usize, 0u32);
+        while c < columns {
+            let (t0, t1) = (t_of(c), t_of(c + 1));
+            // The first bar ending after the column's start.
+            k = gallop(max_end, k, t0.floor() as i64 + 1);
+            if k == n {
+                break;
+            }
+            if starts[k] as f64 >= t1 {
+                // Nothing here: on to the column of the next bar.
+                let next = col_of(starts[k]);
+                c = if next > c as f64 {
+                    next.min(columns as f64) as u32
+                } else {
+                    c + 1
+                };
+                continue;
+            }
+            // Bars k..m start before the column's end.
+            let m = gallop(starts, k, t1.ceil() as i64).max(k + 1);
+            let width = t1 - t0;
+            let overlap = |j: usize| (end_of(j) as f64).min(t1) - (starts[j] as f64).max(t0);
+            let covered = ((cum[m] - cum[k]) as f64
+                - (t0 - starts[k] as f64).max(0.0)
+                - (end_of(m - 1) as f64 - t1).max(0.0))
+            .clamp(0.0, width);
+            let mut best = (overlap(k), k);
+            if m - 1 > k && overlap(m - 1) > best.0 {
+                best = (overlap(m - 1), m - 1);
+            }
+            if m > k + 2
+                && let Some(j) = longest.find(cum, k + 1, m - 1)
+                && overlap(j) > best.0
+            {
+                best = (overlap(j), j);
+            }
+            let (covers, pos) = best;
+            if covers >= width {
+                // One bar over the whole column: and over every column up
+                // to the one its end falls in.
+                let c1 = col_of(end_of(pos)).clamp(c as f64 + 1.0, columns as f64) as u32;
+                push(Run {
+                    c0: c,
+                    c1,
+                    pos,
+                    density: DENSITY_STEPS,
+                    many: false,
+                });
+                c = c1;
+                continue;
+            }
+            let steps = f64::from(DENSITY_STEPS);
+            let density = ((covered / width * 2.0 * steps).ceil()).clamp(3.0, steps) as u8;
+            push(Run {
+                c0: c,
+                c1: c + 1,
+                pos,
+                density,
+                many: m - k > 1 || (dur(pos) as f64) < width,
+            });
+            c += 1;
+        }
+        runs
+    }
+
+    /// The frame boundaries in view, at least FRAME_LINE_MIN_PX apart (x
+    /// on the last paint's canvas).
+    fn frame_boundaries_x(&self) -> Vec<f32> {
+        let (lo, hi) = self.range;
+        let mut xs: Vec<f32> = Vec::new();
+        for &(a, _) in &self.trace().frames.range_ns {
+            if a >= lo && a <= hi {
+                let x = self.x_of(a);
+                if xs
+                    .last()
+                    .is_none_or(|&last| (x - last).abs() >= FRAME_LINE_MIN_PX)
+                {
+                    xs.push(x);
+                }
+            }
+        }
+        xs
+    }
+
+    /// How many frames start in view.
+    fn frame_boundaries_in_view(&self) -> usize {
+        let (lo, hi) = self.range;
+        self.trace()
+            .frames
+            .range_ns
+            .iter()
+            .filter(|&&(a, _)| a >= lo && a <= hi)
+            .count()
     }
 
     fn selection_panel(&mut self, ui: &mut egui::Ui, sel: &Selection) -> Option<TimelineAction> {
@@ -1351,6 +1523,71 @@ fn gallop(starts: &[i64], from: usize, t: i64) -> usize {
     let hi = hi.min(starts.len());
     let lo = lo.min(hi);
     lo + starts[lo..hi].partition_point(|&s| s < t)
+}
+
+/// The longest bar of any run of a depth's bars (their positions in the
+/// list), from a pyramid of maxima: level `l` holds the position of the
+/// longest bar of each block of `FAN^(l+1)` bars. A query looks at fewer
+/// than `2 * FAN` entries per level (about 100 for 2M bars), where a scan
+/// of a zoomed-out column would look at every bar in it.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Longest {
+    levels: Vec<Vec<u32>>,
+}
+
+/// The pyramid's fan-out.
+const FAN: usize = 8;
+
+impl Longest {
+    /// From the durations' prefix sums (`cum.len()` is the bars plus one).
+    fn new(cum: &[i64]) -> Self {
+        let dur = |j: u32| cum[j as usize + 1] - cum[j as usize];
+        let n = cum.len().saturating_sub(1);
+        let mut levels: Vec<Vec<u32>> = Vec::new();
+        let mut below: Vec<u32> = (0..n as u32).collect();
+        while below.len() > 1 {
+            let level: Vec<u32> = below
+                .chunks(FAN)
+                .map(|c| {
+                    *c.iter()
+                        .max_by_key(|&&j| (dur(j), std::cmp::Reverse(j)))
+                        .unwrap()
+                })
+                .collect();
+            below = level.clone();
+            levels.push(level);
+        }
+        Self { levels }
+    }
+
+    /// The position of the longest bar in `lo..hi` (the first of equals).
+    fn find(&self, cum: &[i64], lo: usize, hi: usize) -> Option<usize> {
+        let dur = |j: usize| cum[j + 1] - cum[j];
+        let mut best: Option<usize> = None;
+        let mut consider = |j: usize| {
+            if best.is_none_or(|b| dur(j) > dur(b) || (dur(j) == dur(b) && j < b)) {
+                best = Some(j);
+            }
+        };
+        let item = |level: usize, b: usize| {
+            if level == 0 {
+                b
+            } else {
+                self.levels[level - 1][b] as usize
+            }
+        };
+        let (mut lo, mut hi, mut level) = (lo, hi, 0);
+        loop {
+            let (up_lo, up_hi) = (lo.div_ceil(FAN), hi / FAN);
+            if level == self.levels.len() || up_lo >= up_hi {
+                (lo..hi).for_each(|b| consider(item(level, b)));
+                return best;
+            }
+            (lo..up_lo * FAN).for_each(|b| consider(item(level, b)));
+            (up_hi * FAN..hi).for_each(|b| consider(item(level, b)));
+            (lo, hi, level) = (up_lo, up_hi, level + 1);
+        }
+    }
 }
 
 enum Hit {
@@ -1467,6 +1704,7 @@ mod tests {
                         l.by_depth.clone(),
                         l.starts.clone(),
                         l.max_end.clone(),
+                        (l.cum.clone(), l.longest.clone()),
                         l.gaps.clone(),
                         l.gaps_max_end.clone(),
                     )
@@ -1488,7 +1726,7 @@ mod tests {
         assert!(steps > streams, "{steps} steps, {streams} streams");
         assert!(sliced.lanes_ready() && sliced.indexing().is_none());
         let want = index(&at_once);
-        assert!(want.iter().any(|l| !l.3.is_empty()), "the capture has gaps");
+        assert!(want.iter().any(|l| !l.4.is_empty()), "the capture has gaps");
         assert_eq!(index(&sliced), want);
         // A new threshold: the gaps again, in slices; the lanes stay drawable.
         at_once.set_gap_ns(2_000);
@@ -1498,6 +1736,37 @@ mod tests {
         let want = index(&at_once);
         assert_ne!(want, index(&TimelineView::new(loaded, 1)));
         assert_eq!(index(&sliced), want);
+    }
+
+    /// The pyramid's longest bar of any run is a scan's (the first of
+    /// equal ones), on runs of every length and position.
+    #[test]
+    fn the_longest_bar_of_a_run_is_found_as_a_scan_finds_it() {
+        let mut x = 12345u64;
+        for n in [0usize, 1, 2, 7, 8, 9, 63, 64, 65, 700] {
+            let durations: Vec<i64> = (0..n)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    ((x >> 33) % 50) as i64
+                })
+                .collect();
+            let mut cum = vec![0i64];
+            for d in &durations {
+                cum.push(cum.last().unwrap() + d);
+            }
+            let longest = Longest::new(&cum);
+            for lo in 0..=n {
+                for hi in (lo..=n).step_by(1 + n / 40) {
+                    let want = (lo..hi).fold(None, |best: Option<usize>, j| match best {
+                        Some(b) if durations[b] >= durations[j] => Some(b),
+                        _ => Some(j),
+                    });
+                    assert_eq!(longest.find(&cum, lo, hi), want, "n {n}, {lo}..{hi}");
+                }
+            }
+        }
     }
 
     #[test]
