@@ -940,31 +940,42 @@ pub fn with_estimated_drift(a: &Trace, b: &Trace, noise: Noise) -> (Noise, Optio
 pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>) -> CompareReport {
     // Judged per name: the drift, the frame's accounting, and the gate (a
     // scope that now runs twice per frame is one row, not a new (name,
-    // data) row).
-    let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
-    let names = by_name.with(a, b);
-    // The (name, data) rows judged against the same drift.
-    let table = CompareTable::judged(a, b, names.noise());
-    let joined = table.with(a, b);
-    let ((total_rows, changed_rows), rows) = joined.kept_rows(opts);
-    CompareReport {
-        warnings: compare_warnings(a, b),
-        drift: names.drift().cloned(),
-        frame: super::accounting::frame_change(
+    // data) row). Done, and the names' table dropped, before the (name,
+    // data) table is built: one of the two at a time in memory.
+    let (drift, noise, basis, units, frame, gate) = {
+        let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
+        let names = by_name.with(a, b);
+        let frame = super::accounting::frame_change(
             a,
             b,
             &names.kinds_by_name(),
             &names.noise(),
             names.basis(),
             opts.top.min(50),
-        ),
+        );
+        (
+            names.drift().cloned(),
+            names.noise(),
+            names.basis(),
+            names.frames(),
+            frame,
+            gate.map(|g| names.gate(g, opts, true)),
+        )
+    };
+    // The (name, data) rows judged against the same drift.
+    let table = CompareTable::judged(a, b, noise);
+    let ((total_rows, changed_rows), rows) = table.with(a, b).kept_rows(opts);
+    CompareReport {
+        warnings: compare_warnings(a, b),
+        drift,
+        frame,
         frames_a: a.frames.len(),
         frames_b: b.frames.len(),
-        basis: names.basis(),
-        units: names.frames(),
+        basis,
+        units,
         total_rows,
         changed_rows,
         rows,
-        gate: gate.map(|g| names.gate(g, opts, true)),
+        gate,
     }
 }
