@@ -120,9 +120,9 @@ fn vs_arg() -> Arg {
         )
 }
 
-/// A usage error (exit 2) with `msg`.
+/// A usage error (exit 2) with `msg`, worded as clap words its own.
 fn usage(msg: &str) -> anyhow::Result<i32> {
-    eprintln!("puffin-lens: error: {msg}");
+    eprintln!("error: {msg}\n\nFor more information, try '--help'.");
     Ok(super::EXIT_USAGE)
 }
 
@@ -199,7 +199,7 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
                 None if a.len() == 2 => (a[..1].to_vec(), Some(a[1..].to_vec())),
                 None => {
                     return usage(&format!(
-                        "{} compares A with B: give two recordings, or A... --vs B... \
+                        "{} compares <A> with <B>: give two recordings, or <A>... --vs <B>... \
                          (several runs a side)",
                         other.name()
                     ));
