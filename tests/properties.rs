@@ -242,10 +242,14 @@ proptest! {
         let rows: Vec<&str> = c["rows"].as_array().unwrap().iter().map(|x| x["name"].as_str().unwrap()).collect();
         prop_assert!(rows.len() <= top);
         prop_assert!(rows.len() <= c["changed_rows"].as_u64().unwrap() as usize);
+        // The lists name every changed name (--top cuts the rows only), each once.
+        let mut listed: Vec<&str> = Vec::new();
         for list in ["spikes", "changes", "new", "gone"] {
-            for name in c[list].as_array().unwrap() {
-                prop_assert!(rows.contains(&name.as_str().unwrap()), "{} names {} not in {:?}", list, name, rows);
-            }
+            listed.extend(c[list].as_array().unwrap().iter().map(|n| n.as_str().unwrap()));
+        }
+        prop_assert_eq!(listed.len(), c["changed_rows"].as_u64().unwrap() as usize);
+        for name in &rows {
+            prop_assert!(listed.contains(name), "row {} in none of the lists {:?}", name, listed);
         }
         for row in c["rows"].as_array().unwrap() {
             let ch = &row["change"];
