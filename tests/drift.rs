@@ -88,7 +88,10 @@ fn a_machine_20_percent_slower_is_drift_not_a_regression() {
             .starts_with("run-to-run drift, not a change in the code: B ran 2"),
         "{first:?}"
     );
-    assert!(first.iter().all(|l| !l.contains("slower per call")), "{first:?}");
+    assert!(
+        first.iter().all(|l| !l.contains("slower per call")),
+        "{first:?}"
+    );
     assert_eq!(c["frame"]["kind"], "unchanged");
     // The frame's change is the drift's: A's scope time on main × 0.2.
     let f = &c["frame"];
