@@ -1852,9 +1852,9 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         } else if g.tripped.is_empty() {
             let _ = writeln!(
                 o,
-                "**Regression gate: passed.** No row judged slower per call or run more often \
-                 costs more than {} per {unit} beyond the drift ({}% of A's mean frame, at \
-                 least {} ms).\n",
+                "**Regression gate: passed.** No name judged slower per call, run more often \
+                 or costlier costs more than {} per {unit} beyond the drift in its own time \
+                 ({}% of A's mean {unit}, at least {} ms).\n",
                 msu(g.limit_ns.round() as i64),
                 g.pct,
                 g.min_ms
