@@ -475,19 +475,23 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
     let rel = noise.pct / 100.0;
     // The cost per frame, its rank test (A's scaled by the drift factor),
     // and how much it wanders within each capture.
+    // (Each computed only when a decision needs it: most rows a table
+    // judges pass no threshold.)
     let frames_tested = sa.frames >= MIN_TESTED && sb.frames >= MIN_TESTED;
-    let costs = sa.costs_in_frames().zip(sb.costs_in_frames());
+    let costs = std::cell::OnceCell::new();
+    let costs = || {
+        costs
+            .get_or_init(|| sa.costs_in_frames().zip(sb.costs_in_frames()))
+            .as_ref()
+    };
     let p_cost = || {
-        let (ca, cb) = costs.as_ref()?;
+        let (ca, cb) = costs()?;
         let mut ca: Vec<i64> = ca.iter().map(|&c| scaled(c, factor)).collect();
         let mut cb = cb.clone();
         ca.sort_unstable();
         cb.sort_unstable();
         Some(mann_whitney_p(&runs(&ca), &runs(&cb)))
     };
-    if frames_tested {
-        change.p_cost = p_cost();
-    }
     // Per call, beyond the drift: the shift of the typical call (the
     // time-weighted median) from A's times the drift factor, its cost per
     // frame, and a rank test that agrees: of the calls, or (the calls per
@@ -509,8 +513,10 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
         Some(c) => spread(&x.durations_ns, c, typical_unsorted),
         None => wander_ns(&x.durations_ns, typical_unsorted),
     };
-    let wander = (call_wander(sa, by_runs.as_ref().map(|r| &r.0.0)).unwrap_or(0.0) * factor)
-        .max(call_wander(sb, by_runs.as_ref().map(|r| &r.1.0)).unwrap_or(0.0));
+    let wander = || {
+        (call_wander(sa, by_runs.as_ref().map(|r| &r.0.0)).unwrap_or(0.0) * factor)
+            .max(call_wander(sb, by_runs.as_ref().map(|r| &r.1.0)).unwrap_or(0.0))
+    };
     let p_per_call = || {
         if factor == 1.0 {
             mann_whitney_p(&runs(&sorted_a), &runs(&sorted_b))
@@ -526,12 +532,15 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
     let count_holds = (rb - ra).abs() <= rel * ra;
     let mut per_call = 0i8;
     if shift.abs() > rel * ma.abs()
-        && shift.abs() > wander
         && beyond.abs() >= min_ns.max(f64::MIN_POSITIVE)
+        && shift.abs() > wander()
     {
         let significant = if change.tested {
             change.p_per_call.is_some_and(|p| p < noise.alpha)
-                || (count_holds && change.p_cost.is_some_and(|p| p < noise.alpha))
+                || (count_holds && frames_tested && {
+                    change.p_cost = p_cost();
+                    change.p_cost.is_some_and(|p| p < noise.alpha)
+                })
         } else {
             true
         };
@@ -561,14 +570,15 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
     change.kind = Kind::of(per_call, count);
     // The cost per frame, when neither the typical call nor the calls per
     // frame moved: a change in the mix of call sizes, or in a tail.
+    let moved = change.beyond_drift_ns();
     if change.kind == Kind::Unchanged
         && frames_tested
-        && let Some((ca, cb)) = &costs
+        && moved.abs() >= min_ns.max(f64::MIN_POSITIVE)
+        && let Some((ca, cb)) = costs()
     {
         let per_frame =
             |c: &[i64]| c.iter().map(|&x| x as f64).sum::<f64>() / c.len().max(1) as f64;
         let expected = per_frame(ca) * factor;
-        let moved = change.beyond_drift_ns();
         // Over the frames with calls, in order (the others are appended).
         let (wa, wb) = (
             &ca[..sa.calls_in_frames.len()],
@@ -581,11 +591,10 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
         let cost_wander = (frame_wander(wa, by_runs.as_ref().map(|r| &r.0.1)).unwrap_or(0.0)
             * factor)
             .max(frame_wander(wb, by_runs.as_ref().map(|r| &r.1.1)).unwrap_or(0.0));
-        if moved.abs() > rel * expected
-            && moved.abs() >= min_ns.max(f64::MIN_POSITIVE)
-            && moved.abs() > cost_wander
-            && change.p_cost.is_some_and(|p| p < noise.alpha)
-        {
+        if moved.abs() > rel * expected && moved.abs() > cost_wander && {
+            change.p_cost = change.p_cost.or_else(p_cost);
+            change.p_cost.is_some_and(|p| p < noise.alpha)
+        } {
             change.kind = if moved > 0.0 {
                 Kind::Costlier
             } else {
