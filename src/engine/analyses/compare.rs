@@ -856,11 +856,28 @@ impl<'t> Joined<'t> {
     /// The rows `opts` keep before `--top` (how many, how many changed),
     /// and the first `--top` of them.
     pub fn kept_rows(&self, opts: &CompareOptions) -> ((usize, usize), Vec<CompareRow>) {
-        let kept = self.kept(opts);
-        let changed = kept.iter().filter(|&&p| self.kind(p).is_change()).count();
-        let total = kept.len();
+        let n = opts.top;
+        let (mut total, mut changed) = (0, 0);
+        // The candidates for the first `n`: every kept row by name (its
+        // order is built in steps), else a buffer cut back to the best `n`
+        // whenever it holds twice as many (memory O(n), not O(rows)).
+        let mut buf: Vec<Pair> = Vec::new();
+        let cut = n.saturating_mul(2).max(1024);
+        let cmp = |x: &Pair, y: &Pair| self.cmp(opts.sort, *x, *y);
+        for p in self.kept_iter(opts) {
+            total += 1;
+            changed += usize::from(self.kind(p).is_change());
+            if n == 0 {
+                continue;
+            }
+            buf.push(p);
+            if opts.sort != CompareSort::Name && buf.len() >= cut {
+                buf.select_nth_unstable_by(n - 1, cmp);
+                buf.truncate(n);
+            }
+        }
         let rows = self
-            .first(kept, opts.top, opts.sort)
+            .first(buf, n, opts.sort)
             .into_iter()
             .map(|p| self.row(p))
             .collect();
@@ -868,27 +885,22 @@ impl<'t> Joined<'t> {
     }
 
     /// The rows `opts`' filters keep, in no particular order.
-    fn kept(&self, opts: &CompareOptions) -> Vec<Pair> {
-        self.pairs()
-            .iter()
-            .copied()
-            .filter(|&p| {
-                let keep_filter = opts
-                    .filter
-                    .as_deref()
-                    .is_none_or(|f| self.name(p).starts_with(f) || self.data(p).starts_with(f));
-                let (ta, tb) = self.totals(p);
-                keep_filter && (ta >= opts.hide_below_ns || tb >= opts.hide_below_ns)
-            })
-            .collect()
+    fn kept_iter<'s>(&'s self, opts: &'s CompareOptions) -> impl Iterator<Item = Pair> + 's {
+        self.pairs().iter().copied().filter(|&p| {
+            let keep_filter = opts
+                .filter
+                .as_deref()
+                .is_none_or(|f| self.name(p).starts_with(f) || self.data(p).starts_with(f));
+            let (ta, tb) = self.totals(p);
+            keep_filter && (ta >= opts.hide_below_ns || tb >= opts.hide_below_ns)
+        })
     }
 
     /// The gate over the rows `opts` keep (a row of a whole name has no
     /// data when the table is grouped by name).
     pub fn gate(&self, gate: &Gate, opts: &CompareOptions, by_name: bool) -> GateResult {
         let kept: Vec<(Pair, Change)> = self
-            .kept(opts)
-            .into_iter()
+            .kept_iter(opts)
             .filter(|&p| self.kind(p).is_regression())
             .map(|p| (p, self.change(p)))
             .collect();
