@@ -684,45 +684,52 @@ pub fn concat(mut runs: Vec<Trace>) -> Trace {
             b.trace.format.note_compression(kind);
         }
         b.trace.format.from_json |= run.format.from_json;
-        let t = &mut b.trace;
-        let (f0, s0, c0) = (
-            t.frames.len() as u32,
-            t.streams.len() as u32,
-            t.scopes.len() as u32,
-        );
-        let (ff, fs, fc) = (&run.frames, &run.streams, &run.scopes);
-        let f = &mut t.frames;
-        f.frame_index.extend_from_slice(&ff.frame_index);
-        f.range_ns.extend_from_slice(&ff.range_ns);
-        f.num_scopes.extend_from_slice(&ff.num_scopes);
-        // A finished trace closes its offsets with one more entry.
-        f.first_stream
-            .extend(ff.first_stream[..ff.len()].iter().map(|&s| s + s0));
-        let s = &mut t.streams;
-        s.frame.extend(fs.frame.iter().map(|f| FrameId(f.0 + f0)));
-        s.thread.extend(fs.thread.iter().map(|t| threads[t.idx()]));
-        s.num_scopes.extend_from_slice(&fs.num_scopes);
-        s.depth.extend_from_slice(&fs.depth);
-        s.range_ns.extend_from_slice(&fs.range_ns);
-        s.first_scope
-            .extend(fs.first_scope[..fs.len()].iter().map(|&c| c + c0));
-        let c = &mut t.scopes;
-        c.start_ns.extend_from_slice(&fc.start_ns);
-        c.duration_ns.extend_from_slice(&fc.duration_ns);
-        c.self_ns.extend_from_slice(&fc.self_ns);
-        c.parent.extend(
-            fc.parent
-                .iter()
-                .map(|&p| if p == NO_PARENT { NO_PARENT } else { p + c0 }),
-        );
-        c.subtree_end.extend(fc.subtree_end.iter().map(|&e| e + c0));
-        c.def.extend(fc.def.iter().map(|d| defs[d.idx()]));
-        c.data.extend(fc.data.iter().map(|d| strs[d.idx()]));
-        c.depth.extend_from_slice(&fc.depth);
-        c.stream
-            .extend(fc.stream.iter().map(|s| StreamId(s.0 + s0)));
+        append_tables(&mut b.trace, run, (&threads, &defs, &strs));
     }
     b.finish()
+}
+
+/// Appends `run`'s frames, streams and scopes to `t`, with `run`'s thread,
+/// definition and string ids mapped to `t`'s (`ids`). `run`'s offset
+/// columns may be closed (a finished trace's: one entry more) or not (a
+/// fragment's); the entry that closes them is not copied.
+fn append_tables(t: &mut Trace, run: &Trace, ids: (&[ThreadId], &[DefId], &[StrId])) {
+    let (threads, defs, strs) = ids;
+    let (f0, s0, c0) = (
+        t.frames.len() as u32,
+        t.streams.len() as u32,
+        t.scopes.len() as u32,
+    );
+    let (ff, fs, fc) = (&run.frames, &run.streams, &run.scopes);
+    let f = &mut t.frames;
+    f.frame_index.extend_from_slice(&ff.frame_index);
+    f.range_ns.extend_from_slice(&ff.range_ns);
+    f.num_scopes.extend_from_slice(&ff.num_scopes);
+    f.first_stream
+        .extend(ff.first_stream[..ff.len()].iter().map(|&s| s + s0));
+    let s = &mut t.streams;
+    s.frame.extend(fs.frame.iter().map(|f| FrameId(f.0 + f0)));
+    s.thread.extend(fs.thread.iter().map(|t| threads[t.idx()]));
+    s.num_scopes.extend_from_slice(&fs.num_scopes);
+    s.depth.extend_from_slice(&fs.depth);
+    s.range_ns.extend_from_slice(&fs.range_ns);
+    s.first_scope
+        .extend(fs.first_scope[..fs.len()].iter().map(|&c| c + c0));
+    let c = &mut t.scopes;
+    c.start_ns.extend_from_slice(&fc.start_ns);
+    c.duration_ns.extend_from_slice(&fc.duration_ns);
+    c.self_ns.extend_from_slice(&fc.self_ns);
+    c.parent.extend(
+        fc.parent
+            .iter()
+            .map(|&p| if p == NO_PARENT { NO_PARENT } else { p + c0 }),
+    );
+    c.subtree_end.extend(fc.subtree_end.iter().map(|&e| e + c0));
+    c.def.extend(fc.def.iter().map(|d| defs[d.idx()]));
+    c.data.extend(fc.data.iter().map(|d| strs[d.idx()]));
+    c.depth.extend_from_slice(&fc.depth);
+    c.stream
+        .extend(fc.stream.iter().map(|s| StreamId(s.0 + s0)));
 }
 
 /// A rollback point: everything added after it can be discarded.
@@ -1189,40 +1196,7 @@ impl TraceBuilder {
         {
             return Err(bad("scope"));
         }
-        let t = &mut self.trace;
-        let (f0, s0, c0) = (
-            t.frames.len() as u32,
-            t.streams.len() as u32,
-            t.scopes.len() as u32,
-        );
-        let f = &mut t.frames;
-        f.frame_index.extend_from_slice(&ff.frame_index);
-        f.range_ns.extend_from_slice(&ff.range_ns);
-        f.num_scopes.extend_from_slice(&ff.num_scopes);
-        f.first_stream
-            .extend(ff.first_stream.iter().map(|&s| s + s0));
-        let s = &mut t.streams;
-        s.frame.extend(fs.frame.iter().map(|f| FrameId(f.0 + f0)));
-        s.thread.extend(fs.thread.iter().map(|t| threads[t.idx()]));
-        s.num_scopes.extend_from_slice(&fs.num_scopes);
-        s.depth.extend_from_slice(&fs.depth);
-        s.range_ns.extend_from_slice(&fs.range_ns);
-        s.first_scope.extend(fs.first_scope.iter().map(|&c| c + c0));
-        let c = &mut t.scopes;
-        c.start_ns.extend_from_slice(&fc.start_ns);
-        c.duration_ns.extend_from_slice(&fc.duration_ns);
-        c.self_ns.extend_from_slice(&fc.self_ns);
-        c.parent.extend(
-            fc.parent
-                .iter()
-                .map(|&p| if p == NO_PARENT { NO_PARENT } else { p + c0 }),
-        );
-        c.subtree_end.extend(fc.subtree_end.iter().map(|&e| e + c0));
-        c.def.extend(fc.def.iter().map(|d| defs[d.idx()]));
-        c.data.extend(fc.data.iter().map(|d| strs[d.idx()]));
-        c.depth.extend_from_slice(&fc.depth);
-        c.stream
-            .extend(fc.stream.iter().map(|s| StreamId(s.0 + s0)));
+        append_tables(&mut self.trace, frag, (&threads, &defs, &strs));
         Ok(())
     }
 
