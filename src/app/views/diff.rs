@@ -1336,6 +1336,12 @@ impl DiffView {
     }
 
     fn table_ui(&mut self, ui: &mut egui::Ui) {
+        // What the judgement's "per frame" is per (a second for a recording
+        // that is one frame).
+        let unit = {
+            let (ta, tb) = (self.a.trace(), self.b.trace());
+            self.table.with(ta, tb).basis().unit()
+        };
         if let Some(done) = self.building() {
             ui.horizontal(|ui| {
                 ui.spinner();
@@ -1500,7 +1506,7 @@ impl DiffView {
                         }
                     })
                     .1
-                    .on_hover_text(judgement_tip(&r.change));
+                    .on_hover_text(judgement_tip(&r.change, unit));
                     if row.response().clicked() {
                         clicked_row = Some(i);
                     }
@@ -1655,12 +1661,14 @@ pub fn change_color(delta: f64, scale: f64) -> Color32 {
 }
 
 /// A row's judgement with its numbers (the badge's tooltip).
-fn judgement_tip(c: &analyses::Change) -> String {
+fn judgement_tip(c: &analyses::Change, unit: &str) -> String {
     let mut t = format!(
-        "{}\nΔ per frame {:+.3} ms (per call part {:+.3}, count part {:+.3})\ncalls per frame {:.2} → {:.2}",
+        "{}\nΔ per {unit} {:+.3} ms (per call part {:+.3}, of which the run-to-run drift {:+.3}; \
+         count part {:+.3})\ncalls per {unit} {:.2} → {:.2}",
         c.kind.words(),
         c.delta_per_frame_ns / 1e6,
         c.per_call_part_ns / 1e6,
+        c.drift_part_ns / 1e6,
         c.count_part_ns / 1e6,
         c.calls_per_frame_a,
         c.calls_per_frame_b
