@@ -360,3 +360,61 @@ fn the_pull_request_check_takes_globs_of_runs() {
         stderr(&out)
     );
 }
+
+/// `engine::model::concat` on its own: two recordings one after the other,
+/// every column appended, names resolved as in each run.
+#[test]
+fn concat_appends_the_runs() {
+    use puffin_lens::engine::{self, analyses, model};
+    let a = planted::record(&planted::game_loop(BEFORE, 1));
+    let b = planted::record(&planted::game_loop(AFTER, 2));
+    let (ta, tb) = (
+        engine::load(&a).unwrap().trace,
+        engine::load(&b).unwrap().trace,
+    );
+    let both = model::concat(vec![ta.clone(), tb.clone()]);
+    assert_eq!(both.run_count(), 2);
+    assert_eq!(both.frames.len(), ta.frames.len() + tb.frames.len());
+    assert_eq!(both.scopes.len(), ta.scopes.len() + tb.scopes.len());
+    assert_eq!(both.run_frames(1).start as usize, ta.frames.len());
+    // Each scope keeps its name and data, and its time.
+    for (k, (t, base)) in [(&ta, 0usize), (&tb, ta.scopes.len())]
+        .into_iter()
+        .enumerate()
+    {
+        for i in 0..t.scopes.len() as u32 {
+            let (x, y) = (model::ScopeIdx(i), model::ScopeIdx(i + base as u32));
+            assert_eq!(t.scope_name(x), both.scope_name(y), "run {k}");
+            assert_eq!(t.scope_data(x), both.scope_data(y), "run {k}");
+            assert_eq!(
+                t.scopes.duration_ns[i as usize],
+                both.scopes.duration_ns[y.0 as usize]
+            );
+        }
+    }
+    // Per name, the totals add up.
+    let total = |t: &model::Trace, name: &str| -> i64 {
+        analyses::named_instances(t, name)
+            .iter()
+            .map(|i| t.scopes.duration_ns[i.0 as usize])
+            .sum()
+    };
+    for name in [
+        "frame",
+        "physics::solve_contacts",
+        "audio::mix",
+        "legacy::update",
+    ] {
+        assert_eq!(
+            total(&both, name),
+            total(&ta, name) + total(&tb, name),
+            "{name}"
+        );
+    }
+    // One run is returned as it is.
+    assert_eq!(
+        model::concat(vec![ta.clone()]).scopes.len(),
+        ta.scopes.len()
+    );
+    assert_eq!(model::concat(vec![ta]).run_count(), 1);
+}
