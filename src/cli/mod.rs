@@ -856,11 +856,23 @@ fn dump(path: &Path, output: Option<&Path>, pretty: bool) -> anyhow::Result<i32>
 }
 
 /// Writes through `write` to a temporary name next to `path`, then renames
-/// it: `path` is never half-written, and a failed write leaves nothing.
+/// it: `path` is never half-written, and a failed write leaves nothing. A
+/// `path` that is not a regular file (a device, a FIFO) is written in place.
 pub(crate) fn write_atomically(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<std::fs::File>) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
+    // A device, a pipe or a socket (`-o /dev/null`, `-o /dev/stdout`, a
+    // FIFO) is written in place: a rename would replace it with a file.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .with_context(|| format!("{}", path.display()))?;
+        let mut w = BufWriter::with_capacity(1 << 20, file);
+        write(&mut w)?;
+        return Ok(w.flush()?);
+    }
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(path.file_name().unwrap_or_default());
     tmp_name.push(".part");
