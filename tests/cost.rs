@@ -6,9 +6,7 @@
 mod common;
 
 use common::planted::{self, Frame, Rng, Span, T0};
-use common::{code, run_in, stderr};
 use serde_json::Value;
-use std::path::Path;
 
 const FRAMES: usize = 60;
 const PERIOD_NS: i64 = 200_000_000;
@@ -78,11 +76,7 @@ fn pair(b: Plan) -> tempfile::TempDir {
     dir
 }
 
-fn json(dir: &Path, args: &[&str]) -> (i32, Value) {
-    let out = run_in(dir, args);
-    assert!(matches!(code(&out), 0 | 4), "{args:?}: {}", stderr(&out));
-    (code(&out), serde_json::from_slice(&out.stdout).unwrap())
-}
+use common::json_in as json;
 
 /// The report's kind of `name` ("unchanged" when not listed).
 fn kind(c: &Value, name: &str) -> String {

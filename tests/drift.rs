@@ -6,7 +6,7 @@
 mod common;
 
 use common::planted::{self, BEFORE, Plan};
-use common::{code, run_in, stderr};
+use common::run_in;
 use serde_json::Value;
 use std::path::Path;
 
@@ -20,11 +20,7 @@ fn pair(a: (Plan, u64), b: (Plan, u64)) -> tempfile::TempDir {
     dir
 }
 
-fn json(dir: &Path, args: &[&str]) -> (i32, Value) {
-    let out = run_in(dir, args);
-    assert!(matches!(code(&out), 0 | 4), "{args:?}: {}", stderr(&out));
-    (code(&out), serde_json::from_slice(&out.stdout).unwrap())
-}
+use common::json_in as json;
 
 /// The report's comparison (JSON) of a.puffin against b.puffin with `extra`
 /// arguments, and the exit status.

@@ -18,11 +18,7 @@ fn write(dir: &Path, runs: &[(&str, Plan, u64)]) {
     }
 }
 
-fn json(dir: &Path, args: &[&str]) -> (i32, Value) {
-    let out = run_in(dir, args);
-    assert!(matches!(code(&out), 0 | 4), "{args:?}: {}", stderr(&out));
-    (code(&out), serde_json::from_slice(&out.stdout).unwrap())
-}
+use common::json_in as json;
 
 fn kind(c: &Value, name: &str) -> String {
     c["rows"]

@@ -6,8 +6,7 @@
 mod common;
 
 use common::planted::{self, Frame, Rng, Span, T0};
-use common::{code, run_in, stderr};
-use serde_json::Value;
+use common::run_in;
 use std::path::Path;
 
 const MS: i64 = 1_000_000;
@@ -57,11 +56,7 @@ fn pair(a: Vec<Frame>, b: Vec<Frame>) -> tempfile::TempDir {
     dir
 }
 
-fn json(dir: &Path, args: &[&str]) -> (i32, Value) {
-    let out = run_in(dir, args);
-    assert!(matches!(code(&out), 0 | 4), "{args:?}: {}", stderr(&out));
-    (code(&out), serde_json::from_slice(&out.stdout).unwrap())
-}
+use common::json_in as json;
 
 #[test]
 fn one_frame_is_said_and_judged_per_second() {
