@@ -1602,18 +1602,10 @@ fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) 
         for x in recurring {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} → {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} |",
                 place(x),
                 text(&x["kind"]),
-                name_of(&x["after"]),
-                name_of(&x["before"]),
-                num(&x["frames"]),
-                msu(num(&x["median_ns"])),
-                msu(num(&x["total_ns"])),
-                x["share_of_thread_pct"]
-                    .as_f64()
-                    .map_or("—".to_owned(), |p| format!("{p:.1}%")),
-                meanwhile(x)
+                recurring_cells(x, &name_of, &meanwhile)
             );
         }
         more_md(o, recurring.len(), num(&g["total_recurring"]));
@@ -1660,6 +1652,28 @@ fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) 
             "\nThe recording has one thread: nothing shows what ran during these gaps."
         );
     }
+}
+
+/// A recurring gap's cells after its place (and kind), as the unprofiled
+/// and the idle tables give them: neighbours, count, median, total, share
+/// of the thread's span, what ran meanwhile.
+fn recurring_cells(
+    x: &Value,
+    name_of: &dyn Fn(&Value) -> String,
+    meanwhile: &dyn Fn(&Value) -> String,
+) -> String {
+    format!(
+        "{} → {} | {} | {} | {} | {} | {}",
+        name_of(&x["after"]),
+        name_of(&x["before"]),
+        num(&x["frames"]),
+        msu(num(&x["median_ns"])),
+        msu(num(&x["total_ns"])),
+        x["share_of_thread_pct"]
+            .as_f64()
+            .map_or("—".to_owned(), |p| format!("{p:.1}%")),
+        meanwhile(x)
+    )
 }
 
 /// The idle stretches of the gaps section: recurring then one-off, in one
@@ -1712,17 +1726,9 @@ fn idle_md(
     for x in recurring {
         let _ = writeln!(
             o,
-            "| {} | {} → {} | {} | {} | {} | {} | {} |",
+            "| {} | {} |",
             place(x),
-            name_of(&x["after"]),
-            name_of(&x["before"]),
-            num(&x["frames"]),
-            msu(num(&x["median_ns"])),
-            msu(num(&x["total_ns"])),
-            x["share_of_thread_pct"]
-                .as_f64()
-                .map_or("—".to_owned(), |p| format!("{p:.1}%")),
-            meanwhile(x)
+            recurring_cells(x, name_of, meanwhile)
         );
     }
     for x in singles {
