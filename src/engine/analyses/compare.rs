@@ -492,25 +492,12 @@ impl CompareBuilder {
         if t.noise.drift != DriftMode::Estimate {
             return;
         }
-        let add = |m: &mut FxHashMap<u32, drift::Side>, name: u32, g: &Acc| {
-            let s = m.entry(name).or_insert(drift::Side {
-                count: 0,
-                self_ns: 0,
-            });
-            s.count += g.count;
-            s.self_ns = s.self_ns.saturating_add(g.self_ns);
-        };
-        let (mut na, mut nb) = (FxHashMap::default(), FxHashMap::default());
-        for g in &t.ga {
-            add(&mut na, g.name.0, g);
-        }
-        for g in &t.gb {
-            // B's names in A's ids (the join looked each one up).
-            match t.b_to_a.get(g.name.0 as usize) {
-                Some(&id) if id < NONE - 1 => add(&mut nb, id, g),
-                _ => {}
-            }
-        }
+        let na = sides_by_name(t.ga.iter().map(|g| (g.name.0, g)));
+        // B's names in A's ids (the join looked each one up).
+        let nb = sides_by_name(t.gb.iter().filter_map(|g| {
+            let id = *t.b_to_a.get(g.name.0 as usize)?;
+            (id < NONE - 1).then_some((id, g))
+        }));
         let rows = na
             .iter()
             .filter_map(|(&name, &sa)| Some((a.str(StrId(name)), sa, *nb.get(&name)?)));
@@ -919,6 +906,23 @@ impl<'t> Joined<'t> {
     }
 }
 
+/// Groups' calls and own time summed per name (`K`: how the caller keys a
+/// name), the drift estimate's input.
+fn sides_by_name<'g, K: std::hash::Hash + Eq>(
+    groups: impl Iterator<Item = (K, &'g Acc)>,
+) -> FxHashMap<K, drift::Side> {
+    let mut m: FxHashMap<K, drift::Side> = FxHashMap::default();
+    for (name, g) in groups {
+        let s = m.entry(name).or_insert(drift::Side {
+            count: 0,
+            self_ns: 0,
+        });
+        s.count += g.count;
+        s.self_ns = s.self_ns.saturating_add(g.self_ns);
+    }
+    m
+}
+
 /// `noise` with the drift resolved for `a` against `b` (estimated from
 /// their names, as a comparison's tables do, when asked to estimate), and
 /// the estimate: for an analysis that judges without a [`CompareTable`]
@@ -928,16 +932,8 @@ pub fn with_estimated_drift(a: &Trace, b: &Trace, noise: Noise) -> (Noise, Optio
         return (noise, None);
     }
     fn by_name(t: &Trace) -> FxHashMap<&str, drift::Side> {
-        let mut m: FxHashMap<&str, drift::Side> = FxHashMap::default();
-        for g in super::find::accumulate(t, GroupBy::Name, |_| true) {
-            let s = m.entry(t.str(g.name)).or_insert(drift::Side {
-                count: 0,
-                self_ns: 0,
-            });
-            s.count += g.count;
-            s.self_ns = s.self_ns.saturating_add(g.self_ns);
-        }
-        m
+        let groups = super::find::accumulate(t, GroupBy::Name, |_| true);
+        sides_by_name(groups.iter().map(|g| (t.str(g.name), g)))
     }
     let (na, nb) = (by_name(a), by_name(b));
     let rows = na
