@@ -270,3 +270,131 @@ pub fn game_loop(plan: Plan, seed: u64) -> Vec<Frame> {
         })
         .collect()
 }
+
+/// The second planted pair: a job-system loop (issue 43). `main` runs
+/// `main_loop` (input, `sim::step`, `draw::batch` > sort + submit,
+/// `jobs::run`, present), then a top-level gap, then `frame::end`. In
+/// `jobs::run` main dispatches three jobs to `pool-0..2` and waits (no
+/// scope) for them, then runs `jobs::merge`; `pool-2` starts last, so it
+/// finishes last: its `job::cloth` is the critical path.
+#[derive(Clone, Copy, Debug)]
+pub struct JobsPlan {
+    pub frames: usize,
+    /// New in B: unprofiled time in `main_loop` between `sim::step` and
+    /// `draw::batch` (0 = none).
+    pub sim_gap_ms: f64,
+    /// The top-level gap between `main_loop` and `frame::end`.
+    pub top_gap_ms: f64,
+    /// The gap in `draw::batch` between `draw::sort` and `draw::submit`
+    /// (0 = none: gone in B).
+    pub draw_gap_ms: f64,
+    /// `job::cloth` per call on each worker.
+    pub cloth_ms: f64,
+    /// The frame whose `assets::stream` takes 35 ms (0.2 ms elsewhere).
+    pub hitch: Option<usize>,
+}
+
+/// A: 60 frames, a 0.4 ms top-level gap, a 0.6 ms gap in `draw::batch`,
+/// 2 ms jobs, one 35 ms hitch (frame 20) that skews A's mean.
+pub const JOBS_BEFORE: JobsPlan = JobsPlan {
+    frames: 60,
+    sim_gap_ms: 0.0,
+    top_gap_ms: 0.4,
+    draw_gap_ms: 0.6,
+    cloth_ms: 2.0,
+    hitch: Some(JOBS_HITCH_FRAME),
+};
+
+/// B: 90 frames; a new 1.5 ms gap after `sim::step`, the top-level gap
+/// grown to 1.2 ms, the gap in `draw::batch` gone, each `job::cloth` 1 ms
+/// slower (main's wait in `jobs::run` 1 ms longer), no hitch. Every other
+/// scope unchanged.
+pub const JOBS_AFTER: JobsPlan = JobsPlan {
+    frames: 90,
+    sim_gap_ms: 1.5,
+    top_gap_ms: 1.2,
+    draw_gap_ms: 0.0,
+    cloth_ms: 3.0,
+    hitch: None,
+};
+
+pub const JOBS_HITCH_FRAME: usize = 20;
+/// Main alone in `jobs::run` before the first worker starts (dispatch).
+pub const JOBS_DISPATCH_MS: f64 = 0.10;
+/// Each next worker starts this much after the previous one.
+pub const JOBS_STAGGER_MS: f64 = 0.05;
+/// `jobs::merge` starts this long after the last job ends (wake-up).
+pub const JOBS_WAKE_MS: f64 = 0.03;
+
+/// The job-system loop of `plan`, its durations jittered from `seed`.
+pub fn jobs_loop(plan: JobsPlan, seed: u64) -> Vec<Frame> {
+    let mut rng = Rng::new(seed);
+    let mut prev_end = T0;
+    (0..plan.frames)
+        .map(|f| {
+            let start = (T0 + f as i64 * PERIOD_NS).max(prev_end + 1_000_000);
+            let mut t = start;
+            let leaf = |name: &'static str, ms: f64, t: &mut i64, rng: &mut Rng| {
+                let s = Span::new(name, *t, *t + rng.ns(ms, JITTER));
+                *t = s.end_ns;
+                s
+            };
+            let gap = |ms: f64, t: &mut i64| *t += (ms * 1e6) as i64;
+            let mut main_loop = Span::new("main_loop", start, 0);
+            main_loop = main_loop.child(leaf("input", 0.5, &mut t, &mut rng));
+            let stream_ms = if plan.hitch == Some(f) { 35.0 } else { 0.2 };
+            main_loop = main_loop.child(leaf("assets::stream", stream_ms, &mut t, &mut rng));
+            main_loop = main_loop.child(leaf("sim::step", 2.0, &mut t, &mut rng));
+            gap(plan.sim_gap_ms, &mut t);
+            let d0 = t;
+            let sort = leaf("draw::sort", 0.4, &mut t, &mut rng);
+            gap(plan.draw_gap_ms, &mut t);
+            let submit = leaf("draw::submit", 0.8, &mut t, &mut rng);
+            main_loop = main_loop.child(Span::new("draw::batch", d0, t).child(sort).child(submit));
+            // jobs::run: dispatch (alone), wait for pool-0..2, merge.
+            let r0 = t;
+            let mut last_end = r0;
+            let workers: Vec<(String, Vec<Span>)> = (0..3)
+                .map(|w| {
+                    let b0 = r0 + ((JOBS_DISPATCH_MS + JOBS_STAGGER_MS * w as f64) * 1e6) as i64;
+                    let b1 = b0 + rng.ns(plan.cloth_ms, JITTER);
+                    last_end = last_end.max(b1);
+                    (
+                        format!("pool-{w}"),
+                        vec![Span::new("job::cloth", b0, b1).data(format!("cloth {w}"))],
+                    )
+                })
+                .collect();
+            let mut u = last_end + (JOBS_WAKE_MS * 1e6) as i64;
+            let merge = leaf("jobs::merge", 0.3, &mut u, &mut rng);
+            main_loop = main_loop.child(Span::new("jobs::run", r0, u).child(merge));
+            t = u;
+            main_loop = main_loop.child(leaf("present", 0.5, &mut t, &mut rng));
+            main_loop.end_ns = t;
+            gap(plan.top_gap_ms, &mut t);
+            let end = leaf("frame::end", 0.2, &mut t, &mut rng);
+            prev_end = end.end_ns;
+            let mut frame = vec![("main".to_owned(), vec![main_loop, end])];
+            frame.extend(workers);
+            frame
+        })
+        .collect()
+}
+
+/// A (`JOBS_BEFORE`) and B (`JOBS_AFTER`) of the job-system loop written
+/// to a temp dir as `a.puffin` and `b.puffin`. `PLANTED_OUT=DIR` keeps a
+/// copy (to try the tool on by hand).
+pub fn jobs_pair(seed_a: u64, seed_b: u64) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let a = record(&jobs_loop(JOBS_BEFORE, seed_a));
+    let b = record(&jobs_loop(JOBS_AFTER, seed_b));
+    std::fs::write(dir.path().join("a.puffin"), a).unwrap();
+    std::fs::write(dir.path().join("b.puffin"), b).unwrap();
+    if let Some(out) = std::env::var_os("PLANTED_OUT") {
+        std::fs::create_dir_all(&out).unwrap();
+        for f in ["a.puffin", "b.puffin"] {
+            std::fs::copy(dir.path().join(f), std::path::Path::new(&out).join(f)).unwrap();
+        }
+    }
+    dir
+}
