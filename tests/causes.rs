@@ -5,18 +5,29 @@
 
 mod common;
 
+use common::json_in;
 use common::planted::{self, JOBS_AFTER, JOBS_BEFORE};
-use common::{code, json_in, stderr};
 
 #[test]
 fn jobs_pair_records_what_it_plants() {
     let dir = planted::jobs_pair(1, 2);
     for (f, plan) in [("a.puffin", JOBS_BEFORE), ("b.puffin", JOBS_AFTER)] {
-        let (rc, frames) = json_in(dir.path(), &["frames", f, "--json"]);
+        let (rc, summary) = json_in(dir.path(), &["summary", f, "--json"]);
         assert_eq!(rc, 0, "{f}");
-        let n = frames["frames"].as_array().map(Vec::len).unwrap_or(0);
-        assert_eq!(n as usize, plan.frames, "{f}: {frames:#}");
-        let out = common::run_in(dir.path(), &["calls", f, "job::cloth", "--json"]);
-        assert_eq!(code(&out), 0, "{}", stderr(&out));
+        assert_eq!(summary["frames"], plan.frames as u64, "{f}: {summary:#}");
+        assert_eq!(summary["threads"], 4, "{f}: main and pool-0..2");
+        // Each worker runs one job a frame, `plan.cloth_ms` long (±1%).
+        let (rc, calls) = json_in(dir.path(), &["calls", f, "job::cloth", "--json"]);
+        assert_eq!(rc, 0, "{f}");
+        assert_eq!(
+            calls["summary"]["count"],
+            3 * plan.frames as u64,
+            "{f}: {calls:#}"
+        );
+        let median_ms = calls["summary"]["median_ns"].as_f64().unwrap() / 1e6;
+        assert!(
+            (median_ms / plan.cloth_ms - 1.0).abs() < 0.01,
+            "{f}: {median_ms}"
+        );
     }
 }
