@@ -2,13 +2,15 @@
 //! B, judged like a row's calls, and the names whose own (self) time per
 //! frame on the busiest thread changed. Every name's own-time change plus
 //! the change outside that thread's scopes is exactly the mean's change; the
-//! names judged a change explain a share of it. `compare` and the report
-//! answer with it.
+//! names judged a change explain a share of it. The median's change is
+//! accounted too, from medians of parts ([`MedianChange`]), and when a
+//! spike skews a side's mean the median leads ([`Lead`]). `compare` and the
+//! report answer with it.
 
 use super::basis::{Basis, Units};
 use super::coverage;
 use super::judge::{Kind, Noise, Sample, judge};
-use crate::engine::model::{StrId, StreamId, Trace};
+use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -52,6 +54,101 @@ pub struct FrameChange {
     pub outside_scopes_ns: f64,
     /// Why the figures may mislead (frames the capture did not keep).
     pub notes: Vec<String>,
+    /// The median frame's change accounted for (see [`MedianChange`]).
+    pub median: MedianChange,
+    /// Which of the two a reader should take first: `median` when the mean
+    /// and the median moved apart (a spike skews a side's mean), `mean`
+    /// otherwise (see [`Lead`]).
+    pub lead: Lead,
+    /// Why, in a sentence ("A's frame 20 (35.6 ms, median 8.13 ms) adds
+    /// 0.46 ms to A's mean: …").
+    pub lead_reason: String,
+    /// The frame that skews a side's mean when the lead is the median.
+    pub skew: Option<Skew>,
+}
+
+/// The median frame's change accounted for. Medians do not add up the
+/// way means do, so it is built from medians of parts:
+///
+/// - each name's **median own time per frame**: on each side, the lower
+///   median over every frame (unit) of the name's self time on the frame
+///   thread in that frame (0 in a frame without it; per second, each scope's
+///   self time counts in the second it starts);
+/// - the **median time outside the thread's scopes** per frame: the frame's
+///   duration minus every name's self time in it (unprofiled gaps between
+///   top-level scopes, idle);
+/// - their B − A differences. Their sum is `accounted_ns`; what the median
+///   frame moved beyond it (the median of a sum is not the sum of the
+///   medians: frames whose parts vary together or apart) is
+///   `unexplained_ns`, reported as it is, not spread over the names.
+///
+/// On a steady loop every part is near its median in most frames and the
+/// rest is near 0; a spike in one frame moves no median.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MedianChange {
+    /// Names whose median own time per frame changed by at least the noise
+    /// milliseconds, largest |change| first (the first --top).
+    pub contributions: Vec<MedianContribution>,
+    pub total_contributions: usize,
+    /// The median time outside the thread's scopes per frame, A and B.
+    pub outside_scopes_a_ns: i64,
+    pub outside_scopes_b_ns: i64,
+    /// B − A of those.
+    pub outside_scopes_ns: i64,
+    /// Every name's median change (listed or not) plus `outside_scopes_ns`.
+    pub accounted_ns: i64,
+    /// `delta_median_ns − accounted_ns`.
+    pub unexplained_ns: i64,
+    /// The changes of the names judged a change (listed or not), summed.
+    pub explained_ns: i64,
+    /// Of `delta_median_ns`, in percent.
+    pub explained_pct: f64,
+}
+
+/// A name's median own time per frame on the frame thread, A and B.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MedianContribution {
+    pub name: String,
+    /// The name's judgement (by its calls' whole durations).
+    pub kind: Kind,
+    pub self_median_a_ns: i64,
+    pub self_median_b_ns: i64,
+    /// B − A.
+    pub self_delta_median_ns: i64,
+}
+
+/// Which of the mean's and the median's accounting leads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lead {
+    /// The two agree: the mean (whose parts add up exactly).
+    #[default]
+    Mean,
+    /// They disagree by at least the noise (the noise milliseconds, or the
+    /// noise percentage of the larger change): a few frames far from the
+    /// rest skew a side's mean, and the median is what most frames did.
+    Median,
+}
+
+/// The frame that skews a side's mean: of the side whose mean lies
+/// farthest from its median, the frame (unit) farthest from that median.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Skew {
+    /// `A` or `B`.
+    pub side: String,
+    /// The frame's position among the side's units (per second: the
+    /// second's).
+    pub unit: usize,
+    /// The frame's `frame_index` (`null` per second).
+    pub frame_index: Option<u64>,
+    pub duration_ns: i64,
+    /// The side's median frame.
+    pub median_ns: i64,
+    /// What this one frame adds to the side's mean: (duration − median) /
+    /// frames.
+    pub adds_to_mean_ns: f64,
+    /// The side's mean minus its median.
+    pub mean_minus_median_ns: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -144,6 +241,276 @@ fn unit_durations(t: &Trace, units: &Units, thread: &str) -> Vec<i64> {
         }
     }
     busy
+}
+
+/// Each name's self time per unit on the threads named `thread`:
+/// `(name, unit, ns)` sorted by name then unit, one entry per (name, unit)
+/// where it is not 0. Summed per definition a stream (or a second) at a
+/// time: entries are per (frame, name), not per scope.
+fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> Vec<(&'t str, u32, i64)> {
+    let Some(id) = t.strings.find(thread) else {
+        return Vec::new();
+    };
+    let mut per_def = vec![0i64; t.defs.len()];
+    let mut touched: Vec<u32> = Vec::new();
+    let mut entries: Vec<(StrId, u32, i64)> = Vec::new();
+    let mut flush = |per_def: &mut [i64], touched: &mut Vec<u32>, unit: u32| {
+        for d in touched.drain(..) {
+            let ns = std::mem::take(&mut per_def[d as usize]);
+            if ns != 0 {
+                entries.push((t.defs.name[d as usize], unit, ns));
+            }
+        }
+    };
+    for st in 0..t.streams.len() as u32 {
+        if t.threads.name[t.streams.thread[st as usize].idx()] != id {
+            continue;
+        }
+        let mut current = None;
+        for i in t.streams.scopes(StreamId(st)) {
+            let unit = units.of_scope(t, ScopeIdx(i));
+            if current.is_some_and(|c| c != unit) {
+                flush(&mut per_def, &mut touched, current.unwrap_or(0));
+            }
+            current = Some(unit);
+            let def = t.scopes.def[i as usize].idx();
+            if per_def[def] == 0 {
+                touched.push(def as u32);
+            }
+            per_def[def] = per_def[def].saturating_add(t.scopes.self_ns[i as usize]);
+        }
+        if let Some(unit) = current {
+            flush(&mut per_def, &mut touched, unit);
+        }
+    }
+    // Several definitions of one name, or one name's entries of a unit
+    // from several streams: summed once sorted.
+    let mut out: Vec<(&str, u32, i64)> = entries
+        .into_iter()
+        .map(|(n, u, ns)| (t.str(n), u, ns))
+        .collect();
+    out.sort_unstable_by(|x, y| x.0.cmp(y.0).then(x.1.cmp(&y.1)));
+    out.dedup_by(|next, kept| {
+        if next.0 == kept.0 && next.1 == kept.1 {
+            kept.2 = kept.2.saturating_add(next.2);
+            true
+        } else {
+            false
+        }
+    });
+    out
+}
+
+/// The lower median of `values` padded with zeros to `units` values (a
+/// unit without the name counts 0); 0 for no unit.
+fn lower_median_padded(values: &mut [i64], units: usize) -> i64 {
+    if units == 0 {
+        return 0;
+    }
+    values.sort_unstable();
+    let k = (units - 1) / 2;
+    let negative = values.partition_point(|&v| v < 0);
+    let zeros = units.saturating_sub(values.len());
+    if k < negative {
+        values[k]
+    } else if k < negative + zeros {
+        0
+    } else {
+        values.get(k - zeros).copied().unwrap_or(0)
+    }
+}
+
+/// The lower median of `v` (0 when empty).
+fn lower_median(v: &[i64]) -> i64 {
+    let n = v.len();
+    lower_median_padded(&mut v.to_vec(), n)
+}
+
+/// One side's median parts: each name's median own time per unit, and
+/// the median time outside the thread's scopes per unit.
+struct MedianParts<'t> {
+    by_name: FxHashMap<&'t str, i64>,
+    outside_ns: i64,
+}
+
+fn median_parts<'t>(
+    t: &'t Trace,
+    units: &Units,
+    thread: &str,
+    durations: &[i64],
+) -> MedianParts<'t> {
+    let entries = self_per_unit(t, units, thread);
+    let mut scoped = vec![0i64; durations.len()];
+    let mut by_name: FxHashMap<&str, i64> = FxHashMap::default();
+    let mut values: Vec<i64> = Vec::new();
+    for group in entries.chunk_by(|x, y| x.0 == y.0) {
+        values.clear();
+        for &(_, u, ns) in group {
+            if let Some(s) = scoped.get_mut(u as usize) {
+                *s = s.saturating_add(ns);
+            }
+            values.push(ns);
+        }
+        by_name.insert(
+            group[0].0,
+            lower_median_padded(&mut values, durations.len()),
+        );
+    }
+    let outside: Vec<i64> = durations
+        .iter()
+        .zip(&scoped)
+        .map(|(&d, &s)| d.saturating_sub(s))
+        .collect();
+    MedianParts {
+        by_name,
+        outside_ns: lower_median(&outside),
+    }
+}
+
+/// The median's accounting of `delta_median_ns` (see [`MedianChange`]).
+#[allow(clippy::too_many_arguments)]
+fn median_change(
+    (pa, pb): (&MedianParts, &MedianParts),
+    delta_median_ns: i64,
+    kind_of: &FxHashMap<&str, Kind>,
+    min_ns: f64,
+    top: usize,
+) -> MedianChange {
+    let mut names: Vec<&str> = pa
+        .by_name
+        .keys()
+        .chain(pb.by_name.keys())
+        .copied()
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut all_names = 0i64;
+    let mut contributions: Vec<MedianContribution> = names
+        .into_iter()
+        .filter_map(|n| {
+            let (x, y) = (
+                pa.by_name.get(n).copied().unwrap_or(0),
+                pb.by_name.get(n).copied().unwrap_or(0),
+            );
+            let d = y.saturating_sub(x);
+            all_names = all_names.saturating_add(d);
+            (d.unsigned_abs() as f64 >= min_ns).then(|| MedianContribution {
+                name: n.to_owned(),
+                kind: kind_of.get(n).copied().unwrap_or_default(),
+                self_median_a_ns: x,
+                self_median_b_ns: y,
+                self_delta_median_ns: d,
+            })
+        })
+        .collect();
+    contributions.sort_by(|x, y| {
+        y.self_delta_median_ns
+            .unsigned_abs()
+            .cmp(&x.self_delta_median_ns.unsigned_abs())
+            .then_with(|| x.name.cmp(&y.name))
+    });
+    let explained: i64 = contributions
+        .iter()
+        .filter(|c| c.kind.is_change())
+        .map(|c| c.self_delta_median_ns)
+        .sum();
+    let total_contributions = contributions.len();
+    contributions.truncate(top);
+    let outside = pb.outside_ns.saturating_sub(pa.outside_ns);
+    let accounted = all_names.saturating_add(outside);
+    MedianChange {
+        contributions,
+        total_contributions,
+        outside_scopes_a_ns: pa.outside_ns,
+        outside_scopes_b_ns: pb.outside_ns,
+        outside_scopes_ns: outside,
+        accounted_ns: accounted,
+        unexplained_ns: delta_median_ns.saturating_sub(accounted),
+        explained_ns: explained,
+        explained_pct: if delta_median_ns != 0 {
+            100.0 * explained as f64 / delta_median_ns as f64
+        } else {
+            0.0
+        },
+    }
+}
+
+/// Whether the mean and the median disagree, and why: they do when their
+/// changes differ by at least the noise (its milliseconds, or its
+/// percentage of the larger change); the skew is then named on the side
+/// whose mean lies farthest from its median, by its frame farthest from it.
+fn lead(
+    (a, b): (&Trace, &Trace),
+    (da, db): (&[i64], &[i64]),
+    (median_a, median_b): (i64, i64),
+    (mean_a, mean_b): (f64, f64),
+    noise: &Noise,
+    basis: Basis,
+) -> (Lead, String, Option<Skew>) {
+    let delta_mean = mean_b - mean_a;
+    let delta_median = (median_b - median_a) as f64;
+    let gap = (delta_mean - delta_median).abs();
+    let threshold =
+        (noise.ms * 1e6).max(noise.pct / 100.0 * delta_mean.abs().max(delta_median.abs()));
+    let unit = basis.unit();
+    let moved = format!(
+        "the mean {unit} moved {:+.3} ms, the median {:+.3} ms",
+        delta_mean / 1e6,
+        delta_median / 1e6
+    );
+    if gap < threshold || da.is_empty() || db.is_empty() {
+        return (
+            Lead::Mean,
+            format!("{moved}: they agree (within the noise), and the mean's parts add up exactly"),
+            None,
+        );
+    }
+    let (skew_a, skew_b) = (mean_a - median_a as f64, mean_b - median_b as f64);
+    let (side, t, d, median, skew) = if skew_a.abs() >= skew_b.abs() {
+        ("A", a, da, median_a, skew_a)
+    } else {
+        ("B", b, db, median_b, skew_b)
+    };
+    let (pos, &dur) = d
+        .iter()
+        .enumerate()
+        .max_by(|x, y| {
+            (x.1 - median)
+                .unsigned_abs()
+                .cmp(&(y.1 - median).unsigned_abs())
+                .then(y.0.cmp(&x.0))
+        })
+        .expect("a side with units");
+    let frame_index = (basis == Basis::Frame)
+        .then(|| t.frames.frame_index.get(pos).copied())
+        .flatten();
+    let adds = (dur - median) as f64 / d.len() as f64;
+    let which = match frame_index {
+        Some(i) => format!("{side}'s frame {i}"),
+        None => format!("{side}'s second {pos}"),
+    };
+    let reason = format!(
+        "{which} ({:.2} ms; {side}'s median {unit} {:.3} ms) skews {side}'s mean by {:+.3} ms \
+         ({side}'s mean lies {:+.3} ms from its median): {moved}, so the median (what most \
+         {unit}s did) leads",
+        dur as f64 / 1e6,
+        median as f64 / 1e6,
+        adds / 1e6,
+        skew / 1e6,
+    );
+    (
+        Lead::Median,
+        reason,
+        Some(Skew {
+            side: side.to_owned(),
+            unit: pos,
+            frame_index,
+            duration_ns: dur,
+            median_ns: median,
+            adds_to_mean_ns: adds,
+            mean_minus_median_ns: skew,
+        }),
+    )
 }
 
 /// The frame's change: medians and means, judged like a row, and the
@@ -248,6 +615,28 @@ pub fn frame_change(
             ));
         }
     }
+    let (median_a, median_b) = (
+        judged.median_a_ns.unwrap_or(0),
+        judged.median_b_ns.unwrap_or(0),
+    );
+    let median = median_change(
+        (
+            &median_parts(a, &ua, &thread, &da),
+            &median_parts(b, &ub, &thread, &db),
+        ),
+        median_b - median_a,
+        kind_of,
+        min_ns,
+        top,
+    );
+    let (lead, lead_reason, skew) = lead(
+        (a, b),
+        (&da, &db),
+        (median_a, median_b),
+        (mean_a, mean_b),
+        noise,
+        basis,
+    );
     FrameChange {
         basis,
         thread,
@@ -268,5 +657,9 @@ pub fn frame_change(
         // Whole nanoseconds: what is left of summing floats is not time.
         outside_scopes_ns: (delta_mean - profiled).round(),
         notes,
+        median,
+        lead,
+        lead_reason,
+        skew,
     }
 }
