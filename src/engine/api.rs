@@ -652,7 +652,11 @@ JSON: {\"warnings\":[...],\"drift\":{\"factor\",\"pct\",\"spread_pct\",\"scopes_
 \"units\":[a,b],\"frame\":{\"basis\",\"thread\",\"median_a_ns\",\"median_b_ns\",\"delta_median_ns\",\
 \"mean_a_ns\",\"mean_b_ns\",\"delta_mean_ns\",\"kind\",\"p\",\"contributions\":[{\"name\",\"kind\",\
 \"self_delta_per_frame_ns\"}],\"total_contributions\",\"explained_ns\",\"explained_pct\",\
-\"outside_scopes_ns\",\"drift_ns\",\"drift_pct\",\"notes\"},\"frames_a\",\"frames_b\",\"total_rows\",\"changed_rows\",\"rows\":[{\"name\",\
+\"outside_scopes_ns\",\"drift_ns\",\"drift_pct\",\"notes\",\"median\":{\"contributions\":[{\"name\",\"kind\",\
+\"self_median_a_ns\",\"self_median_b_ns\",\"self_delta_median_ns\"}],\"total_contributions\",\
+\"outside_scopes_a_ns\",\"outside_scopes_b_ns\",\"outside_scopes_ns\",\"accounted_ns\",\"unexplained_ns\",\
+\"explained_ns\",\"explained_pct\"},\"lead\":\"median\"|\"mean\",\"lead_reason\",\"skew\":{\"side\",\"unit\",\
+\"frame_index\",\"duration_ns\",\"median_ns\",\"adds_to_mean_ns\",\"mean_minus_median_ns\"}|null},\"frames_a\",\"frames_b\",\"total_rows\",\"changed_rows\",\"rows\":[{\"name\",\
 \"data\",\"a\":{\"count\",\"total_ns\",\"per_call_ns\",\"max_ns\"}|null,\"b\":{...}|null,\"delta_total_ns\",\
 \"delta_per_call_ns\"|null,\"status\":\"both\"|\"new\"|\"gone\",\"spike\",\"change\":{\"kind\",\"rest\"?,\
 \"delta_per_frame_ns\",\"per_call_part_ns\",\"count_part_ns\",\"drift_part_ns\",\"median_a_ns\",\
