@@ -14,6 +14,7 @@
 pub mod accounting;
 pub mod activity;
 pub mod basis;
+pub mod by_child;
 pub mod calls;
 pub mod children;
 pub mod common;
@@ -33,6 +34,7 @@ pub mod transform;
 pub mod tree;
 pub mod window;
 
+pub use by_child::*;
 pub use calls::*;
 pub use children::*;
 pub use common::*;
