@@ -848,6 +848,8 @@ impl PuffinLensApp {
                     v["mode"] = diff.mode().as_str().into();
                     v["building"] = diff.building().into();
                     v["normalize"] = diff.normalize().as_str().into();
+                    v["basis"] = diff.basis().unit().into();
+                    v["units"] = serde_json::json!([diff.units().0, diff.units().1]);
                     v["warnings"] = diff.warnings().into();
                     v["drift"] = diff.drift().into();
                     v["sort"] = sort.as_str().into();

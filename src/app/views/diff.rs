@@ -2,8 +2,11 @@
 //! the `compare` rows per (name, data), sortable by any column, filtered,
 //! small rows hidden. *Tree*: the differential call tree (the `diff`
 //! query), slower in red and faster in green, opened on the path to the
-//! largest regression. Totals as recorded or per frame. Derived rows are
-//! rebuilt when their inputs change, never per repaint.
+//! largest regression. Totals as recorded or per frame (per second when a
+//! side is unframed: [`crate::engine::analyses::basis`]); per frame by
+//! default when the sides' frame counts (or seconds) differ, so an
+//! unchanged scope is at 0% and its colour neutral in every mode. Derived
+//! rows are rebuilt when their inputs change, never per repaint.
 
 use super::BUILD_SLICE;
 use super::widgets::{Pointing, breadcrumb, cell_label, f64_order, rows_table, triangle};
@@ -12,6 +15,7 @@ use crate::app::nav::{
     Matcher, decode_hash, encode_hash, hash_value, sort_option, string_list_option,
 };
 use crate::engine::Trace;
+use crate::engine::analyses::basis::{Basis, Units};
 use crate::engine::analyses::diff::{DiffTree, DiffTreeBuilder};
 use crate::engine::analyses::flame::{FlameLayout, icicle};
 use crate::engine::analyses::transform::Stack;
@@ -153,6 +157,9 @@ pub struct DiffView {
     b: Arc<Loaded>,
     mode: DiffMode,
     normalize: Normalize,
+    /// What "per frame" is per, and each side's units (frames, or seconds).
+    basis: Basis,
+    units: (usize, usize),
     warnings: Vec<String>,
     /// The run-to-run drift's line (as the report words it), set when the
     /// table is built.
@@ -273,12 +280,16 @@ impl DiffView {
     /// which its `ui` calls): a page's thread keeps drawing meanwhile.
     pub fn start(a: Arc<Loaded>, b: Arc<Loaded>) -> Self {
         let (ta, tb) = (a.trace(), b.trace());
-        let normalize = if ta.frames.len() == tb.frames.len() {
+        let basis = Basis::of(ta, tb);
+        let units = (Units::new(ta, basis).count, Units::new(tb, basis).count);
+        let normalize = if units.0 == units.1 {
             Normalize::Total
         } else {
             Normalize::PerFrame
         };
         Self {
+            basis,
+            units,
             warnings: compare_warnings(ta, tb),
             drift: None,
             a,
@@ -617,15 +628,48 @@ impl DiffView {
         }
     }
 
-    /// (A, B) divisors of totals.
+    /// (A, B) divisors of totals: 1, or each side's units (frames, or
+    /// per second its seconds).
     fn divisors(&self) -> (f64, f64) {
         match self.normalize {
             Normalize::Total => (1.0, 1.0),
-            Normalize::PerFrame => (
-                self.a.trace().frames.len().max(1) as f64,
-                self.b.trace().frames.len().max(1) as f64,
-            ),
+            Normalize::PerFrame => self.per_unit(),
         }
+    }
+
+    /// Each side's units, as divisors.
+    fn per_unit(&self) -> (f64, f64) {
+        (self.units.0.max(1) as f64, self.units.1.max(1) as f64)
+    }
+
+    /// What "per frame" is per.
+    pub fn basis(&self) -> Basis {
+        self.basis
+    }
+
+    /// Each side's units: its frames, or per second its seconds.
+    pub fn units(&self) -> (usize, usize) {
+        self.units
+    }
+
+    /// `puffinLens.ui()`'s per-unit figures of totals `(a, b)` (ns, as
+    /// recorded), whatever the shown normalization.
+    fn per_unit_json(&self, a: f64, b: f64) -> [(&'static str, serde_json::Value); 4] {
+        let (da, db) = self.per_unit();
+        let (a, b) = (a / da, b / db);
+        [
+            ("a_total_per_frame_ns", a.into()),
+            ("b_total_per_frame_ns", b.into()),
+            ("delta_total_per_frame_ns", (b - a).into()),
+            (
+                "delta_pct",
+                if a > 0.0 {
+                    (100.0 * (b - a) / a).into()
+                } else {
+                    serde_json::Value::Null
+                },
+            ),
+        ]
     }
 
     /// Row `r` of the table by name (a position in `by_name`).
@@ -749,6 +793,17 @@ impl DiffView {
         let a = tree.a_total_ns(n) as f64 / da;
         let b = tree.b_total_ns(n) as f64 / db;
         (a, b, b - a)
+    }
+
+    /// A flame cell's fill: grey for a thread, else by its change in the
+    /// shown normalization (neutral where unchanged).
+    fn node_color(&self, tree: &DiffTree, n: u32) -> Color32 {
+        if tree.parent[n as usize] == u32::MAX {
+            Color32::from_gray(170)
+        } else {
+            let (a, b, d) = self.node_totals(tree, n);
+            change_color(d, a.max(b))
+        }
     }
 
     /// Children by |Δ| in the shown normalization, then name.
@@ -1000,8 +1055,15 @@ impl DiffView {
                 .iter()
                 .take(limit)
                 .map(|&i| {
-                    let row = self.joined().row(self.pair(i));
-                    serde_json::to_value(&row).unwrap_or_default()
+                    let p = self.pair(i);
+                    let sides = self.joined().stats(p);
+                    let total =
+                        |s: &Option<SideStats>| s.as_ref().map_or(0.0, |s| s.total_ns as f64);
+                    let mut v = serde_json::to_value(self.joined().row(p)).unwrap_or_default();
+                    for (k, x) in self.per_unit_json(total(&sides.0), total(&sides.1)) {
+                        v[k] = x;
+                    }
+                    v
                 })
                 .collect(),
             DiffMode::Tree => {
@@ -1016,8 +1078,13 @@ impl DiffView {
                             json!({"depth": 0, "thread": tree.name(n)})
                         } else {
                             let (a, b, d) = self.node_totals(tree, n);
-                            json!({"depth": tree.depth[n as usize], "name": tree.name(n),
-                                "a_total_ns": a, "b_total_ns": b, "delta_total_ns": d})
+                            let mut v = json!({"depth": tree.depth[n as usize], "name": tree.name(n),
+                                "a_total_ns": a, "b_total_ns": b, "delta_total_ns": d});
+                            let (ra, rb) = (tree.a_total_ns(n) as f64, tree.b_total_ns(n) as f64);
+                            for (k, x) in self.per_unit_json(ra, rb) {
+                                v[k] = x;
+                            }
+                            v
                         }
                     })
                     .collect()
@@ -1034,10 +1101,17 @@ impl DiffView {
                     .take(limit.max(20_000))
                     .map(|r| {
                         let (a, b, d) = self.node_totals(tree, r.node);
-                        json!({"depth": r.depth, "path": self.flame_path(r.node), "x0": r.x0,
+                        let mut v = json!({"depth": r.depth, "path": self.flame_path(r.node), "x0": r.x0,
                             "x1": r.x1, "a_total_ns": a, "b_total_ns": b, "delta_total_ns": d,
                             "new": tree.a_node[r.node as usize].is_none(),
-                            "gone": tree.b_node[r.node as usize].is_none()})
+                            "gone": tree.b_node[r.node as usize].is_none(),
+                            "color": color_hex(self.node_color(tree, r.node))});
+                        let (ra, rb) =
+                            (tree.a_total_ns(r.node) as f64, tree.b_total_ns(r.node) as f64);
+                        for (k, x) in self.per_unit_json(ra, rb) {
+                            v[k] = x;
+                        }
+                        v
                     })
                     .collect()
             }
@@ -1072,8 +1146,18 @@ impl DiffView {
             let mut normalize = self.normalize;
             ui.label("totals");
             ui.selectable_value(&mut normalize, Normalize::Total, "as recorded");
-            ui.selectable_value(&mut normalize, Normalize::PerFrame, "per frame")
-                .on_hover_text("Each side divided by its number of frames: captures of different lengths compare fairly");
+            let (per, tip) = match self.basis {
+                Basis::Frame => (
+                    "per frame",
+                    "Each side divided by its number of frames: captures of different lengths compare fairly",
+                ),
+                Basis::Second => (
+                    "per second",
+                    "Each side divided by its seconds (a side is one frame, or frames far longer than their scopes): captures of different lengths compare fairly",
+                ),
+            };
+            ui.selectable_value(&mut normalize, Normalize::PerFrame, per)
+                .on_hover_text(tip);
             self.set_normalize(normalize);
             ui.separator();
             match self.mode {
@@ -1188,13 +1272,8 @@ impl DiffView {
                             egui::pos2(x1, y + ROW - 1.0),
                         );
                         let n = r.node as usize;
-                        let (a, b, d) = self.node_totals(tree, r.node);
                         let is_thread = tree.parent[n] == u32::MAX;
-                        let fill = if is_thread {
-                            Color32::from_gray(170)
-                        } else {
-                            change_color(d, a.max(b))
-                        };
+                        let fill = self.node_color(tree, r.node);
                         painter.rect_filled(cell, 1.0, fill);
                         let (new, gone) = (tree.a_node[n].is_none(), tree.b_node[n].is_none());
                         if new || gone {
@@ -1642,14 +1721,24 @@ fn percent_text(a: f64, b: f64) -> String {
     }
 }
 
-/// Red for slower, green for faster, stronger the larger the change
-/// relative to the larger side (the table, the tree and the flame mode).
+/// `#rrggbb` of `c` (what `puffinLens.ui()` gives a flame cell's fill as).
+fn color_hex(c: Color32) -> String {
+    format!("#{:02x}{:02x}{:02x}", c.r(), c.g(), c.b())
+}
+
+/// The colour of a change of `delta` against `scale` (the larger side;
+/// the table, the tree and the flame mode): red slower, green faster, stronger the larger; grey within the noise
+/// model's default percentage of `scale` (jitter: an unchanged scope stays
+/// grey).
 pub fn change_color(delta: f64, scale: f64) -> Color32 {
     let strength = if scale > 0.0 {
         (delta.abs() / scale).clamp(0.0, 1.0) as f32
     } else {
         0.0
     };
+    if scale > 0.0 && delta.abs() < analyses::judge::DEFAULT_NOISE_PCT / 100.0 * scale {
+        return Color32::GRAY;
+    }
     let base = if delta > 0.0 {
         SLOWER
     } else if delta < 0.0 {
