@@ -837,8 +837,24 @@ fn side(count: u64, total: f64, self_ms: f64) -> Value {
     json!({"count": count, "total_ns": ns(total), "self_ns": ns(self_ms)})
 }
 
+/// One frame a side: the per-frame totals are the totals.
 fn dnode(name: &str, a: Value, b: Value, delta: f64, children: Vec<Value>) -> Value {
-    json!({"name": name, "a": a, "b": b, "delta_total_ns": ns(delta), "children": children})
+    let total = |s: &Value| s["total_ns"].as_i64().unwrap_or(0) as f64;
+    let (ta, tb) = (total(&a), total(&b));
+    json!({"name": name, "a": a, "b": b, "delta_total_ns": ns(delta),
+        "a_total_per_frame_ns": ta, "b_total_per_frame_ns": tb,
+        "delta_total_per_frame_ns": tb - ta,
+        "delta_pct": if ta > 0.0 { json!(100.0 * (tb - ta) / ta) } else { Value::Null },
+        "children": children})
+}
+
+/// A thread of the diff, one frame a side.
+fn dthread(name: &str, a_ms: f64, b_ms: f64, roots: Vec<Value>) -> Value {
+    let (ta, tb) = (ns(a_ms), ns(b_ms));
+    json!({"name": name, "a_total_ns": ta, "b_total_ns": tb,
+        "a_total_per_frame_ns": ta as f64, "b_total_per_frame_ns": tb as f64,
+        "delta_pct": if ta > 0 { json!(100.0 * (tb - ta) as f64 / ta as f64) } else { Value::Null },
+        "roots": roots})
 }
 
 /// [`dnode`] with the noise model's judgement.
@@ -853,10 +869,14 @@ fn diff_joins_the_trees_and_orders_by_the_size_of_the_change() {
     let null = Value::Null;
     let expected = json!({
         "warnings": [],
+        "basis": "frame",
+        "units": [1, 1],
+        "frames_a": 1,
+        "frames_b": 1,
         "threads": [
-            {"name": "audio", "a_total_ns": 0, "b_total_ns": ns(3.0), "roots": [
-                judged("new", dnode("mix", null.clone(), side(1, 3.0, 3.0), 3.0, vec![]))]},
-            {"name": "main", "a_total_ns": ns(20.0), "b_total_ns": ns(20.0), "roots": [
+            dthread("audio", 0.0, 3.0, vec![
+                judged("new", dnode("mix", null.clone(), side(1, 3.0, 3.0), 3.0, vec![]))]),
+            dthread("main", 20.0, 20.0, vec![
                 judged("unchanged", dnode("frame", side(1, 20.0, 7.5), side(1, 20.0, 8.0), 0.0, vec![
                     judged("gone", dnode("app::update", side(1, 4.5, 4.5), null.clone(), -4.5, vec![])),
                     judged("new", dnode("physics", null.clone(), side(1, 4.0, 4.0), 4.0, vec![])),
@@ -864,12 +884,12 @@ fn diff_joins_the_trees_and_orders_by_the_size_of_the_change() {
                         // One call a side: by the thresholds alone.
                         judged("slower", dnode("load", side(1, 1.0, 1.0), side(1, 2.0, 2.0), 1.0, vec![])),
                     ])),
-                ]))]},
+                ]))]),
             // Two 2 ms jobs, then one: the same cost per call, less often.
-            {"name": "rayon-1", "a_total_ns": ns(4.0), "b_total_ns": ns(2.0), "roots": [
-                judged("less-often", dnode("job", side(2, 4.0, 4.0), side(1, 2.0, 2.0), -2.0, vec![]))]},
-            {"name": "rayon-2", "a_total_ns": ns(6.5), "b_total_ns": 0, "roots": [
-                judged("gone", dnode("job", side(2, 6.5, 6.5), null.clone(), -6.5, vec![]))]},
+            dthread("rayon-1", 4.0, 2.0, vec![
+                judged("less-often", dnode("job", side(2, 4.0, 4.0), side(1, 2.0, 2.0), -2.0, vec![]))]),
+            dthread("rayon-2", 6.5, 0.0, vec![
+                judged("gone", dnode("job", side(2, 6.5, 6.5), null.clone(), -6.5, vec![]))]),
         ]
     });
     assert_eq!(f.json(&["diff", "a.{}", "b.{}"]), expected);

@@ -853,6 +853,7 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, top: usize
             f.explained_pct
         );
     }
+    write_median(out, f);
     let _ = writeln!(
         out,
         "A {} frames, B {}; {} of {} rows changed beyond noise (judged per {})",
@@ -1097,8 +1098,40 @@ fn render_callers(out: &mut String, report: &analyses::CallersReport) {
     }
 }
 
-/// The differential tree, indented: A, B, B - A and its share of A,
-/// written as it is walked (twice: the columns' widths, then the lines).
+/// The median frame's accounting (after the lead's reason when the
+/// median leads: a spike skews a side's mean).
+fn write_median(out: &mut String, f: &analyses::accounting::FrameChange) {
+    use analyses::accounting::Lead;
+    if f.lead == Lead::Median {
+        let _ = writeln!(out, "lead: median: {}", printable(&f.lead_reason));
+    }
+    let m = &f.median;
+    let mut parts: Vec<String> = m
+        .contributions
+        .iter()
+        .map(|x| {
+            format!(
+                "{} {:+.3} ({})",
+                printable(&x.name),
+                x.self_delta_median_ns as f64 / 1e6,
+                x.kind.words()
+            )
+        })
+        .collect();
+    parts.push(format!("outside scopes {:+.3}", m.outside_scopes_ns as f64 / 1e6));
+    let _ = writeln!(
+        out,
+        "median own time per frame on {} ({:+.3} ms): {}; unaccounted {:+.3}",
+        printable(thread_label(&f.thread)),
+        f.delta_median_ns as f64 / 1e6,
+        parts.join(", "),
+        m.unexplained_ns as f64 / 1e6
+    );
+}
+
+/// The differential tree, indented: A, B, B - A and its share of A, each
+/// side's total per frame (per second when a side is unframed), written as
+/// it is walked (twice: the columns' widths, then the lines).
 fn write_diff(out: &mut impl std::io::Write, report: &DiffReport) -> std::io::Result<()> {
     if let Some(t) = report.transforms() {
         writeln!(out, "transforms: {}", printable(&t.join(", ")))?;
@@ -1106,11 +1139,29 @@ fn write_diff(out: &mut impl std::io::Write, report: &DiffReport) -> std::io::Re
     for w in &report.warnings {
         writeln!(out, "warning: {w}")?;
     }
+    let ((ua, ub), (fa, fb)) = (report.units(), report.frames());
+    let (ah, bh, dh) = match report.basis() {
+        analyses::basis::Basis::Frame => {
+            writeln!(
+                out,
+                "per frame: each side's totals divided by its frames (A {fa}, B {fb})"
+            )?;
+            ("A ms/frame", "B ms/frame", "Δ ms/frame")
+        }
+        analyses::basis::Basis::Second => {
+            writeln!(
+                out,
+                "per second: a side is one frame, or frames far longer than their scopes; \
+                 each side's totals divided by its seconds (A {ua} s, B {ub} s)"
+            )?;
+            ("A ms/s", "B ms/s", "Δ ms/s")
+        }
+    };
     let headers = [
         ("scope", Left),
-        ("A ms", Right),
-        ("B ms", Right),
-        ("Δ ms", Right),
+        (ah, Right),
+        (bh, Right),
+        (dh, Right),
         ("Δ%", Right),
         ("judgement", Left),
     ];
@@ -1120,37 +1171,33 @@ fn write_diff(out: &mut impl std::io::Write, report: &DiffReport) -> std::io::Re
         if let Some(kind) = r.kind.filter(|k| k.is_change()) {
             judgement.push_str(kind.words());
         }
-        let (at, bt) = (r.a_total_ns, r.b_total_ns);
+        let (at, bt) = (r.a_total_per_frame_ns, r.b_total_per_frame_ns);
         // A thread is present where its total is not 0; a node where it is.
         let (a_present, b_present) = if r.depth == 0 {
             scope.push_str(&cell(&format!("thread {}", thread_label(r.name))));
-            let _ = write!(a, "{:.3}", at as f64 / 1e6);
-            let _ = write!(b, "{:.3}", bt as f64 / 1e6);
-            (at > 0, bt > 0)
+            let _ = write!(a, "{:.3}", at / 1e6);
+            let _ = write!(b, "{:.3}", bt / 1e6);
+            (r.a_total_ns > 0, r.b_total_ns > 0)
         } else {
             scope.extend(std::iter::repeat_n(' ', 2 * r.depth as usize));
             scope.push_str(&names[r.name_index as usize]);
-            for (cell, side) in [(&mut *a, r.a), (&mut *b, r.b)] {
+            for (cell, side, per) in [(&mut *a, r.a, at), (&mut *b, r.b, bt)] {
                 match side {
-                    Some(s) => {
-                        let _ = write!(cell, "{:.3}", s.total_ns as f64 / 1e6);
+                    Some(_) => {
+                        let _ = write!(cell, "{:.3}", per / 1e6);
                     }
                     None => cell.push('-'),
                 }
             }
             (r.a.is_some(), r.b.is_some())
         };
-        let _ = write!(delta, "{:+.3}", bt.saturating_sub(at) as f64 / 1e6);
-        match (a_present, b_present) {
-            (false, true) => change.push_str("new"),
-            (true, false) => change.push_str("gone"),
-            _ if at == 0 => change.push('-'),
-            _ => {
-                let _ = write!(
-                    change,
-                    "{:+.1}%",
-                    100.0 * bt.saturating_sub(at) as f64 / at as f64
-                );
+        let _ = write!(delta, "{:+.3}", r.delta_total_per_frame_ns / 1e6);
+        match (a_present, b_present, r.delta_pct) {
+            (false, true, _) => change.push_str("new"),
+            (true, false, _) => change.push_str("gone"),
+            (_, _, None) => change.push('-'),
+            (_, _, Some(pct)) => {
+                let _ = write!(change, "{pct:+.1}%");
             }
         }
     };

@@ -262,7 +262,8 @@ query's merging: instances merged by their path of scope names, threads by name)
 the inferno crate from the folded stacks: click to zoom, Ctrl-F to search, as flamegraph.pl's. \
 Widths are self time summed in nanoseconds; colours by name. With --diff B: the differential \
 flame graph, widths from B, red where B is slower, blue where it is faster (each stack's self \
-time in A against B, summed over all frames of each).",
+time per frame in A against B: each side's sum divided by its frames, per second when a side is \
+one frame, so recordings of different lengths compare).",
         after_help = "Examples:\n  \
 puffin-lens flamegraph capture.puffin -o flame.svg\n  \
 puffin-lens flamegraph capture.puffin --thread main --frame 42 -o frame42.svg\n  \
@@ -500,8 +501,10 @@ fn flamegraph(
             Some(b) => format!("{} → {}{what}", name(a), name(b)),
             None => format!("{}{what}", name(a)),
         };
-        let subtitle =
-            b.map(|_| "widths: B; red: slower in B, blue: faster (self time per stack)".to_owned());
+        let subtitle = b.map(|_| {
+            "widths: B per frame; red: slower in B, blue: faster (self time per stack per frame)"
+                .to_owned()
+        });
         folded::flamegraph_svg(&lines, &title, subtitle).context("cannot draw the flame graph")?
     };
     match output {

@@ -673,15 +673,22 @@ Exit status: 4 when the gate trips (it wins over 3, a damaged recording)."
     /// The call trees of two recordings side by side: where in the tree the time changed.
     #[command(
         long_about = "The merged call trees of A (before) and B (after), all frames, joined by \
-thread name and path of scope names: per node A's and B's count, total and self time and \
-B - A of the totals. Children are sorted by the size of the change, largest first.",
+thread name and path of scope names: per node A's and B's count, total and self time, and per \
+frame A's and B's total (each side's sum divided by its frames, so recordings of different \
+lengths compare: an unchanged scope is at 0% with 60 frames in A and 90 in B), B - A and its \
+share of A. Per second of each side's run instead when a side is unframed (one frame, or frames \
+of 1 s or more). Children are sorted by the size of the change per frame, largest first.",
         after_help = "Examples:\n  puffin-lens diff before.puffin after.puffin\n  \
 puffin-lens diff before.puffin after.puffin --thread main --depth 4\n  \
 puffin-lens diff before.puffin after.puffin --json | jq '.threads[0].roots[0]'\n\n\
-JSON: {\"warnings\":[...],\"threads\":[{\"name\",\"a_total_ns\",\"b_total_ns\",\"roots\":[node]}]}, \
-node = {\"name\",\"a\":{\"count\",\"total_ns\",\"self_ns\"}|null,\"b\":{...}|null,\"delta_total_ns\",\
-\"kind\",\"children\":[node]}; threads: the union, by name (a missing side's total is 0); children: the \
-union, by |delta_total_ns| desc, then name; delta_total_ns = B - A, a missing side counting 0; \
+JSON: {\"warnings\":[...],\"basis\":\"frame\"|\"second\",\"units\":[a,b],\"frames_a\",\"frames_b\",\
+\"threads\":[{\"name\",\"a_total_ns\",\"b_total_ns\",\"a_total_per_frame_ns\",\"b_total_per_frame_ns\",\
+\"delta_pct\",\"roots\":[node]}]}, node = {\"name\",\"a\":{\"count\",\"total_ns\",\"self_ns\"}|null,\
+\"b\":{...}|null,\"delta_total_ns\",\"a_total_per_frame_ns\",\"b_total_per_frame_ns\",\
+\"delta_total_per_frame_ns\",\"delta_pct\"|null,\"kind\",\"children\":[node]}; a, b and delta_total_ns \
+sum over all frames, *_per_frame_ns and delta_pct are per unit of basis (units: each side's frames, \
+or seconds); threads: the union, by name (a missing side's total is 0); children: the union, by \
+|delta_total_per_frame_ns| desc, then name; deltas = B - A, a missing side counting 0; \
 kind: the noise model's judgement of the node's calls per frame, as compare's (slower, \
 more-often, spike, new, gone, unchanged, ...; --noise-pct, --noise-ms, --alpha)."
     )]

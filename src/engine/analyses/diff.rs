@@ -2,7 +2,13 @@
 //! before; B, after; all frames) joined by thread name and path of scope
 //! names. Stored flat like [`MergedTree`]: every node points to its node in
 //! A's and in B's tree (either may be missing), children sorted by
-//! |B − A| of their totals, largest first, then name.
+//! |B − A| of their totals per frame, largest first, then name.
+//!
+//! **Per frame, always.** A's and B's totals sum over all their frames, so
+//! with 60 frames in A and 90 in B an unchanged scope would show +50%; the
+//! tree's changes are B's total per frame minus A's (each side's total
+//! divided by its frames; per second of each side's run when a side is
+//! unframed, see [`super::basis`]). The sums stay beside them.
 
 use super::basis::{Basis, Units};
 use super::common::Applied;
@@ -22,6 +28,11 @@ pub struct DiffTree {
     /// Frames merged on each side.
     pub a_frames: usize,
     pub b_frames: usize,
+    /// What the per-frame figures are per ([`Basis::of`] the two sides).
+    pub basis: Basis,
+    /// Units on each side: its frames, or per second its seconds.
+    pub a_units: usize,
+    pub b_units: usize,
     /// Thread nodes, sorted by thread name.
     pub threads: Vec<u32>,
     /// Each node's index into `names`.
@@ -72,6 +83,26 @@ impl DiffTree {
     /// B − A of the totals (a missing side counts 0).
     pub fn delta_total_ns(&self, n: u32) -> i64 {
         self.b_total_ns(n).saturating_sub(self.a_total_ns(n))
+    }
+
+    /// A's total of node `n` per unit (frame, or second: [`Self::basis`]).
+    pub fn a_total_per_frame_ns(&self, n: u32) -> f64 {
+        self.a_total_ns(n) as f64 / self.a_units.max(1) as f64
+    }
+
+    pub fn b_total_per_frame_ns(&self, n: u32) -> f64 {
+        self.b_total_ns(n) as f64 / self.b_units.max(1) as f64
+    }
+
+    /// B − A of the totals per unit: what the tree's order and change are.
+    pub fn delta_total_per_frame_ns(&self, n: u32) -> f64 {
+        self.b_total_per_frame_ns(n) - self.a_total_per_frame_ns(n)
+    }
+
+    /// The change per unit in percent of A's (`None` where A's is 0).
+    pub fn delta_pct(&self, n: u32) -> Option<f64> {
+        let a = self.a_total_per_frame_ns(n);
+        (a > 0.0).then(|| 100.0 * self.delta_total_per_frame_ns(n) / a)
     }
 
     pub fn side(&self, n: u32, b: bool) -> Option<SideTotals> {
@@ -418,10 +449,14 @@ struct Join {
 
 impl Join {
     fn new(a: &Trace, b: &Trace, ta: MergedTree, tb: MergedTree) -> Self {
+        let basis = Basis::of(a, b);
         let mut join = Self {
             d: DiffTree {
                 a_frames: ta.frames,
                 b_frames: tb.frames,
+                basis,
+                a_units: Units::new(a, basis).count,
+                b_units: Units::new(b, basis).count,
                 ..Default::default()
             },
             local: Default::default(),
@@ -490,7 +525,7 @@ impl Join {
         }
         let mut d = std::mem::take(&mut self.d);
         let edges = std::mem::take(&mut self.edges);
-        // Children (CSR), by |delta| descending, then name.
+        // Children (CSR), by |delta per frame| descending, then name.
         let len = d.len();
         let mut start = vec![0u32; len + 1];
         for &(p, _) in &edges {
@@ -508,9 +543,9 @@ impl Join {
         for n in 0..len {
             let kids = &mut list[start[n] as usize..start[n + 1] as usize];
             kids.sort_by(|&x, &y| {
-                d.delta_total_ns(y)
-                    .unsigned_abs()
-                    .cmp(&d.delta_total_ns(x).unsigned_abs())
+                d.delta_total_per_frame_ns(y)
+                    .abs()
+                    .total_cmp(&d.delta_total_per_frame_ns(x).abs())
                     .then_with(|| d.name(x).cmp(d.name(y)))
             });
         }
@@ -541,9 +576,13 @@ fn push(
 // The JSON answer of `puffin-lens diff`
 
 /// The answer of `diff`: the differential tree down to the listed levels,
-/// serialized as nested `{warnings, threads: [{name, a_total_ns,
-/// b_total_ns, roots: [{name, a, b, delta_total_ns, children}]}]}` while
-/// it is walked (no nested values, no string per node).
+/// serialized as nested `{warnings, basis, units: [a, b], frames_a,
+/// frames_b, threads: [{name, a_total_ns, b_total_ns, a_total_per_frame_ns,
+/// b_total_per_frame_ns, delta_pct, roots: [{name, a, b, delta_total_ns,
+/// a_total_per_frame_ns, b_total_per_frame_ns, delta_total_per_frame_ns,
+/// delta_pct, kind, children}]}]}` while it is walked (no nested values, no
+/// string per node). `a`/`b` and `delta_total_ns` sum over all frames; the
+/// `*_per_frame_ns` and `delta_pct` are per unit of `basis`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DiffReport {
     pub warnings: Vec<String>,
@@ -557,7 +596,7 @@ pub struct DiffReport {
 }
 
 /// A node of a [`DiffReport`] in the order it is listed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DiffRow<'r> {
     /// 0 for a thread, 1 for its roots.
     pub depth: u32,
@@ -571,6 +610,12 @@ pub struct DiffRow<'r> {
     /// A's and B's totals (0 where missing; a thread's sums its roots').
     pub a_total_ns: i64,
     pub b_total_ns: i64,
+    /// Those per unit of each side ([`DiffReport::basis`]), and B − A.
+    pub a_total_per_frame_ns: f64,
+    pub b_total_per_frame_ns: f64,
+    pub delta_total_per_frame_ns: f64,
+    /// Of A's per unit, in percent (`None` where A's is 0).
+    pub delta_pct: Option<f64>,
 }
 
 impl DiffReport {
@@ -627,7 +672,25 @@ impl DiffReport {
             b: d.side(n, true),
             a_total_ns: d.a_total_ns(n),
             b_total_ns: d.b_total_ns(n),
+            a_total_per_frame_ns: d.a_total_per_frame_ns(n),
+            b_total_per_frame_ns: d.b_total_per_frame_ns(n),
+            delta_total_per_frame_ns: d.delta_total_per_frame_ns(n),
+            delta_pct: d.delta_pct(n),
         }
+    }
+
+    /// What the per-frame figures are per, and each side's units (frames,
+    /// or seconds) and frames.
+    pub fn basis(&self) -> Basis {
+        self.tree.basis
+    }
+
+    pub fn units(&self) -> (usize, usize) {
+        (self.tree.a_units, self.tree.b_units)
+    }
+
+    pub fn frames(&self) -> (usize, usize) {
+        (self.tree.a_frames, self.tree.b_frames)
     }
 
     fn children(&self, n: u32) -> &[u32] {
@@ -659,11 +722,15 @@ impl Serialize for DiffReport {
         impl Serialize for Node<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 let r = self.0.row(self.1);
-                let mut st = s.serialize_struct("DiffNode", 6)?;
+                let mut st = s.serialize_struct("DiffNode", 10)?;
                 st.serialize_field("name", r.name)?;
                 st.serialize_field("a", &r.a)?;
                 st.serialize_field("b", &r.b)?;
                 st.serialize_field("delta_total_ns", &r.b_total_ns.saturating_sub(r.a_total_ns))?;
+                st.serialize_field("a_total_per_frame_ns", &r.a_total_per_frame_ns)?;
+                st.serialize_field("b_total_per_frame_ns", &r.b_total_per_frame_ns)?;
+                st.serialize_field("delta_total_per_frame_ns", &r.delta_total_per_frame_ns)?;
+                st.serialize_field("delta_pct", &r.delta_pct)?;
                 if let Some(kind) = r.kind {
                     st.serialize_field("kind", &kind)?;
                 }
@@ -674,10 +741,13 @@ impl Serialize for DiffReport {
         impl Serialize for Thread<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 let r = self.0.row(self.1);
-                let mut st = s.serialize_struct("DiffThread", 4)?;
+                let mut st = s.serialize_struct("DiffThread", 7)?;
                 st.serialize_field("name", r.name)?;
                 st.serialize_field("a_total_ns", &r.a_total_ns)?;
                 st.serialize_field("b_total_ns", &r.b_total_ns)?;
+                st.serialize_field("a_total_per_frame_ns", &r.a_total_per_frame_ns)?;
+                st.serialize_field("b_total_per_frame_ns", &r.b_total_per_frame_ns)?;
+                st.serialize_field("delta_pct", &r.delta_pct)?;
                 st.serialize_field("roots", &Nodes(self.0, self.1))?;
                 st.end()
             }
@@ -687,8 +757,12 @@ impl Serialize for DiffReport {
                 s.collect_seq(self.0.tree.threads.iter().map(|&t| Thread(self.0, t)))
             }
         }
-        let mut st = s.serialize_struct("DiffReport", 3)?;
+        let mut st = s.serialize_struct("DiffReport", 7)?;
         st.serialize_field("warnings", &self.warnings)?;
+        st.serialize_field("basis", &self.tree.basis)?;
+        st.serialize_field("units", &[self.tree.a_units, self.tree.b_units])?;
+        st.serialize_field("frames_a", &self.tree.a_frames)?;
+        st.serialize_field("frames_b", &self.tree.b_frames)?;
         if let Some(t) = &self.transforms {
             st.serialize_field("transforms", t)?;
         }

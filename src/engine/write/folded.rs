@@ -8,10 +8,16 @@
 //! as one frame of a line: `%` as `%25`, `;` as `%3B` (so a name never
 //! splits a frame; undo with percent-decoding), and control or reordering
 //! characters as `\u{…}` ([`escape::visible`]), so a line stays a line.
-//! The differential form has two counts, A's and B's self time:
-//! `stack a_ns b_ns`, the union of both trees' stacks.
+//! The differential form has two counts, A's and B's self time **per
+//! frame** (each side's sum divided by its frames, rounded to the
+//! nanosecond; per second of each side's run when a side is unframed, see
+//! [`crate::engine::analyses::basis`]): `stack a_ns b_ns`, the union of
+//! both trees' stacks. Per frame, so that recordings of different lengths
+//! compare: with 60 frames in A and 90 in B an unchanged stack has equal
+//! counts, and the graph's colours (B − A) show only what changed.
 
 use super::escape;
+use crate::engine::analyses::basis::{Basis, Units};
 use crate::engine::analyses::transform::{Stack, transformed_tree};
 use crate::engine::analyses::{MergedTree, NodeId};
 use crate::engine::model::Trace;
@@ -79,21 +85,29 @@ pub fn folded_transformed(
     out
 }
 
-/// A's and B's folded stacks joined: `stack a_ns b_ns` (0 where a side
+/// A's and B's folded stacks joined: `stack a_ns b_ns`, each side's self
+/// time per frame (per second when a side is unframed; 0 where a side
 /// lacks the stack), sorted.
 pub fn folded_diff(a: &Trace, b: &Trace, thread: Option<&str>, stack: &Stack) -> String {
     let tree = |t: &Trace| transformed_tree(t, 0..t.frames.len() as u32, thread, u32::MAX, stack);
+    let basis = Basis::of(a, b);
+    let per_unit = |t: &Trace| {
+        let units = Units::new(t, basis).count.max(1) as f64;
+        move |ns: i64| (ns as f64 / units).round() as i64
+    };
+    let (pa, pb) = (per_unit(a), per_unit(b));
     let sa = stacks(&tree(a).tree, a);
     let sb = stacks(&tree(b).tree, b);
     let mut joined: BTreeMap<&str, (i64, i64)> = BTreeMap::new();
     for (k, &v) in &sa {
-        joined.entry(k).or_default().0 = v;
+        joined.entry(k).or_default().0 = pa(v);
     }
     for (k, &v) in &sb {
-        joined.entry(k).or_default().1 = v;
+        joined.entry(k).or_default().1 = pb(v);
     }
     let mut out = String::new();
-    for (stack, (x, y)) in joined {
+    // A stack under half a nanosecond per frame on both sides: no line.
+    for (stack, (x, y)) in joined.into_iter().filter(|(_, c)| *c != (0, 0)) {
         out.push_str(&format!("{stack} {x} {y}\n"));
     }
     out
@@ -101,7 +115,8 @@ pub fn folded_diff(a: &Trace, b: &Trace, thread: Option<&str>, stack: &Stack) ->
 
 /// An interactive SVG flame graph (zoom and search in the SVG, as
 /// flamegraph.pl's) of folded `lines` (one or two counts), titled `title`.
-/// Widths are nanoseconds of self time summed; colours by name (hashed,
+/// Widths are nanoseconds of self time summed (per frame in the
+/// differential form: [`folded_diff`]); colours by name (hashed,
 /// deterministic) or, with two counts, red where B is slower and blue where
 /// it is faster.
 pub fn flamegraph_svg(
