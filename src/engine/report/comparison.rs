@@ -1,0 +1,463 @@
+//! The comparison's sections (B against A): the judged table, the
+//! conditions that differ, spikes, drift, and what to look at first.
+
+use super::text::{between_frames, cell, describe_per, msu, num, path_md, signed_ms, text};
+use super::{
+    ComparisonReport, DataRow, DiffHotPath, JudgedRow, NoiseUsed, RecordingReport, ReportOptions,
+    SpikeCall,
+};
+use crate::engine::Decoded;
+use crate::engine::analyses::accounting::{frame_change, self_by_name};
+use crate::engine::analyses::basis::Basis;
+use crate::engine::analyses::calls::calls;
+use crate::engine::analyses::compare::{CompareTable, Joined, Pair, Status, compare_warnings};
+use crate::engine::analyses::diff::{joined_children, joined_threads};
+use crate::engine::analyses::drift;
+use crate::engine::analyses::find::GroupBy;
+use crate::engine::analyses::judge::{Change, DriftMode, Kind};
+use crate::engine::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
+use crate::engine::model::Trace;
+use crate::engine::write::escape;
+use crate::units::thread_label;
+use rustc_hash::FxHashMap;
+use serde_json::json;
+
+pub(super) fn comparison(
+    a: &Decoded,
+    b: &Decoded,
+    trees: (&MergedTree, &MergedTree),
+    opts: &ReportOptions,
+) -> ComparisonReport {
+    let (ta, tb) = trees;
+    let (a, b) = (&a.trace, &b.trace);
+    // One grouping for the table, its lists and the gate: by name, each
+    // name's (name, data) rows nested under it when data splits it.
+    let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
+    let names = by_name.with(a, b);
+    // The (name, data) rows judged against the names' drift.
+    let noise = names.noise();
+    let by_data = CompareTable::judged(a, b, noise);
+    let data_rows = by_data.with(a, b);
+    let all: Vec<Pair> = names.pairs().to_vec();
+    let total_rows = all.len();
+    let mut listed: Vec<(Pair, Change)> = all
+        .iter()
+        .filter(|&&p| names.kind(p).is_change())
+        .map(|&p| (p, names.change(p)))
+        .collect();
+    let changed_rows = listed.len();
+    listed.sort_by(|(x, cx), (y, cy)| {
+        cy.beyond_drift_ns()
+            .abs()
+            .total_cmp(&cx.beyond_drift_ns().abs())
+            .then_with(|| names.name(*x).cmp(names.name(*y)))
+    });
+    // Every changed name by kind, whatever --top lists (--top limits what
+    // is printed, never what is judged).
+    let list = |f: &dyn Fn(Kind) -> bool| -> Vec<String> {
+        listed
+            .iter()
+            .filter(|(_, c)| f(c.kind))
+            .map(|(p, _)| names.name(*p).to_owned())
+            .collect()
+    };
+    let spikes = list(&|k| k == Kind::Spike);
+    let new = list(&|k| k == Kind::New);
+    let gone = list(&|k| k == Kind::Gone);
+    let changes = list(&|k| !matches!(k, Kind::Spike | Kind::New | Kind::Gone));
+    listed.truncate(opts.top);
+    // The (name, data) rows of the listed names, when a name has several.
+    let mut nested: FxHashMap<&str, Vec<(Pair, Change)>> = listed
+        .iter()
+        .map(|(p, _)| (names.name(*p), Vec::new()))
+        .collect();
+    for &p in data_rows.pairs() {
+        if let Some(v) = nested.get_mut(data_rows.name(p)) {
+            v.push((p, data_rows.change(p)));
+        }
+    }
+    let (own_a, own_b) = (self_by_name(a, None), self_by_name(b, None));
+    let (fa, fb) = (a.frames.len().max(1) as f64, b.frames.len().max(1) as f64);
+    let rows: Vec<JudgedRow> = listed
+        .into_iter()
+        .map(|(p, change)| {
+            let name = names.name(p);
+            let own =
+                |m: &FxHashMap<&str, i64>, f: f64| m.get(name).copied().unwrap_or(0) as f64 / f;
+            let spike_call = (change.kind == Kind::Spike)
+                .then(|| spike_call(a, b, name))
+                .flatten();
+            let (sa, sb) = names.stats(p);
+            let mut data = nested.remove(names.name(p)).unwrap_or_default();
+            if data.len() < 2 {
+                data.clear();
+            }
+            data.sort_by(|(x, cx), (y, cy)| {
+                cy.delta_per_frame_ns
+                    .abs()
+                    .total_cmp(&cx.delta_per_frame_ns.abs())
+                    .then_with(|| data_rows.data(*x).cmp(data_rows.data(*y)))
+            });
+            let total_data = data.len();
+            data.truncate(opts.top);
+            JudgedRow {
+                name: names.name(p).to_owned(),
+                a: sa,
+                b: sb,
+                change,
+                by_data: data
+                    .into_iter()
+                    .map(|(q, change)| {
+                        let (da, db) = data_rows.stats(q);
+                        DataRow {
+                            data: data_rows.data(q).to_owned(),
+                            a: da,
+                            b: db,
+                            change,
+                        }
+                    })
+                    .collect(),
+                total_data,
+                self_delta_per_frame_ns: own(&own_b, fb) - own(&own_a, fa),
+                spike_call,
+            }
+        })
+        .collect();
+    let gate = opts.gate.map(|g| {
+        let regressions: Vec<(Pair, Change)> = all
+            .iter()
+            .filter(|&&p| names.kind(p).is_regression())
+            .map(|&p| (p, names.change(p)))
+            .collect();
+        g.check(
+            names.unit_ns(),
+            names.drift(),
+            regressions
+                .iter()
+                .map(|(p, c)| (names.name(*p), None, c, names.own(*p))),
+        )
+    });
+    let frame = frame_change(
+        a,
+        b,
+        &names.kinds_by_name(),
+        &noise,
+        names.basis(),
+        opts.top,
+    );
+    // From each thread, the child with the largest |Δ| (ties: the first
+    // name), while something changed: the diff tree's order, walked along
+    // one path instead of built whole.
+    let hot_paths = joined_threads((a, ta), (b, tb))
+        .into_iter()
+        .map(|(thread, mut na, mut nb)| {
+            let total =
+                |tree: &MergedTree, n: Option<NodeId>| n.map_or(0, |n| tree.total_ns[n.idx()]);
+            let mut steps = Vec::new();
+            while steps.len() < MAX_REPORT_LEVELS as usize {
+                let kids = joined_children((a, ta, na), (b, tb, nb));
+                let Some(&(name, ca, cb)) = kids.iter().max_by_key(|(name, ca, cb)| {
+                    let delta = total(tb, *cb).saturating_sub(total(ta, *ca));
+                    (delta.unsigned_abs(), std::cmp::Reverse(*name))
+                }) else {
+                    break;
+                };
+                let (at, bt) = (total(ta, ca), total(tb, cb));
+                let delta = bt.saturating_sub(at);
+                if delta == 0 {
+                    break;
+                }
+                steps.push(json!({
+                    "name": name,
+                    "a_total_ns": at,
+                    "b_total_ns": bt,
+                    "delta_total_ns": delta,
+                }));
+                (na, nb) = (ca, cb);
+            }
+            DiffHotPath {
+                thread: thread.to_owned(),
+                steps,
+            }
+        })
+        .filter(|p| !p.steps.is_empty())
+        .collect();
+    ComparisonReport {
+        warnings: compare_warnings(a, b),
+        drift: names.drift().cloned(),
+        drift_judged: noise.drift != DriftMode::Off,
+        conditions: conditions(a, b, &names),
+        frames_a: a.frames.len(),
+        frames_b: b.frames.len(),
+        per_frame: names.basis() == Basis::Frame,
+        basis: names.basis(),
+        units: names.frames(),
+        noise: NoiseUsed {
+            pct: opts.noise.pct,
+            ms: opts.noise.ms,
+            alpha: opts.noise.alpha,
+            runs: (a.run_count(), b.run_count()),
+            model: if a.run_count() > 1 && b.run_count() > 1 {
+                "between-runs"
+            } else {
+                "within-run"
+            },
+        },
+        frame,
+        look_first: Vec::new(),
+        total_rows,
+        changed_rows,
+        rows,
+        spikes,
+        changes,
+        new,
+        gone,
+        gate,
+        hot_paths,
+    }
+}
+
+/// What differs between the runs besides their code, as far as the
+/// recordings show: threads present in one only, names registered or
+/// called in one only, the number of frames and the time span.
+pub(super) fn conditions(a: &Trace, b: &Trace, names: &Joined) -> Vec<String> {
+    let mut out = Vec::new();
+    let threads = |t: &Trace| -> std::collections::BTreeSet<String> {
+        t.threads
+            .name
+            .iter()
+            .map(|&n| thread_label(t.str(n)).to_owned())
+            .collect()
+    };
+    let (tha, thb) = (threads(a), threads(b));
+    for (side, only) in [
+        ("A", tha.difference(&thb).collect::<Vec<_>>()),
+        ("B", thb.difference(&tha).collect::<Vec<_>>()),
+    ] {
+        if !only.is_empty() {
+            let list: Vec<String> = only
+                .iter()
+                .take(5)
+                .map(|t| format!("`{}`", cell(t)))
+                .collect();
+            out.push(format!(
+                "Threads only in {side}: {}{}.",
+                list.join(", "),
+                if only.len() > 5 {
+                    format!(" and {} more", only.len() - 5)
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
+    let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
+    for &p in names.pairs() {
+        match names.facts(p).status {
+            Status::Gone => only_a.push(names.name(p)),
+            Status::New => only_b.push(names.name(p)),
+            Status::Both => {}
+        }
+    }
+    for (side, mut only) in [("A", only_a), ("B", only_b)] {
+        if !only.is_empty() {
+            only.sort_unstable();
+            let list: Vec<String> = only
+                .iter()
+                .take(5)
+                .map(|n| format!("`{}`", cell(n)))
+                .collect();
+            out.push(format!(
+                "{} scope name{} called only in {side} ({}{}): code that ran in one run only, \
+                 such as start-up work (restoring saved state) or a path the other did not take.",
+                only.len(),
+                if only.len() == 1 { "" } else { "s" },
+                list.join(", "),
+                if only.len() > 5 { ", …" } else { "" }
+            ));
+        }
+    }
+    let (fa, fb) = (a.frames.len(), b.frames.len());
+    let span_ms = |t: &Trace| {
+        let r = t.frames.range_ns.iter();
+        let lo = r.clone().map(|r| r.0).min().unwrap_or(0);
+        let hi = r.map(|r| r.1).max().unwrap_or(0);
+        hi.saturating_sub(lo) as f64 / 1e6
+    };
+    let (sa, sb) = (span_ms(a), span_ms(b));
+    if fa != fb || (sa - sb).abs() > 0.1 * sa.max(sb) {
+        out.push(format!(
+            "A has {fa} frame{} over {:.1} s, B {fb} over {:.1} s: figures are per {}.",
+            if fa == 1 { "" } else { "s" },
+            sa / 1e3,
+            sb / 1e3,
+            names.basis().unit()
+        ));
+    }
+    out
+}
+
+/// A spike's call: the largest call of `name` on the side with the larger
+/// total.
+pub(super) fn spike_call(a: &Trace, b: &Trace, name: &str) -> Option<SpikeCall> {
+    let largest = |t: &Trace| {
+        let c = calls(t, name)?;
+        let total = c.summary.total_ns;
+        let worst = c
+            .calls
+            .into_iter()
+            .max_by_key(|c| (c.duration_ns, std::cmp::Reverse(c.start_ns)))?;
+        Some((total, worst))
+    };
+    let (ca, cb) = (largest(a), largest(b));
+    let b_side = cb.as_ref().map_or(0, |c| c.0) > ca.as_ref().map_or(0, |c| c.0);
+    let (side, (_, call)) = if b_side { ("B", cb?) } else { ("A", ca?) };
+    Some(SpikeCall {
+        side,
+        frame_index: call.frame_index,
+        thread: call.thread,
+        duration_ns: call.duration_ns,
+    })
+}
+
+/// What to look at first: the names that account for the frame's change
+/// (regressions and new ones, largest first), the spikes, then the largest
+/// recurring unprofiled stretch of B.
+pub(super) fn look_first(
+    c: &ComparisonReport,
+    b: &RecordingReport,
+    opts: &ReportOptions,
+) -> Vec<String> {
+    let unit = c.frame.basis.unit();
+    let mut lines: Vec<String> = Vec::new();
+    let min_ns = opts.noise.ms * 1e6;
+    let thread = cell(thread_label(&c.frame.thread)).into_owned();
+    for x in &c.frame.contributions {
+        let bad = x.kind.is_regression() || x.kind == Kind::New;
+        if !bad || x.self_delta_per_frame_ns < min_ns {
+            continue;
+        }
+        let why = c.rows.iter().find(|r| r.name == x.name).map_or_else(
+            || x.kind.words().to_owned(),
+            |r| describe_per(&r.change, c.basis),
+        );
+        lines.push(format!(
+            "{}: {why}; {} per {unit} of its own time on {thread}",
+            escape::markdown_code(&x.name),
+            signed_ms(x.self_delta_per_frame_ns)
+        ));
+    }
+    for r in c.rows.iter() {
+        let Some(s) = &r.spike_call else { continue };
+        lines.push(format!(
+            "{}: one spike of {} in {}, frame {} on {}; the other calls: {}",
+            escape::markdown_code(&r.name),
+            msu(s.duration_ns),
+            s.side,
+            s.frame_index,
+            cell(thread_label(&s.thread)),
+            r.change.rest.unwrap_or_default().words()
+        ));
+    }
+    // The largest recurring stretch inside the frames of B.
+    let recurring = b.gaps["recurring"]
+        .as_array()
+        .map_or(&[][..], |v| v.as_slice());
+    let frames = b.summary.frames as i64;
+    if let Some(g) = recurring.iter().find(|g| {
+        !between_frames(g)
+            && num(&g["median_ns"]) as f64 >= min_ns
+            && num(&g["frames"]) * 2 >= frames
+    }) {
+        // (thread, busy %, what it ran), threads that ran the same as much
+        // told once: `worker-0..2 busy 96% (`mesh::build`)`.
+        let mut others: Vec<(String, String)> = Vec::new();
+        for o in g["other_threads"].as_array().into_iter().flatten() {
+            let names: Vec<String> = o["scopes"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .take(2)
+                .map(|n| escape::markdown_code(text(&n["name"])))
+                .collect();
+            let pct = (100.0 * num(&o["busy_ns"]) as f64 / num(&g["total_ns"]).max(1) as f64)
+                .round() as u64;
+            others.push((
+                text(&o["thread"]).to_owned(),
+                format!("busy {pct}% ({})", names.join(", ")),
+            ));
+        }
+        let others: Vec<String> = numbered_runs(&others)
+            .into_iter()
+            .take(4)
+            .map(|(threads, what, _)| format!("{} {what}", cell(&threads)))
+            .collect();
+        lines.push(format!(
+            "unprofiled time in B: {} {}, a {} gap {}, median {}{}: {}",
+            cell(thread_label(text(&g["thread"]))),
+            path_md(text(&g["path"])),
+            text(&g["kind"]),
+            if b.unframed.is_some() {
+                format!("{} times", num(&g["frames"]))
+            } else {
+                format!("in {} frames", num(&g["frames"]))
+            },
+            msu(num(&g["median_ns"])),
+            g["share_of_thread_pct"]
+                .as_f64()
+                .map_or(String::new(), |p| format!(
+                    " ({p:.0}% of the thread's span)"
+                )),
+            if others.is_empty() {
+                "no other thread ran meanwhile".to_owned()
+            } else {
+                format!("meanwhile {}", others.join("; "))
+            }
+        ));
+    }
+    lines.truncate(opts.top);
+    // The drift, past the noise, after the changes (the only line when
+    // nothing else changed: it is then the answer).
+    if let Some(d) = c.drift.as_ref().filter(|d| d.named) {
+        lines.push(format!(
+            "run-to-run drift, not a change in the code: {}",
+            drift::sentence(d)
+        ));
+    }
+    lines
+}
+
+/// Threads that ran the same (`what`) whose names are one prefix and
+/// consecutive numbers, told once (`worker-0..2`), in order: (threads,
+/// what, how many threads).
+pub(super) fn numbered_runs(rows: &[(String, String)]) -> Vec<(String, String, usize)> {
+    let split = |t: &str| {
+        let digits = t.len() - t.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (prefix, n) = t.split_at(t.len() - digits);
+        Some((prefix.to_owned(), n.parse::<u64>().ok()?))
+    };
+    let mut out: Vec<(String, String, usize)> = Vec::new();
+    let mut k = 0;
+    while k < rows.len() {
+        let (t, what) = &rows[k];
+        let mut end = k + 1;
+        if let Some((prefix, first)) = split(t) {
+            while let Some((p, n)) = rows.get(end).and_then(|r| split(&r.0))
+                && p == prefix
+                && Some(n) == first.checked_add((end - k) as u64)
+                && rows[end].1 == *what
+            {
+                end += 1;
+            }
+            if end - k > 1 {
+                let last = first.saturating_add((end - k - 1) as u64);
+                out.push((format!("{prefix}{first}..{last}"), what.clone(), end - k));
+                k = end;
+                continue;
+            }
+        }
+        out.push((thread_label(t).to_owned(), what.clone(), 1));
+        k += 1;
+    }
+    out
+}

@@ -1,0 +1,918 @@
+//! The report as GitHub-flavoured Markdown ([`Report::markdown`]): the
+//! comparison's table and the sections of each recording.
+
+use super::comparison::numbered_runs;
+use super::text::{between_frames, cell, describe_per, msu, num, p_text, signed_ms, text};
+use super::{ComparisonReport, Outlier, RecordingReport, Report};
+use crate::engine::analyses::basis::Basis;
+use crate::engine::analyses::compare::SideStats;
+use crate::engine::analyses::drift;
+use crate::engine::analyses::judge::{Change, Kind};
+use crate::engine::analyses::tail::{Cadence, TAIL_K, TAIL_MIN_NS, TAIL_MIN_SHARE};
+use crate::engine::write::escape;
+use crate::units::thread_label;
+use serde_json::Value;
+use std::fmt::Write as _;
+
+/// The legend under the comparison table.
+const JUDGEMENT_LEGEND: &str = "Judged per name and per frame (each side's totals divided by its \
+frames) with a noise model: **slower/faster per call** when the calls' median moved by at least \
+the noise percentage, the change costs at least the noise milliseconds per frame, and a \
+Mann-Whitney U test of the calls agrees (p below alpha; a side with fewer than 5 calls is judged \
+by the thresholds alone); **runs more/less often** likewise for the calls per frame; **one \
+spike** when one call is more than half of a side's total (the other calls judged on their \
+own); **new/gone in B** when one side lacks the name. Everything else is **unchanged** (within \
+noise) and not listed.";
+
+impl Report {
+    /// GitHub-flavoured Markdown, for a pull request or a terminal.
+    pub fn markdown(&self) -> String {
+        self.render_md(false)
+    }
+
+    /// Markdown; with `charts`, a `<!--chart:KIND:R:I-->` line where each
+    /// chart goes (replaced by [`Self::html`]).
+    pub(super) fn render_md(&self, charts: bool) -> String {
+        let mut o = String::new();
+        let title = match self.recordings.as_slice() {
+            [a, b] => format!("{} → {}", a.summary.file, b.summary.file),
+            [a] => a.summary.file.clone(),
+            _ => String::new(),
+        };
+        let _ = writeln!(o, "# puffin-lens report: {}\n", cell(&title));
+        if let Some(a) = &self.applied {
+            let list: Vec<String> = a
+                .transforms
+                .iter()
+                .map(|t| escape::markdown_code(t))
+                .collect();
+            let _ = writeln!(
+                o,
+                "Call trees (hot paths) read with the transforms {}: the tables count every scope.\n",
+                list.join(", ")
+            );
+            for w in &a.warnings {
+                let _ = writeln!(o, "> warning: {}\n", cell(w));
+            }
+        }
+        if let Some(c) = &self.comparison {
+            comparison_md(&mut o, c);
+        }
+        for (k, r) in self.recordings.iter().enumerate() {
+            recording_md(&mut o, r, charts.then_some(k));
+        }
+        let _ = writeln!(o, "_{}_", self.tool);
+        o
+    }
+}
+
+fn heading(r: &RecordingReport) -> String {
+    if r.label.is_empty() {
+        String::new()
+    } else {
+        format!("{} ({}): ", r.label, cell(&r.summary.file))
+    }
+}
+
+fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
+    let s = &r.summary;
+    let h = heading(r);
+    let _ = writeln!(o, "## {h}Summary\n");
+    let _ = writeln!(
+        o,
+        "{} frames, {} threads, {} scopes over {}; format {} ({}){}.\n",
+        s.frames,
+        s.threads,
+        s.scopes,
+        msu(s.span_ns),
+        s.formats.join(", "),
+        s.compressions.join(", "),
+        if s.damaged {
+            "; **damaged: only the intact frames are counted**"
+        } else {
+            ""
+        }
+    );
+    if let Some(note) = &r.frames_absent_note {
+        let _ = writeln!(o, "Frames: {note}.\n");
+    }
+    if !r.registration.warning.is_empty() {
+        let _ = writeln!(o, "> [!WARNING]\n> {}\n", cell(&r.registration.warning));
+    } else {
+        let _ = writeln!(
+            o,
+            "Scope registration: present ({} scopes registered).\n",
+            s.registered_scopes
+        );
+    }
+    if let Some(u) = &r.unframed {
+        let _ = writeln!(o, "> [!IMPORTANT]\n> {}\n", u.sentence());
+    } else {
+        slowest_frames_md(o, r, &h, charts);
+    }
+    if let Some(rows) = r.slowest_frame_threads.as_array() {
+        let frame = r
+            .slowest_frames
+            .get(0)
+            .map_or(0, |f| num(&f["frame_index"]));
+        if r.unframed.is_some() {
+            let _ = writeln!(o, "### {h}Threads (frame {frame})\n");
+        } else {
+            let _ = writeln!(o, "\n### {h}Threads of the slowest frame ({frame})\n");
+        }
+        let _ = writeln!(
+            o,
+            "| thread | span | scopes | depth |\n|---|---:|---:|---:|"
+        );
+        for t in rows {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} |",
+                cell(thread_label(text(&t["name"]))),
+                msu(num(&t["span_ns"])),
+                num(&t["num_scopes"]),
+                num(&t["depth"])
+            );
+        }
+    }
+    let _ = writeln!(
+        o,
+        "\n### {h}Slowest scopes (the slowest call of each name, nested scopes)\n"
+    );
+    let _ = writeln!(
+        o,
+        "| scope | data | duration | thread | frame |\n|---|---|---:|---|---:|"
+    );
+    for x in r.slowest_scopes.as_array().into_iter().flatten() {
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} | {} |",
+            cell(text(&x["name"])),
+            cell(text(&x["data"])),
+            msu(num(&x["duration_ns"])),
+            cell(thread_label(text(&x["thread"]))),
+            num(&x["frame_index"])
+        );
+    }
+    let shown = r.slowest_scopes.as_array().map_or(0, Vec::len);
+    more_md(o, shown, r.total_slowest_scopes as i64);
+    let _ = writeln!(o, "\n### {h}Totals per scope\n");
+    let _ = writeln!(
+        o,
+        "| scope | calls | total | self | p95 | max |\n|---|---:|---:|---:|---:|---:|"
+    );
+    for t in &r.totals {
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} | {} | {} |",
+            cell(&t.name),
+            t.count,
+            msu(t.total_ns),
+            msu(t.self_ns),
+            msu(t.p95_ns),
+            msu(t.max_ns)
+        );
+    }
+    more_md(o, r.totals.len(), r.total_names as i64);
+    let _ = writeln!(
+        o,
+        "\n### {h}Hot path (merged over all frames, largest child first)\n"
+    );
+    for p in &r.hot_paths {
+        let path: Vec<String> = p
+            .steps
+            .iter()
+            .map(|st| format!("{} {}", escape::markdown_code(&st.name), msu(st.total_ns)))
+            .collect();
+        let _ = writeln!(
+            o,
+            "- **{}**: {}{}",
+            cell(thread_label(&p.thread)),
+            path.join(" > "),
+            p.stop
+                .as_ref()
+                .map_or(String::new(), |s| format!(". Stops at {}", cell(s)))
+        );
+    }
+    gaps_md(o, r, &h, charts);
+    let _ = writeln!(
+        o,
+        "\n### {h}Outliers: one call, or one frame's calls, is most of the total; heavy tails\n"
+    );
+    let (ones, tails): (Vec<&Outlier>, Vec<&Outlier>) =
+        r.outliers.iter().partition(|x| x.tail.is_none());
+    if ones.is_empty() {
+        let _ = writeln!(
+            o,
+            "None: no scope's largest call, nor its calls in any one frame, is more than half of \
+             its total.\n"
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "Averages of these scopes mislead: look at the call (or the frame).\n\n\
+             | scope | kind | calls | total | largest call | calls in that frame | share | frame | thread |\n\
+             |---|---|---:|---:|---:|---:|---:|---:|---|"
+        );
+        for x in &ones {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} | {} ({}) | {:.0}% | {} | {} |",
+                cell(&x.name),
+                if x.kind == "call" {
+                    "one call"
+                } else {
+                    "one frame's burst"
+                },
+                x.count,
+                msu(x.total_ns),
+                msu(x.max_ns),
+                x.calls_in_frame,
+                msu(x.frame_total_ns),
+                x.max_share * 100.0,
+                x.frame_index,
+                cell(thread_label(&x.thread))
+            );
+        }
+        o.push('\n');
+    }
+    if tails.is_empty() {
+        let _ = writeln!(
+            o,
+            "No heavy tail: no scope's slow calls (over {}x its median and {}) hold {:.0}% of its \
+             total.\n",
+            TAIL_K,
+            msu(TAIL_MIN_NS),
+            TAIL_MIN_SHARE * 100.0
+        );
+    } else {
+        let _ = writeln!(
+            o,
+            "Heavy tails: slow calls (over {}x the scope's median and {}) hold at least {:.0}% of \
+             its total, so its median says little of its cost. Look at the slow calls \
+             (`calls NAME`); a regular interval points at periodic work (a flush, a timer, a \
+             collection).\n\n\
+             | scope | calls | total | slow calls | their total | share | median | p99 | max | recurs |\n\
+             |---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+            TAIL_K,
+            msu(TAIL_MIN_NS),
+            TAIL_MIN_SHARE * 100.0
+        );
+        for x in &tails {
+            let Some(tail) = &x.tail else { continue };
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} (over {}) | {} | {:.0}% | {} | {} | {} | {} |",
+                cell(&x.name),
+                x.count,
+                msu(x.total_ns),
+                tail.slow_calls,
+                msu(tail.threshold_ns),
+                msu(tail.slow_total_ns),
+                tail.share * 100.0,
+                msu(tail.median_ns),
+                msu(tail.p99_ns),
+                msu(tail.max_ns),
+                cadence_md(&tail.cadence)
+            );
+        }
+        o.push('\n');
+    }
+    if let Some(k) = charts {
+        for j in 0..r.outliers.len() {
+            let _ = writeln!(o, "<!--chart:calls:{k}:{j}-->\n");
+        }
+    }
+}
+
+/// A tail's cadence in a cell: "about once a second (IQR 12.000 ms)", or
+/// "irregular".
+fn cadence_md(c: &Cadence) -> String {
+    if c.regular {
+        format!(
+            "{} (interquartile range {})",
+            c.words(),
+            msu(c.q3_interval_ns - c.q1_interval_ns)
+        )
+    } else {
+        c.words()
+    }
+}
+
+/// The gaps section: recurring gaps (by total), then single gaps, then the
+/// idle stretches of threads that run tasks (apart: waiting is not
+/// unprofiled work).
+/// The slowest frames' section (framed recordings only).
+fn slowest_frames_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) {
+    let _ = writeln!(
+        o,
+        "### {h}Slowest frames (median frame {})\n",
+        msu(r.median_frame_ns)
+    );
+    if let Some(note) = &r.median_note {
+        let _ = writeln!(o, "> [!NOTE]\n> {}\n", cell(note));
+    }
+    if let Some(k) = charts {
+        let _ = writeln!(o, "<!--chart:frames:{k}:0-->\n");
+    }
+    let _ = writeln!(
+        o,
+        "| frame | duration | vs median | scopes |\n|---:|---:|---:|---:|"
+    );
+    for f in r.slowest_frames.as_array().into_iter().flatten() {
+        let d = num(&f["duration_ns"]);
+        let _ = writeln!(
+            o,
+            "| {} | {} | {:.1}x | {} |",
+            num(&f["frame_index"]),
+            msu(d),
+            d as f64 / r.median_frame_ns.max(1) as f64,
+            num(&f["num_scopes"])
+        );
+    }
+}
+
+fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) {
+    let g = &r.gaps;
+    let list = |k: &str| g[k].as_array().map_or(&[][..], |v| v.as_slice());
+    let (recurring, singles) = (list("recurring"), list("gaps"));
+    let recorded = g["other_threads_recorded"].as_bool().unwrap_or(false);
+    let meanwhile = |x: &Value| -> String {
+        let busy: Vec<(String, String)> = x["other_threads"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|b| {
+                let names: Vec<String> = b["scopes"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|n| escape::markdown_code(text(&n["name"])))
+                    .collect();
+                (
+                    text(&b["thread"]).to_owned(),
+                    format!("{} ({})", msu(num(&b["busy_ns"])), names.join(", ")),
+                )
+            })
+            .collect();
+        // Threads that ran the same told once: `worker-0..2 195.840 ms each (…)`.
+        let others: Vec<String> = numbered_runs(&busy)
+            .into_iter()
+            .map(|(threads, what, n)| {
+                let what = if n > 1 {
+                    what.replacen(" (", " each (", 1)
+                } else {
+                    what
+                };
+                format!("{} {what}", cell(&threads))
+            })
+            .collect();
+        if others.is_empty() {
+            if recorded {
+                "none (idle)"
+            } else {
+                "no other thread recorded"
+            }
+            .to_owned()
+        } else {
+            others.join(", ")
+        }
+    };
+    let place = |x: &Value| {
+        let thread = text(&x["thread"]);
+        let path = text(&x["path"]);
+        if between_frames(x) {
+            "between frames (no thread runs)".to_owned()
+        } else if path.is_empty() {
+            format!("{} (top level)", cell(thread_label(thread)))
+        } else {
+            format!(
+                "{}: {}",
+                cell(thread_label(thread)),
+                escape::markdown_code(path)
+            )
+        }
+    };
+    let name_of = |v: &Value| -> String {
+        let n = if v.is_object() { &v["name"] } else { v };
+        n.as_str().map_or("—".to_owned(), escape::markdown_code)
+    };
+    let _ = writeln!(
+        o,
+        "\n### {h}Unprofiled time: recurring gaps ({} found)\n",
+        num(&g["total_recurring"])
+    );
+    if recurring.is_empty() {
+        let _ = writeln!(
+            o,
+            "None: no gap at one place in two or more frames sums to the threshold."
+        );
+    } else {
+        if let Some(k) = charts {
+            let _ = writeln!(o, "<!--chart:recurring:{k}:0-->\n");
+        }
+        let _ = writeln!(
+            o,
+            "The same stretch without a profiled child, {}, largest total first.\n\n\
+             | where | kind | after → before | {} | median | total | % of thread span | other threads meanwhile |\n\
+             |---|---|---|---:|---:|---:|---:|---|",
+            if r.unframed.is_some() {
+                "time after time"
+            } else {
+                "frame after frame"
+            },
+            if r.unframed.is_some() {
+                "times"
+            } else {
+                "frames"
+            }
+        );
+        for x in recurring {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} |",
+                place(x),
+                text(&x["kind"]),
+                recurring_cells(x, &name_of, &meanwhile)
+            );
+        }
+        more_md(o, recurring.len(), num(&g["total_recurring"]));
+    }
+    let _ = writeln!(
+        o,
+        "\n### {h}Unprofiled time: one-off gaps ({} found)\n",
+        num(&g["total_gaps"])
+    );
+    if singles.is_empty() {
+        let _ = writeln!(o, "None at or above the threshold.");
+    } else {
+        if let Some(k) = charts {
+            let _ = writeln!(o, "<!--chart:gaps:{k}:0-->\n");
+        }
+        let _ = writeln!(
+            o,
+            "| where | kind | frame | gap | after → before | other threads meanwhile |\n|---|---|---:|---:|---|---|"
+        );
+        for x in singles {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} → {} | {} |",
+                place(x),
+                text(&x["kind"]),
+                num(&x["frame_index"]),
+                msu(num(&x["duration_ns"])),
+                name_of(&x["after"]),
+                name_of(&x["before"]),
+                meanwhile(x)
+            );
+        }
+        more_md(o, singles.len(), num(&g["total_gaps"]));
+    }
+    let times = if r.unframed.is_some() {
+        "times"
+    } else {
+        "frames"
+    };
+    idle_md(o, (g, times), h, &place, &name_of, &meanwhile);
+    if !recorded {
+        let _ = writeln!(
+            o,
+            "\nThe recording has one thread: nothing shows what ran during these gaps."
+        );
+    }
+}
+
+/// A recurring gap's cells after its place (and kind), as the unprofiled
+/// and the idle tables give them: neighbours, count, median, total, share
+/// of the thread's span, what ran meanwhile.
+fn recurring_cells(
+    x: &Value,
+    name_of: &dyn Fn(&Value) -> String,
+    meanwhile: &dyn Fn(&Value) -> String,
+) -> String {
+    format!(
+        "{} → {} | {} | {} | {} | {} | {}",
+        name_of(&x["after"]),
+        name_of(&x["before"]),
+        num(&x["frames"]),
+        msu(num(&x["median_ns"])),
+        msu(num(&x["total_ns"])),
+        x["share_of_thread_pct"]
+            .as_f64()
+            .map_or("—".to_owned(), |p| format!("{p:.1}%")),
+        meanwhile(x)
+    )
+}
+
+/// The idle stretches of the gaps section: recurring then one-off, in one
+/// table, with the threads' roles.
+fn idle_md(
+    o: &mut String,
+    (g, times): (&Value, &str),
+    h: &str,
+    place: &dyn Fn(&Value) -> String,
+    name_of: &dyn Fn(&Value) -> String,
+    meanwhile: &dyn Fn(&Value) -> String,
+) {
+    let list = |k: &str| g[k].as_array().map_or(&[][..], |v| v.as_slice());
+    let (recurring, singles) = (list("recurring_idle"), list("idle"));
+    let total = num(&g["total_recurring_idle"]) + num(&g["total_idle"]);
+    let _ = writeln!(
+        o,
+        "\n### {h}Idle time: threads that run tasks, waiting ({total} found)\n"
+    );
+    let role = |r: &str| -> String {
+        let v: Vec<String> = list("threads")
+            .iter()
+            .filter(|t| t["role"] == r)
+            .map(|t| cell(thread_label(text(&t["thread"]))).into_owned())
+            .collect();
+        if v.is_empty() {
+            "none".to_owned()
+        } else {
+            v.join(", ")
+        }
+    };
+    let _ = writeln!(
+        o,
+        "Between the top-level scopes of a thread that runs tasks (no scope spans its frames): \
+         waiting for work, or a host program's own code between its calls, never ranked above as \
+         unprofiled. Drive the frames (their top-level gaps are unprofiled work): {}. Run tasks: {}.\n",
+        role("frame-driving"),
+        role("tasks")
+    );
+    if recurring.is_empty() && singles.is_empty() {
+        let _ = writeln!(o, "None at or above the threshold.");
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "| where | after → before | {} | median | total | % of thread span | other threads meanwhile |\n\
+         |---|---|---:|---:|---:|---:|---|",
+        times
+    );
+    for x in recurring {
+        let _ = writeln!(
+            o,
+            "| {} | {} |",
+            place(x),
+            recurring_cells(x, name_of, meanwhile)
+        );
+    }
+    for x in singles {
+        let _ = writeln!(
+            o,
+            "| {} | {} → {} | #{} | {} | {} | — | {} |",
+            place(x),
+            name_of(&x["after"]),
+            name_of(&x["before"]),
+            num(&x["frame_index"]),
+            msu(num(&x["duration_ns"])),
+            msu(num(&x["duration_ns"])),
+            meanwhile(x)
+        );
+    }
+    more_md(o, recurring.len(), num(&g["total_recurring_idle"]));
+    more_md(o, singles.len(), num(&g["total_idle"]));
+}
+
+/// "… 12 more (--top shows them)." under a cut list.
+fn more_md(o: &mut String, shown: usize, total: i64) {
+    if total > shown as i64 {
+        let _ = writeln!(o, "\n… {} more (`--top` shows them).", total - shown as i64);
+    }
+}
+
+fn comparison_md(o: &mut String, c: &ComparisonReport) {
+    let unit = c.frame.basis.unit();
+    let _ = writeln!(o, "## What changed (B against A)\n");
+    for w in &c.warnings {
+        let _ = writeln!(o, "> [!WARNING]\n> {}\n", cell(w));
+    }
+    let _ = writeln!(o, "{}\n", drift_md(c));
+    if !c.conditions.is_empty() {
+        let _ = writeln!(o, "**What else differs between the runs**:\n");
+        for x in &c.conditions {
+            let _ = writeln!(o, "- {x}");
+        }
+        o.push('\n');
+    }
+    let f = &c.frame;
+    let (what, counted) = match f.basis {
+        Basis::Frame => (
+            "**The frame**".to_owned(),
+            format!("A has {} frames, B {}", c.frames_a, c.frames_b),
+        ),
+        Basis::Second => (
+            format!(
+                "**Per second** (a recording that is one frame, or frames far longer than \
+                 their scopes, is judged per second of its run): {}'s scope time per second",
+                cell(thread_label(&f.thread))
+            ),
+            format!("A runs {} s, B {} s", c.units.0, c.units.1),
+        ),
+    };
+    let _ = writeln!(
+        o,
+        "{what}: median {} → {} ({}), mean {} → {} ({} per {unit}): {}{}. \
+         {counted}; every figure below is per {unit}.\n",
+        msu(f.median_a_ns),
+        msu(f.median_b_ns),
+        signed_ms(f.delta_median_ns as f64),
+        msu(f.mean_a_ns.round() as i64),
+        msu(f.mean_b_ns.round() as i64),
+        signed_ms(f.delta_mean_ns),
+        f.kind.words(),
+        f.p.map_or(String::new(), |p| format!(" ({})", p_text(p))),
+    );
+    if !f.contributions.is_empty() {
+        let parts: Vec<String> = f
+            .contributions
+            .iter()
+            .map(|x| {
+                format!(
+                    "{} {} ({})",
+                    escape::markdown_code(&x.name),
+                    signed_ms(x.self_delta_per_frame_ns),
+                    x.kind.words()
+                )
+            })
+            .collect();
+        let more = f.total_contributions - f.contributions.len();
+        let _ = writeln!(
+            o,
+            "**Where the mean {unit}'s {} went** (self time per {unit} on {}): {}{}; \
+             **{:.0}% explained** by the names judged a change. Outside {}'s scopes \
+             (unprofiled, idle or waiting): {}.\n",
+            signed_ms(f.delta_mean_ns),
+            cell(thread_label(&f.thread)),
+            parts.join(", "),
+            if more > 0 {
+                format!(", … {more} more (--top shows them)")
+            } else {
+                String::new()
+            },
+            f.explained_pct,
+            cell(thread_label(&f.thread)),
+            signed_ms(f.outside_scopes_ns)
+        );
+        if f.drift_ns.abs() >= c.noise.ms * 1e6 {
+            let _ = writeln!(
+                o,
+                "Of the mean frame's {}, the run-to-run drift accounts for {} ({:.0}%): {}'s \
+                 scope time in A times the drift factor.\n",
+                signed_ms(f.delta_mean_ns),
+                signed_ms(f.drift_ns),
+                f.drift_pct,
+                cell(thread_label(&f.thread)),
+            );
+        }
+    }
+    for n in &f.notes {
+        let _ = writeln!(o, "> [!NOTE]\n> {}\n", cell(n));
+    }
+    if let Some(g) = &c.gate {
+        if g.drift_tripped {
+            let _ = writeln!(
+                o,
+                "> [!CAUTION]\n> **Regression gate: failed on the drift.** B's per-call cost \
+                 moved {:+.1}% across the board, past --fail-on-drift {}%.\n",
+                c.drift.as_ref().map_or(0.0, |d| d.pct),
+                g.drift_limit_pct.unwrap_or(0.0)
+            );
+        }
+        if !g.pct.is_finite() {
+            // Only --fail-on-drift: no row limit.
+        } else if g.tripped.is_empty() {
+            let _ = writeln!(
+                o,
+                "**Regression gate: passed.** No name judged slower per call, run more often \
+                 or costlier costs more than {} per {unit} beyond the drift in its own time \
+                 ({}% of A's mean {unit}, at least {} ms).\n",
+                msu(g.limit_ns.round() as i64),
+                g.pct,
+                g.min_ms
+            );
+        } else {
+            let _ = writeln!(
+                o,
+                "> [!CAUTION]\n> **Regression gate: failed.** {} row(s) cost more than {} per \
+                 frame ({}% of A's mean frame, at least {} ms):\n",
+                g.tripped.len(),
+                msu(g.limit_ns.round() as i64),
+                g.pct,
+                g.min_ms
+            );
+            for t in &g.tripped {
+                let _ = writeln!(
+                    o,
+                    "> - {}: {}, {} per {unit} beyond the drift ({:.1}% of the frame; {} in all)",
+                    escape::markdown_code(&t.name),
+                    t.kind.words(),
+                    signed_ms(t.beyond_drift_ns),
+                    t.frame_pct,
+                    signed_ms(t.delta_per_frame_ns),
+                );
+            }
+            o.push('\n');
+        }
+    }
+    if !c.look_first.is_empty() {
+        let _ = writeln!(o, "### Look at first\n");
+        for (k, l) in c.look_first.iter().enumerate() {
+            let _ = writeln!(o, "{}. {l}", k + 1);
+        }
+        o.push('\n');
+    }
+    let _ = writeln!(
+        o,
+        "### Judged changes ({} of {} names changed{})\n",
+        c.changed_rows,
+        c.total_rows,
+        if c.rows.len() < c.changed_rows {
+            format!("; the {} largest listed, --top shows more", c.rows.len())
+        } else {
+            String::new()
+        }
+    );
+    if c.rows.is_empty() {
+        let _ = writeln!(o, "None: every name is within noise.\n");
+    } else {
+        let _ = writeln!(
+            o,
+            "| scope | A per {unit} | B per {unit} | Δ per {unit} | calls per {unit} | median per call | judgement |\n\
+             |---|---:|---:|---:|---:|---:|---|"
+        );
+        let min_ns = c.noise.ms * 1e6;
+        for r in &c.rows {
+            let note = match &r.spike_call {
+                Some(s) => format!(": frame {} of {}", s.frame_index, s.side),
+                // Its total moved, its own time did not: its children's change.
+                None if r.self_delta_per_frame_ns.abs() < min_ns
+                    && r.change.delta_per_frame_ns.abs() >= min_ns
+                    && !matches!(r.change.kind, Kind::New | Kind::Gone) =>
+                {
+                    " (in its children: its own time did not change)".to_owned()
+                }
+                None => String::new(),
+            };
+            judged_row_md(
+                o,
+                (&escape::markdown_code(&r.name), &note),
+                &r.a,
+                &r.b,
+                &r.change,
+                c,
+            );
+            for d in &r.by_data {
+                let label = format!("↳ data {}", escape::markdown_code(&d.data));
+                judged_row_md(o, (&label, ""), &d.a, &d.b, &d.change, c);
+            }
+            if r.total_data > r.by_data.len() {
+                let _ = writeln!(
+                    o,
+                    "| ↳ … {} more data strings |  |  |  |  |  |  |",
+                    r.total_data - r.by_data.len()
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        o,
+        "\n{} Noise: {}%, {} ms per {unit}, alpha {}. {}",
+        if c.basis == Basis::Second {
+            JUDGEMENT_LEGEND
+                .replace("per frame", "per second")
+                .replace("its frames", "its seconds")
+        } else {
+            JUDGEMENT_LEGEND.to_owned()
+        },
+        c.noise.pct,
+        c.noise.ms,
+        c.noise.alpha,
+        if c.noise.model == "between-runs" {
+            format!(
+                "Noise model: between runs ({} runs of A, {} of B): a change must also exceed \
+                 how far the row varies between one side's runs.",
+                c.noise.runs.0, c.noise.runs.1
+            )
+        } else {
+            "Noise model: within one run a side: a change must also exceed how far the row \
+             wanders between fifths of each capture (frames are not independent); record \
+             several runs a side (A1 A2 --vs B1 B2) for the honest noise."
+                .to_owned()
+        }
+    );
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "none".to_owned()
+        } else {
+            v.iter()
+                .map(|n| escape::markdown_code(n))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    };
+    let _ = writeln!(
+        o,
+        "\n- **Real changes** (per call or how often; not one spike): {}",
+        list(&c.changes)
+    );
+    let _ = writeln!(
+        o,
+        "- **Explained by one spike** (an average would mislead; see `calls`): {}",
+        list(&c.spikes)
+    );
+    let _ = writeln!(o, "- **New in B**: {}", list(&c.new));
+    let _ = writeln!(o, "- **Gone in B**: {}\n", list(&c.gone));
+    if !c.hot_paths.is_empty() {
+        let _ = writeln!(
+            o,
+            "### Where it changed (differential tree, largest |Δ| first, totals over all frames)\n"
+        );
+        for p in &c.hot_paths {
+            let path: Vec<String> = p
+                .steps
+                .iter()
+                .map(|st| {
+                    format!(
+                        "{} {:+.3} ms",
+                        escape::markdown_code(text(&st["name"])),
+                        num(&st["delta_total_ns"]) as f64 / 1e6
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                o,
+                "- **{}**: {}",
+                cell(thread_label(&p.thread)),
+                path.join(" > ")
+            );
+        }
+        o.push('\n');
+    }
+}
+
+/// One row of the judged table (`label` already Markdown; `note` after the
+/// judgement).
+/// The drift's line at the top of the comparison: named past the noise
+/// percentage, mentioned otherwise.
+fn drift_md(c: &ComparisonReport) -> String {
+    match (&c.drift, c.drift_judged) {
+        (_, false) => "**Run-to-run drift**: not judged (--no-drift): each row's per-call change \
+             is B against A as it is, machine speed included."
+            .to_owned(),
+        (None, true) => format!(
+            "**Run-to-run drift**: not estimated: fewer than {} names with at least {} calls \
+             and {} µs of own time per call on both sides. Rows are judged B against A as they are.",
+            drift::MIN_SCOPES,
+            drift::MIN_CALLS,
+            drift::MIN_SELF_PER_CALL_NS / 1e3
+        ),
+        (Some(d), true) if d.named => format!(
+            "> [!IMPORTANT]\n> **Run-to-run drift**: {}",
+            drift::sentence(d)
+        ),
+        (Some(d), true) => format!(
+            "**Run-to-run drift**: {:+.1}% (±{:.1}%, from {} busy names), within the noise \
+             percentage ({}%); rows are judged against it.",
+            d.pct, d.spread_pct, d.scopes_used, c.noise.pct
+        ),
+    }
+}
+
+fn judged_row_md(
+    o: &mut String,
+    (label, note): (&str, &str),
+    a: &Option<SideStats>,
+    b: &Option<SideStats>,
+    ch: &Change,
+    c: &ComparisonReport,
+) {
+    let per_frame = |s: &Option<SideStats>, frames: usize| {
+        s.as_ref().map_or("—".to_owned(), |s| {
+            msu((s.total_ns as f64 / frames.max(1) as f64).round() as i64)
+        })
+    };
+    let median = |m: Option<i64>| m.map_or("—".to_owned(), msu);
+    let judgement = match ch.kind {
+        Kind::Spike => format!(
+            "**one spike** (the other calls: {})",
+            ch.rest.unwrap_or_default().words()
+        ),
+        Kind::New | Kind::Gone | Kind::Unchanged => ch.kind.words().to_owned(),
+        _ => format!("**{}**", describe_per(ch, c.basis)),
+    } + note;
+    let _ = writeln!(
+        o,
+        "| {label} | {} | {} | {} | {:.2} → {:.2} | {} → {} | {} |",
+        per_frame(a, c.units.0),
+        per_frame(b, c.units.1),
+        signed_ms(ch.delta_per_frame_ns),
+        ch.calls_per_frame_a,
+        ch.calls_per_frame_b,
+        median(ch.median_a_ns),
+        median(ch.median_b_ns),
+        judgement
+    );
+}

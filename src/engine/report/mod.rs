@@ -1,0 +1,354 @@
+//! `puffin-lens report`: the investigation of SPEC.md in one document, built
+//! from the existing queries (each JSON section is the `--json` of its
+//! query), with the workflow's judgement calls: registration first,
+//! outliers before averages, gaps with the other threads, and changes that
+//! one spike explains called out as such.
+//!
+//! Rendered as GitHub-flavoured Markdown ([`Report::markdown`]), one
+//! self-contained HTML page with inline SVG charts ([`Report::html`]), or
+//! JSON (serde).
+
+use super::analyses::accounting::FrameChange;
+use super::analyses::basis::{Basis, Unframed};
+use super::analyses::common::Applied;
+use super::analyses::compare::SideStats;
+use super::analyses::drift::Drift;
+use super::analyses::gate::{Gate, GateResult};
+use super::analyses::judge::{Change, Noise};
+use super::analyses::tail::Tail;
+use super::analyses::transform::{Stack, transformed_tree};
+use super::analyses::tree::MAX_REPORT_LEVELS;
+use crate::engine::Decoded;
+use crate::engine::api::{self, Answer, Request, Summary};
+use comparison::{comparison, look_first};
+use recording::recording;
+use serde::Serialize;
+use serde_json::Value;
+
+mod comparison;
+mod html;
+mod markdown;
+mod recording;
+mod svg;
+mod text;
+
+pub use text::{describe, describe_per};
+
+#[derive(Clone, Copy, Debug)]
+pub struct ReportOptions {
+    /// Rows per list.
+    pub top: usize,
+    /// Single gaps shorter than this are left out (and recurring ones whose
+    /// total is).
+    pub gap_ms: f64,
+    /// The comparison's noise model.
+    pub noise: Noise,
+    /// The regression gate (`--fail-on-regression`).
+    pub gate: Option<Gate>,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        Self {
+            top: 10,
+            gap_ms: 1.0,
+            noise: Noise::default(),
+            gate: None,
+        }
+    }
+}
+
+/// The whole report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub tool: String,
+    /// The call-tree transforms the hot paths were read with (none unless
+    /// given).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub applied: Option<Applied>,
+    /// With two recordings: B against A (first: what a reader wants first).
+    pub comparison: Option<ComparisonReport>,
+    pub recordings: Vec<RecordingReport>,
+}
+
+/// One recording's sections.
+#[derive(Clone, Debug, Serialize)]
+pub struct RecordingReport {
+    /// `A` or `B` (empty with one recording).
+    pub label: String,
+    pub summary: Summary,
+    pub registration: RegistrationCheck,
+    /// The lower median frame duration.
+    pub median_frame_ns: i64,
+    /// `frames --top N`.
+    pub slowest_frames: Value,
+    /// `threads` (of the slowest frame).
+    pub slowest_frame_threads: Value,
+    /// The slowest call of each name, slowest first (the first N; rows of
+    /// `top`), but top-level scopes with children (a thread's frame scope,
+    /// the same in every frame).
+    pub slowest_scopes: Value,
+    /// Names in `slowest_scopes` before the first N.
+    pub total_slowest_scopes: usize,
+    /// Totals per name, largest total first: `{name, count, total_ns, self_ns, p95_ns, max_ns}`
+    /// (the first N).
+    pub totals: Vec<TotalRow>,
+    /// Names in all (`totals` lists the first N).
+    pub total_names: usize,
+    /// Per thread, the merged tree's path following the largest child.
+    pub hot_paths: Vec<HotPath>,
+    /// `gaps --min-ms X --top N`: single and recurring gaps.
+    pub gaps: Value,
+    /// Scopes whose largest call (`call`), or whose calls in one frame
+    /// (`burst`), are more than half of their total, and scopes whose slow
+    /// calls hold a real share of it (`tail`, after the name's other row).
+    pub outliers: Vec<Outlier>,
+    /// Why the median frame may mislead (`null` when nothing does).
+    pub median_note: Option<String>,
+    /// The recording never ends a puffin frame, or its frames are far
+    /// longer than their scopes (see `analyses::basis`): `null` otherwise.
+    /// Its per-frame sections (the slowest frames, the frame chart) are
+    /// left out of the Markdown and HTML.
+    pub unframed: Option<Unframed>,
+    /// Every frame's duration, in file order (the frame-time chart).
+    pub frame_durations_ns: Vec<i64>,
+    /// Frame indices the capture left out, said as the summary says it
+    /// (`null` when none is absent).
+    pub frames_absent_note: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RegistrationCheck {
+    pub has_registration: bool,
+    /// Ids seen in streams but never registered (named `scope#<id>`).
+    pub unregistered_ids: Vec<u32>,
+    /// Empty when all is well.
+    pub warning: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TotalRow {
+    pub name: String,
+    pub count: u64,
+    pub total_ns: i64,
+    pub self_ns: i64,
+    pub p95_ns: i64,
+    pub max_ns: i64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct HotPath {
+    pub thread: String,
+    /// From the heaviest root down: `{name, count, total_ns, self_ns}`.
+    pub steps: Vec<HotStep>,
+    /// Why the path stops where it does: the last step's own time is more
+    /// than its largest child's total (`null` when it stops at a leaf).
+    pub stop: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct HotStep {
+    pub name: String,
+    pub count: u64,
+    pub total_ns: i64,
+    pub self_ns: i64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Outlier {
+    pub name: String,
+    /// `call`: one call is most of the total; `burst`: one frame's calls;
+    /// `tail`: the slow calls hold a real share of it (`tail`).
+    pub kind: &'static str,
+    pub count: u64,
+    pub total_ns: i64,
+    /// The largest call.
+    pub max_ns: i64,
+    /// The call's (or the frame's calls', or the slow calls') share of the
+    /// total.
+    pub max_share: f64,
+    /// For a tail: the slow calls, the median against p99 and max, and how
+    /// they recur (`null` for the other kinds).
+    pub tail: Option<Tail>,
+    /// Where the largest call ran (for a burst: the frame).
+    pub frame_index: u64,
+    pub thread: String,
+    /// Calls in that frame, and their total.
+    pub calls_in_frame: u64,
+    pub frame_total_ns: i64,
+    /// Every call's duration, in time order (for the histogram).
+    pub calls_ns: Vec<i64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ComparisonReport {
+    /// `compare`'s warnings (a registration mismatch).
+    pub warnings: Vec<String>,
+    /// The run-to-run drift every row was judged against (`null` with
+    /// `--no-drift`, or with too few busy names to estimate it).
+    pub drift: Option<Drift>,
+    /// Rows were judged against the drift (false with `--no-drift`).
+    pub drift_judged: bool,
+    /// What else differs between the two runs' conditions, as far as the
+    /// capture shows (sentences: threads or names in one run only, the
+    /// frames, the time span).
+    pub conditions: Vec<String>,
+    pub frames_a: usize,
+    pub frames_b: usize,
+    /// Figures are per frame: each side's totals divided by its frames
+    /// (false per second).
+    pub per_frame: bool,
+    /// What the figures are per: `frame`, or `second` when a side is
+    /// unframed (see `analyses::basis`).
+    pub basis: Basis,
+    /// How many of them A and B have (their frames, or their seconds).
+    pub units: (usize, usize),
+    /// The noise model's thresholds.
+    pub noise: NoiseUsed,
+    /// The frame's change, and the names that account for it.
+    pub frame: FrameChange,
+    /// What to look at first, most costly first (Markdown sentences).
+    pub look_first: Vec<String>,
+    /// Names in A or B.
+    pub total_rows: usize,
+    /// Names judged a change (not within noise).
+    pub changed_rows: usize,
+    /// The changed names, largest |Δ per frame| beyond the drift first: the
+    /// first --top of `changed_rows`. The lists below name every changed
+    /// row, listed or not.
+    pub rows: Vec<JudgedRow>,
+    /// Rows judged one spike.
+    pub spikes: Vec<String>,
+    /// Rows judged slower/faster per call or run more/less often.
+    pub changes: Vec<String>,
+    pub new: Vec<String>,
+    pub gone: Vec<String>,
+    /// With --fail-on-regression: the gate over every name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateResult>,
+    /// Per thread, the differential tree's path following the largest |Δ|.
+    pub hot_paths: Vec<DiffHotPath>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct NoiseUsed {
+    pub pct: f64,
+    pub ms: f64,
+    pub alpha: f64,
+    /// Recordings of A and of B (several runs a side: `A1 A2 --vs B1 B2`).
+    pub runs: (usize, usize),
+    /// `between-runs` (both sides have several runs: a change must exceed how
+    /// far each row's cost varies between one side's runs) or `within-run`
+    /// (how far it wanders between fifths of each capture).
+    pub model: &'static str,
+}
+
+/// A name's row: both sides' totals, its judgement, and its (name, data)
+/// rows when data splits it.
+#[derive(Clone, Debug, Serialize)]
+pub struct JudgedRow {
+    pub name: String,
+    pub a: Option<SideStats>,
+    pub b: Option<SideStats>,
+    pub change: Change,
+    /// The name's rows per data string, largest |Δ per frame| first (the
+    /// first --top; empty when the name has one data string).
+    pub by_data: Vec<DataRow>,
+    /// How many data strings the name has (when more than one).
+    pub total_data: usize,
+    /// B − A of the name's own (self) time per frame, all threads: near 0
+    /// when its change is its children's.
+    pub self_delta_per_frame_ns: f64,
+    /// For a spike: the call (its side, frame, thread and duration).
+    pub spike_call: Option<SpikeCall>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SpikeCall {
+    /// `A` or `B`.
+    pub side: &'static str,
+    pub frame_index: u64,
+    pub thread: String,
+    pub duration_ns: i64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DataRow {
+    pub data: String,
+    pub a: Option<SideStats>,
+    pub b: Option<SideStats>,
+    pub change: Change,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DiffHotPath {
+    pub thread: String,
+    /// `{name, a_total_ns, b_total_ns, delta_total_ns}`.
+    pub steps: Vec<Value>,
+}
+
+fn ask(name: &str, args: Value, a: &Decoded, b: Option<&Decoded>) -> Option<Answer> {
+    let request = Request::from_json(name, &args).ok()?;
+    api::answer(&request, &a.trace, b.map(|b| &b.trace)).ok()
+}
+
+fn to_value(answer: Option<Answer>) -> Value {
+    answer.map_or(Value::Null, |a| {
+        serde_json::to_value(&a).unwrap_or(Value::Null)
+    })
+}
+
+impl Report {
+    /// The report of `a` (and B against A).
+    pub fn new(a: (&str, &Decoded), b: Option<(&str, &Decoded)>, opts: ReportOptions) -> Self {
+        Self::transformed(a, b, opts, &Stack::default())
+    }
+
+    /// [`Self::new`] with the call trees (the hot paths, A's and B's) read
+    /// through `stack`.
+    pub fn transformed(
+        a: (&str, &Decoded),
+        b: Option<(&str, &Decoded)>,
+        opts: ReportOptions,
+        stack: &Stack,
+    ) -> Self {
+        let mut warnings = Vec::new();
+        let label = |l: &str| {
+            if b.is_some() {
+                l.to_owned()
+            } else {
+                String::new()
+            }
+        };
+        // Each recording's merged tree (every frame, as many levels as
+        // the `tree` answer lists), made once for its hot paths and the
+        // comparison's.
+        let mut tree = |d: &Decoded| {
+            let t = &d.trace;
+            let tr = transformed_tree(t, 0..t.frames.len() as u32, None, MAX_REPORT_LEVELS, stack);
+            warnings.extend(tr.warnings);
+            tr.tree
+        };
+        let tree_a = tree(a.1);
+        let tree_b = b.map(|(_, d)| tree(d));
+        warnings.sort();
+        warnings.dedup();
+        let applied = (!stack.is_empty()).then(|| Applied {
+            transforms: stack.written(),
+            warnings,
+        });
+        let mut recordings = vec![recording(&label("A"), a.0, a.1, &tree_a, opts)];
+        let comparison = b.zip(tree_b).map(|((name, decoded), tree_b)| {
+            recordings.push(recording("B", name, decoded, &tree_b, opts));
+            let mut c = comparison(a.1, decoded, (&tree_a, &tree_b), &opts);
+            c.look_first = look_first(&c, &recordings[1], &opts);
+            c
+        });
+        Self {
+            tool: format!("puffin-lens {}", env!("CARGO_PKG_VERSION")),
+            applied,
+            comparison,
+            recordings,
+        }
+    }
+}

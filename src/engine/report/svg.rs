@@ -1,0 +1,151 @@
+//! The report's inline SVG charts: frame durations, gaps and an outlier's
+//! calls.
+
+use super::text::{between_frames, msu, num, text};
+use super::{Outlier, RecordingReport};
+use crate::engine::write::escape;
+use crate::units::thread_label;
+use serde_json::Value;
+use std::fmt::Write as _;
+
+/// Frame durations in file order: one bar per frame, the median dashed.
+pub(super) fn frames_svg(r: &RecordingReport) -> String {
+    let d = &r.frame_durations_ns;
+    let (w, h) = (900.0, 160.0);
+    let max = d.iter().copied().max().unwrap_or(1).max(1) as f64;
+    let bw = w / d.len().max(1) as f64;
+    let mut o = format!(
+        "<svg class=\"chart frames\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{}\" \
+         role=\"img\"><title>frame times (ms), one bar per frame in file order</title>",
+        h + 20.0
+    );
+    for (k, &ns) in d.iter().enumerate() {
+        let bh = ns as f64 / max * h;
+        let color = if ns > r.median_frame_ns * 2 {
+            "#d9822b"
+        } else {
+            "#4a78b0"
+        };
+        let _ = write!(
+            o,
+            "<rect x=\"{:.2}\" y=\"{:.2}\" width=\"{:.2}\" height=\"{bh:.2}\" fill=\"{color}\"/>",
+            k as f64 * bw,
+            h - bh,
+            (bw - 0.5).max(0.5)
+        );
+    }
+    let my = h - r.median_frame_ns as f64 / max * h;
+    let _ = write!(
+        o,
+        "<line x1=\"0\" x2=\"{w}\" y1=\"{my:.2}\" y2=\"{my:.2}\" stroke=\"#222\" stroke-dasharray=\"4 3\"/>\
+         <text x=\"4\" y=\"{}\" font-size=\"12\">max {} · dashed: median {} · orange: over twice the median</text></svg>",
+        h + 15.0,
+        msu(max as i64),
+        msu(r.median_frame_ns)
+    );
+    o
+}
+
+/// Each gap as a bar on its thread's lane, the other threads' busy time
+/// in that window beside it.
+pub(super) fn gaps_svg(r: &RecordingReport, list: &str) -> String {
+    let gaps = r.gaps[list].as_array().map_or(&[][..], |v| v.as_slice());
+    let shown = &gaps[..gaps.len().min(20)];
+    // A recurring gap's bar is its total, a one-off gap's its duration.
+    let size = |g: &Value| {
+        if g["total_ns"].is_null() {
+            num(&g["duration_ns"])
+        } else {
+            num(&g["total_ns"])
+        }
+    };
+    let max = shown.iter().map(size).max().unwrap_or(1).max(1) as f64;
+    let row = 22.0;
+    let mut o = format!(
+        "<svg class=\"chart gaps\" xmlns=\"http://www.w3.org/2000/svg\" width=\"900\" height=\"{}\" \
+         role=\"img\"><title>unprofiled gaps: red the gap, blue the busiest other thread meanwhile</title>",
+        row * shown.len() as f64 + 6.0
+    );
+    for (k, g) in shown.iter().enumerate() {
+        let y = k as f64 * row + 3.0;
+        let gw = size(g) as f64 / max * 420.0;
+        let busy = g["other_threads"]
+            .as_array()
+            .and_then(|v| v.iter().max_by_key(|b| num(&b["busy_ns"])));
+        let bw = busy.map_or(0.0, |b| num(&b["busy_ns"]) as f64 / max * 420.0);
+        let label = if g["total_ns"].is_null() {
+            format!("#{}", num(&g["frame_index"]))
+        } else {
+            format!("{} in {} frames", text(&g["kind"]), num(&g["frames"]))
+        };
+        let thread = text(&g["thread"]);
+        let _ = write!(
+            o,
+            "<rect x=\"230\" y=\"{y}\" width=\"{gw:.2}\" height=\"8\" fill=\"#c0392b\"/>\
+             <rect x=\"230\" y=\"{:.1}\" width=\"{bw:.2}\" height=\"8\" fill=\"#4a78b0\"/>\
+             <text x=\"0\" y=\"{:.1}\" font-size=\"12\">{} {} {}</text>",
+            y + 9.0,
+            y + 13.0,
+            escape::html(if between_frames(g) {
+                "between frames"
+            } else {
+                thread_label(thread)
+            }),
+            escape::html(&label),
+            msu(size(g)),
+        );
+        if let Some(b) = busy {
+            let _ = write!(
+                o,
+                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">{} busy {}</text>",
+                236.0 + gw.max(bw),
+                y + 13.0,
+                escape::html(thread_label(text(&b["thread"]))),
+                msu(num(&b["busy_ns"]))
+            );
+        }
+    }
+    o.push_str("</svg>");
+    o
+}
+
+/// The histogram of an outlier's call durations (20 bins).
+pub(super) fn calls_svg(x: &Outlier) -> String {
+    let max = x.calls_ns.iter().copied().max().unwrap_or(1).max(1) as f64;
+    let mut bins = [0u32; 20];
+    for &c in &x.calls_ns {
+        let b = ((c as f64 / max) * 19.999) as usize;
+        bins[b.min(19)] += 1;
+    }
+    let top = bins.iter().copied().max().unwrap_or(1).max(1) as f64;
+    let (w, h) = (400.0, 90.0);
+    let mut o = format!(
+        "<svg class=\"chart calls\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{}\" \
+         role=\"img\"><title>{}: calls by duration</title>",
+        h + 18.0,
+        escape::html(&x.name)
+    );
+    for (k, &n) in bins.iter().enumerate() {
+        let bh = if n == 0 {
+            0.0
+        } else {
+            (n as f64 / top * h).max(2.0)
+        };
+        let _ = write!(
+            o,
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"18\" height=\"{bh:.1}\" fill=\"{}\"/>",
+            k as f64 * 20.0,
+            h - bh,
+            if k == 19 { "#d9822b" } else { "#4a78b0" }
+        );
+    }
+    let _ = write!(
+        o,
+        "<text x=\"0\" y=\"{}\" font-size=\"12\">{}: {} calls from 0 to {} (orange: the largest)</text></svg>",
+        h + 14.0,
+        escape::html(&x.name),
+        x.count,
+        msu(max as i64)
+    );
+    o
+}
