@@ -32,6 +32,7 @@
 //! start to its last one's end, summed), at most 100%.
 
 use super::common::*;
+use super::waits::{RecurringWaitsFor, WaitIndex, WaitsFor};
 use crate::engine::model::{FrameId, ScopeIdx, StrId, StreamId, Trace};
 use rustc_hash::{FxHashMap, FxHasher};
 use serde::Serialize;
@@ -385,6 +386,11 @@ pub struct Gap {
     pub end_ns: i64,
     pub duration_ns: i64,
     pub other_threads: Vec<BusyThread>,
+    /// What the gap waits for: the last work on another thread to end in
+    /// it (the critical path) and the gap's three parts (`null` when no
+    /// other thread's top-level scope ends in it, for idle stretches and
+    /// between frames; see [`super::waits`]).
+    pub waits_for: Option<WaitsFor>,
 }
 
 /// Gaps at one place (thread, kind, parent path, neighbours' names) in
@@ -416,6 +422,9 @@ pub struct RecurringGap {
     /// The longest occurrence: its frame and start, for `window`.
     pub longest_frame_index: u64,
     pub longest_start_ns: i64,
+    /// What its occurrences wait for, medians over them (`null` as a
+    /// gap's `waits_for`; see [`super::waits`]).
+    pub waits_for: Option<RecurringWaitsFor>,
 }
 
 /// The `gaps` answer.
@@ -685,7 +694,8 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
     }
     let intervals = top_level_intervals(trace);
     let path_hash = path_hashes(trace);
-    let ctx = Ctx {
+    let waits = (intervals.len() > 1).then(|| WaitIndex::of(trace));
+    let mut ctx = Ctx {
         trace,
         intervals: &intervals,
         roles: &roles,
@@ -715,10 +725,13 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
 struct Ranked {
     gaps: Vec<Gap>,
     total_gaps: usize,
+        waits: waits.as_ref(),
     recurring: Vec<RecurringGap>,
     total_recurring: usize,
 }
 
+    // Idle stretches wait for work, not for a thread's result.
+    ctx.waits = None;
 /// What ranking a list of stretches reads.
 struct Ctx<'a> {
     trace: &'a Trace,
@@ -750,6 +763,8 @@ impl Ctx<'_> {
             .map(|(k, f)| (place_key(trace, self.path_hash, f), k as u32))
             .collect();
         keyed.sort_unstable();
+    /// Traces what the gaps wait for (`None`: not traced).
+    waits: Option<&'a WaitIndex>,
         let members: Vec<u32> = keyed.iter().map(|&(_, k)| k).collect();
         let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
         let mut at = 0;
@@ -857,6 +872,10 @@ impl Ctx<'_> {
         let gaps = singles
             .into_iter()
             .take(top)
+                    waits_for: self
+                        .waits
+                        .filter(|_| first.kind != GapKind::BetweenFrames)
+                        .and_then(|w| super::waits::recurring(trace, w, first.thread, &windows)),
             .map(|f| Gap {
                 thread: thread_name(f.thread),
                 frame_index: trace.frames.frame_index[f.frame.idx()],
@@ -897,6 +916,11 @@ pub fn covered_in(trace: &Trace, lo_ns: i64, hi_ns: i64) -> (i64, usize) {
     }
     parts.sort_unstable();
     let (mut covered, mut reach) = (0i64, i64::MIN);
+                waits_for: self
+                    .waits
+                    .filter(|_| f.kind != GapKind::BetweenFrames)
+                    .and_then(|w| w.trace(f.thread, f.start, f.end))
+                    .map(|t| WaitsFor::of(trace, &t)),
     for (s, e) in parts {
         let s = s.max(reach);
         if e > s {

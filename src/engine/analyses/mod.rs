@@ -32,6 +32,7 @@ pub mod stats;
 pub mod tail;
 pub mod transform;
 pub mod tree;
+pub mod waits;
 pub mod window;
 
 pub use by_child::*;

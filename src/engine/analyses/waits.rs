@@ -1,0 +1,605 @@
+//! Waits traced across threads: what a gap on one thread waits for while
+//! other threads work (a leading wait before a join, a blocking call).
+//!
+//! The **critical** work is the last top-level scope on another thread to
+//! end within the gap (its end after the gap's start, at most the gap's
+//! end): the one the thread waited for. The gap splits into three parts that
+//! sum to it: **dispatch** (the gap's start to the first top-level scope of
+//! another thread that starts in it: the thread alone, or with work already
+//! running, dispatching; then the dispatch latency), **waiting** (from there
+//! to the critical work's end: the other threads work) and **wake** (the
+//! critical work's end to the gap's end: the wake-up). A gap whose other
+//! threads' work all ends after it is not traced (nothing it waits for
+//! ended in it).
+//!
+//! Linear: one index of every thread's top-level scopes, sorted by start
+//! and by end, built once; each gap is a binary search per thread name.
+//!
+//! In a comparison ([`wait_changes`]), recurring gaps of A and B at one
+//! place (thread, kind, parent path, neighbours) whose median grew are
+//! attributed to the critical work's judged per-call change: "main waits
+//! 0.99 ms longer in `jobs::run`: `job::cloth` is 1.0 ms slower per call".
+
+use super::compare::Joined;
+use super::gaps::{GapKind, RecurringGap};
+use super::judge::{Kind, Noise};
+use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+/// One thread name's top-level scopes: `(start, end, scope)` by start
+/// (with the running maximum of ends) and by end.
+struct ThreadIndex {
+    thread: StrId,
+    by_start: Vec<(i64, i64, ScopeIdx)>,
+    max_end: Vec<i64>,
+    by_end: Vec<(i64, i64, ScopeIdx)>,
+}
+
+/// Every thread's top-level scopes, sorted for [`WaitIndex::trace`] (thread
+/// names in name order).
+pub struct WaitIndex {
+    threads: Vec<ThreadIndex>,
+}
+
+/// A traced wait, without strings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Traced {
+    pub critical: ScopeIdx,
+    pub critical_thread: StrId,
+    pub first: ScopeIdx,
+    pub first_thread: StrId,
+    pub dispatch_ns: i64,
+    pub waiting_ns: i64,
+    pub wake_ns: i64,
+    /// Other threads with top-level work in the waiting part.
+    pub threads_working: u32,
+    /// Other threads already in a top-level scope at the gap's start.
+    pub threads_busy_at_start: u32,
+}
+
+impl WaitIndex {
+    /// One pass over the top-level scopes, one sort per thread name.
+    pub fn of(trace: &Trace) -> Self {
+        let mut by_name: FxHashMap<StrId, Vec<(i64, i64, ScopeIdx)>> = FxHashMap::default();
+        let s = &trace.scopes;
+        for st in 0..trace.streams.len() as u32 {
+            let name = trace.threads.name[trace.streams.thread[st as usize].idx()];
+            let list = by_name.entry(name).or_default();
+            list.extend(
+                s.top_level(trace.streams.scopes(StreamId(st)))
+                    .map(|i| (s.start_ns[i.idx()], s.end_ns(i), i)),
+            );
+        }
+        let mut threads: Vec<ThreadIndex> = by_name
+            .into_iter()
+            .map(|(thread, mut by_start)| {
+                by_start.sort_unstable_by_key(|&(a, b, i)| (a, b, i.0));
+                let mut m = i64::MIN;
+                let max_end = by_start
+                    .iter()
+                    .map(|x| {
+                        m = m.max(x.1);
+                        m
+                    })
+                    .collect();
+                let mut by_end = by_start.clone();
+                by_end.sort_unstable_by_key(|&(a, b, i)| (b, a, i.0));
+                ThreadIndex {
+                    thread,
+                    by_start,
+                    max_end,
+                    by_end,
+                }
+            })
+            .collect();
+        threads.sort_by(|x, y| trace.str(x.thread).cmp(trace.str(y.thread)));
+        Self { threads }
+    }
+
+    /// Whether any thread but one is recorded (else nothing is traced).
+    pub fn has_threads(&self) -> bool {
+        self.threads.len() > 1
+    }
+
+    /// What the gap `[start, end)` on the threads named `own` waits for
+    /// (see the module doc); `None` when no other thread's top-level scope
+    /// ends within it. Ties: the critical work is the latest end, then the
+    /// first thread by name, then the latest start; the first to start the
+    /// earliest start, then the first thread by name.
+    pub fn trace(&self, own: StrId, start: i64, end: i64) -> Option<Traced> {
+        if end <= start {
+            return None;
+        }
+        let others = || self.threads.iter().filter(move |t| t.thread != own);
+        // The critical work: per thread the last scope ending at most at `end`.
+        let mut crit: Option<(i64, i64, ScopeIdx, StrId)> = None;
+        for t in others() {
+            let k = t.by_end.partition_point(|x| x.1 <= end);
+            let Some(&(a, b, i)) = k.checked_sub(1).map(|k| &t.by_end[k]) else {
+                continue;
+            };
+            if b > start && crit.is_none_or(|c| b > c.1) {
+                crit = Some((a, b, i, t.thread));
+            }
+        }
+        let (crit_start, crit_end, crit_i, crit_thread) = crit?;
+        // The first work to start in the gap (before the critical end).
+        let mut first: Option<(i64, ScopeIdx, StrId)> = None;
+        let (mut working, mut busy_at_start) = (0u32, 0u32);
+        for t in others() {
+            let k = t.by_start.partition_point(|x| x.0 < start);
+            if let Some(&(a, _, i)) = t.by_start.get(k)
+                && a < crit_end
+                && first.is_none_or(|f| a < f.0)
+            {
+                first = Some((a, i, t.thread));
+            }
+            if k > 0 && t.max_end[k - 1] > start {
+                busy_at_start += 1;
+            }
+        }
+        let (first_start, first_i, first_thread) = match first {
+            Some(f) => f,
+            // The critical work began before the gap: no dispatch part.
+            None => (crit_start.max(start), crit_i, crit_thread),
+        };
+        for t in others() {
+            let k = t.by_start.partition_point(|x| x.0 < crit_end);
+            if k > 0 && t.max_end[k - 1] > first_start {
+                working += 1;
+            }
+        }
+        Some(Traced {
+            critical: crit_i,
+            critical_thread: crit_thread,
+            first: first_i,
+            first_thread,
+            dispatch_ns: first_start.saturating_sub(start),
+            waiting_ns: crit_end.saturating_sub(first_start),
+            wake_ns: end.saturating_sub(crit_end),
+            threads_working: working,
+            threads_busy_at_start: busy_at_start,
+        })
+    }
+}
+
+/// A scope another thread ran: its thread, name, data and time.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WaitWork {
+    pub thread: String,
+    pub name: String,
+    pub data: String,
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub duration_ns: i64,
+}
+
+impl WaitWork {
+    fn of(trace: &Trace, thread: StrId, i: ScopeIdx) -> Self {
+        Self {
+            thread: trace.str(thread).to_owned(),
+            name: trace.scope_name(i).to_owned(),
+            data: trace.scope_data(i).to_owned(),
+            start_ns: trace.scopes.start_ns[i.idx()],
+            end_ns: trace.scopes.end_ns(i),
+            duration_ns: trace.scopes.duration_ns[i.idx()],
+        }
+    }
+}
+
+/// What one gap waits for (the `waits_for` of a one-off gap).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WaitsFor {
+    /// The last top-level scope on another thread to end within the gap:
+    /// the critical path.
+    pub critical: WaitWork,
+    /// How long before the gap's end it ended (= `wake_ns`).
+    pub critical_ends_before_gap_end_ns: i64,
+    /// The first top-level scope of another thread to start in the gap (the
+    /// critical one when it began before the gap).
+    pub first: WaitWork,
+    /// The gap's start to `first`'s start: dispatching, dispatch latency.
+    pub dispatch_ns: i64,
+    /// `first`'s start to the critical end: the other threads work.
+    pub waiting_ns: i64,
+    /// The critical end to the gap's end: the wake-up.
+    pub wake_ns: i64,
+    /// Other threads with top-level work in the waiting part.
+    pub threads_working: u32,
+    /// Other threads already in a top-level scope when the gap started.
+    pub threads_busy_at_start: u32,
+}
+
+impl WaitsFor {
+    pub fn of(trace: &Trace, t: &Traced) -> Self {
+        Self {
+            critical: WaitWork::of(trace, t.critical_thread, t.critical),
+            critical_ends_before_gap_end_ns: t.wake_ns,
+            first: WaitWork::of(trace, t.first_thread, t.first),
+            dispatch_ns: t.dispatch_ns,
+            waiting_ns: t.waiting_ns,
+            wake_ns: t.wake_ns,
+            threads_working: t.threads_working,
+            threads_busy_at_start: t.threads_busy_at_start,
+        }
+    }
+}
+
+/// Which scope (thread, name, data), and in how many occurrences.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WaitPlace {
+    pub thread: String,
+    pub name: String,
+    pub data: String,
+    /// Occurrences in which it was this one.
+    pub occurrences: u64,
+}
+
+/// What a recurring gap waits for, over its occurrences (the `waits_for`
+/// of a recurring gap): lower medians of each part over the traced
+/// occurrences (the medians need not sum to the gap's median).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RecurringWaitsFor {
+    /// Occurrences whose wait was traced (of the gap's `frames`).
+    pub traced: u64,
+    /// The most frequent critical work (ties: thread, name, data in order).
+    pub critical: WaitPlace,
+    /// Its duration, the lower median over the occurrences it was critical.
+    pub median_critical_duration_ns: i64,
+    /// The most frequent first work to start.
+    pub first: WaitPlace,
+    pub median_dispatch_ns: i64,
+    pub median_waiting_ns: i64,
+    pub median_wake_ns: i64,
+    /// Means of the parts over the traced occurrences: they sum to the
+    /// traced occurrences' mean (a heavy tail shows here, not in the
+    /// medians).
+    pub mean_dispatch_ns: f64,
+    pub mean_waiting_ns: f64,
+    pub mean_wake_ns: f64,
+    /// The median of the other threads with work in the waiting part.
+    pub median_threads_working: u32,
+}
+
+fn lower_median(v: &mut [i64]) -> i64 {
+    v.sort_unstable();
+    v.get(v.len().saturating_sub(1) / 2).copied().unwrap_or(0)
+}
+
+/// The most frequent `(thread, name, data)` of `keys`, with its count.
+fn mode(trace: &Trace, keys: &[(StrId, ScopeIdx)]) -> Option<(WaitPlace, Vec<usize>)> {
+    let key = |&(t, i): &(StrId, ScopeIdx)| (t, trace.scopes.def[i.idx()], trace.scope_data(i));
+    let mut count: FxHashMap<_, Vec<usize>> = FxHashMap::default();
+    for (k, x) in keys.iter().enumerate() {
+        count.entry(key(x)).or_default().push(k);
+    }
+    let ((t, _, data), at) = count.into_iter().max_by(|(kx, x), (ky, y)| {
+        fn words<'a>(
+            trace: &'a Trace,
+            k: &(StrId, crate::engine::model::DefId, &'a str),
+        ) -> (&'a str, &'a str, &'a str) {
+            (trace.str(k.0), trace.str(trace.defs.name[k.1.idx()]), k.2)
+        }
+        x.len()
+            .cmp(&y.len())
+            .then_with(|| words(trace, ky).cmp(&words(trace, kx)))
+    })?;
+    let i = keys[at[0]].1;
+    Some((
+        WaitPlace {
+            thread: trace.str(t).to_owned(),
+            name: trace.scope_name(i).to_owned(),
+            data: data.to_owned(),
+            occurrences: at.len() as u64,
+        },
+        at,
+    ))
+}
+
+/// What the gaps `windows` (one place's occurrences on the threads named
+/// `own`) wait for; `None` when none was traced.
+pub fn recurring(
+    trace: &Trace,
+    index: &WaitIndex,
+    own: StrId,
+    windows: &[(i64, i64)],
+) -> Option<RecurringWaitsFor> {
+    let traced: Vec<Traced> = windows
+        .iter()
+        .filter_map(|&(a, b)| index.trace(own, a, b))
+        .collect();
+    if traced.is_empty() {
+        return None;
+    }
+    let crit: Vec<(StrId, ScopeIdx)> = traced
+        .iter()
+        .map(|t| (t.critical_thread, t.critical))
+        .collect();
+    let first: Vec<(StrId, ScopeIdx)> = traced.iter().map(|t| (t.first_thread, t.first)).collect();
+    let (critical, at) = mode(trace, &crit)?;
+    let (first, _) = mode(trace, &first)?;
+    let part = |f: fn(&Traced) -> i64| lower_median(&mut traced.iter().map(f).collect::<Vec<_>>());
+    let mean = |f: fn(&Traced) -> i64| {
+        traced.iter().map(|t| f(t) as f64).sum::<f64>() / traced.len() as f64
+    };
+    let mut working: Vec<i64> = traced.iter().map(|t| t.threads_working as i64).collect();
+    Some(RecurringWaitsFor {
+        traced: traced.len() as u64,
+        critical,
+        median_critical_duration_ns: lower_median(
+            &mut at
+                .iter()
+                .map(|&k| trace.scopes.duration_ns[crit[k].1.idx()])
+                .collect::<Vec<_>>(),
+        ),
+        first,
+        median_dispatch_ns: part(|t| t.dispatch_ns),
+        median_waiting_ns: part(|t| t.waiting_ns),
+        median_wake_ns: part(|t| t.wake_ns),
+        mean_dispatch_ns: mean(|t| t.dispatch_ns),
+        mean_waiting_ns: mean(|t| t.waiting_ns),
+        mean_wake_ns: mean(|t| t.wake_ns),
+        median_threads_working: lower_median(&mut working) as u32,
+    })
+}
+
+/// One scope on a grown wait's critical path and what its change explains.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WaitCause {
+    pub name: String,
+    /// Its judgement (the names' table).
+    pub kind: Kind,
+    /// The thread it was the last to finish on (the critical one).
+    pub critical_thread: String,
+    /// The threads that ran it during the waits, by name (in B).
+    pub threads: Vec<String>,
+    /// B − A of its median per call (the judged row's medians).
+    pub per_call_delta_ns: f64,
+    /// What it explains of the wait's growth: its per-call change, once per
+    /// wait (it is on the critical path once).
+    pub attributed_ns: f64,
+}
+
+/// A recurring gap with other threads working, matched in A and B, whose
+/// median grew or shrank beyond the noise.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WaitChange {
+    pub thread: String,
+    pub kind: GapKind,
+    /// The parent's path (" > " between names).
+    pub path: String,
+    pub after: Option<String>,
+    pub before: Option<String>,
+    pub median_a_ns: i64,
+    pub median_b_ns: i64,
+    pub delta_median_ns: i64,
+    pub a: RecurringWaitsFor,
+    pub b: RecurringWaitsFor,
+    /// B − A of each part's median.
+    pub delta_dispatch_ns: i64,
+    pub delta_waiting_ns: i64,
+    pub delta_wake_ns: i64,
+    /// The critical work's names that changed per call, largest first.
+    pub causes: Vec<WaitCause>,
+    /// The causes' `attributed_ns`, summed.
+    pub attributed_ns: f64,
+    /// Of `delta_median_ns`, in percent.
+    pub attributed_pct: f64,
+}
+
+impl WaitChange {
+    /// The scope the gap is in (the path's last name; "" at the top level).
+    pub fn parent(&self) -> &str {
+        self.path.rsplit(" > ").next().unwrap_or("")
+    }
+}
+
+/// Where a recurring gap is, as text (thread, kind, path, neighbours).
+fn place(g: &RecurringGap) -> (&str, GapKind, &str, Option<&str>, Option<&str>) {
+    (
+        &g.thread,
+        g.kind,
+        &g.path,
+        g.after.as_deref(),
+        g.before.as_deref(),
+    )
+}
+
+/// The recurring gaps of A and B (with their `waits_for`) matched by place
+/// whose median changed by at least the noise (its milliseconds and its
+/// percentage of A's median), each attributed to the critical work's judged
+/// per-call change (`names`, the names' table); largest |change| first,
+/// ties by place.
+pub fn wait_changes(
+    a: &[RecurringGap],
+    b: &[RecurringGap],
+    names: &Joined,
+    noise: &Noise,
+) -> Vec<WaitChange> {
+    let by_place: FxHashMap<_, &RecurringGap> = a.iter().map(|g| (place(g), g)).collect();
+    let changes: FxHashMap<&str, super::judge::Change> = names
+        .pairs()
+        .iter()
+        .map(|&p| (names.name(p), names.change(p)))
+        .collect();
+    let mut out: Vec<WaitChange> = Vec::new();
+    for gb in b {
+        let Some(ga) = by_place.get(&place(gb)) else {
+            continue;
+        };
+        // Traced in at least half the occurrences of each side: else what
+        // ended in it is happenstance (a background thread's short scope).
+        fn usual(g: &RecurringGap) -> Option<&RecurringWaitsFor> {
+            g.waits_for
+                .as_ref()
+                .filter(|w| w.traced.saturating_mul(2) >= g.frames)
+        }
+        let (Some(wa), Some(wb)) = (usual(ga), usual(gb)) else {
+            continue;
+        };
+        let delta = gb.median_ns.saturating_sub(ga.median_ns);
+        let beyond_pct = delta.unsigned_abs() as f64 >= noise.pct / 100.0 * ga.median_ns as f64;
+        if (delta.unsigned_abs() as f64) < noise.ms * 1e6 || !beyond_pct {
+            continue;
+        }
+        let mut causes: Vec<WaitCause> = Vec::new();
+        let mut crit_names: Vec<&str> = vec![&wb.critical.name];
+        if wa.critical.name != wb.critical.name {
+            crit_names.push(&wa.critical.name);
+        }
+        for name in crit_names {
+            let Some(c) = changes.get(name) else { continue };
+            if !per_call_changed(c.kind) {
+                continue;
+            }
+            let (Some(ma), Some(mb)) = (c.median_a_ns, c.median_b_ns) else {
+                continue;
+            };
+            let d = (mb - ma) as f64;
+            let mut threads: Vec<String> = gb
+                .other_threads
+                .iter()
+                .filter(|o| o.scopes.iter().any(|s| s.name == name))
+                .map(|o| o.thread.clone())
+                .collect();
+            threads.sort();
+            causes.push(WaitCause {
+                name: name.to_owned(),
+                kind: c.kind,
+                critical_thread: if name == wb.critical.name {
+                    wb.critical.thread.clone()
+                } else {
+                    wa.critical.thread.clone()
+                },
+                threads,
+                per_call_delta_ns: d,
+                attributed_ns: d,
+            });
+        }
+        causes.sort_by(|x, y| {
+            y.attributed_ns
+                .abs()
+                .total_cmp(&x.attributed_ns.abs())
+                .then_with(|| x.name.cmp(&y.name))
+        });
+        let attributed: f64 = causes.iter().map(|c| c.attributed_ns).sum();
+        out.push(WaitChange {
+            thread: gb.thread.clone(),
+            kind: gb.kind,
+            path: gb.path.clone(),
+            after: gb.after.clone(),
+            before: gb.before.clone(),
+            median_a_ns: ga.median_ns,
+            median_b_ns: gb.median_ns,
+            delta_median_ns: delta,
+            delta_dispatch_ns: wb.median_dispatch_ns - wa.median_dispatch_ns,
+            delta_waiting_ns: wb.median_waiting_ns - wa.median_waiting_ns,
+            delta_wake_ns: wb.median_wake_ns - wa.median_wake_ns,
+            a: wa.clone(),
+            b: wb.clone(),
+            causes,
+            attributed_ns: attributed,
+            attributed_pct: if delta == 0 {
+                0.0
+            } else {
+                100.0 * attributed / delta as f64
+            },
+        });
+    }
+    out.sort_by(|x, y| {
+        y.delta_median_ns
+            .unsigned_abs()
+            .cmp(&x.delta_median_ns.unsigned_abs())
+            .then_with(|| (&x.thread, &x.path, x.kind).cmp(&(&y.thread, &y.path, y.kind)))
+            .then_with(|| (&x.after, &x.before).cmp(&(&y.after, &y.before)))
+    });
+    out
+}
+
+/// Whether a judgement says the calls got slower or faster.
+fn per_call_changed(k: Kind) -> bool {
+    matches!(
+        k,
+        Kind::Slower
+            | Kind::Faster
+            | Kind::SlowerMoreOften
+            | Kind::SlowerLessOften
+            | Kind::FasterMoreOften
+            | Kind::FasterLessOften
+    )
+}
+
+/// How a name runs across threads: the threads it ran on and how many ran
+/// it at once at most.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Concurrency {
+    /// Thread names with a call, by name.
+    pub threads: Vec<String>,
+    /// The most threads in a call of it at one time.
+    pub max_threads_at_once: u32,
+}
+
+/// [`Concurrency`] of each of `names` in `trace` (one pass over the scopes,
+/// then a sort of each name's calls), in the order of `names`.
+pub fn concurrency(trace: &Trace, names: &[&str]) -> Vec<Concurrency> {
+    let s = &trace.scopes;
+    // Per definition, the index of its name in `names` (u32::MAX: not asked).
+    let wanted: FxHashMap<&str, u32> = names
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| (n, k as u32))
+        .collect();
+    let of_def: Vec<u32> = (0..trace.defs.len())
+        .map(|d| {
+            wanted
+                .get(trace.str(trace.defs.name[d]))
+                .copied()
+                .unwrap_or(u32::MAX)
+        })
+        .collect();
+    // Per name, (time, +1 start / -1 end, thread).
+    let mut events: Vec<Vec<(i64, i8, StrId)>> = vec![Vec::new(); names.len()];
+    for st in 0..trace.streams.len() as u32 {
+        let thread = trace.threads.name[trace.streams.thread[st as usize].idx()];
+        for i in trace.streams.scopes(StreamId(st)) {
+            let k = of_def[s.def[i as usize].idx()];
+            if k != u32::MAX {
+                let e = &mut events[k as usize];
+                e.push((s.start_ns[i as usize], 1, thread));
+                e.push((s.end_ns(ScopeIdx(i)), -1, thread));
+            }
+        }
+    }
+    events
+        .into_iter()
+        .map(|mut e| {
+            // Ends before starts at one time: back-to-back calls do not overlap.
+            e.sort_unstable_by_key(|&(t, d, th)| (t, d, th.0));
+            let mut active: FxHashMap<StrId, u32> = FxHashMap::default();
+            let (mut at_once, mut most) = (0u32, 0u32);
+            for &(_, d, th) in &e {
+                let n = active.entry(th).or_default();
+                if d > 0 {
+                    if *n == 0 {
+                        at_once += 1;
+                    }
+                    *n += 1;
+                } else {
+                    *n = n.saturating_sub(1);
+                    if *n == 0 {
+                        at_once = at_once.saturating_sub(1);
+                    }
+                }
+                most = most.max(at_once);
+            }
+            let mut threads: Vec<String> =
+                active.keys().map(|&t| trace.str(t).to_owned()).collect();
+            threads.sort();
+            Concurrency {
+                threads,
+                max_threads_at_once: most,
+            }
+        })
+        .collect()
+}
