@@ -176,7 +176,10 @@ fn tree_mode_opens_on_the_largest_regression() {
     assert_eq!(
         row(&ui, 5),
         json!({"depth": 2, "name": "physics", "a_total_ns": 0.0, "b_total_ns": ns(4.0) as f64,
-            "delta_total_ns": ns(4.0) as f64})
+            "delta_total_ns": ns(4.0) as f64,
+            // Per frame whatever the normalization (one frame a side).
+            "a_total_per_frame_ns": 0.0, "b_total_per_frame_ns": ns(4.0) as f64,
+            "delta_total_per_frame_ns": ns(4.0) as f64, "delta_pct": null})
     );
     assert_eq!(row(&ui, 4)["delta_total_ns"], -(ns(4.5) as f64));
     h.get_by_label("physics");

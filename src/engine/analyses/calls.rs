@@ -75,8 +75,19 @@ pub fn calls(trace: &Trace, name: &str) -> Option<CallsReport> {
             .collect::<Vec<_>>(),
     )
     .map(Box::new);
-    let calls = hits
-        .into_iter()
+    let calls = call_rows(trace, hits);
+    Some(CallsReport {
+        summary,
+        tail,
+        calls,
+    })
+}
+
+/// The rows of instances `hits`, sorted by start (ties in file order).
+fn call_rows(trace: &Trace, mut hits: Vec<crate::engine::model::ScopeIdx>) -> Vec<CallRow> {
+    let s = &trace.scopes;
+    hits.sort_by_key(|&i| (s.start_ns[i.idx()], i.0));
+    hits.into_iter()
         .map(|i| CallRow {
             frame_index: trace.frames.frame_index[trace.scope_frame(i).idx()],
             thread: trace.thread_name(trace.scope_thread(i)).to_owned(),
@@ -84,12 +95,7 @@ pub fn calls(trace: &Trace, name: &str) -> Option<CallsReport> {
             duration_ns: s.duration_ns[i.idx()],
             data: trace.scope_data(i).to_owned(),
         })
-        .collect();
-    Some(CallsReport {
-        summary,
-        tail,
-        calls,
-    })
+        .collect()
 }
 
 /// One side of [`calls_compared`].
@@ -121,6 +127,11 @@ pub struct CallsComparison {
     pub b: Option<CallsSide>,
     /// The noise model's judgement (as `compare`'s).
     pub change: super::judge::Change,
+    /// Each side's calls, as `calls A`'s `calls` (every call, in time
+    /// order; empty for a side without one): as many as `a.count` and
+    /// `b.count`.
+    pub calls_a: Vec<CallRow>,
+    pub calls_b: Vec<CallRow>,
 }
 
 /// The calls of `name` (or with that data) in `trace`, as the judgement's
@@ -199,5 +210,7 @@ pub fn calls_compared(
         a: sa.as_ref().map(side),
         b: sb.as_ref().map(side),
         change: super::judge::judge(sa.as_ref(), sb.as_ref(), noise),
+        calls_a: call_rows(a, named_instances(a, name)),
+        calls_b: call_rows(b, named_instances(b, name)),
     })
 }
