@@ -77,6 +77,9 @@ pub enum CompareSort {
     /// or faster (`delta` is its older name).
     #[default]
     #[value(alias = "delta")]
+    /// The gap places (unprofiled time) of A and B judged with the same
+    /// noise and drift ([`super::gap_diff`]).
+    pub gaps: super::gap_diff::GapChanges,
     #[serde(alias = "delta")]
     AbsDelta,
     /// B − A of the total, descending: what got slower first, what got
@@ -987,3 +990,5 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
         gate,
     }
 }
+    let gaps = super::gap_diff::gap_changes(a, b, &noise, basis, opts.top);
+        gaps,

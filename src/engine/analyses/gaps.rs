@@ -581,8 +581,31 @@ pub fn busy_in(trace: &Trace, lo_ns: i64, hi_ns: i64, except: Option<&str>) -> V
     )
 }
 
+/// Every thread's top-level scopes indexed once, for many
+/// [`BusyIndex::busy`] lookups (what ran meanwhile, as a gap's
+/// `other_threads`).
+pub struct BusyIndex(Vec<(StrId, Intervals)>);
+
+impl BusyIndex {
+    pub fn of(trace: &Trace) -> Self {
+        Self(top_level_intervals(trace))
+    }
+
+    /// What the threads but `except` ran in the windows `[lo, hi)`
+    /// (summed over them): busiest thread first, ties by name; idle
+    /// threads left out.
+    pub fn busy(
+        &self,
+        trace: &Trace,
+        except: Option<StrId>,
+        windows: &[(i64, i64)],
+    ) -> Vec<BusyThread> {
+        busy_threads(trace, &self.0, except, windows)
+    }
+}
+
 /// Names from the top level down to `i`, " > " between.
-fn path_of(trace: &Trace, i: Option<ScopeIdx>) -> String {
+pub fn path_of(trace: &Trace, i: Option<ScopeIdx>) -> String {
     let mut names: Vec<&str> = Vec::new();
     let mut at = i.map(|i| i.0);
     while let Some(k) = at {

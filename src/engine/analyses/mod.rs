@@ -25,6 +25,7 @@ pub mod drift;
 pub mod find;
 pub mod flame;
 pub mod frames;
+pub mod gap_diff;
 pub mod gaps;
 pub mod gate;
 pub mod judge;

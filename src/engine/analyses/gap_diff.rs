@@ -1,0 +1,700 @@
+//! Gaps judged across A and B: each place of unprofiled time (thread,
+//! kind, the parent's path of names, the neighbours before and after it:
+//! a [`GapPlace`]) is matched between the two recordings and its time per
+//! frame judged with the noise model the scope rows use
+//! ([`super::judge::judge`], the same thresholds and run-to-run drift):
+//! its occurrences are the row's calls, each frame's occurrences its calls
+//! in that frame (a frame without the gap counts 0). The verdict is
+//! **new** (only in B), **gone** (only in A), **grew**, **shrank** or
+//! **unchanged** (within noise; a place on one side only whose time per
+//! frame is under the noise milliseconds is unchanged too).
+//!
+//! Judged: the stretches `gaps` lists as unprofiled (leading, between,
+//! trailing, top-level), each occurrence at least [`RECURRING_FLOOR_NS`].
+//! Not judged: idle stretches (a thread that runs tasks waiting for work)
+//! and the time between frames: waiting, not unprofiled work, and outside
+//! the frames ([`NOT_JUDGED`]).
+//!
+//! Linear: one pass over each side's stretches into places (interned by
+//! ids, no strings), one sort of the occurrences by place and frame, one
+//! hash join of the places by their names.
+
+use super::basis::{Basis, Units};
+use super::gaps::{
+    BusyIndex, BusyThread, GapKind, RECURRING_FLOOR_NS, RecurringGap, ThreadRoles,
+    for_each_stretch, path_of,
+};
+use super::judge::{Change, Kind, Noise, Sample, Sums, judge, needs_calls, untested};
+use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+/// What a comparison of gaps leaves out, in words (the JSON's
+/// `not_judged`).
+pub const NOT_JUDGED: &str = "idle stretches (threads that run tasks, waiting for work) and the time \
+                              between frames: waiting, not unprofiled work";
+
+/// Where a stretch of unprofiled time is, by names: what A and B are
+/// matched on (and what a recurring gap of `gaps` has, [`GapPlace::of`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct GapPlace {
+    pub thread: String,
+    pub kind: GapKind,
+    /// The parent's path of names from the thread's top level, " > "
+    /// between ("" at the top level).
+    pub path: String,
+    /// The scope before the gap (`null`: the parent's start).
+    pub after: Option<String>,
+    /// The scope after the gap (`null`: the parent's end).
+    pub before: Option<String>,
+}
+
+impl GapPlace {
+    /// The place of a recurring gap of `gaps`.
+    pub fn of(g: &RecurringGap) -> Self {
+        Self {
+            thread: g.thread.clone(),
+            kind: g.kind,
+            path: g.path.clone(),
+            after: g.after.clone(),
+            before: g.before.clone(),
+        }
+    }
+
+    /// The scope the gap is in (the path's last name; "" at the top level).
+    pub fn parent(&self) -> &str {
+        self.path.rsplit(" > ").next().unwrap_or("")
+    }
+
+    /// Where it is, in words ("between `sim::step` and `draw::batch` in
+    /// `main_loop`").
+    pub fn words(&self) -> String {
+        let q = |x: &Option<String>| x.as_deref().map_or(String::new(), |x| format!("`{x}`"));
+        let parent = self.parent();
+        match self.kind {
+            GapKind::TopLevel | GapKind::Idle => format!(
+                "between top-level {} and {}",
+                q(&self.after),
+                q(&self.before)
+            ),
+            GapKind::Leading => {
+                format!("at the start of `{parent}`, before {}", q(&self.before))
+            }
+            GapKind::Trailing => format!("at the end of `{parent}`, after {}", q(&self.after)),
+            GapKind::Between => format!(
+                "between {} and {} in `{parent}`",
+                q(&self.after),
+                q(&self.before)
+            ),
+            GapKind::BetweenFrames => "between frames".to_owned(),
+        }
+    }
+}
+
+/// The recurring gaps of A and B matched by place: `(A's, B's)`, either
+/// side `None` where only the other has it; sorted by place.
+pub fn match_recurring<'g>(
+    a: &'g [RecurringGap],
+    b: &'g [RecurringGap],
+) -> Vec<(GapPlace, Option<&'g RecurringGap>, Option<&'g RecurringGap>)> {
+    let mut by_place: FxHashMap<GapPlace, (Option<&RecurringGap>, Option<&RecurringGap>)> =
+        FxHashMap::default();
+    for g in a {
+        by_place.entry(GapPlace::of(g)).or_default().0 = Some(g);
+    }
+    for g in b {
+        by_place.entry(GapPlace::of(g)).or_default().1 = Some(g);
+    }
+    let mut out: Vec<_> = by_place.into_iter().map(|(p, (x, y))| (p, x, y)).collect();
+    out.sort_by(|x, y| x.0.cmp(&y.0));
+    out
+}
+
+/// A place's verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GapVerdict {
+    /// Only in B (beyond the noise milliseconds per frame).
+    New,
+    /// More time per frame in B, beyond the noise.
+    Grew,
+    /// Only in A.
+    Gone,
+    /// Less time per frame in B, beyond the noise.
+    Shrank,
+    /// Within noise.
+    Unchanged,
+}
+
+impl GapVerdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GapVerdict::New => "new",
+            GapVerdict::Grew => "grew",
+            GapVerdict::Gone => "gone",
+            GapVerdict::Shrank => "shrank",
+            GapVerdict::Unchanged => "unchanged",
+        }
+    }
+
+    /// New or grew: more unprofiled time, a cause of its own.
+    pub fn is_growth(self) -> bool {
+        matches!(self, GapVerdict::New | GapVerdict::Grew)
+    }
+}
+
+/// One side of a place.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GapSide {
+    /// Frames (units of the basis) with the gap, of `frames`.
+    pub frames_with: usize,
+    pub frames: usize,
+    /// Occurrences (a frame may have several).
+    pub occurrences: u64,
+    /// Lower median of its time per frame over the frames with it (`null`
+    /// without any).
+    pub median_ns: Option<i64>,
+    /// Lower median of its time per frame over every frame (0 in a frame
+    /// without it).
+    pub median_per_frame_ns: i64,
+    /// Its total over every frame, divided by them.
+    pub mean_per_frame_ns: f64,
+    pub total_ns: i64,
+    pub max_ns: i64,
+    /// What the other threads ran in its occurrences, summed; busiest
+    /// first (empty: other threads idle).
+    pub other_threads: Vec<BusyThread>,
+}
+
+/// A place judged.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GapChange {
+    pub thread: String,
+    pub kind: GapKind,
+    pub path: String,
+    pub after: Option<String>,
+    pub before: Option<String>,
+    pub verdict: GapVerdict,
+    pub a: GapSide,
+    pub b: GapSide,
+    /// B − A of the mean time per frame.
+    pub delta_per_frame_ns: f64,
+    /// Of it, beyond the run-to-run drift (what the verdict judges).
+    pub beyond_drift_ns: f64,
+    /// B − A of the median time per frame (every frame counted).
+    pub delta_median_per_frame_ns: i64,
+    /// The other threads were idle in its occurrences (in B; in A when
+    /// gone).
+    pub other_threads_idle: bool,
+    /// The judgement behind the verdict (as a scope row's).
+    pub change: Change,
+    /// In a sentence.
+    pub sentence: String,
+}
+
+impl GapChange {
+    pub fn place(&self) -> GapPlace {
+        GapPlace {
+            thread: self.thread.clone(),
+            kind: self.kind,
+            path: self.path.clone(),
+            after: self.after.clone(),
+            before: self.before.clone(),
+        }
+    }
+
+    /// The scope the gap is in ("" at the top level).
+    pub fn parent(&self) -> &str {
+        self.path.rsplit(" > ").next().unwrap_or("")
+    }
+
+    /// In a scope (leading, between, trailing): part of its own time.
+    pub fn in_scope(&self) -> bool {
+        matches!(
+            self.kind,
+            GapKind::Leading | GapKind::Between | GapKind::Trailing
+        )
+    }
+
+    /// A short label for a table's kind cell ("unprofiled: new gap").
+    pub fn label(&self) -> String {
+        format!("unprofiled: {} gap", self.verdict.as_str())
+    }
+}
+
+/// The gap places of A and B judged.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GapChanges {
+    /// What a "frame" is here (`frame`, or `second`).
+    pub basis: Basis,
+    /// Places in A or B.
+    pub places: usize,
+    /// Every place judged new, grew, gone or shrank: largest |change beyond
+    /// the drift| per frame first, ties by place.
+    pub changed: Vec<GapChange>,
+    /// Places judged unchanged: the first --top, most time per frame (the
+    /// larger side's mean) first, ties by place.
+    pub unchanged: Vec<GapChange>,
+    pub total_unchanged: usize,
+    /// What is left out ([`NOT_JUDGED`]).
+    pub not_judged: &'static str,
+}
+
+impl GapChanges {
+    /// The changed gaps inside scopes named `parent` on the threads named
+    /// `thread` (any thread with `None`): part of those scopes' own time.
+    pub fn in_parent<'s>(
+        &'s self,
+        parent: &'s str,
+        thread: Option<&'s str>,
+    ) -> impl Iterator<Item = &'s GapChange> + 's {
+        self.changed.iter().filter(move |g| {
+            g.in_scope() && g.parent() == parent && thread.is_none_or(|t| g.thread == t)
+        })
+    }
+
+    /// Of a scope name's own-time change per frame (beyond the drift), what
+    /// its changed gaps explain, and the one that explains most: `None`
+    /// when none changed the same way.
+    pub fn explains<'s>(
+        &'s self,
+        parent: &'s str,
+        thread: Option<&'s str>,
+        own_beyond_drift_ns: f64,
+    ) -> Option<(f64, &'s GapChange)> {
+        let same_way = |g: &&GapChange| g.beyond_drift_ns.signum() == own_beyond_drift_ns.signum();
+        let sum: f64 = self
+            .in_parent(parent, thread)
+            .filter(same_way)
+            .map(|g| g.beyond_drift_ns)
+            .sum();
+        let main = self.in_parent(parent, thread).filter(same_way).next()?;
+        Some((sum, main))
+    }
+}
+
+/// A side's places and occurrences, by ids.
+struct Side {
+    /// Each place's key (ids of this trace) and a scope of its first
+    /// occurrence for its names: (parent, after, before).
+    places: Vec<(PlaceId, [Option<ScopeIdx>; 3])>,
+    /// (place, unit, start, end), sorted.
+    occ: Vec<(u32, u32, i64, i64)>,
+    units: Units,
+}
+
+/// A place by this trace's ids: thread, kind, parent path, after's and
+/// before's names (`u32::MAX`: none).
+type PlaceId = (u32, GapKind, u32, u32, u32);
+
+/// Each scope's path of names, interned (computed for the parents of gaps
+/// and their ancestors only).
+struct Paths {
+    id: Vec<u32>,
+    interned: FxHashMap<(u32, u32), u32>,
+}
+
+impl Paths {
+    fn of(&mut self, trace: &Trace, i: ScopeIdx) -> u32 {
+        let mut chain: Vec<u32> = Vec::new();
+        let mut at = i.0;
+        let mut up = u32::MAX; // the path id above the chain
+        loop {
+            if self.id[at as usize] != u32::MAX {
+                up = self.id[at as usize];
+                break;
+            }
+            chain.push(at);
+            let p = trace.scopes.parent[at as usize];
+            if p == u32::MAX {
+                break;
+            }
+            at = p;
+        }
+        for &k in chain.iter().rev() {
+            let name = trace.defs.name[trace.scopes.def[k as usize].idx()].0;
+            let next = self.interned.len() as u32;
+            up = *self.interned.entry((up, name)).or_insert(next);
+            self.id[k as usize] = up;
+        }
+        up
+    }
+}
+
+fn side(trace: &Trace, basis: Basis) -> Side {
+    let units = Units::new(trace, basis);
+    let roles = ThreadRoles::of(trace);
+    let mut paths = Paths {
+        id: vec![u32::MAX; trace.scopes.len()],
+        interned: FxHashMap::default(),
+    };
+    let mut index: FxHashMap<PlaceId, u32> = FxHashMap::default();
+    let mut places: Vec<(PlaceId, [Option<ScopeIdx>; 3])> = Vec::new();
+    let mut occ: Vec<(u32, u32, i64, i64)> = Vec::new();
+    let name = |i: Option<ScopeIdx>| {
+        i.map_or(u32::MAX, |i| {
+            trace.defs.name[trace.scopes.def[i.idx()].idx()].0
+        })
+    };
+    for st in 0..trace.streams.len() as u32 {
+        let thread: StrId = trace.threads.name[trace.streams.thread[st as usize].idx()];
+        for_each_stretch(trace, &roles, StreamId(st), RECURRING_FLOOR_NS, |x| {
+            if x.kind == GapKind::Idle {
+                return;
+            }
+            let Some(at) = x.parent.or(x.after).or(x.before) else {
+                return;
+            };
+            let key: PlaceId = (
+                thread.0,
+                x.kind,
+                x.parent.map_or(u32::MAX, |p| paths.of(trace, p)),
+                name(x.after),
+                name(x.before),
+            );
+            let next = places.len() as u32;
+            let k = *index.entry(key).or_insert_with(|| {
+                places.push((key, [x.parent, x.after, x.before]));
+                next
+            });
+            occ.push((k, units.of_scope(trace, at), x.start_ns, x.end_ns));
+        });
+    }
+    occ.sort_unstable();
+    Side { places, occ, units }
+}
+
+/// One side of one place from its occurrences (sorted by unit): its time
+/// in each unit with it (in unit order), its sums as a row of one call a
+/// unit (the units' count, the total, the longest unit), and its figures.
+fn side_of(occ: &[(u32, u32, i64, i64)], units: &Units) -> (Vec<(u32, i64)>, Sums, GapSide) {
+    let mut per_unit: Vec<(u32, i64)> = Vec::new();
+    let (mut total, mut longest) = (0i64, 0i64);
+    for &(_, u, s, e) in occ {
+        let d = e.saturating_sub(s);
+        total = total.saturating_add(d);
+        longest = longest.max(d);
+        match per_unit.last_mut() {
+            Some((last, sum)) if *last == u => *sum = sum.saturating_add(d),
+            _ => per_unit.push((u, d)),
+        }
+    }
+    let mut sorted: Vec<i64> = per_unit.iter().map(|x| x.1).collect();
+    sorted.sort_unstable();
+    let with = sorted.len();
+    let frames = units.count.max(with);
+    // Lower median over every unit, the units without it 0.
+    let median_all = match frames.checked_sub(1).map(|n| n / 2) {
+        Some(k) if k >= frames - with => sorted[k - (frames - with)],
+        _ => 0,
+    };
+    let gs = GapSide {
+        frames_with: with,
+        frames: units.count,
+        occurrences: occ.len() as u64,
+        median_ns: with.checked_sub(1).map(|n| sorted[n / 2]),
+        median_per_frame_ns: median_all,
+        mean_per_frame_ns: total as f64 / units.count.max(1) as f64,
+        total_ns: total,
+        max_ns: longest,
+        other_threads: Vec::new(),
+    };
+    let sums = Sums {
+        count: frames as u64,
+        total_ns: total,
+        max_ns: sorted.last().copied().unwrap_or(0),
+    };
+    (per_unit, sums, gs)
+}
+
+/// A side's time per unit as the judge's sample: one "call" a unit, its
+/// time in it (0 in a unit without the gap).
+fn sample(per_unit: &[(u32, i64)], units: &Units) -> Sample {
+    let mut durations_ns = vec![0i64; units.count];
+    for &(u, d) in per_unit {
+        if let Some(x) = durations_ns.get_mut(u as usize) {
+            *x = x.saturating_add(d);
+        }
+    }
+    Sample {
+        calls_in_frames: vec![1; durations_ns.len()],
+        frames: durations_ns.len(),
+        frame_runs: if units.runs() > 1 {
+            (0..durations_ns.len() as u32)
+                .map(|u| units.run_of(u))
+                .collect()
+        } else {
+            Vec::new()
+        },
+        durations_ns,
+    }
+}
+
+/// The verdict of a judged place (`has_a`, `has_b`: it occurs on that side).
+fn verdict(c: &Change, has_a: bool, has_b: bool, noise: &Noise) -> GapVerdict {
+    let past_ms = c.delta_per_frame_ns.abs() >= (noise.ms * 1e6).max(f64::MIN_POSITIVE);
+    let direction = |kind: Kind| {
+        if kind == Kind::Unchanged {
+            GapVerdict::Unchanged
+        } else if c.beyond_drift_ns() > 0.0 {
+            GapVerdict::Grew
+        } else {
+            GapVerdict::Shrank
+        }
+    };
+    match (has_a, has_b) {
+        (false, true) if past_ms => GapVerdict::New,
+        (true, false) if past_ms => GapVerdict::Gone,
+        (true, true) => match c.kind {
+            // One occurrence is most of the time: the others decide.
+            Kind::Spike => direction(c.rest.unwrap_or(Kind::Unchanged)),
+            k => direction(k),
+        },
+        _ => GapVerdict::Unchanged,
+    }
+}
+
+fn ms(ns: impl Into<f64>) -> String {
+    format!("{:.2}", ns.into() / 1e6)
+}
+
+/// What the other threads ran, in words ("other threads idle", "while
+/// pool-0 (`job::cloth`), pool-1 (`job::cloth`) ran").
+fn meanwhile(busy: &[BusyThread]) -> String {
+    if busy.is_empty() {
+        return "other threads idle".to_owned();
+    }
+    let list: Vec<String> = busy
+        .iter()
+        .take(3)
+        .map(|t| match t.scopes.first() {
+            Some(s) => format!("{} (`{}`)", t.thread, s.name),
+            None => t.thread.clone(),
+        })
+        .collect();
+    let more = busy.len().saturating_sub(3);
+    if more > 0 {
+        format!("while {} and {more} more ran", list.join(", "))
+    } else {
+        format!("while {} ran", list.join(", "))
+    }
+}
+
+fn sentence(g: &GapChange, unit: &str) -> String {
+    let place = g.place().words();
+    let (a, b) = (&g.a, &g.b);
+    let busy = if g.verdict == GapVerdict::Gone {
+        &a.other_threads
+    } else {
+        &b.other_threads
+    };
+    let meanwhile = meanwhile(busy);
+    let idle = busy.is_empty();
+    let med = |s: &GapSide| ms(s.median_ns.unwrap_or(0) as f64);
+    let frames = |s: &GapSide| format!("{} of {} {unit}s", s.frames_with, s.frames);
+    let per_frame = format!("{:+.2} ms per {unit}", g.delta_per_frame_ns / 1e6);
+    match g.verdict {
+        GapVerdict::New => format!(
+            "{}: a new unprofiled stretch {place}, {} ms in {} (none in A), {meanwhile}: {}",
+            g.thread,
+            med(b),
+            frames(b),
+            if idle {
+                "code without a scope, or a blocking call, added by the change"
+            } else {
+                "a wait for the other threads' work, or code without a scope, added by the change"
+            }
+        ),
+        GapVerdict::Gone => format!(
+            "{}: the unprofiled stretch {place} is gone ({} ms in {} in A, in 0 of {} in B), \
+             {meanwhile} in A: code without a scope, or a blocking call, removed by the change",
+            g.thread,
+            med(a),
+            frames(a),
+            b.frames
+        ),
+        GapVerdict::Grew | GapVerdict::Shrank => format!(
+            "{}: the unprofiled stretch {place} {} from {} to {} ms per {unit} on average \
+             ({per_frame}; median {} -> {} ms in {} in A, {} in B; longest {} -> {} ms), \
+             {meanwhile}: {}",
+            g.thread,
+            if g.verdict == GapVerdict::Grew {
+                "grew"
+            } else {
+                "shrank"
+            },
+            ms(a.mean_per_frame_ns),
+            ms(b.mean_per_frame_ns),
+            med(a),
+            med(b),
+            frames(a),
+            frames(b),
+            ms(a.max_ns as f64),
+            ms(b.max_ns as f64),
+            match (g.verdict == GapVerdict::Grew, idle) {
+                (true, true) => "more code without a scope, or a longer blocking call",
+                (true, false) => "a longer wait for the other threads' work (see its waits_for)",
+                (false, true) => "less code without a scope, or a shorter blocking call",
+                (false, false) => "a shorter wait for the other threads' work",
+            }
+        ),
+        GapVerdict::Unchanged => format!(
+            "{}: the unprofiled stretch {place}, {} ms in {} in A and {} ms in {} in B: \
+             unchanged (within noise)",
+            g.thread,
+            med(a),
+            frames(a),
+            med(b),
+            frames(b)
+        ),
+    }
+}
+
+/// The places of `a` and `b` by their names: `(place, A's index, B's
+/// index)`.
+fn joined(
+    (a, sa): (&Trace, &Side),
+    (b, sb): (&Trace, &Side),
+) -> Vec<(GapPlace, Option<u32>, Option<u32>)> {
+    let named = |t: &Trace, &(key, [parent, after, before]): &(PlaceId, [Option<ScopeIdx>; 3])| {
+        let name = |i: Option<ScopeIdx>| i.map(|i| t.scope_name(i).to_owned());
+        GapPlace {
+            thread: t.str(StrId(key.0)).to_owned(),
+            kind: key.1,
+            path: path_of(t, parent),
+            after: name(after),
+            before: name(before),
+        }
+    };
+    let mut by_place: FxHashMap<GapPlace, (Option<u32>, Option<u32>)> = FxHashMap::default();
+    for (k, p) in sa.places.iter().enumerate() {
+        by_place.entry(named(a, p)).or_default().0 = Some(k as u32);
+    }
+    for (k, p) in sb.places.iter().enumerate() {
+        by_place.entry(named(b, p)).or_default().1 = Some(k as u32);
+    }
+    by_place.into_iter().map(|(p, (x, y))| (p, x, y)).collect()
+}
+
+/// Each place's run of occurrences in a side's sorted `occ`.
+fn runs(side: &Side) -> Vec<std::ops::Range<usize>> {
+    let mut out = vec![0..0; side.places.len()];
+    let mut at = 0;
+    while at < side.occ.len() {
+        let p = side.occ[at].0;
+        let end = at + side.occ[at..].partition_point(|x| x.0 == p);
+        out[p as usize] = at..end;
+        at = end;
+    }
+    out
+}
+
+/// The gap places of `a` and `b` judged against `noise` (its drift
+/// resolved, as the comparison's rows are judged) per unit of `basis`:
+/// every changed place, and the first `top` unchanged ones.
+pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize) -> GapChanges {
+    let (sa, sb) = (side(a, basis), side(b, basis));
+    let (ra, rb) = (runs(&sa), runs(&sb));
+    let places = joined((a, &sa), (b, &sb));
+    let frames = (sa.units.count, sb.units.count);
+    let mut judged: Vec<(GapChange, Option<u32>, Option<u32>)> = places
+        .into_iter()
+        .map(|(place, ka, kb)| {
+            let of = |s: &Side, r: &[std::ops::Range<usize>], k: Option<u32>| {
+                let occ = k.map_or(&[][..], |k| &s.occ[r[k as usize].clone()]);
+                side_of(occ, &s.units)
+            };
+            let (x, y) = (of(&sa, &ra, ka), of(&sb, &rb, kb));
+            let (has_a, has_b) = (ka.is_some(), kb.is_some());
+            let change = match (has_a, has_b) {
+                (true, true) if needs_calls(x.1, y.1, frames, noise) => judge(
+                    Some(&sample(&x.0, &sa.units)),
+                    Some(&sample(&y.0, &sb.units)),
+                    noise,
+                ),
+                _ => untested(has_a.then_some(x.1), has_b.then_some(y.1), frames, noise),
+            };
+            let v = verdict(&change, has_a, has_b, noise);
+            let g = GapChange {
+                thread: place.thread,
+                kind: place.kind,
+                path: place.path,
+                after: place.after,
+                before: place.before,
+                verdict: v,
+                delta_per_frame_ns: y.2.mean_per_frame_ns - x.2.mean_per_frame_ns,
+                beyond_drift_ns: change.beyond_drift_ns(),
+                delta_median_per_frame_ns: y
+                    .2
+                    .median_per_frame_ns
+                    .saturating_sub(x.2.median_per_frame_ns),
+                a: x.2,
+                b: y.2,
+                other_threads_idle: true,
+                change,
+                sentence: String::new(),
+            };
+            (g, ka, kb)
+        })
+        .collect();
+    type Row = (GapChange, Option<u32>, Option<u32>);
+    let by_place = |x: &Row, y: &Row| {
+        let (x, y) = (&x.0, &y.0);
+        (&x.thread, x.kind, &x.path, &x.after, &x.before)
+            .cmp(&(&y.thread, y.kind, &y.path, &y.after, &y.before))
+    };
+    let (mut changed, mut unchanged): (Vec<Row>, Vec<Row>) = judged
+        .drain(..)
+        .partition(|g| g.0.verdict != GapVerdict::Unchanged);
+    changed.sort_by(|x, y| {
+        y.0.beyond_drift_ns
+            .abs()
+            .total_cmp(&x.0.beyond_drift_ns.abs())
+            .then_with(|| by_place(x, y))
+    });
+    let most = |g: &Row| g.0.a.mean_per_frame_ns.max(g.0.b.mean_per_frame_ns);
+    let total_unchanged = unchanged.len();
+    if unchanged.len() > top {
+        unchanged.select_nth_unstable_by(top, |x, y| {
+            most(y).total_cmp(&most(x)).then_with(|| by_place(x, y))
+        });
+        unchanged.truncate(top);
+    }
+    unchanged.sort_by(|x, y| most(y).total_cmp(&most(x)).then_with(|| by_place(x, y)));
+    // What ran meanwhile, for the listed places only.
+    let (ia, ib) = (BusyIndex::of(a), BusyIndex::of(b));
+    let busy = |t: &Trace,
+                s: &Side,
+                r: &[std::ops::Range<usize>],
+                k: Option<u32>,
+                ix: &BusyIndex,
+                thread: &str| {
+        let Some(k) = k else { return Vec::new() };
+        let w: Vec<(i64, i64)> = s.occ[r[k as usize].clone()]
+            .iter()
+            .map(|o| (o.2, o.3))
+            .collect();
+        ix.busy(t, t.strings.find(thread), &w)
+    };
+    let unit = basis.unit();
+    for (g, ka, kb) in changed.iter_mut().chain(unchanged.iter_mut()) {
+        g.a.other_threads = busy(a, &sa, &ra, *ka, &ia, &g.thread);
+        g.b.other_threads = busy(b, &sb, &rb, *kb, &ib, &g.thread);
+        g.other_threads_idle = if g.verdict == GapVerdict::Gone {
+            g.a.other_threads.is_empty()
+        } else {
+            g.b.other_threads.is_empty()
+        };
+        g.sentence = sentence(g, unit);
+    }
+    let strip =
+        |v: Vec<(GapChange, Option<u32>, Option<u32>)>| v.into_iter().map(|x| x.0).collect();
+    GapChanges {
+        basis,
+        places: changed.len() + total_unchanged,
+        changed: strip(changed),
+        unchanged: strip(unchanged),
+        total_unchanged,
+        not_judged: NOT_JUDGED,
+    }
+}
