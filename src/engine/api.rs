@@ -564,7 +564,9 @@ With A and B: per side the calls, calls per frame, min, median, p95, max and the
 share, and the noise model's judgement (compare's): the rank test's p of the durations and of \
 the calls per frame. JSON: {\"name\",\"a\":{\"count\",\"frames\",\"frames_with_calls\",\
 \"calls_per_frame\",\"total_ns\",\"per_frame_ns\",\"min_ns\",\"median_ns\",\"p95_ns\",\"max_ns\",\
-\"max_share\"}|null,\"b\":{...}|null,\"change\":{...}}.\n\n\
+\"max_share\"}|null,\"b\":{...}|null,\"change\":{...},\"calls_a\":[call],\"calls_b\":[call]}: each \
+side's every call as one recording's calls (call = {\"frame_index\",\"thread\",\"start_ns\",\"duration_ns\",\
+\"data\"}, in time order; as many as a.count and b.count; [] for a side without one).\n\n\
 With one recording, JSON: {\"summary\":{\"count\",\"total_ns\",\"min_ns\",\"median_ns\",\"mean_ns\",\"p95_ns\",\"max_ns\",\"max_share\"},\
 \"calls\":[{\"frame_index\",\"thread\",\"start_ns\",\"duration_ns\",\"data\"}]} in time order; \
 median is the lower median, p95 the nearest rank."

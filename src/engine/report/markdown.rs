@@ -4,6 +4,7 @@
 use super::comparison::numbered_runs;
 use super::text::{between_frames, cell, describe_per, msu, num, p_text, signed_ms, text};
 use super::{ComparisonReport, Outlier, RecordingReport, Report};
+use crate::engine::analyses::accounting::{FrameChange, Lead};
 use crate::engine::analyses::basis::Basis;
 use crate::engine::analyses::compare::SideStats;
 use crate::engine::analyses::drift;
@@ -482,6 +483,42 @@ fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) 
     }
 }
 
+/// Where the median frame's change went: each name's median self time per
+/// frame on the frame thread, B − A, the median time outside its scopes,
+/// and what the medians of the parts leave unaccounted.
+fn median_md(f: &FrameChange, unit: &str) -> String {
+    let m = &f.median;
+    let mut parts: Vec<String> = m
+        .contributions
+        .iter()
+        .map(|x| {
+            format!(
+                "{} {} ({})",
+                escape::markdown_code(&x.name),
+                signed_ms(x.self_delta_median_ns as f64),
+                x.kind.words()
+            )
+        })
+        .collect();
+    let more = m.total_contributions - m.contributions.len();
+    if more > 0 {
+        parts.push(format!("… {more} more (--top shows them)"));
+    }
+    if parts.is_empty() {
+        parts.push("no name's median moved past the noise".to_owned());
+    }
+    let thread = cell(thread_label(&f.thread));
+    format!(
+        "**Where the median {unit}'s {} went** (each name's median self time per {unit} on \
+         {thread}, B − A): {}; outside {thread}'s scopes (unprofiled, idle or waiting): {}; \
+         left unaccounted by the medians of the parts: {}.",
+        signed_ms(f.delta_median_ns as f64),
+        parts.join(", "),
+        signed_ms(m.outside_scopes_ns as f64),
+        signed_ms(m.unexplained_ns as f64),
+    )
+}
+
 /// A recurring gap's cells after its place (and kind), as the unprofiled
 /// and the idle tables give them: neighbours, count, median, total, share
 /// of the thread's span, what ran meanwhile.
@@ -625,6 +662,15 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         f.kind.words(),
         f.p.map_or(String::new(), |p| format!(" ({})", p_text(p))),
     );
+    let median_leads = f.lead == Lead::Median;
+    if median_leads {
+        let _ = writeln!(
+            o,
+            "**The median {unit} leads**: {}.\n",
+            cell(&f.lead_reason)
+        );
+        let _ = writeln!(o, "{}\n", median_md(f, unit));
+    }
     if !f.contributions.is_empty() {
         let parts: Vec<String> = f
             .contributions
@@ -667,6 +713,9 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                 cell(thread_label(&f.thread)),
             );
         }
+    }
+    if !median_leads && (f.median.total_contributions > 0 || f.median.outside_scopes_ns != 0) {
+        let _ = writeln!(o, "{}\n", median_md(f, unit));
     }
     for n in &f.notes {
         let _ = writeln!(o, "> [!NOTE]\n> {}\n", cell(n));
