@@ -208,6 +208,12 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
         }
         _ => (paths("file"), None),
     };
+    if let Request::Calls(args) = &request
+        && args.compare
+        && args.by_child.is_some()
+    {
+        return usage("--by-child breaks down one recording's calls: calls FILE NAME --by-child CHILD");
+    }
     let file = super::side_name(&sides.0);
     let file_b = sides.1.as_deref().map(super::side_name);
     let a = super::load_side(&sides.0, "A")?;
@@ -446,6 +452,7 @@ fn render(request: &Request, answer: &Answer) -> String {
             t.render(&mut out);
         }
         Answer::CallsCompared(c) => render_calls_compared(&mut out, c),
+        Answer::CallsByChild(r) => render_by_child(&mut out, r),
         Answer::Window(w) => {
             let span = w.hi_ns.saturating_sub(w.lo_ns).max(0);
             let _ = writeln!(
@@ -722,6 +729,63 @@ fn more(out: &mut String, shown: usize, total: usize, top: usize) {
             total.max(top)
         );
     }
+}
+
+/// `calls FILE PARENT --by-child CHILD`: a row per group of calls.
+fn render_by_child(out: &mut String, r: &analyses::ByChildReport) {
+    let _ = writeln!(
+        out,
+        "{} by the data of its {} scopes: {} calls, total {} ms; {} with {} inside ({} of them, {} ms); {} group{}",
+        printable(&r.parent),
+        printable(&r.child),
+        r.calls,
+        ms(r.total_ns),
+        r.calls_with_child,
+        printable(&r.child),
+        r.child_calls,
+        ms(r.child_total_ns),
+        r.total_groups,
+        if r.total_groups == 1 { "" } else { "s" }
+    );
+    let data_header = format!("{} data", r.child);
+    let mut t = Table::new(&[
+        (data_header.as_str(), Left),
+        ("calls", Right),
+        ("total ms", Right),
+        ("share", Right),
+        ("median ms", Right),
+        ("max ms", Right),
+        ("child calls", Right),
+        ("child total ms", Right),
+        ("child self ms", Right),
+        ("slowest thread", Left),
+        ("slowest start_ns", Right),
+    ]);
+    for g in &r.groups {
+        let key = if g.child_data.is_empty() {
+            format!("(no {})", r.child)
+        } else {
+            g.child_data
+                .iter()
+                .map(|d| if d.is_empty() { "(empty)" } else { d.as_str() })
+                .collect::<Vec<_>>()
+                .join(" + ")
+        };
+        t.row(vec![
+            key,
+            g.calls.to_string(),
+            ms(g.total_ns),
+            format!("{:.1}%", g.share_pct),
+            ms(g.median_ns),
+            ms(g.max_ns),
+            g.child_calls.to_string(),
+            ms(g.child_total_ns),
+            ms(g.child_self_ns),
+            thread_label(&g.slowest_thread).to_owned(),
+            g.slowest_start_ns.to_string(),
+        ]);
+    }
+    t.render(out);
 }
 
 fn render_calls_compared(out: &mut String, c: &analyses::CallsComparison) {

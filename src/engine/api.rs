@@ -149,6 +149,12 @@ pub struct CallsArgs {
     #[arg(skip)]
     #[serde(default)]
     pub compare: bool,
+    /// Break the calls down by the data of the scopes named CHILD (a name or a glob) inside
+    /// each, at any depth: per group of calls with the same CHILD data, their count and
+    /// total, median and max, and CHILD's own totals.
+    #[arg(long, value_name = "CHILD", value_parser = pattern_arg)]
+    #[serde(default)]
+    pub by_child: Option<String>,
     #[command(flatten)]
     #[serde(flatten)]
     pub noise: NoiseArgs,
@@ -425,6 +431,11 @@ impl GateArgs {
     }
 }
 
+/// A scope name or a glob, checked (a malformed glob is a usage error).
+fn pattern_arg(s: &str) -> Result<String, String> {
+    analyses::transform::Pattern::new(s).map(|_| s.to_owned())
+}
+
 fn percent_arg(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && (0.0..=1000.0).contains(&v) => Ok(v),
@@ -559,7 +570,8 @@ row = {\"name\",\"count\",\"total_ns\"}, by total_ns desc, then name."
     #[command(
         after_help = "Examples:\n  puffin-lens calls capture.puffin load_mesh\n  \
 puffin-lens calls capture.puffin load_mesh --json | jq .summary\n  \
-puffin-lens calls before.puffin after.puffin load_mesh   # per call: did it really change?\n\n\
+puffin-lens calls before.puffin after.puffin load_mesh   # per call: did it really change?\n  \
+puffin-lens calls capture.puffin 'Encoder<_>::append' --by-child 'chunk::*'   # by the chunk written\n\n\
 With A and B: per side the calls, calls per frame, min, median, p95, max and the largest call's \
 share, and the noise model's judgement (compare's): the rank test's p of the durations and of \
 the calls per frame. JSON: {\"name\",\"a\":{\"count\",\"frames\",\"frames_with_calls\",\
@@ -569,7 +581,15 @@ side's every call as one recording's calls (call = {\"frame_index\",\"thread\",\
 \"data\"}, in time order; as many as a.count and b.count; [] for a side without one).\n\n\
 With one recording, JSON: {\"summary\":{\"count\",\"total_ns\",\"min_ns\",\"median_ns\",\"mean_ns\",\"p95_ns\",\"max_ns\",\"max_share\"},\
 \"calls\":[{\"frame_index\",\"thread\",\"start_ns\",\"duration_ns\",\"data\"}]} in time order; \
-median is the lower median, p95 the nearest rank."
+median is the lower median, p95 the nearest rank.\n\n\
+With --by-child CHILD (one recording): the calls grouped by the data strings of the CHILD scopes \
+inside each (distinct, sorted; [] for a call with none inside; a CHILD inside a CHILD counts in \
+its outer one). JSON: {\"parent\",\"child\",\"calls\",\"total_ns\",\"calls_with_child\",\
+\"child_calls\",\"child_total_ns\",\"groups\":[{\"child_data\":[...],\"calls\",\"total_ns\",\
+\"share_pct\",\"median_ns\",\"max_ns\",\"slowest_start_ns\",\"slowest_thread\",\
+\"slowest_frame_index\",\"child_calls\",\"child_total_ns\",\"child_self_ns\"}],\"total_groups\"}, \
+groups by total_ns desc, then calls desc, then child_data; their calls and totals add up to the \
+parent's."
     )]
     Calls(CallsArgs),
     /// What ran on each thread inside a time window [LO, HI] (absolute ns), how busy each was,
@@ -823,6 +843,8 @@ pub enum Answer {
     Calls(analyses::CallsReport),
     /// `calls A B NAME`.
     CallsCompared(Box<analyses::CallsComparison>),
+    /// `calls FILE NAME --by-child CHILD`.
+    CallsByChild(analyses::ByChildReport),
     Window(analyses::WindowReport),
     Gaps(Box<analyses::GapsReport>),
     Compare(Box<analyses::CompareReport>),
@@ -842,6 +864,7 @@ impl serde::Serialize for Answer {
             Answer::Callers(v) => v.serialize(s),
             Answer::Calls(v) => v.serialize(s),
             Answer::CallsCompared(v) => v.serialize(s),
+            Answer::CallsByChild(v) => v.serialize(s),
             Answer::Window(v) => v.serialize(s),
             Answer::Gaps(v) => v.serialize(s),
             Answer::Compare(v) => v.serialize(s),
@@ -999,7 +1022,39 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                 query: "calls".to_owned(),
                 message,
             })?;
-            if args.compare {
+            if let Some(child) = &args.by_child {
+                if args.compare {
+                    return Err(QueryError::BadArgs {
+                        query: "calls".to_owned(),
+                        message: "by_child breaks down one recording's calls: give one \
+                                  recording (calls FILE NAME --by-child CHILD)"
+                            .to_owned(),
+                    });
+                }
+                use analyses::ByChildError;
+                Answer::CallsByChild(analyses::by_child(a, &args.name, child).map_err(
+                    |e| match e {
+                        ByChildError::BadPattern(message) => QueryError::BadArgs {
+                            query: "calls".to_owned(),
+                            message: format!("by_child: {message}"),
+                        },
+                        ByChildError::NoParent => no_such_scope(&args.name),
+                        ByChildError::NoChild { inside } => QueryError::NotFound(format!(
+                            "no scope named {child:?} inside any call of {:?} (inside them: {})",
+                            args.name,
+                            if inside.is_empty() {
+                                "no scope".to_owned()
+                            } else {
+                                inside
+                                    .iter()
+                                    .map(|n| format!("{n:?}"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            }
+                        )),
+                    },
+                )?)
+            } else if args.compare {
                 let b = b.ok_or(QueryError::NoB)?;
                 Answer::CallsCompared(Box::new(
                     analyses::calls_compared(a, b, &args.name, &noise)
