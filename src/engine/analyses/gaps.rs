@@ -725,10 +725,13 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
         path_hash: &path_hash,
         min_ns,
         top,
+        waits: waits.as_ref(),
     };
     let (idle, found): (Vec<Found>, Vec<Found>) =
         found.into_iter().partition(|f| f.kind == GapKind::Idle);
     let unprofiled = ctx.rank(found);
+    // Idle stretches wait for work, not for a thread's result.
+    ctx.waits = None;
     let idle = ctx.rank(idle);
     GapsReport {
         other_threads_recorded: intervals.len() > 1,
@@ -748,13 +751,10 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
 struct Ranked {
     gaps: Vec<Gap>,
     total_gaps: usize,
-        waits: waits.as_ref(),
     recurring: Vec<RecurringGap>,
     total_recurring: usize,
 }
 
-    // Idle stretches wait for work, not for a thread's result.
-    ctx.waits = None;
 /// What ranking a list of stretches reads.
 struct Ctx<'a> {
     trace: &'a Trace,
@@ -763,6 +763,8 @@ struct Ctx<'a> {
     path_hash: &'a [u64],
     min_ns: i64,
     top: usize,
+    /// Traces what the gaps wait for (`None`: not traced).
+    waits: Option<&'a WaitIndex>,
 }
 
 impl Ctx<'_> {
@@ -786,8 +788,6 @@ impl Ctx<'_> {
             .map(|(k, f)| (place_key(trace, self.path_hash, f), k as u32))
             .collect();
         keyed.sort_unstable();
-    /// Traces what the gaps wait for (`None`: not traced).
-    waits: Option<&'a WaitIndex>,
         let members: Vec<u32> = keyed.iter().map(|&(_, k)| k).collect();
         let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
         let mut at = 0;
@@ -872,6 +872,10 @@ impl Ctx<'_> {
                     other_threads: busy_threads(trace, intervals, except(first.thread), &windows),
                     longest_frame_index: trace.frames.frame_index[longest.frame.idx()],
                     longest_start_ns: longest.start,
+                    waits_for: self
+                        .waits
+                        .filter(|_| first.kind != GapKind::BetweenFrames)
+                        .and_then(|w| super::waits::recurring(trace, w, first.thread, &windows)),
                 }
             })
             .collect();
@@ -895,10 +899,6 @@ impl Ctx<'_> {
         let gaps = singles
             .into_iter()
             .take(top)
-                    waits_for: self
-                        .waits
-                        .filter(|_| first.kind != GapKind::BetweenFrames)
-                        .and_then(|w| super::waits::recurring(trace, w, first.thread, &windows)),
             .map(|f| Gap {
                 thread: thread_name(f.thread),
                 frame_index: trace.frames.frame_index[f.frame.idx()],
@@ -916,6 +916,11 @@ impl Ctx<'_> {
                     except(f.thread),
                     &[(f.start, f.end)],
                 ),
+                waits_for: self
+                    .waits
+                    .filter(|_| f.kind != GapKind::BetweenFrames)
+                    .and_then(|w| w.trace(f.thread, f.start, f.end))
+                    .map(|t| WaitsFor::of(trace, &t)),
             })
             .collect();
         Ranked {
@@ -939,11 +944,6 @@ pub fn covered_in(trace: &Trace, lo_ns: i64, hi_ns: i64) -> (i64, usize) {
     }
     parts.sort_unstable();
     let (mut covered, mut reach) = (0i64, i64::MIN);
-                waits_for: self
-                    .waits
-                    .filter(|_| f.kind != GapKind::BetweenFrames)
-                    .and_then(|w| w.trace(f.thread, f.start, f.end))
-                    .map(|t| WaitsFor::of(trace, &t)),
     for (s, e) in parts {
         let s = s.max(reach);
         if e > s {
