@@ -1,0 +1,308 @@
+//! What comes in, dispatched to the recordings and views: dropped files
+//! and keys, the JavaScript API's commands (`show`, `select`, hash changes),
+//! and the `ui()` state it reads back.
+
+use super::top_bar::filter_id;
+use super::{
+    FIND, OPEN, PuffinLensApp, Side, UI_ROWS, UiCommand, View, dropped_side, file_name, platform,
+    views,
+};
+#[cfg(not(target_arch = "wasm32"))]
+use super::{Incoming, Source};
+use egui::{Key, Modifiers};
+
+impl PuffinLensApp {
+    pub(super) fn take_input(&mut self, ctx: &egui::Context) {
+        // Errors from outside (a download or a file that could not be read).
+        let failed = self.shared.borrow_mut().failed.take();
+        if let Some(msg) = failed {
+            log::error!("{msg}");
+            self.set_error(msg);
+            self.publish();
+        }
+        let incoming = std::mem::take(&mut self.shared.borrow_mut().incoming);
+        for item in incoming {
+            self.start_load(ctx, item);
+        }
+        let dropped = ctx.input(|i| i.raw.dropped_files.clone());
+        let count = dropped.len();
+        for (i, file) in dropped.into_iter().enumerate() {
+            let name = file_name(&file.path().to_string_lossy());
+            // Its turn and side now, when dropped: bytes read later cannot
+            // jump it.
+            let (turn, side) = {
+                let mut shared = self.shared.borrow_mut();
+                (
+                    shared.take_turn(),
+                    Some(shared.side_now(dropped_side(count, i))),
+                )
+            };
+            #[cfg(not(target_arch = "wasm32"))]
+            {
+                let source = match file.bytes() {
+                    Ok(bytes) => Source::Bytes(bytes),
+                    Err(_) => Source::Path(file.path().to_path_buf()),
+                };
+                self.start_load(
+                    ctx,
+                    Incoming {
+                        name,
+                        source,
+                        side,
+                        on_done: None,
+                        turn,
+                    },
+                );
+            }
+            #[cfg(target_arch = "wasm32")]
+            {
+                let shared = self.shared.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let started = web_time::Instant::now();
+                    let result = match file.web_file() {
+                        Some(web_file) => platform::web::read_file(web_file, &name).await,
+                        None => file
+                            .bytes_async()
+                            .await
+                            .map_err(|err| format!("{name}: cannot read: {err}")),
+                    };
+                    log::info!(
+                        "{name}: read the dropped file in {:.0} ms",
+                        started.elapsed().as_secs_f64() * 1e3
+                    );
+                    shared.borrow_mut().open_read(name, side, turn, result);
+                });
+            }
+        }
+        let (open, find, escape) = ctx.input_mut(|i| {
+            (
+                i.consume_shortcut(&OPEN),
+                i.consume_shortcut(&FIND),
+                i.consume_key(Modifiers::NONE, Key::Escape),
+            )
+        });
+        if open {
+            platform::pick_files(&self.shared);
+        }
+        if find {
+            ctx.memory_mut(|m| m.request_focus(filter_id()));
+        }
+        // Esc: in a focused flame graph (no filter typed), one level up;
+        // else it clears the filter and the error line.
+        let flame_up = escape
+            && self.filter.is_empty()
+            && self
+                .slot_mut(self.shown)
+                .rec
+                .as_mut()
+                .filter(|rec| rec.view == View::Flame)
+                .and_then(|rec| rec.flame.as_mut())
+                .is_some_and(|flame| flame.focus_up());
+        // Esc with nothing else to undo, or Backspace outside a text field:
+        // the last transform goes.
+        let idle = escape && !flame_up && self.filter.is_empty() && self.error.is_none();
+        let backspace =
+            !ctx.egui_wants_keyboard_input() && ctx.input(|i| i.key_pressed(Key::Backspace));
+        if (idle || backspace)
+            && let Some(rec) = self.slot_mut(self.shown).rec.as_mut()
+        {
+            rec.pop_transform();
+        }
+        if escape && !flame_up {
+            self.filter.clear();
+            self.error = None;
+            ctx.memory_mut(|m| m.surrender_focus(filter_id()));
+        }
+        // Keys 1-6 switch views, unless a text field has the keyboard.
+        if !ctx.egui_wants_keyboard_input()
+            && let Some(rec) = self.slot_mut(self.shown).rec.as_mut()
+        {
+            for view in View::ALL {
+                if ctx.input_mut(|i| i.consume_key(Modifiers::NONE, view.key())) {
+                    rec.view = view;
+                }
+            }
+        }
+    }
+
+    /// Applies the requests of `puffinLens.show`/`select` and hash changes.
+    pub(super) fn take_commands(&mut self) {
+        let commands = std::mem::take(&mut self.shared.borrow_mut().commands);
+        for (command, on_done) in commands {
+            let result = self.apply_command(command);
+            let result = result.map(|()| self.ui_json().to_string());
+            if let Some(on_done) = on_done {
+                on_done(result);
+            }
+        }
+    }
+
+    fn apply_command(&mut self, command: UiCommand) -> Result<(), String> {
+        let substring = self.settings.substring;
+        let slot = match self.shown {
+            Side::A => &mut self.a,
+            Side::B => &mut self.b,
+        };
+        let Some(rec) = slot.rec.as_mut() else {
+            if let UiCommand::Hash(hash) = command {
+                self.pending_hash = Some(hash);
+                return Ok(());
+            }
+            return Err("no recording is open".to_owned());
+        };
+        match command {
+            UiCommand::Show { view, options } if view == "diff" => self.show_diff(&options),
+            UiCommand::Show { view, options } => {
+                let mut filter = std::mem::take(&mut self.filter);
+                let result = rec.show(&view, &options, &mut filter, substring);
+                rec.sync(&filter, substring);
+                self.filter = filter;
+                result
+            }
+            UiCommand::Select(name) => {
+                if rec.select_scope(&name) {
+                    Ok(())
+                } else {
+                    Err(crate::engine::analyses::no_scope_named(&name))
+                }
+            }
+            UiCommand::Transforms(stack) => {
+                rec.transforms = stack;
+                rec.transform_notice = None;
+                let filter = self.filter.clone();
+                rec.sync(&filter, substring);
+                Ok(())
+            }
+            UiCommand::Hash(hash) => {
+                if hash != self.last_hash {
+                    rec.apply_hash(&hash);
+                    if rec.view == View::Diff {
+                        match self.diff_view() {
+                            Some(diff) => diff.apply_hash(&hash),
+                            None => {
+                                if let Some(rec) = self.slot_mut(self.shown).rec.as_mut() {
+                                    rec.view = View::Overview;
+                                }
+                            }
+                        }
+                    }
+                    self.last_hash = hash;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// `puffinLens.show("diff", options)`.
+    fn show_diff(&mut self, options: &serde_json::Value) -> Result<(), String> {
+        let (filter, substring) = (self.filter.clone(), self.settings.substring);
+        let diff = self
+            .diff_view()
+            .ok_or("the diff needs two recordings open (A and B)")?;
+        // A small comparison is done within the slice, before show() answers.
+        diff.step_build(Some(views::BUILD_SLICE));
+        let filter = diff.show(options, filter)?;
+        diff.set_filter(&filter, substring);
+        self.filter = filter;
+        if let Some(rec) = self.slot_mut(self.shown).rec.as_mut() {
+            rec.view = View::Diff;
+        }
+        Ok(())
+    }
+
+    /// What `puffinLens.ui()` returns: the shown recording's views.
+    pub fn ui_json(&self) -> serde_json::Value {
+        match self.slot(self.shown).rec.as_ref() {
+            Some(rec) => {
+                let mut v = rec.ui_json(&self.filter);
+                v["shown"] = self.shown.label().to_lowercase().into();
+                v["top_bar_rows"] = self.top_bar_rows.into();
+                if let (View::Diff, Some(diff)) = (rec.view, &self.diff) {
+                    let (sort, descending) = diff.sort();
+                    v["mode"] = diff.mode().as_str().into();
+                    v["building"] = diff.building().into();
+                    v["normalize"] = diff.normalize().as_str().into();
+                    v["basis"] = diff.basis().unit().into();
+                    v["units"] = serde_json::json!([diff.units().0, diff.units().1]);
+                    v["warnings"] = diff.warnings().into();
+                    v["drift"] = diff.drift().into();
+                    v["sort"] = sort.as_str().into();
+                    v["descending"] = descending.into();
+                    v["rows"] = diff.rows_json(UI_ROWS).into();
+                    if diff.mode() == crate::app::views::diff::DiffMode::Flame {
+                        v["nodes"] = v["rows"].take();
+                        v["rows"] = serde_json::Value::Array(Vec::new());
+                        v["width"] = if diff.flame_width_from_a() { "a" } else { "b" }.into();
+                        v["focus"] = if diff.flame_focus().is_empty() {
+                            serde_json::Value::Null
+                        } else {
+                            diff.flame_focus().into()
+                        };
+                    }
+                }
+                v
+            }
+            None => serde_json::Value::Null,
+        }
+    }
+
+    /// Republishes `ui()` when what it reads changed, and writes the
+    /// location hash.
+    pub(super) fn publish_ui(&mut self) {
+        use std::hash::{Hash as _, Hasher as _};
+        let mut h = rustc_hash::FxHasher::default();
+        self.shown.label().hash(&mut h);
+        self.filter.hash(&mut h);
+        if let Some(rec) = self.slot(self.shown).rec.as_ref() {
+            rec.hash().hash(&mut h);
+            rec.tree.merged_rows().len().hash(&mut h);
+            rec.tree
+                .merged_rows()
+                .iter()
+                .take(UI_ROWS)
+                .for_each(|n| n.hash(&mut h));
+            rec.tree
+                .frame_rows()
+                .iter()
+                .take(UI_ROWS)
+                .for_each(|r| r.hash(&mut h));
+            rec.tree.frame_rows().len().hash(&mut h);
+            rec.table.thread().hash(&mut h);
+            rec.tree.gap_window().map(|g| g.start_ns).hash(&mut h);
+            rec.table
+                .rows()
+                .iter()
+                .take(UI_ROWS)
+                .for_each(|r| r.hash(&mut h));
+            rec.table.rows().len().hash(&mut h);
+            // Progress in whole percents: ui() follows a build.
+            let percent = |b: Option<f32>| b.map(|b| (b * 100.0) as u32);
+            percent(rec.table.building()).hash(&mut h);
+            percent(rec.tree.building()).hash(&mut h);
+            if let (View::Timeline, Some(t)) = (rec.view, &rec.timeline) {
+                t.fingerprint(&mut h);
+            }
+            if let (View::Flame, Some(f)) = (rec.view, &rec.flame) {
+                f.fingerprint(&mut h);
+            }
+            let hash = match (&self.diff, rec.view) {
+                (Some(diff), View::Diff) => {
+                    diff.fingerprint(&mut h);
+                    percent(diff.building()).hash(&mut h);
+                    diff.hash()
+                }
+                _ => rec.hash(),
+            };
+            hash.hash(&mut h);
+            if hash != self.last_hash {
+                platform::set_hash(&hash);
+                self.last_hash = hash;
+            }
+        }
+        let fingerprint = h.finish();
+        if fingerprint != self.ui_fingerprint || self.shared.borrow().ui.is_none() {
+            self.ui_fingerprint = fingerprint;
+            self.shared.borrow_mut().ui = Some(self.ui_json().to_string());
+        }
+    }
+}
