@@ -627,11 +627,21 @@ JSON: {\"other_threads_recorded\",\"gaps\":[gap],\"total_gaps\",\"recurring\":[r
 \"total_recurring_idle\",\"threads\":[thread]}; gap = {\"thread\",\"frame_index\",\"kind\",\
 \"parent\":{\"name\",\"data\"}|null,\"path\",\"after\":{...}|null,\"before\":{...}|null,\"start_ns\",\
 \"end_ns\",\"duration_ns\",\"other_threads\":[{\"thread\",\"busy_ns\",\"scopes\":[{\"name\",\
-\"busy_ns\"}]}]}, longest first; recurring = {\"thread\",\"kind\",\"path\",\"after\",\"before\",\
+\"busy_ns\"}]}],\"waits_for\":waits|null}, longest first; recurring = {\"thread\",\"kind\",\"path\",\"after\",\"before\",\
 \"frames\" (occurrences: a frame with two counts twice),\"median_ns\",\"max_ns\",\"total_ns\",\
 \"share_of_thread_pct\" (of thread_span_ns, at most 100; null between frames),\"share_of\" \
 (\"thread-span\"; null between frames),\"thread_span_ns\",\"other_threads\",\"longest_frame_index\",\
-\"longest_start_ns\"}, largest total first (occurrences of at least 0.01 ms); thread = \
+\"longest_start_ns\",\"waits_for\":recurring_waits|null}, largest total first (occurrences of at least \
+0.01 ms); waits = {\"critical\":work (the last top-level scope on another thread to end in the \
+gap: what it waits for),\"critical_ends_before_gap_end_ns\",\"first\":work (the first to start in \
+it),\"dispatch_ns\" (gap start to first start),\"waiting_ns\" (to the critical end),\"wake_ns\" \
+(to the gap end; the three sum to duration_ns),\"threads_working\",\"threads_busy_at_start\"}, \
+work = {\"thread\",\"name\",\"data\",\"start_ns\",\"end_ns\",\"duration_ns\"}; recurring_waits = \
+{\"traced\" (occurrences with a wait),\"critical\":{\"thread\",\"name\",\"data\",\"occurrences\"} \
+(the most frequent),\"median_critical_duration_ns\",\"first\":{...},\"median_dispatch_ns\",\
+\"median_waiting_ns\",\"median_wake_ns\",\"mean_dispatch_ns\",\"mean_waiting_ns\",\"mean_wake_ns\" \
+(the means sum to the traced occurrences' mean),\"median_threads_working\"}; waits_for is null \
+when no other thread's work ends in the gap, for idle and between frames; thread = \
 {\"thread\",\"role\" (frame-driving or tasks),\"frames\",\"frames_ns\",\"span_ns\",\"covered_ns\"}, \
 by name, every thread whatever --thread. kind: leading, between, trailing, top-level, \
 between-frames (thread \"\"), idle (only in idle and recurring_idle). other_threads_recorded is \

@@ -3,19 +3,23 @@
 
 use super::text::{between_frames, cell, describe_per, msu, num, path_md, signed_ms, text};
 use super::{
-    ComparisonReport, DataRow, DiffHotPath, JudgedRow, NoiseUsed, RecordingReport, ReportOptions,
-    SpikeCall,
+    ComparisonReport, DataRow, DiffHotPath, JudgedRow, NoiseUsed, ParallelFigures, RecordingReport,
+    Unchanged,
+    ReportOptions, SpikeCall,
 };
 use crate::engine::Decoded;
 use crate::engine::analyses::accounting::{frame_change, self_by_name};
 use crate::engine::analyses::basis::Basis;
 use crate::engine::analyses::calls::calls;
-use crate::engine::analyses::compare::{CompareTable, Joined, Pair, Status, compare_warnings};
+use crate::engine::analyses::compare::{
+    COUNTED_NAMES, CompareTable, Joined, Pair, SideStats, Status, compare_warnings,
+};
 use crate::engine::analyses::diff::{joined_children, joined_threads};
 use crate::engine::analyses::drift;
 use crate::engine::analyses::find::GroupBy;
 use crate::engine::analyses::judge::{Change, DriftMode, Kind};
 use crate::engine::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
+use crate::engine::analyses::waits::{WaitChange, concurrency, wait_changes};
 use crate::engine::model::Trace;
 use crate::engine::write::escape;
 use crate::units::thread_label;
@@ -26,6 +30,10 @@ pub(super) fn comparison(
     a: &Decoded,
     b: &Decoded,
     trees: (&MergedTree, &MergedTree),
+    gaps: (
+        &[crate::engine::analyses::gaps::RecurringGap],
+        &[crate::engine::analyses::gaps::RecurringGap],
+    ),
     opts: &ReportOptions,
 ) -> ComparisonReport {
     let (ta, tb) = trees;
@@ -65,6 +73,14 @@ pub(super) fn comparison(
     let new = list(&|k| k == Kind::New);
     let gone = list(&|k| k == Kind::Gone);
     let changes = list(&|k| !matches!(k, Kind::Spike | Kind::New | Kind::Gone));
+    let unchanged = unchanged(&names, &all, &listed, opts.top);
+    // The (name, data) pairs, counted as `compare` counts its rows.
+    let total_pairs = data_rows.pairs().len();
+    let changed_pairs = data_rows
+        .pairs()
+        .iter()
+        .filter(|&&p| data_rows.kind(p).is_change())
+        .count();
     listed.truncate(opts.top);
     // The (name, data) rows of the listed names, when a name has several.
     let mut nested: FxHashMap<&str, Vec<(Pair, Change)>> = listed
@@ -78,9 +94,17 @@ pub(super) fn comparison(
     }
     let (own_a, own_b) = (self_by_name(a, None), self_by_name(b, None));
     let (fa, fb) = (a.frames.len().max(1) as f64, b.frames.len().max(1) as f64);
+    let waits = wait_changes(gaps.0, gaps.1, &names, &noise);
+    // Which listed names run on several threads at once (A's and B's).
+    let listed_names: Vec<&str> = listed.iter().map(|(p, _)| names.name(*p)).collect();
+    let (conc_a, conc_b) = (concurrency(a, &listed_names), concurrency(b, &listed_names));
+    let mut at = 0usize;
     let rows: Vec<JudgedRow> = listed
         .into_iter()
         .map(|(p, change)| {
+            let parallel =
+                parallel_figures(&change, &conc_a[at], &conc_b[at], &waits, names.name(p));
+            at += 1;
             let name = names.name(p);
             let own =
                 |m: &FxHashMap<&str, i64>, f: f64| m.get(name).copied().unwrap_or(0) as f64 / f;
@@ -120,6 +144,7 @@ pub(super) fn comparison(
                 total_data,
                 self_delta_per_frame_ns: own(&own_b, fb) - own(&own_a, fa),
                 spike_call,
+                parallel,
             }
         })
         .collect();
@@ -148,7 +173,7 @@ pub(super) fn comparison(
     // From each thread, the child with the largest |Δ| (ties: the first
     // name), while something changed: the diff tree's order, walked along
     // one path instead of built whole.
-    let hot_paths = joined_threads((a, ta), (b, tb))
+    let change_paths = joined_threads((a, ta), (b, tb))
         .into_iter()
         .map(|(thread, mut na, mut nb)| {
             let total =
@@ -207,14 +232,87 @@ pub(super) fn comparison(
         look_first: Vec::new(),
         total_rows,
         changed_rows,
+        counted: COUNTED_NAMES,
+        total_names: total_rows,
+        changed_names: changed_rows,
+        total_pairs,
+        changed_pairs,
         rows,
         spikes,
         changes,
         new,
         gone,
+        unchanged,
         gate,
-        hot_paths,
+        change_paths,
+        waits,
     }
+}
+
+/// The names of `all` judged unchanged, the costliest first (the larger
+/// side's time per frame, then the name), the first `top` of them; and the
+/// spikes of `listed` whose other calls are unchanged.
+fn unchanged(names: &Joined, all: &[Pair], listed: &[(Pair, Change)], top: usize) -> Unchanged {
+    let (ua, ub) = names.frames();
+    let (ua, ub) = (ua.max(1) as f64, ub.max(1) as f64);
+    let mut rows: Vec<(f64, &str)> = all
+        .iter()
+        .filter(|&&p| !names.kind(p).is_change())
+        .map(|&p| {
+            let (sa, sb) = names.stats(p);
+            let per = |s: Option<SideStats>, u: f64| s.map_or(0.0, |s| s.total_ns as f64 / u);
+            (per(sa, ua).max(per(sb, ub)), names.name(p))
+        })
+        .collect();
+    rows.sort_by(|x, y| y.0.total_cmp(&x.0).then_with(|| x.1.cmp(y.1)));
+    let total = rows.len();
+    rows.truncate(top);
+    Unchanged {
+        names: rows.into_iter().map(|(_, n)| n.to_owned()).collect(),
+        total,
+        apart_from_a_spike: listed
+            .iter()
+            .filter(|(_, c)| c.kind == Kind::Spike && c.rest == Some(Kind::Unchanged))
+            .map(|(p, _)| names.name(*p).to_owned())
+            .collect(),
+    }
+}
+
+/// A name's figures per thread when it runs on several threads at once
+/// (`None` otherwise): its per-frame change summed over threads is not
+/// frame time.
+fn parallel_figures(
+    change: &Change,
+    a: &crate::engine::analyses::waits::Concurrency,
+    b: &crate::engine::analyses::waits::Concurrency,
+    waits: &[WaitChange],
+    name: &str,
+) -> Option<ParallelFigures> {
+    let at_once = a.max_threads_at_once.max(b.max_threads_at_once);
+    if at_once < 2 {
+        return None;
+    }
+    let mut threads = b.threads.clone();
+    threads.extend(a.threads.iter().cloned());
+    threads.sort();
+    threads.dedup();
+    let per_call_delta_ns = change
+        .median_a_ns
+        .zip(change.median_b_ns)
+        .map(|(x, y)| (y - x) as f64);
+    let critical = waits
+        .iter()
+        .flat_map(|w| w.causes.iter().map(move |c| (w, c)))
+        .find(|(_, c)| c.name == name);
+    Some(ParallelFigures {
+        per_thread_delta_per_frame_ns: change.delta_per_frame_ns / threads.len().max(1) as f64,
+        summed_over_threads_ns: change.delta_per_frame_ns,
+        threads_at_once: at_once,
+        threads,
+        per_call_delta_ns,
+        critical_path_delta_ns: critical.map(|(_, c)| c.attributed_ns),
+        critical_thread: critical.map(|(_, c)| c.critical_thread.clone()),
+    })
 }
 
 /// What differs between the runs besides their code, as far as the
@@ -332,9 +430,21 @@ pub(super) fn look_first(
     let mut lines: Vec<String> = Vec::new();
     let min_ns = opts.noise.ms * 1e6;
     let thread = cell(thread_label(&c.frame.thread)).into_owned();
+    let mut told = vec![false; c.waits.len()];
     for x in &c.frame.contributions {
         let bad = x.kind.is_regression() || x.kind == Kind::New;
         if !bad || x.self_delta_per_frame_ns < min_ns {
+            continue;
+        }
+        // Its own time grew as a wait in it: the cause, not "slower per call".
+        if let Some(k) = wait_in(c, &x.name, x.self_delta_per_frame_ns) {
+            told[k] = true;
+            lines.push(format!(
+                "{}; {} per {unit} of {}'s own time on {thread}",
+                wait_md(&c.waits[k], c),
+                signed_ms(x.self_delta_per_frame_ns),
+                escape::markdown_code(&x.name),
+            ));
             continue;
         }
         let why = c.rows.iter().find(|r| r.name == x.name).map_or_else(
@@ -346,6 +456,13 @@ pub(super) fn look_first(
             escape::markdown_code(&x.name),
             signed_ms(x.self_delta_per_frame_ns)
         ));
+    }
+    // Grown waits no contribution told (on another thread than the
+    // accounted one, or in time outside its scopes).
+    for (w, _) in c.waits.iter().zip(&told).filter(|(_, t)| !**t) {
+        if w.delta_median_ns as f64 >= min_ns {
+            lines.push(wait_md(w, c));
+        }
     }
     for r in c.rows.iter() {
         let Some(s) = &r.spike_call else { continue };
@@ -364,10 +481,22 @@ pub(super) fn look_first(
         .as_array()
         .map_or(&[][..], |v| v.as_slice());
     let frames = b.summary.frames as i64;
+    // A wait told above is not told again as unprofiled time.
+    let a_told_wait = |g: &serde_json::Value| {
+        c.waits.iter().any(|w| {
+            w.thread == text(&g["thread"])
+                && w.path == text(&g["path"])
+                && w.kind.as_str() == text(&g["kind"])
+                && w.after.as_deref() == g["after"].as_str()
+                && w.before.as_deref() == g["before"].as_str()
+                && w.delta_median_ns as f64 >= min_ns
+        })
+    };
     if let Some(g) = recurring.iter().find(|g| {
         !between_frames(g)
             && num(&g["median_ns"]) as f64 >= min_ns
             && num(&g["frames"]) * 2 >= frames
+            && !a_told_wait(g)
     }) {
         // (thread, busy %, what it ran), threads that ran the same as much
         // told once: `worker-0..2 busy 96% (`mesh::build`)`.
@@ -425,6 +554,140 @@ pub(super) fn look_first(
         ));
     }
     lines
+}
+
+/// The wait of `c.waits` (on the accounted thread, in `parent`'s own time)
+/// that makes up at least half of `self_delta_ns` (the parent's own-time
+/// change per frame).
+pub(super) fn wait_in(c: &ComparisonReport, parent: &str, self_delta_ns: f64) -> Option<usize> {
+    let per_frame =
+        |w: &WaitChange| w.delta_median_ns as f64 * w.b.traced as f64 / c.frames_b.max(1) as f64;
+    c.waits.iter().position(|w| {
+        w.thread == c.frame.thread
+            && w.parent() == parent
+            && w.kind != crate::engine::analyses::gaps::GapKind::TopLevel
+            && per_frame(w) * 2.0 >= self_delta_ns
+    })
+}
+
+/// Threads in words, numbered runs told once (`pool-0..2`).
+pub(super) fn threads_md(threads: &[String]) -> String {
+    let rows: Vec<(String, String)> = threads.iter().map(|t| (t.clone(), String::new())).collect();
+    numbered_runs(&rows)
+        .into_iter()
+        .map(|(t, _, _)| cell(&t).into_owned())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A wait that grew or shrank, the cause first: "main waits 1.003 ms
+/// longer in `jobs::run`: `job::cloth` is 1.002 ms slower per call on
+/// pool-0..2, the last to finish (pool-2)", then its parts in A and B.
+pub(super) fn wait_md(w: &WaitChange, c: &ComparisonReport) -> String {
+    let longer = if w.delta_median_ns >= 0 {
+        "longer"
+    } else {
+        "shorter"
+    };
+    let place = if w.path.is_empty() {
+        "at the top level".to_owned()
+    } else {
+        format!("in {}", escape::markdown_code(w.parent()))
+    };
+    let head = format!(
+        "{} waits {} {longer} {place} (a {} gap, median {} → {})",
+        cell(thread_label(&w.thread)),
+        msu(w.delta_median_ns.abs()),
+        w.kind.as_str(),
+        msu(w.median_a_ns),
+        msu(w.median_b_ns),
+    );
+    let causes: Vec<String> = w
+        .causes
+        .iter()
+        .map(|x| {
+            format!(
+                "{} is {} {} per call on {}, the last to finish ({})",
+                escape::markdown_code(&x.name),
+                msu(x.per_call_delta_ns.abs().round() as i64),
+                if x.per_call_delta_ns >= 0.0 {
+                    "slower"
+                } else {
+                    "faster"
+                },
+                threads_md(&x.threads),
+                cell(thread_label(&x.critical_thread)),
+            )
+        })
+        .collect();
+    // Each part's medians, and its means where a tail sets them apart
+    // (the means sum to the mean wait).
+    let min_ns = c.noise.ms * 1e6;
+    let part = |name: &str, (ma, mb): (i64, i64), (xa, xb): (f64, f64)| {
+        let tail = (xa - ma as f64).abs() >= min_ns || (xb - mb as f64).abs() >= min_ns;
+        format!(
+            "{name} {} → {}{}",
+            msu(ma),
+            msu(mb),
+            if tail {
+                format!(" (mean {} → {})", msu(xa.round() as i64), msu(xb.round() as i64))
+            } else {
+                String::new()
+            }
+        )
+    };
+    let (a, b) = (&w.a, &w.b);
+    let parts = [
+        part(
+            "dispatch",
+            (a.median_dispatch_ns, b.median_dispatch_ns),
+            (a.mean_dispatch_ns, b.mean_dispatch_ns),
+        ),
+        part(
+            "waiting",
+            (a.median_waiting_ns, b.median_waiting_ns),
+            (a.mean_waiting_ns, b.mean_waiting_ns),
+        ),
+        part(
+            "wake-up",
+            (a.median_wake_ns, b.median_wake_ns),
+            (a.mean_wake_ns, b.mean_wake_ns),
+        ),
+    ]
+    .join(", ");
+    if causes.is_empty() {
+        // No critical work changed per call: the part whose mean moved most.
+        let (what, d) = [
+            (
+                "dispatch latency (until the first work starts)",
+                b.mean_dispatch_ns - a.mean_dispatch_ns,
+            ),
+            (
+                "the waiting for the others' work",
+                b.mean_waiting_ns - a.mean_waiting_ns,
+            ),
+            (
+                "the wake-up after the last work ends",
+                b.mean_wake_ns - a.mean_wake_ns,
+            ),
+        ]
+        .into_iter()
+        .max_by(|x, y| x.1.abs().total_cmp(&y.1.abs()))
+        .unwrap_or(("", 0.0));
+        format!(
+            "{head}: {what} {} in the mean while the critical work ({} on {}) did not change \
+             per call; {parts}",
+            signed_ms(d),
+            escape::markdown_code(&w.b.critical.name),
+            cell(thread_label(&w.b.critical.thread)),
+        )
+    } else {
+        format!(
+            "{head}: {} ({:.0}% of the growth); {parts}",
+            causes.join("; "),
+            w.attributed_pct
+        )
+    }
 }
 
 /// Threads that ran the same (`what`) whose names are one prefix and

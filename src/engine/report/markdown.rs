@@ -1,7 +1,7 @@
 //! The report as GitHub-flavoured Markdown ([`Report::markdown`]): the
 //! comparison's table and the sections of each recording.
 
-use super::comparison::numbered_runs;
+use super::comparison::{numbered_runs, threads_md, wait_in, wait_md};
 use super::text::{between_frames, cell, describe_per, msu, num, p_text, signed_ms, text};
 use super::{ComparisonReport, Outlier, RecordingReport, Report};
 use crate::engine::analyses::accounting::{FrameChange, Lead};
@@ -676,11 +676,21 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             .contributions
             .iter()
             .map(|x| {
+                let why = match wait_in(c, &x.name, x.self_delta_per_frame_ns) {
+                    Some(k) => match c.waits[k].causes.first() {
+                        Some(cause) => format!(
+                            "a wait for {} on {}",
+                            escape::markdown_code(&cause.name),
+                            cell(thread_label(&cause.critical_thread))
+                        ),
+                        None => "a wait".to_owned(),
+                    },
+                    None => x.kind.words().to_owned(),
+                };
                 format!(
-                    "{} {} ({})",
+                    "{} {} ({why})",
                     escape::markdown_code(&x.name),
                     signed_ms(x.self_delta_per_frame_ns),
-                    x.kind.words()
                 )
             })
             .collect();
@@ -773,11 +783,26 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         }
         o.push('\n');
     }
+    if !c.waits.is_empty() {
+        let _ = writeln!(
+            o,
+            "### Waits traced across threads\n\nGaps in which other threads work, matched in A \
+             and B, that changed: what each waits for (the last work on another thread to end \
+             in it: the critical path), and its parts' medians (dispatch: until the first other \
+             thread starts; waiting: until the critical work ends; wake-up: after it).\n"
+        );
+        for w in &c.waits {
+            let _ = writeln!(o, "- {}", wait_md(w, c));
+        }
+        o.push('\n');
+    }
     let _ = writeln!(
         o,
-        "### Judged changes ({} of {} names changed{})\n",
-        c.changed_rows,
-        c.total_rows,
+        "### Judged changes ({} of {} names changed; {} of {} (name, data) pairs{})\n",
+        c.changed_names,
+        c.total_names,
+        c.changed_pairs,
+        c.total_pairs,
         if c.rows.len() < c.changed_rows {
             format!("; the {} largest listed, --top shows more", c.rows.len())
         } else {
@@ -805,6 +830,25 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                 }
                 None => String::new(),
             };
+            let note = match &r.parallel {
+                Some(p) => format!(
+                    "{note}; on {} threads in parallel ({}): per {unit} {} per thread, {}, \
+                     summed over threads {} (not frame time)",
+                    p.threads.len(),
+                    threads_md(&p.threads),
+                    signed_ms(p.per_thread_delta_per_frame_ns),
+                    p.critical_path_delta_ns.map_or_else(
+                        || "none through a grown wait".to_owned(),
+                        |d| format!(
+                            "{} on the critical path ({})",
+                            signed_ms(d),
+                            cell(thread_label(p.critical_thread.as_deref().unwrap_or("")))
+                        )
+                    ),
+                    signed_ms(p.summed_over_threads_ns),
+                ),
+                None => note,
+            };
             judged_row_md(
                 o,
                 (&escape::markdown_code(&r.name), &note),
@@ -812,10 +856,11 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                 &r.b,
                 &r.change,
                 c,
+                r.parallel.as_ref().map(|p| p.threads.len()),
             );
             for d in &r.by_data {
                 let label = format!("↳ data {}", escape::markdown_code(&d.data));
-                judged_row_md(o, (&label, ""), &d.a, &d.b, &d.change, c);
+                judged_row_md(o, (&label, ""), &d.a, &d.b, &d.change, c, None);
             }
             if r.total_data > r.by_data.len() {
                 let _ = writeln!(
@@ -873,13 +918,14 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         list(&c.spikes)
     );
     let _ = writeln!(o, "- **New in B**: {}", list(&c.new));
-    let _ = writeln!(o, "- **Gone in B**: {}\n", list(&c.gone));
-    if !c.hot_paths.is_empty() {
+    let _ = writeln!(o, "- **Gone in B**: {}", list(&c.gone));
+    let _ = writeln!(o, "- {}\n", unchanged_md(&c.unchanged));
+    if !c.change_paths.is_empty() {
         let _ = writeln!(
             o,
             "### Where it changed (differential tree, largest |Δ| first, totals over all frames)\n"
         );
-        for p in &c.hot_paths {
+        for p in &c.change_paths {
             let path: Vec<String> = p
                 .steps
                 .iter()
@@ -937,10 +983,16 @@ fn judged_row_md(
     b: &Option<SideStats>,
     ch: &Change,
     c: &ComparisonReport,
+    parallel: Option<usize>,
 ) {
+    // On threads in parallel: per thread (the sum is not frame time).
+    let (threads, per_thread) = match parallel {
+        Some(n) => (n.max(1) as f64, " per thread"),
+        None => (1.0, ""),
+    };
     let per_frame = |s: &Option<SideStats>, frames: usize| {
         s.as_ref().map_or("—".to_owned(), |s| {
-            msu((s.total_ns as f64 / frames.max(1) as f64).round() as i64)
+            msu((s.total_ns as f64 / frames.max(1) as f64 / threads).round() as i64) + per_thread
         })
     };
     let median = |m: Option<i64>| m.map_or("—".to_owned(), msu);
@@ -957,11 +1009,49 @@ fn judged_row_md(
         "| {label} | {} | {} | {} | {:.2} → {:.2} | {} → {} | {} |",
         per_frame(a, c.units.0),
         per_frame(b, c.units.1),
-        signed_ms(ch.delta_per_frame_ns),
+        signed_ms(ch.delta_per_frame_ns / threads) + per_thread,
         ch.calls_per_frame_a,
         ch.calls_per_frame_b,
         median(ch.median_a_ns),
         median(ch.median_b_ns),
         judgement
     );
+}
+
+/// The names judged unchanged, in one line: "**Unchanged (only noise)**:
+/// `a`, `b` … (N names)", and the spikes whose other calls are unchanged.
+fn unchanged_md(u: &super::Unchanged) -> String {
+    let names = u
+        .names
+        .iter()
+        .map(|n| escape::markdown_code(n))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut line = if u.total == 0 {
+        "**Unchanged (only noise)**: none".to_owned()
+    } else {
+        format!(
+            "**Unchanged (only noise)**: {names}{} ({} name{}{})",
+            if u.names.len() < u.total { " …" } else { "" },
+            u.total,
+            if u.total == 1 { "" } else { "s" },
+            if u.names.len() < u.total {
+                format!(", the {} costliest listed, --top shows more", u.names.len())
+            } else {
+                String::new()
+            }
+        )
+    };
+    if !u.apart_from_a_spike.is_empty() {
+        let _ = write!(
+            line,
+            "; unchanged but for one spike: {}",
+            u.apart_from_a_spike
+                .iter()
+                .map(|n| escape::markdown_code(n))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    line
 }

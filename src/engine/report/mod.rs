@@ -18,6 +18,7 @@ use super::analyses::judge::{Change, Noise};
 use super::analyses::tail::Tail;
 use super::analyses::transform::{Stack, transformed_tree};
 use super::analyses::tree::MAX_REPORT_LEVELS;
+use super::analyses::waits::WaitChange;
 use crate::engine::Decoded;
 use crate::engine::api::{self, Answer, Request, Summary};
 use comparison::{comparison, look_first};
@@ -99,6 +100,9 @@ pub struct RecordingReport {
     pub hot_paths: Vec<HotPath>,
     /// `gaps --min-ms X --top N`: single and recurring gaps.
     pub gaps: Value,
+    /// `gaps`' recurring gaps as found (the comparison's waits match them).
+    #[serde(skip)]
+    pub recurring_gaps: Vec<super::analyses::gaps::RecurringGap>,
     /// Scopes whose largest call (`call`), or whose calls in one frame
     /// (`burst`), are more than half of their total, and scopes whose slow
     /// calls hold a real share of it (`tail`, after the name's other row).
@@ -228,6 +232,35 @@ pub struct ComparisonReport {
     pub gate: Option<GateResult>,
     /// Per thread, the differential tree's path following the largest |Δ|.
     pub hot_paths: Vec<DiffHotPath>,
+    /// Recurring gaps with other threads working (waits) whose median
+    /// changed beyond the noise, matched by place in A and B, each with
+    /// what it waits for on both sides and the critical work's per-call
+    /// change it is attributed to; largest |change| first (see
+    /// `analyses::waits`).
+    pub waits: Vec<WaitChange>,
+}
+
+/// A name that runs on several threads at once: its change per thread.
+#[derive(Clone, Debug, Serialize)]
+pub struct ParallelFigures {
+    /// The threads that ran it (A's and B's, by name).
+    pub threads: Vec<String>,
+    /// The most of them in a call at one time (either side).
+    pub threads_at_once: u32,
+    /// The change per frame per thread: the sum below over `threads`.
+    pub per_thread_delta_per_frame_ns: f64,
+    /// The change per frame summed over its threads (the row's
+    /// `change.delta_per_frame_ns`): they run in parallel, so this is not
+    /// frame time.
+    pub summed_over_threads_ns: f64,
+    /// B − A of its median call.
+    pub per_call_delta_ns: Option<f64>,
+    /// What it adds to the frame through a wait it is the critical path
+    /// of (`waits[].causes[].attributed_ns`); `null` when no grown wait
+    /// waits for it.
+    pub critical_path_delta_ns: Option<f64>,
+    /// The thread it finished last on in that wait.
+    pub critical_thread: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -261,6 +294,9 @@ pub struct JudgedRow {
     pub self_delta_per_frame_ns: f64,
     /// For a spike: the call (its side, frame, thread and duration).
     pub spike_call: Option<SpikeCall>,
+    /// When it runs on several threads at once: its figures per thread and
+    /// on the critical path (`null` otherwise).
+    pub parallel: Option<ParallelFigures>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -340,7 +376,11 @@ impl Report {
         let mut recordings = vec![recording(&label("A"), a.0, a.1, &tree_a, opts)];
         let comparison = b.zip(tree_b).map(|((name, decoded), tree_b)| {
             recordings.push(recording("B", name, decoded, &tree_b, opts));
-            let mut c = comparison(a.1, decoded, (&tree_a, &tree_b), &opts);
+            let gaps = (
+                &recordings[0].recurring_gaps[..],
+                &recordings[1].recurring_gaps[..],
+            );
+            let mut c = comparison(a.1, decoded, (&tree_a, &tree_b), gaps, &opts);
             c.look_first = look_first(&c, &recordings[1], &opts);
             c
         });

@@ -16,7 +16,7 @@ use crate::engine::analyses::find::{GroupBy, InstanceRow};
 use crate::engine::analyses::stats::scope_stats;
 use crate::engine::analyses::tail::{NamedTail, tails_by_name};
 use crate::engine::analyses::tree::MergedTree;
-use crate::engine::api::{self};
+use crate::engine::api::{self, Answer};
 use crate::engine::model::{ScopeIdx, StrId, Trace};
 use rustc_hash::FxHashMap;
 use serde_json::{Value, json};
@@ -90,6 +90,7 @@ pub(super) fn recording(
     let total_names = totals.len();
     totals.truncate(n);
     let (slowest_scopes, total_slowest_scopes) = slowest_per_name(t, n);
+    let gaps = ask("gaps", json!({ "min_ms": opts.gap_ms, "top": n }), d, None);
     // The first child is the largest (children by total, then name).
     let hot_paths = tree
         .threads
@@ -146,12 +147,11 @@ pub(super) fn recording(
         totals,
         total_names,
         hot_paths,
-        gaps: to_value(ask(
-            "gaps",
-            json!({ "min_ms": opts.gap_ms, "top": n }),
-            d,
-            None,
-        )),
+        recurring_gaps: match &gaps {
+            Some(Answer::Gaps(g)) => g.recurring.clone(),
+            _ => Vec::new(),
+        },
+        gaps: to_value(gaps),
         outliers,
         median_note: coverage::frame_coverage(t)
             .as_ref()
