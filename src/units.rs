@@ -10,6 +10,20 @@ pub fn ms_f(ns: f64) -> String {
     format!("{:.3}", ns / 1e6)
 }
 
+/// A point in time for people, given as milliseconds since the
+/// recording's start (`engine::reltime::rel_ms`): 3 decimals, the whole
+/// milliseconds grouped by thousands: `1,234.567`.
+pub fn at_ms(v: f64) -> String {
+    let text = format!("{:.3}", v.abs());
+    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let sign = if v < 0.0 && text.bytes().any(|b| b.is_ascii_digit() && b != b'0') {
+        "-"
+    } else {
+        ""
+    };
+    format!("{sign}{}.{frac}", count(whole.parse().unwrap_or(0)))
+}
+
 /// `s` shortened to `max` characters by replacing its middle with `…`.
 pub fn elide(s: &str, max: usize) -> String {
     let n = s.chars().count();

@@ -499,7 +499,7 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
             let side = side_arg(&side, &s)?;
             match s.borrow().loaded(side) {
                 Some(loaded) => {
-                    parse_json(&serde_json::to_string(&loaded.summary).unwrap_or_default())
+                    parse_json(&loaded.summary.to_json())
                 }
                 None => Ok(JsValue::NULL),
             }

@@ -112,9 +112,9 @@ fn threads_of_the_slowest_or_a_chosen_frame() {
     assert_eq!(
         f.json(&["threads", "s.{}", "--frame", "10"]),
         json!([
-            {"name": "main", "num_scopes": 4, "depth": 3, "range_ns": [t(0.0), t(20.0)], "span_ns": ns(20.0)},
-            {"name": "rayon-1", "num_scopes": 2, "depth": 1, "range_ns": [t(5.2), t(9.5)], "span_ns": ns(4.3)},
-            {"name": "rayon-2", "num_scopes": 2, "depth": 1, "range_ns": [t(5.0), t(12.0)], "span_ns": ns(7.0)},
+            {"name": "main", "num_scopes": 4, "depth": 3, "range_ns": [t(0.0), t(20.0)], "range_rel_ms": [0.0, 20.0], "span_ns": ns(20.0)},
+            {"name": "rayon-1", "num_scopes": 2, "depth": 1, "range_ns": [t(5.2), t(9.5)], "range_rel_ms": [5.2, 9.5], "span_ns": ns(4.3)},
+            {"name": "rayon-2", "num_scopes": 2, "depth": 1, "range_ns": [t(5.0), t(12.0)], "range_rel_ms": [5.0, 12.0], "span_ns": ns(7.0)},
         ])
     );
     assert!(
@@ -133,9 +133,9 @@ fn top_slowest_instances() {
     assert_eq!(
         rows,
         json!([
-            {"name": "frame", "data": "frame 2", "duration_ns": ns(31.0), "start_ns": t(50.0), "thread": "main", "frame_index": 12, "id": FRAME},
-            {"name": "load", "data": "mesh.glb", "duration_ns": ns(30.0), "start_ns": t(50.5), "thread": "main", "frame_index": 12, "id": LOAD},
-            {"name": "frame", "data": "frame 0", "duration_ns": ns(20.0), "start_ns": t(0.0), "thread": "main", "frame_index": 10, "id": FRAME},
+            {"name": "frame", "data": "frame 2", "duration_ns": ns(31.0), "start_ns": t(50.0), "start_rel_ms": 50.0, "thread": "main", "frame_index": 12, "id": FRAME},
+            {"name": "load", "data": "mesh.glb", "duration_ns": ns(30.0), "start_ns": t(50.5), "start_rel_ms": 50.5, "thread": "main", "frame_index": 12, "id": LOAD},
+            {"name": "frame", "data": "frame 0", "duration_ns": ns(20.0), "start_ns": t(0.0), "start_rel_ms": 0.0, "thread": "main", "frame_index": 10, "id": FRAME},
         ])
     );
     // Ties by earlier start: the two 2 ms jobs a (5.2) and b (7.5).
@@ -237,10 +237,10 @@ fn children_slowest_first_and_in_time_order_with_gaps() {
     assert_eq!(
         ordered,
         json!({
-            "parent": {"name": "frame", "data": "frame 0", "start_ns": t(0.0), "duration_ns": ns(20.0), "thread": "main", "frame_index": 10},
+            "parent": {"name": "frame", "data": "frame 0", "start_ns": t(0.0), "start_rel_ms": 0.0, "duration_ns": ns(20.0), "thread": "main", "frame_index": 10},
             "children": [
-                {"name": "app::update", "data": "", "start_ns": t(0.5), "duration_ns": ns(4.5), "gap_before_ns": ns(0.5)},
-                {"name": "app::render", "data": "", "start_ns": t(10.0), "duration_ns": ns(8.0), "gap_before_ns": ns(5.0)},
+                {"name": "app::update", "data": "", "start_ns": t(0.5), "start_rel_ms": 0.5, "duration_ns": ns(4.5), "gap_before_ns": ns(0.5)},
+                {"name": "app::render", "data": "", "start_ns": t(10.0), "start_rel_ms": 10.0, "duration_ns": ns(8.0), "gap_before_ns": ns(5.0)},
             ],
             "trailing_gap_ns": ns(2.0),
         })
@@ -279,7 +279,7 @@ fn calls_summary_and_spike() {
     assert_eq!(starts, vec![t(10.0), t(33.0), t(50.5)]);
     assert_eq!(
         report["calls"][2],
-        json!({"frame_index": 12, "thread": "main", "start_ns": t(50.5), "duration_ns": ns(30.0), "data": "mesh.glb"})
+        json!({"frame_index": 12, "thread": "main", "start_ns": t(50.5), "start_rel_ms": 50.5, "duration_ns": ns(30.0), "data": "mesh.glb"})
     );
     let text = f.text(&["calls", "s.{}", "load"]);
     assert!(text.contains("spike: 1 call is 94% of the total"), "{text}");
@@ -371,7 +371,7 @@ fn gaps_with_what_other_threads_did() {
         "parent": {"name": "frame", "data": "frame 0"}, "path": "frame",
         "after": {"name": "app::update", "data": ""},
         "before": {"name": "app::render", "data": ""},
-        "start_ns": t(5.0), "end_ns": t(10.0), "duration_ns": ns(5.0),
+        "start_ns": t(5.0), "start_rel_ms": 5.0, "end_ns": t(10.0), "end_rel_ms": 10.0, "duration_ns": ns(5.0),
         "other_threads": [
             {"thread": "rayon-2", "busy_ns": ns(4.5), "scopes": [{"name": "job", "busy_ns": ns(4.5)}]},
             {"thread": "rayon-1", "busy_ns": ns(4.0), "scopes": [{"name": "job", "busy_ns": ns(4.0)}]},

@@ -153,7 +153,7 @@ fn compare_and_diff_answer_as_the_cli_and_need_b() {
 fn summary_is_what_the_cli_prints() {
     let dir = samples();
     let decoded = decode(&dir.join(SAMPLE));
-    let summary = serde_json::to_string(&api::summary(SAMPLE, &decoded)).expect("json");
+    let summary = api::summary(SAMPLE, &decoded).to_json();
     let dir_arg = dir.join(SAMPLE);
     // The CLI names the file without its directories, as the web app does.
     let out = cli_json(

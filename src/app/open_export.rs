@@ -133,7 +133,7 @@ impl PuffinLensApp {
                 for d in &loaded.summary.diagnostics {
                     log::warn!("{}: {d}", loaded.name);
                 }
-                let summary_json = serde_json::to_string(&loaded.summary).unwrap_or_default();
+                let summary_json = loaded.summary.to_json();
                 platform::mark(&format!("decoded {}", loaded.name));
                 let loaded = Arc::new(loaded);
                 let started = web_time::Instant::now();

@@ -227,13 +227,18 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
         Ok(answer) => {
             let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
             if json {
-                serde_json::to_writer(&mut out, &answer)?;
+                serde_json::to_writer(&mut out, &answer.with_rel_times(&a.trace))?;
                 out.write_all(b"\n")?;
+                if let Some(note) = cut_note(&request, &answer) {
+                    eprintln!("puffin-lens: {file}: {note}");
+                }
             } else {
                 match &answer {
                     Answer::Tree(report) => write_tree(&mut out, report)?,
                     Answer::Diff(report) => write_diff(&mut out, report)?,
-                    _ => out.write_all(render(&request, &answer).as_bytes())?,
+                    _ => out.write_all(
+                        render(&request, &answer, a.trace.recording_start_ns()).as_bytes(),
+                    )?,
                 }
             }
             out.flush()?;
@@ -262,8 +267,9 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
     }
 }
 
-/// The answer as an aligned table.
-fn render(request: &Request, answer: &Answer) -> String {
+/// The answer as an aligned table; its points in time as milliseconds
+/// since `start_ns`, the recording's start ([`at`]).
+fn render(request: &Request, answer: &Answer, start_ns: i64) -> String {
     let mut out = String::new();
     match answer {
         Answer::Frames {
@@ -301,7 +307,7 @@ fn render(request: &Request, answer: &Answer) -> String {
                 ("scopes", Right),
                 ("depth", Right),
                 ("span ms", Right),
-                ("start_ns", Right),
+                ("starts at ms", Right),
             ]);
             for r in rows {
                 t.row(vec![
@@ -312,14 +318,14 @@ fn render(request: &Request, answer: &Answer) -> String {
                     if r.num_scopes == 0 {
                         "-".into()
                     } else {
-                        r.range_ns.0.to_string()
+                        at(r.range_ns.0, start_ns)
                     },
                 ]);
             }
             t.render(&mut out);
         }
         Answer::Instances { rows, total } => {
-            render_instances(&mut out, rows);
+            render_instances(&mut out, rows, start_ns);
             more(&mut out, rows.len(), *total, top_of(request));
         }
         Answer::Aggregate { by, rows, total } => {
@@ -364,7 +370,7 @@ fn render(request: &Request, answer: &Answer) -> String {
             let p = &report.parent;
             let _ = writeln!(
                 &mut out,
-                "{}{} — {} ms on thread {:?}, frame {}, start_ns {}",
+                "{}{} — {} ms on thread {:?}, frame {}, at {} ms (start_ns {})",
                 printable(&p.name),
                 if p.data.is_empty() {
                     String::new()
@@ -374,6 +380,7 @@ fn render(request: &Request, answer: &Answer) -> String {
                 ms(p.duration_ns),
                 p.thread,
                 p.frame_index,
+                at(p.start_ns, start_ns),
                 p.start_ns
             );
             let mut t = Table::new(&[
@@ -381,7 +388,7 @@ fn render(request: &Request, answer: &Answer) -> String {
                 ("data", Left),
                 ("ms", Right),
                 ("gap before ms", Right),
-                ("start_ns", Right),
+                ("at ms", Right),
             ]);
             for c in &report.children {
                 t.row(vec![
@@ -389,7 +396,7 @@ fn render(request: &Request, answer: &Answer) -> String {
                     c.data.clone(),
                     ms(c.duration_ns),
                     ms(c.gap_before_ns),
-                    c.start_ns.to_string(),
+                    at(c.start_ns, start_ns),
                 ]);
             }
             t.render(&mut out);
@@ -438,7 +445,7 @@ fn render(request: &Request, answer: &Answer) -> String {
                 ("thread", Left),
                 ("ms", Right),
                 ("data", Left),
-                ("start_ns", Right),
+                ("at ms", Right),
             ]);
             for c in &report.calls {
                 t.row(vec![
@@ -446,21 +453,23 @@ fn render(request: &Request, answer: &Answer) -> String {
                     thread_label(&c.thread).to_owned(),
                     ms(c.duration_ns),
                     c.data.clone(),
-                    c.start_ns.to_string(),
+                    at(c.start_ns, start_ns),
                 ]);
             }
             t.render(&mut out);
         }
         Answer::CallsCompared(c) => render_calls_compared(&mut out, c),
-        Answer::CallsByChild(r) => render_by_child(&mut out, r),
+        Answer::CallsByChild(r) => render_by_child(&mut out, r, start_ns),
         Answer::Window(w) => {
             let span = w.hi_ns.saturating_sub(w.lo_ns).max(0);
             let _ = writeln!(
                 &mut out,
-                "window {}..{} ns ({} ms): scopes covered {} ms; no thread's scope covered {} ms ({:.0}%){}",
+                "window at {}..{} ms ({} ms; {}..{} ns): scopes covered {} ms; no thread's scope covered {} ms ({:.0}%){}",
+                at(w.lo_ns, start_ns),
+                at(w.hi_ns, start_ns),
+                ms(span),
                 w.lo_ns,
                 w.hi_ns,
-                ms(span),
                 ms(w.covered_ns),
                 ms(w.uncovered_ns),
                 100.0 * w.uncovered_ns as f64 / span.max(1) as f64,
@@ -477,6 +486,7 @@ fn render(request: &Request, answer: &Answer) -> String {
                     meanwhile(&w.busy, w.threads_recorded > 1)
                 );
             }
+            render_window_split(&mut out, w, span);
             let mut t = Table::new(&[
                 ("thread", Left),
                 ("scopes", Right),
@@ -505,12 +515,13 @@ fn render(request: &Request, answer: &Answer) -> String {
                 }
             }
             t.render(&mut out);
+            render_window_scopes(&mut out, w);
         }
         Answer::Gaps(report) => {
             let Request::Gaps(api::GapsArgs { min_ms, top, .. }) = request else {
                 unreachable!("a gaps answer comes from a gaps request")
             };
-            render_gaps(&mut out, report, *min_ms, *top);
+            render_gaps(&mut out, report, *min_ms, *top, start_ns);
         }
         Answer::Compare(report) => {
             let Request::Compare(args) = request else {
@@ -568,7 +579,13 @@ fn meanwhile(others: &[analyses::BusyThread], recorded: bool) -> String {
         .join(", ")
 }
 
-fn render_gaps(out: &mut String, report: &analyses::GapsReport, min_ms: f64, top: usize) {
+fn render_gaps(
+    out: &mut String,
+    report: &analyses::GapsReport,
+    min_ms: f64,
+    top: usize,
+    start_ns: i64,
+) {
     let _ = writeln!(
         out,
         "Recurring gaps (the same place in 2+ frames, at least {min_ms} ms in all), largest total first:"
@@ -582,6 +599,7 @@ fn render_gaps(out: &mut String, report: &analyses::GapsReport, min_ms: f64, top
             "\nOne-off gaps of at least {min_ms} ms (not a recurring gap's usual occurrence), longest first:"
         ),
         top,
+        start_ns,
     );
     let _ = writeln!(
         out,
@@ -594,6 +612,7 @@ fn render_gaps(out: &mut String, report: &analyses::GapsReport, min_ms: f64, top
         (&report.idle, report.total_idle),
         &format!("\nOne-off idle stretches of at least {min_ms} ms, longest first:"),
         top,
+        start_ns,
     );
     // Each thread's role, and the numbers behind it.
     let roles: Vec<String> = report
@@ -645,6 +664,7 @@ fn gap_tables(
     (singles, total_singles): (&[analyses::Gap], usize),
     one_off_heading: &str,
     top: usize,
+    start_ns: i64,
 ) {
     // The kind, not the empty name, says between frames: a thread may be
     // named "" (the Rerun SDK's Python main thread).
@@ -670,6 +690,7 @@ fn gap_tables(
             ("after", Left),
             ("before", Left),
             ("meanwhile (busy ms)", Left),
+            ("waits for (median dispatch / waiting / wake-up ms)", Left),
         ]);
         for g in recurring {
             t.row(vec![
@@ -683,6 +704,12 @@ fn gap_tables(
                 g.after.clone().unwrap_or_else(|| "-".into()),
                 g.before.clone().unwrap_or_else(|| "-".into()),
                 meanwhile(&g.other_threads, report.other_threads_recorded),
+                g.waits_for.as_ref().map_or("-".into(), |w| {
+                    waits_cell(
+                        (&w.critical.thread, &w.critical.name),
+                        (w.median_dispatch_ns, w.median_waiting_ns, w.median_wake_ns),
+                    )
+                }),
             ]);
         }
         t.render(out);
@@ -700,7 +727,8 @@ fn gap_tables(
             ("after", Left),
             ("before", Left),
             ("meanwhile (busy ms)", Left),
-            ("start_ns", Right),
+            ("waits for (dispatch / waiting / wake-up ms)", Left),
+            ("at ms", Right),
         ]);
         for g in singles {
             t.row(vec![
@@ -711,12 +739,50 @@ fn gap_tables(
                 g.after.as_ref().map_or("-".into(), |x| x.name.clone()),
                 g.before.as_ref().map_or("-".into(), |x| x.name.clone()),
                 meanwhile(&g.other_threads, report.other_threads_recorded),
-                g.start_ns.to_string(),
+                g.waits_for.as_ref().map_or("-".into(), |w| {
+                    waits_cell(
+                        (&w.critical.thread, &w.critical.name),
+                        (w.dispatch_ns, w.waiting_ns, w.wake_ns),
+                    )
+                }),
+                at(g.start_ns, start_ns),
             ]);
         }
         t.render(out);
     }
     more(out, singles.len(), total_singles, top);
+}
+
+/// What --top cut from an answer whose JSON is a bare array (`frames`,
+/// `top`, `find`, `find --aggregate`: their shape stays, scripts read
+/// `.[0]`), said on stderr: `None` when nothing was cut. The answers that
+/// are objects give it in their JSON (`total_*` beside the list).
+fn cut_note(request: &Request, answer: &Answer) -> Option<String> {
+    let (shown, total) = match answer {
+        Answer::Frames { rows, total, .. } => (rows.len(), *total),
+        Answer::Instances { rows, total } => (rows.len(), *total),
+        Answer::Aggregate { rows, total, .. } => (rows.len(), *total),
+        _ => return None,
+    };
+    (total > shown).then(|| {
+        format!(
+            "--top {} listed {shown} of {total} rows; --top {total} lists them all",
+            top_of(request)
+        )
+    })
+}
+
+/// What a gap waits for: `pool-2 job::cloth (0.100 / 3.100 / 0.030)`, the
+/// critical work (the last to end in it) and the gap's three parts.
+fn waits_cell((thread, name): (&str, &str), (dispatch, waiting, wake): (i64, i64, i64)) -> String {
+    format!(
+        "{} {} ({} / {} / {})",
+        cell(thread_label(thread)),
+        cell(name),
+        ms(dispatch),
+        ms(waiting),
+        ms(wake)
+    )
 }
 
 /// "… 345 more, --top N shows them" when a list was cut.
@@ -732,7 +798,7 @@ fn more(out: &mut String, shown: usize, total: usize, top: usize) {
 }
 
 /// `calls FILE PARENT --by-child CHILD`: a row per group of calls.
-fn render_by_child(out: &mut String, r: &analyses::ByChildReport) {
+fn render_by_child(out: &mut String, r: &analyses::ByChildReport, start_ns: i64) {
     let _ = writeln!(
         out,
         "{} by the data of its {} scopes: {} calls, total {} ms; {} with {} inside ({} of them, {} ms); {} group{}",
@@ -759,7 +825,7 @@ fn render_by_child(out: &mut String, r: &analyses::ByChildReport) {
         ("child total ms", Right),
         ("child self ms", Right),
         ("slowest thread", Left),
-        ("slowest start_ns", Right),
+        ("slowest at ms", Right),
     ]);
     for g in &r.groups {
         let key = if g.child_data.is_empty() {
@@ -782,7 +848,7 @@ fn render_by_child(out: &mut String, r: &analyses::ByChildReport) {
             ms(g.child_total_ns),
             ms(g.child_self_ns),
             thread_label(&g.slowest_thread).to_owned(),
-            g.slowest_start_ns.to_string(),
+            at(g.slowest_at_ns, start_ns),
         ]);
     }
     t.render(out);
@@ -844,7 +910,113 @@ fn render_calls_compared(out: &mut String, c: &analyses::CallsComparison) {
     t.render(out);
 }
 
-fn render_instances(out: &mut String, rows: &[analyses::InstanceRow]) {
+/// `window`'s split per thread: profiled, unprofiled (and in which
+/// scopes), no scope.
+fn render_window_split(out: &mut String, w: &analyses::WindowReport, span: i64) {
+    let _ = writeln!(
+        out,
+        "per thread: profiled (in a scope without children), unprofiled (in a scope, in none of its children), no scope:"
+    );
+    let mut t = Table::new(&[
+        ("thread", Left),
+        ("profiled ms", Right),
+        ("unprofiled ms", Right),
+        ("no scope ms", Right),
+        ("unprofiled in (ms)", Left),
+    ]);
+    for r in &w.split {
+        let within: Vec<String> = r
+            .unprofiled_in
+            .iter()
+            .map(|u| format!("{} {}", u.name, ms(u.unprofiled_ns)))
+            .collect();
+        t.row(vec![
+            thread_label(&r.thread).to_owned(),
+            ms(r.profiled_ns),
+            ms(r.unprofiled_ns),
+            ms(r.no_scope_ns),
+            if within.is_empty() {
+                "-".into()
+            } else {
+                within.join(", ")
+            },
+        ]);
+    }
+    t.render(out);
+    let _ = writeln!(
+        out,
+        "no thread in profiled time: {} ms ({:.0}%)",
+        ms(w.no_thread_profiled_ns),
+        100.0 * w.no_thread_profiled_ns as f64 / span.max(1) as f64
+    );
+}
+
+/// `window`'s scopes per thread in time order, from the window's start.
+fn render_window_scopes(out: &mut String, w: &analyses::WindowReport) {
+    if w.split.iter().all(|r| r.scopes.is_empty()) {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "scopes in time order (from / to: ms from the window's start; partly: only partly inside):"
+    );
+    let mut t = Table::new(&[
+        ("thread", Left),
+        ("from", Right),
+        ("to", Right),
+        ("ms", Right),
+        ("inside ms", Right),
+        ("name", Left),
+        ("data", Left),
+        ("", Left),
+    ]);
+    for r in &w.split {
+        for (k, sc) in r.scopes.iter().enumerate() {
+            t.row(vec![
+                if k == 0 {
+                    thread_label(&r.thread).to_owned()
+                } else {
+                    String::new()
+                },
+                format!("{:.3}", sc.start_in_window_ms),
+                format!("{:.3}", sc.end_in_window_ms),
+                ms(sc.duration_ns),
+                ms(sc.overlap_ns),
+                format!("{}{}", "  ".repeat(sc.depth as usize), sc.name),
+                sc.data.clone(),
+                if sc.partial {
+                    "partly".into()
+                } else {
+                    String::new()
+                },
+            ]);
+        }
+    }
+    t.render(out);
+    for r in &w.split {
+        more_named(out, &r.thread, r.scopes.len(), r.total_scopes, "--scopes");
+    }
+}
+
+/// "… thread: 345 more, --scopes N shows them" when a thread's list was cut.
+fn more_named(out: &mut String, thread: &str, shown: usize, total: usize, flag: &str) {
+    if total > shown {
+        let _ = writeln!(
+            out,
+            "… {}: {} more, {flag} {total} shows them",
+            thread_label(thread),
+            total - shown,
+        );
+    }
+}
+
+/// A point in time as milliseconds since `start_ns`, the recording's start
+/// (`1,234.567`: the JSON's `*_rel_ms`).
+fn at(ns: i64, start_ns: i64) -> String {
+    puffin_lens::units::at_ms(puffin_lens::engine::reltime::rel_ms(ns, start_ns))
+}
+
+fn render_instances(out: &mut String, rows: &[analyses::InstanceRow], start_ns: i64) {
     let mut t = Table::new(&[
         ("ms", Right),
         ("name", Left),
@@ -852,7 +1024,7 @@ fn render_instances(out: &mut String, rows: &[analyses::InstanceRow]) {
         ("thread", Left),
         ("frame", Right),
         ("id", Right),
-        ("start_ns", Right),
+        ("at ms", Right),
     ]);
     for r in rows {
         t.row(vec![
@@ -862,7 +1034,7 @@ fn render_instances(out: &mut String, rows: &[analyses::InstanceRow]) {
             thread_label(&r.thread).to_owned(),
             r.frame_index.to_string(),
             r.id.to_string(),
-            r.start_ns.to_string(),
+            at(r.start_ns, start_ns),
         ]);
     }
     t.render(out);
@@ -905,7 +1077,7 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, top: usize
                     "{} {:+.3} ({})",
                     printable(&x.name),
                     x.self_delta_per_frame_ns / 1e6,
-                    x.kind.words()
+                    x.gap.as_deref().unwrap_or(x.kind.words())
                 )
             })
             .collect();
@@ -917,14 +1089,17 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, top: usize
             f.explained_pct
         );
     }
+    write_gap_changes(out, &report.gaps);
     write_median(out, f);
     let _ = writeln!(
         out,
-        "A {} frames, B {}; {} of {} rows changed beyond noise (judged per {})",
+        "A {} frames, B {}; {} of {} (name, data) pairs changed beyond noise ({} of {} names; judged per {})",
         report.frames_a,
         report.frames_b,
-        report.changed_rows,
-        report.total_rows,
+        report.changed_pairs,
+        report.total_pairs,
+        report.changed_names,
+        report.total_names,
         report.basis.unit()
     );
     if report.basis == analyses::basis::Basis::Second {
@@ -955,7 +1130,7 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, top: usize
     for r in &report.rows {
         let [an, at, ap] = side(&r.a);
         let [bn, bt, bp] = side(&r.b);
-        let mut note = r.change.kind.words().to_owned();
+        let mut note = r.gap.clone().unwrap_or_else(|| r.change.kind.words().to_owned());
         if let Some(rest) = r.change.rest {
             let _ = write!(note, " (the rest: {})", rest.words());
         }
@@ -985,6 +1160,22 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, top: usize
     }
 }
 
+/// The changed gaps, one sentence each, and how many places are unchanged.
+fn write_gap_changes(out: &mut String, g: &analyses::gap_diff::GapChanges) {
+    if g.places == 0 {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "unprofiled gaps: {} of {} places changed beyond noise",
+        g.changed.len(),
+        g.places
+    );
+    for c in &g.changed {
+        let _ = writeln!(out, "  {}: {}", c.verdict.as_str(), printable(&c.sentence));
+    }
+}
+
 /// The gate's verdict, and the rows that tripped it.
 pub(super) fn render_gate(out: &mut String, g: &analyses::gate::GateResult) {
     if g.drift_tripped {
@@ -1004,12 +1195,29 @@ pub(super) fn render_gate(out: &mut String, g: &analyses::gate::GateResult) {
         }
         return;
     }
-    if g.tripped.is_empty() {
+    for x in &g.tripped_gaps {
         let _ = writeln!(
             out,
-            "regression gate: passed (no regression over {} ms per frame beyond the drift)",
-            ms(g.limit_ns.round() as i64)
+            "regression gate: FAILED: a {} gap costs {:+.3} ms per frame beyond the drift ({:.1}% of the frame, limit {} ms): {}",
+            if x.verdict == analyses::gap_diff::GapVerdict::New {
+                "new"
+            } else {
+                "grown"
+            },
+            x.beyond_drift_ns / 1e6,
+            x.frame_pct,
+            ms(g.limit_ns.round() as i64),
+            printable(&x.sentence)
         );
+    }
+    if g.tripped.is_empty() {
+        if g.tripped_gaps.is_empty() {
+            let _ = writeln!(
+                out,
+                "regression gate: passed (no regression over {} ms per frame beyond the drift)",
+                ms(g.limit_ns.round() as i64)
+            );
+        }
         return;
     }
     let _ = writeln!(
@@ -1178,7 +1386,7 @@ fn write_median(out: &mut String, f: &analyses::accounting::FrameChange) {
                 "{} {:+.3} ({})",
                 printable(&x.name),
                 x.self_delta_median_ns as f64 / 1e6,
-                x.kind.words()
+                x.gap.as_deref().unwrap_or(x.kind.words())
             )
         })
         .collect();

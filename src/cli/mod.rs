@@ -315,7 +315,7 @@ Exit status: 0 done; 1 the files cannot be written."
     /// What a recording holds: frames, threads, scopes, time span, format, problems.
     #[command(after_help = "Examples:\n  puffin-lens summary capture.puffin\n  \
 puffin-lens summary capture.puffin --json\n\n\
-JSON: {\"file\",\"frames\",\"threads\",\"scopes\",\"start_ns\",\"end_ns\",\"span_ns\",\"formats\",\
+JSON: {\"file\",\"frames\",\"threads\",\"scopes\",\"recording_start_ns\",\"start_ns\",\"end_ns\",\"span_ns\",\"formats\",\
 \"compressions\",\"registered_scopes\",\"has_registration\",\"slowest_frame_index\",\
 \"slowest_frame_ns\",\"unregistered_scope_ids\":[{\"id\",\"instances\"}],\"frame_index_range\":[first,last],\
 \"frames_absent\",\"damaged\",\"diagnostics\"}; \"file\" is the bare file name, as in the web app.")]
@@ -425,7 +425,11 @@ fn report_cmd(
     let text = match format {
         ReportFormat::Md => report.markdown(),
         ReportFormat::Html => report.html(),
-        ReportFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
+        // Each recording's times from its own start; the comparison's from A's.
+        ReportFormat::Json => {
+            let start_ns = da.trace.recording_start_ns();
+            serde_json::to_string_pretty(&engine::reltime::RelTimes::new(&report, start_ns))? + "\n"
+        }
     };
     match output {
         Some(out) => write_atomically(out, |w| Ok(w.write_all(text.as_bytes())?))?,
@@ -782,7 +786,7 @@ fn summary(path: &Path, json: bool) -> anyhow::Result<i32> {
     let name = puffin_lens::app::file_name(&path.to_string_lossy());
     let s = engine::api::summary(&name, &decoded);
     let out = if json {
-        serde_json::to_string(&s)? + "\n"
+        s.to_json() + "\n"
     } else {
         let list = |v: &[String]| {
             if v.is_empty() {

@@ -16,14 +16,15 @@ pub enum Align {
 
 /// A table: headers, then rows of cells; columns align to their widest cell.
 pub struct Table {
-    headers: Vec<(&'static str, Align)>,
+    /// Owned: a header may be made from the data (`NAME data`).
+    headers: Vec<(String, Align)>,
     rows: Vec<Vec<String>>,
 }
 
 impl Table {
-    pub fn new(headers: &[(&'static str, Align)]) -> Self {
+    pub fn new(headers: &[(&str, Align)]) -> Self {
         Self {
-            headers: headers.to_vec(),
+            headers: headers.iter().map(|&(h, a)| (h.to_owned(), a)).collect(),
             rows: Vec::new(),
         }
     }
@@ -44,14 +45,11 @@ impl Table {
                 *w = (*w).max(cell.chars().count());
             }
         }
-        line(
-            &self.headers,
-            &widths,
-            self.headers.iter().map(|(h, _)| *h),
-            out,
-        );
+        let headers: Vec<(&str, Align)> =
+            self.headers.iter().map(|(h, a)| (h.as_str(), *a)).collect();
+        line(&headers, &widths, headers.iter().map(|(h, _)| *h), out);
         for row in &self.rows {
-            line(&self.headers, &widths, row.iter().map(String::as_str), out);
+            line(&headers, &widths, row.iter().map(String::as_str), out);
         }
     }
 }

@@ -177,19 +177,89 @@ fn window_top() -> usize {
     WINDOW_TOP
 }
 
+/// `window --scopes` when not given.
+const WINDOW_SCOPES: usize = 50;
+
+fn window_scopes() -> usize {
+    WINDOW_SCOPES
+}
+
+/// A window's edge: epoch nanoseconds (`1795967542870000000`), or
+/// milliseconds since the recording's start with `ms` after them (`12.5ms`:
+/// the text's "at" times, the JSON's `*_rel_ms`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TimeArg {
+    Ns(i64),
+    RelMs(f64),
+}
+
+impl TimeArg {
+    /// Epoch nanoseconds in `trace`'s recording.
+    pub fn ns_in(self, trace: &Trace) -> i64 {
+        match self {
+            TimeArg::Ns(ns) => ns,
+            TimeArg::RelMs(ms) => trace.recording_start_ns().saturating_add(ms_to_ns(ms)),
+        }
+    }
+}
+
+impl std::str::FromStr for TimeArg {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || {
+            format!(
+                "expected epoch nanoseconds (an integer) or milliseconds since the \
+                 recording's start (`12.5ms`), got {s:?}"
+            )
+        };
+        match s.trim().strip_suffix("ms") {
+            Some(ms) => match ms.trim().parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok(TimeArg::RelMs(v)),
+                _ => Err(bad()),
+            },
+            None => s.trim().parse::<i64>().map(TimeArg::Ns).map_err(|_| bad()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TimeArg {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Given {
+            Ns(i64),
+            Text(String),
+        }
+        match Given::deserialize(d).map_err(|_| {
+            serde::de::Error::custom(
+                "expected epoch nanoseconds (an integer) or milliseconds since the \
+                 recording's start (\"12.5ms\")",
+            )
+        })? {
+            Given::Ns(ns) => Ok(TimeArg::Ns(ns)),
+            Given::Text(s) => s.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
 #[derive(Args, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct WindowArgs {
-    /// Window start, absolute nanoseconds.
+    /// Window start: epoch nanoseconds, or milliseconds since the recording's start (`12.5ms`).
     #[arg(allow_negative_numbers = true)]
-    pub lo: i64,
-    /// Window end, absolute nanoseconds.
+    pub lo: TimeArg,
+    /// Window end: epoch nanoseconds, or milliseconds since the recording's start (`14ms`).
     #[arg(allow_negative_numbers = true)]
-    pub hi: i64,
+    pub hi: TimeArg,
     /// Slowest scopes to show per thread.
     #[arg(long, value_name = "N", default_value_t = WINDOW_TOP)]
     #[serde(default = "window_top")]
     pub top: usize,
+    /// Scopes to list per thread in time order, with their starts and ends.
+    #[arg(long, value_name = "N", default_value_t = WINDOW_SCOPES)]
+    #[serde(default = "window_scopes")]
+    pub scopes: usize,
 }
 
 #[derive(Args, Deserialize, Clone, Debug, PartialEq)]
@@ -586,23 +656,34 @@ With --by-child CHILD (one recording): the calls grouped by the data strings of 
 inside each (distinct, sorted; [] for a call with none inside; a CHILD inside a CHILD counts in \
 its outer one). JSON: {\"parent\",\"child\",\"calls\",\"total_ns\",\"calls_with_child\",\
 \"child_calls\",\"child_total_ns\",\"groups\":[{\"child_data\":[...],\"calls\",\"total_ns\",\
-\"share_pct\",\"median_ns\",\"max_ns\",\"slowest_start_ns\",\"slowest_thread\",\
+\"share_pct\",\"median_ns\",\"max_ns\",\"slowest_at_ns\",\"slowest_thread\",\
 \"slowest_frame_index\",\"child_calls\",\"child_total_ns\",\"child_self_ns\"}],\"total_groups\"}, \
 groups by total_ns desc, then calls desc, then child_data; their calls and totals add up to the \
 parent's."
     )]
     Calls(CallsArgs),
-    /// What ran on each thread inside a time window [LO, HI] (absolute ns), how busy each was,
-    /// and how much of it no thread's scope covered.
+    /// What ran on each thread inside a time window [LO, HI]: per thread its profiled,
+    /// unprofiled (in a scope, in none of its children) and no-scope time, every scope with its
+    /// start and end, how busy each was, and how much of it no thread's scope covered.
     #[command(
-        after_help = "Examples:\n  puffin-lens window capture.puffin 1795967542870000000 1795967542875000000\n\n\
-Take LO and HI from the start_ns/end_ns of `gaps`, `top` or `children`.\n\
-JSON: {\"lo_ns\",\"hi_ns\",\"threads\":[{\"thread\",\"count\",\"top\":[{\"name\",\"data\",\"duration_ns\"}]}],\
+        after_help = "Examples:\n  puffin-lens window capture.puffin 1795967542870000000 1795967542875000000\n  \
+puffin-lens window capture.puffin 1234.5ms 1236ms    # ms since the recording's start\n\n\
+Take LO and HI from the start_ns/end_ns of `gaps`, `top` or `children` (or their start_rel_ms, \
+the text's \"at\" times, with ms after them).\n\
+JSON: {\"lo_ns\",\"hi_ns\",\"duration_ns\",\"split\":[{\"thread\",\"profiled_ns\",\"unprofiled_ns\",\
+\"no_scope_ns\",\"unprofiled_in\":[{\"name\",\"unprofiled_ns\"}],\"scopes\":[scope],\"total_scopes\",\
+\"partial\":[scope]}],\"no_thread_profiled_ns\",\"threads\":[{\"thread\",\"count\",\"top\":[{\"name\",\"data\",\"duration_ns\"}]}],\
 \"busy\":[{\"thread\",\"busy_ns\",\"scopes\":[{\"name\",\"busy_ns\"}]}],\"covered_ns\",\"uncovered_ns\",\
 \"threads_recorded\"}: threads by name (their scopes wholly inside the window); busy: each thread's \
 top-level scopes' time in the window, a scope partly inside counted by its overlap, busiest \
 first; uncovered_ns: the window's time no thread's scope covered (idle or unprofiled: with \
-threads_recorded 1 there is no other thread to tell)."
+threads_recorded 1 there is no other thread to tell). split: every thread by name; each instant \
+is profiled (the deepest open scope has no children), unprofiled (it has children, none open \
+then) or no scope; the three add up to duration_ns. scope = {\"name\",\"data\",\"depth\",\
+\"start_ns\",\"end_ns\",\"duration_ns\",\"start_in_window_ms\",\"end_in_window_ms\" (from LO),\
+\"overlap_ns\",\"partial\",\"unprofiled_ns\"}, in time order, the first --scopes of total_scopes; \
+partial: the scopes only partly inside. no_thread_profiled_ns: the time no thread was in profiled \
+time. Every *_ns point in time has its *_rel_ms (ms since the recording's start) beside it."
     )]
     Window(WindowArgs),
     /// Unprofiled time: every stretch no child covers, single and recurring, and what ran meanwhile.
@@ -688,7 +769,8 @@ JSON: {\"warnings\":[...],\"drift\":{\"factor\",\"pct\",\"spread_pct\",\"scopes_
 \"self_median_a_ns\",\"self_median_b_ns\",\"self_delta_median_ns\"}],\"total_contributions\",\
 \"outside_scopes_a_ns\",\"outside_scopes_b_ns\",\"outside_scopes_ns\",\"accounted_ns\",\"unexplained_ns\",\
 \"explained_ns\",\"explained_pct\"},\"lead\":\"median\"|\"mean\",\"lead_reason\",\"skew\":{\"side\",\"unit\",\
-\"frame_index\",\"duration_ns\",\"median_ns\",\"adds_to_mean_ns\",\"mean_minus_median_ns\"}|null},\"frames_a\",\"frames_b\",\"total_rows\",\"changed_rows\",\"rows\":[{\"name\",\
+\"frame_index\",\"duration_ns\",\"median_ns\",\"adds_to_mean_ns\",\"mean_minus_median_ns\"}|null},\"frames_a\",\"frames_b\",\"total_rows\",\"changed_rows\",\"counted\":\"name-data pairs\",\
+\"total_names\",\"changed_names\",\"total_pairs\",\"changed_pairs\",\"rows\":[{\"name\",\
 \"data\",\"a\":{\"count\",\"total_ns\",\"per_call_ns\",\"max_ns\"}|null,\"b\":{...}|null,\"delta_total_ns\",\
 \"delta_per_call_ns\"|null,\"status\":\"both\"|\"new\"|\"gone\",\"spike\",\"change\":{\"kind\",\"rest\"?,\
 \"delta_per_frame_ns\",\"per_call_part_ns\",\"count_part_ns\",\"drift_part_ns\",\"median_a_ns\",\
@@ -885,10 +967,24 @@ impl serde::Serialize for Answer {
 }
 
 impl Answer {
-    /// Compact JSON, as `--json` prints it (without the newline).
+    /// Compact JSON of the answer alone: its epoch times without their
+    /// `*_rel_ms` (see [`Self::to_json_in`]).
     pub fn to_json(&self) -> String {
         // The answers hold only strings and numbers: serializing cannot fail.
         serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Compact JSON, as `--json` prints it (without the newline): beside
+    /// each point in time its milliseconds since the start of `a`'s
+    /// recording (see `engine::reltime`).
+    pub fn to_json_in(&self, a: &Trace) -> String {
+        serde_json::to_string(&self.with_rel_times(a)).unwrap_or_default()
+    }
+
+    /// The answer to serialize with the relative times of `a`'s recording
+    /// (the trace the request was answered about).
+    pub fn with_rel_times<'a>(&'a self, a: &Trace) -> super::reltime::RelTimes<'a, Self> {
+        super::reltime::RelTimes::of(self, a)
     }
 }
 
@@ -1076,9 +1172,13 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                 )
             }
         }
-        Request::Window(args) => {
-            Answer::Window(analyses::window_report(a, args.lo, args.hi, args.top))
-        }
+        Request::Window(args) => Answer::Window(analyses::window_report(
+            a,
+            args.lo.ns_in(a),
+            args.hi.ns_in(a),
+            args.top,
+            args.scopes,
+        )),
         Request::Gaps(args) => {
             if !(args.min_ms.is_finite() && args.min_ms >= 0.0) {
                 return Err(QueryError::BadArgs {
@@ -1158,7 +1258,7 @@ pub fn query_json(
     args: &serde_json::Value,
 ) -> Result<String, QueryError> {
     let request = Request::from_json(name, args)?;
-    answer(&request, a, b).map(|answer| answer.to_json())
+    answer(&request, a, b).map(|answer| answer.to_json_in(a))
 }
 
 /// What the overview and `puffin-lens summary` show about a recording.
@@ -1171,6 +1271,10 @@ pub struct Summary {
     pub threads: usize,
     /// Scope instances, all depths.
     pub scopes: usize,
+    /// The recording's start: every answer's `*_rel_ms` is milliseconds
+    /// since it (the earliest frame or scope start, see
+    /// [`Trace::recording_start_ns`]).
+    pub recording_start_ns: i64,
     /// Earliest frame start and latest frame end (`null` without frames).
     pub start_ns: Option<i64>,
     pub end_ns: Option<i64>,
@@ -1198,6 +1302,17 @@ pub struct Summary {
     pub damaged: bool,
     /// `warning: …` / `damaged: …` lines, in file order.
     pub diagnostics: Vec<String>,
+}
+
+impl Summary {
+    /// Compact JSON, as `summary --json` prints it (without the newline)
+    /// and the web page's `summary()` returns it: `start_ns` and `end_ns`
+    /// with their `*_rel_ms` (see `engine::reltime`).
+    pub fn to_json(&self) -> String {
+        let rel = super::reltime::RelTimes::new(self, self.recording_start_ns);
+        // Strings and numbers only: serializing cannot fail.
+        serde_json::to_string(&rel).unwrap_or_default()
+    }
 }
 
 fn thread_count(trace: &Trace) -> usize {
@@ -1230,6 +1345,7 @@ pub fn summary(file: &str, decoded: &super::Decoded) -> Summary {
         frames: frames.len(),
         threads: thread_count(trace),
         scopes: trace.scopes.len(),
+        recording_start_ns: trace.recording_start_ns(),
         start_ns,
         end_ns,
         span_ns: match (start_ns, end_ns) {

@@ -22,6 +22,7 @@ pub mod api;
 pub mod invariants;
 pub mod model;
 pub mod read;
+pub mod reltime;
 pub mod report;
 pub mod write;
 

@@ -608,6 +608,20 @@ impl Trace {
         each_scope_column!(&mut self.scopes, shrink_to_fit);
     }
 
+    /// The recording's start, what every `*_rel_ms` of an answer counts
+    /// from (see `engine::reltime`): the earliest frame start (a frame whose
+    /// range is empty, start after end, does not count) or scope start,
+    /// whichever is earlier; 0 for a recording with neither. One pass over
+    /// the scopes' starts.
+    pub fn recording_start_ns(&self) -> i64 {
+        let frames = self.frames.range_ns.iter().filter(|r| r.0 <= r.1);
+        frames
+            .map(|r| r.0)
+            .chain(self.scopes.start_ns.iter().copied())
+            .min()
+            .unwrap_or(0)
+    }
+
     /// How many recordings the trace holds (see [`concat`]).
     pub fn run_count(&self) -> usize {
         self.runs.len() + 1
