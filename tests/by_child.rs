@@ -151,7 +151,8 @@ fn planted_groups_are_exact_and_sorted_by_cost() {
     }
     // The slowest call of A: the first 2.0 ms one, in time order.
     let first = &v["groups"][1];
-    assert_eq!(first["slowest_start_ns"], T0);
+    assert_eq!(first["slowest_at_ns"], T0);
+    assert_eq!(first["slowest_at_rel_ms"], 0.0);
     // A glob finds the same scopes.
     let globbed = by_child(dir.path(), "w.puffin", "Encoder::append", "chunk::*");
     assert_eq!(globbed["groups"], v["groups"]);

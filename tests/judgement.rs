@@ -172,7 +172,12 @@ fn compare_judges_every_planted_row() {
         t.contains("own time per frame on main: physics::solve_contacts +1.2"),
         "{t}"
     );
-    assert!(t.contains("7 of 15 rows changed beyond noise"), "{t}");
+    assert!(
+        t.contains(
+            "7 of 15 (name, data) pairs changed beyond noise (7 of 12 names; judged per frame)"
+        ),
+        "{t}"
+    );
     assert!(
         t.contains("one spike (the rest: unchanged (within noise))"),
         "{t}"

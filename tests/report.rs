@@ -331,7 +331,7 @@ fn two_recordings_a_change_and_a_spike_told_apart() {
         }
     }
     // Where it changed: frame_body, then physics (+20 ms against ai's +9 ms).
-    let path: Vec<&str> = c["hot_paths"][0]["steps"]
+    let path: Vec<&str> = c["change_paths"][0]["steps"]
         .as_array()
         .unwrap()
         .iter()

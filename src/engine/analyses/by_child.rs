@@ -34,7 +34,7 @@ pub struct ChildGroup {
     pub median_ns: i64,
     pub max_ns: i64,
     /// The longest call's start, thread and frame (for `children`, `window`).
-    pub slowest_start_ns: i64,
+    pub slowest_at_ns: i64,
     pub slowest_thread: String,
     pub slowest_frame_index: u64,
     /// The CHILD scopes inside these calls: how many, their durations and
@@ -169,7 +169,7 @@ pub fn by_child(trace: &Trace, parent: &str, child: &str) -> Result<ByChildRepor
                 },
                 median_ns: acc.durations[(n - 1) / 2],
                 max_ns: acc.durations[n - 1],
-                slowest_start_ns: s.start_ns[slowest.idx()],
+                slowest_at_ns: s.start_ns[slowest.idx()],
                 slowest_thread: trace.thread_name(trace.scope_thread(slowest)).to_owned(),
                 slowest_frame_index: trace.frames.frame_index[trace.scope_frame(slowest).idx()],
                 child_calls: acc.child_calls,

@@ -62,12 +62,27 @@ pub struct CompareReport {
     pub total_rows: usize,
     /// Of those, how many the noise model judged a change (not unchanged).
     pub changed_rows: usize,
+    /// What `total_rows` and `changed_rows` count: [`COUNTED_PAIRS`] (the
+    /// rows are (name, data) pairs; the report's count names).
+    pub counted: &'static str,
+    /// The names the same filters keep, each judged as a whole (as the
+    /// report counts), and how many changed.
+    pub total_names: usize,
+    pub changed_names: usize,
+    /// `total_rows` and `changed_rows` under the names the report gives them.
+    pub total_pairs: usize,
+    pub changed_pairs: usize,
     pub rows: Vec<CompareRow>,
     /// With `--fail-on-regression`: what the gate checked and what tripped
     /// it (over every kept row, not only the listed ones).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gate: Option<super::gate::GateResult>,
 }
+
+/// `counted` of an answer whose rows are scope names, each judged as a whole.
+pub const COUNTED_NAMES: &str = "names";
+/// `counted` of an answer whose rows are (name, data) pairs.
+pub const COUNTED_PAIRS: &str = "name-data pairs";
 
 /// How `compare` sorts its rows (ties always by name, then data).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
@@ -874,6 +889,14 @@ impl<'t> Joined<'t> {
         ((total, changed), rows)
     }
 
+    /// The rows `opts`' filters keep, and how many of them are judged a
+    /// change.
+    pub fn counted(&self, opts: &CompareOptions) -> (usize, usize) {
+        self.kept_iter(opts).fold((0, 0), |(n, changed), p| {
+            (n + 1, changed + usize::from(self.kind(p).is_change()))
+        })
+    }
+
     /// The rows `opts`' filters keep, in no particular order.
     fn kept_iter<'s>(&'s self, opts: &'s CompareOptions) -> impl Iterator<Item = Pair> + 's {
         self.pairs().iter().copied().filter(|&p| {
@@ -953,7 +976,7 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
     // scope that now runs twice per frame is one row, not a new (name,
     // data) row). Done, and the names' table dropped, before the (name,
     // data) table is built: one of the two at a time in memory.
-    let (drift, noise, basis, units, frame, gate) = {
+    let (drift, noise, basis, units, frame, gate, (total_names, changed_names)) = {
         let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
         let names = by_name.with(a, b);
         let frame = super::accounting::frame_change(
@@ -971,6 +994,7 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
             names.frames(),
             frame,
             gate.map(|g| names.gate(g, opts, true)),
+            names.counted(opts),
         )
     };
     // The (name, data) rows judged against the same drift.
@@ -986,6 +1010,11 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
         units,
         total_rows,
         changed_rows,
+        counted: COUNTED_PAIRS,
+        total_names,
+        changed_names,
+        total_pairs: total_rows,
+        changed_pairs: changed_rows,
         rows,
         gate,
     }

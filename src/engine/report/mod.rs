@@ -217,6 +217,16 @@ pub struct ComparisonReport {
     pub total_rows: usize,
     /// Names judged a change (not within noise).
     pub changed_rows: usize,
+    /// What `total_rows` and `changed_rows` count: `names` (each judged as
+    /// a whole; `compare`'s rows count `name-data pairs`).
+    pub counted: &'static str,
+    /// Both counts under explicit names, as `compare` gives them: the
+    /// names (= `total_rows`, `changed_rows`) and the (name, data) pairs
+    /// (= `compare`'s `total_rows`, `changed_rows`).
+    pub total_names: usize,
+    pub changed_names: usize,
+    pub total_pairs: usize,
+    pub changed_pairs: usize,
     /// The changed names, largest |Δ per frame| beyond the drift first: the
     /// first --top of `changed_rows`. The lists below name every changed
     /// row, listed or not.
@@ -227,17 +237,33 @@ pub struct ComparisonReport {
     pub changes: Vec<String>,
     pub new: Vec<String>,
     pub gone: Vec<String>,
+    /// The names judged unchanged (only noise).
+    pub unchanged: Unchanged,
     /// With --fail-on-regression: the gate over every name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gate: Option<GateResult>,
-    /// Per thread, the differential tree's path following the largest |Δ|.
-    pub hot_paths: Vec<DiffHotPath>,
+    /// Per thread, the differential tree's path following the largest |Δ|:
+    /// where it changed (a recording's `hot_paths` are its heaviest path).
+    pub change_paths: Vec<DiffHotPath>,
     /// Recurring gaps with other threads working (waits) whose median
     /// changed beyond the noise, matched by place in A and B, each with
     /// what it waits for on both sides and the critical work's per-call
     /// change it is attributed to; largest |change| first (see
     /// `analyses::waits`).
     pub waits: Vec<WaitChange>,
+}
+
+/// The names a comparison judged unchanged: what is only noise.
+#[derive(Clone, Debug, Serialize)]
+pub struct Unchanged {
+    /// The first --top of them, the costliest first (the larger side's
+    /// time per frame, then the name).
+    pub names: Vec<String>,
+    /// How many names are unchanged in all (`names` lists the first --top).
+    pub total: usize,
+    /// Names judged one spike whose other calls are unchanged: only noise
+    /// but for that one call (every such name, listed in `spikes` too).
+    pub apart_from_a_spike: Vec<String>,
 }
 
 /// A name that runs on several threads at once: its change per thread.
