@@ -9,6 +9,8 @@
 
 use super::basis::{Basis, Units};
 use super::coverage;
+use super::gap_diff::{GapChanges, GapVerdict};
+use super::gaps::GapKind;
 use super::judge::{Kind, Noise, Sample, judge};
 use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
 use rustc_hash::FxHashMap;
@@ -65,6 +67,33 @@ pub struct FrameChange {
     pub lead_reason: String,
     /// The frame that skews a side's mean when the lead is the median.
     pub skew: Option<Skew>,
+    /// The gaps on `thread` judged a change (new, grew, gone, shrank; see
+    /// [`super::gap_diff`]), largest first: contributions of their own. One
+    /// in a scope is part of that scope's own time (its contribution's
+    /// `gap` says so); one at the top level is part of
+    /// `outside_scopes_ns`, and is explained (`explained_ns`).
+    pub gaps: Vec<GapContribution>,
+}
+
+/// A changed gap on the frame thread, as a contribution.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GapContribution {
+    pub verdict: GapVerdict,
+    pub kind: GapKind,
+    pub path: String,
+    pub after: Option<String>,
+    pub before: Option<String>,
+    /// The scope whose own time it is part of (`null` at the top level:
+    /// outside the thread's scopes).
+    pub parent: Option<String>,
+    /// B − A of its mean time per frame, and of it beyond the drift.
+    pub delta_per_frame_ns: f64,
+    pub beyond_drift_ns: f64,
+    /// B − A of its median time per frame.
+    pub delta_median_per_frame_ns: i64,
+    /// Other threads worked through it: a wait (see `waits`).
+    pub wait: bool,
+    pub sentence: String,
 }
 
 /// The median frame's change accounted for. Medians do not add up the
@@ -115,6 +144,10 @@ pub struct MedianContribution {
     pub self_median_b_ns: i64,
     /// B − A.
     pub self_delta_median_ns: i64,
+    /// As a contribution's `gap`: what its change is when changed gaps in
+    /// it make up at least half of it (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap: Option<String>,
 }
 
 /// Which of the mean's and the median's accounting leads.
@@ -158,6 +191,12 @@ pub struct Contribution {
     pub kind: Kind,
     /// B − A of its self time per frame on the thread.
     pub self_delta_per_frame_ns: f64,
+    /// When changed gaps in it (not waits) make up at least half of its
+    /// own-time change: what it is ("unprofiled: the new gap between
+    /// `sim::step` and `draw::batch` (+1.50 ms per frame)"), not a change
+    /// per call (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap: Option<String>,
 }
 
 /// The thread whose top-level scopes cover the most time in `t` (ties by
@@ -399,6 +438,7 @@ fn median_change(
                 self_median_a_ns: x,
                 self_median_b_ns: y,
                 self_delta_median_ns: d,
+                gap: None,
             })
         })
         .collect();
@@ -575,6 +615,7 @@ pub fn frame_change(
                 name: n.to_owned(),
                 kind: kind_of.get(n).copied().unwrap_or_default(),
                 self_delta_per_frame_ns: d,
+                gap: None,
             })
         })
         .collect();
@@ -660,5 +701,53 @@ pub fn frame_change(
         lead,
         lead_reason,
         skew,
+        gaps: Vec::new(),
     }
+}
+
+/// The frame's change with the changed gaps of `gaps` on its thread: each
+/// a contribution of its own (`frame.gaps`), each name whose own-time
+/// change they make up said to be that gap (`gap`), and the top-level ones
+/// (outside the thread's scopes) explained.
+pub fn with_gaps(frame: &mut FrameChange, gaps: &GapChanges) {
+    for c in &mut frame.contributions {
+        c.gap = gaps
+            .own_time_words(&c.name, Some(&frame.thread), c.self_delta_per_frame_ns)
+            .map(|(_, words)| words);
+    }
+    for c in &mut frame.median.contributions {
+        c.gap = gaps
+            .own_time_words(&c.name, Some(&frame.thread), c.self_delta_median_ns as f64)
+            .map(|(_, words)| words);
+    }
+    frame.gaps = gaps
+        .changed
+        .iter()
+        .filter(|g| g.thread == frame.thread)
+        .map(|g| GapContribution {
+            verdict: g.verdict,
+            kind: g.kind,
+            path: g.path.clone(),
+            after: g.after.clone(),
+            before: g.before.clone(),
+            parent: g.in_scope().then(|| g.parent().to_owned()),
+            delta_per_frame_ns: g.delta_per_frame_ns,
+            beyond_drift_ns: g.beyond_drift_ns,
+            delta_median_per_frame_ns: g.delta_median_per_frame_ns,
+            wait: g.is_wait(),
+            sentence: g.sentence.clone(),
+        })
+        .collect();
+    let outside: f64 = frame
+        .gaps
+        .iter()
+        .filter(|g| g.parent.is_none())
+        .map(|g| g.beyond_drift_ns)
+        .sum();
+    frame.explained_ns += outside;
+    frame.explained_pct = if frame.delta_mean_ns.abs() > 0.0 {
+        100.0 * frame.explained_ns / frame.delta_mean_ns
+    } else {
+        0.0
+    };
 }

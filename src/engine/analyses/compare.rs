@@ -39,6 +39,13 @@ pub struct CompareRow {
     pub spike: bool,
     /// The judgement of the noise model (see `judge`).
     pub change: Change,
+    /// When changed gaps in the name (not waits) make up at least half of
+    /// its own-time change on the frame thread: what that change is
+    /// ("unprofiled: the new gap between `sim::step` and `draw::batch`
+    /// (+1.50 ms per frame)"), not a change per call of its own (absent
+    /// otherwise; see the frame's `gaps`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -77,6 +84,9 @@ pub struct CompareReport {
     /// it (over every kept row, not only the listed ones).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gate: Option<super::gate::GateResult>,
+    /// The gap places (unprofiled time) of A and B judged with the same
+    /// noise and drift ([`super::gap_diff`]).
+    pub gaps: super::gap_diff::GapChanges,
 }
 
 /// `counted` of an answer whose rows are scope names, each judged as a whole.
@@ -92,9 +102,6 @@ pub enum CompareSort {
     /// or faster (`delta` is its older name).
     #[default]
     #[value(alias = "delta")]
-    /// The gap places (unprofiled time) of A and B judged with the same
-    /// noise and drift ([`super::gap_diff`]).
-    pub gaps: super::gap_diff::GapChanges,
     #[serde(alias = "delta")]
     AbsDelta,
     /// B − A of the total, descending: what got slower first, what got
@@ -785,6 +792,7 @@ impl<'t> Joined<'t> {
             status: facts.status,
             spike: facts.spike,
             change: self.change(p),
+            gap: None,
         }
     }
 
@@ -997,9 +1005,22 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
             names.counted(opts),
         )
     };
+    let gaps = super::gap_diff::gap_changes(a, b, &noise, basis, opts.top);
+    // The changed gaps: contributions of their own, causes for the gate.
+    let mut frame = frame;
+    super::accounting::with_gaps(&mut frame, &gaps);
+    let gate = gate.map(|g| g.with_gaps(&gaps));
+    let gap_of: FxHashMap<&str, &str> = frame
+        .contributions
+        .iter()
+        .filter_map(|c| Some((c.name.as_str(), c.gap.as_deref()?)))
+        .collect();
     // The (name, data) rows judged against the same drift.
     let table = CompareTable::judged(a, b, noise);
-    let ((total_rows, changed_rows), rows) = table.with(a, b).kept_rows(opts);
+    let ((total_rows, changed_rows), mut rows) = table.with(a, b).kept_rows(opts);
+    for r in &mut rows {
+        r.gap = gap_of.get(r.name.as_str()).map(|&w| w.to_owned());
+    }
     CompareReport {
         warnings: compare_warnings(a, b),
         drift,
@@ -1017,7 +1038,6 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
         changed_pairs: changed_rows,
         rows,
         gate,
+        gaps,
     }
 }
-    let gaps = super::gap_diff::gap_changes(a, b, &noise, basis, opts.top);
-        gaps,

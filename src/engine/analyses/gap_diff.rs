@@ -254,22 +254,90 @@ impl GapChanges {
     }
 
     /// Of a scope name's own-time change per frame (beyond the drift), what
-    /// its changed gaps explain, and the one that explains most: `None`
-    /// when none changed the same way.
+    /// its changed gaps that are not waits explain (those that changed the
+    /// same way, summed), and the largest of them: `None` when none did.
     pub fn explains<'s>(
         &'s self,
         parent: &'s str,
         thread: Option<&'s str>,
         own_beyond_drift_ns: f64,
     ) -> Option<(f64, &'s GapChange)> {
-        let same_way = |g: &&GapChange| g.beyond_drift_ns.signum() == own_beyond_drift_ns.signum();
+        let same_way = |g: &&GapChange| {
+            !g.is_wait() && g.beyond_drift_ns.signum() == own_beyond_drift_ns.signum()
+        };
         let sum: f64 = self
             .in_parent(parent, thread)
             .filter(same_way)
             .map(|g| g.beyond_drift_ns)
             .sum();
-        let main = self.in_parent(parent, thread).filter(same_way).next()?;
+        let main = self.in_parent(parent, thread).find(same_way)?;
         Some((sum, main))
+    }
+
+    /// What a scope name's own-time change is when its changed gaps (not
+    /// waits) make up at least half of it: "unprofiled: the new gap between
+    /// `sim::step` and `draw::batch` (+1.50 ms per frame)", and what they
+    /// explain per frame.
+    pub fn own_time_words(
+        &self,
+        parent: &str,
+        thread: Option<&str>,
+        own_delta_ns: f64,
+    ) -> Option<(f64, String)> {
+        let (sum, main) = self.explains(parent, thread, own_delta_ns)?;
+        if own_delta_ns == 0.0 || sum.abs() * 2.0 < own_delta_ns.abs() {
+            return None;
+        }
+        let others = self
+            .in_parent(parent, thread)
+            .filter(|g| !g.is_wait() && g.beyond_drift_ns.signum() == own_delta_ns.signum())
+            .count()
+            - 1;
+        Some((
+            sum,
+            format!(
+                "unprofiled: {}{}",
+                main.short(self.basis.unit()),
+                if others > 0 {
+                    format!(" and {others} more")
+                } else {
+                    String::new()
+                }
+            ),
+        ))
+    }
+}
+
+impl GapChange {
+    /// Another thread worked for at least half of its time (in B; in A when
+    /// gone): a wait for that work (see [`super::waits`]), whose cause is
+    /// the work, not code without a scope.
+    pub fn is_wait(&self) -> bool {
+        let side = if self.verdict == GapVerdict::Gone {
+            &self.a
+        } else {
+            &self.b
+        };
+        side.other_threads
+            .iter()
+            .any(|t| t.busy_ns.saturating_mul(2) >= side.total_ns && side.total_ns > 0)
+    }
+
+    /// In a few words: "the new gap between `sim::step` and `draw::batch`
+    /// (+1.50 ms per frame)".
+    pub fn short(&self, unit: &str) -> String {
+        format!(
+            "the {} gap {} ({:+.2} ms per {unit})",
+            match self.verdict {
+                GapVerdict::New => "new",
+                GapVerdict::Gone => "gone",
+                GapVerdict::Grew => "grown",
+                GapVerdict::Shrank => "shrunk",
+                GapVerdict::Unchanged => "unchanged",
+            },
+            self.place().words(),
+            self.delta_per_frame_ns / 1e6
+        )
     }
 }
 

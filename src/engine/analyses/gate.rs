@@ -6,9 +6,13 @@
 //! a wrapper whose change is all in its children never trips on its own.
 //! Never a spike, never noise, never a row only one side has, never the
 //! drift alone; `--fail-on-drift PCT` fails on a drift past PCT percent
-//! (either way) too.
+//! (either way) too. A gap (unprofiled time) judged new or grown past the
+//! limit, with no other thread working through it, is a cause of its own
+//! ([`GateResult::with_gaps`]), and the scope it is in does not trip for it.
 
 use super::drift::Drift;
+use super::gap_diff::{GapChanges, GapVerdict};
+use super::gaps::GapKind;
 use super::judge::Change;
 use crate::engine::model::Trace;
 use serde::Serialize;
@@ -56,6 +60,27 @@ pub struct GateResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drift_limit_pct: Option<f64>,
     pub drift_tripped: bool,
+    /// Gaps judged new or grown whose time per frame beyond the drift is
+    /// past the limit, other threads not working through them (a wait's
+    /// cause is the work it waits for): causes of their own, as a row's
+    /// own time is ([`GateResult::with_gaps`]).
+    pub tripped_gaps: Vec<TrippedGap>,
+}
+
+/// A gap that tripped the gate.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TrippedGap {
+    pub thread: String,
+    pub kind: GapKind,
+    pub path: String,
+    pub after: Option<String>,
+    pub before: Option<String>,
+    pub verdict: GapVerdict,
+    pub delta_per_frame_ns: f64,
+    pub beyond_drift_ns: f64,
+    /// `beyond_drift_ns` of A's mean frame, in percent.
+    pub frame_pct: f64,
+    pub sentence: String,
 }
 
 /// A row's own (self) time per frame: its change beyond the drift, what
@@ -78,9 +103,47 @@ impl Own {
 }
 
 impl GateResult {
-    /// The gate failed: a row tripped it, or the drift did.
+    /// The gate failed: a row or a gap tripped it, or the drift did.
     pub fn failed(&self) -> bool {
-        !self.tripped.is_empty() || self.drift_tripped
+        !self.tripped.is_empty() || !self.tripped_gaps.is_empty() || self.drift_tripped
+    }
+
+    /// The gate with the comparison's gaps: each new or grown gap (not a
+    /// wait) past the limit trips it, and a row whose own-time change those
+    /// gaps explain down to the limit no longer does (the gap is the
+    /// cause, not the scope around it).
+    pub fn with_gaps(mut self, gaps: &GapChanges) -> Self {
+        if !self.limit_ns.is_finite() {
+            return self; // only --fail-on-drift
+        }
+        let limit = self.limit_ns;
+        self.tripped.retain(|r| {
+            gaps.explains(&r.name, None, r.own_beyond_drift_ns)
+                .is_none_or(|(sum, _)| r.own_beyond_drift_ns - sum > limit)
+        });
+        let frame = self.mean_frame_a_ns;
+        self.tripped_gaps = gaps
+            .changed
+            .iter()
+            .filter(|g| g.verdict.is_growth() && !g.is_wait() && g.beyond_drift_ns > limit)
+            .map(|g| TrippedGap {
+                thread: g.thread.clone(),
+                kind: g.kind,
+                path: g.path.clone(),
+                after: g.after.clone(),
+                before: g.before.clone(),
+                verdict: g.verdict,
+                delta_per_frame_ns: g.delta_per_frame_ns,
+                beyond_drift_ns: g.beyond_drift_ns,
+                frame_pct: if frame > 0.0 {
+                    100.0 * g.beyond_drift_ns / frame
+                } else {
+                    0.0
+                },
+                sentence: g.sentence.clone(),
+            })
+            .collect();
+        self
     }
 }
 
@@ -140,6 +203,7 @@ impl Gate {
                 .drift_pct
                 .zip(drift)
                 .is_some_and(|(limit, d)| d.pct.abs() > limit),
+            tripped_gaps: Vec::new(),
         }
     }
 }
