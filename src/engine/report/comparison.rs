@@ -4,11 +4,10 @@
 use super::text::{between_frames, cell, describe_per, msu, num, path_md, signed_ms, text};
 use super::{
     ComparisonReport, DataRow, DiffHotPath, JudgedRow, NoiseUsed, ParallelFigures, RecordingReport,
-    Unchanged,
-    ReportOptions, SpikeCall,
+    ReportOptions, SpikeCall, Unchanged,
 };
 use crate::engine::Decoded;
-use crate::engine::analyses::accounting::{frame_change, self_by_name};
+use crate::engine::analyses::accounting::{frame_change, self_by_name, with_gaps};
 use crate::engine::analyses::basis::Basis;
 use crate::engine::analyses::calls::calls;
 use crate::engine::analyses::compare::{
@@ -17,6 +16,7 @@ use crate::engine::analyses::compare::{
 use crate::engine::analyses::diff::{joined_children, joined_threads};
 use crate::engine::analyses::drift;
 use crate::engine::analyses::find::GroupBy;
+use crate::engine::analyses::gap_diff::{GapPlace, gap_changes};
 use crate::engine::analyses::judge::{Change, DriftMode, Kind};
 use crate::engine::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use crate::engine::analyses::waits::{WaitChange, concurrency, wait_changes};
@@ -44,6 +44,8 @@ pub(super) fn comparison(
     let names = by_name.with(a, b);
     // The (name, data) rows judged against the names' drift.
     let noise = names.noise();
+    // The gap places judged with the same noise and drift.
+    let gap_diff = gap_changes(a, b, &noise, names.basis(), opts.top);
     let by_data = CompareTable::judged(a, b, noise);
     let data_rows = by_data.with(a, b);
     let all: Vec<Pair> = names.pairs().to_vec();
@@ -124,6 +126,7 @@ pub(super) fn comparison(
             });
             let total_data = data.len();
             data.truncate(opts.top);
+            let self_delta = own(&own_b, fb) - own(&own_a, fa);
             JudgedRow {
                 name: names.name(p).to_owned(),
                 a: sa,
@@ -142,9 +145,12 @@ pub(super) fn comparison(
                     })
                     .collect(),
                 total_data,
-                self_delta_per_frame_ns: own(&own_b, fb) - own(&own_a, fa),
+                self_delta_per_frame_ns: self_delta,
                 spike_call,
                 parallel,
+                gap: gap_diff
+                    .own_time_words(name, None, self_delta)
+                    .map(|(_, words)| words),
             }
         })
         .collect();
@@ -161,8 +167,9 @@ pub(super) fn comparison(
                 .iter()
                 .map(|(p, c)| (names.name(*p), None, c, names.own(*p))),
         )
+        .with_gaps(&gap_diff)
     });
-    let frame = frame_change(
+    let mut frame = frame_change(
         a,
         b,
         &names.kinds_by_name(),
@@ -170,6 +177,7 @@ pub(super) fn comparison(
         names.basis(),
         opts.top,
     );
+    with_gaps(&mut frame, &gap_diff);
     // From each thread, the child with the largest |Δ| (ties: the first
     // name), while something changed: the diff tree's order, walked along
     // one path instead of built whole.
@@ -246,6 +254,7 @@ pub(super) fn comparison(
         gate,
         change_paths,
         waits,
+        gaps: gap_diff,
     }
 }
 
@@ -431,6 +440,7 @@ pub(super) fn look_first(
     let min_ns = opts.noise.ms * 1e6;
     let thread = cell(thread_label(&c.frame.thread)).into_owned();
     let mut told = vec![false; c.waits.len()];
+    let mut told_gaps: Vec<GapPlace> = Vec::new();
     for x in &c.frame.contributions {
         let bad = x.kind.is_regression() || x.kind == Kind::New;
         if !bad || x.self_delta_per_frame_ns < min_ns {
@@ -447,6 +457,21 @@ pub(super) fn look_first(
             ));
             continue;
         }
+        // Its own time changed as a gap in it: the gap is the cause.
+        if x.gap.is_some()
+            && let Some((_, g)) =
+                c.gaps
+                    .explains(&x.name, Some(&c.frame.thread), x.self_delta_per_frame_ns)
+        {
+            told_gaps.push(g.place());
+            lines.push(format!(
+                "{}; {} per {unit} of {}'s own time on {thread}",
+                sentence_md(&g.sentence),
+                signed_ms(x.self_delta_per_frame_ns),
+                escape::markdown_code(&x.name),
+            ));
+            continue;
+        }
         let why = c.rows.iter().find(|r| r.name == x.name).map_or_else(
             || x.kind.words().to_owned(),
             |r| describe_per(&r.change, c.basis),
@@ -456,6 +481,20 @@ pub(super) fn look_first(
             escape::markdown_code(&x.name),
             signed_ms(x.self_delta_per_frame_ns)
         ));
+    }
+    // New and grown gaps no contribution told (at the top level, on other
+    // threads), not waits (those are told below, by what they wait for).
+    for g in c
+        .gaps
+        .changed
+        .iter()
+        .filter(|g| g.verdict.is_growth() && !g.is_wait() && g.beyond_drift_ns >= min_ns)
+    {
+        let place = g.place();
+        if !told_gaps.contains(&place) {
+            lines.push(sentence_md(&g.sentence));
+            told_gaps.push(place);
+        }
     }
     // Grown waits no contribution told (on another thread than the
     // accounted one, or in time outside its scopes).
@@ -497,6 +536,13 @@ pub(super) fn look_first(
             && num(&g["median_ns"]) as f64 >= min_ns
             && num(&g["frames"]) * 2 >= frames
             && !a_told_wait(g)
+            && !told_gaps.iter().any(|p| {
+                p.thread == text(&g["thread"])
+                    && p.path == text(&g["path"])
+                    && p.kind.as_str() == text(&g["kind"])
+                    && p.after.as_deref() == g["after"].as_str()
+                    && p.before.as_deref() == g["before"].as_str()
+            })
     }) {
         // (thread, busy %, what it ran), threads that ran the same as much
         // told once: `worker-0..2 busy 96% (`mesh::build`)`.
@@ -570,6 +616,12 @@ pub(super) fn wait_in(c: &ComparisonReport, parent: &str, self_delta_ns: f64) ->
     })
 }
 
+/// A gap's sentence (`analyses::gap_diff`, its names in backticks) in
+/// Markdown: the code spans kept, a table's pipes escaped.
+pub(super) fn sentence_md(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
 /// Threads in words, numbered runs told once (`pool-0..2`).
 pub(super) fn threads_md(threads: &[String]) -> String {
     let rows: Vec<(String, String)> = threads.iter().map(|t| (t.clone(), String::new())).collect();
@@ -630,7 +682,11 @@ pub(super) fn wait_md(w: &WaitChange, c: &ComparisonReport) -> String {
             msu(ma),
             msu(mb),
             if tail {
-                format!(" (mean {} → {})", msu(xa.round() as i64), msu(xb.round() as i64))
+                format!(
+                    " (mean {} → {})",
+                    msu(xa.round() as i64),
+                    msu(xb.round() as i64)
+                )
             } else {
                 String::new()
             }

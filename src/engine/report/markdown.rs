@@ -1,7 +1,7 @@
 //! The report as GitHub-flavoured Markdown ([`Report::markdown`]): the
 //! comparison's table and the sections of each recording.
 
-use super::comparison::{numbered_runs, threads_md, wait_in, wait_md};
+use super::comparison::{numbered_runs, sentence_md, threads_md, wait_in, wait_md};
 use super::text::{between_frames, cell, describe_per, msu, num, p_text, signed_ms, text};
 use super::{ComparisonReport, Outlier, RecordingReport, Report};
 use crate::engine::analyses::accounting::{FrameChange, Lead};
@@ -212,13 +212,13 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
         let _ = writeln!(
             o,
             "Averages of these scopes mislead: look at the call (or the frame).\n\n\
-             | scope | kind | calls | total | largest call | calls in that frame | share | frame | thread |\n\
-             |---|---|---:|---:|---:|---:|---:|---:|---|"
+             | scope | kind | calls | total | largest call | calls in that frame | share | frame | thread | at (ms) |\n\
+             |---|---|---:|---:|---:|---:|---:|---:|---|---:|"
         );
         for x in &ones {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | {} | {} | {} ({}) | {:.0}% | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} ({}) | {:.0}% | {} | {} | {} |",
                 cell(&x.name),
                 if x.kind == "call" {
                     "one call"
@@ -232,7 +232,11 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
                 msu(x.frame_total_ns),
                 x.max_share * 100.0,
                 x.frame_index,
-                cell(thread_label(&x.thread))
+                cell(thread_label(&x.thread)),
+                crate::units::at_ms(crate::engine::reltime::rel_ms(
+                    x.start_ns,
+                    r.recording_start_ns
+                ))
             );
         }
         o.push('\n');
@@ -496,7 +500,9 @@ fn median_md(f: &FrameChange, unit: &str) -> String {
                 "{} {} ({})",
                 escape::markdown_code(&x.name),
                 signed_ms(x.self_delta_median_ns as f64),
-                x.kind.words()
+                x.gap
+                    .as_deref()
+                    .map_or_else(|| x.kind.words().to_owned(), sentence_md)
             )
         })
         .collect();
@@ -685,7 +691,10 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                         ),
                         None => "a wait".to_owned(),
                     },
-                    None => x.kind.words().to_owned(),
+                    None => x
+                        .gap
+                        .as_deref()
+                        .map_or_else(|| x.kind.words().to_owned(), sentence_md),
                 };
                 format!(
                     "{} {} ({why})",
@@ -740,8 +749,29 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                 g.drift_limit_pct.unwrap_or(0.0)
             );
         }
+        if g.pct.is_finite() && !g.tripped_gaps.is_empty() {
+            let _ = writeln!(
+                o,
+                "> [!CAUTION]\n> **Regression gate: failed on unprofiled time.** {} gap(s) \
+                 new or grown by more than {} per {unit} beyond the drift, no other thread \
+                 working meanwhile:\n",
+                g.tripped_gaps.len(),
+                msu(g.limit_ns.round() as i64),
+            );
+            for t in &g.tripped_gaps {
+                let _ = writeln!(
+                    o,
+                    "> - {} ({:.1}% of the frame)",
+                    sentence_md(&t.sentence),
+                    t.frame_pct
+                );
+            }
+            o.push('\n');
+        }
         if !g.pct.is_finite() {
             // Only --fail-on-drift: no row limit.
+        } else if g.tripped.is_empty() && !g.tripped_gaps.is_empty() {
+            // Told above.
         } else if g.tripped.is_empty() {
             let _ = writeln!(
                 o,
@@ -783,6 +813,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         }
         o.push('\n');
     }
+    gap_changes_md(o, c);
     if !c.waits.is_empty() {
         let _ = writeln!(
             o,
@@ -856,11 +887,14 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                 &r.b,
                 &r.change,
                 c,
-                r.parallel.as_ref().map(|p| p.threads.len()),
+                (
+                    r.parallel.as_ref().map(|p| p.threads.len()),
+                    r.gap.as_deref(),
+                ),
             );
             for d in &r.by_data {
                 let label = format!("↳ data {}", escape::markdown_code(&d.data));
-                judged_row_md(o, (&label, ""), &d.a, &d.b, &d.change, c, None);
+                judged_row_md(o, (&label, ""), &d.a, &d.b, &d.change, c, (None, None));
             }
             if r.total_data > r.by_data.len() {
                 let _ = writeln!(
@@ -976,6 +1010,41 @@ fn drift_md(c: &ComparisonReport) -> String {
     }
 }
 
+/// The gap places of A and B judged: each changed one in a sentence, and
+/// how many are unchanged.
+fn gap_changes_md(o: &mut String, c: &ComparisonReport) {
+    let g = &c.gaps;
+    if g.places == 0 {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "### Unprofiled gaps, B against A ({} of {} places changed)\n\n\
+         Each place of unprofiled time (thread, kind, parent, neighbours) matched in A and B, \
+         its time per {} judged like a row (a {} without it counts 0).\n",
+        g.changed.len(),
+        g.places,
+        g.basis.unit(),
+        g.basis.unit(),
+    );
+    for x in &g.changed {
+        let _ = writeln!(
+            o,
+            "- **{}**: {}",
+            x.verdict.as_str(),
+            sentence_md(&x.sentence)
+        );
+    }
+    if g.total_unchanged > 0 {
+        let _ = writeln!(
+            o,
+            "- unchanged (within noise): {} place(s)",
+            g.total_unchanged
+        );
+    }
+    o.push('\n');
+}
+
 fn judged_row_md(
     o: &mut String,
     (label, note): (&str, &str),
@@ -983,7 +1052,7 @@ fn judged_row_md(
     b: &Option<SideStats>,
     ch: &Change,
     c: &ComparisonReport,
-    parallel: Option<usize>,
+    (parallel, gap): (Option<usize>, Option<&str>),
 ) {
     // On threads in parallel: per thread (the sum is not frame time).
     let (threads, per_thread) = match parallel {
@@ -997,6 +1066,8 @@ fn judged_row_md(
     };
     let median = |m: Option<i64>| m.map_or("—".to_owned(), msu);
     let judgement = match ch.kind {
+        // Its own time's change is a gap in it, not a change per call.
+        _ if gap.is_some() => format!("**{}**", sentence_md(gap.unwrap_or_default())),
         Kind::Spike => format!(
             "**one spike** (the other calls: {})",
             ch.rest.unwrap_or_default().words()

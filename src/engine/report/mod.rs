@@ -13,6 +13,7 @@ use super::analyses::basis::{Basis, Unframed};
 use super::analyses::common::Applied;
 use super::analyses::compare::SideStats;
 use super::analyses::drift::Drift;
+use super::analyses::gap_diff::GapChanges;
 use super::analyses::gate::{Gate, GateResult};
 use super::analyses::judge::{Change, Noise};
 use super::analyses::tail::Tail;
@@ -251,6 +252,11 @@ pub struct ComparisonReport {
     /// change it is attributed to; largest |change| first (see
     /// `analyses::waits`).
     pub waits: Vec<WaitChange>,
+    /// The gap places (unprofiled time) of A and B judged with the rows'
+    /// noise and drift: new, grew, gone, shrank or unchanged (see
+    /// `analyses::gap_diff`); the changed ones are rows of their own, in
+    /// the frame's accounting (`frame.gaps`), Look at first and the gate.
+    pub gaps: GapChanges,
 }
 
 /// The names a comparison judged unchanged: what is only noise.
@@ -323,6 +329,12 @@ pub struct JudgedRow {
     /// When it runs on several threads at once: its figures per thread and
     /// on the critical path (`null` otherwise).
     pub parallel: Option<ParallelFigures>,
+    /// When changed gaps in it (not waits) make up at least half of its
+    /// own-time change: what that change is ("unprofiled: the new gap
+    /// between `sim::step` and `draw::batch` in `main_loop` (+1.50 ms per
+    /// frame)"), not a change per call of its own (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
