@@ -395,17 +395,6 @@ impl WaitChange {
     }
 }
 
-/// Where a recurring gap is, as text (thread, kind, path, neighbours).
-fn place(g: &RecurringGap) -> (&str, GapKind, &str, Option<&str>, Option<&str>) {
-    (
-        &g.thread,
-        g.kind,
-        &g.path,
-        g.after.as_deref(),
-        g.before.as_deref(),
-    )
-}
-
 /// The recurring gaps of A and B (with their `waits_for`) matched by place
 /// whose median changed by at least the noise (its milliseconds and its
 /// percentage of A's median), each attributed to the critical work's judged
@@ -417,15 +406,15 @@ pub fn wait_changes(
     names: &Joined,
     noise: &Noise,
 ) -> Vec<WaitChange> {
-    let by_place: FxHashMap<_, &RecurringGap> = a.iter().map(|g| (place(g), g)).collect();
     let changes: FxHashMap<&str, super::judge::Change> = names
         .pairs()
         .iter()
         .map(|&p| (names.name(p), names.change(p)))
         .collect();
     let mut out: Vec<WaitChange> = Vec::new();
-    for gb in b {
-        let Some(ga) = by_place.get(&place(gb)) else {
+    // Matched by the place `gap_diff` judges gaps by.
+    for (_, ga, gb) in super::gap_diff::match_recurring(a, b) {
+        let (Some(ga), Some(gb)) = (ga, gb) else {
             continue;
         };
         // Traced in at least half the occurrences of each side: else what
