@@ -86,9 +86,9 @@ fn frames_slowest_first() {
     assert_eq!(
         f.json(&["frames", "s.{}"]),
         json!([
-            {"frame_index": 12, "duration_ns": ns(31.0), "num_scopes": 2},
-            {"frame_index": 10, "duration_ns": ns(20.0), "num_scopes": 8},
-            {"frame_index": 11, "duration_ns": ns(8.0), "num_scopes": 4},
+            {"frame_index": 12, "start_ns": t(50.0), "start_rel_ms": 50.0, "duration_ns": ns(31.0), "num_scopes": 2},
+            {"frame_index": 10, "start_ns": t(0.0), "start_rel_ms": 0.0, "duration_ns": ns(20.0), "num_scopes": 8},
+            {"frame_index": 11, "start_ns": t(30.0), "start_rel_ms": 30.0, "duration_ns": ns(8.0), "num_scopes": 4},
         ])
     );
     assert_eq!(
@@ -99,8 +99,8 @@ fn frames_slowest_first() {
         1
     );
     let text = f.text(&["frames", "s.{}"]);
-    assert_eq!(text.lines().next().unwrap(), "frame      ms  scopes");
-    assert!(text.contains("   12  31.000       2"), "{text}");
+    assert_eq!(text.lines().next().unwrap(), "frame      ms  scopes   at ms");
+    assert!(text.contains("   12  31.000       2  50.000"), "{text}");
 }
 
 #[test]

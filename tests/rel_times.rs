@@ -146,7 +146,39 @@ fn the_reports_recordings_count_from_their_own_starts() {
             scope["start_rel_ms"].as_f64().unwrap(),
             rel(scope["start_ns"].as_i64().unwrap(), s)
         );
+        // The slowest frames say when they started.
+        let frame = &rec["slowest_frames"][0];
+        assert_eq!(
+            frame["start_rel_ms"].as_f64().unwrap(),
+            rel(frame["start_ns"].as_i64().unwrap(), s)
+        );
     }
+    // A's hitch (assets::stream, 35 ms in frame 20) is an outlier: its call's
+    // start, and the Markdown says when.
+    let hitch = r["recordings"][0]["outliers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["name"] == "assets::stream")
+        .expect("the hitch is an outlier");
+    let calls = json(d, &["calls", "a.puffin", "assets::stream"]);
+    let call = &calls["calls"][planted::JOBS_HITCH_FRAME];
+    assert!(call["duration_ns"].as_i64().unwrap() > 34_000_000);
+    assert_eq!(hitch["start_ns"], call["start_ns"]);
+    let at = hitch["start_rel_ms"].as_f64().unwrap();
+    assert_eq!(at, rel(call["start_ns"].as_i64().unwrap(), sa));
+    let out = common::run_in(d, &["report", "a.puffin", "-o", "r.md"]);
+    assert!(
+        matches!(common::code(&out), 0 | 4),
+        "{}",
+        common::stderr(&out)
+    );
+    let md = std::fs::read_to_string(d.join("r.md")).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| assets::stream | one call"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(row.ends_with(&format!("| {at:.3} |")), "{row}");
 }
 
 #[test]

@@ -285,12 +285,18 @@ fn render(request: &Request, answer: &Answer, start_ns: i64) -> String {
                      of them is biased upward"
                 );
             }
-            let mut t = Table::new(&[("frame", Right), ("ms", Right), ("scopes", Right)]);
+            let mut t = Table::new(&[
+                ("frame", Right),
+                ("ms", Right),
+                ("scopes", Right),
+                ("at ms", Right),
+            ]);
             for r in rows {
                 t.row(vec![
                     r.frame_index.to_string(),
                     ms(r.duration_ns),
                     r.num_scopes.to_string(),
+                    at(r.start_ns, start_ns),
                 ]);
             }
             t.render(&mut out);

@@ -576,7 +576,8 @@ pub enum Request {
     #[command(
         after_help = "Examples:\n  puffin-lens frames capture.puffin --top 5\n  \
 puffin-lens frames capture.puffin --json | jq '.[0].frame_index'\n\n\
-JSON: [{\"frame_index\",\"duration_ns\",\"num_scopes\"}], slowest first, ties in file order."
+JSON: [{\"frame_index\",\"start_ns\",\"start_rel_ms\",\"duration_ns\",\"num_scopes\"}], slowest first, \
+ties in file order."
     )]
     Frames(FramesArgs),
     /// Per-thread totals of one frame (default: the slowest).
@@ -709,7 +710,8 @@ JSON: {\"other_threads_recorded\",\"gaps\":[gap],\"total_gaps\",\"recurring\":[r
 \"parent\":{\"name\",\"data\"}|null,\"path\",\"after\":{...}|null,\"before\":{...}|null,\"start_ns\",\
 \"end_ns\",\"duration_ns\",\"other_threads\":[{\"thread\",\"busy_ns\",\"scopes\":[{\"name\",\
 \"busy_ns\"}]}],\"waits_for\":waits|null}, longest first; recurring = {\"thread\",\"kind\",\"path\",\"after\",\"before\",\
-\"frames\" (occurrences: a frame with two counts twice),\"median_ns\",\"max_ns\",\"total_ns\",\
+\"occurrences\" (a frame with two counts twice),\"frames\" (deprecated: occurrences \
+under its old name),\"median_ns\",\"max_ns\",\"total_ns\",\
 \"share_of_thread_pct\" (of thread_span_ns, at most 100; null between frames),\"share_of\" \
 (\"thread-span\"; null between frames),\"thread_span_ns\",\"other_threads\",\"longest_frame_index\",\
 \"longest_start_ns\",\"waits_for\":recurring_waits|null}, largest total first (occurrences of at least \

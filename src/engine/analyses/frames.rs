@@ -8,6 +8,8 @@ use std::cmp::Reverse;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FrameRow {
     pub frame_index: u64,
+    /// The frame's start (its metadata's range).
+    pub start_ns: i64,
     pub duration_ns: i64,
     pub num_scopes: u64,
 }
@@ -20,6 +22,7 @@ pub fn frames(trace: &Trace, top: Option<usize>) -> Vec<FrameRow> {
     ids.into_iter()
         .map(|f| FrameRow {
             frame_index: trace.frames.frame_index[f.idx()],
+            start_ns: trace.frames.range_ns[f.idx()].0,
             duration_ns: trace.frames.duration_ns(f),
             num_scopes: trace.frames.num_scopes[f.idx()],
         })

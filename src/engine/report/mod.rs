@@ -78,6 +78,9 @@ pub struct Report {
 pub struct RecordingReport {
     /// `A` or `B` (empty with one recording).
     pub label: String,
+    /// The recording's start: this recording's `*_rel_ms` count from it
+    /// (see `engine::reltime`).
+    pub recording_start_ns: i64,
     pub summary: Summary,
     pub registration: RegistrationCheck,
     /// The lower median frame duration.
@@ -178,6 +181,8 @@ pub struct Outlier {
     /// Where the largest call ran (for a burst: the frame).
     pub frame_index: u64,
     pub thread: String,
+    /// When the largest call started (for a burst: the frame's first call).
+    pub start_ns: i64,
     /// Calls in that frame, and their total.
     pub calls_in_frame: u64,
     pub frame_total_ns: i64,

@@ -133,6 +133,7 @@ pub(super) fn recording(
         .collect();
     RecordingReport {
         label: label.to_owned(),
+        recording_start_ns: summary.recording_start_ns,
         summary,
         registration: RegistrationCheck {
             has_registration: t.defs.has_registration(),
@@ -192,10 +193,10 @@ fn one_call_or_burst(
         .calls
         .iter()
         .max_by_key(|c| (c.duration_ns, std::cmp::Reverse(c.start_ns)))?;
-    let (frame_index, thread, in_frame, frame_total) = match burst.filter(|_| !call) {
+    let (frame_index, thread, start_ns, in_frame, frame_total) = match burst.filter(|_| !call) {
         Some((f, count, total, _)) => {
             let first = calls.calls.iter().find(|c| c.frame_index == f)?;
-            (f, first.thread.clone(), count, total)
+            (f, first.thread.clone(), first.start_ns, count, total)
         }
         None => {
             let in_frame = calls
@@ -204,7 +205,13 @@ fn one_call_or_burst(
                 .filter(|c| c.frame_index == worst.frame_index);
             let (count, total) =
                 in_frame.fold((0u64, 0i64), |(n, s), c| (n + 1, s + c.duration_ns));
-            (worst.frame_index, worst.thread.clone(), count, total)
+            (
+                worst.frame_index,
+                worst.thread.clone(),
+                worst.start_ns,
+                count,
+                total,
+            )
         }
     };
     Some(Outlier {
@@ -216,6 +223,7 @@ fn one_call_or_burst(
         max_share: if call { r.max_ns } else { frame_total } as f64 / r.total_ns.max(1) as f64,
         frame_index,
         thread,
+        start_ns,
         calls_in_frame: in_frame,
         frame_total_ns: frame_total,
         calls_ns: calls.calls.iter().map(|c| c.duration_ns).collect(),
@@ -251,6 +259,7 @@ fn tail_outlier(t: &Trace, r: &TotalRow, x: &NamedTail) -> Option<Outlier> {
         tail: Some(x.tail.clone()),
         frame_index: t.frames.frame_index[frame.idx()],
         thread: t.thread_name(t.scope_thread(worst)).to_owned(),
+        start_ns: s.start_ns[worst.idx()],
         calls_in_frame: in_frame,
         frame_total_ns: frame_total,
         calls_ns: x.calls.iter().map(|&i| s.duration_ns[i.idx()]).collect(),
