@@ -148,6 +148,18 @@ fn the_path_of_the_largest_change_is_not_called_a_hot_path() {
             assert!(p["steps"][0]["self_ns"].is_i64(), "{p}");
         }
     }
+    // A recurring gap counts occurrences, under that name (`frames`, the
+    // old one, deprecated): B's new gap after sim::step, once in each of
+    // its 90 frames.
+    let b_gaps = r["recordings"][1]["gaps"]["recurring"].as_array().unwrap();
+    for g in b_gaps {
+        assert_eq!(g["occurrences"], g["frames"], "{g}");
+    }
+    let new_gap = b_gaps
+        .iter()
+        .find(|g| g["after"] == "sim::step" && g["before"] == "draw::batch")
+        .expect("B's new gap");
+    assert_eq!(new_gap["occurrences"], 90);
     // The Markdown keeps its heading for it.
     let md = text(dir.path(), &["report", "a.puffin", "b.puffin"]);
     assert!(

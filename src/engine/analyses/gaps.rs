@@ -402,7 +402,10 @@ pub struct RecurringGap {
     pub path: String,
     pub after: Option<String>,
     pub before: Option<String>,
-    /// Frames with this gap (a frame with two counts twice).
+    /// Times the gap occurred (a frame with two counts twice).
+    pub occurrences: u64,
+    /// Deprecated: `occurrences` under its old name (it counts occurrences,
+    /// not frames); kept for one release.
     pub frames: u64,
     /// Lower median.
     pub median_ns: i64,
@@ -860,6 +863,7 @@ impl Ctx<'_> {
                     path: path_of(trace, first.parent),
                     after: name(first.after),
                     before: name(first.before),
+                    occurrences: ks.len() as u64,
                     frames: ks.len() as u64,
                     median_ns: durations[(durations.len() - 1) / 2],
                     max_ns: durations[durations.len() - 1],
