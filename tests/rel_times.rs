@@ -113,6 +113,8 @@ fn the_planted_pairs_answers_give_every_time_relative_to_the_recordings_start() 
     assert_eq!(w["lo_rel_ms"].as_f64(), Some(20.0));
     assert_eq!(w["hi_rel_ms"].as_f64(), Some(22.0));
     assert!(check(&w, start) > 4);
+    // The same window asked in ms since the recording's start.
+    assert_eq!(json(d, &["window", "b.puffin", "20ms", "22ms"]), w);
 
     // The text gives the relative time, as the JSON's rel_ms.
     let t = text(d, &["calls", "b.puffin", "job::cloth"]);

@@ -225,21 +225,32 @@ impl std::str::FromStr for TimeArg {
 
 impl<'de> Deserialize<'de> for TimeArg {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Given {
-            Ns(i64),
-            Text(String),
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = TimeArg;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(
+                    "epoch nanoseconds (an integer) or milliseconds since the recording's \
+                     start (\"12.5ms\")",
+                )
+            }
+
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<TimeArg, E> {
+                Ok(TimeArg::Ns(v))
+            }
+
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<TimeArg, E> {
+                i64::try_from(v)
+                    .map(TimeArg::Ns)
+                    .map_err(|_| E::custom(format!("{v} ns is past i64")))
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<TimeArg, E> {
+                v.parse().map_err(E::custom)
+            }
         }
-        match Given::deserialize(d).map_err(|_| {
-            serde::de::Error::custom(
-                "expected epoch nanoseconds (an integer) or milliseconds since the \
-                 recording's start (\"12.5ms\")",
-            )
-        })? {
-            Given::Ns(ns) => Ok(TimeArg::Ns(ns)),
-            Given::Text(s) => s.parse().map_err(serde::de::Error::custom),
-        }
+        d.deserialize_any(Visitor)
     }
 }
 
