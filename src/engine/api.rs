@@ -777,7 +777,8 @@ JSON: {\"warnings\":[...],\"drift\":{\"factor\",\"pct\",\"spread_pct\",\"scopes_
 \"named\",\"scopes\":[{\"name\",\"calls_a\",\"calls_b\",\"ratio\"}]}|null,\"basis\":\"frame\"|\"second\",\
 \"units\":[a,b],\"frame\":{\"basis\",\"thread\",\"median_a_ns\",\"median_b_ns\",\"delta_median_ns\",\
 \"mean_a_ns\",\"mean_b_ns\",\"delta_mean_ns\",\"kind\",\"p\",\"contributions\":[{\"name\",\"kind\",\
-\"self_delta_per_frame_ns\"}],\"total_contributions\",\"explained_ns\",\"explained_pct\",\
+\"self_delta_per_frame_ns\",\"gap\"?}],\"gaps\":[{\"verdict\",\"kind\",\"path\",\"after\",\"before\",\"parent\",\
+\"delta_per_frame_ns\",\"beyond_drift_ns\",\"delta_median_per_frame_ns\",\"wait\",\"sentence\"}],\"total_contributions\",\"explained_ns\",\"explained_pct\",\
 \"outside_scopes_ns\",\"drift_ns\",\"drift_pct\",\"notes\",\"median\":{\"contributions\":[{\"name\",\"kind\",\
 \"self_median_a_ns\",\"self_median_b_ns\",\"self_delta_median_ns\"}],\"total_contributions\",\
 \"outside_scopes_a_ns\",\"outside_scopes_b_ns\",\"outside_scopes_ns\",\"accounted_ns\",\"unexplained_ns\",\
@@ -788,10 +789,16 @@ JSON: {\"warnings\":[...],\"drift\":{\"factor\",\"pct\",\"spread_pct\",\"scopes_
 \"delta_per_call_ns\"|null,\"status\":\"both\"|\"new\"|\"gone\",\"spike\",\"change\":{\"kind\",\"rest\"?,\
 \"delta_per_frame_ns\",\"per_call_part_ns\",\"count_part_ns\",\"drift_part_ns\",\"median_a_ns\",\
 \"median_b_ns\",\"typical_a_ns\"?,\"typical_b_ns\"?,\"calls_per_frame_a\",\"calls_per_frame_b\",\
-\"p_per_call\",\"p_count\",\"p_cost\"?,\"tested\",\"few_calls\"}}],\
+\"p_per_call\",\"p_count\",\"p_cost\"?,\"tested\",\"few_calls\"},\"gap\"?}],\
+\"gaps\":{\"basis\",\"places\",\"changed\":[{\"thread\",\"kind\",\"path\",\"after\",\"before\",\"verdict\":\
+\"new\"|\"grew\"|\"gone\"|\"shrank\"|\"unchanged\",\"a\":{\"frames_with\",\"frames\",\"occurrences\",\"median_ns\",\
+\"median_per_frame_ns\",\"mean_per_frame_ns\",\"total_ns\",\"max_ns\",\"other_threads\"},\"b\":{...},\
+\"delta_per_frame_ns\",\"beyond_drift_ns\",\"delta_median_per_frame_ns\",\"other_threads_idle\",\"change\",\
+\"sentence\"}],\"unchanged\":[...],\"total_unchanged\",\"not_judged\"},\
 \"gate\"?:{\"pct\",\"min_ms\",\"mean_frame_a_ns\",\"limit_ns\",\"tripped\":[{\"name\",\"data\",\"kind\",\
 \"delta_per_frame_ns\",\"beyond_drift_ns\",\"own_beyond_drift_ns\",\"frame_pct\"}],\"drift_limit_pct\"?,\
-\"drift_tripped\"}}; kind: unchanged, slower, faster, more-often, less-often, slower-more-often, \
+\"drift_tripped\",\"tripped_gaps\":[{\"thread\",\"kind\",\"path\",\"after\",\"before\",\"verdict\",\
+\"delta_per_frame_ns\",\"beyond_drift_ns\",\"frame_pct\",\"sentence\"}]}}; kind: unchanged, slower, faster, more-often, less-often, slower-more-often, \
 slower-less-often, faster-more-often, faster-less-often, costlier, cheaper, spike, new, gone. \
 Medians and p-values are null for rows the thresholds alone call unchanged.\n\
 Exit status: 4 when the gate trips (it wins over 3, a damaged recording)."
