@@ -112,6 +112,7 @@ fn reference_compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> Vec<Compare
             a,
             b,
             change,
+            gap: None,
         });
     };
     for (key, sb) in sb {
