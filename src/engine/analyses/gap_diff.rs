@@ -730,7 +730,13 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
     }
     unchanged.sort_by(|x, y| most(y).total_cmp(&most(x)).then_with(|| by_place(x, y)));
     // What ran meanwhile, for the listed places only.
-    let (ia, ib) = (BusyIndex::of(a), BusyIndex::of(b));
+    // (Indexed only when a place is listed: a worst case has none.)
+    let listed = !changed.is_empty() || !unchanged.is_empty();
+    let (ia, ib) = if listed {
+        (BusyIndex::of(a), BusyIndex::of(b))
+    } else {
+        (BusyIndex::empty(), BusyIndex::empty())
+    };
     let busy = |t: &Trace,
                 s: &Side,
                 r: &[std::ops::Range<usize>],

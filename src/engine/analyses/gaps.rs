@@ -594,6 +594,11 @@ impl BusyIndex {
         Self(top_level_intervals(trace))
     }
 
+    /// An index of no thread (what ran meanwhile: nothing).
+    pub fn empty() -> Self {
+        Self(Vec::new())
+    }
+
     /// What the threads but `except` ran in the windows `[lo, hi)`
     /// (summed over them): busiest thread first, ties by name; idle
     /// threads left out.
