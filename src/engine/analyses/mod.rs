@@ -33,6 +33,7 @@ pub mod stats;
 pub mod tail;
 pub mod transform;
 pub mod tree;
+pub mod wait_diff;
 pub mod waits;
 pub mod window;
 

@@ -19,7 +19,8 @@ use crate::engine::analyses::find::GroupBy;
 use crate::engine::analyses::gap_diff::{GapPlace, gap_changes};
 use crate::engine::analyses::judge::{Change, DriftMode, Kind};
 use crate::engine::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
-use crate::engine::analyses::waits::{WaitChange, concurrency, wait_changes};
+use crate::engine::analyses::wait_diff::{WaitChange, wait_changes};
+use crate::engine::analyses::waits::concurrency;
 use crate::engine::model::Trace;
 use crate::engine::write::escape;
 use crate::units::thread_label;
@@ -181,30 +182,40 @@ pub(super) fn comparison(
     // From each thread, the child with the largest |Δ| (ties: the first
     // name), while something changed: the diff tree's order, walked along
     // one path instead of built whole.
+    // Per unit of the basis (frame or second): with 60 frames in A and 90
+    // in B an unchanged scope's sums differ by half, its time per frame not.
+    let (ua, ub) = names.frames();
+    let (ua, ub) = (ua.max(1) as f64, ub.max(1) as f64);
     let change_paths = joined_threads((a, ta), (b, tb))
         .into_iter()
         .map(|(thread, mut na, mut nb)| {
             let total =
                 |tree: &MergedTree, n: Option<NodeId>| n.map_or(0, |n| tree.total_ns[n.idx()]);
+            let per_unit = |at: i64, bt: i64| bt as f64 / ub - at as f64 / ua;
             let mut steps = Vec::new();
             while steps.len() < MAX_REPORT_LEVELS as usize {
                 let kids = joined_children((a, ta, na), (b, tb, nb));
-                let Some(&(name, ca, cb)) = kids.iter().max_by_key(|(name, ca, cb)| {
-                    let delta = total(tb, *cb).saturating_sub(total(ta, *ca));
-                    (delta.unsigned_abs(), std::cmp::Reverse(*name))
+                let Some(&(name, ca, cb)) = kids.iter().max_by(|x, y| {
+                    let d = |(_, ca, cb): &&(&str, Option<NodeId>, Option<NodeId>)| {
+                        per_unit(total(ta, *ca), total(tb, *cb)).abs()
+                    };
+                    d(x).total_cmp(&d(y)).then_with(|| y.0.cmp(x.0))
                 }) else {
                     break;
                 };
                 let (at, bt) = (total(ta, ca), total(tb, cb));
-                let delta = bt.saturating_sub(at);
-                if delta == 0 {
+                let delta_per_unit = per_unit(at, bt);
+                if delta_per_unit.abs() < 0.5 {
                     break;
                 }
                 steps.push(json!({
                     "name": name,
                     "a_total_ns": at,
                     "b_total_ns": bt,
-                    "delta_total_ns": delta,
+                    "delta_total_ns": bt.saturating_sub(at),
+                    "a_total_per_frame_ns": (at as f64 / ua).round() as i64,
+                    "b_total_per_frame_ns": (bt as f64 / ub).round() as i64,
+                    "delta_total_per_frame_ns": delta_per_unit.round() as i64,
                 }));
                 (na, nb) = (ca, cb);
             }

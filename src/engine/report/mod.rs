@@ -19,7 +19,7 @@ use super::analyses::judge::{Change, Noise};
 use super::analyses::tail::Tail;
 use super::analyses::transform::{Stack, transformed_tree};
 use super::analyses::tree::MAX_REPORT_LEVELS;
-use super::analyses::waits::WaitChange;
+use super::analyses::wait_diff::WaitChange;
 use crate::engine::Decoded;
 use crate::engine::api::{self, Answer, Request, Summary};
 use comparison::{comparison, look_first};
@@ -362,7 +362,11 @@ pub struct DataRow {
 #[derive(Clone, Debug, Serialize)]
 pub struct DiffHotPath {
     pub thread: String,
-    /// `{name, a_total_ns, b_total_ns, delta_total_ns}`.
+    /// `{name, a_total_ns, b_total_ns, delta_total_ns,
+    /// a_total_per_frame_ns, b_total_per_frame_ns, delta_total_per_frame_ns}`:
+    /// the sums over all frames and per unit of the basis (frame, or second
+    /// for an unframed side); each step the child whose time per unit
+    /// changed most.
     pub steps: Vec<Value>,
 }
 

@@ -1,0 +1,188 @@
+//! Waits compared across A and B: recurring gaps of A and B at one place
+//! (thread, kind, parent path, neighbours: [`super::gap_diff::GapPlace`])
+//! whose median moved, each with what it waits for on both sides
+//! ([`super::waits`]) and attributed to the critical work's judged per-call
+//! change: "main waits 0.99 ms longer in `jobs::run`: `job::cloth` is
+//! 1.0 ms slower per call".
+
+use super::compare::Joined;
+use super::judge::{Kind, Noise};
+use super::waits::RecurringWaitsFor;
+use crate::engine::analyses::gaps::{GapKind, RecurringGap};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+/// One scope on a grown wait's critical path and what its change explains.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WaitCause {
+    pub name: String,
+    /// Its judgement (the names' table).
+    pub kind: Kind,
+    /// The thread it was the last to finish on (the critical one).
+    pub critical_thread: String,
+    /// The threads that ran it during the waits, by name (in B).
+    pub threads: Vec<String>,
+    /// B − A of its median per call (the judged row's medians).
+    pub per_call_delta_ns: f64,
+    /// What it explains of the wait's growth: its per-call change, once per
+    /// wait (it is on the critical path once).
+    pub attributed_ns: f64,
+}
+
+/// A recurring gap with other threads working, matched in A and B, whose
+/// median grew or shrank beyond the noise.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WaitChange {
+    pub thread: String,
+    pub kind: GapKind,
+    /// The parent's path (" > " between names).
+    pub path: String,
+    pub after: Option<String>,
+    pub before: Option<String>,
+    pub median_a_ns: i64,
+    pub median_b_ns: i64,
+    pub delta_median_ns: i64,
+    pub a: RecurringWaitsFor,
+    pub b: RecurringWaitsFor,
+    /// B − A of each part's median.
+    pub delta_dispatch_ns: i64,
+    pub delta_waiting_ns: i64,
+    pub delta_wake_ns: i64,
+    /// The critical work's names that changed per call, largest first.
+    pub causes: Vec<WaitCause>,
+    /// The causes' `attributed_ns`, summed.
+    pub attributed_ns: f64,
+    /// Of `delta_median_ns`, in percent.
+    pub attributed_pct: f64,
+}
+
+impl WaitChange {
+    /// The scope the gap is in (the path's last name; "" at the top level).
+    pub fn parent(&self) -> &str {
+        self.path.rsplit(" > ").next().unwrap_or("")
+    }
+}
+
+/// The recurring gaps of A and B (with their `waits_for`) matched by place
+/// whose median changed by at least the noise (its milliseconds and its
+/// percentage of A's median), each attributed to the critical work's judged
+/// per-call change (`names`, the names' table); largest |change| first,
+/// ties by place.
+pub fn wait_changes(
+    a: &[RecurringGap],
+    b: &[RecurringGap],
+    names: &Joined,
+    noise: &Noise,
+) -> Vec<WaitChange> {
+    let changes: FxHashMap<&str, super::judge::Change> = names
+        .pairs()
+        .iter()
+        .map(|&p| (names.name(p), names.change(p)))
+        .collect();
+    let mut out: Vec<WaitChange> = Vec::new();
+    // Matched by the place `gap_diff` judges gaps by.
+    for (_, ga, gb) in super::gap_diff::match_recurring(a, b) {
+        let (Some(ga), Some(gb)) = (ga, gb) else {
+            continue;
+        };
+        // Traced in at least half the occurrences of each side: else what
+        // ended in it is happenstance (a background thread's short scope).
+        fn usual(g: &RecurringGap) -> Option<&RecurringWaitsFor> {
+            g.waits_for
+                .as_ref()
+                .filter(|w| w.traced.saturating_mul(2) >= g.frames)
+        }
+        let (Some(wa), Some(wb)) = (usual(ga), usual(gb)) else {
+            continue;
+        };
+        let delta = gb.median_ns.saturating_sub(ga.median_ns);
+        let beyond_pct = delta.unsigned_abs() as f64 >= noise.pct / 100.0 * ga.median_ns as f64;
+        if (delta.unsigned_abs() as f64) < noise.ms * 1e6 || !beyond_pct {
+            continue;
+        }
+        let mut causes: Vec<WaitCause> = Vec::new();
+        let mut crit_names: Vec<&str> = vec![&wb.critical.name];
+        if wa.critical.name != wb.critical.name {
+            crit_names.push(&wa.critical.name);
+        }
+        for name in crit_names {
+            let Some(c) = changes.get(name) else { continue };
+            if !per_call_changed(c.kind) {
+                continue;
+            }
+            let (Some(ma), Some(mb)) = (c.median_a_ns, c.median_b_ns) else {
+                continue;
+            };
+            let d = (mb - ma) as f64;
+            let mut threads: Vec<String> = gb
+                .other_threads
+                .iter()
+                .filter(|o| o.scopes.iter().any(|s| s.name == name))
+                .map(|o| o.thread.clone())
+                .collect();
+            threads.sort();
+            causes.push(WaitCause {
+                name: name.to_owned(),
+                kind: c.kind,
+                critical_thread: if name == wb.critical.name {
+                    wb.critical.thread.clone()
+                } else {
+                    wa.critical.thread.clone()
+                },
+                threads,
+                per_call_delta_ns: d,
+                attributed_ns: d,
+            });
+        }
+        causes.sort_by(|x, y| {
+            y.attributed_ns
+                .abs()
+                .total_cmp(&x.attributed_ns.abs())
+                .then_with(|| x.name.cmp(&y.name))
+        });
+        let attributed: f64 = causes.iter().map(|c| c.attributed_ns).sum();
+        out.push(WaitChange {
+            thread: gb.thread.clone(),
+            kind: gb.kind,
+            path: gb.path.clone(),
+            after: gb.after.clone(),
+            before: gb.before.clone(),
+            median_a_ns: ga.median_ns,
+            median_b_ns: gb.median_ns,
+            delta_median_ns: delta,
+            delta_dispatch_ns: wb.median_dispatch_ns - wa.median_dispatch_ns,
+            delta_waiting_ns: wb.median_waiting_ns - wa.median_waiting_ns,
+            delta_wake_ns: wb.median_wake_ns - wa.median_wake_ns,
+            a: wa.clone(),
+            b: wb.clone(),
+            causes,
+            attributed_ns: attributed,
+            attributed_pct: if delta == 0 {
+                0.0
+            } else {
+                100.0 * attributed / delta as f64
+            },
+        });
+    }
+    out.sort_by(|x, y| {
+        y.delta_median_ns
+            .unsigned_abs()
+            .cmp(&x.delta_median_ns.unsigned_abs())
+            .then_with(|| (&x.thread, &x.path, x.kind).cmp(&(&y.thread, &y.path, y.kind)))
+            .then_with(|| (&x.after, &x.before).cmp(&(&y.after, &y.before)))
+    });
+    out
+}
+
+/// Whether a judgement says the calls got slower or faster.
+fn per_call_changed(k: Kind) -> bool {
+    matches!(
+        k,
+        Kind::Slower
+            | Kind::Faster
+            | Kind::SlowerMoreOften
+            | Kind::SlowerLessOften
+            | Kind::FasterMoreOften
+            | Kind::FasterLessOften
+    )
+}
