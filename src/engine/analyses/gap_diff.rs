@@ -26,6 +26,7 @@ use super::gaps::{
 };
 use super::judge::{Change, Kind, Noise, Sample, Sums, judge, needs_calls, untested};
 use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
+use crate::engine::write::escape;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -67,10 +68,11 @@ impl GapPlace {
     }
 
     /// Where it is, in words ("between `sim::step` and `draw::batch` in
-    /// `main_loop`").
+    /// `main_loop`"): Markdown, each name a code span that holds whatever
+    /// the recording named it (backticks, markup) literally.
     pub fn words(&self) -> String {
-        let q = |x: &Option<String>| x.as_deref().map_or(String::new(), |x| format!("`{x}`"));
-        let parent = self.parent();
+        let q = |x: &Option<String>| x.as_deref().map_or(String::new(), escape::markdown_code);
+        let parent = escape::markdown_code(self.parent());
         match self.kind {
             GapKind::TopLevel | GapKind::Idle => format!(
                 "between top-level {} and {}",
@@ -78,11 +80,11 @@ impl GapPlace {
                 q(&self.before)
             ),
             GapKind::Leading => {
-                format!("at the start of `{parent}`, before {}", q(&self.before))
+                format!("at the start of {parent}, before {}", q(&self.before))
             }
-            GapKind::Trailing => format!("at the end of `{parent}`, after {}", q(&self.after)),
+            GapKind::Trailing => format!("at the end of {parent}, after {}", q(&self.after)),
             GapKind::Between => format!(
-                "between {} and {} in `{parent}`",
+                "between {} and {} in {parent}",
                 q(&self.after),
                 q(&self.before)
             ),
@@ -536,8 +538,12 @@ fn meanwhile(busy: &[BusyThread]) -> String {
         .iter()
         .take(3)
         .map(|t| match t.scopes.first() {
-            Some(s) => format!("{} (`{}`)", t.thread, s.name),
-            None => t.thread.clone(),
+            Some(s) => format!(
+                "{} ({})",
+                thread_md(&t.thread),
+                escape::markdown_code(&s.name)
+            ),
+            None => thread_md(&t.thread),
         })
         .collect();
     let more = busy.len().saturating_sub(3);
@@ -548,8 +554,17 @@ fn meanwhile(busy: &[BusyThread]) -> String {
     }
 }
 
+/// A thread's label as Markdown text (escaped; `""` is "(unnamed)").
+fn thread_md(thread: &str) -> String {
+    escape::markdown(crate::units::thread_label(thread)).into_owned()
+}
+
+/// The place's change in one sentence, Markdown (names as code spans, the
+/// thread escaped): what the report, `compare` and the JSON's `sentence`
+/// give.
 fn sentence(g: &GapChange, unit: &str) -> String {
     let place = g.place().words();
+    let thread = thread_md(&g.thread);
     let (a, b) = (&g.a, &g.b);
     let busy = if g.verdict == GapVerdict::Gone {
         &a.other_threads
@@ -564,7 +579,7 @@ fn sentence(g: &GapChange, unit: &str) -> String {
     match g.verdict {
         GapVerdict::New => format!(
             "{}: a new unprofiled stretch {place}, {} ms in {} (none in A), {meanwhile}: {}",
-            g.thread,
+            thread,
             med(b),
             frames(b),
             if idle {
@@ -576,7 +591,7 @@ fn sentence(g: &GapChange, unit: &str) -> String {
         GapVerdict::Gone => format!(
             "{}: the unprofiled stretch {place} is gone ({} ms in {} in A, in 0 of {} in B), \
              {meanwhile} in A: code without a scope, or a blocking call, removed by the change",
-            g.thread,
+            thread,
             med(a),
             frames(a),
             b.frames
@@ -585,7 +600,7 @@ fn sentence(g: &GapChange, unit: &str) -> String {
             "{}: the unprofiled stretch {place} {} from {} to {} ms per {unit} on average \
              ({per_frame}; median {} -> {} ms in {} in A, {} in B; longest {} -> {} ms), \
              {meanwhile}: {}",
-            g.thread,
+            thread,
             if g.verdict == GapVerdict::Grew {
                 "grew"
             } else {
@@ -609,7 +624,7 @@ fn sentence(g: &GapChange, unit: &str) -> String {
         GapVerdict::Unchanged => format!(
             "{}: the unprofiled stretch {place}, {} ms in {} in A and {} ms in {} in B: \
              unchanged (within noise)",
-            g.thread,
+            thread,
             med(a),
             frames(a),
             med(b),

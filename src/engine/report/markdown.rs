@@ -4,7 +4,7 @@
 use super::comparison::{numbered_runs, sentence_md, threads_md, wait_in, wait_md};
 use super::text::{between_frames, cell, describe_per, msu, num, p_text, signed_ms, text};
 use super::{ComparisonReport, Outlier, RecordingReport, Report};
-use crate::engine::analyses::accounting::{FrameChange, Lead};
+use crate::engine::analyses::accounting::Lead;
 use crate::engine::analyses::basis::Basis;
 use crate::engine::analyses::compare::SideStats;
 use crate::engine::analyses::drift;
@@ -490,7 +490,31 @@ fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) 
 /// Where the median frame's change went: each name's median self time per
 /// frame on the frame thread, B − A, the median time outside its scopes,
 /// and what the medians of the parts leave unaccounted.
-fn median_md(f: &FrameChange, unit: &str) -> String {
+/// Why a name's own time moved, in the frame's accounting: a wait for the
+/// critical work on another thread (the waits' attribution), the gap its
+/// own-time change is, or its judged kind.
+fn why_md(
+    c: &ComparisonReport,
+    name: &str,
+    delta_ns: f64,
+    kind: Kind,
+    gap: Option<&str>,
+) -> String {
+    match wait_in(c, name, delta_ns) {
+        Some(k) => match c.waits[k].causes.first() {
+            Some(cause) => format!(
+                "a wait for {} on {}",
+                escape::markdown_code(&cause.name),
+                cell(thread_label(&cause.critical_thread))
+            ),
+            None => "a wait".to_owned(),
+        },
+        None => gap.map_or_else(|| kind.words().to_owned(), sentence_md),
+    }
+}
+
+fn median_md(c: &ComparisonReport, unit: &str) -> String {
+    let f = &c.frame;
     let m = &f.median;
     let mut parts: Vec<String> = m
         .contributions
@@ -500,9 +524,13 @@ fn median_md(f: &FrameChange, unit: &str) -> String {
                 "{} {} ({})",
                 escape::markdown_code(&x.name),
                 signed_ms(x.self_delta_median_ns as f64),
-                x.gap
-                    .as_deref()
-                    .map_or_else(|| x.kind.words().to_owned(), sentence_md)
+                why_md(
+                    c,
+                    &x.name,
+                    x.self_delta_median_ns as f64,
+                    x.kind,
+                    x.gap.as_deref()
+                )
             )
         })
         .collect();
@@ -675,27 +703,20 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             "**The median {unit} leads**: {}.\n",
             cell(&f.lead_reason)
         );
-        let _ = writeln!(o, "{}\n", median_md(f, unit));
+        let _ = writeln!(o, "{}\n", median_md(c, unit));
     }
     if !f.contributions.is_empty() {
         let parts: Vec<String> = f
             .contributions
             .iter()
             .map(|x| {
-                let why = match wait_in(c, &x.name, x.self_delta_per_frame_ns) {
-                    Some(k) => match c.waits[k].causes.first() {
-                        Some(cause) => format!(
-                            "a wait for {} on {}",
-                            escape::markdown_code(&cause.name),
-                            cell(thread_label(&cause.critical_thread))
-                        ),
-                        None => "a wait".to_owned(),
-                    },
-                    None => x
-                        .gap
-                        .as_deref()
-                        .map_or_else(|| x.kind.words().to_owned(), sentence_md),
-                };
+                let why = why_md(
+                    c,
+                    &x.name,
+                    x.self_delta_per_frame_ns,
+                    x.kind,
+                    x.gap.as_deref(),
+                );
                 format!(
                     "{} {} ({why})",
                     escape::markdown_code(&x.name),
@@ -734,7 +755,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         }
     }
     if !median_leads && (f.median.total_contributions > 0 || f.median.outside_scopes_ns != 0) {
-        let _ = writeln!(o, "{}\n", median_md(f, unit));
+        let _ = writeln!(o, "{}\n", median_md(c, unit));
     }
     for n in &f.notes {
         let _ = writeln!(o, "> [!NOTE]\n> {}\n", cell(n));
@@ -880,6 +901,16 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                 ),
                 None => note,
             };
+            // Its change is a longer wait in it for another thread's work:
+            // the cause named, never "slower per call".
+            let wait = wait_in(c, &r.name, r.change.delta_per_frame_ns).and_then(|k| {
+                let cause = c.waits[k].causes.first()?;
+                Some(format!(
+                    "a wait: its own time grew waiting for {} on {} (see Waits)",
+                    escape::markdown_code(&cause.name),
+                    cell(thread_label(&cause.critical_thread))
+                ))
+            });
             judged_row_md(
                 o,
                 (&escape::markdown_code(&r.name), &note),
@@ -889,7 +920,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                 c,
                 (
                     r.parallel.as_ref().map(|p| p.threads.len()),
-                    r.gap.as_deref(),
+                    r.gap.as_deref().or(wait.as_deref()),
                 ),
             );
             for d in &r.by_data {
@@ -957,7 +988,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
     if !c.change_paths.is_empty() {
         let _ = writeln!(
             o,
-            "### Where it changed (differential tree, largest |Δ| first, totals over all frames)\n"
+            "### Where it changed (differential tree, largest |Δ| per {unit} first)\n"
         );
         for p in &c.change_paths {
             let path: Vec<String> = p
@@ -967,7 +998,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                     format!(
                         "{} {:+.3} ms",
                         escape::markdown_code(text(&st["name"])),
-                        num(&st["delta_total_ns"]) as f64 / 1e6
+                        num(&st["delta_total_per_frame_ns"]) as f64 / 1e6
                     )
                 })
                 .collect();
