@@ -99,7 +99,10 @@ fn frames_slowest_first() {
         1
     );
     let text = f.text(&["frames", "s.{}"]);
-    assert_eq!(text.lines().next().unwrap(), "frame      ms  scopes   at ms");
+    assert_eq!(
+        text.lines().next().unwrap(),
+        "frame      ms  scopes   at ms"
+    );
     assert!(text.contains("   12  31.000       2  50.000"), "{text}");
 }
 
@@ -376,6 +379,20 @@ fn gaps_with_what_other_threads_did() {
             {"thread": "rayon-2", "busy_ns": ns(4.5), "scopes": [{"name": "job", "busy_ns": ns(4.5)}]},
             {"thread": "rayon-1", "busy_ns": ns(4.0), "scopes": [{"name": "job", "busy_ns": ns(4.0)}]},
         ],
+        // What it waits for: the last job to end in it, rayon-1's b (7.5 to
+        // 9.5 ms; rayon-2's d ends after the gap); rayon-2's c starts with
+        // the gap (no dispatch), then 4.5 ms waiting, 0.5 ms wake-up.
+        "waits_for": {
+            "critical": {"thread": "rayon-1", "name": "job", "data": "b",
+                "start_ns": t(7.5), "start_rel_ms": 7.5, "end_ns": t(9.5), "end_rel_ms": 9.5,
+                "duration_ns": ns(2.0)},
+            "critical_ends_before_gap_end_ns": ns(0.5),
+            "first": {"thread": "rayon-2", "name": "job", "data": "c",
+                "start_ns": t(5.0), "start_rel_ms": 5.0, "end_ns": t(8.0), "end_rel_ms": 8.0,
+                "duration_ns": ns(3.0)},
+            "dispatch_ns": 0, "waiting_ns": ns(4.5), "wake_ns": ns(0.5),
+            "threads_busy_at_start": 0, "threads_working": 2,
+        },
     });
     let main = f.json(&["gaps", "s.{}", "--thread", "main"]);
     let gaps = main["gaps"].as_array().unwrap();

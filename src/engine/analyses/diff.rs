@@ -94,7 +94,16 @@ impl DiffTree {
         self.b_total_ns(n) as f64 / self.b_units.max(1) as f64
     }
 
-    /// B − A of the totals per unit: what the tree's order and change are.
+    /// |B − A| of the totals per unit, scaled by both sides' units (B's
+    /// total times A's units minus A's times B's), exact in integers: the
+    /// tree's order, with no rounding to break a tie two ways (with as many
+    /// units a side, the order of the sums).
+    pub fn order_key(&self, n: u32) -> u128 {
+        let (ua, ub) = (self.a_units.max(1) as i128, self.b_units.max(1) as i128);
+        (self.b_total_ns(n) as i128 * ua - self.a_total_ns(n) as i128 * ub).unsigned_abs()
+    }
+
+    /// B − A of the totals per unit: what the tree's change is.
     pub fn delta_total_per_frame_ns(&self, n: u32) -> f64 {
         self.b_total_per_frame_ns(n) - self.a_total_per_frame_ns(n)
     }
@@ -543,9 +552,8 @@ impl Join {
         for n in 0..len {
             let kids = &mut list[start[n] as usize..start[n + 1] as usize];
             kids.sort_by(|&x, &y| {
-                d.delta_total_per_frame_ns(y)
-                    .abs()
-                    .total_cmp(&d.delta_total_per_frame_ns(x).abs())
+                d.order_key(y)
+                    .cmp(&d.order_key(x))
                     .then_with(|| d.name(x).cmp(d.name(y)))
             });
         }
