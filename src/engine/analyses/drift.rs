@@ -28,6 +28,13 @@ pub const MIN_SELF_PER_CALL_NS: f64 = 1_000.0;
 pub const MIN_SCOPES: usize = 5;
 /// The rows listed in [`Drift::scopes`].
 pub const LISTED_SCOPES: usize = 20;
+/// The largest spread (percent) of the names' ratios around the factor for
+/// a coherent drift: a shared machine's run-to-run drift was seen at 8.5%
+/// (the Rerun Viewer twin pair); a changed workload at 135%.
+pub const MAX_SPREAD_PCT: f64 = 25.0;
+/// The largest factor (B over A, or A over B) a machine's speed or load is
+/// taken to explain.
+pub const MAX_FACTOR: f64 = 2.0;
 
 /// The common shift in per-call cost between A and B.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -45,7 +52,15 @@ pub struct Drift {
     /// Of those, the rows whose ratio is within the noise percentage of the
     /// factor (moved together).
     pub moved_together: usize,
-    /// The drift is past the noise percentage: the comparison names it.
+    /// The busy names agree on a common factor: their spread is at most
+    /// [`MAX_SPREAD_PCT`] and the factor within [`MAX_FACTOR`] either way.
+    /// A machine that runs slower slows every name alike; names that moved
+    /// apart (one 52x, another 3x: B does different work per call, as a
+    /// bigger batch) are changes of their own, so an incoherent estimate
+    /// is reported but rows are judged as measured (factor 1).
+    pub coherent: bool,
+    /// The drift is coherent and past the noise percentage: the comparison
+    /// names it and judges every row beyond it.
     pub named: bool,
     /// The voting rows with the most own time (A's and B's summed), most
     /// first, ties by name then data: at most [`LISTED_SCOPES`].
@@ -114,16 +129,20 @@ pub fn estimate<'r>(
         .filter(|l| (*l - centre).abs() <= together)
         .count();
     let pct = 100.0 * (factor - 1.0);
+    let spread_pct = 100.0 * (mad.exp() - 1.0);
+    let coherent =
+        spread_pct <= MAX_SPREAD_PCT && (1.0 / MAX_FACTOR..=MAX_FACTOR).contains(&factor);
     votes.sort_by(|x, y| y.1.cmp(&x.1).then_with(|| x.2.cmp(y.2)));
     let scopes_used = votes.len();
     votes.truncate(LISTED_SCOPES);
     Some(Drift {
         factor: four_digits(factor),
         pct: four_digits(pct),
-        spread_pct: four_digits(100.0 * (mad.exp() - 1.0)),
+        spread_pct: four_digits(spread_pct),
         scopes_used,
         moved_together,
-        named: pct.abs() > noise_pct,
+        coherent,
+        named: coherent && pct.abs() > noise_pct,
         scopes: votes
             .into_iter()
             .map(|(l, _, name, calls_a, calls_b)| DriftScope {
@@ -206,5 +225,48 @@ mod tests {
             .map(|&(n, a, _)| (n, a, side(10, 1_000)))
             .collect();
         assert_eq!(estimate(few.into_iter(), 5.0), None);
+    }
+
+    /// Names that moved apart (B does other work per call, as the Rerun
+    /// SDK logging ten times bigger point clouds: ratios 3x to 52x) or a
+    /// common factor no machine explains (5x) are no drift: reported, not
+    /// named, and rows are judged as measured.
+    #[test]
+    fn names_that_moved_apart_or_too_far_are_no_drift() {
+        let names: Vec<String> = (0..11).map(|k| format!("s{k}")).collect();
+        let ratios = [52.0, 36.2, 32.8, 23.7, 9.5, 10.1, 3.4, 15.0, 5.1, 4.3, 5.0];
+        let rows: Vec<(&str, Side, Side)> = names
+            .iter()
+            .zip(ratios)
+            .map(|(n, r)| {
+                (
+                    n.as_str(),
+                    side(1_000, 10_000),
+                    side(100, (10_000.0 * r) as i64),
+                )
+            })
+            .collect();
+        let d = estimate(rows.iter().copied(), 5.0).unwrap();
+        assert!(d.spread_pct > MAX_SPREAD_PCT, "{d:?}");
+        assert!(!d.coherent && !d.named, "{d:?}");
+        let noise = super::super::judge::Noise::default().with_drift(Some(&d));
+        assert_eq!(noise.drift_factor(), 1.0);
+        // Every name 5x: together, but past what a machine explains.
+        let rows: Vec<(&str, Side, Side)> = names
+            .iter()
+            .map(|n| (n.as_str(), side(100, 10_000), side(100, 50_000)))
+            .collect();
+        let d = estimate(rows.iter().copied(), 5.0).unwrap();
+        assert_eq!(d.moved_together, 11);
+        assert!(!d.coherent && !d.named, "{d:?}");
+        // 20% slower together: a drift, named, judged beyond.
+        let rows: Vec<(&str, Side, Side)> = names
+            .iter()
+            .map(|n| (n.as_str(), side(100, 10_000), side(100, 12_000)))
+            .collect();
+        let d = estimate(rows.iter().copied(), 5.0).unwrap();
+        assert!(d.coherent && d.named, "{d:?}");
+        let noise = super::super::judge::Noise::default().with_drift(Some(&d));
+        assert!((noise.drift_factor() - 1.2).abs() < 1e-3);
     }
 }

@@ -572,7 +572,9 @@ fn sentence(g: &GapChange, unit: &str) -> String {
         &b.other_threads
     };
     let meanwhile = meanwhile(busy);
-    let idle = busy.is_empty();
+    // Code without a scope unless another thread worked for at least half
+    // of it (then a wait for that work).
+    let idle = !g.is_wait();
     let med = |s: &GapSide| ms(s.median_ns.unwrap_or(0) as f64);
     let frames = |s: &GapSide| format!("{} of {} {unit}s", s.frames_with, s.frames);
     let per_frame = format!("{:+.2} ms per {unit}", g.delta_per_frame_ns / 1e6);

@@ -202,7 +202,7 @@ impl Gate {
             drift_tripped: self
                 .drift_pct
                 .zip(drift)
-                .is_some_and(|(limit, d)| d.pct.abs() > limit),
+                .is_some_and(|(limit, d)| d.coherent && d.pct.abs() > limit),
             tripped_gaps: Vec::new(),
         }
     }

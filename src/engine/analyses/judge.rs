@@ -118,8 +118,9 @@ impl Noise {
         Self {
             drift: match (self.drift, drift) {
                 (DriftMode::Off, _) => DriftMode::Off,
-                (_, Some(d)) => DriftMode::Factor(d.factor),
-                (_, None) => DriftMode::Factor(1.0),
+                (_, Some(d)) if d.coherent => DriftMode::Factor(d.factor),
+                // None, or the names moved apart: judged as measured.
+                (_, _) => DriftMode::Factor(1.0),
             },
             ..self
         }

@@ -1029,6 +1029,13 @@ fn drift_md(c: &ComparisonReport) -> String {
             drift::MIN_CALLS,
             drift::MIN_SELF_PER_CALL_NS / 1e3
         ),
+        (Some(d), true) if !d.coherent => format!(
+            "**Run-to-run drift**: none common to the busy names: their per-call ratios B/A \
+             spread ±{:.1}% around {:.2}x ({} of {} within the noise of it), so they changed \
+             each on its own (B does other work per call), not with the machine. Rows are \
+             judged B against A as they are.",
+            d.spread_pct, d.factor, d.moved_together, d.scopes_used
+        ),
         (Some(d), true) if d.named => format!(
             "> [!IMPORTANT]\n> **Run-to-run drift**: {}",
             drift::sentence(d)
