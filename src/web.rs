@@ -498,9 +498,7 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
         Closure::<dyn Fn(JsValue) -> Result<JsValue, JsValue>>::new(move |side: JsValue| {
             let side = side_arg(&side, &s)?;
             match s.borrow().loaded(side) {
-                Some(loaded) => {
-                    parse_json(&loaded.summary.to_json())
-                }
+                Some(loaded) => parse_json(&loaded.summary.to_json()),
                 None => Ok(JsValue::NULL),
             }
         });

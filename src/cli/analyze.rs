@@ -212,7 +212,9 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
         && args.compare
         && args.by_child.is_some()
     {
-        return usage("--by-child breaks down one recording's calls: calls FILE NAME --by-child CHILD");
+        return usage(
+            "--by-child breaks down one recording's calls: calls FILE NAME --by-child CHILD",
+        );
     }
     let file = super::side_name(&sides.0);
     let file_b = sides.1.as_deref().map(super::side_name);
@@ -1136,7 +1138,10 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, top: usize
     for r in &report.rows {
         let [an, at, ap] = side(&r.a);
         let [bn, bt, bp] = side(&r.b);
-        let mut note = r.gap.clone().unwrap_or_else(|| r.change.kind.words().to_owned());
+        let mut note = r
+            .gap
+            .clone()
+            .unwrap_or_else(|| r.change.kind.words().to_owned());
         if let Some(rest) = r.change.rest {
             let _ = write!(note, " (the rest: {})", rest.words());
         }
@@ -1396,7 +1401,10 @@ fn write_median(out: &mut String, f: &analyses::accounting::FrameChange) {
             )
         })
         .collect();
-    parts.push(format!("outside scopes {:+.3}", m.outside_scopes_ns as f64 / 1e6));
+    parts.push(format!(
+        "outside scopes {:+.3}",
+        m.outside_scopes_ns as f64 / 1e6
+    ));
     let _ = writeln!(
         out,
         "median own time per frame on {} ({:+.3} ms): {}; unaccounted {:+.3}",
