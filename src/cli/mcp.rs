@@ -222,34 +222,37 @@ fn take_usize(tool: &str, args: &mut JsonObject, key: &str) -> Result<Option<usi
 /// longest lists are cut (and then the longest strings) until it fits, and
 /// the answer is wrapped as `{"answer", "cut": [what was cut], "more"}`.
 fn bound(mut value: Value, max_bytes: usize, more: &str) -> String {
-    let full = value.to_string();
-    if full.len() <= max_bytes {
-        return full;
+    let whole = json_len(&value);
+    if whole <= max_bytes {
+        return value.to_string();
     }
-    let mut cut: Vec<String> = Vec::new();
     let mut cut_lists: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     // Room for the note around the answer.
     let budget = max_bytes.saturating_sub(1_500).max(500);
-    let mut size = full.len();
-    for _ in 0..200 {
+    let mut size = whole;
+    for _ in 0..500 {
         if size <= budget {
             break;
         }
-        let Some((path, len)) = longest_list(&value, String::new()) else {
+        let Some((path, len, list_size)) = longest_list(&value) else {
             break;
         };
-        let keep = ((len as f64 * budget as f64 / size as f64 * 0.9) as usize).clamp(1, len - 1);
+        // What this list may keep for the whole to fit (at least one item).
+        let target = list_size.saturating_sub(size - budget);
+        let keep = ((len as f64 * target as f64 / list_size as f64) as usize).clamp(1, len - 1);
         if let Some(Value::Array(items)) = pointer_mut(&mut value, &path) {
             items.truncate(keep);
         }
-        let entry = cut_lists.entry(path).or_insert((keep, len));
-        entry.0 = keep;
-        size = value.to_string().len();
+        cut_lists.entry(path).or_insert((keep, len)).0 = keep;
+        size = json_len(&value);
     }
-    for (path, (kept, total)) in &cut_lists {
-        let shown = if path.is_empty() { "the list" } else { path };
-        cut.push(format!("{shown}: the first {kept} of {total} items"));
-    }
+    let mut cut: Vec<String> = cut_lists
+        .iter()
+        .map(|(path, (kept, total))| {
+            let shown = if path.is_empty() { "the list" } else { path };
+            format!("{shown}: the first {kept} of {total} items")
+        })
+        .collect();
     if size > budget {
         let n = cut_strings(&mut value);
         if n > 0 {
@@ -257,7 +260,7 @@ fn bound(mut value: Value, max_bytes: usize, more: &str) -> String {
                 "{n} strings longer than {MAX_STRING_CHARS} characters, cut there"
             ));
         }
-        size = value.to_string().len();
+        size = json_len(&value);
     }
     if size > budget {
         // Nothing left to cut in place: the text itself, cut.
@@ -268,7 +271,7 @@ fn bound(mut value: Value, max_bytes: usize, more: &str) -> String {
         }
         return json!({
             "answer_text": &text[..end],
-            "cut": [format!("the answer's JSON text after {end} of {} bytes", full.len())],
+            "cut": [format!("the answer's JSON text after {end} of {whole} bytes")],
             "more": more,
         })
         .to_string();
@@ -276,42 +279,81 @@ fn bound(mut value: Value, max_bytes: usize, more: &str) -> String {
     json!({
         "answer": value,
         "cut": cut,
-        "bytes": {"shown": size, "whole": full.len()},
+        "bytes": {"shown": size, "whole": whole},
         "more": more,
     })
     .to_string()
 }
 
+/// The length of `value`'s compact JSON, without writing it.
+fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    let _ = serde_json::to_writer(&mut c, value);
+    c.0
+}
+
 /// The longest list (by its JSON's length) with more than one item: its
-/// JSON pointer and its length.
-fn longest_list(value: &Value, path: String) -> Option<(String, usize)> {
-    fn walk(v: &Value, path: &str, best: &mut Option<(String, usize, usize)>) -> usize {
+/// JSON pointer, its items and its JSON's length.
+fn longest_list(value: &Value) -> Option<(String, usize, usize)> {
+    /// A step of the path: a key or an index.
+    enum Step<'a> {
+        Key(&'a str),
+        Index(usize),
+    }
+    fn pointer(steps: &[Step<'_>]) -> String {
+        let mut out = String::new();
+        for s in steps {
+            out.push('/');
+            match s {
+                Step::Key(k) => out.push_str(&k.replace('~', "~0").replace('/', "~1")),
+                Step::Index(i) => out.push_str(&i.to_string()),
+            }
+        }
+        out
+    }
+    fn walk<'a>(
+        v: &'a Value,
+        steps: &mut Vec<Step<'a>>,
+        best: &mut Option<(String, usize, usize)>,
+    ) -> usize {
         match v {
             Value::Array(items) => {
-                let mut size = 2;
+                let mut size = 2 + items.len().saturating_sub(1);
                 for (i, item) in items.iter().enumerate() {
-                    size += walk(item, &format!("{path}/{i}"), best) + 1;
+                    steps.push(Step::Index(i));
+                    size += walk(item, steps, best);
+                    steps.pop();
                 }
                 if items.len() > 1 && best.as_ref().is_none_or(|b| size > b.2) {
-                    *best = Some((path.to_owned(), items.len(), size));
+                    *best = Some((pointer(steps), items.len(), size));
                 }
                 size
             }
             Value::Object(map) => {
-                let mut size = 2;
+                let mut size = 2 + map.len().saturating_sub(1);
                 for (k, item) in map {
-                    let key = k.replace('~', "~0").replace('/', "~1");
-                    size += walk(item, &format!("{path}/{key}"), best) + k.len() + 4;
+                    steps.push(Step::Key(k));
+                    size += walk(item, steps, best) + json_len(&Value::String(k.clone())) + 1;
+                    steps.pop();
                 }
                 size
             }
-            Value::String(s) => s.len() + 2,
-            other => other.to_string().len(),
+            other => json_len(other),
         }
     }
     let mut best = None;
-    walk(value, &path, &mut best);
-    best.map(|(p, len, _)| (p, len))
+    walk(value, &mut Vec::new(), &mut best);
+    best
 }
 
 fn pointer_mut<'a>(value: &'a mut Value, path: &str) -> Option<&'a mut Value> {
