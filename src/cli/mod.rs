@@ -298,7 +298,7 @@ its intact frames)."
         #[command(flatten)]
         transform: engine::api::TransformArgs,
     },
-    /// The analyses as an MCP server over stdio, for coding agents (Claude Code, Cursor, …).
+    /// The analyses as an MCP server over stdio, for coding agents.
     #[command(
         long_about = "Serve the analyses to a coding agent over the Model Context Protocol (MCP), \
 on stdin and stdout (stdout carries the protocol only; diagnostics go to stderr). Tools: \
