@@ -17,7 +17,7 @@ use puffin_lens::engine::write::puffin::{
     Compression, Format, FrameData, Registration, ScopeNode, ThreadData, write_recording,
 };
 use serde_json::{Value, json};
-use std::io::{BufRead as _, Write as _};
+use std::io::BufRead as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -66,7 +66,8 @@ fn huge_recording(frames: u64) -> Vec<u8> {
                 };
                 at += 10_000;
                 root = root.child(
-                    ScopeNode::new(id, at, at + len).data(&format!("data {f}-{i} {}", "x".repeat(40))),
+                    ScopeNode::new(id, at, at + len)
+                        .data(&format!("data {f}-{i} {}", "x".repeat(40))),
                 );
                 at += len;
             }
@@ -92,7 +93,11 @@ fn recordings() -> (tempfile::TempDir, Vec<(&'static str, PathBuf)>) {
     let d = dir.path().to_owned();
     let b = std::fs::read(d.join("b.puffin")).unwrap();
     std::fs::write(d.join("damaged.puffin"), &b[..b.len() * 3 / 5]).unwrap();
-    std::fs::write(d.join("notes.puffin"), b"these are my notes, not a recording").unwrap();
+    std::fs::write(
+        d.join("notes.puffin"),
+        b"these are my notes, not a recording",
+    )
+    .unwrap();
     std::fs::write(
         d.join("hostile-a.puffin"),
         write_recording(&hostile_capture(false), Format::Pfd4(Compression::Lz4)),
@@ -227,7 +232,10 @@ fn start_raw() -> (
     stdout.read_line(&mut line).unwrap();
     let init: Value = serde_json::from_str(&line).expect("a JSON-RPC message");
     assert_eq!(init["id"], 1, "{init}");
-    assert_eq!(init["result"]["serverInfo"]["name"], "puffin-lens", "{init}");
+    assert_eq!(
+        init["result"]["serverInfo"]["name"], "puffin-lens",
+        "{init}"
+    );
     send(
         &mut stdin,
         &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
@@ -267,7 +275,7 @@ fn a_client_that_leaves_in_the_middle_of_a_call_ends_the_server_cleanly() {
             let mut line = String::new();
             stdout.read_line(&mut line).unwrap();
             let opened: Value = serde_json::from_str(&line).unwrap();
-            assert_eq!(opened["result"]["isError"], Value::Null, "{opened}");
+            assert_ne!(opened["result"]["isError"], true, "{opened}");
             send(
                 &mut stdin,
                 &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
@@ -325,10 +333,15 @@ fn stdout_carries_protocol_messages_only_and_bad_calls_are_tool_errors() {
     assert_eq!(status.code(), Some(0));
     answers.sort_by_key(|m| m["id"].as_u64());
     assert_eq!(answers.len(), calls.len(), "{answers:?}");
-    let text = |m: &Value| m["result"]["content"][0]["text"].as_str().unwrap().to_owned();
+    let text = |m: &Value| {
+        m["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
     // The damaged file opens with what was kept, and says so.
     let damaged = &answers[0];
-    assert_eq!(damaged["result"]["isError"], Value::Null, "{damaged}");
+    assert_ne!(damaged["result"]["isError"], true, "{damaged}");
     let opened: Value = serde_json::from_str(&text(damaged)).unwrap();
     assert_eq!(opened["summary"]["damaged"], true);
     assert!(opened["notes"].to_string().contains("damaged"), "{opened}");

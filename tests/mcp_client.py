@@ -110,10 +110,10 @@ async def investigation(s, measures):
     assert c["frame"]["kind"] == "slower", c["frame"]
     assert c["frame"]["median_b_ns"] > c["frame"]["median_a_ns"]
     assert report["more"], report
-    # Every figure carries its unit in its key.
+    # Every figure carries its unit in its key (or is a count: total_*).
     for key in c["frame"]:
         if isinstance(c["frame"][key], (int, float)) and not isinstance(c["frame"][key], bool):
-            assert key.endswith(("_ns", "_pct")), key
+            assert key.endswith(("_ns", "_pct")) or key.startswith("total_"), key
     # The report's look_first is the engine's, as the CLI writes it.
     full = cli_json_report(a, b)
     assert c["look_first"] == full["comparison"]["look_first"][: len(c["look_first"])]
@@ -218,6 +218,8 @@ async def hostile(s):
         ("gaps", {"a": hb["id"]}),
         ("compare", {"a": ha["id"], "b": hb["id"]}),
         ("query", {"name": "top", "a": ha["id"]}),
+        ("query", {"name": "find", "a": ha["id"], "max_bytes": 200_000,
+                   "args": {"aggregate": True, "by": "name", "top": 100}}),
     ]:
         got, _ = await s.ok(tool, **args)
         collect_strings(got, names)
@@ -277,7 +279,7 @@ async def session_checks(s, init):
         "children", "compare", "scope", "query", "record",
     ]), names
     for t in tools:
-        assert "Use" in t.description, (t.name, t.description)
+        assert "use" in t.description.lower(), (t.name, t.description)
     prompts = (await s.s.list_prompts()).prompts
     assert [p.name for p in prompts] == ["investigate_pair"], prompts
     prompt = await s.s.get_prompt("investigate_pair", {"a": "before.puffin", "b": "after.puffin"})

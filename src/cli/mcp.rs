@@ -557,8 +557,6 @@ struct ReportParams {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ReportOptionsJson {
-    #[serde(default)]
-    top: Option<usize>,
     #[serde(default = "default_gap_ms")]
     gap_ms: f64,
     #[serde(flatten)]
@@ -723,7 +721,6 @@ impl Lens {
                 .gate()
                 .map_err(|e| format!("bad arguments for {TOOL}: {e}"))?,
         };
-        let _ = opts.top;
         if !(report_opts.gap_ms.is_finite() && report_opts.gap_ms >= 0.0) {
             return Err(format!(
                 "bad arguments for {TOOL}: gap_ms: expected 0 or more"
