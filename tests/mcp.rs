@@ -86,10 +86,17 @@ fn huge_recording(frames: u64) -> Vec<u8> {
     write_recording(&frames, Format::Pfd4(Compression::Lz4))
 }
 
+/// puffin's profiler is one per process: the planted captures and the
+/// live app of `record` take turns.
+static PUFFIN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The planted pair, a damaged copy of B, a file that is not a recording,
 /// the hostile pair and a huge recording, in one temp dir.
 fn recordings() -> (tempfile::TempDir, Vec<(&'static str, PathBuf)>) {
-    let dir = planted::jobs_pair(11, 12);
+    let dir = {
+        let _turn = PUFFIN.lock().unwrap_or_else(|p| p.into_inner());
+        planted::jobs_pair(11, 12)
+    };
     let d = dir.path().to_owned();
     let b = std::fs::read(d.join("b.puffin")).unwrap();
     std::fs::write(d.join("damaged.puffin"), &b[..b.len() * 3 / 5]).unwrap();
@@ -359,4 +366,69 @@ fn stdout_carries_protocol_messages_only_and_bad_calls_are_tool_errors() {
         assert!(t.contains(says), "{t:?} should say {says:?}");
         assert!(!t.contains('\n'), "one line: {t:?}");
     }
+}
+
+#[test]
+fn record_captures_a_running_app_and_opens_it() {
+    let _turn = PUFFIN.lock().unwrap_or_else(|p| p.into_inner());
+    // An app instrumented with puffin, serving its frames with puffin_http.
+    puffin::set_scopes_on(true);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let server = puffin_http::Server::new(&format!("127.0.0.1:{port}")).expect("serves");
+    puffin::GlobalProfiler::lock().emit_scope_snapshot();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let app = {
+        let stop = stop.clone();
+        std::thread::Builder::new()
+            .name("main".into())
+            .spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    {
+                        puffin::profile_scope!("frame_body");
+                        puffin::profile_scope!("update");
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    puffin::GlobalProfiler::lock().new_frame();
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+            })
+            .unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("run.puffin");
+    let (mut child, mut stdin, mut stdout) = start_raw();
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "record", "arguments": {"addr": format!("127.0.0.1:{port}"), "frames": 20,
+            "output": saved}}}),
+    );
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    send(
+        &mut stdin,
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "calls", "arguments": {"a": "r1", "name": "update"}}}),
+    );
+    let mut calls = String::new();
+    stdout.read_line(&mut calls).unwrap();
+    drop(stdin);
+    assert_eq!(wait_exit(&mut child, Duration::from_secs(30)).code(), Some(0));
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    app.join().unwrap();
+    drop(server);
+    let recorded: Value = serde_json::from_str(&line).unwrap();
+    assert_ne!(recorded["result"]["isError"], true, "{recorded}");
+    let opened: Value =
+        serde_json::from_str(recorded["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(opened["id"], "r1", "{opened}");
+    assert_eq!(opened["summary"]["frames"], 20, "{opened}");
+    assert!(saved.exists(), "output saves the recording");
+    let calls: Value = serde_json::from_str(&calls).unwrap();
+    let calls: Value =
+        serde_json::from_str(calls["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert!(calls["summary"]["count"].as_u64().unwrap() >= 19, "{calls}");
 }

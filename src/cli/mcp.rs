@@ -666,7 +666,9 @@ impl Lens {
                 .filter(|o| o.decoded.is_damaged())
                 .map(|o| o.id.as_str())
                 .collect();
-            let text = bound(value, max_bytes, &more);
+            // Room for the note of a damaged recording.
+            let room = if damaged.is_empty() { 0 } else { 200 };
+            let text = bound(value, max_bytes - room, &more);
             Ok(if damaged.is_empty() {
                 text
             } else {
