@@ -416,7 +416,10 @@ fn record_captures_a_running_app_and_opens_it() {
     let mut calls = String::new();
     stdout.read_line(&mut calls).unwrap();
     drop(stdin);
-    assert_eq!(wait_exit(&mut child, Duration::from_secs(30)).code(), Some(0));
+    assert_eq!(
+        wait_exit(&mut child, Duration::from_secs(30)).code(),
+        Some(0)
+    );
     stop.store(true, std::sync::atomic::Ordering::SeqCst);
     app.join().unwrap();
     drop(server);

@@ -279,7 +279,8 @@ fn bound(mut value: Value, max_bytes: usize, more: &str) -> String {
     json!({
         "answer": value,
         "cut": cut,
-        "bytes": {"shown": size, "whole": whole},
+        "shown_bytes": size,
+        "whole_bytes": whole,
         "more": more,
     })
     .to_string()
@@ -798,7 +799,20 @@ impl Lens {
                 let value = match part {
                     Value::Array(items) => {
                         let total = items.len();
-                        let end = top.map_or(total, |t| offset.saturating_add(t).min(total));
+                        // Without top: as many items as fit.
+                        let fit = || {
+                            let mut used = 1_000;
+                            let mut end = offset.min(total);
+                            while end < total {
+                                used += json_len(&items[end]) + 1;
+                                if used > max_bytes && end > offset {
+                                    break;
+                                }
+                                end += 1;
+                            }
+                            end
+                        };
+                        let end = top.map_or_else(fit, |t| offset.saturating_add(t).min(total));
                         let page: Vec<Value> = items
                             .iter()
                             .skip(offset)
@@ -828,7 +842,7 @@ impl Lens {
 /// A side's recordings as one (several runs: `engine::model::concat`).
 enum SideData<'a> {
     One(&'a Decoded),
-    Runs(Decoded),
+    Runs(Box<Decoded>),
 }
 
 impl SideData<'_> {
@@ -859,7 +873,7 @@ fn side_decoded(runs: &[Arc<Opened>]) -> SideData<'_> {
         .iter()
         .flat_map(|o| o.decoded.diagnostics.iter().cloned())
         .collect();
-    SideData::Runs(Decoded { trace, diagnostics })
+    SideData::Runs(Box::new(Decoded { trace, diagnostics }))
 }
 
 /// How to ask `query` a narrower question.
