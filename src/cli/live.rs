@@ -29,6 +29,43 @@ pub fn record(
 ) -> anyhow::Result<i32> {
     let interrupted = Arc::new(AtomicBool::new(false));
     on_ctrl_c(&interrupted);
+    let terminal = std::io::stderr().is_terminal();
+    let captured = capture(addr, frames, seconds, &interrupted, terminal)?;
+    write_atomically(output, |w| Ok(w.write_all(&captured.bytes)?))?;
+    eprintln!(
+        "puffin-lens: saved {} frames ({:.1} MB) to {}",
+        captured.frames,
+        captured.bytes.len() as f64 / 1e6,
+        output.display()
+    );
+    Ok(match captured.broke {
+        Some(why) => {
+            eprintln!("puffin-lens: damaged: {why}; the frames before it are saved");
+            EXIT_DAMAGED
+        }
+        None => EXIT_OK,
+    })
+}
+
+/// What a capture recorded: the `.puffin` bytes of its frames.
+pub(crate) struct Captured {
+    pub bytes: Vec<u8>,
+    pub frames: usize,
+    /// Why the stream broke after some frames (those are in `bytes`).
+    pub broke: Option<String>,
+}
+
+/// Records from the puffin_http server at `addr` until `frames` frames
+/// arrived, `seconds` passed, `stop` is set or the app closes the
+/// connection (`record`'s capture; the MCP server's `record` tool). Errors
+/// when no frame arrived. `progress`: a status line on stderr.
+pub(crate) fn capture(
+    addr: &str,
+    frames: Option<u64>,
+    seconds: Option<f64>,
+    stop: &AtomicBool,
+    progress: bool,
+) -> anyhow::Result<Captured> {
     let options = LiveOptions {
         reconnect: false,
         max_frames: frames,
@@ -40,7 +77,6 @@ pub fn record(
     let mut client =
         LiveClient::start(addr, options, || {}).context("cannot start the capture thread")?;
     let addr = client.addr.clone();
-    let terminal = std::io::stderr().is_terminal();
     eprintln!(
         "puffin-lens: recording {addr}{}{} (Ctrl-C stops and saves)",
         frames.map_or(String::new(), |n| format!(", {n} frames")),
@@ -49,11 +85,11 @@ pub fn record(
     let started = Instant::now();
     let deadline = seconds.map(|s| started + Duration::from_secs_f64(s.max(0.0)));
     while !client.is_finished() {
-        if interrupted.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d) {
+        if stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d) {
             client.stop();
             break;
         }
-        if terminal {
+        if progress {
             let state = client.state();
             eprint!(
                 "\r{:>8} frames  {:>9.1} MB  {:>6.1} s  {}   ",
@@ -66,7 +102,7 @@ pub fn record(
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    if terminal {
+    if progress {
         eprintln!();
     }
     let state = client.state();
@@ -85,20 +121,10 @@ pub fn record(
         });
         anyhow::bail!("{why}; nothing saved");
     }
-    let bytes = state.recording.to_puffin();
-    drop(state);
-    write_atomically(output, |w| Ok(w.write_all(&bytes)?))?;
-    eprintln!(
-        "puffin-lens: saved {n} frames ({:.1} MB) to {}",
-        bytes.len() as f64 / 1e6,
-        output.display()
-    );
-    Ok(match broke {
-        Some(why) => {
-            eprintln!("puffin-lens: damaged: {why}; the frames before it are saved");
-            EXIT_DAMAGED
-        }
-        None => EXIT_OK,
+    Ok(Captured {
+        bytes: state.recording.to_puffin(),
+        frames: n,
+        broke,
     })
 }
 

@@ -9,6 +9,7 @@ mod desktop;
 mod export;
 mod file;
 mod live;
+mod mcp;
 mod text;
 
 use anyhow::Context as _;
@@ -56,6 +57,8 @@ Live, from an app serving its frames with puffin_http:\n  \
 puffin-lens connect 127.0.0.1:8585               # the desktop app, updating as frames arrive\n  \
 puffin-lens record 127.0.0.1:8585 -o run.puffin --seconds 30   # headless, for CI\n  \
 puffin-lens relay                                # for the web app: ?live=ws://127.0.0.1:8586\n\n\
+For coding agents (MCP over stdio; see docs/agents.md):\n  \
+puffin-lens mcp                                  # {\"command\": \"puffin-lens\", \"args\": [\"mcp\"]}\n\n\
 Every analysis prints an aligned table, or JSON with --json.\n\n\
 Without a subcommand, puffin-lens opens the desktop app (also: puffin-lens open A.puffin [B.puffin])."
 )]
@@ -295,6 +298,24 @@ its intact frames)."
         #[command(flatten)]
         transform: engine::api::TransformArgs,
     },
+    /// The analyses as an MCP server over stdio, for coding agents.
+    #[command(
+        long_about = "Serve the analyses to a coding agent over the Model Context Protocol (MCP), \
+on stdin and stdout (stdout carries the protocol only; diagnostics go to stderr). Tools: \
+open_recording (an id and a summary with anything unusual), report (the judged investigation, \
+condensed and paged), calls, window, gaps, tree, children, compare, scope, query (any other \
+analysis), record (from a running app's puffin_http server), close_recording. Each answer is the \
+--json of the same CLI query, its text capped (max_bytes, default 24000) with a note saying what \
+was cut. Errors (a bad path, an unknown id, bad arguments) are tool errors. The instructions are \
+docs/agents.md's guidance; the whole guide is the resource puffin-lens://docs/agents.md; the \
+prompt investigate_pair walks a before/after pair.",
+        after_help = "A client's configuration (Claude Desktop, Cursor, VS Code, …):\n  \
+{\"mcpServers\": {\"puffin-lens\": {\"command\": \"puffin-lens\", \"args\": [\"mcp\"]}}}\n\n\
+Try it: npx @modelcontextprotocol/inspector --cli puffin-lens mcp --method tools/list\n\n\
+Exit status: 0 when the client closes stdin (even in the middle of a call); 1 when the session \
+cannot start."
+    )]
+    Mcp,
     /// Make .puffin files open with puffin-lens on a Linux desktop (or undo it).
     #[command(
         long_about = "Install the Linux desktop integration for this user: a .desktop entry \
@@ -701,6 +722,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             &transform.transforms,
         ),
         Command::InstallDesktop { uninstall } => desktop::install_desktop(uninstall),
+        Command::Mcp => mcp::serve(),
         Command::Summary { file, json } => summary(&file, json),
         Command::Dump {
             file,
