@@ -51,14 +51,17 @@ grep -q '^# puffin-lens report' "$work/report.md" || fail "report: no title"
 grep -q '^## What changed (B against A)' "$work/report.md" || fail "report: no What changed"
 echo "report: ok ($(wc -l < "$work/report.md") lines)"
 
-if puffin-lens --help | grep -qE '^ +mcp( |$)'; then
+# The help first, then grep: `--help | grep -q` could cut the pipe early.
+help=$(puffin-lens --help)
+if grep -qE '^ +mcp( |$)' <<<"$help"; then
   init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test-wheel","version":"0"}}}'
   printf '%s\n' "$init" | timeout 60 puffin-lens mcp > "$work/mcp.out" || fail "mcp exited $?"
   head -c 300 "$work/mcp.out"; echo
+  # The answer to request 1, among whatever JSON lines the server wrote.
   python -c '
 import json, sys
-reply = json.loads(open(sys.argv[1]).readline())
-assert reply.get("jsonrpc") == "2.0" and reply.get("id") == 1 and "result" in reply, reply
+replies = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+assert any(r.get("jsonrpc") == "2.0" and r.get("id") == 1 and "result" in r for r in replies), replies
 ' "$work/mcp.out" || fail "mcp: no JSON-RPC result for initialize"
   echo "mcp: ok (initialize answered)"
 else
