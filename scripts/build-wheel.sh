@@ -6,7 +6,10 @@
 # the release binaries' profile; `--release` would mean [profile.release],
 # which keeps line tables) and the default features (the desktop app: eframe
 # and winit load X11, Wayland and GL at run time, so the binary links only
-# glibc and passes maturin's manylinux (auditwheel) check).
+# glibc, libm and libgcc_s and passes maturin's manylinux (auditwheel)
+# check: built here on glibc 2.36 it is manylinux_2_35 (hypot's symbol
+# version), in the release workflow's manylinux2014 container
+# manylinux_2_17).
 # maturin: the one on PATH, else one installed once into target/maturin-venv.
 # Usage: scripts/build-wheel.sh [more `maturin build` options, e.g. --target …]
 set -euo pipefail
@@ -28,7 +31,9 @@ echo "== $("$maturin" --version)"
 # Only this build's wheel in target/wheels/ (an older version's would be
 # picked up by `pip install target/wheels/*.whl` too).
 rm -f target/wheels/puffin_lens-*.whl
-"$maturin" build --profile dist --locked --out target/wheels "$@"
+# `--auditwheel check`: a library outside the manylinux policy fails the
+# build (maturin's default would copy it into the wheel).
+"$maturin" build --profile dist --locked --auditwheel check --out target/wheels "$@"
 
 for wheel in target/wheels/puffin_lens-*.whl; do
   bytes=$(wc -c < "$wheel")
