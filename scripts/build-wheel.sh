@@ -8,8 +8,8 @@
 # and winit load X11, Wayland and GL at run time, so the binary links only
 # glibc, libm and libgcc_s and passes maturin's manylinux (auditwheel)
 # check: built here on glibc 2.36 it is manylinux_2_35 (hypot's symbol
-# version), in the release workflow's manylinux2014 container
-# manylinux_2_17).
+# version); in the release workflow's manylinux2014 container (glibc 2.17)
+# it should be manylinux_2_17).
 # maturin: the one on PATH, else one installed once into target/maturin-venv.
 # Usage: scripts/build-wheel.sh [more `maturin build` options, e.g. --target …]
 set -euo pipefail
