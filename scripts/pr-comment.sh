@@ -2,7 +2,7 @@
 # The pull-request check's comment (action.yml): posts REPORT (Markdown) as
 # one comment on pull request PR of REPO, or updates the one an earlier run
 # posted (found by its marker). Needs GH_TOKEN and the GitHub CLI.
-# Usage: scripts/pr-comment.sh OWNER/REPO PR REPORT.md
+# Usage: scripts/pr-comment.sh REPO PR REPORT.md   (REPO: owner/name, as github.repository)
 set -euo pipefail
 repo=$1 pr=$2 report=$3
 marker='<!-- puffin-lens-report -->'
