@@ -2,8 +2,8 @@
 # The wheel where no Rust is: builds it (scripts/build-wheel.sh) unless a
 # wheel is given, installs it with pip into a fresh venv whose PATH has no
 # cargo, and runs what a `pip install puffin-lens` user runs: --version, a
-# report of two real recordings, `mcp` (when this build has the subcommand:
-# one `initialize` request answered in JSON) and `uvx --from WHEEL`.
+# report of two real recordings, `mcp` (one `initialize` request answered
+# in JSON) and `uvx --from WHEEL`.
 # Usage: scripts/test-wheel.sh [target/wheels/puffin_lens-….whl]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,7 +65,7 @@ assert any(r.get("jsonrpc") == "2.0" and r.get("id") == 1 and "result" in r for 
 ' "$work/mcp.out" || fail "mcp: no JSON-RPC result for initialize"
   echo "mcp: ok (initialize answered)"
 else
-  echo "mcp: SKIPPED (no mcp subcommand in this build)"
+  fail "mcp: the installed puffin-lens has no mcp subcommand"
 fi
 
 # uvx: uv from PyPI (its wheel holds the binary), installed once into

@@ -10,7 +10,10 @@
 #     damaged and broken files, ?url=, offline, no foreign requests, a hostile
 #     recording's report), and under pressure (web/pressure.mjs: overlapping
 #     loads, a file too large for the wasm memory);
-#  3. the desktop app opened under Xvfb (scripts/native_smoke.sh).
+#  3. the desktop app opened under Xvfb (scripts/native_smoke.sh);
+#  4. the Python wheel (scripts/test-wheel.sh: built with maturin from the
+#     debug build, installed with pip into a fresh venv without Rust, then
+#     --version, a report, `mcp` and uvx).
 # Screenshots and logs land in target/e2e/. Installs missing tools first.
 # Prints how long each stage took at the end (also when one fails).
 set -euo pipefail
@@ -56,3 +59,5 @@ stage "the browser under pressure"
 node web/pressure.mjs
 stage "desktop app under Xvfb"
 scripts/native_smoke.sh
+stage "the Python wheel in a fresh venv without Rust (from the debug build)"
+PUFFIN_LENS_WHEEL_PROFILE=dev scripts/test-wheel.sh

@@ -447,7 +447,7 @@ fn the_game_loops_constant_wait_is_unchanged() {
 /// Two runs of identical code (the Rerun Viewer pair): no gap is new, and
 /// the one that grows beyond the noise is one place in which B has two
 /// stalls of about 5 ms (frames 54 and 84) while its median holds: a real
-/// difference of the two runs, told as such ("longest 0.10 -> 5.51 ms").
+/// difference of the two runs, told as such ("longest single stretch 0.10 -> 5.51 ms").
 #[test]
 fn the_real_viewer_pairs_gaps_hold_but_one_stall() {
     let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real");
@@ -486,6 +486,6 @@ fn the_real_viewer_pairs_gaps_hold_but_one_stall() {
         g["sentence"]
             .as_str()
             .unwrap()
-            .contains("longest 0.10 -> 5.51 ms")
+            .contains("longest single stretch 0.10 -> 5.51 ms")
     );
 }

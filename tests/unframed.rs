@@ -115,6 +115,18 @@ fn one_frame_is_said_and_judged_per_second() {
         .unwrap();
     let delta = parse["change"]["delta_per_frame_ns"].as_f64().unwrap();
     assert!((delta - 50e6).abs() < 2e6, "{delta}");
+    // Its own time per second too (not summed over the run's 5 s), as its
+    // contribution to main's accounting gives it.
+    let own = parse["self_delta_per_frame_ns"].as_f64().unwrap();
+    assert!((own - 50e6).abs() < 2e6, "{own}");
+    let contribution = c["frame"]["contributions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["name"] == "parse")
+        .unwrap();
+    let told = contribution["self_delta_per_frame_ns"].as_f64().unwrap();
+    assert!((own - told).abs() < 1.0, "{own} {told}");
     // The gate's unit is a second: 1% of it is 10 ms.
     assert_eq!(c["gate"]["limit_ns"], 1e7);
     assert_eq!(status, 4);
@@ -150,4 +162,57 @@ fn the_real_sdk_capture_is_one_frame_per_second() {
     let md = String::from_utf8(out.stdout).unwrap();
     assert!(md.contains("One frame covers the whole"), "{md}");
     assert!(!md.contains("Slowest frames"), "{md}");
+}
+
+/// The Rerun SDK logging 500 and then 5,000 points a batch (a real
+/// before/after pair of one frame each, `sdk_points.py`): its busiest
+/// scopes cost 4x to 8x more per call while the light ones hold. That is
+/// the change, not the machine: no drift is applied, and the rows are
+/// judged as measured. The Viewer's twin pair (identical code, a shared
+/// machine) keeps its drift.
+#[test]
+fn the_real_sdk_pair_is_judged_as_measured() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real");
+    let (a, b) = (
+        "rerun_sdk_points_500.puffin",
+        "rerun_sdk_points_5000.puffin",
+    );
+    let (_, v) = json(&dir, &["compare", a, b, "--json"]);
+    assert_eq!(v["basis"], "second");
+    let d = &v["drift"];
+    assert_eq!(
+        (&d["coherent"], &d["named"]),
+        (&false.into(), &false.into()),
+        "{d:#}"
+    );
+    assert!(d["agreeing_time_pct"].as_f64().unwrap() < 50.0, "{d:#}");
+    let rows = v["rows"].as_array().unwrap();
+    let append = rows
+        .iter()
+        .find(|r| r["name"] == "Encoder<_>::append" && r["data"] == "")
+        .unwrap();
+    assert_eq!(append["change"]["drift_part_ns"], 0.0, "{append:#}");
+    assert!(
+        ["slower", "costlier"].contains(&append["change"]["kind"].as_str().unwrap()),
+        "{append:#}"
+    );
+    // The text says so, and never "judged against it".
+    let out = run_in(&dir, &["compare", a, b]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with("drift: none common to the busy rows"),
+        "{first}"
+    );
+    assert!(!text.contains("judged against it") && !text.contains("across the board"));
+    let (_, twin) = json(
+        &dir,
+        &[
+            "compare",
+            "rerun_viewer_plots_a.puffin",
+            "rerun_viewer_plots_b.puffin",
+            "--json",
+        ],
+    );
+    assert_eq!(twin["drift"]["coherent"], true, "{:#}", twin["drift"]);
 }

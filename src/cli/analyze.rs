@@ -1056,6 +1056,18 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, top: usize
         Some(d) if d.named => {
             let _ = writeln!(out, "drift: {}", analyses::drift::sentence(d));
         }
+        Some(d) if !d.coherent => {
+            let _ = writeln!(
+                out,
+                "drift: none common to the busy rows (their ratios B/A spread ±{:.1}% around \
+                 {:.2}x; {:.0}% of their time within {}% of it): they changed each on its own; \
+                 rows judged as measured",
+                d.spread_pct,
+                d.factor,
+                d.agreeing_time_pct,
+                analyses::drift::MAX_SPREAD_PCT
+            );
+        }
         Some(d) => {
             let _ = writeln!(
                 out,

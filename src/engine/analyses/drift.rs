@@ -35,6 +35,13 @@ pub const MAX_SPREAD_PCT: f64 = 25.0;
 /// The largest factor (B over A, or A over B) a machine's speed or load is
 /// taken to explain.
 pub const MAX_FACTOR: f64 = 2.0;
+/// The least share (percent) of the voters' own time whose names lie within
+/// [`MAX_SPREAD_PCT`] of the factor, for a coherent drift: a machine that
+/// runs slower slows the busiest names too. The Rerun Viewer's twin pair
+/// agrees on most of its time; an SDK pair logging ten times bigger point
+/// clouds agrees on its light names only (its busiest moved 3.7x to 7.7x
+/// while the median name held: a small spread, no drift).
+pub const MIN_AGREEING_TIME_PCT: f64 = 50.0;
 
 /// The common shift in per-call cost between A and B.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -52,8 +59,12 @@ pub struct Drift {
     /// Of those, the rows whose ratio is within the noise percentage of the
     /// factor (moved together).
     pub moved_together: usize,
+    /// Of the voters' own time (both sides), the percentage whose names lie
+    /// within [`MAX_SPREAD_PCT`] of the factor.
+    pub agreeing_time_pct: f64,
     /// The busy names agree on a common factor: their spread is at most
-    /// [`MAX_SPREAD_PCT`] and the factor within [`MAX_FACTOR`] either way.
+    /// [`MAX_SPREAD_PCT`], at least [`MIN_AGREEING_TIME_PCT`] of their time
+    /// agrees with it, and the factor is within [`MAX_FACTOR`] either way.
     /// A machine that runs slower slows every name alike; names that moved
     /// apart (one 52x, another 3x: B does different work per call, as a
     /// bigger batch) are changes of their own, so an incoherent estimate
@@ -130,8 +141,18 @@ pub fn estimate<'r>(
         .count();
     let pct = 100.0 * (factor - 1.0);
     let spread_pct = 100.0 * (mad.exp() - 1.0);
-    let coherent =
-        spread_pct <= MAX_SPREAD_PCT && (1.0 / MAX_FACTOR..=MAX_FACTOR).contains(&factor);
+    let band = (1.0 + MAX_SPREAD_PCT / 100.0).ln();
+    let (agreeing_ns, voting_ns) = votes.iter().fold((0i128, 0i128), |(near, all), v| {
+        let w = i128::from(v.1.max(0));
+        (
+            near + if (v.0 - centre).abs() <= band { w } else { 0 },
+            all + w,
+        )
+    });
+    let agreeing_time_pct = 100.0 * agreeing_ns as f64 / voting_ns.max(1) as f64;
+    let coherent = spread_pct <= MAX_SPREAD_PCT
+        && agreeing_time_pct >= MIN_AGREEING_TIME_PCT
+        && (1.0 / MAX_FACTOR..=MAX_FACTOR).contains(&factor);
     votes.sort_by(|x, y| y.1.cmp(&x.1).then_with(|| x.2.cmp(y.2)));
     let scopes_used = votes.len();
     votes.truncate(LISTED_SCOPES);
@@ -141,6 +162,7 @@ pub fn estimate<'r>(
         spread_pct: four_digits(spread_pct),
         scopes_used,
         moved_together,
+        agreeing_time_pct: four_digits(agreeing_time_pct),
         coherent,
         named: coherent && pct.abs() > noise_pct,
         scopes: votes
@@ -251,6 +273,21 @@ mod tests {
         assert!(!d.coherent && !d.named, "{d:?}");
         let noise = super::super::judge::Noise::default().with_drift(Some(&d));
         assert_eq!(noise.drift_factor(), 1.0);
+        // The median name held and the spread is small, but the busiest
+        // names (most of the time) moved 4x: no drift.
+        let weights = [
+            50_000, 40_000, 30_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000, 2_000,
+        ];
+        let ratios = [4.0, 3.7, 7.6, 1.0, 1.01, 0.99, 1.0, 1.02, 0.98, 1.0, 1.0];
+        let rows: Vec<(&str, Side, Side)> = names
+            .iter()
+            .zip(ratios.iter().zip(weights))
+            .map(|(n, (r, w))| (n.as_str(), side(100, w), side(100, (w as f64 * r) as i64)))
+            .collect();
+        let d = estimate(rows.iter().copied(), 5.0).unwrap();
+        assert!(d.spread_pct < MAX_SPREAD_PCT, "{d:?}");
+        assert!(d.agreeing_time_pct < 10.0, "{d:?}");
+        assert!(!d.coherent && !d.named, "{d:?}");
         // Every name 5x: together, but past what a machine explains.
         let rows: Vec<(&str, Side, Side)> = names
             .iter()

@@ -188,10 +188,25 @@ pub struct GapChange {
     /// The other threads were idle in its occurrences (in B; in A when
     /// gone).
     pub other_threads_idle: bool,
-    /// The judgement behind the verdict (as a scope row's).
+    /// The judgement behind the verdict (as a scope row's, each frame's
+    /// time in it one "call"). In JSON `judged`, its numbers without the
+    /// row's kind (the verdict is the gap's kind: a scope row's "slower"
+    /// would read as a cost per call).
+    #[serde(rename = "judged", serialize_with = "judged_numbers")]
     pub change: Change,
     /// In a sentence.
     pub sentence: String,
+}
+
+/// A gap's [`Change`] as JSON: its numbers, not its kind.
+fn judged_numbers<S: serde::Serializer>(c: &Change, s: S) -> Result<S::Ok, S::Error> {
+    use serde::Serialize as _;
+    let mut v = serde_json::to_value(c).map_err(serde::ser::Error::custom)?;
+    if let Some(o) = v.as_object_mut() {
+        o.remove("kind");
+        o.remove("rest");
+    }
+    v.serialize(s)
 }
 
 impl GapChange {
@@ -600,7 +615,8 @@ fn sentence(g: &GapChange, unit: &str) -> String {
         ),
         GapVerdict::Grew | GapVerdict::Shrank => format!(
             "{}: the unprofiled stretch {place} {} from {} to {} ms per {unit} on average \
-             ({per_frame}; median {} -> {} ms in {} in A, {} in B; longest {} -> {} ms), \
+             ({per_frame}; median {} -> {} ms per {unit} in {} in A, {} in B; longest single \
+             stretch {} -> {} ms), \
              {meanwhile}: {}",
             thread,
             if g.verdict == GapVerdict::Grew {

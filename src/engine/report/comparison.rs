@@ -8,7 +8,7 @@ use super::{
 };
 use crate::engine::Decoded;
 use crate::engine::analyses::accounting::{frame_change, self_by_name, with_gaps};
-use crate::engine::analyses::basis::Basis;
+use crate::engine::analyses::basis::{Basis, Units};
 use crate::engine::analyses::calls::calls;
 use crate::engine::analyses::compare::{
     COUNTED_NAMES, CompareTable, Joined, Pair, SideStats, Status, compare_warnings,
@@ -16,7 +16,7 @@ use crate::engine::analyses::compare::{
 use crate::engine::analyses::diff::{joined_children, joined_threads};
 use crate::engine::analyses::drift;
 use crate::engine::analyses::find::GroupBy;
-use crate::engine::analyses::gap_diff::{GapPlace, gap_changes};
+use crate::engine::analyses::gap_diff::{GapPlace, GapVerdict, gap_changes};
 use crate::engine::analyses::judge::{Change, DriftMode, Kind};
 use crate::engine::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use crate::engine::analyses::wait_diff::{WaitChange, wait_changes};
@@ -96,7 +96,10 @@ pub(super) fn comparison(
         }
     }
     let (own_a, own_b) = (self_by_name(a, None), self_by_name(b, None));
-    let (fa, fb) = (a.frames.len().max(1) as f64, b.frames.len().max(1) as f64);
+    // Own time per unit of the comparison's basis (per second when a side
+    // is unframed), as the rows' changes are.
+    let units = |t: &Trace| Units::new(t, names.basis()).count.max(1) as f64;
+    let (fa, fb) = (units(a), units(b));
     let waits = wait_changes(gaps.0, gaps.1, &names, &noise);
     // Which listed names run on several threads at once (A's and B's).
     let listed_names: Vec<&str> = listed.iter().map(|(p, _)| names.name(*p)).collect();
@@ -494,13 +497,15 @@ pub(super) fn look_first(
         ));
     }
     // New and grown gaps no contribution told (at the top level, on other
-    // threads), not waits (those are told below, by what they wait for).
-    for g in c
-        .gaps
-        .changed
-        .iter()
-        .filter(|g| g.verdict.is_growth() && !g.is_wait() && g.beyond_drift_ns >= min_ns)
-    {
+    // threads), not waits (those are told below, by what they wait for),
+    // nor a growth whose median per frame fell (a few longer stretches in
+    // a typical frame that got shorter: the table tells it).
+    for g in c.gaps.changed.iter().filter(|g| {
+        g.verdict.is_growth()
+            && !g.is_wait()
+            && g.beyond_drift_ns >= min_ns
+            && (g.verdict == GapVerdict::New || g.delta_median_per_frame_ns >= 0)
+    }) {
         let place = g.place();
         if !told_gaps.contains(&place) {
             lines.push(sentence_md(&g.sentence));

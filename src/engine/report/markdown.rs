@@ -1031,10 +1031,15 @@ fn drift_md(c: &ComparisonReport) -> String {
         ),
         (Some(d), true) if !d.coherent => format!(
             "**Run-to-run drift**: none common to the busy names: their per-call ratios B/A \
-             spread ±{:.1}% around {:.2}x ({} of {} within the noise of it), so they changed \
-             each on its own (B does other work per call), not with the machine. Rows are \
-             judged B against A as they are.",
-            d.spread_pct, d.factor, d.moved_together, d.scopes_used
+             spread ±{:.1}% around {:.2}x ({} of {} within the noise of it; {:.0}% of their \
+             time within {}% of it), so they changed each on its own (B does other work per \
+             call), not with the machine. Rows are judged B against A as they are.",
+            d.spread_pct,
+            d.factor,
+            d.moved_together,
+            d.scopes_used,
+            d.agreeing_time_pct,
+            drift::MAX_SPREAD_PCT
         ),
         (Some(d), true) if d.named => format!(
             "> [!IMPORTANT]\n> **Run-to-run drift**: {}",
