@@ -622,7 +622,18 @@ function diffRows(diff) {
   const walk = (n, depth) => {
     const a = n.a ? n.a.total_ns : 0;
     const b = n.b ? n.b.total_ns : 0;
-    rows.push({ depth, name: n.name, a_total_ns: a, b_total_ns: b, delta_total_ns: n.delta_total_ns });
+    rows.push({
+      depth,
+      name: n.name,
+      a_total_ns: a,
+      b_total_ns: b,
+      delta_total_ns: n.delta_total_ns,
+      // Per frame of each side (the frame counts differ): the JSON's basis.
+      a_total_per_frame_ns: n.a_total_per_frame_ns,
+      b_total_per_frame_ns: n.b_total_per_frame_ns,
+      delta_total_per_frame_ns: n.delta_total_per_frame_ns,
+      delta_pct: n.delta_pct,
+    });
     n.children.forEach((c) => walk(c, depth + 1));
   };
   for (const t of diff.threads) {
