@@ -1255,18 +1255,9 @@ fn analysis_schema(query: &str) -> Arc<JsonObject> {
     }
 }
 
-/// The transform flags' clap ids (one `transforms` list in JSON).
-const TRANSFORM_IDS: [&str; 9] = [
-    "merge",
-    "focus",
-    "focus-function",
-    "collapse",
-    "collapse-crate",
-    "only-my-code",
-    "collapse-recursion",
-    "drop",
-    "split-data",
-];
+/// The transform flags' clap ids (one `transforms` list in JSON): the
+/// transforms' names.
+use puffin_lens::engine::analyses::transform::TRANSFORM_NAMES as TRANSFORM_IDS;
 
 fn schema<T: schemars::JsonSchema + std::any::Any>() -> Arc<JsonObject> {
     rmcp::handler::server::common::schema_for_type::<T>()
