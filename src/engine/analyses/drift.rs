@@ -36,8 +36,9 @@ pub const MAX_SPREAD_PCT: f64 = 25.0;
 /// taken to explain.
 pub const MAX_FACTOR: f64 = 2.0;
 /// The least share (percent) of the voters' own time whose names lie within
-/// [`MAX_SPREAD_PCT`] of the factor, for a coherent drift: a machine that
-/// runs slower slows the busiest names too. The Rerun Viewer's twin pair
+/// [`MAX_SPREAD_PCT`] of the factor (the heaviest name outside it set
+/// aside: one changed name is a change, not a workload), for a coherent
+/// drift: a machine that runs slower slows the busiest names too. The Rerun Viewer's twin pair
 /// agrees on most of its time; an SDK pair logging ten times bigger point
 /// clouds agrees on its light names only (its busiest moved 3.7x to 7.7x
 /// while the median name held: a small spread, no drift).
@@ -60,7 +61,10 @@ pub struct Drift {
     /// factor (moved together).
     pub moved_together: usize,
     /// Of the voters' own time (both sides), the percentage whose names lie
-    /// within [`MAX_SPREAD_PCT`] of the factor.
+    /// within [`MAX_SPREAD_PCT`] of the factor, the heaviest name outside
+    /// it set aside: one name's change is what a comparison looks for, so
+    /// it must not unmake the drift, as it must not make it (a leaf 1.7x
+    /// slower holding half the time, the others 5% faster together).
     pub agreeing_time_pct: f64,
     /// The busy names agree on a common factor: their spread is at most
     /// [`MAX_SPREAD_PCT`], at least [`MIN_AGREEING_TIME_PCT`] of their time
@@ -142,14 +146,20 @@ pub fn estimate<'r>(
     let pct = 100.0 * (factor - 1.0);
     let spread_pct = 100.0 * (mad.exp() - 1.0);
     let band = (1.0 + MAX_SPREAD_PCT / 100.0).ln();
-    let (agreeing_ns, voting_ns) = votes.iter().fold((0i128, 0i128), |(near, all), v| {
-        let w = i128::from(v.1.max(0));
-        (
-            near + if (v.0 - centre).abs() <= band { w } else { 0 },
-            all + w,
-        )
-    });
-    let agreeing_time_pct = 100.0 * agreeing_ns as f64 / voting_ns.max(1) as f64;
+    // (agreeing, all, the heaviest dissenter's) own time.
+    let (agreeing_ns, voting_ns, heaviest_apart_ns) =
+        votes
+            .iter()
+            .fold((0i128, 0i128, 0i128), |(near, all, apart), v| {
+                let w = i128::from(v.1.max(0));
+                if (v.0 - centre).abs() <= band {
+                    (near + w, all + w, apart)
+                } else {
+                    (near, all + w, apart.max(w))
+                }
+            });
+    let agreeing_time_pct =
+        100.0 * agreeing_ns as f64 / (voting_ns - heaviest_apart_ns).max(1) as f64;
     let coherent = spread_pct <= MAX_SPREAD_PCT
         && agreeing_time_pct >= MIN_AGREEING_TIME_PCT
         && (1.0 / MAX_FACTOR..=MAX_FACTOR).contains(&factor);
@@ -247,6 +257,31 @@ mod tests {
             .map(|&(n, a, _)| (n, a, side(10, 1_000)))
             .collect();
         assert_eq!(estimate(few.into_iter(), 5.0), None);
+    }
+
+    /// One heavy name changed (1.7x, more than half the voters' time), the
+    /// others 5% faster together: the drift is theirs, coherent and named
+    /// (the property test's case: the change had made it incoherent, and a
+    /// name that only drifted was judged faster).
+    #[test]
+    fn one_heavy_changed_name_does_not_unmake_the_drift() {
+        let names: Vec<String> = (0..7).map(|k| format!("s{k}")).collect();
+        let rows: Vec<(&str, Side, Side)> = names
+            .iter()
+            .enumerate()
+            .map(|(k, n)| {
+                let (a, r) = match k {
+                    0 => (437_442, 0.95 * 1.7),
+                    1 => (267_509, 0.95),
+                    _ => (2_000, 0.95),
+                };
+                (n.as_str(), side(100, a), side(100, (a as f64 * r) as i64))
+            })
+            .collect();
+        let d = estimate(rows.iter().copied(), 5.0).unwrap();
+        assert!((d.factor - 0.95).abs() < 1e-3, "{d:?}");
+        assert_eq!(d.agreeing_time_pct, 100.0, "{d:?}");
+        assert!(d.coherent, "{d:?}");
     }
 
     /// Names that moved apart (B does other work per call, as the Rerun
