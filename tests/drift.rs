@@ -228,3 +228,58 @@ fn the_real_viewer_twin_is_nothing_beyond_drift() {
         r["comparison"]["rows"]
     );
 }
+
+/// The Rerun SDK's twin runs (`sdk_points.py 2000 12`, the same script run
+/// twice, 18 s apart: one frame each, judged per second). Its busy names'
+/// ratios B/A spread ±14% around +9.4%, 4 of 18 together: an estimate
+/// within twice its standard error is not called machine drift, and,
+/// either way round, the only rows judged a change are single spikes and
+/// start-up calls made once or twice a run (judged by the thresholds
+/// alone); the gate at 2% passes.
+#[test]
+fn the_real_sdk_twin_is_no_drift_and_nothing_beyond_noise() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real");
+    for (a, b) in [
+        ("rerun_sdk_twin_a.puffin", "rerun_sdk_twin_b.puffin"),
+        ("rerun_sdk_twin_b.puffin", "rerun_sdk_twin_a.puffin"),
+    ] {
+        let args = [
+            "report",
+            a,
+            b,
+            "--format",
+            "json",
+            "--fail-on-regression",
+            "2",
+        ];
+        let (status, r) = json(&dir, &args);
+        let c = &r["comparison"];
+        assert_eq!(status, 0, "the gate passes: {}", c["gate"]);
+        assert_eq!(c["basis"], "second");
+        let d = &c["drift"];
+        let (pct, se) = (
+            d["pct"].as_f64().unwrap(),
+            d["stderr_pct"].as_f64().unwrap(),
+        );
+        assert!(pct.abs() > 5.0, "past the noise %, {d}");
+        assert!(
+            (1.0 + pct / 100.0).ln().abs() < 2.0 * (1.0 + se / 100.0).ln(),
+            "within twice its standard error: {d}"
+        );
+        assert_eq!(d["named"], false, "{d}");
+        for row in c["rows"].as_array().unwrap() {
+            let ch = &row["change"];
+            let kind = ch["kind"].as_str().unwrap();
+            assert!(
+                kind == "unchanged" || kind == "spike" || ch["few_calls"] == true,
+                "{} judged {kind} on the same code: {row}",
+                row["name"]
+            );
+        }
+        let md = run_in(&dir, &["report", a, b]);
+        let md = String::from_utf8(md.stdout).unwrap();
+        assert!(!md.contains("across the board"), "{md}");
+        assert!(md.contains("not called machine drift"), "{md}");
+        assert!(!md.contains("the run-to-run drift accounts for"), "{md}");
+    }
+}

@@ -346,7 +346,9 @@ fn two_recordings_a_change_and_a_spike_told_apart() {
         "`physics` +2.000 ms (slower per call), `ai` +0.900 ms (one spike); **100% explained**",
         "1. `physics`: slower per call",
         "2. `ai`: one spike of 10.000 ms in B, frame 6 on main; the other calls: unchanged",
-        "- **Real changes** (per call or how often; not one spike): `frame_body`, `physics`",
+        // A wrapper is listed apart from the causes.
+        "- **Real changes** (per call or how often; not one spike): `physics`\n",
+        "- **Through their children only** (their own time did not change: not a second cause): `frame_body`",
         "Everything else is **unchanged** (within noise) and not listed.",
     ] {
         assert!(md.contains(needle), "{needle:?} in\n{md}");

@@ -201,7 +201,7 @@ fn the_real_sdk_pair_is_judged_as_measured() {
     let text = String::from_utf8(out.stdout).unwrap();
     let first = text.lines().next().unwrap();
     assert!(
-        first.starts_with("drift: none common to the busy rows"),
+        first.starts_with("drift: none common to the busy names"),
         "{first}"
     );
     assert!(!text.contains("judged against it") && !text.contains("across the board"));

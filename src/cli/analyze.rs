@@ -535,7 +535,7 @@ fn render(request: &Request, answer: &Answer, start_ns: i64) -> String {
             let Request::Compare(args) = request else {
                 unreachable!("a compare answer comes from a compare request")
             };
-            render_compare(&mut out, report, args.top);
+            render_compare(&mut out, report, args.noise.noise_pct, args.top);
         }
         Answer::Diff(report) => {
             let mut text = Vec::new();
@@ -1048,34 +1048,12 @@ fn render_instances(out: &mut String, rows: &[analyses::InstanceRow], start_ns: 
     t.render(out);
 }
 
-fn render_compare(out: &mut String, report: &analyses::CompareReport, top: usize) {
+fn render_compare(out: &mut String, report: &analyses::CompareReport, noise_pct: f64, top: usize) {
     for w in &report.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
-    match &report.drift {
-        Some(d) if d.named => {
-            let _ = writeln!(out, "drift: {}", analyses::drift::sentence(d));
-        }
-        Some(d) if !d.coherent => {
-            let _ = writeln!(
-                out,
-                "drift: none common to the busy rows (their ratios B/A spread ±{:.1}% around \
-                 {:.2}x; {:.0}% of their time within {}% of it): they changed each on its own; \
-                 rows judged as measured",
-                d.spread_pct,
-                d.factor,
-                d.agreeing_time_pct,
-                analyses::drift::MAX_SPREAD_PCT
-            );
-        }
-        Some(d) => {
-            let _ = writeln!(
-                out,
-                "drift: {:+.1}% (±{:.1}%, {} busy rows), within noise; rows judged against it",
-                d.pct, d.spread_pct, d.scopes_used
-            );
-        }
-        None => {}
+    if let Some(d) = &report.drift {
+        let _ = writeln!(out, "drift: {}", analyses::drift::status(d, noise_pct));
     }
     let f = &report.frame;
     let _ = writeln!(
@@ -1086,7 +1064,7 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, top: usize
         ms_f(f.mean_a_ns),
         ms_f(f.mean_b_ns),
         f.delta_mean_ns / 1e6,
-        f.kind.words()
+        f.kind.words_once()
     );
     if !f.contributions.is_empty() {
         let parts: Vec<String> = f

@@ -379,17 +379,11 @@ impl DiffView {
             self.building = Some(build);
             return true;
         };
-        self.drift = table.with(ta, tb).drift().map(|d| {
-            if d.named {
-                crate::engine::analyses::drift::sentence(d)
-            } else {
-                format!(
-                    "Run-to-run drift {:+.1}% (±{:.1}%, from {} busy names): within noise; \
-                     rows are judged against it.",
-                    d.pct, d.spread_pct, d.scopes_used
-                )
-            }
-        });
+        let with = table.with(ta, tb);
+        let noise_pct = with.noise().pct;
+        self.drift = with
+            .drift()
+            .map(|d| crate::engine::analyses::drift::status(d, noise_pct));
         self.table = table;
         self.building = Some(DiffBuild::Sort {
             keys: Vec::with_capacity(by_name.len()),

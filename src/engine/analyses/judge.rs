@@ -200,6 +200,16 @@ impl Kind {
         }
     }
 
+    /// The words for something that happens once a frame (the frame
+    /// itself): "slower", not "slower per call".
+    pub fn words_once(self) -> &'static str {
+        match self {
+            Kind::Slower => "slower",
+            Kind::Faster => "faster",
+            k => k.words(),
+        }
+    }
+
     fn of(per_call: i8, count: i8) -> Kind {
         match (per_call, count) {
             (0, 0) => Kind::Unchanged,

@@ -444,6 +444,15 @@ pub(super) fn spike_call(a: &Trace, b: &Trace, name: &str) -> Option<SpikeCall> 
 /// What to look at first: the names that account for the frame's change
 /// (regressions and new ones, largest first), the spikes, then the largest
 /// recurring unprofiled stretch of B.
+/// Whether a recurring gap of a recording's report (JSON) is at `p`.
+fn place_is(p: &GapPlace, g: &serde_json::Value) -> bool {
+    p.thread == text(&g["thread"])
+        && p.path == text(&g["path"])
+        && p.kind.as_str() == text(&g["kind"])
+        && p.after.as_deref() == g["after"].as_str()
+        && p.before.as_deref() == g["before"].as_str()
+}
+
 pub(super) fn look_first(
     c: &ComparisonReport,
     b: &RecordingReport,
@@ -552,14 +561,10 @@ pub(super) fn look_first(
             && num(&g["median_ns"]) as f64 >= min_ns
             && num(&g["frames"]) * 2 >= frames
             && !a_told_wait(g)
-            && !told_gaps.iter().any(|p| {
-                p.thread == text(&g["thread"])
-                    && p.path == text(&g["path"])
-                    && p.kind.as_str() == text(&g["kind"])
-                    && p.after.as_deref() == g["after"].as_str()
-                    && p.before.as_deref() == g["before"].as_str()
-            })
+            && !told_gaps.iter().any(|p| place_is(p, g))
     }) {
+        // A place judged unchanged was there before the change too.
+        let unchanged = c.gaps.unchanged.iter().any(|u| place_is(&u.place(), g));
         // (thread, busy %, what it ran), threads that ran the same as much
         // told once: `worker-0..2 busy 96% (`mesh::build`)`.
         let mut others: Vec<(String, String)> = Vec::new();
@@ -584,7 +589,7 @@ pub(super) fn look_first(
             .map(|(threads, what, _)| format!("{} {what}", cell(&threads)))
             .collect();
         lines.push(format!(
-            "unprofiled time in B: {} {}, a {} gap {}, median {}{}: {}",
+            "unprofiled time in B: {} {}, a {} gap {}, median {}{}: {}{}",
             cell(thread_label(text(&g["thread"]))),
             path_md(text(&g["path"])),
             text(&g["kind"]),
@@ -597,12 +602,22 @@ pub(super) fn look_first(
             g["share_of_thread_pct"]
                 .as_f64()
                 .map_or(String::new(), |p| format!(
-                    " ({p:.0}% of the thread's span)"
+                    " ({}% of the thread's span)",
+                    if p < 1.0 {
+                        format!("{p:.1}")
+                    } else {
+                        format!("{p:.0}")
+                    }
                 )),
             if others.is_empty() {
                 "no other thread ran meanwhile".to_owned()
             } else {
                 format!("meanwhile {}", others.join("; "))
+            },
+            if unchanged {
+                "; unchanged from A (there before the change, within noise)"
+            } else {
+                ""
             }
         ));
     }

@@ -693,7 +693,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         msu(f.mean_a_ns.round() as i64),
         msu(f.mean_b_ns.round() as i64),
         signed_ms(f.delta_mean_ns),
-        f.kind.words(),
+        f.kind.words_once(),
         f.p.map_or(String::new(), |p| format!(" ({})", p_text(p))),
     );
     let median_leads = f.lead == Lead::Median;
@@ -742,10 +742,11 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             cell(thread_label(&f.thread)),
             signed_ms(f.outside_scopes_ns)
         );
-        if f.drift_ns.abs() >= c.noise.ms * 1e6 {
+        // Only a drift the comparison names is told as a part of the change.
+        if f.drift_ns.abs() >= c.noise.ms * 1e6 && c.drift.as_ref().is_some_and(|d| d.named) {
             let _ = writeln!(
                 o,
-                "Of the mean frame's {}, the run-to-run drift accounts for {} ({:.0}%): {}'s \
+                "Of the mean {unit}'s {}, the run-to-run drift accounts for {} ({:.0}%): {}'s \
                  scope time in A times the drift factor.\n",
                 signed_ms(f.delta_mean_ns),
                 signed_ms(f.drift_ns),
@@ -874,10 +875,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             let note = match &r.spike_call {
                 Some(s) => format!(": frame {} of {}", s.frame_index, s.side),
                 // Its total moved, its own time did not: its children's change.
-                None if r.self_delta_per_frame_ns.abs() < min_ns
-                    && r.change.delta_per_frame_ns.abs() >= min_ns
-                    && !matches!(r.change.kind, Kind::New | Kind::Gone) =>
-                {
+                None if is_wrapper(r, min_ns) => {
                     " (in its children: its own time did not change)".to_owned()
                 }
                 None => String::new(),
@@ -972,11 +970,28 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                 .join(", ")
         }
     };
+    // A wrapper (its total moved, its own time did not) is no second cause.
+    let wrapper = |n: &String| {
+        c.rows
+            .iter()
+            .find(|r| &r.name == n)
+            .is_some_and(|r| is_wrapper(r, c.noise.ms * 1e6))
+    };
+    let (wrappers, causes): (Vec<String>, Vec<String>) =
+        c.changes.iter().cloned().partition(wrapper);
     let _ = writeln!(
         o,
         "\n- **Real changes** (per call or how often; not one spike): {}",
-        list(&c.changes)
+        list(&causes)
     );
+    if !wrappers.is_empty() {
+        let _ = writeln!(
+            o,
+            "- **Through their children only** (their own time did not change: not a second \
+             cause): {}",
+            list(&wrappers)
+        );
+    }
     let _ = writeln!(
         o,
         "- **Explained by one spike** (an average would mislead; see `calls`): {}",
@@ -1015,6 +1030,15 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
 
 /// One row of the judged table (`label` already Markdown; `note` after the
 /// judgement).
+/// A changed row whose total moved while its own time did not: its
+/// children's change (a wrapper), not a spike, new or gone.
+fn is_wrapper(r: &super::JudgedRow, min_ns: f64) -> bool {
+    r.spike_call.is_none()
+        && r.self_delta_per_frame_ns.abs() < min_ns
+        && r.change.delta_per_frame_ns.abs() >= min_ns
+        && !matches!(r.change.kind, Kind::New | Kind::Gone)
+}
+
 /// The drift's line at the top of the comparison: named past the noise
 /// percentage, mentioned otherwise.
 fn drift_md(c: &ComparisonReport) -> String {
@@ -1029,27 +1053,11 @@ fn drift_md(c: &ComparisonReport) -> String {
             drift::MIN_CALLS,
             drift::MIN_SELF_PER_CALL_NS / 1e3
         ),
-        (Some(d), true) if !d.coherent => format!(
-            "**Run-to-run drift**: none common to the busy names: their per-call ratios B/A \
-             spread ±{:.1}% around {:.2}x ({} of {} within the noise of it; {:.0}% of their \
-             time within {}% of it), so they changed each on its own (B does other work per \
-             call), not with the machine. Rows are judged B against A as they are.",
-            d.spread_pct,
-            d.factor,
-            d.moved_together,
-            d.scopes_used,
-            d.agreeing_time_pct,
-            drift::MAX_SPREAD_PCT
-        ),
         (Some(d), true) if d.named => format!(
             "> [!IMPORTANT]\n> **Run-to-run drift**: {}",
             drift::sentence(d)
         ),
-        (Some(d), true) => format!(
-            "**Run-to-run drift**: {:+.1}% (±{:.1}%, from {} busy names), within the noise \
-             percentage ({}%); rows are judged against it.",
-            d.pct, d.spread_pct, d.scopes_used, c.noise.pct
-        ),
+        (Some(d), true) => format!("**Run-to-run drift**: {}", drift::status(d, c.noise.pct)),
     }
 }
 
