@@ -658,7 +658,20 @@ await test("the diff view shows what the CLI's compare and diff answer", async (
   got = await show(page, "diff", { mode: "table", sort: "delta", normalize: "total", filter: "", hide_below: 0 });
   const key = (r) => `${r.name}\u0000${r.data}`;
   const byKey = (rows) => [...rows].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
-  assert.deepEqual(byKey(got.rows), byKey(expected.compareAll.rows));
+  // The table's rows are compare's, plus each side's total per unit (its
+  // frames: the sides' counts differ), checked against compare's totals.
+  const perUnit = ["a_total_per_frame_ns", "b_total_per_frame_ns", "delta_total_per_frame_ns", "delta_pct"];
+  const strip = (r) => Object.fromEntries(Object.entries(r).filter(([k]) => !perUnit.includes(k)));
+  assert.deepEqual(byKey(got.rows.map(strip)), byKey(expected.compareAll.rows));
+  const [ua, ub] = got.units;
+  assert.ok(ua > 0 && ub > 0 && ua !== ub, `units ${got.units}`);
+  const near = (x, y) => Math.abs(x - y) <= 1e-6 * Math.max(1, Math.abs(y));
+  for (const r of got.rows) {
+    const a = r.a ? r.a.total_ns / ua : 0;
+    const b = r.b ? r.b.total_ns / ub : 0;
+    assert.ok(near(r.a_total_per_frame_ns, a) && near(r.b_total_per_frame_ns, b), JSON.stringify(r));
+    assert.ok(near(r.delta_total_per_frame_ns, b - a), JSON.stringify(r));
+  }
   for (let i = 1; i < got.rows.length; i++) {
     assert.ok(got.rows[i - 1].delta_total_ns >= got.rows[i].delta_total_ns, "slower first");
   }
