@@ -309,7 +309,7 @@ mod tests {
     }
 
     /// One heavy name changed (1.7x, more than half the voters' time), the
-    /// others 5% faster together: the drift is theirs, coherent and named
+    /// others 5% faster together: the drift is theirs, and coherent
     /// (the property test's case: the change had made it incoherent, and a
     /// name that only drifted was judged faster).
     #[test]
