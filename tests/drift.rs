@@ -195,18 +195,28 @@ fn the_same_run_on_both_sides_is_nothing() {
     assert_eq!(c["conditions"], Value::Array(Vec::new()));
 }
 
-#[test]
-fn the_real_viewer_twin_is_nothing_beyond_drift() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real");
-    let args = [
+/// The repository's real captures.
+fn real_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real")
+}
+
+/// `report A B` as JSON, gated at 2% (what a pull-request check runs).
+fn gated_report<'s>(a: &'s str, b: &'s str) -> [&'s str; 7] {
+    [
         "report",
-        "rerun_viewer_plots_a.puffin",
-        "rerun_viewer_plots_b.puffin",
+        a,
+        b,
         "--format",
         "json",
         "--fail-on-regression",
         "2",
-    ];
+    ]
+}
+
+#[test]
+fn the_real_viewer_twin_is_nothing_beyond_drift() {
+    let dir = real_dir();
+    let args = gated_report("rerun_viewer_plots_a.puffin", "rerun_viewer_plots_b.puffin");
     let (status, r) = json(&dir, &args);
     let c = &r["comparison"];
     assert_eq!(status, 0, "the gate passes: {}", c["gate"]);
@@ -238,21 +248,12 @@ fn the_real_viewer_twin_is_nothing_beyond_drift() {
 /// alone); the gate at 2% passes.
 #[test]
 fn the_real_sdk_twin_is_no_drift_and_nothing_beyond_noise() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real");
+    let dir = real_dir();
     for (a, b) in [
         ("rerun_sdk_twin_a.puffin", "rerun_sdk_twin_b.puffin"),
         ("rerun_sdk_twin_b.puffin", "rerun_sdk_twin_a.puffin"),
     ] {
-        let args = [
-            "report",
-            a,
-            b,
-            "--format",
-            "json",
-            "--fail-on-regression",
-            "2",
-        ];
-        let (status, r) = json(&dir, &args);
+        let (status, r) = json(&dir, &gated_report(a, b));
         let c = &r["comparison"];
         assert_eq!(status, 0, "the gate passes: {}", c["gate"]);
         assert_eq!(c["basis"], "second");
