@@ -90,15 +90,16 @@ fn main() {
     report("compare (trace with itself)", t, r.rows.len());
     let (t, r) = best(|| analyses::gaps(&trace, None, 1_000_000, 20));
     report("gaps (recurring)", t, r.total_recurring);
-    // The noise model's rank tests on one scope of a million calls a side
-    // (issue 33: sub-quadratic, under a second).
+    // The model of change on one scope of a million calls a side (issue
+    // 33: sub-quadratic, under a second).
     let sample = |shift: i64| analyses::judge::Sample {
         durations_ns: (0..1_000_000i64)
             .map(|k| 1_000_000 + shift + (k * 7919) % 100_000)
             .collect(),
         calls_in_frames: vec![1_000; 1_000],
+        frame_units: (0..1_000).collect(),
         frames: 1_000,
-        frame_runs: Vec::new(),
+        ..Default::default()
     };
     let (sa, sb) = (sample(0), sample(60_000));
     let (t, c) = best(|| analyses::judge::judge(Some(&sa), Some(&sb), &Default::default()));

@@ -5,7 +5,7 @@
 //! [`render`] here, nothing else.
 
 use super::text::{Align, Table, cell, ms, ms_f, printable, write_columns};
-use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, EXIT_REGRESSION};
+use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_INCONCLUSIVE, EXIT_OK, EXIT_REGRESSION};
 use clap::{Arg, ArgAction, ArgMatches, Command, FromArgMatches as _, Subcommand as _};
 use puffin_lens::engine::analyses::diff::{DiffReport, DiffRow};
 use puffin_lens::engine::analyses::tree::{TreeReport, TreeRow};
@@ -244,10 +244,14 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
                 }
             }
             out.flush()?;
-            let tripped = matches!(&answer, Answer::Compare(r)
-                if r.gate.as_ref().is_some_and(|g| g.failed()));
-            Ok(if tripped {
+            let gate = match &answer {
+                Answer::Compare(r) => r.gate.as_ref(),
+                _ => None,
+            };
+            Ok(if gate.is_some_and(|g| g.failed()) {
                 EXIT_REGRESSION
+            } else if gate.is_some_and(|g| g.is_inconclusive()) {
+                EXIT_INCONCLUSIVE
             } else if damaged {
                 EXIT_DAMAGED
             } else {
@@ -876,18 +880,15 @@ fn render_calls_compared(out: &mut String, c: &analyses::CallsComparison) {
     if let Some(rest) = ch.rest {
         let _ = writeln!(out, "the other calls (without the spike): {}", rest.words());
     }
-    let p = |p: Option<f64>| p.map_or("not tested".to_owned(), |p| format!("{p:.2e}"));
     let _ = writeln!(
         out,
-        "rank test p: per call {}, calls per frame {}{}",
-        p(ch.p_per_call),
-        p(ch.p_count),
-        if ch.few_calls {
-            " (a side has fewer than 5 calls: judged by the thresholds alone)"
-        } else {
-            ""
-        }
+        "effect: {}: {}",
+        ch.effect.verdict.as_str(),
+        ch.effect.text()
     );
+    if let Some(settle) = &ch.effect.settle {
+        let _ = writeln!(out, "to settle it: {settle}");
+    }
     let mut t = Table::new(&[("", Left), ("A", Right), ("B", Right)]);
     let cells = |f: &dyn Fn(&analyses::CallsSide) -> String| -> [String; 2] {
         [&c.a, &c.b].map(|s| s.as_ref().map_or("-".to_owned(), f))
@@ -1135,9 +1136,6 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, noise_pct:
         if let Some(rest) = r.change.rest {
             let _ = write!(note, " (the rest: {})", rest.words());
         }
-        if r.change.few_calls && r.change.kind != analyses::Kind::Unchanged {
-            note.push_str(" (few calls)");
-        }
         t.row(vec![
             r.name.clone(),
             r.data.clone(),
@@ -1211,28 +1209,9 @@ pub(super) fn render_gate(out: &mut String, g: &analyses::gate::GateResult) {
             printable(&x.sentence)
         );
     }
-    if g.tripped.is_empty() {
-        if g.tripped_gaps.is_empty() {
-            let _ = writeln!(
-                out,
-                "regression gate: passed (no regression over {} ms per frame beyond the drift)",
-                ms(g.limit_ns.round() as i64)
-            );
-        }
-        return;
-    }
-    let _ = writeln!(
-        out,
-        "regression gate: FAILED: {} row(s) cost more than {} ms per frame beyond the drift ({}% of A's mean frame, at least {} ms):",
-        g.tripped.len(),
-        ms(g.limit_ns.round() as i64),
-        g.pct,
-        g.min_ms
-    );
-    for r in &g.tripped {
-        let _ = writeln!(
-            out,
-            "  {}{}: {}, {:+.3} ms per frame ({:.1}% of the frame)",
+    let row = |r: &analyses::gate::Tripped| {
+        format!(
+            "  {}{}: {}, {:+.3} ms per frame [{:+.3}, {:+.3}] ({}% family-wise; {:.1}% of the frame)",
             printable(&r.name),
             r.data
                 .as_deref()
@@ -1240,8 +1219,49 @@ pub(super) fn render_gate(out: &mut String, g: &analyses::gate::GateResult) {
                 .map_or(String::new(), |d| format!(" [{}]", printable(d))),
             r.kind.words(),
             r.beyond_drift_ns / 1e6,
+            r.ci_ns[0] / 1e6,
+            r.ci_ns[1] / 1e6,
+            format!("{:.4}", r.level * 100.0)
+                .trim_end_matches('0')
+                .trim_end_matches('.'),
             r.frame_pct
-        );
+        )
+    };
+    if g.tripped.is_empty() {
+        if !g.tripped_gaps.is_empty() {
+            return;
+        }
+        if g.inconclusive.is_empty() {
+            let _ = writeln!(
+                out,
+                "regression gate: passed (no cause's interval reaches {} ms per frame beyond the drift; {} cause(s) tested)",
+                ms(g.limit_ns.round() as i64),
+                g.causes
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "regression gate: INCONCLUSIVE: {} cause(s) may cost more than {} ms per frame beyond the drift, or may not (their intervals straddle the limit); {}:",
+                g.inconclusive.len(),
+                ms(g.limit_ns.round() as i64),
+                g.settle()
+            );
+            for r in &g.inconclusive {
+                let _ = writeln!(out, "{}", row(r));
+            }
+        }
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "regression gate: FAILED: {} row(s) cost more than {} ms per frame beyond the drift ({}% of A's mean frame, at least {} ms), their whole interval above it:",
+        g.tripped.len(),
+        ms(g.limit_ns.round() as i64),
+        g.pct,
+        g.min_ms
+    );
+    for r in &g.tripped {
+        let _ = writeln!(out, "{}", row(r));
     }
 }
 

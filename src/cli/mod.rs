@@ -28,6 +28,10 @@ pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_DAMAGED: i32 = 3;
 /// Exit status: `--fail-on-regression` tripped (it wins over 3).
 pub const EXIT_REGRESSION: i32 = 4;
+/// Exit status: `--fail-on-regression` could not tell: no cause's interval
+/// lies above the limit, but one straddles it (it wins over 3; 4 wins over
+/// it). Record more runs a side.
+pub const EXIT_INCONCLUSIVE: i32 = 5;
 
 #[derive(Parser)]
 #[command(
@@ -39,7 +43,8 @@ Every subcommand accepts a .puffin recording (any version: PFD1-PFD4, lz4, zstd 
 uncompressed) or a JSON dump in the documented layout (ours or `rerun dump-puffin`'s).",
     after_help = "Exit status: 0 ok, 1 unusable input, 2 usage error, \
 3 damaged recording (answered from the intact frames; stderr names each damaged frame), \
-4 the regression gate of compare/report --fail-on-regression tripped.\n\n\
+4 the regression gate of compare/report --fail-on-regression tripped, \
+5 the gate was inconclusive (a cause's interval straddles the limit: record more runs a side).\n\n\
 A typical investigation:\n  \
 puffin-lens frames capture.puffin --top 5        # the slowest frames\n  \
 puffin-lens threads capture.puffin               # per-thread totals of the slowest frame\n  \
@@ -227,7 +232,8 @@ puffin-lens report before.puffin after.puffin --format json | jq .comparison.loo
 sections are the --json of their queries (frames, threads, gaps); the comparison's rows are \
 judged per name. Exit status: 0 ok; 1 unusable input; 2 usage error; 3 a recording is damaged \
 (reported from its intact frames); 4 the regression gate tripped (the report is written; stderr \
-names the rows)."
+names the rows); 5 the gate was inconclusive (a cause's interval straddles the limit; stderr says \
+how many runs a side would settle it)."
     )]
     Report {
         /// The recording (A), and a second one (B) to compare with it; with --vs, every
@@ -461,16 +467,16 @@ fn report_cmd(
         }
     }
     let damaged = da.is_damaged() || db.as_ref().is_some_and(|d| d.is_damaged());
-    let tripped = report
-        .comparison
-        .as_ref()
-        .and_then(|c| c.gate.as_ref())
-        .filter(|g| g.failed());
-    if let Some(g) = tripped {
+    let gate = report.comparison.as_ref().and_then(|c| c.gate.as_ref());
+    if let Some(g) = gate.filter(|g| g.failed() || g.is_inconclusive()) {
         let mut text = String::new();
         analyze::render_gate(&mut text, g);
         eprint!("{text}");
-        return Ok(EXIT_REGRESSION);
+        return Ok(if g.failed() {
+            EXIT_REGRESSION
+        } else {
+            EXIT_INCONCLUSIVE
+        });
     }
     Ok(if damaged { EXIT_DAMAGED } else { EXIT_OK })
 }

@@ -1763,14 +1763,13 @@ fn judgement_tip(c: &analyses::Change, unit: &str) -> String {
             ms_f(b as f64)
         ));
     }
-    if let Some(p) = c.p_per_call {
-        t.push_str(&format!("\nrank test of the calls: p = {p:.2e}"));
-    }
-    if let Some(p) = c.p_count {
-        t.push_str(&format!("\nrank test of the calls per frame: p = {p:.2e}"));
-    }
-    if c.few_calls {
-        t.push_str("\nfewer than 5 calls on a side: judged by the thresholds alone");
+    t.push_str(&format!(
+        "\n{}: {}",
+        c.effect.verdict.as_str(),
+        c.effect.text()
+    ));
+    if let Some(settle) = &c.effect.settle {
+        t.push_str(&format!("\n{settle}"));
     }
     t
 }

@@ -32,9 +32,11 @@ pub struct FrameChange {
     pub mean_a_ns: f64,
     pub mean_b_ns: f64,
     pub delta_mean_ns: f64,
-    /// The frame durations judged like a row's calls.
+    /// The frame durations judged like a row's calls, as measured (no
+    /// drift scales the frame: it holds idle time and vsync).
     pub kind: Kind,
-    pub p: Option<f64>,
+    /// The frame's effect (its mean) with its interval.
+    pub effect: super::effect::Effect,
     /// Names whose self time per frame on `thread` changed by at least the
     /// noise milliseconds, largest first (the first --top).
     pub contributions: Vec<Contribution>,
@@ -574,17 +576,11 @@ pub fn frame_change(
         unit_durations(a, &ua, &thread),
         unit_durations(b, &ub, &thread),
     );
-    let sample = |d: &[i64], units: &Units| Sample {
-        durations_ns: d.to_vec(),
-        calls_in_frames: vec![1; d.len()],
-        frames: d.len(),
-        frame_runs: if units.runs() > 1 {
-            (0..d.len() as u32).map(|u| units.run_of(u)).collect()
-        } else {
-            Vec::new()
-        },
-    };
-    let judged = judge(Some(&sample(&da, &ua)), Some(&sample(&db, &ub)), noise);
+    let judged = judge(
+        Some(&Sample::per_unit(da.clone(), &ua)),
+        Some(&Sample::per_unit(db.clone(), &ub)),
+        &noise.as_measured(),
+    );
     let mean = |d: &[i64]| {
         if d.is_empty() {
             0.0
@@ -687,7 +683,7 @@ pub fn frame_change(
         mean_b_ns: mean_b,
         delta_mean_ns: delta_mean,
         kind: judged.kind,
-        p: judged.p_per_call,
+        effect: judged.effect,
         contributions,
         total_contributions,
         drift_ns,

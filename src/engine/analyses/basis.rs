@@ -202,6 +202,14 @@ impl Units {
         }
     }
 
+    /// The first unit of each run after the first (empty: one run).
+    pub fn run_starts(&self) -> Vec<u32> {
+        match self.basis {
+            Basis::Frame => self.frame_runs.clone(),
+            Basis::Second => self.run_starts.iter().skip(1).map(|r| r.1).collect(),
+        }
+    }
+
     /// How many runs the units cover.
     pub fn runs(&self) -> usize {
         match self.basis {

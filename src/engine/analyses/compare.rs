@@ -5,7 +5,10 @@ use super::common::*;
 use super::drift::{self, Drift};
 use super::find::{Acc, Accumulator, GroupBy};
 use super::gate::{Gate, GateResult, Own, mean_frame_ns};
-use super::judge::{Change, DriftMode, Kind, Noise, Sums, judge, needs_calls, samples, untested};
+use super::judge::{
+    Change, DriftMode, Kind, Noise, Sums, decide_family, estimate, needs_calls, samples,
+    shared_run_variance, untested,
+};
 use crate::engine::model::{ScopeIdx, StrId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -526,7 +529,7 @@ impl CompareBuilder {
         let rows = na
             .iter()
             .filter_map(|(&name, &sa)| Some((a.str(StrId(name)), sa, *nb.get(&name)?)));
-        let estimate = drift::estimate(rows, t.noise.pct);
+        let estimate = drift::estimate(rows, t.noise.pct, t.noise.alpha);
         self.table.noise = self.table.noise.with_drift(estimate.as_ref());
         self.table.drift = estimate;
     }
@@ -561,8 +564,19 @@ impl CompareBuilder {
             samples(&ca, n, &self.units.0),
             samples(&cb, n, &self.units.1),
         );
-        for (k, &p) in self.candidates.iter().enumerate() {
-            let change = judge(Some(&sa[k]), Some(&sb[k]), &self.table.noise);
+        // Several runs a side: the between-run variance the rows share
+        // (the moderated variance's prior), from the rows themselves.
+        if self.units.0.runs() > 1 || self.units.1.runs() > 1 {
+            self.table.noise.run_var = shared_run_variance(&sa, &sb);
+        }
+        let noise = self.table.noise;
+        let mut changes: Vec<Change> = sa
+            .iter()
+            .zip(&sb)
+            .map(|(a, b)| estimate(Some(a), Some(b), &noise))
+            .collect();
+        decide_family(changes.iter_mut(), noise.alpha);
+        for (&p, change) in self.candidates.iter().zip(changes) {
             self.table.tested.insert((p.a, p.b), change);
         }
     }
@@ -707,6 +721,7 @@ impl<'t> Joined<'t> {
             b.map(sums),
             self.table.frames,
             &self.table.noise,
+            self.table.basis,
         )
     }
 
@@ -922,12 +937,13 @@ impl<'t> Joined<'t> {
     pub fn gate(&self, gate: &Gate, opts: &CompareOptions, by_name: bool) -> GateResult {
         let kept: Vec<(Pair, Change)> = self
             .kept_iter(opts)
-            .filter(|&p| self.kind(p).is_regression())
             .map(|p| (p, self.change(p)))
+            .filter(|(_, c)| c.tested)
             .collect();
         gate.check(
             self.unit_ns(),
             self.drift(),
+            self.table.noise.alpha,
             kept.iter().map(|(p, c)| {
                 (
                     self.name(*p),
@@ -973,7 +989,7 @@ pub fn with_estimated_drift(a: &Trace, b: &Trace, noise: Noise) -> (Noise, Optio
     let rows = na
         .iter()
         .filter_map(|(&name, &sa)| Some((name, sa, *nb.get(name)?)));
-    let estimate = drift::estimate(rows, noise.pct);
+    let estimate = drift::estimate(rows, noise.pct, noise.alpha);
     (noise.with_drift(estimate.as_ref()), estimate)
 }
 

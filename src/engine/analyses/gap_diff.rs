@@ -501,18 +501,7 @@ fn sample(per_unit: &[(u32, i64)], units: &Units) -> Sample {
             *x = x.saturating_add(d);
         }
     }
-    Sample {
-        calls_in_frames: vec![1; durations_ns.len()],
-        frames: durations_ns.len(),
-        frame_runs: if units.runs() > 1 {
-            (0..durations_ns.len() as u32)
-                .map(|u| units.run_of(u))
-                .collect()
-        } else {
-            Vec::new()
-        },
-        durations_ns,
-    }
+    Sample::per_unit(durations_ns, units)
 }
 
 /// The verdict of a judged place (`has_a`, `has_b`: it occurs on that side).
@@ -713,7 +702,13 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
                     Some(&sample(&y.0, &sb.units)),
                     noise,
                 ),
-                _ => untested(has_a.then_some(x.1), has_b.then_some(y.1), frames, noise),
+                _ => untested(
+                    has_a.then_some(x.1),
+                    has_b.then_some(y.1),
+                    frames,
+                    noise,
+                    sa.units.basis,
+                ),
             };
             let v = verdict(&change, has_a, has_b, noise);
             let g = GapChange {

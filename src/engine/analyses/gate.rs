@@ -1,19 +1,30 @@
 //! The regression gate (`--fail-on-regression PCT [--min-ms MS]` on
-//! `compare` and `report`): the rows the noise model judged slower per call
-//! or run more often whose cost per frame beyond the run-to-run drift is
-//! more than PCT percent of A's mean frame and more than MS milliseconds,
-//! and whose own (self) time changed by as much: the gate counts causes, so
-//! a wrapper whose change is all in its children never trips on its own.
-//! Never a spike, never noise, never a row only one side has, never the
-//! drift alone; `--fail-on-drift PCT` fails on a drift past PCT percent
-//! (either way) too. A gap (unprofiled time) judged new or grown past the
-//! limit, with no other thread working through it, is a cause of its own
+//! `compare` and `report`), from the rows' intervals ([`super::effect`]).
+//!
+//! The limit is PCT percent of A's mean frame, at least MS milliseconds per
+//! frame. The gate scans **causes**: rows in both recordings whose change
+//! beyond the drift is mostly their own (self) time, never a wrapper whose
+//! change is its children's, never a row one side lacks, never the drift
+//! alone, never the frame (reported, not gated). Its family is controlled
+//! family-wise (Holm, at the noise model's alpha): each cause's p-value is
+//! that of "its effect exceeds the limit".
+//!
+//! - **Failed** (exit 4) when a cause's interval lies above the limit (Holm
+//!   rejects), and its own time's change is past it too.
+//! - **Inconclusive** (exit 5) when none does but a cause's interval (at
+//!   the family's Bonferroni level) straddles the limit: the data cannot
+//!   tell; its message says what to record.
+//! - **Passed** otherwise.
+//!
+//! `--fail-on-drift PCT` fails on a drift past PCT percent (either way)
+//! too. A gap (unprofiled time) judged new or grown past the limit, with no
+//! other thread working through it, is a cause of its own
 //! ([`GateResult::with_gaps`]), and the scope it is in does not trip for it.
 
 use super::drift::Drift;
 use super::gap_diff::{GapChanges, GapVerdict};
 use super::gaps::GapKind;
-use super::judge::Change;
+use super::judge::{Change, Kind};
 use crate::engine::model::Trace;
 use serde::Serialize;
 
@@ -43,6 +54,9 @@ pub struct Tripped {
     pub own_beyond_drift_ns: f64,
     /// `beyond_drift_ns` of A's mean frame, in percent.
     pub frame_pct: f64,
+    /// The effect's interval the gate read, at `level`.
+    pub ci_ns: [f64; 2],
+    pub level: f64,
 }
 
 /// What the gate checked and which rows tripped it (largest cost first,
@@ -55,6 +69,12 @@ pub struct GateResult {
     /// The cost per frame a row must exceed: the larger of the two limits.
     pub limit_ns: f64,
     pub tripped: Vec<Tripped>,
+    /// Causes whose interval straddles the limit (none tripped): the gate
+    /// is inconclusive (exit 5).
+    pub inconclusive: Vec<Tripped>,
+    /// How many causes the gate tested (its family), and at what alpha.
+    pub causes: usize,
+    pub alpha: f64,
     /// With `--fail-on-drift`: its percentage, and whether the drift is past
     /// it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -93,12 +113,10 @@ pub struct Own {
 }
 
 impl Own {
-    /// The row's own time moved past the gate's limit and past the noise
-    /// percentage of what it was: the row is a cause (a wrapper whose own
-    /// time only drifted, or wandered, is not).
-    fn is_cause(&self, limit_ns: f64) -> bool {
-        self.beyond_drift_ns > limit_ns
-            && self.beyond_drift_ns > self.noise_pct / 100.0 * self.expected_ns
+    /// Most of the row's growth `beyond_ns` is its own time: a cause (a
+    /// wrapper whose change is its children's is not).
+    fn is_cause(&self, beyond_ns: f64) -> bool {
+        beyond_ns > 0.0 && self.beyond_drift_ns >= 0.5 * beyond_ns
     }
 }
 
@@ -106,6 +124,31 @@ impl GateResult {
     /// The gate failed: a row or a gap tripped it, or the drift did.
     pub fn failed(&self) -> bool {
         !self.tripped.is_empty() || !self.tripped_gaps.is_empty() || self.drift_tripped
+    }
+
+    /// Not failed, but a cause's interval straddles the limit.
+    pub fn is_inconclusive(&self) -> bool {
+        !self.failed() && !self.inconclusive.is_empty()
+    }
+
+    /// What would settle an inconclusive gate.
+    pub fn settle(&self) -> String {
+        let runs = self
+            .inconclusive
+            .iter()
+            .map(|r| {
+                // The interval's half-width shrinks as 1/sqrt(runs): the
+                // runs that would put it on one side of the limit.
+                let half = (r.ci_ns[1] - r.ci_ns[0]) / 2.0;
+                let room = (r.beyond_drift_ns - self.limit_ns).abs().max(1.0);
+                ((half / room).powi(2) * 2.0).ceil().clamp(3.0, 20.0) as usize
+            })
+            .max()
+            .unwrap_or(3);
+        format!(
+            "record about {runs} runs a side, alternating A and B on one machine, and compare \
+             them together (several files a side)"
+        )
     }
 
     /// The gate with the comparison's gaps: each new or grown gap (not a
@@ -157,52 +200,98 @@ pub fn mean_frame_ns(trace: &Trace) -> f64 {
 }
 
 impl Gate {
-    /// The gate's result for `rows` (name, data, judgement) of a
+    /// The gate's result for `rows` (name, data, judgement, own time) of a
     /// comparison whose A has a mean frame of `mean_frame_a_ns` and whose
-    /// rows were judged against `drift`.
+    /// rows were judged against `drift`, at family-wise level `alpha`.
     pub fn check<'r>(
         &self,
         mean_frame_a_ns: f64,
         drift: Option<&Drift>,
+        alpha: f64,
         rows: impl Iterator<Item = (&'r str, Option<&'r str>, &'r Change, Own)>,
     ) -> GateResult {
+        use super::effect::{Estimate, holm};
         let limit_ns = (self.pct / 100.0 * mean_frame_a_ns).max(self.min_ms * 1e6);
-        let mut tripped: Vec<Tripped> = rows
+        // The causes, each with its effect against the limit.
+        let causes: Vec<(&str, Option<&str>, &Change, Own, Estimate)> = rows
             .filter(|(_, _, c, own)| {
-                c.kind.is_regression() && c.beyond_drift_ns() > limit_ns && own.is_cause(limit_ns)
+                c.tested
+                    && !matches!(c.kind, Kind::New | Kind::Gone)
+                    && own.is_cause(c.beyond_drift_ns())
             })
-            .map(|(name, data, c, own)| (name, data, c, own.beyond_drift_ns))
-            .map(|(name, data, c, own)| Tripped {
-                name: name.to_owned(),
-                data: data.map(str::to_owned),
-                kind: c.kind,
-                delta_per_frame_ns: c.delta_per_frame_ns,
-                beyond_drift_ns: c.beyond_drift_ns(),
-                own_beyond_drift_ns: own,
-                frame_pct: if mean_frame_a_ns > 0.0 {
-                    100.0 * c.beyond_drift_ns() / mean_frame_a_ns
-                } else {
-                    0.0
-                },
+            .map(|(name, data, c, own)| {
+                let against_limit = Estimate {
+                    band_ns: limit_ns,
+                    ..c.raw.row
+                };
+                (name, data, c, own, against_limit)
             })
             .collect();
-        tripped.sort_by(|x, y| {
+        let m = causes.len().max(1);
+        // One-sided p-values of "above the limit", two-sided in the
+        // intervals' convention.
+        let ps: Vec<f64> = causes
+            .iter()
+            .map(|x| {
+                let e = &x.4;
+                if e.delta_ns <= limit_ns || !limit_ns.is_finite() {
+                    1.0
+                } else {
+                    e.p()
+                }
+            })
+            .collect();
+        let rejected = holm(&ps, alpha);
+        let frame_pct = |ns: f64| {
+            if mean_frame_a_ns > 0.0 {
+                100.0 * ns / mean_frame_a_ns
+            } else {
+                0.0
+            }
+        };
+        let row = |x: &(&str, Option<&str>, &Change, Own, Estimate), level_alpha: f64| Tripped {
+            name: x.0.to_owned(),
+            data: x.1.map(str::to_owned),
+            kind: x.2.kind,
+            delta_per_frame_ns: x.2.delta_per_frame_ns,
+            beyond_drift_ns: x.2.beyond_drift_ns(),
+            own_beyond_drift_ns: x.3.beyond_drift_ns,
+            frame_pct: frame_pct(x.2.beyond_drift_ns()),
+            ci_ns: x.4.interval(level_alpha),
+            level: 1.0 - level_alpha,
+        };
+        let bonferroni = alpha / m as f64;
+        let (mut tripped, mut inconclusive) = (Vec::new(), Vec::new());
+        for (k, x) in causes.iter().enumerate() {
+            let [lo, hi] = x.4.interval(bonferroni);
+            if rejected[k] && x.3.beyond_drift_ns > limit_ns {
+                tripped.push(row(x, bonferroni));
+            } else if hi > limit_ns && lo <= limit_ns && limit_ns.is_finite() {
+                inconclusive.push(row(x, bonferroni));
+            }
+        }
+        let order = |x: &Tripped, y: &Tripped| {
             y.beyond_drift_ns
                 .total_cmp(&x.beyond_drift_ns)
                 .then_with(|| x.name.cmp(&y.name))
                 .then_with(|| x.data.cmp(&y.data))
-        });
+        };
+        tripped.sort_by(order);
+        inconclusive.sort_by(order);
         GateResult {
             pct: self.pct,
             min_ms: self.min_ms,
             mean_frame_a_ns,
             limit_ns,
             tripped,
+            inconclusive,
+            causes: causes.len(),
+            alpha,
             drift_limit_pct: self.drift_pct,
             drift_tripped: self
                 .drift_pct
                 .zip(drift)
-                .is_some_and(|(limit, d)| d.coherent && d.pct.abs() > limit),
+                .is_some_and(|(limit, d)| d.pct.abs() > limit),
             tripped_gaps: Vec::new(),
         }
     }

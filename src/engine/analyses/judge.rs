@@ -1,47 +1,53 @@
-//! The judgement of a change between two recordings, with a noise model:
-//! one implementation for `compare`, `calls A B`, the report, the app's diff
-//! table and the regression gate.
+//! The judgement of a change between two recordings: one implementation
+//! for `compare`, `calls A B`, the report, the app's diff table, the tree's
+//! diff, the gaps, the frame and the regression gate.
 //!
-//! A row (a scope name, or a (name, data) pair) has calls in A and in B.
-//! Its change per frame (B's total / B's frames − A's total / A's frames)
-//! splits exactly into a **per-call** part, `rate_B × (mean_B − mean_A)`,
-//! and a **count** part, `(rate_B − rate_A) × mean_A` (rate = calls per
-//! frame). Each part is a real change when it is
+//! A row (a scope name, a (name, data) pair, a call path, a gap, the frame)
+//! has calls in A and in B. Its change per unit (a frame, or a second)
+//! splits exactly into three parts: the **drift**'s, `(f − 1) × A's cost`
+//! (`f` the run-to-run drift factor, [`super::drift`]); the **count** part,
+//! `(rate_B − rate_A) × f × mean_A` (rate = calls per unit, mean = per
+//! call); and the **per-call** part beyond the drift, `rate_B × (mean_B −
+//! f × mean_A)`.
 //!
-//! - at least `pct` percent (the per-call median shift of A's median; the
-//!   calls per frame of A's),
-//! - at least `ms` milliseconds per frame, and
-//! - significant: a two-sided Mann-Whitney U test (normal approximation,
-//!   ties corrected) of the per-call durations, and of the calls per frame,
-//!   gives p < `alpha`, where both sides have at least [`MIN_TESTED`] calls
-//!   (frames); with fewer, the thresholds alone decide and the answer says
-//!   so (`tested: false`).
+//! The verdict is the model of [`super::effect`]: the row's effect (B's cost
+//! per unit minus A's times `f`) with an interval, against the band
+//! `±max(noise %, noise ms)`: **changed**, **unchanged** or
+//! **inconclusive**. Only a changed row has a kind of change, read from the
+//! same batches: the count part's own interval clears the band (runs more
+//! or less often), the per-call part's does (slower or faster per call),
+//! both, or neither (costs more or less per frame: its mix of call sizes,
+//! or a tail).
 //!
 //! A row is a **spike** when one call is more than half of its larger
-//! side's total ([`super::common::spike`]): the change is that call, and the
-//! other calls are judged on their own (`rest`). Rows on one side only are
-//! **new** or **gone**. Everything else that is not a real change is
-//! **unchanged** (within noise).
+//! side's total ([`super::common::spike`]) and the row without that call
+//! (`rest`) is not changed as the whole row is: the change is that call.
+//! The spike never hides a verdict: the row's effect is the whole row's.
+//! Rows on one side only are **new** or **gone**.
 
-use super::basis::Units;
+use super::basis::{Basis, Units};
+use super::effect::{self, Effect, Estimate, Series, Terms, Verdict};
 use serde::Serialize;
-use std::ops::Range;
-
-/// Fewer calls (or frames) than this on a side: no rank test.
-pub const MIN_TESTED: usize = 5;
 
 /// The noise model's thresholds (`--noise-pct`, `--noise-ms`, `--alpha`)
-/// and the run-to-run drift it judges against (`--no-drift`).
+/// and the run-to-run terms it judges against (`--no-drift`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Noise {
-    /// Smallest relative change that counts, in percent.
+    /// Half the band, in percent of A's cost (times the drift).
     pub pct: f64,
-    /// Smallest change per frame that counts, in milliseconds.
+    /// Half the band, in milliseconds per unit (the larger of the two).
     pub ms: f64,
-    /// Significance level of the rank tests.
+    /// The false-discovery rate of a comparison's rows (one row judged
+    /// alone: its interval's two-sided level is `1 − alpha`).
     pub alpha: f64,
     /// The common shift in per-call cost each row is judged against.
     pub drift: DriftMode,
+    /// A row's own run-to-run spread (log), the drift's standard error
+    /// (log) and, with several runs a side, the between-run variance every
+    /// row shares ([`effect::Terms`]).
+    pub tau: f64,
+    pub drift_se: f64,
+    pub run_var: f64,
 }
 
 /// Whether a comparison judges against the run-to-run drift
@@ -60,11 +66,15 @@ pub enum DriftMode {
 
 impl Default for Noise {
     fn default() -> Self {
+        let t = Terms::default();
         Self {
             pct: DEFAULT_NOISE_PCT,
             ms: DEFAULT_NOISE_MS,
             alpha: DEFAULT_ALPHA,
             drift: DriftMode::Estimate,
+            tau: t.tau,
+            drift_se: t.drift_se,
+            run_var: t.run_var,
         }
     }
 }
@@ -95,12 +105,8 @@ impl Noise {
             pct,
             ms,
             alpha,
-            drift: DriftMode::Estimate,
+            ..Self::default()
         })
-    }
-
-    fn ns(&self) -> f64 {
-        self.ms * 1e6
     }
 
     /// The drift factor each row's per-call change is judged against (1
@@ -112,16 +118,49 @@ impl Noise {
         }
     }
 
-    /// These thresholds judging against `drift` (an estimate, or none:
-    /// then against no drift at all), unless drift is off.
+    /// The terms every row's interval carries.
+    pub fn terms(&self) -> Terms {
+        Terms {
+            factor: self.drift_factor(),
+            drift_se: self.drift_se,
+            tau: self.tau,
+            run_var: self.run_var,
+        }
+    }
+
+    /// These thresholds judging against `drift` (an estimate, with its
+    /// error and the names' spread; or none: no factor, and the default
+    /// spread and error), unless drift is off (no factor, no drift error).
     pub fn with_drift(self, drift: Option<&super::drift::Drift>) -> Self {
-        Self {
-            drift: match (self.drift, drift) {
-                (DriftMode::Off, _) => DriftMode::Off,
-                (_, Some(d)) if d.coherent => DriftMode::Factor(d.factor),
-                // None, or the names moved apart: judged as measured.
-                (_, _) => DriftMode::Factor(1.0),
+        let t = Terms::default();
+        match (self.drift, drift) {
+            (DriftMode::Off, _) => Self {
+                drift_se: 0.0,
+                tau: drift.map_or(t.tau, |d| d.tau),
+                ..self
             },
+            (_, Some(d)) => Self {
+                drift: DriftMode::Factor(d.factor),
+                tau: d.tau,
+                drift_se: d.se,
+                ..self
+            },
+            (_, None) => Self {
+                drift: DriftMode::Factor(1.0),
+                tau: t.tau,
+                drift_se: t.drift_se,
+                ..self
+            },
+        }
+    }
+
+    /// These thresholds with no drift and no run-to-run terms: the sides
+    /// as measured (the frame, which holds idle time and vsync: no drift
+    /// scales it).
+    pub fn as_measured(self) -> Self {
+        Self {
+            drift: DriftMode::Factor(1.0),
+            drift_se: 0.0,
             ..self
         }
     }
@@ -131,9 +170,12 @@ impl Noise {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Kind {
-    /// Within noise.
+    /// Its interval lies inside the noise band.
     #[default]
     Unchanged,
+    /// Its interval straddles the band's edge: neither a change nor
+    /// unchanged (see its `effect.settle`).
+    Inconclusive,
     /// Slower per call, as often.
     Slower,
     /// Faster per call, as often.
@@ -164,6 +206,7 @@ impl Kind {
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Unchanged => "unchanged",
+            Kind::Inconclusive => "inconclusive",
             Kind::Slower => "slower",
             Kind::Faster => "faster",
             Kind::MoreOften => "more-often",
@@ -184,6 +227,7 @@ impl Kind {
     pub fn words(self) -> &'static str {
         match self {
             Kind::Unchanged => "unchanged (within noise)",
+            Kind::Inconclusive => "inconclusive (not told apart from noise)",
             Kind::Slower => "slower per call",
             Kind::Faster => "faster per call",
             Kind::MoreOften => "runs more often",
@@ -237,31 +281,44 @@ impl Kind {
         )
     }
 
-    /// Something other than noise.
+    /// A change: its interval cleared the band (or the row is on one side
+    /// only, or one call is its change).
     pub fn is_change(self) -> bool {
-        self != Kind::Unchanged
+        !matches!(self, Kind::Unchanged | Kind::Inconclusive)
     }
 }
 
-/// A side's runs: the calls of each (ranges of its durations), and its
-/// frames with calls of each (ranges of its `calls_in_frames`).
-type RunChunks = (Vec<Range<usize>>, Vec<Range<usize>>);
-
-/// One side of a row: its calls' durations (any order) and how many calls
-/// each frame of the recording made (frames without a call count 0).
+/// One side of a row: its calls' durations in unit order, how many calls
+/// each unit with calls made, and which units those are.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Sample {
     pub durations_ns: Vec<i64>,
-    /// Calls per frame, one entry per frame that made at least one call.
+    /// Calls per unit, one entry per unit that made at least one call.
     pub calls_in_frames: Vec<u32>,
-    /// Frames of the recording (the calls per frame of the others are 0).
+    /// The unit of each entry of `calls_in_frames` (ascending).
+    pub frame_units: Vec<u32>,
+    /// Units of the recording (the calls per unit of the others are 0).
     pub frames: usize,
-    /// With several runs of a side: the run of each frame in
-    /// `calls_in_frames` (empty: one run).
-    pub frame_runs: Vec<u32>,
+    /// With several runs of a side: the first unit of each run after the
+    /// first (empty: one run).
+    pub run_starts: Vec<u32>,
+    pub basis: Basis,
 }
 
 impl Sample {
+    /// A side with one value a unit (a gap's time, the frame's duration):
+    /// `per_unit[k]` is unit `k`'s.
+    pub fn per_unit(per_unit: Vec<i64>, units: &Units) -> Self {
+        Sample {
+            calls_in_frames: vec![1; per_unit.len()],
+            frame_units: (0..per_unit.len() as u32).collect(),
+            frames: per_unit.len(),
+            run_starts: units.run_starts(),
+            basis: units.basis,
+            durations_ns: per_unit,
+        }
+    }
+
     fn total_ns(&self) -> f64 {
         self.durations_ns.iter().map(|&d| d as f64).sum()
     }
@@ -270,8 +327,7 @@ impl Sample {
         self.total_ns() / self.frames.max(1) as f64
     }
 
-    /// Calls per frame (counted per frame: a sample without its spike
-    /// still made that call).
+    /// Calls per unit.
     fn rate(&self) -> f64 {
         self.calls_in_frames
             .iter()
@@ -284,65 +340,44 @@ impl Sample {
         self.total_ns() / self.durations_ns.len().max(1) as f64
     }
 
-    /// With two or more runs: the calls of each run (ranges of
-    /// `durations_ns`) and the frames with calls of each (ranges of
-    /// `calls_in_frames`).
-    fn run_chunks(&self) -> Option<RunChunks> {
-        let runs = &self.frame_runs;
-        if runs.len() != self.calls_in_frames.len() || runs.first() == runs.last() {
-            return None;
-        }
-        let (mut calls, mut frames) = (Vec::new(), Vec::new());
-        let (mut call0, mut frame0, mut at) = (0, 0, 0);
-        for (k, &c) in self.calls_in_frames.iter().enumerate() {
-            if k > 0 && runs[k] != runs[k - 1] {
-                calls.push(call0..at);
-                frames.push(frame0..k);
-                (call0, frame0) = (at, k);
-            }
-            at += c as usize;
-        }
-        calls.push(call0..at.min(self.durations_ns.len()));
-        frames.push(frame0..self.calls_in_frames.len());
-        Some((calls, frames))
-    }
-
-    /// The cost of each frame, frames without a call included as 0 (the
-    /// durations in frame order, `calls_in_frames` of them a frame); `None`
-    /// when the two do not add up (a spike's rest keeps the spike's count).
-    fn costs_in_frames(&self) -> Option<Vec<i64>> {
-        let calls: usize = self.calls_in_frames.iter().map(|&c| c as usize).sum();
-        if calls != self.durations_ns.len() {
-            return None;
-        }
-        let mut out = Vec::with_capacity(self.frames.max(self.calls_in_frames.len()));
+    /// The cost of each unit, in order (0 in a unit without a call).
+    pub fn cost_series(&self) -> Vec<f64> {
+        let mut out = vec![0.0; self.frames];
         let mut at = 0;
-        for &c in &self.calls_in_frames {
-            let next = at + c as usize;
-            out.push(
-                self.durations_ns[at..next]
+        for (&c, &u) in self.calls_in_frames.iter().zip(&self.frame_units) {
+            let next = (at + c as usize).min(self.durations_ns.len());
+            if let Some(x) = out.get_mut(u as usize) {
+                *x += self.durations_ns[at..next]
                     .iter()
-                    .fold(0i64, |s, &d| s.saturating_add(d)),
-            );
+                    .map(|&d| d as f64)
+                    .sum::<f64>();
+            }
             at = next;
         }
-        out.resize(out.len().max(self.frames), 0);
-        Some(out)
+        out
     }
 
-    /// The sample without its largest call.
+    /// The calls of each unit, in order.
+    fn rate_series(&self) -> Vec<f64> {
+        let mut out = vec![0.0; self.frames];
+        for (&c, &u) in self.calls_in_frames.iter().zip(&self.frame_units) {
+            if let Some(x) = out.get_mut(u as usize) {
+                *x += f64::from(c);
+            }
+        }
+        out
+    }
+
+    /// The sample without its largest call (the call was made: the calls
+    /// per unit stay; its time goes).
     fn without_largest(&self) -> Sample {
         let mut d = self.durations_ns.clone();
         if let Some((k, _)) = d.iter().enumerate().max_by_key(|(_, d)| **d) {
-            d.remove(k); // in order: the calls stay in frame order
+            d[k] = 0;
         }
-        // The call was made: the calls per frame stay (how often is judged
-        // with it, how long without it).
         Sample {
             durations_ns: d,
-            calls_in_frames: self.calls_in_frames.clone(),
-            frames: self.frames,
-            frame_runs: self.frame_runs.clone(),
+            ..self.clone()
         }
     }
 }
@@ -350,52 +385,121 @@ impl Sample {
 /// The judgement of one row, with the numbers behind it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Change {
+    /// What changed: a kind of change on a changed row; `unchanged` or
+    /// `inconclusive` otherwise (as `effect.verdict`); `spike`, `new`,
+    /// `gone`.
     pub kind: Kind,
     /// For a spike: the other calls judged on their own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rest: Option<Kind>,
-    /// B − A of the total per frame.
+    /// B − A of the total per unit.
     pub delta_per_frame_ns: f64,
-    /// The part of it from the cost per call: `rate_B × (mean_B − mean_A)`.
+    /// The part of it from the cost per call: `delta − count part` (the
+    /// drift's part included; beyond it: `rate_B × (mean_B − f × mean_A)`).
     pub per_call_part_ns: f64,
-    /// The part from the calls per frame: `(rate_B − rate_A) × mean_A`.
+    /// The part from the calls per unit: `(rate_B − rate_A) × f × mean_A`.
     pub count_part_ns: f64,
-    /// Of the per-call part, what the run-to-run drift accounts for:
-    /// `rate_B × mean_A × (factor − 1)` (0 without drift). The rest,
-    /// `delta_per_frame_ns − drift_part_ns`, is what the row changed beyond
-    /// it: what the kind judges and the gate counts.
+    /// What the run-to-run drift accounts for: `(f − 1) × A's cost per
+    /// unit` (0 without drift). The rest, `delta_per_frame_ns −
+    /// drift_part_ns`, is the effect the verdict judges.
     pub drift_part_ns: f64,
     /// Lower medians of the calls (`null` on a side without calls).
     pub median_a_ns: Option<i64>,
     pub median_b_ns: Option<i64>,
     /// The time-weighted medians: the call size that holds the middle of
-    /// the row's time (the median for calls of one size; the big call of a
-    /// row that makes two tiny and one big call per frame). The per-call
-    /// change is judged on it (`null` when not judged from the calls).
+    /// the row's time (`null` when not judged from the calls).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub typical_a_ns: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub typical_b_ns: Option<i64>,
     pub calls_per_frame_a: f64,
     pub calls_per_frame_b: f64,
-    /// The rank tests' two-sided p-values (`null` when not tested): of the
-    /// calls, of the calls per frame, and of the cost per frame (A's
-    /// scaled by the drift factor).
-    pub p_per_call: Option<f64>,
-    pub p_count: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub p_cost: Option<f64>,
-    /// The rank tests ran (the row was past the thresholds, and each side
-    /// had at least 5 calls and 5 frames).
+    /// The mean call (`null` on a side without calls): what the per-call
+    /// part rests on.
+    pub per_call_a_ns: Option<f64>,
+    pub per_call_b_ns: Option<f64>,
+    /// The effect, its interval and the verdict ([`super::effect`]).
+    pub effect: Effect,
+    /// Judged from its calls (else from its sums: one side only, or the
+    /// prefilter's bound).
     pub tested: bool,
-    /// A side has fewer than 5 calls: the thresholds alone decided.
-    pub few_calls: bool,
+    /// The estimates the verdict is decided from, at the family's level.
+    #[serde(skip)]
+    pub raw: Raw,
+}
+
+/// What [`Change::decide`] reads.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Raw {
+    pub row: Estimate,
+    /// The count part's estimate (ns per unit, band of the row's).
+    pub count: Option<Estimate>,
+    /// Without the largest call, when one call is more than half of the
+    /// larger side.
+    pub rest: Option<Box<Change>>,
+    pub per: &'static str,
 }
 
 impl Change {
-    /// B − A per frame beyond the run-to-run drift.
+    /// B − A per unit beyond the run-to-run drift.
     pub fn beyond_drift_ns(&self) -> f64 {
         self.delta_per_frame_ns - self.drift_part_ns
+    }
+
+    /// The verdict and the kind at two-sided level `1 − alpha` (the
+    /// family's, [`effect::fdr_alpha`]).
+    pub fn decide(&mut self, alpha: f64) {
+        self.effect = self.raw.row.effect(alpha, self.raw.per);
+        if matches!(self.kind, Kind::New | Kind::Gone) {
+            return;
+        }
+        let whole = self.kind_at(alpha);
+        self.rest = None;
+        self.kind = whole;
+        if let Some(rest) = self.raw.rest.as_mut() {
+            rest.decide(alpha);
+            if !(whole.is_change() && rest.kind.is_change()) {
+                self.kind = Kind::Spike;
+                self.rest = Some(match rest.kind {
+                    Kind::Spike => Kind::Unchanged,
+                    k => k,
+                });
+            }
+        }
+    }
+
+    fn kind_at(&self, alpha: f64) -> Kind {
+        match self.effect.verdict {
+            Verdict::Unchanged => return Kind::Unchanged,
+            Verdict::Inconclusive => return Kind::Inconclusive,
+            Verdict::Changed => {}
+        }
+        let row = &self.raw.row;
+        let sign = |v: Verdict, delta: f64| match v {
+            Verdict::Changed if delta > 0.0 => 1i8,
+            Verdict::Changed => -1,
+            _ => 0,
+        };
+        let (per_call, count) = match &self.raw.count {
+            Some(c) => {
+                let pc = Estimate {
+                    delta_ns: row.delta_ns - c.delta_ns,
+                    se_ns: row.se_ns.hypot(c.se_ns),
+                    df: row.df.min(c.df),
+                    ..*row
+                };
+                (
+                    sign(pc.verdict(alpha), pc.delta_ns),
+                    sign(c.verdict(alpha), c.delta_ns),
+                )
+            }
+            None => (sign(Verdict::Changed, row.delta_ns), 0),
+        };
+        match Kind::of(per_call, count) {
+            Kind::Unchanged if row.delta_ns > 0.0 => Kind::Costlier,
+            Kind::Unchanged => Kind::Cheaper,
+            k => k,
+        }
     }
 }
 
@@ -403,9 +507,17 @@ fn lower_median(sorted: &[i64]) -> Option<i64> {
     sorted.get(sorted.len().checked_sub(1)? / 2).copied()
 }
 
-/// Judges a row: A's calls (`None`: the row is new) against B's (`None`:
-/// gone).
+/// Judges a row alone: A's calls (`None`: the row is new) against B's
+/// (`None`: gone), its interval at level `1 − alpha`.
 pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
+    let mut c = estimate(a, b, noise);
+    c.decide(noise.alpha);
+    c
+}
+
+/// A row's estimates, its verdict not yet decided (a comparison decides
+/// its rows together, [`decide_family`]).
+pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
     let mut sorted_a: Vec<i64> = a.map(|s| s.durations_ns.clone()).unwrap_or_default();
     let mut sorted_b: Vec<i64> = b.map(|s| s.durations_ns.clone()).unwrap_or_default();
     sorted_a.sort_unstable();
@@ -413,43 +525,75 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
     let per_frame = |s: Option<&Sample>| s.map_or(0.0, Sample::per_frame_ns);
     let rate = |s: Option<&Sample>| s.map_or(0.0, Sample::rate);
     let mean = |s: Option<&Sample>| s.map_or(0.0, Sample::mean_ns);
-    let (ra, rb) = (rate(a), rate(b));
-    let factor = noise.drift_factor();
-    let mut change = Change {
-        kind: Kind::Unchanged,
-        rest: None,
-        delta_per_frame_ns: per_frame(b) - per_frame(a),
-        per_call_part_ns: rb * (mean(b) - mean(a)),
-        count_part_ns: (rb - ra) * mean(a),
-        drift_part_ns: if a.is_some() && b.is_some() {
-            rb * mean(a) * (factor - 1.0)
-        } else {
-            0.0
-        },
-        median_a_ns: lower_median(&sorted_a),
-        median_b_ns: lower_median(&sorted_b),
-        typical_a_ns: None,
-        typical_b_ns: None,
-        calls_per_frame_a: ra,
-        calls_per_frame_b: rb,
-        p_per_call: None,
-        p_count: None,
-        p_cost: None,
-        tested: false,
-        few_calls: false,
-    };
-    let (Some(sa), Some(sb)) = (a, b) else {
-        change.kind = if a.is_none() { Kind::New } else { Kind::Gone };
-        return change;
-    };
-    if sa.durations_ns.is_empty() || sb.durations_ns.is_empty() {
-        change.kind = if sa.durations_ns.is_empty() {
+    let basis = a.or(b).map_or(Basis::Frame, |s| s.basis);
+    let both = a.is_some_and(|s| !s.durations_ns.is_empty())
+        && b.is_some_and(|s| !s.durations_ns.is_empty());
+    let p = parts(
+        per_frame(a),
+        per_frame(b),
+        (rate(a), rate(b)),
+        mean(a),
+        if both { noise.drift_factor() } else { 1.0 },
+    );
+    let mut change = p.change(noise, basis);
+    change.median_a_ns = lower_median(&sorted_a);
+    change.median_b_ns = lower_median(&sorted_b);
+    if !both {
+        change.kind = if a.is_none_or(|s| s.durations_ns.is_empty()) {
             Kind::New
         } else {
             Kind::Gone
         };
         return change;
     }
+    let (Some(sa), Some(sb)) = (a, b) else {
+        return change;
+    };
+    change.tested = true;
+    change.typical_a_ns = Some(typical(&sorted_a));
+    change.typical_b_ns = Some(typical(&sorted_b));
+    let terms = noise.terms();
+    let (ca, cb) = (sa.cost_series(), sb.cost_series());
+    change.raw.row = effect::estimate(
+        &Series {
+            per_unit: &ca,
+            run_starts: &sa.run_starts,
+        },
+        &Series {
+            per_unit: &cb,
+            run_starts: &sb.run_starts,
+        },
+        &terms,
+        noise.pct,
+        noise.ms,
+    );
+    // The count part: the calls per unit, at A's cost per call (times the
+    // drift), with the row's band.
+    let per_call_a = terms.factor * sa.mean_ns();
+    let (ra, rb) = (sa.rate_series(), sb.rate_series());
+    let rates = effect::estimate(
+        &Series {
+            per_unit: &ra,
+            run_starts: &sa.run_starts,
+        },
+        &Series {
+            per_unit: &rb,
+            run_starts: &sb.run_starts,
+        },
+        &Terms {
+            factor: 1.0,
+            drift_se: 0.0,
+            ..terms
+        },
+        0.0,
+        0.0,
+    );
+    change.raw.count = Some(Estimate {
+        delta_ns: rates.delta_ns * per_call_a,
+        se_ns: rates.se_ns * per_call_a,
+        band_ns: change.raw.row.band_ns,
+        ..rates
+    });
     // The spike rule on the side with the larger total.
     let larger = if sb.total_ns() > sa.total_ns() {
         sb
@@ -463,166 +607,60 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
         larger.total_ns() as i64,
     ) {
         let rest = if std::ptr::eq(larger, sb) {
-            judge(Some(sa), Some(&sb.without_largest()), noise)
+            estimate(Some(sa), Some(&sb.without_largest()), noise)
         } else {
-            judge(Some(&sa.without_largest()), Some(sb), noise)
+            estimate(Some(&sa.without_largest()), Some(sb), noise)
         };
-        change.kind = Kind::Spike;
-        // A rest that is itself a spike says nothing more.
-        change.rest = Some(match rest.kind {
-            Kind::Spike => Kind::Unchanged,
-            k => k,
-        });
-        change.p_per_call = rest.p_per_call;
-        change.p_count = rest.p_count;
-        change.p_cost = rest.p_cost;
-        change.tested = rest.tested;
-        change.few_calls = rest.few_calls;
-        return change;
-    }
-    change.few_calls = sorted_a.len() < MIN_TESTED || sorted_b.len() < MIN_TESTED;
-    change.tested = !change.few_calls;
-    let min_ns = noise.ns();
-    let rel = noise.pct / 100.0;
-    // The cost per frame, its rank test (A's scaled by the drift factor),
-    // and how much it wanders within each capture.
-    // (Each computed only when a decision needs it: most rows a table
-    // judges pass no threshold.)
-    let frames_tested = sa.frames >= MIN_TESTED && sb.frames >= MIN_TESTED;
-    let costs = std::cell::OnceCell::new();
-    let costs = || {
-        costs
-            .get_or_init(|| sa.costs_in_frames().zip(sb.costs_in_frames()))
-            .as_ref()
-    };
-    let p_cost = || {
-        let (ca, cb) = costs()?;
-        let mut ca: Vec<i64> = ca.iter().map(|&c| scaled(c, factor)).collect();
-        let mut cb = cb.clone();
-        ca.sort_unstable();
-        cb.sort_unstable();
-        Some(mann_whitney_p(&runs(&ca), &runs(&cb)))
-    };
-    // Per call, beyond the drift: the shift of the typical call (the
-    // time-weighted median) from A's times the drift factor, its cost per
-    // frame, and a rank test that agrees: of the calls, or (the calls per
-    // frame holding) of the cost per frame, which sees a change in the big
-    // calls of a row that also makes many small ones.
-    let (ta, tb) = (typical(&sorted_a), typical(&sorted_b));
-    change.typical_a_ns = Some(ta);
-    change.typical_b_ns = Some(tb);
-    let (ma, mb) = (ta as f64 * factor, tb as f64);
-    let shift = mb - ma;
-    let beyond = change.per_call_part_ns - change.drift_part_ns;
-    // Within each capture, how far the typical call wanders from one fifth
-    // of the calls to the next (frames are not independent): a shift
-    // within that is not read as a change.
-    // With several runs a side, how far it wanders between runs (the
-    // runs' own spread), else between fifths of the capture.
-    let by_runs = sa.run_chunks().zip(sb.run_chunks());
-    let call_wander = |x: &Sample, chunks: Option<&Vec<Range<usize>>>| match chunks {
-        Some(c) => spread(&x.durations_ns, c, typical_unsorted),
-        None => wander_ns(&x.durations_ns, typical_unsorted),
-    };
-    let wander = || {
-        (call_wander(sa, by_runs.as_ref().map(|r| &r.0.0)).unwrap_or(0.0) * factor)
-            .max(call_wander(sb, by_runs.as_ref().map(|r| &r.1.0)).unwrap_or(0.0))
-    };
-    let p_per_call = || {
-        if factor == 1.0 {
-            mann_whitney_p(&runs(&sorted_a), &runs(&sorted_b))
-        } else {
-            // Scaling keeps the order: the scaled values are still sorted.
-            let scaled: Vec<i64> = sorted_a.iter().map(|&d| scaled(d, factor)).collect();
-            mann_whitney_p(&runs(&scaled), &runs(&sorted_b))
-        }
-    };
-    if change.tested {
-        change.p_per_call = Some(p_per_call());
-    }
-    let count_holds = (rb - ra).abs() <= rel * ra;
-    let mut per_call = 0i8;
-    if shift.abs() > rel * ma.abs()
-        && beyond.abs() >= min_ns.max(f64::MIN_POSITIVE)
-        && shift.abs() > wander()
-    {
-        let significant = if change.tested {
-            change.p_per_call.is_some_and(|p| p < noise.alpha)
-                || (count_holds && frames_tested && {
-                    change.p_cost = p_cost();
-                    change.p_cost.is_some_and(|p| p < noise.alpha)
-                })
-        } else {
-            true
-        };
-        // The mean's part and the typical call's shift agree in direction.
-        if significant && shift.signum() == beyond.signum() {
-            per_call = if shift > 0.0 { 1 } else { -1 };
-        }
-    }
-    // Calls per frame.
-    let mut count = 0i8;
-    let p_count = || mann_whitney_p(&count_runs(sa), &count_runs(sb));
-    if (rb - ra).abs() > rel * ra && change.count_part_ns.abs() >= min_ns.max(f64::MIN_POSITIVE) {
-        let significant = if frames_tested {
-            let p = p_count();
-            change.p_count = Some(p);
-            p < noise.alpha
-        } else {
-            true
-        };
-        if significant {
-            count = if rb > ra { 1 } else { -1 };
-        }
-    } else if frames_tested {
-        change.p_count = Some(p_count());
-    }
-    change.tested &= frames_tested && (change.p_per_call.is_some() || change.p_count.is_some());
-    change.kind = Kind::of(per_call, count);
-    // The cost per frame, when neither the typical call nor the calls per
-    // frame moved: a change in the mix of call sizes, or in a tail.
-    let moved = change.beyond_drift_ns();
-    if change.kind == Kind::Unchanged
-        && frames_tested
-        && moved.abs() >= min_ns.max(f64::MIN_POSITIVE)
-        && let Some((ca, cb)) = costs()
-    {
-        let per_frame =
-            |c: &[i64]| c.iter().map(|&x| x as f64).sum::<f64>() / c.len().max(1) as f64;
-        let expected = per_frame(ca) * factor;
-        // Over the frames with calls, in order (the others are appended).
-        let (wa, wb) = (
-            &ca[..sa.calls_in_frames.len()],
-            &cb[..sb.calls_in_frames.len()],
-        );
-        let frame_wander = |v: &[i64], chunks: Option<&Vec<Range<usize>>>| match chunks {
-            Some(c) => spread(v, c, mean_of),
-            None => wander_ns(v, mean_of),
-        };
-        let cost_wander = (frame_wander(wa, by_runs.as_ref().map(|r| &r.0.1)).unwrap_or(0.0)
-            * factor)
-            .max(frame_wander(wb, by_runs.as_ref().map(|r| &r.1.1)).unwrap_or(0.0));
-        if moved.abs() > rel * expected && moved.abs() > cost_wander && {
-            change.p_cost = change.p_cost.or_else(p_cost);
-            change.p_cost.is_some_and(|p| p < noise.alpha)
-        } {
-            change.kind = if moved > 0.0 {
-                Kind::Costlier
-            } else {
-                Kind::Cheaper
-            };
-        }
+        change.raw.rest = Some(Box::new(rest));
     }
     change
 }
 
-/// `d` times the drift factor, rounded.
-fn scaled(d: i64, factor: f64) -> i64 {
-    if factor == 1.0 {
-        d
-    } else {
-        (d as f64 * factor).round() as i64
+/// Decides a family's rows together: Benjamini–Hochberg at the noise's
+/// alpha over the rows judged from their calls, each row's interval at the
+/// level that selection used ([`effect::fdr_alpha`]). Returns that level's
+/// alpha.
+pub fn decide_family<'c>(rows: impl Iterator<Item = &'c mut Change>, alpha: f64) -> f64 {
+    let mut rows: Vec<&mut Change> = rows.collect();
+    let ps: Vec<f64> = rows
+        .iter()
+        .filter(|c| c.tested)
+        .map(|c| c.raw.row.p())
+        .collect();
+    let level = effect::fdr_alpha(&ps, alpha);
+    for c in &mut rows {
+        c.decide(level);
     }
+    level
+}
+
+/// With several runs a side: the median of the rows' relative
+/// between-run variances ([`effect::run_variance`]), the spread every row
+/// shares (0 with one run a side, or no row in several runs).
+pub fn shared_run_variance(a: &[Sample], b: &[Sample]) -> f64 {
+    let mut vars: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .filter_map(|(a, b)| {
+            let (ca, cb) = (a.cost_series(), b.cost_series());
+            let (v, df) = effect::run_variance(
+                &Series {
+                    per_unit: &ca,
+                    run_starts: &a.run_starts,
+                },
+                &Series {
+                    per_unit: &cb,
+                    run_starts: &b.run_starts,
+                },
+            )?;
+            (df > 0.0 && v.is_finite()).then_some(v)
+        })
+        .collect();
+    if vars.is_empty() {
+        return 0.0;
+    }
+    vars.sort_by(f64::total_cmp);
+    vars[(vars.len() - 1) / 2]
 }
 
 /// The time-weighted median of sorted durations: the smallest duration at
@@ -639,49 +677,6 @@ fn typical(sorted: &[i64]) -> i64 {
     sorted.last().copied().unwrap_or(0)
 }
 
-fn typical_unsorted(v: &[i64]) -> f64 {
-    let mut v = v.to_vec();
-    v.sort_unstable();
-    typical(&v) as f64
-}
-
-fn mean_of(v: &[i64]) -> f64 {
-    v.iter().map(|&x| x as f64).sum::<f64>() / v.len().max(1) as f64
-}
-
-/// Chunks a capture's values are cut into to see them wander.
-const WANDER_CHUNKS: usize = 5;
-
-/// Half the range of `stat` over [`WANDER_CHUNKS`] consecutive chunks of
-/// `values` (in frame order): how far the value wanders within one capture.
-/// `None` with fewer than 5 values a chunk.
-fn wander_ns(values: &[i64], stat: fn(&[i64]) -> f64) -> Option<f64> {
-    let n = values.len();
-    if n < WANDER_CHUNKS * MIN_TESTED {
-        return None;
-    }
-    let chunks: Vec<Range<usize>> = (0..WANDER_CHUNKS)
-        .map(|k| k * n / WANDER_CHUNKS..(k + 1) * n / WANDER_CHUNKS)
-        .collect();
-    spread(values, &chunks, stat)
-}
-
-/// Half the range of `stat` over the non-empty `chunks` of `values`
-/// (`None` with fewer than two).
-fn spread(values: &[i64], chunks: &[Range<usize>], stat: fn(&[i64]) -> f64) -> Option<f64> {
-    let (mut lo, mut hi, mut n) = (f64::INFINITY, f64::NEG_INFINITY, 0);
-    for c in chunks {
-        let Some(v) = values.get(c.clone()).filter(|v| !v.is_empty()) else {
-            continue;
-        };
-        let v = stat(v);
-        lo = lo.min(v);
-        hi = hi.max(v);
-        n += 1;
-    }
-    (n >= 2).then_some((hi - lo) / 2.0)
-}
-
 /// A side's sums of a row (what its table keeps without the calls).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Sums {
@@ -690,87 +685,117 @@ pub struct Sums {
     pub max_ns: i64,
 }
 
-/// A row's change per frame and its two parts, from the sides' sums.
+/// A row's change per unit and its parts.
 struct Parts {
     delta: f64,
-    per_call: f64,
+    per_frame_a: f64,
+    per_frame_b: f64,
     count: f64,
-    /// Of `per_call`, the drift's part.
     drift: f64,
     rate_a: f64,
     rate_b: f64,
+    factor: f64,
 }
 
-fn parts(a: Option<Sums>, b: Option<Sums>, frames: (usize, usize), factor: f64) -> Parts {
-    let side = |g: Option<Sums>, frames: usize| {
-        g.map_or((0.0, 0.0, 0.0), |g| {
-            let f = frames.max(1) as f64;
-            (
-                g.total_ns as f64 / f,
-                g.count as f64 / f,
-                g.total_ns as f64 / g.count.max(1) as f64,
-            )
-        })
-    };
-    let (pa, rate_a, ma) = side(a, frames.0);
-    let (pb, rate_b, mb) = side(b, frames.1);
+fn parts(per_frame_a: f64, per_frame_b: f64, rates: (f64, f64), mean_a: f64, factor: f64) -> Parts {
     Parts {
-        delta: pb - pa,
-        per_call: rate_b * (mb - ma),
-        count: (rate_b - rate_a) * ma,
-        drift: if a.is_some() && b.is_some() {
-            rate_b * ma * (factor - 1.0)
-        } else {
-            0.0
-        },
-        rate_a,
-        rate_b,
+        delta: per_frame_b - per_frame_a,
+        per_frame_a,
+        per_frame_b,
+        count: (rates.1 - rates.0) * factor * mean_a,
+        drift: (factor - 1.0) * per_frame_a,
+        rate_a: rates.0,
+        rate_b: rates.1,
+        factor,
     }
 }
 
-/// Whether a row in both recordings needs its calls to be judged: a
-/// possible spike, or a per-call or count part past the thresholds. Every
-/// other such row is unchanged by the thresholds alone ([`judge`] agrees:
-/// tests/scale.rs checks it on every row of generated worst cases).
-pub fn needs_calls(a: Sums, b: Sums, frames: (usize, usize), noise: &Noise) -> bool {
-    use super::common::spike;
-    if spike(a.count, a.max_ns, a.total_ns) || spike(b.count, b.max_ns, b.total_ns) {
-        return true;
+impl Parts {
+    fn of_sums(a: Option<Sums>, b: Option<Sums>, frames: (usize, usize), factor: f64) -> Self {
+        let side = |g: Option<Sums>, frames: usize| {
+            g.map_or((0.0, 0.0, 0.0), |g| {
+                let f = frames.max(1) as f64;
+                (
+                    g.total_ns as f64 / f,
+                    g.count as f64 / f,
+                    g.total_ns as f64 / g.count.max(1) as f64,
+                )
+            })
+        };
+        let (pa, rate_a, ma) = side(a, frames.0);
+        let (pb, rate_b, _) = side(b, frames.1);
+        let factor = if a.is_some() && b.is_some() {
+            factor
+        } else {
+            1.0
+        };
+        parts(pa, pb, (rate_a, rate_b), ma, factor)
     }
-    let p = parts(Some(a), Some(b), frames, noise.drift_factor());
-    let min_ns = (noise.ms * 1e6).max(f64::MIN_POSITIVE);
-    let rel = noise.pct / 100.0;
-    (p.per_call - p.drift).abs() >= min_ns
-        || ((p.rate_b - p.rate_a).abs() > rel * p.rate_a && p.count.abs() >= min_ns)
+
+    /// The change these parts make, its effect exact (the sides' sums, no
+    /// sampling): the row is on one side only, or the prefilter's bound.
+    fn change(&self, noise: &Noise, basis: Basis) -> Change {
+        let expected = self.factor * self.per_frame_a;
+        let row =
+            effect::bounded(expected, self.per_frame_b, noise.pct, noise.ms).unwrap_or(Estimate {
+                delta_ns: self.per_frame_b - expected,
+                band_ns: effect::band_ns(expected, noise.pct, noise.ms),
+                exact: Some([self.per_frame_b - expected; 2]),
+                ..Default::default()
+            });
+        let mut c = Change {
+            kind: Kind::Unchanged,
+            rest: None,
+            delta_per_frame_ns: self.delta,
+            per_call_part_ns: self.delta - self.count,
+            count_part_ns: self.count,
+            drift_part_ns: self.drift,
+            median_a_ns: None,
+            median_b_ns: None,
+            typical_a_ns: None,
+            typical_b_ns: None,
+            calls_per_frame_a: self.rate_a,
+            calls_per_frame_b: self.rate_b,
+            per_call_a_ns: (self.rate_a > 0.0).then(|| self.per_frame_a / self.rate_a),
+            per_call_b_ns: (self.rate_b > 0.0).then(|| self.per_frame_b / self.rate_b),
+            effect: row.effect(noise.alpha, basis.unit()),
+            tested: false,
+            raw: Raw {
+                row,
+                count: None,
+                rest: None,
+                per: basis.unit(),
+            },
+        };
+        c.effect = c.raw.row.effect(noise.alpha, basis.unit());
+        c
+    }
+}
+
+/// Whether a row in both recordings needs its calls to be judged: its
+/// larger side costs at least the band per unit. Every other such row is
+/// unchanged by construction ([`effect::bounded`]).
+pub fn needs_calls(a: Sums, b: Sums, frames: (usize, usize), noise: &Noise) -> bool {
+    let p = Parts::of_sums(Some(a), Some(b), frames, noise.drift_factor());
+    effect::bounded(p.factor * p.per_frame_a, p.per_frame_b, noise.pct, noise.ms).is_none()
 }
 
 /// The judgement of a row [`needs_calls`] passed over (or on one side
-/// only), from its sums: new, gone or unchanged; no medians, no tests.
-pub fn untested(a: Option<Sums>, b: Option<Sums>, frames: (usize, usize), noise: &Noise) -> Change {
-    let p = parts(a, b, frames, noise.drift_factor());
-    Change {
-        kind: match (a, b) {
-            (None, _) => Kind::New,
-            (_, None) => Kind::Gone,
-            _ => Kind::Unchanged,
-        },
-        rest: None,
-        delta_per_frame_ns: p.delta,
-        per_call_part_ns: p.per_call,
-        count_part_ns: p.count,
-        drift_part_ns: p.drift,
-        median_a_ns: None,
-        median_b_ns: None,
-        typical_a_ns: None,
-        typical_b_ns: None,
-        calls_per_frame_a: p.rate_a,
-        calls_per_frame_b: p.rate_b,
-        p_per_call: None,
-        p_count: None,
-        p_cost: None,
-        tested: false,
-        few_calls: false,
-    }
+/// only), from its sums: new, gone or unchanged, its interval exact.
+pub fn untested(
+    a: Option<Sums>,
+    b: Option<Sums>,
+    frames: (usize, usize),
+    noise: &Noise,
+    basis: Basis,
+) -> Change {
+    let mut c = Parts::of_sums(a, b, frames, noise.drift_factor()).change(noise, basis);
+    c.kind = match (a, b) {
+        (None, _) => Kind::New,
+        (_, None) => Kind::Gone,
+        _ => Kind::Unchanged,
+    };
+    c
 }
 
 /// The samples of `n` rows from their calls `(row, unit, duration)` sorted
@@ -780,11 +805,12 @@ pub fn samples(calls: &[(u32, u32, i64)], n: usize, units: &Units) -> Vec<Sample
     let mut out: Vec<Sample> = vec![
         Sample {
             frames: units.count,
+            run_starts: units.run_starts(),
+            basis: units.basis,
             ..Default::default()
         };
         n
     ];
-    let runs = units.runs() > 1;
     let mut last: Option<(u32, u32)> = None;
     for &(c, f, d) in calls {
         let s = &mut out[c as usize];
@@ -795,121 +821,11 @@ pub fn samples(calls: &[(u32, u32, i64)], n: usize, units: &Units) -> Vec<Sample
             }
         } else {
             s.calls_in_frames.push(1);
-            if runs {
-                s.frame_runs.push(units.run_of(f));
-            }
+            s.frame_units.push(f);
         }
         last = Some((c, f));
     }
     out
-}
-
-/// Sorted values as (value, multiplicity) runs.
-fn runs(sorted: &[i64]) -> Vec<(i64, u64)> {
-    let mut out: Vec<(i64, u64)> = Vec::new();
-    for &v in sorted {
-        match out.last_mut() {
-            Some((last, n)) if *last == v => *n += 1,
-            _ => out.push((v, 1)),
-        }
-    }
-    out
-}
-
-/// A side's calls per frame as runs, frames without a call counted as 0.
-fn count_runs(s: &Sample) -> Vec<(i64, u64)> {
-    let mut counts: Vec<i64> = s.calls_in_frames.iter().map(|&c| i64::from(c)).collect();
-    counts.sort_unstable();
-    let mut out = runs(&counts);
-    let zeros = s.frames.saturating_sub(s.calls_in_frames.len()) as u64;
-    if zeros > 0 {
-        out.insert(0, (0, zeros));
-    }
-    out
-}
-
-/// The two-sided p-value of the Mann-Whitney U test of `a` against `b`
-/// (each sorted (value, multiplicity) runs): normal approximation with the
-/// tie correction and a continuity correction. O(runs): the callers sort.
-pub fn mann_whitney_p(a: &[(i64, u64)], b: &[(i64, u64)]) -> f64 {
-    let na: u64 = a.iter().map(|r| r.1).sum();
-    let nb: u64 = b.iter().map(|r| r.1).sum();
-    if na == 0 || nb == 0 {
-        return 1.0;
-    }
-    let n = (na + nb) as f64;
-    // Merge the runs: each distinct value gets the average of its ranks.
-    let (mut i, mut j) = (0, 0);
-    let mut rank_sum_a = 0.0f64;
-    let mut next_rank = 1.0f64;
-    let mut tie_term = 0.0f64;
-    while i < a.len() || j < b.len() {
-        let v = match (a.get(i), b.get(j)) {
-            (Some(x), Some(y)) => x.0.min(y.0),
-            (Some(x), None) => x.0,
-            (None, Some(y)) => y.0,
-            (None, None) => unreachable!(),
-        };
-        let ca = if a.get(i).is_some_and(|x| x.0 == v) {
-            i += 1;
-            a[i - 1].1
-        } else {
-            0
-        };
-        let cb = if b.get(j).is_some_and(|y| y.0 == v) {
-            j += 1;
-            b[j - 1].1
-        } else {
-            0
-        };
-        let t = (ca + cb) as f64;
-        let average = next_rank + (t - 1.0) / 2.0;
-        rank_sum_a += average * ca as f64;
-        next_rank += t;
-        tie_term += t * t * t - t;
-    }
-    let (na, nb) = (na as f64, nb as f64);
-    let u = rank_sum_a - na * (na + 1.0) / 2.0;
-    let mean = na * nb / 2.0;
-    let var = na * nb / 12.0 * ((n + 1.0) - tie_term / (n * (n - 1.0)));
-    if var <= 0.0 {
-        return 1.0; // every value the same
-    }
-    let z = ((u - mean).abs() - 0.5).max(0.0) / var.sqrt();
-    four_digits(erfc(z / std::f64::consts::SQRT_2).clamp(0.0, 1.0))
-}
-
-/// `p` to 4 significant digits: `exp` may differ in its last bit between
-/// the native and the WebAssembly build, the rounded value does not (the
-/// app's diff table and `compare --json` print the same p).
-fn four_digits(p: f64) -> f64 {
-    format!("{p:.3e}").parse().unwrap_or(p)
-}
-
-/// The complementary error function (Chebyshev fit, |error| < 1.2e-7).
-fn erfc(x: f64) -> f64 {
-    // The fit's coefficients after the constant, evaluated by Horner's rule
-    // from the last (a loop, not one nested expression: rustfmt took 20 s
-    // on the nested form).
-    const C: [f64; 9] = [
-        1.000_023_68,
-        0.374_091_96,
-        0.096_784_18,
-        -0.186_288_06,
-        0.278_868_07,
-        -1.135_203_98,
-        1.488_515_87,
-        -0.822_152_23,
-        0.170_872_77,
-    ];
-    let z = x.abs();
-    let t = 1.0 / (1.0 + 0.5 * z);
-    let mut poly = C[8];
-    for &c in C[..8].iter().rev() {
-        poly = c + t * poly;
-    }
-    let r = t * (-z * z - 1.265_512_23 + t * poly).exp();
-    if x >= 0.0 { r } else { 2.0 - r }
 }
 
 #[cfg(test)]
@@ -917,68 +833,80 @@ mod tests {
     use super::*;
 
     fn sample(durations_ns: Vec<i64>, frames: usize) -> Sample {
-        // One call per frame, round robin.
-        let mut calls = vec![0u32; frames];
-        for k in 0..durations_ns.len() {
-            calls[k % frames] += 1;
+        // Round robin over the frames, in frame order.
+        let mut per_frame: Vec<Vec<i64>> = vec![Vec::new(); frames];
+        for (k, d) in durations_ns.into_iter().enumerate() {
+            per_frame[k % frames].push(d);
         }
-        Sample {
-            durations_ns,
-            calls_in_frames: calls.into_iter().filter(|&c| c > 0).collect(),
+        let mut s = Sample {
             frames,
-            frame_runs: Vec::new(),
+            ..Default::default()
+        };
+        for (f, calls) in per_frame.into_iter().enumerate() {
+            if !calls.is_empty() {
+                s.calls_in_frames.push(calls.len() as u32);
+                s.frame_units.push(f as u32);
+                s.durations_ns.extend(calls);
+            }
         }
-    }
-
-    #[test]
-    fn erfc_matches_known_values() {
-        assert!((erfc(0.0) - 1.0).abs() < 1e-7);
-        assert!((erfc(1.0) - 0.157_299_207).abs() < 1e-6);
-        assert!((erfc(2.0) - 0.004_677_735).abs() < 1e-6);
-        assert!((erfc(-1.0) - 1.842_700_793).abs() < 1e-6);
-    }
-
-    #[test]
-    fn mann_whitney_against_a_textbook_case() {
-        // No overlap, 10 against 10: U = 0, z = (50 - 0.5) / sqrt(175) = 3.742,
-        // p = 1.83e-4 (two-sided, continuity corrected).
-        let a: Vec<(i64, u64)> = (1..=10).map(|v| (v, 1)).collect();
-        let b: Vec<(i64, u64)> = (11..=20).map(|v| (v, 1)).collect();
-        let p = mann_whitney_p(&a, &b);
-        assert_eq!(p, 1.827e-4);
-        // Identical samples: no evidence.
-        assert!(mann_whitney_p(&a, &a) > 0.9);
-        // All ties: p = 1.
-        assert_eq!(mann_whitney_p(&[(5, 10)], &[(5, 7)]), 1.0);
+        s
     }
 
     #[test]
     fn kinds_of_change() {
-        let noise = Noise::default();
+        // The sampling part alone (as a comparison whose busy names agree
+        // exactly would judge).
+        let noise = Noise {
+            tau: 0.0,
+            drift_se: 0.0,
+            ..Noise::default()
+        };
         let base: Vec<i64> = (0..100).map(|k| 1_000_000 + (k % 7) * 1_000).collect();
         let slower: Vec<i64> = base.iter().map(|d| d * 3 / 2).collect();
         let a = sample(base.clone(), 100);
-        assert_eq!(
-            judge(Some(&a), Some(&sample(slower, 100)), &noise).kind,
-            Kind::Slower
-        );
+        let c = judge(Some(&a), Some(&sample(slower, 100)), &noise);
+        assert_eq!(c.kind, Kind::Slower, "{c:?}");
+        assert_eq!(c.effect.verdict, Verdict::Changed);
+        assert!(c.effect.ci_ns[0] > c.effect.band_ns, "{:?}", c.effect);
         let twice: Vec<i64> = base.iter().chain(&base).copied().collect();
         let c = judge(Some(&a), Some(&sample(twice, 100)), &noise);
         assert_eq!(c.kind, Kind::MoreOften, "{c:?}");
         assert!((c.count_part_ns - c.delta_per_frame_ns).abs() < 1.0);
-        assert_eq!(judge(Some(&a), Some(&a), &noise).kind, Kind::Unchanged);
+        let same = judge(Some(&a), Some(&a), &noise);
+        assert_eq!(same.kind, Kind::Unchanged, "{same:?}");
         assert_eq!(judge(None, Some(&a), &noise).kind, Kind::New);
         assert_eq!(judge(Some(&a), None, &noise).kind, Kind::Gone);
         let mut spiky = base.clone();
         spiky[3] = 500_000_000;
         let s = judge(Some(&a), Some(&sample(spiky, 100)), &noise);
-        assert_eq!((s.kind, s.rest), (Kind::Spike, Some(Kind::Unchanged)));
+        assert_eq!(
+            (s.kind, s.rest),
+            (Kind::Spike, Some(Kind::Unchanged)),
+            "{s:?}"
+        );
+        // The spike hides no verdict: the row's effect is the whole row's.
+        assert!(s.effect.delta_ns > 4e6, "{:?}", s.effect);
+        // One row alone, nothing measured of how rows vary between runs:
+        // the same calls are not called unchanged within 5% (the default
+        // run-to-run spread is wider than the band), and a 1.5x slower row
+        // is still a change.
+        let alone = judge(Some(&a), Some(&a), &Noise::default());
+        assert_eq!(alone.kind, Kind::Inconclusive, "{alone:?}");
+        assert!(
+            alone
+                .effect
+                .settle
+                .as_deref()
+                .unwrap()
+                .contains("runs a side")
+        );
+        let slower: Vec<i64> = base.iter().map(|d| d * 3 / 2).collect();
+        let c = judge(Some(&a), Some(&sample(slower, 100)), &Noise::default());
+        assert_eq!(c.kind, Kind::Slower, "{c:?}");
     }
 
     #[test]
-    fn the_test_is_sub_quadratic() {
-        // A million calls a side is judged (the runs make it linear after
-        // the sort); a quadratic test would not finish in a test's time.
+    fn a_million_calls_a_side_are_judged() {
         let a: Vec<i64> = (0..1_000_000).map(|k| 1_000 + k % 997).collect();
         let b: Vec<i64> = (0..1_000_000).map(|k| 1_050 + k % 991).collect();
         let c = judge(
@@ -987,6 +915,6 @@ mod tests {
             &Noise::default(),
         );
         assert!(c.tested);
-        assert!(c.p_per_call.is_some());
+        assert!(c.effect.ci_ns[0] <= c.effect.ci_ns[1]);
     }
 }

@@ -22,6 +22,7 @@ pub mod compare;
 pub mod coverage;
 pub mod diff;
 pub mod drift;
+pub mod effect;
 pub mod find;
 pub mod flame;
 pub mod frames;

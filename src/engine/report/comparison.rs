@@ -161,12 +161,13 @@ pub(super) fn comparison(
     let gate = opts.gate.map(|g| {
         let regressions: Vec<(Pair, Change)> = all
             .iter()
-            .filter(|&&p| names.kind(p).is_regression())
             .map(|&p| (p, names.change(p)))
+            .filter(|(_, c)| c.tested)
             .collect();
         g.check(
             names.unit_ns(),
             names.drift(),
+            noise.alpha,
             regressions
                 .iter()
                 .map(|(p, c)| (names.name(*p), None, c, names.own(*p))),

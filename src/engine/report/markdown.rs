@@ -2,7 +2,7 @@
 //! comparison's table and the sections of each recording.
 
 use super::comparison::{numbered_runs, sentence_md, threads_md, wait_in, wait_md};
-use super::text::{between_frames, cell, describe_per, msu, num, p_text, signed_ms, text};
+use super::text::{between_frames, cell, describe_per, msu, num, signed_ms, text};
 use super::{ComparisonReport, Outlier, RecordingReport, Report};
 use crate::engine::analyses::accounting::Lead;
 use crate::engine::analyses::basis::Basis;
@@ -694,7 +694,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         msu(f.mean_b_ns.round() as i64),
         signed_ms(f.delta_mean_ns),
         f.kind.words_once(),
-        f.p.map_or(String::new(), |p| format!(" ({})", p_text(p))),
+        format!(" ({})", f.effect.text()),
     );
     let median_leads = f.lead == Lead::Median;
     if median_leads {

@@ -36,8 +36,21 @@ pub fn describe_per(c: &Change, basis: Basis) -> String {
             | Kind::FasterMoreOften
             | Kind::FasterLessOften
     );
-    if per_call && let (Some(ma), Some(mb)) = (c.median_a_ns, c.median_b_ns) {
-        parts.push(format!("median {} → {}", msu(ma), msu(mb)));
+    // Faster or slower beyond the drift, while the row took longer (or
+    // less) as measured: said so in the same phrase.
+    let against_drift = c.kind.is_change()
+        && c.drift_part_ns != 0.0
+        && c.delta_per_frame_ns.signum() != c.beyond_drift_ns().signum();
+    if against_drift {
+        parts[0].push_str(" than the drift predicts");
+    }
+    parts.push(c.effect.text());
+    if per_call && let (Some(ma), Some(mb)) = (c.per_call_a_ns, c.per_call_b_ns) {
+        parts.push(format!(
+            "mean call {} → {}",
+            msu(ma.round() as i64),
+            msu(mb.round() as i64)
+        ));
     }
     if count {
         parts.push(format!(
@@ -45,22 +58,10 @@ pub fn describe_per(c: &Change, basis: Basis) -> String {
             c.calls_per_frame_a, c.calls_per_frame_b
         ));
     }
-    let p = if per_call { c.p_per_call } else { c.p_count };
-    if let Some(p) = p.filter(|_| per_call || count) {
-        parts.push(p_text(p));
-    }
-    if c.few_calls {
-        parts.push("fewer than 5 calls: judged by the thresholds alone".to_owned());
+    if let Some(settle) = &c.effect.settle {
+        parts.push(settle.clone());
     }
     parts.join(", ")
-}
-
-pub(super) fn p_text(p: f64) -> String {
-    if p < 0.001 {
-        "p < 0.001".to_owned()
-    } else {
-        format!("p = {p:.3}")
-    }
 }
 
 pub(super) fn signed_ms(ns: f64) -> String {

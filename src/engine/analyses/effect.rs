@@ -1,0 +1,766 @@
+//! One model of change: every judged row is an **effect with an interval**,
+//! judged against a band. `compare`, `calls A B`, the report, the tree's
+//! diff, the gaps, the frame and the gate all read it from here.
+//!
+//! ## The effect
+//!
+//! A row's cost per basis unit (a frame, or a second on the `second` basis)
+//! is its time in that unit, 0 in a unit without it. Its **effect** is
+//!
+//! ```text
+//! Δ = mean_B − f · mean_A        (ns per unit)
+//! ```
+//!
+//! where `f` is the run-to-run drift ([`super::drift`]: B's per-call cost
+//! over A's that the busy names share; 1 without an estimate). The drift
+//! scales profiled work only (scopes' time, gaps inside scopes), never the
+//! frame itself, which holds idle time and waits for vsync.
+//!
+//! ## Its uncertainty
+//!
+//! Δ's variance has three parts:
+//!
+//! - **Sampling**, from within each run. With one run a side: **batch
+//!   means** over contiguous batches of units (`⌊√n⌋`, at most
+//!   [`MAX_BATCHES`]), the batches doubled in size while their lag-1
+//!   autocorrelation is significant, and the rest of it corrected as AR(1)
+//!   (`× (1+r)/(1−r)`: the effective batches). Frames are not independent:
+//!   a row that wanders through the run gets a wide interval, and with
+//!   fewer than [`MIN_EFFECTIVE_BATCHES`] effective batches it is
+//!   inconclusive. With several runs a side the **runs are the units**:
+//!   each run's mean, their spread relative to the side's mean pooled over
+//!   A and B, moderated towards the spread every row shares (`(d₀ s₀² + d
+//!   s²) / (d₀ + d)`, limma's moderated variance, `d₀` = [`PRIOR_DF`]), so
+//!   that 2-3 runs a side still give an interval.
+//! - **The row's own run-to-run term**, `τ`: two runs of the same code
+//!   differ name by name (caches, layout, the other tenants), beyond the
+//!   drift they share. `τ` is the robust spread (1.4826 MAD) of the busy
+//!   names' log ratios around the drift; with fewer than
+//!   [`super::drift::MIN_SCOPES`] busy names it is [`DEFAULT_TAU`]. One run
+//!   a side cannot see it within the run, so `(τ · c)²` is added (`c` the
+//!   row's cost per unit, the mean of both sides). Several runs a side see
+//!   it in their spread.
+//! - **The drift's own error**: `(se_d · f · mean_A)²`, `se_d` the standard
+//!   error of the drift's median (1.2533 τ / √n), or [`DEFAULT_DRIFT_SE`]
+//!   without an estimate (the machine may have drifted; nothing measured
+//!   it).
+//!
+//! Degrees of freedom: Welch–Satterthwaite over the sampling parts (the
+//! others counted as known).
+//!
+//! ## The verdict
+//!
+//! The band is `±max(noise % of f · mean_A, noise ms)` per unit. With the
+//! two-sided interval at level `1 − α'`:
+//!
+//! - **changed** when the whole interval lies outside the band;
+//! - **unchanged** when it lies inside (an equivalence test);
+//! - **inconclusive** otherwise, with what would settle it (`settle`).
+//!
+//! `α' = α` for a row judged alone. A comparison's rows are one family: its
+//! p-values (`2 (1 − T((|Δ| − band) / se))`, the test of "outside the
+//! band") go through Benjamini–Hochberg at `α` (the false-discovery rate),
+//! and every row's interval is printed at the level the selection used,
+//! `α' = R α / m` (Benjamini–Yekutieli's false-coverage intervals, R of m
+//! rows selected): a row is changed exactly when its printed interval
+//! clears the band. The gate's family is controlled family-wise (Holm).
+//!
+//! An exact prefilter keeps the worst case cheap: a row whose larger side
+//! (A's times `f`, or B's) costs less than the band per unit is unchanged by
+//! construction (Δ lies in `[−f·mean_A, mean_B]`), with that as its
+//! interval.
+//!
+//! Everything here is `f64` arithmetic plus `libm`'s `exp`, `log` and
+//! `lgamma`, the same on native and wasm: both print the same figures and
+//! verdicts.
+
+use serde::Serialize;
+
+/// The most batches of one run's units.
+pub const MAX_BATCHES: usize = 32;
+/// Fewer effective batches than this on a side: the row is inconclusive.
+pub const MIN_EFFECTIVE_BATCHES: f64 = 3.0;
+/// The weight (degrees of freedom) of the spread every row shares, in
+/// the moderated variance of several runs a side.
+pub const PRIOR_DF: f64 = 4.0;
+/// A row's run-to-run spread (log ratio between one run of A and one of
+/// B, beyond the drift) when too few busy names measure it: the largest
+/// measured on the repo's real same-code twins (docs/statistics.md).
+pub const DEFAULT_TAU: f64 = 0.08;
+/// The drift's standard error (log) when it was not estimated.
+pub const DEFAULT_DRIFT_SE: f64 = 0.03;
+
+/// What the interval says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Changed,
+    Unchanged,
+    #[default]
+    Inconclusive,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Changed => "changed",
+            Verdict::Unchanged => "unchanged",
+            Verdict::Inconclusive => "inconclusive",
+        }
+    }
+}
+
+/// A row's effect as every judged row prints it (`effect` in `--json`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Effect {
+    /// What the figures are per: `frame` or `second`.
+    pub per: &'static str,
+    /// B's cost per unit minus A's times the drift factor.
+    pub delta_ns: f64,
+    /// The interval the verdict used, at `level`.
+    pub ci_ns: [f64; 2],
+    /// Half the width of the band around 0 a change must clear.
+    pub band_ns: f64,
+    /// The interval's confidence level (0.99 for a row judged alone at
+    /// alpha 0.01; lower as the family's selection allows).
+    pub level: f64,
+    pub verdict: Verdict,
+    /// For an inconclusive row: what would settle it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settle: Option<String>,
+}
+
+impl Effect {
+    /// In words: "+1.980 ms per frame [+1.930, +2.030] (99%)", with the
+    /// band when the verdict is not a change ("within ±0.050").
+    pub fn text(&self) -> String {
+        let num = |ns: f64| {
+            let ns = if ns.abs() < 0.5 { 0.0 } else { ns };
+            format!("{:+.3}", ns / 1e6)
+        };
+        let band = match self.verdict {
+            Verdict::Changed => String::new(),
+            Verdict::Unchanged => format!(" within ±{:.3}", self.band_ns / 1e6),
+            Verdict::Inconclusive => format!(" against ±{:.3}", self.band_ns / 1e6),
+        };
+        format!(
+            "{} ms per {} [{}, {}]{band} ({}%)",
+            num(self.delta_ns),
+            self.per,
+            num(self.ci_ns[0]),
+            num(self.ci_ns[1]),
+            four_digits(self.level * 100.0)
+        )
+    }
+}
+
+/// The common terms of a comparison every row's interval carries.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Terms {
+    /// The drift factor (1 without one).
+    pub factor: f64,
+    /// The drift's standard error, log scale.
+    pub drift_se: f64,
+    /// A row's own run-to-run spread, log scale ([`DEFAULT_TAU`] without an
+    /// estimate).
+    pub tau: f64,
+    /// With several runs a side: the relative between-run variance every
+    /// row shares (the moderated variance's prior; 0: none yet).
+    pub run_var: f64,
+}
+
+impl Default for Terms {
+    fn default() -> Self {
+        Self {
+            factor: 1.0,
+            drift_se: DEFAULT_DRIFT_SE,
+            tau: DEFAULT_TAU,
+            run_var: 0.0,
+        }
+    }
+}
+
+impl Terms {
+    /// No drift and no run-to-run term: B against A as measured (the frame,
+    /// `--no-drift`'s factor, and the tests of the model's sampling part).
+    pub fn none() -> Self {
+        Self {
+            factor: 1.0,
+            drift_se: 0.0,
+            tau: 0.0,
+            run_var: 0.0,
+        }
+    }
+}
+
+/// One side of a row: its cost in each unit, in order, and the first unit
+/// of each run after the first (empty: one run).
+#[derive(Clone, Copy, Debug)]
+pub struct Series<'s> {
+    pub per_unit: &'s [f64],
+    pub run_starts: &'s [u32],
+}
+
+/// Why a row cannot be judged whatever its figures.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Limit {
+    #[default]
+    None,
+    /// A side has fewer than 2 units.
+    TooFewUnits,
+    /// A side's units are too correlated: its effective batches.
+    TooFewBatches(f64),
+}
+
+/// A row's effect before its family's level is known.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Estimate {
+    pub delta_ns: f64,
+    pub se_ns: f64,
+    pub df: f64,
+    pub band_ns: f64,
+    /// Units of A and B, and their runs.
+    pub units: (usize, usize),
+    pub runs: (usize, usize),
+    pub limit: Limit,
+    /// Known without error (the prefilter's bound): the interval is this.
+    pub exact: Option<[f64; 2]>,
+}
+
+/// The band around 0: `noise_pct` of `expected_ns` (A's cost times the
+/// factor), at least `noise_ms`.
+pub fn band_ns(expected_ns: f64, noise_pct: f64, noise_ms: f64) -> f64 {
+    (noise_pct / 100.0 * expected_ns.abs()).max(noise_ms * 1e6)
+}
+
+/// A side's sampling: the mean per unit, the variance of that mean, its
+/// degrees of freedom and its effective batches.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Sampling {
+    mean: f64,
+    var: f64,
+    df: f64,
+    effective: f64,
+}
+
+fn mean(x: &[f64]) -> f64 {
+    if x.is_empty() {
+        0.0
+    } else {
+        x.iter().sum::<f64>() / x.len() as f64
+    }
+}
+
+/// Batch means of one run's units (see the module doc).
+fn batch_means(x: &[f64]) -> Sampling {
+    let n = x.len();
+    let m = mean(x);
+    if n < 2 {
+        return Sampling {
+            mean: m,
+            effective: n as f64,
+            ..Default::default()
+        };
+    }
+    let mut b = ((n as f64).sqrt() as usize).clamp(2, MAX_BATCHES).min(n);
+    let mut means = Vec::with_capacity(b);
+    loop {
+        means.clear();
+        means.extend((0..b).map(|k| mean(&x[k * n / b..(k + 1) * n / b])));
+        let c = mean(&means);
+        let ss: f64 = means.iter().map(|v| (v - c) * (v - c)).sum();
+        let r = if ss > 0.0 && b >= 4 {
+            means
+                .windows(2)
+                .map(|w| (w[0] - c) * (w[1] - c))
+                .sum::<f64>()
+                / ss
+        } else {
+            0.0
+        };
+        // Batches too small for the correlation: twice as large.
+        if b >= 8 && r > 2.0 / (b as f64).sqrt() {
+            b /= 2;
+            continue;
+        }
+        let inflation = if r > 0.0 {
+            (1.0 + r) / (1.0 - r.min(0.9))
+        } else {
+            1.0
+        };
+        let effective = b as f64 / inflation;
+        return Sampling {
+            mean: m,
+            var: ss / (b - 1) as f64 / b as f64 * inflation,
+            df: (effective - 1.0).max(1.0),
+            effective,
+        };
+    }
+}
+
+/// Each run's mean per unit.
+fn run_means(s: &Series) -> Vec<f64> {
+    let n = s.per_unit.len();
+    let mut bounds: Vec<usize> = Vec::with_capacity(s.run_starts.len() + 2);
+    bounds.push(0);
+    bounds.extend(s.run_starts.iter().map(|&u| (u as usize).min(n)));
+    bounds.push(n);
+    bounds
+        .windows(2)
+        .filter(|w| w[1] > w[0])
+        .map(|w| mean(&s.per_unit[w[0]..w[1]]))
+        .collect()
+}
+
+/// A row's relative between-run variance pooled over both sides, and its
+/// degrees of freedom (`None` with one run a side). Each side's runs are
+/// taken relative to that side's mean (rows of any size pool together).
+pub fn run_variance(a: &Series, b: &Series) -> Option<(f64, f64)> {
+    let (ya, yb) = (run_means(a), run_means(b));
+    if ya.len() < 2 && yb.len() < 2 {
+        return None;
+    }
+    let (mut ss, mut df) = (0.0, 0.0);
+    for y in [&ya, &yb] {
+        let m = mean(y);
+        if y.len() >= 2 && m > 0.0 {
+            ss += y.iter().map(|v| (v / m - 1.0).powi(2)).sum::<f64>();
+            df += (y.len() - 1) as f64;
+        }
+    }
+    Some((if df > 0.0 { ss / df } else { 0.0 }, df))
+}
+
+/// Estimates a row's effect: A's series, B's, the comparison's terms and
+/// its noise thresholds.
+pub fn estimate(a: &Series, b: &Series, terms: &Terms, noise_pct: f64, noise_ms: f64) -> Estimate {
+    let f = terms.factor;
+    let (ma, mb) = (mean(a.per_unit), mean(b.per_unit));
+    let mut e = Estimate {
+        delta_ns: mb - f * ma,
+        band_ns: band_ns(f * ma, noise_pct, noise_ms),
+        units: (a.per_unit.len(), b.per_unit.len()),
+        runs: (a.run_starts.len() + 1, b.run_starts.len() + 1),
+        ..Default::default()
+    };
+    if e.units.0 < 2 || e.units.1 < 2 {
+        e.limit = Limit::TooFewUnits;
+        return e;
+    }
+    let drift = (terms.drift_se * f * ma).powi(2);
+    if e.runs.0 > 1 || e.runs.1 > 1 {
+        // The runs are the units.
+        let (ya, yb) = (run_means(a), run_means(b));
+        let (na, nb) = (ya.len().max(1) as f64, yb.len().max(1) as f64);
+        let (v, d) = run_variance(a, b).unwrap_or((0.0, 0.0));
+        let d0 = if terms.run_var > 0.0 { PRIOR_DF } else { 0.0 };
+        if d + d0 <= 0.0 {
+            e.limit = Limit::TooFewUnits;
+            return e;
+        }
+        let moderated = (d0 * terms.run_var + d * v) / (d0 + d);
+        e.se_ns = (moderated * (mb * mb / nb + f * f * ma * ma / na) + drift).sqrt();
+        e.df = d + d0;
+        return e;
+    }
+    let (sa, sb) = (batch_means(a.per_unit), batch_means(b.per_unit));
+    let fewest = sa.effective.min(sb.effective);
+    if fewest < MIN_EFFECTIVE_BATCHES {
+        e.limit = Limit::TooFewBatches(fewest);
+    }
+    let (va, vb) = (f * f * sa.var, sb.var);
+    let row = (terms.tau * (mb + f * ma) / 2.0).powi(2);
+    let var = va + vb + row + drift;
+    e.se_ns = var.sqrt();
+    let den = va * va / sa.df.max(1.0) + vb * vb / sb.df.max(1.0);
+    e.df = if den > 0.0 {
+        (var * var / den).min(1e6)
+    } else {
+        1e6
+    };
+    e
+}
+
+/// A row whose larger side costs less than the band per unit: unchanged by
+/// construction, its interval `[−f·mean_A, mean_B]` (the prefilter).
+pub fn bounded(expected_a_ns: f64, b_ns: f64, noise_pct: f64, noise_ms: f64) -> Option<Estimate> {
+    let band = band_ns(expected_a_ns, noise_pct, noise_ms);
+    (expected_a_ns.max(b_ns) < band).then(|| Estimate {
+        delta_ns: b_ns - expected_a_ns,
+        band_ns: band,
+        exact: Some([-expected_a_ns, b_ns]),
+        ..Default::default()
+    })
+}
+
+impl Estimate {
+    /// The two-sided p-value of "the effect lies outside the band" (1 for a
+    /// row that cannot be judged).
+    pub fn p(&self) -> f64 {
+        if self.exact.is_some() || self.limit != Limit::None {
+            return 1.0;
+        }
+        let excess = self.delta_ns.abs() - self.band_ns;
+        if self.se_ns <= 0.0 {
+            return if excess > 0.0 { 0.0 } else { 1.0 };
+        }
+        (2.0 * (1.0 - t_cdf(excess / self.se_ns, self.df))).clamp(0.0, 1.0)
+    }
+
+    /// The interval at two-sided level `1 − alpha`.
+    pub fn interval(&self, alpha: f64) -> [f64; 2] {
+        if let Some(i) = self.exact {
+            return i;
+        }
+        let half = if self.se_ns > 0.0 {
+            t_quantile(1.0 - alpha / 2.0, self.df) * self.se_ns
+        } else {
+            0.0
+        };
+        [self.delta_ns - half, self.delta_ns + half]
+    }
+
+    /// The verdict at two-sided level `1 − alpha`.
+    pub fn verdict(&self, alpha: f64) -> Verdict {
+        if self.exact.is_some() {
+            return Verdict::Unchanged;
+        }
+        if self.limit != Limit::None {
+            return Verdict::Inconclusive;
+        }
+        let [lo, hi] = self.interval(alpha);
+        if lo > self.band_ns || hi < -self.band_ns {
+            Verdict::Changed
+        } else if lo >= -self.band_ns && hi <= self.band_ns {
+            Verdict::Unchanged
+        } else {
+            Verdict::Inconclusive
+        }
+    }
+
+    /// The effect as printed, at two-sided level `1 − alpha`, per `per`.
+    pub fn effect(&self, alpha: f64, per: &'static str) -> Effect {
+        let verdict = self.verdict(alpha);
+        Effect {
+            per,
+            delta_ns: round_ns(self.delta_ns),
+            ci_ns: self.interval(alpha).map(round_ns),
+            band_ns: round_ns(self.band_ns),
+            level: four_digits(1.0 - alpha),
+            verdict,
+            settle: (verdict == Verdict::Inconclusive).then(|| self.settle(alpha, per)),
+        }
+    }
+
+    /// What would settle an inconclusive row.
+    fn settle(&self, alpha: f64, per: &str) -> String {
+        let units = |n: usize| format!("{n} {per}{}", if n == 1 { "" } else { "s" });
+        match self.limit {
+            Limit::TooFewUnits if self.runs.0 > 1 || self.runs.1 > 1 => {
+                return "record 3 or more runs a side (alternating A and B on one machine)"
+                    .to_owned();
+            }
+            Limit::TooFewUnits => {
+                return format!(
+                    "too few {per}s to judge ({} in A, {} in B): record at least 10 a side",
+                    self.units.0, self.units.1
+                );
+            }
+            Limit::TooFewBatches(eff) => {
+                return format!(
+                    "the row wanders through the run ({eff:.1} effective batches of its {per}s, \
+                     at least {MIN_EFFECTIVE_BATCHES} needed): record a longer run, or several \
+                     runs a side"
+                );
+            }
+            Limit::None => {}
+        }
+        let q = t_quantile(1.0 - alpha / 2.0, self.df);
+        let room = (self.delta_ns.abs() - self.band_ns).abs();
+        // The standard error that would put the interval on one side of
+        // the band's edge, and how many more units (or runs) give it: the
+        // sampling part shrinks as 1/n.
+        let needed = room / q;
+        let factor = if needed > 0.0 {
+            (self.se_ns / needed).powi(2)
+        } else {
+            f64::INFINITY
+        };
+        let several = self.runs.0 > 1 || self.runs.1 > 1;
+        if !(factor.is_finite() && factor <= 50.0) {
+            return format!(
+                "the effect is about the band's size ({} per {per} against ±{}): no practical \
+                 amount of data tells it apart; judge with another --noise-pct or --noise-ms",
+                crate::units::ms_f(self.delta_ns),
+                crate::units::ms_f(self.band_ns)
+            );
+        }
+        if several {
+            let runs = (self.runs.0.max(self.runs.1) as f64 * factor).ceil() as usize;
+            format!("about {runs} runs a side (alternating A and B on one machine) would settle it")
+        } else {
+            let n = (self.units.0.max(self.units.1) as f64 * factor).ceil() as usize;
+            format!(
+                "about {} a side would settle it (or 3 or more runs a side: one run cannot show \
+                 how much a row varies between runs)",
+                units(n)
+            )
+        }
+    }
+}
+
+/// Nanoseconds to one decimal (the same printed on every target).
+fn round_ns(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+/// To 4 significant digits.
+fn four_digits(x: f64) -> f64 {
+    format!("{x:.3e}").parse().unwrap_or(x)
+}
+
+/// Benjamini–Hochberg at false-discovery rate `alpha` over the p-values of
+/// a family: the two-sided level `α' = R α / m` at which each row's
+/// interval is printed and judged (R selected of m; `α / m` when none is).
+/// An empty family: `alpha`.
+pub fn fdr_alpha(ps: &[f64], alpha: f64) -> f64 {
+    let m = ps.len();
+    if m == 0 {
+        return alpha;
+    }
+    let mut sorted: Vec<f64> = ps.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let selected = (1..=m)
+        .rev()
+        .find(|&k| sorted[k - 1] <= k as f64 * alpha / m as f64)
+        .unwrap_or(0);
+    selected.max(1) as f64 * alpha / m as f64
+}
+
+/// Holm's step-down at family-wise level `alpha`: for each p-value (in the
+/// given order), whether it is rejected.
+pub fn holm(ps: &[f64], alpha: f64) -> Vec<bool> {
+    let m = ps.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&x, &y| ps[x].total_cmp(&ps[y]).then(x.cmp(&y)));
+    let mut out = vec![false; m];
+    for (k, &i) in order.iter().enumerate() {
+        if ps[i] <= alpha / (m - k) as f64 {
+            out[i] = true;
+        } else {
+            break;
+        }
+    }
+    out
+}
+
+/// The regularized incomplete beta function `I_x(a, b)` (continued
+/// fraction, modified Lentz).
+fn incomplete_beta(x: f64, a: f64, b: f64) -> f64 {
+    if x <= 0.0 {
+        return 0.0;
+    }
+    if x >= 1.0 {
+        return 1.0;
+    }
+    let ln_front = libm::lgamma(a + b) - libm::lgamma(a) - libm::lgamma(b)
+        + a * libm::log(x)
+        + b * libm::log(1.0 - x);
+    let front = libm::exp(ln_front);
+    // The continued fraction converges fast for x < (a+1)/(a+b+2).
+    if x > (a + 1.0) / (a + b + 2.0) {
+        return 1.0 - incomplete_beta(1.0 - x, b, a);
+    }
+    const TINY: f64 = 1e-300;
+    let mut c = 1.0;
+    let mut d = 1.0 - (a + b) * x / (a + 1.0);
+    if d.abs() < TINY {
+        d = TINY;
+    }
+    d = 1.0 / d;
+    let mut h = d;
+    for m in 1..300 {
+        let m = f64::from(m);
+        let m2 = 2.0 * m;
+        let aa = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
+        d = 1.0 + aa * d;
+        d = if d.abs() < TINY { TINY } else { d };
+        c = 1.0 + aa / c;
+        c = if c.abs() < TINY { TINY } else { c };
+        d = 1.0 / d;
+        h *= d * c;
+        let aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
+        d = 1.0 + aa * d;
+        d = if d.abs() < TINY { TINY } else { d };
+        c = 1.0 + aa / c;
+        c = if c.abs() < TINY { TINY } else { c };
+        d = 1.0 / d;
+        let step = d * c;
+        h *= step;
+        if (step - 1.0).abs() < 1e-15 {
+            break;
+        }
+    }
+    front * h / a
+}
+
+/// Student's t distribution function with `df` degrees of freedom.
+pub fn t_cdf(t: f64, df: f64) -> f64 {
+    if t.is_nan() {
+        return 0.5;
+    }
+    if t.is_infinite() {
+        return if t > 0.0 { 1.0 } else { 0.0 };
+    }
+    let df = df.max(1e-3);
+    let tail = 0.5 * incomplete_beta(df / (df + t * t), df / 2.0, 0.5);
+    if t >= 0.0 { 1.0 - tail } else { tail }
+}
+
+/// The `p` quantile of Student's t with `df` degrees of freedom
+/// (bisection on [`t_cdf`]: deterministic, to 1e-10 relative).
+pub fn t_quantile(p: f64, df: f64) -> f64 {
+    if !(p > 0.0 && p < 1.0) {
+        return if p >= 1.0 {
+            f64::INFINITY
+        } else {
+            f64::NEG_INFINITY
+        };
+    }
+    if p < 0.5 {
+        return -t_quantile(1.0 - p, df);
+    }
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    while t_cdf(hi, df) < p && hi < 1e12 {
+        lo = hi;
+        hi *= 2.0;
+    }
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if t_cdf(mid, df) < p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if hi - lo <= 1e-10 * hi {
+            break;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t_distribution_against_tables() {
+        // Two-sided 95% and 99% critical values (any statistics table).
+        for (df, t95, t99) in [
+            (1.0, 12.706, 63.657),
+            (2.0, 4.303, 9.925),
+            (5.0, 2.571, 4.032),
+            (10.0, 2.228, 3.169),
+            (30.0, 2.042, 2.750),
+            (1e6, 1.960, 2.576),
+        ] {
+            assert!((t_quantile(0.975, df) - t95).abs() < 2e-3, "df {df}");
+            assert!((t_quantile(0.995, df) - t99).abs() < 2e-3, "df {df}");
+        }
+        assert!((t_cdf(0.0, 7.0) - 0.5).abs() < 1e-12);
+        assert!((t_cdf(-2.571, 5.0) - 0.025).abs() < 1e-4);
+    }
+
+    #[test]
+    fn benjamini_hochberg_and_holm() {
+        // m = 4 at 0.05: thresholds 0.0125, 0.025, 0.0375, 0.05.
+        let ps = [0.01, 0.02, 0.03, 0.5];
+        assert_eq!(fdr_alpha(&ps, 0.05), 3.0 * 0.05 / 4.0);
+        assert_eq!(fdr_alpha(&[0.5, 0.9], 0.05), 0.05 / 2.0);
+        // Holm: 0.01 <= 0.0125, 0.02 > 0.0167: stops.
+        assert_eq!(holm(&ps, 0.05), vec![true, false, false, false]);
+    }
+
+    fn series(v: &[f64]) -> Series<'_> {
+        Series {
+            per_unit: v,
+            run_starts: &[],
+        }
+    }
+
+    #[test]
+    fn the_verdict_follows_the_interval_not_the_point() {
+        // A 4.9% and a 5.2% shift of a 1 ms row, each with a narrow and a
+        // wide interval (jitter 0.1% and 10% per frame), band 5%.
+        let jitter = |k: usize, amp: f64| amp * (((k * 7919) % 101) as f64 / 50.0 - 1.0);
+        let row = |scale: f64, amp: f64| -> Vec<f64> {
+            (0..400)
+                .map(|k| 1e6 * scale * (1.0 + jitter(k, amp)))
+                .collect()
+        };
+        let judge = |shift: f64, amp: f64| {
+            let (a, b) = (row(1.0, amp), row(1.0 + shift, amp));
+            estimate(&series(&a), &series(&b), &Terms::none(), 5.0, 0.0).verdict(0.01)
+        };
+        assert_eq!(judge(0.049, 0.001), Verdict::Unchanged);
+        assert_eq!(judge(0.052, 0.001), Verdict::Changed);
+        assert_eq!(judge(0.049, 0.3), Verdict::Inconclusive);
+        assert_eq!(judge(0.052, 0.3), Verdict::Inconclusive);
+    }
+
+    #[test]
+    fn too_little_is_inconclusive_never_nan() {
+        let one = [1e6];
+        let e = estimate(&series(&one), &series(&one), &Terms::default(), 5.0, 0.05);
+        assert_eq!(e.limit, Limit::TooFewUnits);
+        let fx = e.effect(0.01, "frame");
+        assert_eq!(fx.verdict, Verdict::Inconclusive);
+        assert!(fx.settle.unwrap().contains("too few frames"));
+        let empty: [f64; 0] = [];
+        let e = estimate(
+            &series(&empty),
+            &series(&empty),
+            &Terms::default(),
+            5.0,
+            0.05,
+        );
+        assert!(e.delta_ns == 0.0 && e.p() == 1.0);
+        // Zero-length rows: zeros everywhere, unchanged by the prefilter.
+        let zeros = [0.0; 50];
+        let e = estimate(
+            &series(&zeros),
+            &series(&zeros),
+            &Terms::default(),
+            5.0,
+            0.05,
+        );
+        assert!(
+            e.se_ns == 0.0 && e.verdict(0.01) == Verdict::Unchanged,
+            "{e:?}"
+        );
+        assert!(bounded(0.0, 0.0, 5.0, 0.05).is_some());
+    }
+
+    #[test]
+    fn a_wandering_row_gets_a_wide_interval() {
+        // A random walk-like row (AR(1), phi 0.99) against itself shifted:
+        // the batches see the correlation.
+        let mut x = vec![0.0f64; 600];
+        let mut state = 0u64;
+        let mut v = 0.0;
+        for e in x.iter_mut() {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let u = (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+            v = 0.99 * v + u;
+            *e = 1e6 * (1.0 + 0.05 * v);
+        }
+        let s = batch_means(&x);
+        let naive = {
+            let m = mean(&x);
+            x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / 599.0 / 600.0
+        };
+        assert!(s.var > 10.0 * naive, "{s:?} against {naive}");
+    }
+}
