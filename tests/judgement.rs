@@ -37,13 +37,13 @@ fn pair(seed_a: u64, seed_b: u64) -> tempfile::TempDir {
 /// `puffin-lens ARGS` in `dir`: its exit status and stdout as JSON.
 fn json(dir: &Path, args: &[&str]) -> (i32, Value) {
     let out = run_in(dir, args);
-    assert!(matches!(code(&out), 0 | 4), "{args:?}: {}", stderr(&out));
+    assert!(matches!(code(&out), 0 | 4 | 5), "{args:?}: {}", stderr(&out));
     (code(&out), serde_json::from_slice(&out.stdout).unwrap())
 }
 
 fn text(dir: &Path, args: &[&str]) -> String {
     let out = run_in(dir, args);
-    assert!(matches!(code(&out), 0 | 4), "{args:?}: {}", stderr(&out));
+    assert!(matches!(code(&out), 0 | 4 | 5), "{args:?}: {}", stderr(&out));
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -134,7 +134,10 @@ fn compare_judges_every_planted_row() {
         ),
         "{solve}"
     );
-    assert!(solve["change"]["p_per_call"].as_f64().unwrap() < 1e-10);
+    // Its whole interval clears the band.
+    let effect = &solve["change"]["effect"];
+    assert_eq!(effect["verdict"], "changed", "{effect}");
+    assert!(effect["ci_ns"][0].as_f64().unwrap() > effect["band_ns"].as_f64().unwrap());
     assert_eq!(solve["change"]["tested"], true);
     // The frame's change accounted for, first, as in the report.
     let (_, r) = json(
@@ -228,18 +231,22 @@ fn jitter_alone_is_never_a_change() {
         1,
         "only the recurring wait: {c}"
     );
-    let (status, _) = json(
-        d.path(),
-        &[
-            "compare",
-            "a.puffin",
-            "b.puffin",
-            "--fail-on-regression",
-            "0",
-            "--json",
-        ],
-    );
-    assert_eq!(status, 0, "jitter never trips the gate");
+    // At 2% of the frame the gate passes; at 0 it may not tell (a row may
+    // have grown by a little, or not: exit 5), but never fails.
+    for (pct, allowed) in [("2", &[0][..]), ("0", &[0, 5][..])] {
+        let (status, _) = json(
+            d.path(),
+            &[
+                "compare",
+                "a.puffin",
+                "b.puffin",
+                "--fail-on-regression",
+                pct,
+                "--json",
+            ],
+        );
+        assert!(allowed.contains(&status), "jitter never trips the gate: {status}");
+    }
 }
 
 #[test]
@@ -379,7 +386,8 @@ fn the_report_accounts_for_the_frame_and_says_what_to_look_at_first() {
         "{first:#?}"
     );
     assert!(
-        first[1].starts_with("`ui::layout`: runs more often, 1.00 → 2.00 calls per frame"),
+        first[1].starts_with("`ui::layout`: runs more often, +1.0")
+            && first[1].contains("1.00 → 2.00 calls per frame"),
         "{first:#?}"
     );
     assert!(first[2].starts_with("`audio::mix`: new in B"), "{first:#?}");
@@ -407,7 +415,8 @@ fn the_report_accounts_for_the_frame_and_says_what_to_look_at_first() {
         "1. `physics::solve_contacts`: slower per call",
         "| `ui::layout` |",
         "| ↳ data `panel 1` |",
-        "**runs more often, 1.00 → 2.00 calls per frame, p < 0.001**",
+        "**runs more often, +1.0",
+        "1.00 → 2.00 calls per frame**",
         "**one spike** (the other calls: unchanged (within noise))",
         "% explained** by the names judged a change",
         "| main: `frame > render::prepare` | leading | — → `render::upload` | 60 |",
@@ -634,7 +643,7 @@ fn calls_side_by_side() {
         (c["a"]["count"].as_u64(), c["b"]["count"].as_u64()),
         (Some(60), Some(60))
     );
-    assert!(c["change"]["p_per_call"].as_f64().unwrap() < 1e-10);
+    assert_eq!(c["change"]["effect"]["verdict"], "changed");
     let (_, c) = json(
         d.path(),
         &["calls", "a.puffin", "b.puffin", "ui::layout", "--json"],
@@ -767,7 +776,10 @@ fn slower_and_more_often_at_once() {
         k[&("net::poll".to_owned(), String::new())],
         "slower-more-often"
     );
-    assert_eq!(k[&("input".to_owned(), String::new())], "unchanged");
+    // Two names: nothing measures how a row varies between runs, so
+    // `input` is not called unchanged within 5% from one run a side (the
+    // default spread is wider than the band), nor a change.
+    assert_eq!(k[&("input".to_owned(), String::new())], "inconclusive");
     let poll = c["rows"]
         .as_array()
         .unwrap()
@@ -813,7 +825,8 @@ fn slower_and_more_often_at_once() {
     assert_eq!(row["change"]["kind"], "slower-more-often");
     let md = text(d.path(), &["report", "a.puffin", "b.puffin"]);
     assert!(
-        md.contains("**slower per call, runs more often, median "),
+        md.contains("**slower per call, runs more often, +1.99")
+            && md.contains("mean call 1.000 ms → 1.500 ms, 1.00 → 2.00 calls per frame"),
         "{md}"
     );
 }

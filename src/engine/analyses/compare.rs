@@ -6,8 +6,7 @@ use super::drift::{self, Drift};
 use super::find::{Acc, Accumulator, GroupBy};
 use super::gate::{Gate, GateResult, Own, mean_frame_ns};
 use super::judge::{
-    Change, DriftMode, Kind, Noise, Sums, decide_family, estimate, needs_calls, samples,
-    shared_run_variance, untested,
+    Change, DriftMode, Kind, Noise, Sums, judge_rows, needs_calls, samples, untested,
 };
 use crate::engine::model::{ScopeIdx, StrId, Trace};
 use rustc_hash::FxHashMap;
@@ -564,18 +563,7 @@ impl CompareBuilder {
             samples(&ca, n, &self.units.0),
             samples(&cb, n, &self.units.1),
         );
-        // Several runs a side: the between-run variance the rows share
-        // (the moderated variance's prior), from the rows themselves.
-        if self.units.0.runs() > 1 || self.units.1.runs() > 1 {
-            self.table.noise.run_var = shared_run_variance(&sa, &sb);
-        }
-        let noise = self.table.noise;
-        let mut changes: Vec<Change> = sa
-            .iter()
-            .zip(&sb)
-            .map(|(a, b)| estimate(Some(a), Some(b), &noise))
-            .collect();
-        decide_family(changes.iter_mut(), noise.alpha);
+        let changes = judge_rows(&sa, &sb, &mut self.table.noise);
         for (&p, change) in self.candidates.iter().zip(changes) {
             self.table.tested.insert((p.a, p.b), change);
         }

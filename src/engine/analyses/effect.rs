@@ -23,9 +23,10 @@
 //! - **Sampling**, from within each run. With one run a side: **batch
 //!   means** over contiguous batches of units (`⌊√n⌋`, at most
 //!   [`MAX_BATCHES`]), the batches doubled in size while their lag-1
-//!   autocorrelation is significant, and the rest of it corrected as AR(1)
-//!   (`× (1+r)/(1−r)`: the effective batches). Frames are not independent:
-//!   a row that wanders through the run gets a wide interval, and with
+//!   autocorrelation is significant (`r > 2/√b`), and the rest of it
+//!   corrected as AR(1) (`× (1+r)/(1−r)`, and `b (1−r)/(1+r)` effective
+//!   batches). Frames are not independent: a row that wanders through the
+//!   run gets a wide interval, and with a significant correlation leaving
 //!   fewer than [`MIN_EFFECTIVE_BATCHES`] effective batches it is
 //!   inconclusive. With several runs a side the **runs are the units**:
 //!   each run's mean, their spread relative to the side's mean pooled over
@@ -283,17 +284,21 @@ fn batch_means(x: &[f64]) -> Sampling {
             b /= 2;
             continue;
         }
+        // The correlation left widens the interval (as AR(1)); it makes
+        // the row inconclusive only when it is significant (a lag-1
+        // correlation of a few batches is mostly noise).
         let inflation = if r > 0.0 {
             (1.0 + r) / (1.0 - r.min(0.9))
         } else {
             1.0
         };
         let effective = b as f64 / inflation;
+        let significant = r > 2.0 / (b as f64).sqrt();
         return Sampling {
             mean: m,
             var: ss / (b - 1) as f64 / b as f64 * inflation,
             df: (effective - 1.0).max(1.0),
-            effective,
+            effective: if significant { effective } else { b as f64 },
         };
     }
 }
@@ -397,7 +402,14 @@ impl Estimate {
     /// The two-sided p-value of "the effect lies outside the band" (1 for a
     /// row that cannot be judged).
     pub fn p(&self) -> f64 {
-        if self.exact.is_some() || self.limit != Limit::None {
+        if let Some([lo, hi]) = self.exact {
+            return if lo > self.band_ns || hi < -self.band_ns {
+                0.0
+            } else {
+                1.0
+            };
+        }
+        if self.limit != Limit::None {
             return 1.0;
         }
         let excess = self.delta_ns.abs() - self.band_ns;
@@ -422,10 +434,7 @@ impl Estimate {
 
     /// The verdict at two-sided level `1 − alpha`.
     pub fn verdict(&self, alpha: f64) -> Verdict {
-        if self.exact.is_some() {
-            return Verdict::Unchanged;
-        }
-        if self.limit != Limit::None {
+        if self.limit != Limit::None && self.exact.is_none() {
             return Verdict::Inconclusive;
         }
         let [lo, hi] = self.interval(alpha);
@@ -511,7 +520,8 @@ impl Estimate {
 
 /// Nanoseconds to one decimal (the same printed on every target).
 fn round_ns(x: f64) -> f64 {
-    (x * 10.0).round() / 10.0
+    // `+ 0.0`: no "-0" printed.
+    (x * 10.0).round() / 10.0 + 0.0
 }
 
 /// To 4 significant digits.

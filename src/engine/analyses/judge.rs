@@ -616,6 +616,23 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
     change
 }
 
+/// Judges a family of rows in both recordings (A's samples and B's, row by
+/// row) together: with several runs a side, the between-run variance the
+/// rows share first (into `noise`: the moderated variance's prior), then
+/// each row's estimates, decided as one family ([`decide_family`]).
+pub fn judge_rows(a: &[Sample], b: &[Sample], noise: &mut Noise) -> Vec<Change> {
+    if a.iter().chain(b).any(|s| !s.run_starts.is_empty()) {
+        noise.run_var = shared_run_variance(a, b);
+    }
+    let mut changes: Vec<Change> = a
+        .iter()
+        .zip(b)
+        .map(|(a, b)| estimate(Some(a), Some(b), noise))
+        .collect();
+    decide_family(changes.iter_mut(), noise.alpha);
+    changes
+}
+
 /// Decides a family's rows together: Benjamini–Hochberg at the noise's
 /// alpha over the rows judged from their calls, each row's interval at the
 /// level that selection used ([`effect::fdr_alpha`]). Returns that level's
