@@ -184,7 +184,12 @@ fn a_tail_that_grows_under_a_steady_median_is_a_change_in_cost() {
         (ch["median_b_ns"].as_f64().unwrap() / 1e6 - 1.0).abs() < 0.02,
         "{ch}"
     );
-    assert!(ch["p_cost"].as_f64().unwrap() < 0.01, "{ch}");
+    // Its whole interval clears the band.
+    assert_eq!(ch["effect"]["verdict"], "changed", "{ch}");
+    assert!(
+        ch["effect"]["ci_ns"][0].as_f64().unwrap() > ch["effect"]["band_ns"].as_f64().unwrap(),
+        "{ch}"
+    );
     let delta = ch["delta_per_frame_ns"].as_f64().unwrap();
     assert!((delta - 1.5e6).abs() < 0.1e6, "{ch}");
     // A change in cost is a regression the gate counts (1.5 ms > 0.5% of

@@ -438,6 +438,9 @@ pub struct Raw {
     /// larger side.
     pub rest: Option<Box<Change>>,
     pub per: &'static str,
+    /// The drift factor and the noise percentage the row was judged with.
+    pub factor: f64,
+    pub pct: f64,
 }
 
 impl Change {
@@ -495,6 +498,17 @@ impl Change {
             }
             None => (sign(Verdict::Changed, row.delta_ns), 0),
         };
+        // The mean call moved but the typical call (the time-weighted
+        // median) held within the noise percentage: a mix of call sizes,
+        // or a tail, not every call slower.
+        let typical_held = match (self.typical_a_ns, self.typical_b_ns) {
+            (Some(ta), Some(tb)) => {
+                let expected = self.raw.factor * ta as f64;
+                (tb as f64 - expected).abs() <= self.raw.pct / 100.0 * expected
+            }
+            _ => false,
+        };
+        let per_call = if typical_held { 0 } else { per_call };
         match Kind::of(per_call, count) {
             Kind::Unchanged if row.delta_ns > 0.0 => Kind::Costlier,
             Kind::Unchanged => Kind::Cheaper,
@@ -782,6 +796,8 @@ impl Parts {
                 count: None,
                 rest: None,
                 per: basis.unit(),
+                factor: self.factor,
+                pct: noise.pct,
             },
         };
         c.effect = c.raw.row.effect(noise.alpha, basis.unit());

@@ -76,7 +76,8 @@ pub(super) fn comparison(
     let new = list(&|k| k == Kind::New);
     let gone = list(&|k| k == Kind::Gone);
     let changes = list(&|k| !matches!(k, Kind::Spike | Kind::New | Kind::Gone));
-    let unchanged = unchanged(&names, &all, &listed, opts.top);
+    let unchanged = unchanged(&names, &all, &listed, opts.top, Kind::Unchanged);
+    let inconclusive = unchanged_names(&names, &all, opts.top, Kind::Inconclusive);
     // The (name, data) pairs, counted as `compare` counts its rows.
     let total_pairs = data_rows.pairs().len();
     let changed_pairs = data_rows
@@ -266,6 +267,7 @@ pub(super) fn comparison(
         new,
         gone,
         unchanged,
+        inconclusive,
         gate,
         change_paths,
         waits,
@@ -273,15 +275,34 @@ pub(super) fn comparison(
     }
 }
 
-/// The names of `all` judged unchanged, the costliest first (the larger
-/// side's time per frame, then the name), the first `top` of them; and the
-/// spikes of `listed` whose other calls are unchanged.
-fn unchanged(names: &Joined, all: &[Pair], listed: &[(Pair, Change)], top: usize) -> Unchanged {
+/// The names of `all` judged `kind` (unchanged, or inconclusive), the
+/// costliest first (the larger side's time per frame, then the name), the
+/// first `top` of them; and the spikes of `listed` whose other calls are
+/// unchanged.
+fn unchanged(
+    names: &Joined,
+    all: &[Pair],
+    listed: &[(Pair, Change)],
+    top: usize,
+    kind: Kind,
+) -> Unchanged {
+    Unchanged {
+        apart_from_a_spike: listed
+            .iter()
+            .filter(|(_, c)| c.kind == Kind::Spike && c.rest == Some(kind))
+            .map(|(p, _)| names.name(*p).to_owned())
+            .collect(),
+        ..unchanged_names(names, all, top, kind)
+    }
+}
+
+/// [`unchanged`] without the spikes.
+fn unchanged_names(names: &Joined, all: &[Pair], top: usize, kind: Kind) -> Unchanged {
     let (ua, ub) = names.frames();
     let (ua, ub) = (ua.max(1) as f64, ub.max(1) as f64);
     let mut rows: Vec<(f64, &str)> = all
         .iter()
-        .filter(|&&p| !names.kind(p).is_change())
+        .filter(|&&p| names.kind(p) == kind)
         .map(|&p| {
             let (sa, sb) = names.stats(p);
             let per = |s: Option<SideStats>, u: f64| s.map_or(0.0, |s| s.total_ns as f64 / u);
@@ -294,11 +315,7 @@ fn unchanged(names: &Joined, all: &[Pair], listed: &[(Pair, Change)], top: usize
     Unchanged {
         names: rows.into_iter().map(|(_, n)| n.to_owned()).collect(),
         total,
-        apart_from_a_spike: listed
-            .iter()
-            .filter(|(_, c)| c.kind == Kind::Spike && c.rest == Some(Kind::Unchanged))
-            .map(|(p, _)| names.name(*p).to_owned())
-            .collect(),
+        apart_from_a_spike: Vec::new(),
     }
 }
 

@@ -16,14 +16,18 @@ use serde_json::Value;
 use std::fmt::Write as _;
 
 /// The legend under the comparison table.
-const JUDGEMENT_LEGEND: &str = "Judged per name and per frame (each side's totals divided by its \
-frames) with a noise model: **slower/faster per call** when the calls' median moved by at least \
-the noise percentage, the change costs at least the noise milliseconds per frame, and a \
-Mann-Whitney U test of the calls agrees (p below alpha; a side with fewer than 5 calls is judged \
-by the thresholds alone); **runs more/less often** likewise for the calls per frame; **one \
-spike** when one call is more than half of a side's total (the other calls judged on their \
-own); **new/gone in B** when one side lacks the name. Everything else is **unchanged** (within \
-noise) and not listed.";
+const JUDGEMENT_LEGEND: &str = "Judged per name and per frame: each name's effect (B's time per \
+frame minus A's times the run-to-run drift) with an interval that carries the frames' own \
+variation (batch means, or the runs of several a side), the names' run-to-run spread and the \
+drift's error, at the level the comparison's false-discovery rate allows (the percentage \
+printed). A name is **changed** when its whole interval lies outside the band (±the noise \
+percentage of its time, at least the noise milliseconds), **unchanged** when it lies inside, \
+**inconclusive** otherwise. A changed name is **slower/faster per call** or **runs more/less \
+often** when that part's own interval clears the band, **costs more/less per frame** when \
+neither does alone (its mix of call sizes, or a tail); **one spike** when one call is more than \
+half of a side's total and the rest is not changed (the other calls judged on their own); \
+**new/gone in B** when one side lacks the name. Unchanged and inconclusive names are not \
+listed.";
 
 impl Report {
     /// GitHub-flavoured Markdown, for a pull request or a terminal.
@@ -999,7 +1003,20 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
     );
     let _ = writeln!(o, "- **New in B**: {}", list(&c.new));
     let _ = writeln!(o, "- **Gone in B**: {}", list(&c.gone));
-    let _ = writeln!(o, "- {}\n", unchanged_md(&c.unchanged));
+    let _ = writeln!(o, "- {}", unchanged_md(&c.unchanged));
+    if c.inconclusive.total > 0 {
+        let _ = writeln!(
+            o,
+            "- {} (their interval straddles the band's edge: record more frames or several runs a \
+             side; `calls A B NAME` says how many)",
+            unchanged_md(&c.inconclusive).replacen(
+                "**Unchanged (only noise)**",
+                "**Inconclusive (not told apart from noise)**",
+                1
+            )
+        );
+    }
+    let _ = writeln!(o);
     if !c.change_paths.is_empty() {
         let _ = writeln!(
             o,
@@ -1048,10 +1065,15 @@ fn drift_md(c: &ComparisonReport) -> String {
             .to_owned(),
         (None, true) => format!(
             "**Run-to-run drift**: not estimated: fewer than {} names with at least {} calls \
-             and {} µs of own time per call on both sides. Rows are judged B against A as they are.",
+             and {} µs of own time per call on both sides. Rows are judged B against A as they \
+             are, with the default run-to-run spread of a name (±{:.1}%) and the machine's \
+             possible drift (±{:.1}%) in every interval: a change smaller than those is \
+             inconclusive from one run a side.",
             drift::MIN_SCOPES,
             drift::MIN_CALLS,
-            drift::MIN_SELF_PER_CALL_NS / 1e3
+            drift::MIN_SELF_PER_CALL_NS / 1e3,
+            100.0 * (libm::exp(crate::engine::analyses::effect::DEFAULT_TAU) - 1.0),
+            100.0 * (libm::exp(crate::engine::analyses::effect::DEFAULT_DRIFT_SE) - 1.0),
         ),
         (Some(d), true) if d.named => format!(
             "> [!IMPORTANT]\n> **Run-to-run drift**: {}",

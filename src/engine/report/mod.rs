@@ -243,8 +243,11 @@ pub struct ComparisonReport {
     pub changes: Vec<String>,
     pub new: Vec<String>,
     pub gone: Vec<String>,
-    /// The names judged unchanged (only noise).
+    /// The names judged unchanged (their interval inside the band).
     pub unchanged: Unchanged,
+    /// The names judged inconclusive (their interval straddles the band's
+    /// edge: neither a change nor unchanged; `apart_from_a_spike` empty).
+    pub inconclusive: Unchanged,
     /// With --fail-on-regression: the gate over every name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gate: Option<GateResult>,
