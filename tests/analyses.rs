@@ -567,9 +567,10 @@ fn compare_before_and_after() {
     let report = f.json(&["compare", "a.{}", "b.{}"]);
     assert_eq!(report["warnings"], json!([]));
     let stats = |count: u64, total: f64, max: f64| json!({"count": count, "total_ns": ns(total), "per_call_ns": ns(total) as f64 / count as f64, "max_ns": ns(max)});
-    // The judgement: io one spike (the other calls as before), physics
-    // slower per call (4 calls a side: by the thresholds alone).
-    let kinds: Vec<(&str, &str, Option<&str>, bool)> = report["rows"]
+    // The judgement: one frame a side, so no row in both can be judged
+    // (inconclusive, with the reason): io one spike (the other calls
+    // inconclusive too), physics inconclusive; new and gone exact.
+    let kinds: Vec<(&str, &str, Option<&str>, &str)> = report["rows"]
         .as_array()
         .unwrap()
         .iter()
@@ -579,18 +580,26 @@ fn compare_before_and_after() {
                 r["name"].as_str().unwrap(),
                 c["kind"].as_str().unwrap(),
                 c["rest"].as_str(),
-                c["few_calls"].as_bool().unwrap(),
+                c["effect"]["verdict"].as_str().unwrap(),
             )
         })
         .collect();
     assert_eq!(
         kinds,
         vec![
-            ("io", "spike", Some("unchanged"), true),
-            ("physics", "slower", None, true),
-            ("new_thing", "new", None, false),
-            ("old_thing", "gone", None, false),
+            ("io", "spike", Some("inconclusive"), "inconclusive"),
+            ("physics", "inconclusive", None, "inconclusive"),
+            ("new_thing", "new", None, "changed"),
+            ("old_thing", "gone", None, "changed"),
         ]
+    );
+    assert!(
+        report["rows"][1]["change"]["effect"]["settle"]
+            .as_str()
+            .unwrap()
+            .starts_with("too few frames to judge (1 in A, 1 in B)"),
+        "{}",
+        report["rows"][1]
     );
     assert_eq!(
         report["rows"][1]["change"]["delta_per_frame_ns"],
@@ -602,7 +611,8 @@ fn compare_before_and_after() {
             report["total_rows"].clone(),
             report["changed_rows"].clone()
         ),
-        (json!(1), json!(4), json!(4))
+        // io's one spike, new_thing, old_thing.
+        (json!(1), json!(4), json!(3))
     );
     let mut report = report;
     for r in report["rows"].as_array_mut().unwrap() {
@@ -882,6 +892,8 @@ fn judged(kind: &str, mut node: Value) -> Value {
 
 #[test]
 fn diff_joins_the_trees_and_orders_by_the_size_of_the_change() {
+    // One frame a side: every node in both is inconclusive (nothing to
+    // judge a change from), new and gone are what they are.
     let f = diff_pair(true);
     let null = Value::Null;
     let expected = json!({
@@ -894,17 +906,17 @@ fn diff_joins_the_trees_and_orders_by_the_size_of_the_change() {
             dthread("audio", 0.0, 3.0, vec![
                 judged("new", dnode("mix", null.clone(), side(1, 3.0, 3.0), 3.0, vec![]))]),
             dthread("main", 20.0, 20.0, vec![
-                judged("unchanged", dnode("frame", side(1, 20.0, 7.5), side(1, 20.0, 8.0), 0.0, vec![
+                judged("inconclusive", dnode("frame", side(1, 20.0, 7.5), side(1, 20.0, 8.0), 0.0, vec![
                     judged("gone", dnode("app::update", side(1, 4.5, 4.5), null.clone(), -4.5, vec![])),
                     judged("new", dnode("physics", null.clone(), side(1, 4.0, 4.0), 4.0, vec![])),
-                    judged("unchanged", dnode("app::render", side(1, 8.0, 7.0), side(1, 8.0, 6.0), 0.0, vec![
+                    judged("inconclusive", dnode("app::render", side(1, 8.0, 7.0), side(1, 8.0, 6.0), 0.0, vec![
                         // One call a side: by the thresholds alone.
-                        judged("slower", dnode("load", side(1, 1.0, 1.0), side(1, 2.0, 2.0), 1.0, vec![])),
+                        judged("inconclusive", dnode("load", side(1, 1.0, 1.0), side(1, 2.0, 2.0), 1.0, vec![])),
                     ])),
                 ]))]),
             // Two 2 ms jobs, then one: the same cost per call, less often.
             dthread("rayon-1", 4.0, 2.0, vec![
-                judged("less-often", dnode("job", side(2, 4.0, 4.0), side(1, 2.0, 2.0), -2.0, vec![]))]),
+                judged("inconclusive", dnode("job", side(2, 4.0, 4.0), side(1, 2.0, 2.0), -2.0, vec![]))]),
             dthread("rayon-2", 6.5, 0.0, vec![
                 judged("gone", dnode("job", side(2, 6.5, 6.5), null.clone(), -6.5, vec![]))]),
         ]
@@ -927,7 +939,17 @@ fn diff_joins_the_trees_and_orders_by_the_size_of_the_change() {
     assert_eq!(
         line("load"),
         [
-            "load", "1.000", "2.000", "+1.000", "+100.0%", "slower", "per", "call"
+            "load",
+            "1.000",
+            "2.000",
+            "+1.000",
+            "+100.0%",
+            "inconclusive",
+            "(not",
+            "told",
+            "apart",
+            "from",
+            "noise)"
         ]
     );
     assert_eq!(
@@ -947,8 +969,8 @@ fn diff_joins_the_trees_and_orders_by_the_size_of_the_change() {
             "B"
         ]
     );
-    // Unchanged nodes say nothing.
-    assert_eq!(line("app::render").len(), 5);
+    // Unchanged nodes say nothing; inconclusive ones say so.
+    assert_eq!(line("app::render").len(), 11);
 
     // B without registration: its names are scope#<id>, and the answer says so.
     let f = diff_pair(false);

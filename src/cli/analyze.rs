@@ -1464,7 +1464,7 @@ fn write_diff(out: &mut impl std::io::Write, report: &DiffReport) -> std::io::Re
     let names = indented_cells(report.names());
     let fill = |cells: &mut [String; 6], r: &DiffRow| {
         let [scope, a, b, delta, change, judgement] = cells;
-        if let Some(kind) = r.kind.filter(|k| k.is_change()) {
+        if let Some(kind) = r.kind.filter(|&k| k != analyses::Kind::Unchanged) {
             judgement.push_str(kind.words());
         }
         let (at, bt) = (r.a_total_per_frame_ns, r.b_total_per_frame_ns);
