@@ -227,16 +227,23 @@ fn the_real_viewer_twin_is_nothing_beyond_drift() {
     for (name, kind) in changed(c) {
         assert_eq!(kind, "spike", "{name}");
     }
-    assert_eq!(c["frame"]["kind"], "unchanged");
-    // Without the drift, rows of the same code read as B faster per call.
+    // The frame (280 ms, one name waiting 240 ms of it, wandering through
+    // each run) is not a change; whether it held within 5% one run a side
+    // cannot tell.
+    assert!(
+        ["unchanged", "inconclusive"].contains(&c["frame"]["kind"].as_str().unwrap()),
+        "{}",
+        c["frame"]
+    );
+    // Without the drift (-4%), the names' own run-to-run spread (±12%)
+    // still keeps same code from being called faster or slower.
     let mut no_drift = args.to_vec();
     no_drift.push("--no-drift");
-    let (_, r) = json(&dir, &no_drift);
-    assert!(
-        changed(&r["comparison"]).iter().any(|(_, k)| k == "faster"),
-        "{}",
-        r["comparison"]["rows"]
-    );
+    let (status, r) = json(&dir, &no_drift);
+    assert_ne!(status, 4);
+    for (name, kind) in changed(&r["comparison"]) {
+        assert_eq!(kind, "spike", "{name}");
+    }
 }
 
 /// The Rerun SDK's twin runs (`sdk_points.py 2000 12`, the same script run

@@ -11,7 +11,7 @@ use super::basis::{Basis, Units};
 use super::coverage;
 use super::gap_diff::{GapChanges, GapVerdict};
 use super::gaps::GapKind;
-use super::judge::{Kind, Noise, Sample, judge};
+use super::judge::{Kind, Noise, Sample, estimate};
 use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -576,7 +576,9 @@ pub fn frame_change(
         unit_durations(a, &ua, &thread),
         unit_durations(b, &ub, &thread),
     );
-    let judged = judge(
+    // The frame as measured; the drift is taken out of its scope time
+    // below (it never scales idle time or waits for vsync).
+    let mut judged = estimate(
         Some(&Sample::per_unit(da.clone(), &ua)),
         Some(&Sample::per_unit(db.clone(), &ub)),
         &noise.as_measured(),
@@ -631,7 +633,29 @@ pub fn frame_change(
         .sum();
     let total_contributions = contributions.len();
     contributions.truncate(top);
-    let drift_ns = sa.values().map(|&ns| ns as f64).sum::<f64>() / fa * (factor - 1.0);
+    let scopes_a_ns = sa.values().map(|&ns| ns as f64).sum::<f64>() / fa;
+    let drift_ns = scopes_a_ns * (factor - 1.0);
+    // The frame's effect: beyond the drift of its scope time, with the
+    // drift's error on that part.
+    {
+        let row = &mut judged.raw.row;
+        row.delta_ns -= drift_ns;
+        // Each name's own run-to-run term, summed over the names (as
+        // independent): tau times the root of their squared costs.
+        let names_ns = sa
+            .values()
+            .map(|&ns| (ns as f64 / fa).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        let drift_se = noise.terms().drift_se;
+        row.se_ns = row
+            .se_ns
+            .hypot(drift_se * factor * scopes_a_ns)
+            .hypot(noise.tau * names_ns);
+        row.band_ns = super::effect::band_ns(mean_a + drift_ns, noise.pct, noise.ms);
+        judged.drift_part_ns = drift_ns;
+        judged.decide(noise.alpha);
+    }
     let pct_of_mean = |x: f64| {
         if delta_mean.abs() > 0.0 {
             100.0 * x / delta_mean

@@ -516,7 +516,7 @@ impl CompareBuilder {
     /// which the table then judges against.
     fn estimate_drift(&mut self, a: &Trace) {
         let t = &self.table;
-        if t.noise.drift != DriftMode::Estimate {
+        if matches!(t.noise.drift, DriftMode::Factor(_)) {
             return;
         }
         let na = sides_by_name(t.ga.iter().map(|g| (g.name.0, g)));
@@ -530,7 +530,10 @@ impl CompareBuilder {
             .filter_map(|(&name, &sa)| Some((a.str(StrId(name)), sa, *nb.get(&name)?)));
         let estimate = drift::estimate(rows, t.noise.pct, t.noise.alpha);
         self.table.noise = self.table.noise.with_drift(estimate.as_ref());
-        self.table.drift = estimate;
+        // --no-drift: the names' spread still measured, no drift judged.
+        if self.table.noise.drift != DriftMode::Off {
+            self.table.drift = estimate;
+        }
     }
 
     /// The rows whose judgement needs their calls: a possible spike, or a
@@ -966,7 +969,7 @@ fn sides_by_name<'g, K: std::hash::Hash + Eq>(
 /// the estimate: for an analysis that judges without a [`CompareTable`]
 /// (the differential tree).
 pub fn with_estimated_drift(a: &Trace, b: &Trace, noise: Noise) -> (Noise, Option<Drift>) {
-    if noise.drift != DriftMode::Estimate {
+    if matches!(noise.drift, DriftMode::Factor(_)) {
         return (noise, None);
     }
     fn by_name(t: &Trace) -> FxHashMap<&str, drift::Side> {
@@ -978,7 +981,12 @@ pub fn with_estimated_drift(a: &Trace, b: &Trace, noise: Noise) -> (Noise, Optio
         .iter()
         .filter_map(|(&name, &sa)| Some((name, sa, *nb.get(name)?)));
     let estimate = drift::estimate(rows, noise.pct, noise.alpha);
-    (noise.with_drift(estimate.as_ref()), estimate)
+    let noise = noise.with_drift(estimate.as_ref());
+    // --no-drift: the names' spread still measured, no drift judged.
+    (
+        noise,
+        estimate.filter(|_| noise.drift != DriftMode::Off),
+    )
 }
 
 /// Joins two traces on (name, data). See [`CompareSort`] for the order.

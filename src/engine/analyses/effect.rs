@@ -294,13 +294,17 @@ fn batch_means(x: &[f64]) -> Sampling {
         } else {
             1.0
         };
-        let effective = b as f64 / inflation;
         let significant = r > 2.0 / (b as f64).sqrt();
+        let effective = if significant {
+            b as f64 / inflation
+        } else {
+            b as f64
+        };
         return Sampling {
             mean: m,
             var: ss / (b - 1) as f64 / b as f64 * inflation,
             df: (effective - 1.0).max(1.0),
-            effective: if significant { effective } else { b as f64 },
+            effective,
         };
     }
 }
@@ -500,8 +504,9 @@ impl Estimate {
         let several = self.runs.0 > 1 || self.runs.1 > 1;
         if !(factor.is_finite() && factor <= 50.0) {
             return format!(
-                "the effect is about the band's size ({} per {per} against ±{}): no practical \
-                 amount of data tells it apart; judge with another --noise-pct or --noise-ms",
+                "the effect is about the band's size ({} ms per {per} against ±{} ms): no \
+                 practical amount of data tells it apart; judge with another --noise-pct or \
+                 --noise-ms",
                 crate::units::ms_f(self.delta_ns),
                 crate::units::ms_f(self.band_ns)
             );

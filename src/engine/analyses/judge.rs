@@ -122,7 +122,11 @@ impl Noise {
     pub fn terms(&self) -> Terms {
         Terms {
             factor: self.drift_factor(),
-            drift_se: self.drift_se,
+            drift_se: if self.drift == DriftMode::Off {
+                0.0
+            } else {
+                self.drift_se
+            },
             tau: self.tau,
             run_var: self.run_var,
         }
@@ -155,12 +159,13 @@ impl Noise {
     }
 
     /// These thresholds with no drift and no run-to-run terms: the sides
-    /// as measured (the frame, which holds idle time and vsync: no drift
-    /// scales it).
+    /// as measured, their sampling alone (the frame, which holds idle time
+    /// and vsync: its caller adds what its scopes carry).
     pub fn as_measured(self) -> Self {
         Self {
             drift: DriftMode::Factor(1.0),
             drift_se: 0.0,
+            tau: 0.0,
             ..self
         }
     }
