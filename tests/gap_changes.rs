@@ -331,21 +331,22 @@ fn the_report_gives_the_gap_rows_in_json_markdown_accounting_look_first_and_gate
     assert_eq!(status, 0);
     let c = &v["comparison"];
     assert_jobs_gaps(&c["gaps"]);
-    let main_loop = c["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["name"] == "main_loop")
-        .unwrap();
+    // main_loop's total is inconclusive (A's one 35 ms hitch inside it
+    // widens its interval), so it is no row of the judged changes; its
+    // own-time change is the new gap, which the gaps, the accounting and
+    // Look at first tell.
     assert!(
-        main_loop["gap"]
-            .as_str()
+        c["inconclusive"]["names"]
+            .as_array()
             .unwrap()
-            .starts_with("unprofiled: the new gap between `sim::step` and `draw::batch`")
+            .iter()
+            .any(|n| n == "main_loop"),
+        "{}",
+        c["inconclusive"]
     );
     assert_eq!(c["frame"]["gaps"].as_array().unwrap().len(), 4);
-    // Look at first leads with the new gap, as main_loop's own time, and
-    // tells the grown top-level gap; never "main_loop: slower per call".
+    // Look at first tells the new gap and the grown top-level gap; never
+    // "main_loop: slower per call".
     let look: Vec<&str> = c["look_first"]
         .as_array()
         .unwrap()
@@ -353,10 +354,10 @@ fn the_report_gives_the_gap_rows_in_json_markdown_accounting_look_first_and_gate
         .map(|l| l.as_str().unwrap())
         .collect();
     assert!(
-        look[0].starts_with(
+        look.iter().any(|l| l.starts_with(
             "main: a new unprofiled stretch between `sim::step` and `draw::batch` in \
              `main_loop`, 1.50 ms in 90 of 90 frames (none in A), other threads idle"
-        ) && look[0].ends_with("+1.500 ms per frame of `main_loop`'s own time on main"),
+        )),
         "{look:#?}"
     );
     assert!(
@@ -379,17 +380,6 @@ fn the_report_gives_the_gap_rows_in_json_markdown_accounting_look_first_and_gate
          `main_loop`, 1.50 ms in 90 of 90 frames"
     ));
     assert!(md.contains("- **gone**: main: the unprofiled stretch between `draw::sort`"));
-    let row = md
-        .lines()
-        .find(|l| l.starts_with("| `main_loop` |"))
-        .unwrap();
-    assert!(
-        row.ends_with(
-            "**unprofiled: the new gap between `sim::step` and `draw::batch` in `main_loop` \
-             (+1.50 ms per frame)** |"
-        ),
-        "{row}"
-    );
     assert!(md.contains(
         "`main_loop` +1.500 ms (unprofiled: the new gap between `sim::step` and `draw::batch`"
     ));
@@ -444,10 +434,10 @@ fn the_game_loops_constant_wait_is_unchanged() {
     );
 }
 
-/// Two runs of identical code (the Rerun Viewer pair): no gap is new, and
-/// the one that grows beyond the noise is one place in which B has two
-/// stalls of about 5 ms (frames 54 and 84) while its median holds: a real
-/// difference of the two runs, told as such ("longest single stretch 0.10 -> 5.51 ms").
+/// Two runs of identical code (the Rerun Viewer pair): no gap changed. One
+/// place has two stalls of about 5 ms in B (frames 54 and 84) while its
+/// median holds: two outliers in 46 frames are not told apart from noise
+/// (their interval straddles the band), so nothing is called a change.
 #[test]
 fn the_real_viewer_pairs_gaps_hold_but_one_stall() {
     let real = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real");
@@ -458,34 +448,23 @@ fn the_real_viewer_pairs_gaps_hold_but_one_stall() {
             "rerun_viewer_plots_a.puffin",
             "rerun_viewer_plots_b.puffin",
             "--json",
+            "--top",
+            "1000",
         ],
     );
     let gaps = &v["gaps"];
-    let changed = gaps["changed"].as_array().unwrap();
-    for g in changed {
-        println!("{} {}", g["verdict"], g["sentence"]);
-    }
     assert!(ns(&gaps["places"]) > 100.0);
-    assert!(changed.iter().all(|g| g["verdict"] != "new"));
-    let grew: Vec<&Value> = changed.iter().filter(|g| g["verdict"] == "grew").collect();
-    assert_eq!(grew.len(), 1, "{changed:#?}");
-    let g = grew[0];
-    assert_eq!(
-        (g["after"].as_str(), g["before"].as_str()),
-        (Some("vkQueueSubmit"), Some("vkQueuePresentKHR"))
-    );
-    // The stalls, not the typical frame: B's longest is 5 ms, its median
-    // within 5 µs of A's.
+    assert_eq!(gaps["changed"], serde_json::json!([]), "{gaps:#}");
+    // The stalls' place is judged from its per-frame times: inconclusive.
+    let stall = gaps["unchanged"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["after"] == "vkQueueSubmit" && g["before"] == "vkQueuePresentKHR")
+        .expect("the stalls' place");
     assert!(
-        ns(&g["b"]["max_ns"]) > 4e6 && ns(&g["a"]["max_ns"]) < 0.2e6,
-        "{g:#}"
+        ns(&stall["b"]["max_ns"]) > 4e6 && ns(&stall["a"]["max_ns"]) < 0.2e6,
+        "{stall:#}"
     );
-    let medians = ns(&g["b"]["median_ns"]) - ns(&g["a"]["median_ns"]);
-    assert!(medians.abs() < 5e3, "{g:#}");
-    assert!(
-        g["sentence"]
-            .as_str()
-            .unwrap()
-            .contains("longest single stretch 0.10 -> 5.51 ms")
-    );
+    assert_eq!(stall["judged"]["effect"]["verdict"], "inconclusive", "{stall:#}");
 }

@@ -1566,6 +1566,8 @@ impl DiffView {
                         let kind = r.change.kind;
                         let fill = match kind {
                             Kind::Unchanged => None,
+                            // Neither a change nor unchanged: grey.
+                            Kind::Inconclusive => Some(Color32::from_gray(90)),
                             Kind::Spike => Some(Color32::from_rgb(120, 70, 10)),
                             Kind::Gone => Some(FASTER),
                             Kind::New => Some(SLOWER),

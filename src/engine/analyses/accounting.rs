@@ -730,10 +730,17 @@ pub fn frame_change(
 /// change they make up said to be that gap (`gap`), and the top-level ones
 /// (outside the thread's scopes) explained.
 pub fn with_gaps(frame: &mut FrameChange, gaps: &GapChanges) {
+    // A name not judged a change whose own-time change is its judged gaps
+    // (its total too wide to tell, say): the gaps explain it.
+    let mut by_gaps = 0.0;
     for c in &mut frame.contributions {
-        c.gap = gaps
-            .own_time_words(&c.name, Some(&frame.thread), c.self_delta_per_frame_ns)
-            .map(|(_, words)| words);
+        let found = gaps.own_time_words(&c.name, Some(&frame.thread), c.self_delta_per_frame_ns);
+        if let Some((sum, _)) = &found
+            && !c.kind.is_change()
+        {
+            by_gaps += sum;
+        }
+        c.gap = found.map(|(_, words)| words);
     }
     for c in &mut frame.median.contributions {
         c.gap = gaps
@@ -764,7 +771,7 @@ pub fn with_gaps(frame: &mut FrameChange, gaps: &GapChanges) {
         .filter(|g| g.parent.is_none())
         .map(|g| g.beyond_drift_ns)
         .sum();
-    frame.explained_ns += outside;
+    frame.explained_ns += outside + by_gaps;
     frame.explained_pct = if frame.delta_mean_ns.abs() > 0.0 {
         100.0 * frame.explained_ns / frame.delta_mean_ns
     } else {

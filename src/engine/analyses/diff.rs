@@ -14,7 +14,7 @@ use super::basis::{Basis, Units};
 use super::common::Applied;
 use super::common::CHUNK;
 use super::compare::compare_warnings;
-use super::judge::{Kind, Noise, Sums, judge, needs_calls, samples};
+use super::judge::{Kind, Noise, Sums, judge_rows, needs_calls, samples};
 use super::transform::{self, Stack};
 use super::tree::{MergedTree, MergedTreeBuilder, NodeId, TreeReport};
 use crate::engine::model::{ScopeIdx, Trace};
@@ -328,8 +328,10 @@ fn judge_nodes(
     let (ca, cb) = (calls(a, node_of.0, &inv_a), calls(b, node_of.1, &inv_b));
     let n = candidates.len();
     let (sa, sb) = (samples(&ca, n, &units.0), samples(&cb, n, &units.1));
-    for (k, &node) in candidates.iter().enumerate() {
-        kinds[node as usize] = judge(Some(&sa[k]), Some(&sb[k]), noise).kind;
+    // The tree's nodes judged as one family, as a table's rows are.
+    let changes = judge_rows(&sa, &sb, &mut noise.clone());
+    for (&node, c) in candidates.iter().zip(changes) {
+        kinds[node as usize] = c.kind;
     }
     kinds
 }

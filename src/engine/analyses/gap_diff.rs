@@ -24,7 +24,9 @@ use super::gaps::{
     BusyIndex, BusyThread, GapKind, RECURRING_FLOOR_NS, RecurringGap, ThreadRoles,
     for_each_stretch, path_of,
 };
-use super::judge::{Change, Kind, Noise, Sample, Sums, judge, needs_calls, untested};
+use super::judge::{
+    Change, Kind, Noise, Sample, Sums, decide_family, estimate, needs_calls, untested,
+};
 use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
 use crate::engine::write::escape;
 use rustc_hash::FxHashMap;
@@ -508,7 +510,8 @@ fn sample(per_unit: &[(u32, i64)], units: &Units) -> Sample {
 fn verdict(c: &Change, has_a: bool, has_b: bool, noise: &Noise) -> GapVerdict {
     let past_ms = c.delta_per_frame_ns.abs() >= (noise.ms * 1e6).max(f64::MIN_POSITIVE);
     let direction = |kind: Kind| {
-        if kind == Kind::Unchanged {
+        if !kind.is_change() {
+            // Unchanged, or inconclusive (its `change.effect` says so).
             GapVerdict::Unchanged
         } else if c.beyond_drift_ns() > 0.0 {
             GapVerdict::Grew
@@ -687,7 +690,8 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
     let (ra, rb) = (runs(&sa), runs(&sb));
     let places = joined((a, &sa), (b, &sb));
     let frames = (sa.units.count, sb.units.count);
-    let mut judged: Vec<(GapChange, Option<u32>, Option<u32>)> = places
+    // Each place's estimates, then every place decided as one family.
+    let mut estimated: Vec<_> = places
         .into_iter()
         .map(|(place, ka, kb)| {
             let of = |s: &Side, r: &[std::ops::Range<usize>], k: Option<u32>| {
@@ -697,7 +701,7 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
             let (x, y) = (of(&sa, &ra, ka), of(&sb, &rb, kb));
             let (has_a, has_b) = (ka.is_some(), kb.is_some());
             let change = match (has_a, has_b) {
-                (true, true) if needs_calls(x.1, y.1, frames, noise) => judge(
+                (true, true) if needs_calls(x.1, y.1, frames, noise) => estimate(
                     Some(&sample(&x.0, &sa.units)),
                     Some(&sample(&y.0, &sb.units)),
                     noise,
@@ -710,7 +714,14 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
                     sa.units.basis,
                 ),
             };
-            let v = verdict(&change, has_a, has_b, noise);
+            (place, ka, kb, x, y, change)
+        })
+        .collect();
+    decide_family(estimated.iter_mut().map(|e| &mut e.5), noise.alpha);
+    let mut judged: Vec<(GapChange, Option<u32>, Option<u32>)> = estimated
+        .into_iter()
+        .map(|(place, ka, kb, x, y, change)| {
+            let v = verdict(&change, ka.is_some(), kb.is_some(), noise);
             let g = GapChange {
                 thread: place.thread,
                 kind: place.kind,
