@@ -224,13 +224,19 @@ fn a_row_that_varies_between_runs_is_judged_by_that_spread() {
     );
     let c = &r["comparison"];
     assert_eq!(c["noise"]["model"], "between-runs");
-    assert_eq!(
-        kind(c, "physics::solve_contacts"),
-        "unchanged",
+    // +0.3 ms against a row that varies ±0.5 ms between runs: neither a
+    // change nor unchanged within 5% from two runs a side (not listed),
+    // and the gate at 1% cannot tell either: exit 5, never 4.
+    assert!(
+        c["inconclusive"]["names"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n == "physics::solve_contacts"),
         "{}",
-        c["rows"]
+        c["inconclusive"]
     );
-    assert_eq!(status, 0);
+    assert_eq!(status, 5);
     // The Markdown says which noise model it used.
     let out = run_in(
         d.path(),
