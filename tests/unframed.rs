@@ -103,7 +103,8 @@ fn one_frame_is_said_and_judged_per_second() {
         .unwrap();
     assert_eq!(flush["change"]["calls_per_frame_a"], 10.0);
     assert_eq!(flush["change"]["calls_per_frame_b"], 20.0);
-    assert!(flush["change"]["p_count"].as_f64().unwrap() < 0.01);
+    assert_eq!(flush["change"]["effect"]["verdict"], "changed");
+    assert_eq!(flush["change"]["effect"]["per"], "second");
     assert_eq!(kind("encode"), "unchanged");
     assert_eq!(kind("respond"), "unchanged");
     // parse costs +0.5 ms × 100 requests = +50 ms per second.
@@ -166,10 +167,10 @@ fn the_real_sdk_capture_is_one_frame_per_second() {
 
 /// The Rerun SDK logging 500 and then 5,000 points a batch (a real
 /// before/after pair of one frame each, `sdk_points.py`): its busiest
-/// scopes cost 4x to 8x more per call while the light ones hold. That is
-/// the change, not the machine: no drift is applied, and the rows are
-/// judged as measured. The Viewer's twin pair (identical code, a shared
-/// machine) keeps its drift.
+/// scopes cost 4x to 8x more per call while the light ones hold. The
+/// names' median held: no drift worth naming, and their wide spread is
+/// carried in every row's interval; the names that moved 4-8x are still
+/// changes.
 #[test]
 fn the_real_sdk_pair_is_judged_as_measured() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/real");
@@ -180,39 +181,22 @@ fn the_real_sdk_pair_is_judged_as_measured() {
     let (_, v) = json(&dir, &["compare", a, b, "--json"]);
     assert_eq!(v["basis"], "second");
     let d = &v["drift"];
-    assert_eq!(
-        (&d["coherent"], &d["named"]),
-        (&false.into(), &false.into()),
-        "{d:#}"
-    );
-    assert!(d["agreeing_time_pct"].as_f64().unwrap() < 50.0, "{d:#}");
+    assert_eq!(d["named"], false, "{d:#}");
+    assert!(d["spread_pct"].as_f64().unwrap() > 10.0, "{d:#}");
     let rows = v["rows"].as_array().unwrap();
     let append = rows
         .iter()
         .find(|r| r["name"] == "Encoder<_>::append" && r["data"] == "")
         .unwrap();
-    assert_eq!(append["change"]["drift_part_ns"], 0.0, "{append:#}");
     assert!(
         ["slower", "costlier"].contains(&append["change"]["kind"].as_str().unwrap()),
         "{append:#}"
     );
-    // The text says so, and never "judged against it".
+    // The text says the drift is not named, and never "across the board".
     let out = run_in(&dir, &["compare", a, b]);
     let text = String::from_utf8(out.stdout).unwrap();
     let first = text.lines().next().unwrap();
-    assert!(
-        first.starts_with("drift: none common to the busy names"),
-        "{first}"
-    );
-    assert!(!text.contains("judged against it") && !text.contains("across the board"));
-    let (_, twin) = json(
-        &dir,
-        &[
-            "compare",
-            "rerun_viewer_plots_a.puffin",
-            "rerun_viewer_plots_b.puffin",
-            "--json",
-        ],
-    );
-    assert_eq!(twin["drift"]["coherent"], true, "{:#}", twin["drift"]);
+    assert!(first.starts_with("drift: +6.9%"), "{first}");
+    assert!(first.contains("not called machine drift"), "{first}");
+    assert!(!text.contains("across the board"));
 }

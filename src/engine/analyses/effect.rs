@@ -22,7 +22,7 @@
 //!
 //! - **Sampling**, from within each run. With one run a side: **batch
 //!   means** over contiguous batches of units (`⌊√n⌋`, at most
-//!   [`MAX_BATCHES`]), the batches doubled in size while their lag-1
+//!   [`MAX_BATCHES`]; each unit its own batch under 16), the batches doubled in size while their lag-1
 //!   autocorrelation is significant (`r > 2/√b`), and the rest of it
 //!   corrected as AR(1) (`× (1+r)/(1−r)`, and `b (1−r)/(1+r)` effective
 //!   batches). Frames are not independent: a row that wanders through the
@@ -209,7 +209,8 @@ pub struct Series<'s> {
 pub enum Limit {
     #[default]
     None,
-    /// A side has fewer than 2 units.
+    /// A side has fewer than [`MIN_EFFECTIVE_BATCHES`] units (or, with
+    /// several runs, nothing to pool).
     TooFewUnits,
     /// A side's units are too correlated: its effective batches.
     TooFewBatches(f64),
@@ -265,7 +266,12 @@ fn batch_means(x: &[f64]) -> Sampling {
             ..Default::default()
         };
     }
-    let mut b = ((n as f64).sqrt() as usize).clamp(2, MAX_BATCHES).min(n);
+    // √n batches; under 16 units, each unit its own batch.
+    let mut b = if n < 16 {
+        n
+    } else {
+        ((n as f64).sqrt() as usize).clamp(4, MAX_BATCHES)
+    };
     let mut means = Vec::with_capacity(b);
     loop {
         means.clear();
@@ -354,7 +360,8 @@ pub fn estimate(a: &Series, b: &Series, terms: &Terms, noise_pct: f64, noise_ms:
         runs: (a.run_starts.len() + 1, b.run_starts.len() + 1),
         ..Default::default()
     };
-    if e.units.0 < 2 || e.units.1 < 2 {
+    let fewest = MIN_EFFECTIVE_BATCHES as usize;
+    if e.units.0 < fewest || e.units.1 < fewest {
         e.limit = Limit::TooFewUnits;
         return e;
     }
