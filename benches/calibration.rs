@@ -18,21 +18,78 @@ fn main() {
     let aa = Setting::aa;
     let settings: Vec<Setting> = vec![
         aa("tau 0, 300 frames"),
-        Setting { tau: 0.03, ..aa("tau 3%") },
-        Setting { tau: 0.05, ..aa("tau 5%") },
-        Setting { tau: 0.12, ..aa("tau 12%") },
-        Setting { phi: 0.9, frames: 600, ..aa("AR(1) phi 0.9, 600 frames") },
-        Setting { phi: 0.99, frames: 600, ..aa("AR(1) phi 0.99, 600 frames") },
-        Setting { drift: 0.15, drift_sd: 0.02, tau: 0.03, ..aa("drift +16%, spread 2%, tau 3%") },
-        Setting { calls: Calls::Few, ..aa("few calls (1 in 10 frames)") },
-        Setting { calls: Calls::Huge, ..aa("huge call counts (500 a frame)") },
-        Setting { frames: 60, ..aa("60 frames") },
-        Setting { runs: 2, frames: 150, tau: 0.05, drift_sd: 0.02, ..aa("2 runs a side, tau 5%") },
-        Setting { runs: 3, frames: 150, tau: 0.05, drift_sd: 0.02, ..aa("3 runs a side, tau 5%") },
-        Setting { runs: 5, frames: 150, tau: 0.05, drift_sd: 0.02, ..aa("5 runs a side, tau 5%") },
-        Setting { runs: 5, frames: 150, tau: 0.12, drift_sd: 0.02, ..aa("5 runs a side, tau 12%") },
+        Setting {
+            tau: 0.03,
+            ..aa("tau 3%")
+        },
+        Setting {
+            tau: 0.05,
+            ..aa("tau 5%")
+        },
+        Setting {
+            tau: 0.12,
+            ..aa("tau 12%")
+        },
+        Setting {
+            phi: 0.9,
+            frames: 600,
+            ..aa("AR(1) phi 0.9, 600 frames")
+        },
+        Setting {
+            phi: 0.99,
+            frames: 600,
+            ..aa("AR(1) phi 0.99, 600 frames")
+        },
+        Setting {
+            drift: 0.15,
+            drift_sd: 0.02,
+            tau: 0.03,
+            ..aa("drift +16%, spread 2%, tau 3%")
+        },
+        Setting {
+            calls: Calls::Few,
+            ..aa("few calls (1 in 10 frames)")
+        },
+        Setting {
+            calls: Calls::Huge,
+            ..aa("huge call counts (500 a frame)")
+        },
+        Setting {
+            frames: 60,
+            ..aa("60 frames")
+        },
+        Setting {
+            runs: 2,
+            frames: 150,
+            tau: 0.05,
+            drift_sd: 0.02,
+            ..aa("2 runs a side, tau 5%")
+        },
+        Setting {
+            runs: 3,
+            frames: 150,
+            tau: 0.05,
+            drift_sd: 0.02,
+            ..aa("3 runs a side, tau 5%")
+        },
+        Setting {
+            runs: 5,
+            frames: 150,
+            tau: 0.05,
+            drift_sd: 0.02,
+            ..aa("5 runs a side, tau 5%")
+        },
+        Setting {
+            runs: 5,
+            frames: 150,
+            tau: 0.12,
+            drift_sd: 0.02,
+            ..aa("5 runs a side, tau 12%")
+        },
     ];
-    println!("| setting | rows | false change | inconclusive | gate false trip | gate inconclusive |");
+    println!(
+        "| setting | rows | false change | inconclusive | gate false trip | gate inconclusive |"
+    );
     println!("| --- | ---: | ---: | ---: | ---: | ---: |");
     for (k, s) in settings.iter().enumerate() {
         let r = rates(s, 1 + k as u64, pairs);
@@ -53,9 +110,20 @@ fn main() {
         .into_iter()
         .flat_map(|p| {
             [
-                Setting { planted: p, ..aa("tau 0, 300 frames") },
-                Setting { planted: p, frames: 60, ..aa("tau 0, 60 frames") },
-                Setting { planted: p, tau: 0.05, ..aa("tau 5%, 1 run a side") },
+                Setting {
+                    planted: p,
+                    ..aa("tau 0, 300 frames")
+                },
+                Setting {
+                    planted: p,
+                    frames: 60,
+                    ..aa("tau 0, 60 frames")
+                },
+                Setting {
+                    planted: p,
+                    tau: 0.05,
+                    ..aa("tau 5%, 1 run a side")
+                },
                 Setting {
                     planted: p,
                     runs: 5,

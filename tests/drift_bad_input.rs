@@ -65,7 +65,11 @@ fn pair(a: &[u8], b: &[u8]) -> tempfile::TempDir {
 /// `args` run in `dir`: the exit status and stdout.
 fn run(dir: &Path, args: &[&str]) -> (i32, String) {
     let out = run_in(dir, args);
-    assert!(matches!(code(&out), 0 | 4 | 5), "{args:?}: {}", stderr(&out));
+    assert!(
+        matches!(code(&out), 0 | 4 | 5),
+        "{args:?}: {}",
+        stderr(&out)
+    );
     (code(&out), String::from_utf8(out.stdout).unwrap())
 }
 

@@ -466,5 +466,8 @@ fn the_real_viewer_pairs_gaps_hold_but_one_stall() {
         ns(&stall["b"]["max_ns"]) > 4e6 && ns(&stall["a"]["max_ns"]) < 0.2e6,
         "{stall:#}"
     );
-    assert_eq!(stall["judged"]["effect"]["verdict"], "inconclusive", "{stall:#}");
+    assert_eq!(
+        stall["judged"]["effect"]["verdict"], "inconclusive",
+        "{stall:#}"
+    );
 }

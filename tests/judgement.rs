@@ -37,13 +37,21 @@ fn pair(seed_a: u64, seed_b: u64) -> tempfile::TempDir {
 /// `puffin-lens ARGS` in `dir`: its exit status and stdout as JSON.
 fn json(dir: &Path, args: &[&str]) -> (i32, Value) {
     let out = run_in(dir, args);
-    assert!(matches!(code(&out), 0 | 4 | 5), "{args:?}: {}", stderr(&out));
+    assert!(
+        matches!(code(&out), 0 | 4 | 5),
+        "{args:?}: {}",
+        stderr(&out)
+    );
     (code(&out), serde_json::from_slice(&out.stdout).unwrap())
 }
 
 fn text(dir: &Path, args: &[&str]) -> String {
     let out = run_in(dir, args);
-    assert!(matches!(code(&out), 0 | 4 | 5), "{args:?}: {}", stderr(&out));
+    assert!(
+        matches!(code(&out), 0 | 4 | 5),
+        "{args:?}: {}",
+        stderr(&out)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -245,7 +253,10 @@ fn jitter_alone_is_never_a_change() {
                 "--json",
             ],
         );
-        assert!(allowed.contains(&status), "jitter never trips the gate: {status}");
+        assert!(
+            allowed.contains(&status),
+            "jitter never trips the gate: {status}"
+        );
     }
 }
 

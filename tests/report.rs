@@ -284,10 +284,7 @@ fn two_recordings_a_change_and_a_spike_told_apart() {
             )
         })
         .collect();
-    assert_eq!(
-        judged,
-        [("physics", "slower"), ("ai", "spike")]
-    );
+    assert_eq!(judged, [("physics", "slower"), ("ai", "spike")]);
     // Its other calls hold, but four names measure no run-to-run spread:
     // not called unchanged within 5% from one run a side.
     assert_eq!(c["rows"][1]["change"]["rest"], "inconclusive");
@@ -385,7 +382,10 @@ fn two_recordings_a_change_and_a_spike_told_apart() {
     // frame_body grew too, but its own time did not change: physics is the
     // cause, counted once. Its interval lies above the limit (0.4 ms).
     assert_eq!(tripped, ["physics"]);
-    assert!(gate["tripped"][0]["ci_ns"][0].as_f64().unwrap() > 0.4e6, "{gate}");
+    assert!(
+        gate["tripped"][0]["ci_ns"][0].as_f64().unwrap() > 0.4e6,
+        "{gate}"
+    );
     // 80% of the frame (3.2 ms): physics' interval lies below it, but ai's
     // one 10 ms call in 10 frames may recur or not: inconclusive (exit 5),
     // and the message says what would settle it.

@@ -2,9 +2,13 @@
 //! generated worst-case captures (call paths that rarely repeat, a unique
 //! data string on most scopes) and on captures sharing most of their rows.
 
-use puffin_lens::engine::analyses::judge::{Sample, judge};
+use puffin_lens::engine::analyses::basis::Basis;
+use puffin_lens::engine::analyses::judge::{
+    Sample, Sums, decide_family, estimate, judge, needs_calls, untested,
+};
 use puffin_lens::engine::analyses::{
-    self, CompareOptions, CompareRow, CompareSort, FindFilter, GroupBy, Noise, SideStats, Status,
+    self, CompareOptions, CompareRow, CompareSort, CompareTable, FindFilter, GroupBy, Noise,
+    SideStats, Status,
 };
 use puffin_lens::engine::model::Trace;
 use puffin_lens::engine::write::puffin::{
@@ -60,15 +64,18 @@ fn samples(t: &Trace) -> BTreeMap<(String, String), Sample> {
             .or_default() += 1;
     }
     for (key, f) in frames {
-        out.get_mut(&key).unwrap().calls_in_frames = f.into_values().collect();
+        let s = out.get_mut(&key).unwrap();
+        s.frame_units = f.keys().copied().collect();
+        s.calls_in_frames = f.into_values().collect();
     }
     out
 }
 
 /// `compare` as it was first written: every (name, data) of both sides
-/// with owned strings, joined in a map, all sorted, then cut; each row
-/// judged from all its calls (the table judges only rows past the
-/// thresholds: the kinds must agree).
+/// with owned strings, joined in a map, all sorted, then cut; every row
+/// the prefilter cannot bound estimated from all its calls and the rows
+/// decided as one family, against the table's drift (the table collects
+/// the calls of those rows only: the kinds must agree).
 fn reference_compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> Vec<CompareRow> {
     let (calls_a, calls_b) = (samples(a), samples(b));
     let side = |t: &Trace| -> BTreeMap<(String, String), SideStats> {
@@ -88,10 +95,24 @@ fn reference_compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> Vec<Compare
             .collect()
     };
     let (mut sa, sb) = (side(a), side(b));
+    let noise = CompareTable::grouped(a, b, GroupBy::NameData, opts.noise)
+        .with(a, b)
+        .noise();
+    let frames = (a.frames.len(), b.frames.len());
+    let sums = |s: &SideStats| Sums {
+        count: s.count,
+        total_ns: s.total_ns,
+        max_ns: s.max_ns,
+    };
     let mut rows = Vec::new();
     let mut push = |(name, data): (String, String), a: Option<SideStats>, b: Option<SideStats>| {
         let key = (name.clone(), data.clone());
-        let change = judge(calls_a.get(&key), calls_b.get(&key), &opts.noise);
+        let change = match (&a, &b) {
+            (Some(x), Some(y)) if !needs_calls(sums(x), sums(y), frames, &noise) => {
+                untested(Some(sums(x)), Some(sums(y)), frames, &noise, Basis::Frame)
+            }
+            _ => estimate(calls_a.get(&key), calls_b.get(&key), &noise),
+        };
         let ta = a.as_ref().map_or(0, |s| s.total_ns);
         let tb = b.as_ref().map_or(0, |s| s.total_ns);
         let larger = if tb > ta { b.as_ref() } else { a.as_ref() };
@@ -122,6 +143,10 @@ fn reference_compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> Vec<Compare
     for (key, sa) in sa {
         push(key, Some(sa), None);
     }
+    decide_family(
+        rows.iter_mut().map(|r: &mut CompareRow| &mut r.change),
+        noise.alpha,
+    );
     rows.retain(|r| {
         let total = |s: &Option<SideStats>| s.as_ref().map_or(0, |s| s.total_ns);
         opts.filter

@@ -36,7 +36,11 @@ pub fn stderr(out: &Output) -> String {
 /// or 5: the gate could not tell): its exit status and stdout as JSON.
 pub fn json_in(dir: &Path, args: &[&str]) -> (i32, Value) {
     let out = run_in(dir, args);
-    assert!(matches!(code(&out), 0 | 4 | 5), "{args:?}: {}", stderr(&out));
+    assert!(
+        matches!(code(&out), 0 | 4 | 5),
+        "{args:?}: {}",
+        stderr(&out)
+    );
     (code(&out), serde_json::from_slice(&out.stdout).unwrap())
 }
 

@@ -983,10 +983,7 @@ pub fn with_estimated_drift(a: &Trace, b: &Trace, noise: Noise) -> (Noise, Optio
     let estimate = drift::estimate(rows, noise.pct, noise.alpha);
     let noise = noise.with_drift(estimate.as_ref());
     // --no-drift: the names' spread still measured, no drift judged.
-    (
-        noise,
-        estimate.filter(|_| noise.drift != DriftMode::Off),
-    )
+    (noise, estimate.filter(|_| noise.drift != DriftMode::Off))
 }
 
 /// Joins two traces on (name, data). See [`CompareSort`] for the order.

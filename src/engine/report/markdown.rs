@@ -1145,9 +1145,7 @@ fn judged_row_md(
             "**one spike** (the other calls: {})",
             ch.rest.unwrap_or_default().words()
         ),
-        Kind::New | Kind::Gone | Kind::Unchanged | Kind::Inconclusive => {
-            ch.kind.words().to_owned()
-        }
+        Kind::New | Kind::Gone | Kind::Unchanged | Kind::Inconclusive => ch.kind.words().to_owned(),
         _ => format!("**{}**", describe_per(ch, c.basis)),
     } + note;
     let _ = writeln!(
