@@ -587,7 +587,7 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
         noise.ms,
     );
     // The count part: the calls per unit, at A's cost per call (times the
-    // drift), with the row's band.
+    // drift), with the row's band (its sampling only: see below).
     let per_call_a = terms.factor * sa.mean_ns();
     let (ra, rb) = (sa.rate_series(), sb.rate_series());
     let rates = effect::estimate(
@@ -599,11 +599,9 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
             per_unit: &rb,
             run_starts: &sb.run_starts,
         },
-        &Terms {
-            factor: 1.0,
-            drift_se: 0.0,
-            ..terms
-        },
+        // Sampling alone: the spread and the drift are of the cost per
+        // call; how often code runs is the program's, not the machine's.
+        &Terms::none(),
         0.0,
         0.0,
     );
