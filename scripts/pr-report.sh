@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The pull-request check's report (action.yml): `puffin-lens report BEFORE
 # AFTER --format md` written to OUT (default puffin-lens-report.md) and
-# appended to the job summary ($GITHUB_STEP_SUMMARY), with `report=OUT` and
-# `tripped=true|false` in $GITHUB_OUTPUT. Without FAIL_ON_REGRESSION the
+# appended to the job summary ($GITHUB_STEP_SUMMARY), with `report=OUT`,
+# `tripped=true|false` and `inconclusive=true|false` (the gate could not tell:
+# exit 5) in $GITHUB_OUTPUT. Without FAIL_ON_REGRESSION the
 # summary says it reported without a gate.
 #
 # BEFORE and AFTER are each a recording, or glob patterns (space-separated) of
@@ -13,8 +14,9 @@
 # Env: PUFFIN_LENS (the binary; default puffin-lens on PATH), FAIL_ON_REGRESSION
 # (a percentage; empty: no gate), MIN_MS, FAIL_ON_DRIFT (a percentage: fail on
 # the run-to-run drift itself too).
-# Exit: 0 reported (the gate's verdict is the `tripped` output: the action
-# fails the job after commenting), 1 unusable input, 2 usage error.
+# Exit: 0 reported (the gate's verdict is the `tripped` and `inconclusive`
+# outputs: the action fails the job after commenting), 1 unusable input, 2
+# usage error.
 set -uo pipefail
 if (($# < 2)); then
   echo "usage: scripts/pr-report.sh BEFORE AFTER [OUT]" >&2
@@ -67,7 +69,7 @@ status=$?
 cat "$errors" >&2
 
 case $status in
-  0 | 3 | 4)
+  0 | 3 | 4 | 5)
     cat "$out" >>"$summary"
     if [[ -z ${FAIL_ON_REGRESSION:-} ]]; then
       # shellcheck disable=SC2016 # Markdown backticks, not a command.
@@ -76,11 +78,13 @@ case $status in
     if ((status == 3)); then
       echo "::warning title=puffin-lens::a recording is damaged: reported from its intact frames"
     fi
-    tripped=false
+    tripped=false inconclusive=false
     ((status == 4)) && tripped=true
+    ((status == 5)) && inconclusive=true
     {
       echo "report=$out"
       echo "tripped=$tripped"
+      echo "inconclusive=$inconclusive"
     } >>"$output"
     rm -f "$errors"
     exit 0

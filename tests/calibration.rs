@@ -87,13 +87,16 @@ fn same_code_is_no_change_and_never_fails_the_gate() {
 
 #[test]
 fn five_runs_a_side_leave_few_names_inconclusive() {
-    // Same code, 5 runs a side, each row varying 5% between runs: at most
-    // 5% of the names are inconclusive (the runs measure the spread).
+    // Same code, 5 runs a side on a quiet machine (each row varying 2%
+    // between runs, the machine 1%): at most 5% of the names are
+    // inconclusive (the runs measure the spread). At 5% a run, as wide as
+    // the band, no number of runs this small can call a row unchanged
+    // (docs/statistics.md).
     let s = Setting {
         runs: 5,
         frames: 100,
-        tau: 0.05,
-        drift_sd: 0.02,
+        tau: 0.02,
+        drift_sd: 0.01,
         ..Setting::aa("5 runs a side")
     };
     let r = check_aa(s, 20, 30);
@@ -107,7 +110,7 @@ fn five_runs_a_side_leave_few_names_inconclusive() {
 #[test]
 fn planted_changes_are_found() {
     let aa = Setting::aa;
-    for (s, least) in [
+    let cases: [(Setting, f64); 3] = [
         // tau 0: 10% over 300 frames at least 95% of the time.
         (
             Setting {
@@ -137,7 +140,8 @@ fn planted_changes_are_found() {
             },
             0.80,
         ),
-    ] {
+    ];
+    for (s, least) in cases {
         let r = rates(&s, 30, 40);
         assert!(
             r.power >= least - 3.0 * (least * (1.0 - least) / 40.0).sqrt(),

@@ -880,7 +880,10 @@ fn the_pull_request_check_writes_the_summary_github_reads() {
         summary.contains("**Regression gate: failed.** 2 row(s)"),
         "{summary}"
     );
-    assert_eq!(output, "report=report.md\ntripped=true\n");
+    assert_eq!(
+        output,
+        "report=report.md\ntripped=true\ninconclusive=false\n"
+    );
     assert_eq!(
         summary,
         std::fs::read_to_string(d.path().join("report.md")).unwrap(),
@@ -889,12 +892,18 @@ fn the_pull_request_check_writes_the_summary_github_reads() {
     // B against A: nothing trips.
     let (out, _, output) = run(Some("5"), "a.puffin");
     assert_eq!(code(&out), 0);
-    assert_eq!(output, "report=report.md\ntripped=false\n");
+    assert_eq!(
+        output,
+        "report=report.md\ntripped=false\ninconclusive=false\n"
+    );
     // No gate: reported, and said so.
     let (out, summary, output) = run(None, "b.puffin");
     assert_eq!(code(&out), 0);
     assert!(summary.contains("_Reported without a gate"), "{summary}");
-    assert!(output.ends_with("tripped=false\n"), "{output}");
+    assert!(
+        output.ends_with("tripped=false\ninconclusive=false\n"),
+        "{output}"
+    );
     // A missing recording: the CLI's line as an error annotation.
     let (out, summary, output) = run(Some("5"), "missing.puffin");
     assert_eq!(code(&out), 1);

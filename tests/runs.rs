@@ -344,7 +344,10 @@ fn the_pull_request_check_takes_globs_of_runs() {
     };
     let (out, output) = run("before-*.puffin", "after-*.puffin");
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert_eq!(output, "report=report.md\ntripped=true\n");
+    assert_eq!(
+        output,
+        "report=report.md\ntripped=true\ninconclusive=false\n"
+    );
     let md = std::fs::read_to_string(d.path().join("report.md")).unwrap();
     assert!(
         md.starts_with("# puffin-lens report: before-1.puffin + before-2.puffin → after-1.puffin + after-2.puffin"),

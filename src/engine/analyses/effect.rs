@@ -31,8 +31,9 @@
 //!   inconclusive. With several runs a side the **runs are the units**:
 //!   each run's mean, their spread relative to the side's mean pooled over
 //!   A and B, moderated towards the spread every row shares (`(d₀ s₀² + d
-//!   s²) / (d₀ + d)`, limma's moderated variance, `d₀` = [`PRIOR_DF`]), so
-//!   that 2-3 runs a side still give an interval.
+//!   s²) / (d₀ + d)`, limma's moderated variance: `s₀²` and `d₀` fitted to
+//!   the rows' variances by [`fit_prior`]), so that 2-3 runs a side still
+//!   give an interval.
 //! - **The row's own run-to-run term**, `τ`: two runs of the same code
 //!   differ name by name (caches, layout, the other tenants), beyond the
 //!   drift they share. `τ` is the robust spread (1.4826 MAD) of the busy
@@ -55,8 +56,11 @@
 //! two-sided interval at level `1 − α'`:
 //!
 //! - **changed** when the whole interval lies outside the band;
-//! - **unchanged** when it lies inside (an equivalence test);
+//! - **unchanged** when the `1 − 2α` interval (two one-sided tests at the
+//!   comparison's nominal α, whatever the family's level) lies inside it;
 //! - **inconclusive** otherwise, with what would settle it (`settle`).
+//!
+//! The printed interval and level are those the verdict rests on.
 //!
 //! `α' = α` for a row judged alone. A comparison's rows are one family: its
 //! p-values (`2 (1 − T((|Δ| − band) / se))`, the test of "outside the
@@ -81,9 +85,10 @@ use serde::Serialize;
 pub const MAX_BATCHES: usize = 32;
 /// Fewer effective batches than this on a side: the row is inconclusive.
 pub const MIN_EFFECTIVE_BATCHES: f64 = 3.0;
-/// The weight (degrees of freedom) of the spread every row shares, in
-/// the moderated variance of several runs a side.
-pub const PRIOR_DF: f64 = 4.0;
+/// The most weight (degrees of freedom) the spread every row shares gets
+/// in the moderated variance of several runs a side (rows whose variances
+/// agree as sampling alone would: as good as known).
+pub const MAX_PRIOR_DF: f64 = 1000.0;
 /// A row's run-to-run spread (log ratio between one run of A and one of
 /// B, beyond the drift) when too few busy names measure it: what the
 /// repo's real same-code twins measure with enough names (the Rerun
@@ -170,6 +175,8 @@ pub struct Terms {
     /// With several runs a side: the relative between-run variance every
     /// row shares (the moderated variance's prior; 0: none yet).
     pub run_var: f64,
+    /// Its weight in the moderated variance (degrees of freedom).
+    pub run_df: f64,
 }
 
 impl Default for Terms {
@@ -179,6 +186,7 @@ impl Default for Terms {
             drift_se: DEFAULT_DRIFT_SE,
             tau: DEFAULT_TAU,
             run_var: 0.0,
+            run_df: 0.0,
         }
     }
 }
@@ -192,6 +200,7 @@ impl Terms {
             drift_se: 0.0,
             tau: 0.0,
             run_var: 0.0,
+            run_df: 0.0,
         }
     }
 }
@@ -229,6 +238,28 @@ pub struct Estimate {
     pub limit: Limit,
     /// Known without error (the prefilter's bound): the interval is this.
     pub exact: Option<[f64; 2]>,
+    /// With one run a side: the parts of its variance, to set the row term
+    /// again once the family measured it ([`Self::with_tau`]).
+    pub single: Option<SingleRun>,
+    /// The comparison's nominal alpha: "unchanged" is two one-sided tests
+    /// at it (the `1 − 2α` interval inside the band), whatever the
+    /// family's level for "changed" (0: the level given).
+    pub eq_alpha: f64,
+}
+
+/// A one-run-a-side estimate's variance in parts.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SingleRun {
+    /// Both sides' batch-means variance (A's times `f²`).
+    pub sampling_var: f64,
+    /// Welch–Satterthwaite's denominator of the sampling parts.
+    pub welch_den: f64,
+    /// The row's cost per unit (the mean of both sides).
+    pub scale_ns: f64,
+    /// The drift's error's part.
+    pub drift_var: f64,
+    /// `ln(B / (f·A))` (`None` when a side is 0).
+    pub log_ratio: Option<f64>,
 }
 
 /// The band around 0: `noise_pct` of `expected_ns` (A's cost times the
@@ -348,6 +379,86 @@ pub fn run_variance(a: &Series, b: &Series) -> Option<(f64, f64)> {
     Some((if df > 0.0 { ss / df } else { 0.0 }, df))
 }
 
+/// The prior of the rows' variances `(s², d)` (relative, with their
+/// degrees of freedom), as limma's `fitFDist` fits it by moments: `s₀²` and
+/// `d₀` such that the rows' `s²` look like `s₀²` times a scaled F. Rows
+/// whose variances spread no more than sampling alone would get
+/// [`MAX_PRIOR_DF`]; `(0, 0)` without rows.
+pub fn fit_prior(vars: &[(f64, f64)]) -> (f64, f64) {
+    let n = vars.len();
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let e: Vec<f64> = vars
+        .iter()
+        .map(|&(v, d)| libm::log(v) - digamma(d / 2.0) + libm::log(d / 2.0))
+        .collect();
+    let mean = e.iter().sum::<f64>() / n as f64;
+    let spread = if n > 1 {
+        e.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+    } else {
+        0.0
+    };
+    let excess = spread - vars.iter().map(|&(_, d)| trigamma(d / 2.0)).sum::<f64>() / n as f64;
+    if n < 3 || excess <= 0.0 {
+        // Homogeneous (or too few to tell): the prior is as good as known.
+        let d0 = if n < 3 { 0.0 } else { MAX_PRIOR_DF };
+        return (libm::exp(mean), d0);
+    }
+    let d0 = (2.0 * trigamma_inverse(excess)).min(MAX_PRIOR_DF);
+    (
+        libm::exp(mean + digamma(d0 / 2.0) - libm::log(d0 / 2.0)),
+        d0,
+    )
+}
+
+/// The digamma function (recurrence to x ≥ 6, then its asymptotic series).
+fn digamma(mut x: f64) -> f64 {
+    let mut r = 0.0;
+    while x < 6.0 {
+        r -= 1.0 / x;
+        x += 1.0;
+    }
+    let f = 1.0 / (x * x);
+    r + libm::log(x)
+        - 0.5 / x
+        - f * (1.0 / 12.0 - f * (1.0 / 120.0 - f * (1.0 / 252.0 - f * (1.0 / 240.0 - f / 132.0))))
+}
+
+/// The trigamma function (recurrence to x ≥ 6, then its asymptotic series).
+fn trigamma(mut x: f64) -> f64 {
+    let mut r = 0.0;
+    while x < 6.0 {
+        r += 1.0 / (x * x);
+        x += 1.0;
+    }
+    let f = 1.0 / (x * x);
+    r + 1.0 / x + f / 2.0 + f / x * (1.0 / 6.0 - f * (1.0 / 30.0 - f * (1.0 / 42.0 - f / 30.0)))
+}
+
+/// The inverse of [`trigamma`] (Newton's method from limma's start).
+fn trigamma_inverse(y: f64) -> f64 {
+    if y > 1e7 {
+        return 1.0 / y.sqrt();
+    }
+    if y < 1e-6 {
+        return 1.0 / y;
+    }
+    let mut x = 0.5 + 1.0 / y;
+    for _ in 0..50 {
+        let t = trigamma(x);
+        // The derivative of trigamma: tetragamma, by a central difference.
+        let h = 1e-5 * x;
+        let dt = (trigamma(x + h) - trigamma(x - h)) / (2.0 * h);
+        let step = t * (1.0 - t / y) / dt;
+        x += step;
+        if -step / x < 1e-8 {
+            break;
+        }
+    }
+    x
+}
+
 /// Estimates a row's effect: A's series, B's, the comparison's terms and
 /// its noise thresholds.
 pub fn estimate(a: &Series, b: &Series, terms: &Terms, noise_pct: f64, noise_ms: f64) -> Estimate {
@@ -371,7 +482,11 @@ pub fn estimate(a: &Series, b: &Series, terms: &Terms, noise_pct: f64, noise_ms:
         let (ya, yb) = (run_means(a), run_means(b));
         let (na, nb) = (ya.len().max(1) as f64, yb.len().max(1) as f64);
         let (v, d) = run_variance(a, b).unwrap_or((0.0, 0.0));
-        let d0 = if terms.run_var > 0.0 { PRIOR_DF } else { 0.0 };
+        let d0 = if terms.run_var > 0.0 {
+            terms.run_df
+        } else {
+            0.0
+        };
         if d + d0 <= 0.0 {
             e.limit = Limit::TooFewUnits;
             return e;
@@ -387,16 +502,75 @@ pub fn estimate(a: &Series, b: &Series, terms: &Terms, noise_pct: f64, noise_ms:
         e.limit = Limit::TooFewBatches(fewest);
     }
     let (va, vb) = (f * f * sa.var, sb.var);
-    let row = (terms.tau * (mb + f * ma) / 2.0).powi(2);
-    let var = va + vb + row + drift;
-    e.se_ns = var.sqrt();
-    let den = va * va / sa.df.max(1.0) + vb * vb / sb.df.max(1.0);
-    e.df = if den > 0.0 {
-        (var * var / den).min(1e6)
-    } else {
-        1e6
-    };
+    e.single = Some(SingleRun {
+        sampling_var: va + vb,
+        welch_den: va * va / sa.df.max(1.0) + vb * vb / sb.df.max(1.0),
+        scale_ns: (mb + f * ma) / 2.0,
+        drift_var: drift,
+        log_ratio: if ma > 0.0 && mb > 0.0 {
+            Some(libm::log(mb / (f * ma)))
+        } else {
+            None
+        },
+    });
+    e.with_tau(terms.tau);
     e
+}
+
+impl Estimate {
+    /// With one run a side: its interval with the row term `τ` (see
+    /// [`shared_tau`]); with several runs, the runs' spread holds it.
+    pub fn with_tau(&mut self, tau: f64) {
+        let Some(s) = self.single else { return };
+        let var = s.sampling_var + (tau * s.scale_ns).powi(2) + s.drift_var;
+        self.se_ns = var.sqrt();
+        self.df = if s.welch_den > 0.0 {
+            (var * var / s.welch_den).min(1e6)
+        } else {
+            1e6
+        };
+    }
+}
+
+/// The rows' own run-to-run spread `τ` measured on a family of rows with
+/// one run a side (`None` with fewer than [`super::drift::MIN_SCOPES`]
+/// rows in both): each row's log ratio `ln(B / (f·A))` of its cost per
+/// unit, their robust spread (1.4826 MAD around their median), less the
+/// sampling the rows' batches already carry (the median of their relative
+/// sampling variances): τ is what runs add beyond sampling.
+pub fn shared_tau(rows: &[&Estimate]) -> Option<f64> {
+    let mut logs: Vec<f64> = Vec::new();
+    let mut sampling: Vec<f64> = Vec::new();
+    for e in rows {
+        let Some(s) = e.single else { continue };
+        let Some(l) = s.log_ratio.filter(|l| l.is_finite()) else {
+            continue;
+        };
+        if e.limit != Limit::None || s.scale_ns <= 0.0 {
+            continue;
+        }
+        logs.push(l);
+        sampling.push(s.sampling_var / (s.scale_ns * s.scale_ns));
+    }
+    if logs.len() < super::drift::MIN_SCOPES {
+        return None;
+    }
+    let centre = median(&mut logs);
+    let mut dev: Vec<f64> = logs.iter().map(|l| (l - centre).abs()).collect();
+    let spread = 1.4826 * median(&mut dev);
+    let sampled = median(&mut sampling);
+    Some((spread * spread - sampled).max(0.0).sqrt())
+}
+
+/// The median of a non-empty slice, which it sorts.
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
 }
 
 /// A row whose larger side costs less than the band per unit: unchanged by
@@ -445,30 +619,51 @@ impl Estimate {
         [self.delta_ns - half, self.delta_ns + half]
     }
 
-    /// The verdict at two-sided level `1 − alpha`.
-    pub fn verdict(&self, alpha: f64) -> Verdict {
-        if self.limit != Limit::None && self.exact.is_none() {
-            return Verdict::Inconclusive;
-        }
-        let [lo, hi] = self.interval(alpha);
-        if lo > self.band_ns || hi < -self.band_ns {
-            Verdict::Changed
-        } else if lo >= -self.band_ns && hi <= self.band_ns {
-            Verdict::Unchanged
+    /// The alpha of the equivalence test's interval (`1 − 2α`: two
+    /// one-sided tests at α).
+    fn equivalence_alpha(&self, alpha: f64) -> f64 {
+        if self.eq_alpha > 0.0 {
+            (2.0 * self.eq_alpha).min(0.5)
         } else {
-            Verdict::Inconclusive
+            alpha
         }
     }
 
-    /// The effect as printed, at two-sided level `1 − alpha`, per `per`.
+    /// The verdict, "changed" at two-sided level `1 − alpha` (the
+    /// family's), "unchanged" by the equivalence test, and the alpha of
+    /// the interval it rests on.
+    pub fn decision(&self, alpha: f64) -> (Verdict, f64) {
+        if self.limit != Limit::None && self.exact.is_none() {
+            return (Verdict::Inconclusive, alpha);
+        }
+        let outside = |[lo, hi]: [f64; 2]| lo > self.band_ns || hi < -self.band_ns;
+        let inside = |[lo, hi]: [f64; 2]| lo >= -self.band_ns && hi <= self.band_ns;
+        if outside(self.interval(alpha)) {
+            return (Verdict::Changed, alpha);
+        }
+        let eq = self.equivalence_alpha(alpha);
+        if inside(self.interval(eq)) {
+            (Verdict::Unchanged, eq)
+        } else {
+            (Verdict::Inconclusive, alpha)
+        }
+    }
+
+    /// The verdict (see [`Self::decision`]).
+    pub fn verdict(&self, alpha: f64) -> Verdict {
+        self.decision(alpha).0
+    }
+
+    /// The effect as printed, "changed" judged at two-sided level `1 −
+    /// alpha`, per `per`: its interval is the one the verdict used.
     pub fn effect(&self, alpha: f64, per: &'static str) -> Effect {
-        let verdict = self.verdict(alpha);
+        let (verdict, used) = self.decision(alpha);
         Effect {
             per,
             delta_ns: round_ns(self.delta_ns),
-            ci_ns: self.interval(alpha).map(round_ns),
+            ci_ns: self.interval(used).map(round_ns),
             band_ns: round_ns(self.band_ns),
-            level: four_digits(1.0 - alpha),
+            level: four_digits(1.0 - used),
             verdict,
             settle: (verdict == Verdict::Inconclusive).then(|| self.settle(alpha, per)),
         }
@@ -693,6 +888,22 @@ mod tests {
         }
         assert!((t_cdf(0.0, 7.0) - 0.5).abs() < 1e-12);
         assert!((t_cdf(-2.571, 5.0) - 0.025).abs() < 1e-4);
+    }
+
+    #[test]
+    fn the_prior_of_the_rows_variances() {
+        assert!((digamma(1.0) + 0.577_215_664_9).abs() < 1e-9);
+        assert!((trigamma(1.0) - std::f64::consts::PI.powi(2) / 6.0).abs() < 1e-9);
+        assert!((trigamma_inverse(trigamma(3.7)) - 3.7).abs() < 1e-6);
+        // Variances that agree: the prior is as good as known.
+        let same: Vec<(f64, f64)> = (0..20).map(|_| (0.01, 4.0)).collect();
+        let (v0, d0) = fit_prior(&same);
+        assert_eq!(d0, MAX_PRIOR_DF);
+        assert!((v0 - 0.01).abs() < 0.005, "{v0}");
+        // Variances spread far beyond what 4 df sample: a weak prior.
+        let spread: Vec<(f64, f64)> = (0..20).map(|k| (0.0001 * 10f64.powi(k % 5), 4.0)).collect();
+        let (_, d0) = fit_prior(&spread);
+        assert!(d0 > 0.0 && d0 < 5.0, "{d0}");
     }
 
     #[test]

@@ -48,6 +48,8 @@ pub struct Noise {
     pub tau: f64,
     pub drift_se: f64,
     pub run_var: f64,
+    /// The weight (degrees of freedom) of `run_var`.
+    pub run_df: f64,
 }
 
 /// Whether a comparison judges against the run-to-run drift
@@ -75,6 +77,7 @@ impl Default for Noise {
             tau: t.tau,
             drift_se: t.drift_se,
             run_var: t.run_var,
+            run_df: t.run_df,
         }
     }
 }
@@ -129,6 +132,7 @@ impl Noise {
             },
             tau: self.tau,
             run_var: self.run_var,
+            run_df: self.run_df,
         }
     }
 
@@ -573,19 +577,22 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
     change.typical_b_ns = Some(typical(&sorted_b));
     let terms = noise.terms();
     let (ca, cb) = (sa.cost_series(), sb.cost_series());
-    change.raw.row = effect::estimate(
-        &Series {
-            per_unit: &ca,
-            run_starts: &sa.run_starts,
-        },
-        &Series {
-            per_unit: &cb,
-            run_starts: &sb.run_starts,
-        },
-        &terms,
-        noise.pct,
-        noise.ms,
-    );
+    change.raw.row = Estimate {
+        eq_alpha: noise.alpha,
+        ..effect::estimate(
+            &Series {
+                per_unit: &ca,
+                run_starts: &sa.run_starts,
+            },
+            &Series {
+                per_unit: &cb,
+                run_starts: &sb.run_starts,
+            },
+            &terms,
+            noise.pct,
+            noise.ms,
+        )
+    };
     // The count part: the calls per unit, at A's cost per call (times the
     // drift), with the row's band (its sampling only: see below).
     let per_call_a = terms.factor * sa.mean_ns();
@@ -639,13 +646,26 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
 /// each row's estimates, decided as one family ([`decide_family`]).
 pub fn judge_rows(a: &[Sample], b: &[Sample], noise: &mut Noise) -> Vec<Change> {
     if a.iter().chain(b).any(|s| !s.run_starts.is_empty()) {
-        noise.run_var = shared_run_variance(a, b);
+        (noise.run_var, noise.run_df) = shared_run_variance(a, b);
     }
     let mut changes: Vec<Change> = a
         .iter()
         .zip(b)
         .map(|(a, b)| estimate(Some(a), Some(b), noise))
         .collect();
+    // One run a side: the rows' own run-to-run spread measured on the
+    // family itself (their cost per unit, beyond what their batches
+    // sample), when enough rows are in both.
+    let rows: Vec<&Estimate> = changes.iter().map(|c| &c.raw.row).collect();
+    if let Some(tau) = effect::shared_tau(&rows) {
+        noise.tau = tau;
+        for c in &mut changes {
+            c.raw.row.with_tau(tau);
+            if let Some(rest) = c.raw.rest.as_mut() {
+                rest.raw.row.with_tau(tau);
+            }
+        }
+    }
     decide_family(changes.iter_mut(), noise.alpha);
     changes
 }
@@ -668,11 +688,12 @@ pub fn decide_family<'c>(rows: impl Iterator<Item = &'c mut Change>, alpha: f64)
     level
 }
 
-/// With several runs a side: the median of the rows' relative
-/// between-run variances ([`effect::run_variance`]), the spread every row
-/// shares (0 with one run a side, or no row in several runs).
-pub fn shared_run_variance(a: &[Sample], b: &[Sample]) -> f64 {
-    let mut vars: Vec<f64> = a
+/// With several runs a side: the between-run variance every row shares
+/// and its weight, fitted to the rows' relative between-run variances
+/// ([`effect::run_variance`], [`effect::fit_prior`]); `(0, 0)` with one run
+/// a side, or no row in several runs.
+pub fn shared_run_variance(a: &[Sample], b: &[Sample]) -> (f64, f64) {
+    let vars: Vec<(f64, f64)> = a
         .iter()
         .zip(b)
         .filter_map(|(a, b)| {
@@ -687,14 +708,10 @@ pub fn shared_run_variance(a: &[Sample], b: &[Sample]) -> f64 {
                     run_starts: &b.run_starts,
                 },
             )?;
-            (df > 0.0 && v.is_finite()).then_some(v)
+            (df > 0.0 && v.is_finite() && v > 0.0).then_some((v, df))
         })
         .collect();
-    if vars.is_empty() {
-        return 0.0;
-    }
-    vars.sort_by(f64::total_cmp);
-    vars[(vars.len() - 1) / 2]
+    effect::fit_prior(&vars)
 }
 
 /// The time-weighted median of sorted durations: the smallest duration at

@@ -798,15 +798,39 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             // Only --fail-on-drift: no row limit.
         } else if g.tripped.is_empty() && !g.tripped_gaps.is_empty() {
             // Told above.
+        } else if g.tripped.is_empty() && !g.inconclusive.is_empty() {
+            let _ = writeln!(
+                o,
+                "> [!WARNING]\n> **Regression gate: inconclusive.** {} cause(s) may cost more \
+                 than {} per {unit} beyond the drift, or may not: their intervals straddle the \
+                 limit ({}% of A's mean {unit}, at least {} ms). To settle it, {}.\n",
+                g.inconclusive.len(),
+                msu(g.limit_ns.round() as i64),
+                g.pct,
+                g.min_ms,
+                g.settle()
+            );
+            for t in &g.inconclusive {
+                let _ = writeln!(
+                    o,
+                    "> - {}: {} per {unit} [{}, {}] beyond the drift",
+                    escape::markdown_code(&t.name),
+                    signed_ms(t.beyond_drift_ns),
+                    signed_ms(t.ci_ns[0]),
+                    signed_ms(t.ci_ns[1]),
+                );
+            }
+            o.push('\n');
         } else if g.tripped.is_empty() {
             let _ = writeln!(
                 o,
-                "**Regression gate: passed.** No name judged slower per call, run more often \
-                 or costlier costs more than {} per {unit} beyond the drift in its own time \
-                 ({}% of A's mean {unit}, at least {} ms).\n",
+                "**Regression gate: passed.** No cause's interval (a name whose own time \
+                 changed) reaches {} per {unit} beyond the drift ({}% of A's mean {unit}, at \
+                 least {} ms; {} cause(s) tested).\n",
                 msu(g.limit_ns.round() as i64),
                 g.pct,
-                g.min_ms
+                g.min_ms,
+                g.causes
             );
         } else {
             let _ = writeln!(
@@ -821,10 +845,13 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             for t in &g.tripped {
                 let _ = writeln!(
                     o,
-                    "> - {}: {}, {} per {unit} beyond the drift ({:.1}% of the frame; {} in all)",
+                    "> - {}: {}, {} per {unit} [{}, {}] beyond the drift ({:.1}% of the frame; \
+                     {} in all)",
                     escape::markdown_code(&t.name),
                     t.kind.words(),
                     signed_ms(t.beyond_drift_ns),
+                    signed_ms(t.ci_ns[0]),
+                    signed_ms(t.ci_ns[1]),
                     t.frame_pct,
                     signed_ms(t.delta_per_frame_ns),
                 );
