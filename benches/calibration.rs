@@ -15,7 +15,6 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(400);
-    let only: Option<String> = std::env::var("CALIBRATION_ONLY").ok();
     let aa = Setting::aa;
     let settings: Vec<Setting> = vec![
         aa("tau 0, 300 frames"),

@@ -7,6 +7,7 @@
 //! (docs/statistics.md).
 
 #[path = "../benches/common/calibration.rs"]
+#[allow(dead_code)] // what the benchmark prints and the test does not read
 mod calibration;
 
 use calibration::{Calls, Rates, Setting, rates};

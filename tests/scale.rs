@@ -4,7 +4,7 @@
 
 use puffin_lens::engine::analyses::basis::Basis;
 use puffin_lens::engine::analyses::judge::{
-    Sample, Sums, decide_family, estimate, judge, needs_calls, untested,
+    Sample, Sums, judge, judge_rows, needs_calls, untested,
 };
 use puffin_lens::engine::analyses::{
     self, CompareOptions, CompareRow, CompareSort, CompareTable, FindFilter, GroupBy, Noise,
@@ -105,13 +105,19 @@ fn reference_compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> Vec<Compare
         max_ns: s.max_ns,
     };
     let mut rows = Vec::new();
+    // The rows in both the prefilter cannot bound: judged together.
+    let mut candidates: Vec<(usize, Sample, Sample)> = Vec::new();
     let mut push = |(name, data): (String, String), a: Option<SideStats>, b: Option<SideStats>| {
         let key = (name.clone(), data.clone());
         let change = match (&a, &b) {
             (Some(x), Some(y)) if !needs_calls(sums(x), sums(y), frames, &noise) => {
                 untested(Some(sums(x)), Some(sums(y)), frames, &noise, Basis::Frame)
             }
-            _ => estimate(calls_a.get(&key), calls_b.get(&key), &noise),
+            (Some(_), Some(_)) => {
+                candidates.push((rows.len(), calls_a[&key].clone(), calls_b[&key].clone()));
+                judge(None, None, &noise)
+            }
+            _ => judge(calls_a.get(&key), calls_b.get(&key), &noise),
         };
         let ta = a.as_ref().map_or(0, |s| s.total_ns);
         let tb = b.as_ref().map_or(0, |s| s.total_ns);
@@ -143,10 +149,14 @@ fn reference_compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> Vec<Compare
     for (key, sa) in sa {
         push(key, Some(sa), None);
     }
-    decide_family(
-        rows.iter_mut().map(|r: &mut CompareRow| &mut r.change),
-        noise.alpha,
-    );
+    let (sa, sb): (Vec<Sample>, Vec<Sample>) = candidates
+        .iter()
+        .map(|(_, x, y)| (x.clone(), y.clone()))
+        .unzip();
+    let changes = judge_rows(&sa, &sb, &mut noise.clone());
+    for ((k, _, _), change) in candidates.iter().zip(changes) {
+        rows[*k].change = change;
+    }
     rows.retain(|r| {
         let total = |s: &Option<SideStats>| s.as_ref().map_or(0, |s| s.total_ns);
         opts.filter

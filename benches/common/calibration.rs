@@ -134,7 +134,7 @@ fn side(
             let mut z = rng.normal();
             for f in 0..s.frames {
                 z = s.phi * z + (1.0 - s.phi * s.phi).sqrt() * rng.normal();
-                if f as u32 % every != 0 {
+                if !(f as u32).is_multiple_of(every) {
                     continue;
                 }
                 let frame = s.frame_cv * z;

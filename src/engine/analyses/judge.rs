@@ -654,11 +654,15 @@ pub fn judge_rows(a: &[Sample], b: &[Sample], noise: &mut Noise) -> Vec<Change> 
         .map(|(a, b)| estimate(Some(a), Some(b), noise))
         .collect();
     // One run a side: the rows' own run-to-run spread measured on the
-    // family itself (their cost per unit, beyond what their batches
-    // sample), when enough rows are in both.
+    // family itself too (their cost per unit, beyond what their batches
+    // sample), when enough rows are in both. Both estimates err upwards,
+    // each its own way (the drift's holds the per-call sampling; the
+    // family's, the wrappers that carry their children's changes): the
+    // smaller holds.
     let rows: Vec<&Estimate> = changes.iter().map(|c| &c.raw.row).collect();
-    if let Some(tau) = effect::shared_tau(&rows) {
-        noise.tau = tau;
+    // (The family's own: `noise` keeps the drift's, which every table
+    // of a comparison starts from.)
+    if let Some(tau) = effect::shared_tau(&rows).filter(|&t| t < noise.tau) {
         for c in &mut changes {
             c.raw.row.with_tau(tau);
             if let Some(rest) = c.raw.rest.as_mut() {

@@ -689,7 +689,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
     };
     let _ = writeln!(
         o,
-        "{what}: median {} → {} ({}), mean {} → {} ({} per {unit}): {}{}. \
+        "{what}: median {} → {} ({}), mean {} → {} ({} per {unit}): {} ({}). \
          {counted}; every figure below is per {unit}.\n",
         msu(f.median_a_ns),
         msu(f.median_b_ns),
@@ -698,7 +698,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         msu(f.mean_b_ns.round() as i64),
         signed_ms(f.delta_mean_ns),
         f.kind.words_once(),
-        format!(" ({})", f.effect.text()),
+        f.effect.text(),
     );
     let median_leads = f.lead == Lead::Median;
     if median_leads {
