@@ -648,10 +648,11 @@ pub fn frame_change(
             .sum::<f64>()
             .sqrt();
         let drift_se = noise.terms().drift_se;
-        row.se_ns = row
-            .se_ns
-            .hypot(drift_se * factor * scopes_a_ns)
-            .hypot(noise.tau * names_ns);
+        // (Not `hypot`: the same bits on native and wasm.)
+        row.se_ns = (row.se_ns.powi(2)
+            + (drift_se * factor * scopes_a_ns).powi(2)
+            + (noise.tau * names_ns).powi(2))
+        .sqrt();
         row.band_ns = super::effect::band_ns(mean_a + drift_ns, noise.pct, noise.ms);
         judged.drift_part_ns = drift_ns;
         judged.decide(noise.alpha);

@@ -496,7 +496,8 @@ impl Change {
             Some(c) => {
                 let pc = Estimate {
                     delta_ns: row.delta_ns - c.delta_ns,
-                    se_ns: row.se_ns.hypot(c.se_ns),
+                    // (Not `hypot`: the same bits on native and wasm.)
+                    se_ns: (row.se_ns * row.se_ns + c.se_ns * c.se_ns).sqrt(),
                     df: row.df.min(c.df),
                     ..*row
                 };
