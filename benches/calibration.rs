@@ -75,6 +75,13 @@ fn main() {
         Setting {
             runs: 5,
             frames: 150,
+            tau: 0.02,
+            drift_sd: 0.01,
+            ..aa("5 runs a side, tau 2% (a quiet machine)")
+        },
+        Setting {
+            runs: 5,
+            frames: 150,
             tau: 0.05,
             drift_sd: 0.02,
             ..aa("5 runs a side, tau 5%")
