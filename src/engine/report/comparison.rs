@@ -781,7 +781,7 @@ pub(super) fn wait_md(w: &WaitChange, c: &ComparisonReport) -> String {
         .unwrap_or(("", 0.0));
         format!(
             "{head}: {what} {} in the mean while the critical work ({} on {}) did not change \
-             per call; {parts}",
+             per call beyond the drift; {parts}",
             signed_ms(d),
             escape::markdown_code(&w.b.critical.name),
             cell(thread_label(&w.b.critical.thread)),
