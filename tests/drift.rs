@@ -291,3 +291,28 @@ fn the_real_sdk_twin_is_no_drift_and_nothing_beyond_noise() {
         assert!(!md.contains("the run-to-run drift accounts for"), "{md}");
     }
 }
+
+/// The same code recorded on a quiet machine and beside two CPU hogs
+/// (tests/fixtures/twins): the machine slowed the busy names by 20-30%,
+/// unevenly. No name is judged a change either way round, and the gate at
+/// 2% may not tell (exit 5) but never fails.
+#[test]
+fn the_same_code_beside_a_cpu_hog_is_no_change_and_never_fails_the_gate() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/twins");
+    for (a, b) in [
+        ("live_demo_quiet.puffin", "live_demo_hog.puffin"),
+        ("live_demo_hog.puffin", "live_demo_quiet.puffin"),
+    ] {
+        let (status, r) = json(&dir, &gated_report(a, b));
+        assert_ne!(status, 4, "{a} -> {b}: {}", r["comparison"]["gate"]);
+        assert!(matches!(status, 0 | 5), "{status}");
+        let c = &r["comparison"];
+        for (name, kind) in changed(c) {
+            assert!(
+                ["spike", "new", "gone"].contains(&kind.as_str()),
+                "{a} -> {b}: {name} judged {kind}"
+            );
+        }
+        assert_eq!(c["gate"]["tripped"], Value::Array(Vec::new()));
+    }
+}
