@@ -837,7 +837,7 @@ fn slower_and_more_often_at_once() {
     let md = text(d.path(), &["report", "a.puffin", "b.puffin"]);
     assert!(
         md.contains("**slower per call, runs more often, +1.99")
-            && md.contains("mean call 1.000 ms → 1.500 ms, 1.00 → 2.00 calls per frame"),
+            && md.contains("mean call 1.000 ms → 1.500 ms (+50%), 1.00 → 2.00 calls per frame"),
         "{md}"
     );
 }

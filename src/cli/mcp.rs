@@ -1052,7 +1052,9 @@ fn overview(full: &Value, top: usize, call: &Value) -> Value {
                     "calls_per_frame_b",
                     "delta_per_frame_ns",
                     "drift_part_ns",
-                    "few_calls",
+                    "per_call_a_ns",
+                    "per_call_b_ns",
+                    "effect",
                 ] {
                     if let Some(x) = ch.get(k) {
                         row[k] = x.clone();

@@ -789,14 +789,16 @@ JSON: {\"warnings\":[...],\"drift\":{\"factor\",\"pct\",\"spread_pct\",\"stderr_
 \"delta_per_call_ns\"|null,\"status\":\"both\"|\"new\"|\"gone\",\"spike\",\"change\":{\"kind\",\"rest\"?,\
 \"delta_per_frame_ns\",\"per_call_part_ns\",\"count_part_ns\",\"drift_part_ns\",\"median_a_ns\",\
 \"median_b_ns\",\"typical_a_ns\"?,\"typical_b_ns\"?,\"calls_per_frame_a\",\"calls_per_frame_b\",\
-\"p_per_call\",\"p_count\",\"p_cost\"?,\"tested\",\"few_calls\"},\"gap\"?}],\
+\"per_call_a_ns\",\"per_call_b_ns\",\"effect\":{\"per\",\"delta_ns\",\"ci_ns\",\"band_ns\",\"level\",\
+\"verdict\":\"changed\"|\"unchanged\"|\"inconclusive\",\"settle\"?},\"tested\"},\"gap\"?}],\
 \"gaps\":{\"basis\",\"places\",\"changed\":[{\"thread\",\"kind\",\"path\",\"after\",\"before\",\"verdict\":\
 \"new\"|\"grew\"|\"gone\"|\"shrank\"|\"unchanged\",\"a\":{\"frames_with\",\"frames\",\"occurrences\",\"median_ns\",\
 \"median_per_frame_ns\",\"mean_per_frame_ns\",\"total_ns\",\"max_ns\",\"other_threads\"},\"b\":{...},\
 \"delta_per_frame_ns\",\"beyond_drift_ns\",\"delta_median_per_frame_ns\",\"other_threads_idle\",\"change\",\
 \"sentence\"}],\"unchanged\":[...],\"total_unchanged\",\"not_judged\"},\
 \"gate\"?:{\"pct\",\"min_ms\",\"mean_frame_a_ns\",\"limit_ns\",\"tripped\":[{\"name\",\"data\",\"kind\",\
-\"delta_per_frame_ns\",\"beyond_drift_ns\",\"own_beyond_drift_ns\",\"frame_pct\"}],\"drift_limit_pct\"?,\
+\"delta_per_frame_ns\",\"beyond_drift_ns\",\"own_beyond_drift_ns\",\"frame_pct\",\"ci_ns\",\"level\"}],\
+\"inconclusive\":[...],\"causes\",\"alpha\",\"drift_limit_pct\"?,\
 \"drift_tripped\",\"tripped_gaps\":[{\"thread\",\"kind\",\"path\",\"after\",\"before\",\"verdict\",\
 \"delta_per_frame_ns\",\"beyond_drift_ns\",\"frame_pct\",\"sentence\"}]}}; kind: unchanged, slower, faster, more-often, less-often, slower-more-often, \
 slower-less-often, faster-more-often, faster-less-often, costlier, cheaper, spike, new, gone. \

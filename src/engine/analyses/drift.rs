@@ -181,13 +181,26 @@ pub fn sentence(d: &Drift) -> String {
         ("faster", -d.pct)
     };
     format!(
-        "B ran {pct:.1}% {how} across the board (±{:.1}% standard error; {} of {} busy scopes \
-         moved together, the others spread ±{:.1}%). That is machine speed or load, or a change \
+        "B ran {pct:.1}% {how} across the board (±{} standard error; {} of {} busy scopes \
+         moved together, the others spread ±{}). That is machine speed or load, or a change \
          that slows or speeds up everything (allocator, build profile); each row below is judged \
          beyond it, its error carried. To tell them apart, record both on one machine, or \
          several runs per side.",
-        d.stderr_pct, d.moved_together, d.scopes_used, d.spread_pct
+        small_pct(d.stderr_pct),
+        d.moved_together,
+        d.scopes_used,
+        small_pct(d.spread_pct)
     )
+}
+
+/// A percentage to one decimal, two significant digits under 0.1% ("0.03%",
+/// not "0.0%").
+fn small_pct(p: f64) -> String {
+    if p.abs() < 0.1 && p != 0.0 {
+        format!("{p:.2}%")
+    } else {
+        format!("{p:.1}%")
+    }
 }
 
 /// What the comparison says of any drift estimate, in one sentence
@@ -199,10 +212,13 @@ pub fn status(d: &Drift, noise_pct: f64) -> String {
         return sentence(d);
     }
     format!(
-        "{:+.1}% (±{:.1}% standard error, from {} busy names spread ±{:.1}%): not told apart \
-         from the noise percentage ({noise_pct}%), so not called machine drift; rows are judged \
+        "{:+.1}% (±{} standard error, from {} busy names spread ±{}): not told apart from \
+         the noise percentage ({noise_pct}%), so not called machine drift; rows are judged \
          against it, its error and the names' spread carried in every interval.",
-        d.pct, d.stderr_pct, d.scopes_used, d.spread_pct
+        d.pct,
+        small_pct(d.stderr_pct),
+        d.scopes_used,
+        small_pct(d.spread_pct)
     )
 }
 

@@ -46,8 +46,23 @@ pub fn describe_per(c: &Change, basis: Basis) -> String {
     }
     parts.push(c.effect.text());
     if per_call && let (Some(ma), Some(mb)) = (c.per_call_a_ns, c.per_call_b_ns) {
+        // The per-call change beyond the drift, in percent.
+        let expected = ma * c.raw.factor;
+        let pct = if expected > 0.0 {
+            format!(
+                " ({:+.0}%{})",
+                100.0 * (mb / expected - 1.0),
+                if c.raw.factor != 1.0 {
+                    " beyond the drift"
+                } else {
+                    ""
+                }
+            )
+        } else {
+            String::new()
+        };
         parts.push(format!(
-            "mean call {} → {}",
+            "mean call {} → {}{pct}",
             msu(ma.round() as i64),
             msu(mb.round() as i64)
         ));
