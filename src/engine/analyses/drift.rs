@@ -22,6 +22,7 @@
 //! or there is no estimate (the model then uses its defaults). Linear in
 //! the rows after a sort of the ratios.
 
+use super::effect::{four_digits, median};
 use serde::Serialize;
 
 /// Calls on each side a row needs to vote.
@@ -152,24 +153,6 @@ pub fn estimate<'r>(
             })
             .collect(),
     })
-}
-
-/// The median (the mean of the two middle values for an even count) of a
-/// non-empty slice, which it sorts.
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
-/// To 4 significant digits: `ln`/`exp` may differ in their last bit between
-/// the native and the WebAssembly build; the rounded value does not.
-fn four_digits(x: f64) -> f64 {
-    format!("{x:.3e}").parse().unwrap_or(x)
 }
 
 /// What the comparison says of a named drift, in one sentence (Markdown:

@@ -562,8 +562,9 @@ pub fn shared_tau(rows: &[&Estimate]) -> Option<f64> {
     Some((spread * spread - sampled).max(0.0).sqrt())
 }
 
-/// The median of a non-empty slice, which it sorts.
-fn median(v: &mut [f64]) -> f64 {
+/// The median of a non-empty slice, which it sorts (the mean of the two
+/// middle values for an even count).
+pub(super) fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
     if n % 2 == 1 {
@@ -733,8 +734,9 @@ fn round_ns(x: f64) -> f64 {
     (x * 10.0).round() / 10.0 + 0.0
 }
 
-/// To 4 significant digits.
-fn four_digits(x: f64) -> f64 {
+/// To 4 significant digits: `ln`/`exp` may differ in their last bit between
+/// platforms; the rounded value does not.
+pub(super) fn four_digits(x: f64) -> f64 {
     format!("{x:.3e}").parse().unwrap_or(x)
 }
 
