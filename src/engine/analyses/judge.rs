@@ -799,7 +799,7 @@ impl Parts {
                 exact: Some([self.per_frame_b - expected; 2]),
                 ..Default::default()
             });
-        let mut c = Change {
+        Change {
             kind: Kind::Unchanged,
             rest: None,
             delta_per_frame_ns: self.delta,
@@ -824,9 +824,7 @@ impl Parts {
                 factor: self.factor,
                 pct: noise.pct,
             },
-        };
-        c.effect = c.raw.row.effect(noise.alpha, basis.unit());
-        c
+        }
     }
 }
 
