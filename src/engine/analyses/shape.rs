@@ -1,0 +1,829 @@
+//! The shape of a row through a run: its cost in each unit (frame, or
+//! second) classed as **steady**, a **step** at a unit, a **trend** (growing
+//! or shrinking, not levelling off), **periodic** (every Nth unit), a
+//! **burst** (a few neighbouring units) or **scattered** slow units.
+//!
+//! # The rules
+//! A series shorter than [`MIN_UNITS`] is steady (too short to class).
+//!
+//! - **Batches.** The series is cut into `B` contiguous batches
+//!   (`clamp(n / 3, 8, 32)`); each batch's median is robust to a single slow
+//!   unit, and batches tame the units' correlation, as the model of change
+//!   does ([`super::effect`]).
+//! - **Trend.** Mann–Kendall's S over the batch medians (ties corrected),
+//!   significant at [`ALPHA`] (two-sided), its slope the Theil–Sen slope.
+//! - **Step.** The split of the batches with the largest Welch t of the two
+//!   sides differing by more than the band, Bonferroni over the splits,
+//!   refined to the unit that best separates the two levels.
+//! - **Correlated units.** Each form's test is widened for the units' own
+//!   lag-1 correlation φ as its fit leaves it (Kendall's bias correction
+//!   added): the trend's from the line's residuals, the step's from the
+//!   better of the step's and the best broken line's (two lines meeting
+//!   anywhere). Batch means of `m` AR(1) units correlate by
+//!   `φ(1 − φᵐ)² / (m(1 − φ²) − 2φ(1 − φᵐ))`, which widens a variance by
+//!   `(1 + ρ) / (1 − ρ)`. A wander leaves correlated residuals from every
+//!   form; with fewer than 16 independent units (`n (1 − φ) / (1 + φ)`)
+//!   nothing is classed. On AR(1) series (φ up to 0.99, 60 to 600 units)
+//!   each form is claimed in at most 1% of same-level series (the tests).
+//! - **Which.** Both need the change across the run (the slope times the
+//!   run, or the two levels' difference) past the band
+//!   (`max(pct × mean, ms per unit)`, the comparison's `--noise-pct` and
+//!   `--noise-ms`). When both hold, the line wins when it fits the batch
+//!   medians better (a smaller sum of absolute residuals) **and** the last
+//!   third of the run still moves at least a third as fast as the whole
+//!   (not levelling off); otherwise the step does: a series that rises and
+//!   then holds has stepped to a new level.
+//! - **Slow units.** A unit is slow when it exceeds the series' median by
+//!   more than `max(6 × 1.4826 MAD, band)`. With at least [`MIN_HITS`] slow
+//!   units, at most half of them, they are **periodic** when 80% of the
+//!   intervals between them are within `max(1, period / 10)` units of their
+//!   median interval (the period, at least 2) and 80% of the units the
+//!   period predicts are slow; a **burst** when they all lie within a tenth
+//!   of the run; **scattered** otherwise (at least 3).
+//!
+//! A trend or step is the series' shape first; slow units describe what
+//! is left. Every rule is linear in the units but the `B²` Mann–Kendall
+//! and Theil–Sen sums (`B ≤ 32`).
+
+use super::effect::{median, t_cdf};
+use serde::Serialize;
+
+/// Shorter series are not classed (steady).
+pub const MIN_UNITS: usize = 24;
+/// The trend and step tests' two-sided level.
+pub const ALPHA: f64 = 0.01;
+/// Slow units needed for a periodic, burst or scattered shape.
+pub const MIN_HITS: usize = 5;
+/// A slow unit exceeds the median by this many robust standard deviations.
+pub const HIT_SDS: f64 = 6.0;
+const MIN_BATCHES: usize = 8;
+/// Independent units (for lag-1 correlation φ, `n (1 − φ) / (1 + φ)`)
+/// needed to class a trend or a step.
+const MIN_INDEPENDENT: f64 = 16.0;
+const MAX_BATCHES: usize = 32;
+
+/// A row's shape through a run. Costs are per unit (ns); units count from
+/// the run's first (0).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "shape", rename_all = "snake_case")]
+pub enum Shape {
+    Steady,
+    /// From `unit` on the cost holds at another level.
+    Step {
+        unit: u32,
+        before_ns: f64,
+        after_ns: f64,
+    },
+    /// Grows (or shrinks) by `slope_ns` a unit, from `first_ns` to
+    /// `last_ns` (the fitted line at the run's ends), not levelling off.
+    Trend {
+        slope_ns: f64,
+        first_ns: f64,
+        last_ns: f64,
+    },
+    /// Every `every`th unit (from `phase`) is slow: `hits` of `expected`,
+    /// costing `slow_ns` (their median) against `typical_ns` (the series').
+    Periodic {
+        every: u32,
+        phase: u32,
+        hits: u32,
+        expected: u32,
+        slow_ns: f64,
+        typical_ns: f64,
+    },
+    /// Units `first..=last` hold the slow units (`hits`).
+    Burst {
+        first: u32,
+        last: u32,
+        hits: u32,
+        slow_ns: f64,
+        typical_ns: f64,
+    },
+    /// `hits` slow units at irregular intervals.
+    Scattered {
+        hits: u32,
+        slow_ns: f64,
+        typical_ns: f64,
+    },
+}
+
+impl Shape {
+    pub fn is_steady(&self) -> bool {
+        matches!(self, Shape::Steady)
+    }
+
+    /// `steady`, `step`, `trend`, `periodic`, `burst` or `scattered`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Shape::Steady => "steady",
+            Shape::Step { .. } => "step",
+            Shape::Trend { .. } => "trend",
+            Shape::Periodic { .. } => "periodic",
+            Shape::Burst { .. } => "burst",
+            Shape::Scattered { .. } => "scattered",
+        }
+    }
+
+    /// One phrase, `unit` the basis's ("frame" or "second") and `units` how
+    /// many the run has: "grows 0.046 ms a frame, 0.300 → 3.000 ms, not
+    /// levelling off"; "12.000 ms in every 10th frame (6 of 60), 0.000 ms
+    /// otherwise".
+    pub fn words(&self, unit: &str, units: usize) -> String {
+        use crate::units::ms_f;
+        match *self {
+            Shape::Steady => "steady".to_owned(),
+            Shape::Step {
+                unit: at,
+                before_ns,
+                after_ns,
+            } => format!(
+                "steps {} at {unit} {at}: {} → {} ms a {unit}",
+                if after_ns >= before_ns { "up" } else { "down" },
+                ms_f(before_ns),
+                ms_f(after_ns)
+            ),
+            Shape::Trend {
+                slope_ns,
+                first_ns,
+                last_ns,
+            } => format!(
+                "{} {} ms a {unit}, {} → {} ms, not levelling off",
+                if slope_ns >= 0.0 { "grows" } else { "shrinks" },
+                ms_f(slope_ns.abs()),
+                ms_f(first_ns),
+                ms_f(last_ns)
+            ),
+            Shape::Periodic {
+                every,
+                hits,
+                slow_ns,
+                typical_ns,
+                ..
+            } => format!(
+                "{} ms in every {} {unit} ({hits} of {units}), {} ms otherwise",
+                ms_f(slow_ns),
+                ordinal(every),
+                ms_f(typical_ns)
+            ),
+            Shape::Burst {
+                first,
+                last,
+                hits,
+                slow_ns,
+                typical_ns,
+            } => format!(
+                "a burst in {unit}s {first}-{last} ({hits} slow, {} ms against {} ms)",
+                ms_f(slow_ns),
+                ms_f(typical_ns)
+            ),
+            Shape::Scattered {
+                hits,
+                slow_ns,
+                typical_ns,
+            } => format!(
+                "{hits} of {units} {unit}s slow at irregular intervals ({} ms against {} ms)",
+                ms_f(slow_ns),
+                ms_f(typical_ns)
+            ),
+        }
+    }
+}
+
+/// "10th", "2nd", "3rd", "11th".
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// The band a shape's change must clear: `max(pct % of the series' mean,
+/// ms)` per unit.
+pub fn band_ns(series: &[f64], pct: f64, ms: f64) -> f64 {
+    let mean = series.iter().sum::<f64>() / series.len().max(1) as f64;
+    (pct / 100.0 * mean.abs()).max(ms * 1e6)
+}
+
+/// The shape of `series` (a cost per unit, in order) against the band
+/// `band_ns` (see the module doc).
+pub fn classify(series: &[f64], band_ns: f64) -> Shape {
+    let n = series.len();
+    if n < MIN_UNITS || series.iter().any(|x| !x.is_finite()) {
+        return Shape::Steady;
+    }
+    if let Some(s) = monotone(series, band_ns) {
+        return s;
+    }
+    slow_units(series, band_ns)
+}
+
+/// The shape of a series cut into runs (`run_starts`: each run's first unit
+/// after the first): one run's shape when every run has the same kind of
+/// shape (the first run's), steady otherwise (a shape seen in one run of
+/// several is that run's, not the code's).
+pub fn classify_runs(series: &[f64], run_starts: &[u32], band_ns: f64) -> Shape {
+    if run_starts.is_empty() {
+        return classify(series, band_ns);
+    }
+    let mut cuts = vec![0usize];
+    cuts.extend(run_starts.iter().map(|&u| (u as usize).min(series.len())));
+    cuts.push(series.len());
+    let shapes: Vec<Shape> = cuts
+        .windows(2)
+        .filter(|w| w[1] > w[0])
+        .map(|w| classify(&series[w[0]..w[1]], band_ns))
+        .collect();
+    match shapes.first() {
+        Some(first) if shapes.iter().all(|s| s.as_str() == first.as_str()) => first.clone(),
+        _ => Shape::Steady,
+    }
+}
+
+/// Batch `k` of `b` over `n` units: `[start, end)`.
+fn batch(k: usize, b: usize, n: usize) -> (usize, usize) {
+    (k * n / b, (k + 1) * n / b)
+}
+
+/// The trend or step of `x`, when one is significant and past the band.
+fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
+    let n = x.len();
+    let b = (n / 3).clamp(MIN_BATCHES, MAX_BATCHES);
+    let mut meds = Vec::with_capacity(b);
+    let mut centers = Vec::with_capacity(b);
+    for k in 0..b {
+        let (lo, hi) = batch(k, b, n);
+        let mut v = x[lo..hi].to_vec();
+        meds.push(median(&mut v));
+        centers.push((lo + hi - 1) as f64 / 2.0);
+    }
+    let line = theil_sen(&centers, &meds);
+    let split = best_split(&meds, band_ns)?;
+    // Each form is tested against the units' own correlation as its fit
+    // leaves it (the lag-1 correlation of the residuals, Kendall's bias
+    // correction added): the trend against the line's, the step against
+    // the better of the step's and the best broken line's (two lines
+    // meeting anywhere: a ramp that levels off has stepped). What a right
+    // form leaves is the units' noise; a wander leaves correlated
+    // residuals from every form, and too few independent units (for
+    // correlation φ, `n (1 − φ) / (1 + φ)`) class nothing.
+    let (slope, icpt) = line;
+    let cut = batch(split.0, b, n).0;
+    let (bend, l1, l2) = broken_line(&centers, &meds, b, n);
+    let corrected = |phi: f64| {
+        if phi > 0.0 {
+            (phi + (1.0 + 4.0 * phi) / n as f64).min(0.99)
+        } else {
+            phi
+        }
+    };
+    let enough = |phi: f64| n as f64 * (1.0 - phi) / (1.0 + phi) >= MIN_INDEPENDENT;
+    let phi_line = corrected(lag1(
+        &(0..n)
+            .map(|k| x[k] - icpt - slope * k as f64)
+            .collect::<Vec<_>>(),
+    ));
+    let phi_step = corrected(
+        lag1(
+            &(0..n)
+                .map(|k| x[k] - if k < cut { split.2 } else { split.3 })
+                .collect::<Vec<_>>(),
+        )
+        .min(lag1(
+            &(0..n)
+                .map(|k| {
+                    let (s, i) = if k < bend { l1 } else { l2 };
+                    x[k] - i - s * k as f64
+                })
+                .collect::<Vec<_>>(),
+        )),
+    );
+    let m = n as f64 / b as f64;
+    let trend = {
+        let resid: Vec<f64> = (0..b)
+            .map(|k| meds[k] - icpt - slope * centers[k])
+            .collect();
+        let p = mann_kendall_p(&meds, widening(batch_correlation(phi_line, m)));
+        let rise = slope * (n - 1) as f64;
+        (enough(phi_line) && p < ALPHA && rise.abs() > band_ns).then(|| {
+            let sar: f64 = resid.iter().map(|r| r.abs()).sum();
+            (slope, icpt, sar)
+        })
+    };
+    let step = {
+        let (s, t, left, right, sar) = split;
+        let df = (b - 2) as f64;
+        let widen = widening(batch_correlation(phi_step, m));
+        let p = (2.0 * (1.0 - t_cdf(t / widen.sqrt(), df)) * (b - 3) as f64).min(1.0);
+        (enough(phi_step) && p < ALPHA && (right - left).abs() > band_ns)
+            .then_some((s, left, right, sar))
+    };
+    let as_step = |(s, left, right, _): (usize, f64, f64, f64)| {
+        let (lo, _) = batch(s - 1, b, n);
+        let (_, hi) = batch(s, b, n);
+        let unit = refine(x, lo, hi, left, right);
+        Shape::Step {
+            unit: unit as u32,
+            before_ns: left,
+            after_ns: right,
+        }
+    };
+    match (trend, step) {
+        (None, None) => None,
+        (None, Some(st)) => Some(as_step(st)),
+        (Some((slope, icpt, sar)), st) => {
+            // The last third of the run still moving?
+            let from = b - b / 3;
+            let (tail_slope, _) = theil_sen(&centers[from..], &meds[from..]);
+            let levels_off = tail_slope * slope.signum() < slope.abs() / 3.0;
+            match st {
+                Some(st) if levels_off || st.3 <= sar => Some(as_step(st)),
+                None if levels_off => None,
+                _ => Some(Shape::Trend {
+                    slope_ns: slope,
+                    first_ns: icpt,
+                    last_ns: icpt + slope * (n - 1) as f64,
+                }),
+            }
+        }
+    }
+}
+
+/// The broken line through the batch medians with the least absolute
+/// residuals: `(first unit of the second part, (slope, intercept) of each
+/// part)`, each part at least 2 batches.
+fn broken_line(
+    centers: &[f64],
+    meds: &[f64],
+    b: usize,
+    n: usize,
+) -> (usize, (f64, f64), (f64, f64)) {
+    let mut best = (0, (0.0, 0.0), (0.0, 0.0));
+    let mut best_sar = f64::INFINITY;
+    for s in 2..=b.saturating_sub(2) {
+        let l = theil_sen(&centers[..s], &meds[..s]);
+        let r = theil_sen(&centers[s..], &meds[s..]);
+        let sar: f64 = (0..b)
+            .map(|k| {
+                let (sl, i) = if k < s { l } else { r };
+                (meds[k] - i - sl * centers[k]).abs()
+            })
+            .sum();
+        if sar < best_sar {
+            best_sar = sar;
+            best = (batch(s, b, n).0, l, r);
+        }
+    }
+    best
+}
+
+/// Theil–Sen: the median of the pairwise slopes, and the median of
+/// `y − slope·x` (a line through the bulk, robust to outliers).
+fn theil_sen(x: &[f64], y: &[f64]) -> (f64, f64) {
+    let n = x.len();
+    let mut slopes = Vec::with_capacity(n * n.saturating_sub(1) / 2);
+    for i in 0..n {
+        for j in i + 1..n {
+            let dx = x[j] - x[i];
+            if dx != 0.0 {
+                slopes.push((y[j] - y[i]) / dx);
+            }
+        }
+    }
+    if slopes.is_empty() {
+        return (0.0, 0.0);
+    }
+    let slope = median(&mut slopes);
+    let mut icpts: Vec<f64> = (0..n).map(|k| y[k] - slope * x[k]).collect();
+    (slope, median(&mut icpts))
+}
+
+/// The lag-1 autocorrelation of `r`, clamped to `[0, 0.99]` (a negative
+/// one does not narrow the test).
+fn lag1(r: &[f64]) -> f64 {
+    lag1_raw(r).clamp(0.0, 0.99)
+}
+
+/// The lag-1 autocorrelation of `r` (0 for fewer than 3 values or none
+/// varying).
+fn lag1_raw(r: &[f64]) -> f64 {
+    let n = r.len();
+    if n < 3 {
+        return 0.0;
+    }
+    let mean = r.iter().sum::<f64>() / n as f64;
+    let var: f64 = r.iter().map(|v| (v - mean) * (v - mean)).sum();
+    if var <= 0.0 {
+        return 0.0;
+    }
+    let cov: f64 = r.windows(2).map(|w| (w[0] - mean) * (w[1] - mean)).sum();
+    cov / var
+}
+
+/// The correlation of neighbouring means of `m` units of an AR(1) series
+/// with lag-1 correlation `phi`.
+fn batch_correlation(phi: f64, m: f64) -> f64 {
+    if phi <= 0.0 {
+        return 0.0;
+    }
+    let pm = libm::pow(phi, m);
+    let num = phi * (1.0 - pm) * (1.0 - pm);
+    let den = m * (1.0 - phi * phi) - 2.0 * phi * (1.0 - pm);
+    if den <= 0.0 {
+        return 0.99;
+    }
+    (num / den).clamp(0.0, 0.99)
+}
+
+/// The widening of a variance for lag-1 correlation `r1`.
+fn widening(r1: f64) -> f64 {
+    (1.0 + r1) / (1.0 - r1)
+}
+
+/// Mann–Kendall's two-sided p-value for a monotone trend in `y`, with the
+/// ties' correction and the variance widened by `widen`.
+fn mann_kendall_p(y: &[f64], widen: f64) -> f64 {
+    let n = y.len();
+    let mut s = 0i64;
+    for i in 0..n {
+        for j in i + 1..n {
+            s += match y[j].total_cmp(&y[i]) {
+                std::cmp::Ordering::Greater => 1,
+                std::cmp::Ordering::Less => -1,
+                std::cmp::Ordering::Equal => 0,
+            };
+        }
+    }
+    let nf = n as f64;
+    let mut var = nf * (nf - 1.0) * (2.0 * nf + 5.0) / 18.0;
+    let mut sorted = y.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mut k = 0;
+    while k < n {
+        let mut j = k;
+        while j + 1 < n && sorted[j + 1] == sorted[k] {
+            j += 1;
+        }
+        let t = (j - k + 1) as f64;
+        var -= t * (t - 1.0) * (2.0 * t + 5.0) / 18.0;
+        k = j + 1;
+    }
+    if var <= 0.0 || s == 0 {
+        return 1.0;
+    }
+    let z = (s.unsigned_abs() as f64 - 1.0).max(0.0) / (var * widen).sqrt();
+    libm::erfc(z / std::f64::consts::SQRT_2)
+}
+
+/// The split of `meds` (at least 2 batches a side) with the largest Welch
+/// t: `(split, t, left median, right median, sum of absolute residuals)`,
+/// `t` that of the two sides differing by more than `band_ns` (the
+/// interval clears the band, as a row's change must).
+fn best_split(meds: &[f64], band_ns: f64) -> Option<(usize, f64, f64, f64, f64)> {
+    let b = meds.len();
+    if b < 4 {
+        return None;
+    }
+    let mut best: Option<(usize, f64)> = None;
+    for s in 2..=b - 2 {
+        let (l, r) = meds.split_at(s);
+        let t = welch_t(l, r, 0.0);
+        if best.is_none_or(|(_, bt)| t > bt) {
+            best = Some((s, t));
+        }
+    }
+    let (s, _) = best?;
+    let (l, r) = meds.split_at(s);
+    let (left, right) = (median(&mut l.to_vec()), median(&mut r.to_vec()));
+    let resid: Vec<f64> = l
+        .iter()
+        .map(|v| v - left)
+        .chain(r.iter().map(|v| v - right))
+        .collect();
+    let t = welch_t(l, r, band_ns);
+    let sar = resid.iter().map(|r| r.abs()).sum();
+    Some((s, t, left, right, sar))
+}
+
+/// Welch's t of how far the means of `r` and `l` differ beyond `band_ns`
+/// (either way; 0 when neither varies and they are within it, large when
+/// they differ past it without varying).
+fn welch_t(l: &[f64], r: &[f64], band_ns: f64) -> f64 {
+    let mv = |v: &[f64]| {
+        let m = v.iter().sum::<f64>() / v.len() as f64;
+        let var = v.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (v.len() - 1).max(1) as f64;
+        (m, var / v.len() as f64)
+    };
+    let ((ml, vl), (mr, vr)) = (mv(l), mv(r));
+    let se = (vl + vr).sqrt();
+    let d = ((mr - ml).abs() - band_ns).max(0.0);
+    if se > 0.0 {
+        d / se
+    } else if d == 0.0 {
+        0.0
+    } else {
+        1e6
+    }
+}
+
+/// The unit in `lo..=hi` from which `x` best matches `right` rather than
+/// `left` (the least absolute error; the first on ties).
+fn refine(x: &[f64], lo: usize, hi: usize, left: f64, right: f64) -> usize {
+    let hi = hi.min(x.len());
+    // Error with the step at `lo`: everything in lo..hi is `right`.
+    let mut err: f64 = x[lo..hi].iter().map(|v| (v - right).abs()).sum();
+    let (mut best, mut best_err) = (lo, err);
+    for k in lo..hi {
+        err += (x[k] - left).abs() - (x[k] - right).abs();
+        if err < best_err {
+            best = k + 1;
+            best_err = err;
+        }
+    }
+    best
+}
+
+/// Periodic, burst or scattered slow units, else steady.
+fn slow_units(x: &[f64], band_ns: f64) -> Shape {
+    let n = x.len();
+    let mut v = x.to_vec();
+    let typical = median(&mut v);
+    let mut dev: Vec<f64> = x.iter().map(|d| (d - typical).abs()).collect();
+    let sd = 1.4826 * median(&mut dev);
+    let over = (HIT_SDS * sd).max(band_ns);
+    let hits: Vec<usize> = (0..n).filter(|&k| x[k] - typical > over).collect();
+    if hits.len() < MIN_HITS.min(3) || hits.len() > n / 2 {
+        return Shape::Steady;
+    }
+    let slow_ns = median(&mut hits.iter().map(|&k| x[k]).collect::<Vec<_>>());
+    let count = hits.len() as u32;
+    if hits.len() >= MIN_HITS {
+        let gaps: Vec<usize> = hits.windows(2).map(|w| w[1] - w[0]).collect();
+        let period =
+            median(&mut gaps.iter().map(|&g| g as f64).collect::<Vec<_>>()).round() as usize;
+        if period >= 2 {
+            let slack = (period / 10).max(1);
+            let regular = gaps
+                .iter()
+                .filter(|&&g| g.abs_diff(period) <= slack)
+                .count();
+            let phase = hits[0] % period;
+            let expected: Vec<usize> = (phase..n).step_by(period).collect();
+            let seen = expected
+                .iter()
+                .filter(|&&e| {
+                    hits.binary_search_by(|h| {
+                        if h.abs_diff(e) <= slack {
+                            std::cmp::Ordering::Equal
+                        } else {
+                            h.cmp(&e)
+                        }
+                    })
+                    .is_ok()
+                })
+                .count();
+            if regular * 5 >= gaps.len() * 4 && seen * 5 >= expected.len() * 4 {
+                return Shape::Periodic {
+                    every: period as u32,
+                    phase: phase as u32,
+                    hits: count,
+                    expected: expected.len() as u32,
+                    slow_ns,
+                    typical_ns: typical,
+                };
+            }
+        }
+    }
+    let (first, last) = (hits[0], hits[hits.len() - 1]);
+    if (last - first + 1) * 10 <= n.max(10) {
+        return Shape::Burst {
+            first: first as u32,
+            last: last as u32,
+            hits: count,
+            slow_ns,
+            typical_ns: typical,
+        };
+    }
+    if hits.len() >= 3 {
+        return Shape::Scattered {
+            hits: count,
+            slow_ns,
+            typical_ns: typical,
+        };
+    }
+    Shape::Steady
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic jitter in [-1, 1] (SplitMix64).
+    fn jitter(seed: u64, n: usize) -> Vec<f64> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                let mut z = s;
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                z ^= z >> 31;
+                (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+            })
+            .collect()
+    }
+
+    fn noisy(n: usize, level: f64, rel: f64, seed: u64) -> Vec<f64> {
+        jitter(seed, n)
+            .into_iter()
+            .map(|j| level * (1.0 + rel * j))
+            .collect()
+    }
+
+    #[test]
+    fn steady_noise_is_rarely_shaped() {
+        // Each test's level is 1%: over 400 series at most 10 shapes
+        // (P(X ≥ 11) < 0.5% for Binomial(400, 0.01)).
+        let shaped: Vec<(u64, Shape)> = (0..400)
+            .filter_map(|seed| {
+                let x = noisy(40 + seed as usize % 100, 1e6, 0.1, seed);
+                let s = classify(&x, band_ns(&x, 5.0, 0.05));
+                (!s.is_steady()).then_some((seed, s))
+            })
+            .collect();
+        assert!(shaped.len() <= 10, "{shaped:?}");
+    }
+
+    #[test]
+    fn correlated_noise_is_rarely_shaped() {
+        // AR(1) frames, from independent to a slow wander (φ 0.99, the
+        // model of change's harness), 5% of the level: a wander is no
+        // trend. 400 series a setting, at most 10 shaped (level 1%).
+        let mut rng = 12345u64;
+        let mut unit = move || {
+            rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = rng;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            (z >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for (phi, n) in [
+            (0.0, 60usize),
+            (0.5, 300),
+            (0.9, 300),
+            (0.99, 600),
+            (0.99, 60),
+        ] {
+            let mut shaped = Vec::new();
+            for _ in 0..400 {
+                let mut e = 0.0f64;
+                let x: Vec<f64> = (0..n)
+                    .map(|_| {
+                        let (u1, u2) = (unit().max(1e-300), unit());
+                        let g = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+                        e = phi * e + (1.0f64 - phi * phi).sqrt() * g;
+                        1e6 * (1.0 + 0.05 * e)
+                    })
+                    .collect();
+                let s = classify(&x, band_ns(&x, 5.0, 0.05));
+                if !s.is_steady() {
+                    shaped.push(s);
+                }
+            }
+            assert!(shaped.len() <= 10, "φ {phi}, {n} units: {shaped:?}");
+        }
+    }
+
+    #[test]
+    fn a_linear_trend_grows_and_one_that_levels_off_steps() {
+        for seed in 0..20 {
+            let n = 60;
+            let j = jitter(seed, n);
+            let grow: Vec<f64> = (0..n)
+                .map(|k| (0.3e6 + 2.7e6 * k as f64 / 59.0) * (1.0 + 0.05 * j[k]))
+                .collect();
+            match classify(&grow, band_ns(&grow, 5.0, 0.05)) {
+                Shape::Trend { slope_ns, .. } => {
+                    assert!(
+                        (slope_ns - 2.7e6 / 59.0).abs() < 0.1 * 2.7e6 / 59.0,
+                        "{slope_ns}"
+                    )
+                }
+                s => panic!("seed {seed}: {s:?}"),
+            }
+            // Rises over the first 15 units, then holds.
+            let settle: Vec<f64> = (0..n)
+                .map(|k| (0.3e6 + 2.7e6 * (k.min(15) as f64 / 15.0)) * (1.0 + 0.05 * j[k]))
+                .collect();
+            let s = classify(&settle, band_ns(&settle, 5.0, 0.05));
+            assert!(matches!(s, Shape::Step { .. }), "seed {seed}: {s:?}");
+        }
+    }
+
+    #[test]
+    fn a_step_is_found_at_its_unit() {
+        for seed in 0..20u64 {
+            let n = 80;
+            let at = 20 + (seed as usize * 7) % 40;
+            let x: Vec<f64> = noisy(n, 1e6, 0.05, seed)
+                .into_iter()
+                .enumerate()
+                .map(|(k, v)| if k >= at { v * 1.5 } else { v })
+                .collect();
+            match classify(&x, band_ns(&x, 5.0, 0.05)) {
+                Shape::Step { unit, .. } => assert_eq!(unit as usize, at, "seed {seed}"),
+                s => panic!("seed {seed}: {s:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn every_nth_unit_is_periodic_and_random_slow_units_are_not() {
+        for seed in 0..20u64 {
+            let n = 60 + seed as usize;
+            let every = 4 + (seed as usize % 9);
+            let phase = seed as usize % every;
+            let mut x = noisy(n, 1e5, 0.1, seed);
+            for k in (phase..n).step_by(every) {
+                x[k] += 12e6;
+            }
+            match classify(&x, band_ns(&x, 5.0, 0.05)) {
+                Shape::Periodic {
+                    every: e, phase: p, ..
+                } => assert_eq!((e as usize, p as usize), (every, phase), "seed {seed}"),
+                s => panic!("seed {seed}: {s:?}"),
+            }
+            // The same number of slow units, at random.
+            let mut y = noisy(n, 1e5, 0.1, seed);
+            let r = jitter(seed + 1000, n);
+            let mut hits = 0;
+            for k in 0..n {
+                if r[k] > 1.0 - 2.0 / every as f64 {
+                    y[k] += 12e6;
+                    hits += 1;
+                }
+            }
+            let s = classify(&y, band_ns(&y, 5.0, 0.05));
+            assert!(
+                !matches!(s, Shape::Periodic { .. }),
+                "seed {seed} ({hits}): {s:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_burst_is_a_few_neighbouring_units() {
+        let mut x = noisy(100, 1e6, 0.05, 7);
+        for v in &mut x[40..45] {
+            *v += 20e6;
+        }
+        assert_eq!(
+            classify(&x, band_ns(&x, 5.0, 0.05)).as_str(),
+            "burst",
+            "{:?}",
+            classify(&x, 0.0)
+        );
+    }
+
+    #[test]
+    fn words() {
+        let t = Shape::Trend {
+            slope_ns: 46_000.0,
+            first_ns: 0.3e6,
+            last_ns: 3.0e6,
+        };
+        assert_eq!(
+            t.words("frame", 60),
+            "grows 0.046 ms a frame, 0.300 → 3.000 ms, not levelling off"
+        );
+        let p = Shape::Periodic {
+            every: 10,
+            phase: 3,
+            hits: 6,
+            expected: 6,
+            slow_ns: 12e6,
+            typical_ns: 0.0,
+        };
+        assert_eq!(
+            p.words("frame", 60),
+            "12.000 ms in every 10th frame (6 of 60), 0.000 ms otherwise"
+        );
+        assert_eq!(ordinal(2), "2nd");
+        assert_eq!(ordinal(12), "12th");
+        assert_eq!(ordinal(21), "21st");
+    }
+
+    #[test]
+    fn short_or_broken_series_are_steady() {
+        assert_eq!(classify(&[1.0; 10], 0.0), Shape::Steady);
+        assert_eq!(classify(&[], 0.0), Shape::Steady);
+        let mut x = vec![1.0; 50];
+        x[3] = f64::NAN;
+        assert_eq!(classify(&x, 0.0), Shape::Steady);
+        assert_eq!(classify(&[0.0; 50], 0.0), Shape::Steady);
+    }
+}
