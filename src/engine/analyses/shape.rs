@@ -45,7 +45,10 @@
 //! is left. Every rule is linear in the units but the `B²` Mann–Kendall
 //! and Theil–Sen sums (`B ≤ 32`).
 
+use super::basis::Units;
 use super::effect::{median, t_cdf};
+use crate::engine::model::{NO_PARENT, ScopeIdx, Trace};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 /// Shorter series are not classed (steady).
@@ -57,6 +60,13 @@ pub const MIN_HITS: usize = 5;
 /// A slow unit exceeds the median by this many robust standard deviations.
 pub const HIT_SDS: f64 = 6.0;
 const MIN_BATCHES: usize = 8;
+/// A trend's rise or a step's height must be this many robust standard
+/// deviations of the units around the fit: a change one can see in the
+/// series, not only one that is significant.
+pub const VISIBLE: f64 = 2.0;
+/// Burst or scattered slow units must hold this share of the series'
+/// total in their excess over the median (a tail's share, `tail.rs`).
+pub const SLOW_MIN_SHARE: f64 = 0.2;
 /// Independent units (for lag-1 correlation φ, `n (1 − φ) / (1 + φ)`)
 /// needed to class a trend or a step.
 const MIN_INDEPENDENT: f64 = 16.0;
@@ -189,6 +199,94 @@ impl Shape {
     }
 }
 
+/// How a row's shape differs between A and B, in words (`None` when both
+/// are steady): "grows 0.046 ms a frame, … through B; steady in A". A shape
+/// of both sides is said of both ("in both runs"): B's shape is new only
+/// when A's series was steady.
+pub fn compared_words(a: &Shape, b: &Shape, unit: &str, units: (usize, usize)) -> Option<String> {
+    match (a.is_steady(), b.is_steady()) {
+        (true, true) => None,
+        (true, false) => Some(format!("{} through B; steady in A", b.words(unit, units.1))),
+        (false, true) => Some(format!("{} through A; steady in B", a.words(unit, units.0))),
+        (false, false) => Some(format!(
+            "in both runs: {} through B; {} through A",
+            b.words(unit, units.1),
+            a.words(unit, units.0)
+        )),
+    }
+}
+
+/// Whether a name's shape `s` falls where the frames' shape `frame` does:
+/// the same period and phase, a step within 2 units, a burst that
+/// overlaps, a trend the same way.
+pub fn same_moment(frame: &Shape, s: &Shape) -> bool {
+    match (frame, s) {
+        (
+            Shape::Periodic {
+                every: e1,
+                phase: p1,
+                ..
+            },
+            Shape::Periodic {
+                every: e2,
+                phase: p2,
+                ..
+            },
+        ) => e1 == e2 && p1.abs_diff(*p2) <= (e1 / 10).max(1),
+        (Shape::Step { unit: u1, .. }, Shape::Step { unit: u2, .. }) => u1.abs_diff(*u2) <= 2,
+        (
+            Shape::Burst {
+                first: f1,
+                last: l1,
+                ..
+            },
+            Shape::Burst {
+                first: f2,
+                last: l2,
+                ..
+            },
+        ) => f1 <= l2 && f2 <= l1,
+        (Shape::Trend { slope_ns: s1, .. }, Shape::Trend { slope_ns: s2, .. }) => {
+            s1.signum() == s2.signum()
+        }
+        _ => false,
+    }
+}
+
+/// The frames' shape in words, with the names that share it: "every 10th
+/// frame is 2.1x the median (12.400 ms against 5.900 ms): `gc::sweep`".
+pub fn frame_words(shape: &Shape, frames: usize, names: &[String]) -> String {
+    let with = if names.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ": {}",
+            names
+                .iter()
+                .map(|n| crate::engine::write::escape::markdown_code(n))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    let what = match *shape {
+        Shape::Periodic {
+            every,
+            hits,
+            slow_ns,
+            typical_ns,
+            ..
+        } => format!(
+            "every {} frame is {:.1}x the median ({} ms against {} ms; {hits} of {frames})",
+            ordinal(every),
+            slow_ns / typical_ns.max(1.0),
+            crate::units::ms_f(slow_ns),
+            crate::units::ms_f(typical_ns)
+        ),
+        _ => format!("the frame time {}", shape.words("frame", frames)),
+    };
+    what + &with
+}
+
 /// "10th", "2nd", "3rd", "11th".
 fn ordinal(n: u32) -> String {
     let suffix = match (n % 10, n % 100) {
@@ -199,6 +297,39 @@ fn ordinal(n: u32) -> String {
         _ => "th",
     };
     format!("{n}{suffix}")
+}
+
+/// Each of `names`' cost in each unit of `units` (the durations of its
+/// calls summed by the unit they start in; a call directly inside a call of
+/// the same name counts once, in the outer one). A name `t` lacks: all 0.
+/// One pass over the scopes.
+pub fn series_by_name(t: &Trace, units: &Units, names: &[&str]) -> Vec<Vec<f64>> {
+    const NONE: u32 = u32::MAX;
+    let slot_of: FxHashMap<&str, u32> = names
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| (n, k as u32))
+        .collect();
+    let def_slot: Vec<u32> = (0..t.defs.len())
+        .map(|d| slot_of.get(t.str(t.defs.name[d])).copied().unwrap_or(NONE))
+        .collect();
+    let mut out = vec![vec![0.0; units.count]; names.len()];
+    let s = &t.scopes;
+    for i in 0..s.len() {
+        let slot = def_slot[s.def[i].0 as usize];
+        if slot == NONE {
+            continue;
+        }
+        let parent = s.parent[i];
+        if parent != NO_PARENT && def_slot[s.def[parent as usize].0 as usize] == slot {
+            continue;
+        }
+        let u = units.of_scope(t, ScopeIdx(i as u32)) as usize;
+        if let Some(v) = out[slot as usize].get_mut(u) {
+            *v += s.duration_ns[i] as f64;
+        }
+    }
+    out
 }
 
 /// The band a shape's change must clear: `max(pct % of the series' mean,
@@ -272,7 +403,6 @@ fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
     // correlation φ, `n (1 − φ) / (1 + φ)`) class nothing.
     let (slope, icpt) = line;
     let cut = batch(split.0, b, n).0;
-    let (bend, l1, l2) = broken_line(&centers, &meds, b, n);
     let corrected = |phi: f64| {
         if phi > 0.0 {
             (phi + (1.0 + 4.0 * phi) / n as f64).min(0.99)
@@ -286,20 +416,10 @@ fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
             .map(|k| x[k] - icpt - slope * k as f64)
             .collect::<Vec<_>>(),
     ));
-    let phi_step = corrected(
-        lag1(
-            &(0..n)
-                .map(|k| x[k] - if k < cut { split.2 } else { split.3 })
-                .collect::<Vec<_>>(),
-        )
-        .min(lag1(
-            &(0..n)
-                .map(|k| {
-                    let (s, i) = if k < bend { l1 } else { l2 };
-                    x[k] - i - s * k as f64
-                })
-                .collect::<Vec<_>>(),
-        )),
+    let phi_of_step = lag1(
+        &(0..n)
+            .map(|k| x[k] - if k < cut { split.2 } else { split.3 })
+            .collect::<Vec<_>>(),
     );
     let m = n as f64 / b as f64;
     let trend = {
@@ -308,18 +428,45 @@ fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
             .collect();
         let p = mann_kendall_p(&meds, widening(batch_correlation(phi_line, m)));
         let rise = slope * (n - 1) as f64;
-        (enough(phi_line) && p < ALPHA && rise.abs() > band_ns).then(|| {
+        let spread = robust_sd(
+            &(0..n)
+                .map(|k| x[k] - icpt - slope * k as f64)
+                .collect::<Vec<_>>(),
+        );
+        (enough(phi_line) && p < ALPHA && rise.abs() > band_ns.max(VISIBLE * spread)).then(|| {
             let sar: f64 = resid.iter().map(|r| r.abs()).sum();
             (slope, icpt, sar)
         })
     };
     let step = {
         let (s, t, left, right, sar) = split;
-        let df = (b - 2) as f64;
-        let widen = widening(batch_correlation(phi_step, m));
-        let p = (2.0 * (1.0 - t_cdf(t / widen.sqrt(), df)) * (b - 3) as f64).min(1.0);
-        (enough(phi_step) && p < ALPHA && (right - left).abs() > band_ns)
-            .then_some((s, left, right, sar))
+        let passes = |phi: f64| {
+            let df = (b - 2) as f64;
+            let widen = widening(batch_correlation(phi, m));
+            let p = (2.0 * (1.0 - t_cdf(t / widen.sqrt(), df)) * (b - 3) as f64).min(1.0);
+            enough(phi) && p < ALPHA
+        };
+        // The broken line's residuals (a fit of 30 splits) only when the
+        // step's own leave it undecided.
+        let spread = robust_sd(
+            &(0..n)
+                .map(|k| x[k] - if k < cut { left } else { right })
+                .collect::<Vec<_>>(),
+        );
+        let decided = (right - left).abs() > band_ns.max(VISIBLE * spread)
+            && (passes(corrected(phi_of_step))
+                || passes(corrected(0.0)) && {
+                    let (bend, l1, l2) = broken_line(&centers, &meds, b, n);
+                    passes(corrected(lag1(
+                        &(0..n)
+                            .map(|k| {
+                                let (s, i) = if k < bend { l1 } else { l2 };
+                                x[k] - i - s * k as f64
+                            })
+                            .collect::<Vec<_>>(),
+                    )))
+                });
+        decided.then_some((s, left, right, sar))
     };
     let as_step = |(s, left, right, _): (usize, f64, f64, f64)| {
         let (lo, _) = batch(s - 1, b, n);
@@ -399,6 +546,17 @@ fn theil_sen(x: &[f64], y: &[f64]) -> (f64, f64) {
     let slope = median(&mut slopes);
     let mut icpts: Vec<f64> = (0..n).map(|k| y[k] - slope * x[k]).collect();
     (slope, median(&mut icpts))
+}
+
+/// 1.4826 × the median absolute deviation of `r` from its median.
+fn robust_sd(r: &[f64]) -> f64 {
+    if r.is_empty() {
+        return 0.0;
+    }
+    let mut v = r.to_vec();
+    let mid = median(&mut v);
+    let mut dev: Vec<f64> = r.iter().map(|x| (x - mid).abs()).collect();
+    1.4826 * median(&mut dev)
 }
 
 /// The lag-1 autocorrelation of `r`, clamped to `[0, 0.99]` (a negative
@@ -596,6 +754,11 @@ fn slow_units(x: &[f64], band_ns: f64) -> Shape {
                 };
             }
         }
+    }
+    let total: f64 = x.iter().sum();
+    let excess: f64 = hits.iter().map(|&k| x[k] - typical).sum();
+    if excess < SLOW_MIN_SHARE * total {
+        return Shape::Steady;
     }
     let (first, last) = (hits[0], hits[hits.len() - 1]);
     if (last - first + 1) * 10 <= n.max(10) {

@@ -3,8 +3,8 @@
 
 use super::text::{between_frames, cell, describe_per, msu, num, path_md, signed_ms, text};
 use super::{
-    ComparisonReport, DataRow, DiffHotPath, JudgedRow, NoiseUsed, ParallelFigures, RecordingReport,
-    ReportOptions, SpikeCall, Unchanged,
+    ComparisonReport, DataRow, DiffHotPath, JudgedRow, NoiseUsed, OverTime, ParallelFigures,
+    RecordingReport, ReportOptions, SpikeCall, Unchanged,
 };
 use crate::engine::Decoded;
 use crate::engine::analyses::accounting::{frame_change, self_by_name, with_gaps};
@@ -18,6 +18,7 @@ use crate::engine::analyses::drift;
 use crate::engine::analyses::find::GroupBy;
 use crate::engine::analyses::gap_diff::{GapPlace, GapVerdict, gap_changes};
 use crate::engine::analyses::judge::{Change, DriftMode, Kind};
+use crate::engine::analyses::shape::{self, Shape, classify_runs, compared_words, series_by_name};
 use crate::engine::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use crate::engine::analyses::wait_diff::{WaitChange, wait_changes};
 use crate::engine::analyses::waits::concurrency;
@@ -156,9 +157,12 @@ pub(super) fn comparison(
                 gap: gap_diff
                     .own_time_words(name, None, self_delta)
                     .map(|(_, words)| words),
+                over_time: None,
             }
         })
         .collect();
+    let mut rows = rows;
+    shapes_of_rows(a, b, &mut rows, names.basis(), &opts.noise);
     let gate = opts.gate.map(|g| {
         let regressions: Vec<(Pair, Change)> = all
             .iter()
@@ -272,6 +276,39 @@ pub(super) fn comparison(
         change_paths,
         waits,
         gaps: gap_diff,
+    }
+}
+
+/// Each listed row's shape through A's and B's runs (one pass over each
+/// side's scopes for all of them), said when either is not steady.
+fn shapes_of_rows(
+    a: &Trace,
+    b: &Trace,
+    rows: &mut [JudgedRow],
+    basis: Basis,
+    noise: &crate::engine::analyses::judge::Noise,
+) {
+    let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+    let side = |t: &Trace| {
+        let units = Units::new(t, basis);
+        let runs = units.run_starts();
+        let n = units.count;
+        let shapes: Vec<Shape> = series_by_name(t, &units, &names)
+            .iter()
+            .map(|x| classify_runs(x, &runs, shape::band_ns(x, noise.pct, noise.ms)))
+            .collect();
+        (shapes, n)
+    };
+    let ((sa, na), (sb, nb)) = (side(a), side(b));
+    for ((r, sa), sb) in rows.iter_mut().zip(sa).zip(sb) {
+        // A side without the name has no shape to speak of.
+        let sa = if r.a.is_some() { sa } else { Shape::Steady };
+        let sb = if r.b.is_some() { sb } else { Shape::Steady };
+        r.over_time = compared_words(&sa, &sb, basis.unit(), (na, nb)).map(|words| OverTime {
+            a: sa,
+            b: sb,
+            words,
+        });
     }
 }
 

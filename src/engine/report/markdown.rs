@@ -292,6 +292,33 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
             let _ = writeln!(o, "<!--chart:calls:{k}:{j}-->\n");
         }
     }
+    over_time_md(o, r, &h);
+}
+
+/// The heaviest names' and the frames' shapes through the run (only those
+/// not steady).
+fn over_time_md(o: &mut String, r: &RecordingReport, h: &str) {
+    let _ = writeln!(
+        o,
+        "\n### {h}Over time: steps, trends, periodic and burst costs (the {} heaviest names)\n",
+        super::recording::SHAPED_NAMES
+    );
+    if let Some(f) = &r.frame_shape {
+        let _ = writeln!(o, "**Frames**: {}.\n", sentence_md(&f.words));
+    }
+    if r.over_time.is_empty() {
+        let _ = writeln!(o, "Every one is steady through the run.\n");
+        return;
+    }
+    for s in &r.over_time {
+        let _ = writeln!(
+            o,
+            "- {}: {}",
+            escape::markdown_code(&s.name),
+            cell(&s.words)
+        );
+    }
+    o.push('\n');
 }
 
 /// A tail's cadence in a cell: "about once a second (IQR 12.000 ms)", or
@@ -928,6 +955,10 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                     ),
                     signed_ms(p.summed_over_threads_ns),
                 ),
+                None => note,
+            };
+            let note = match &r.over_time {
+                Some(t) => format!("{note}; over time: {}", cell(&t.words)),
                 None => note,
             };
             // Its change is a longer wait in it for another thread's work:

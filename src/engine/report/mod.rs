@@ -16,6 +16,7 @@ use super::analyses::drift::Drift;
 use super::analyses::gap_diff::GapChanges;
 use super::analyses::gate::{Gate, GateResult};
 use super::analyses::judge::{Change, Noise};
+use super::analyses::shape::Shape;
 use super::analyses::tail::Tail;
 use super::analyses::transform::{Stack, transformed_tree};
 use super::analyses::tree::MAX_REPORT_LEVELS;
@@ -123,6 +124,11 @@ pub struct RecordingReport {
     /// Frame indices the capture left out, said as the summary says it
     /// (`null` when none is absent).
     pub frames_absent_note: Option<String>,
+    /// The heaviest names' shapes through the run, those not steady (see
+    /// `analyses::shape`), heaviest first.
+    pub over_time: Vec<NamedShape>,
+    /// The frame durations' shape, when not steady (`null` otherwise).
+    pub frame_shape: Option<FrameShape>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -343,6 +349,39 @@ pub struct JudgedRow {
     /// frame)"), not a change per call of its own (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gap: Option<String>,
+    /// Its shape through each side's run, when either is not steady
+    /// (absent otherwise; see `analyses::shape`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_time: Option<OverTime>,
+}
+
+/// A row's shape through each side's run.
+#[derive(Clone, Debug, Serialize)]
+pub struct OverTime {
+    pub a: Shape,
+    pub b: Shape,
+    /// "grows 0.046 ms a frame, 0.300 → 3.000 ms, not levelling off through
+    /// B; steady in A".
+    pub words: String,
+}
+
+/// A name's shape through one recording (not steady).
+#[derive(Clone, Debug, Serialize)]
+pub struct NamedShape {
+    pub name: String,
+    pub shape: Shape,
+    pub words: String,
+}
+
+/// The frame durations' shape, and the names whose series share it (the
+/// same period and phase, or the same step unit or burst), largest first.
+#[derive(Clone, Debug, Serialize)]
+pub struct FrameShape {
+    pub shape: Shape,
+    /// "every 10th frame is 2.1x the median (12.400 ms against 5.900 ms):
+    /// `gc::sweep`".
+    pub words: String,
+    pub names: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -4,15 +4,17 @@
 
 use super::text::msu;
 use super::{
-    HotPath, HotStep, Outlier, RecordingReport, RegistrationCheck, ReportOptions, TotalRow, ask,
-    to_value,
+    FrameShape, HotPath, HotStep, NamedShape, Outlier, RecordingReport, RegistrationCheck,
+    ReportOptions, TotalRow, ask, to_value,
 };
 use crate::engine::Decoded;
 use crate::engine::analyses::basis::unframed;
+use crate::engine::analyses::basis::{Basis, Units};
 use crate::engine::analyses::calls::calls;
 use crate::engine::analyses::common::spike;
 use crate::engine::analyses::coverage;
 use crate::engine::analyses::find::{GroupBy, InstanceRow};
+use crate::engine::analyses::shape::{self, classify_runs, series_by_name};
 use crate::engine::analyses::stats::scope_stats;
 use crate::engine::analyses::tail::{NamedTail, tails_by_name};
 use crate::engine::analyses::tree::MergedTree;
@@ -88,6 +90,7 @@ pub(super) fn recording(
         })
         .collect();
     let total_names = totals.len();
+    let (over_time, frame_shape) = over_time(t, &totals, &frame_durations_ns, opts);
     totals.truncate(n);
     let (slowest_scopes, total_slowest_scopes) = slowest_per_name(t, n);
     let gaps = ask("gaps", json!({ "min_ms": opts.gap_ms, "top": n }), d, None);
@@ -168,7 +171,61 @@ pub(super) fn recording(
         frames_absent_note: coverage::frame_coverage(t)
             .as_ref()
             .and_then(coverage::absent_note),
+        over_time,
+        frame_shape,
     }
+}
+
+/// Names classed over time: the heaviest this many (by total).
+pub const SHAPED_NAMES: usize = 30;
+
+/// The heaviest names' shapes through the run (those not steady), and the
+/// frame durations' shape with the names that share it.
+fn over_time(
+    t: &Trace,
+    totals: &[TotalRow],
+    frame_durations_ns: &[i64],
+    opts: ReportOptions,
+) -> (Vec<NamedShape>, Option<FrameShape>) {
+    let framed = unframed(t).is_none();
+    let basis = if framed { Basis::Frame } else { Basis::Second };
+    let units = Units::new(t, basis);
+    let names: Vec<&str> = totals
+        .iter()
+        .take(SHAPED_NAMES)
+        .map(|r| r.name.as_str())
+        .collect();
+    let runs = units.run_starts();
+    let (pct, ms) = (opts.noise.pct, opts.noise.ms);
+    let shaped: Vec<NamedShape> = series_by_name(t, &units, &names)
+        .iter()
+        .zip(&names)
+        .filter_map(|(x, &name)| {
+            let shape = classify_runs(x, &runs, shape::band_ns(x, pct, ms));
+            (!shape.is_steady()).then(|| NamedShape {
+                name: name.to_owned(),
+                words: shape.words(basis.unit(), x.len()),
+                shape,
+            })
+        })
+        .collect();
+    let frame_shape = framed.then(|| {
+        let x: Vec<f64> = frame_durations_ns.iter().map(|&d| d as f64).collect();
+        let shape = classify_runs(&x, &runs, shape::band_ns(&x, pct, ms));
+        (!shape.is_steady()).then(|| {
+            let names: Vec<String> = shaped
+                .iter()
+                .filter(|s| shape::same_moment(&shape, &s.shape))
+                .map(|s| s.name.clone())
+                .collect();
+            FrameShape {
+                words: shape::frame_words(&shape, x.len(), &names),
+                shape,
+                names,
+            }
+        })
+    });
+    (shaped, frame_shape.flatten())
 }
 
 /// `r`'s outlier of kind `call` (one call is more than half of its total)
