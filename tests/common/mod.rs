@@ -4,6 +4,7 @@
 pub mod hostile;
 pub mod planted;
 pub mod scenario;
+pub mod shapes;
 pub mod ui;
 
 use puffin_lens::engine::write::puffin::{FrameData, Registration, ScopeNode};

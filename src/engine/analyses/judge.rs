@@ -577,7 +577,18 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
     change.typical_a_ns = Some(typical(&sorted_a));
     change.typical_b_ns = Some(typical(&sorted_b));
     let terms = noise.terms();
-    let (ca, cb) = (sa.cost_series(), sb.cost_series());
+    // One run a side: a step or trend through the run is the row's cost,
+    // not noise around it (`shape::detrended`); with several runs, each
+    // run's mean is a unit and a shape inside a run averages out.
+    let shaped = |s: &Sample| {
+        let x = s.cost_series();
+        if !s.run_starts.is_empty() {
+            return x;
+        }
+        let band = super::shape::band_ns(&x, noise.pct, noise.ms);
+        super::shape::detrended(&x, band).unwrap_or(x)
+    };
+    let (ca, cb) = (shaped(sa), shaped(sb));
     change.raw.row = Estimate {
         eq_alpha: noise.alpha,
         ..effect::estimate(

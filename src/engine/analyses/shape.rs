@@ -208,6 +208,8 @@ pub fn compared_words(a: &Shape, b: &Shape, unit: &str, units: (usize, usize)) -
         (true, true) => None,
         (true, false) => Some(format!("{} through B; steady in A", b.words(unit, units.1))),
         (false, true) => Some(format!("{} through A; steady in B", a.words(unit, units.0))),
+        // The same irregular slow units both ways say nothing of a change.
+        (false, false) if a.as_str() == b.as_str() && matches!(a, Shape::Scattered { .. }) => None,
         (false, false) => Some(format!(
             "in both runs: {} through B; {} through A",
             b.words(unit, units.1),
@@ -350,6 +352,47 @@ pub fn classify(series: &[f64], band_ns: f64) -> Shape {
         return s;
     }
     slow_units(series, band_ns)
+}
+
+/// `series` with its step or trend taken out (each unit minus the fitted
+/// shape, plus the fit's mean: the same mean), when it has one: what is
+/// left is how the units vary around the shape, which is what a mean's
+/// uncertainty is made of (a trend through B is B's cost, not noise in
+/// it). `None` when the series is steady, periodic, a burst or scattered,
+/// or its neighbouring units hardly correlate (lag-1 under 0.3: no shape
+/// inflates its variance; the check that keeps this cheap).
+pub fn detrended(series: &[f64], band_ns: f64) -> Option<Vec<f64>> {
+    if series.len() < MIN_UNITS || lag1_raw(series) < 0.3 {
+        return None;
+    }
+    let n = series.len();
+    let fit: Vec<f64> = match classify(series, band_ns) {
+        Shape::Trend {
+            slope_ns, first_ns, ..
+        } => (0..n).map(|k| first_ns + slope_ns * k as f64).collect(),
+        Shape::Step {
+            unit,
+            before_ns,
+            after_ns,
+        } => (0..n)
+            .map(|k| {
+                if k < unit as usize {
+                    before_ns
+                } else {
+                    after_ns
+                }
+            })
+            .collect(),
+        _ => return None,
+    };
+    let mean_fit = fit.iter().sum::<f64>() / n as f64;
+    Some(
+        series
+            .iter()
+            .zip(&fit)
+            .map(|(x, f)| x - f + mean_fit)
+            .collect(),
+    )
 }
 
 /// The shape of a series cut into runs (`run_starts`: each run's first unit

@@ -552,7 +552,10 @@ pub(super) fn look_first(
         }
         let why = c.rows.iter().find(|r| r.name == x.name).map_or_else(
             || x.kind.words().to_owned(),
-            |r| describe_per(&r.change, c.basis),
+            |r| match &r.over_time {
+                Some(t) => format!("{}; {}", describe_per(&r.change, c.basis), t.words),
+                None => describe_per(&r.change, c.basis),
+            },
         );
         lines.push(format!(
             "{}: {why}; {} per {unit} of its own time on {thread}",

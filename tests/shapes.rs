@@ -1,0 +1,247 @@
+//! The shapes of a change through a run (`analyses::shape`), on planted
+//! captures with exact answers (`common::shapes`, puffin's simulated clock),
+//! each with its counterpart, and on the repo's real twins: `report
+//! --format json` run as a user runs it.
+
+mod common;
+
+use common::planted::Rng;
+use common::shapes::{Editor, Gc, Lookup, editor_bytes};
+use common::{json_in, temp_file};
+use serde_json::Value;
+
+/// `report --format json` of one recording.
+fn report(bytes: &[u8]) -> Value {
+    let (dir, path) = temp_file("one.puffin", bytes);
+    let (_, v) = json_in(
+        dir.path(),
+        &["report", path.to_str().unwrap(), "--format", "json"],
+    );
+    v
+}
+
+/// `report --format json` of A against B.
+fn report_pair(a: &[u8], b: &[u8]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.puffin"), a).unwrap();
+    std::fs::write(dir.path().join("b.puffin"), b).unwrap();
+    let (_, v) = json_in(
+        dir.path(),
+        &["report", "a.puffin", "b.puffin", "--format", "json"],
+    );
+    v
+}
+
+/// The shape one recording's report gives `name` (`steady` when it lists
+/// none).
+fn shape_of<'v>(r: &'v Value, name: &str) -> Option<&'v Value> {
+    r["recordings"][0]["over_time"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .map(|s| &s["shape"])
+}
+
+fn kind(shape: Option<&Value>) -> &str {
+    shape.map_or("steady", |s| s["shape"].as_str().unwrap())
+}
+
+#[test]
+fn growth_through_the_run_is_a_trend_and_growth_that_levels_off_is_not() {
+    for seed in 0..4u64 {
+        let mut rng = Rng::new(seed);
+        let frames = 60 + (seed as usize * 17) % 60;
+        let from = 0.2 + 0.15 * (rng.unit() + 1.0);
+        let to = 2.0 + 0.75 * (rng.unit() + 1.0);
+        let plan = Editor {
+            lookup: Lookup::Linear { from, to },
+            jitter: 0.02 + 0.02 * (rng.unit() + 1.0),
+            ..Editor::steady(frames)
+        };
+        let r = report(&editor_bytes(plan, seed));
+        let s = shape_of(&r, "cache::lookup");
+        assert_eq!(kind(s), "trend", "seed {seed}: {s:?}");
+        let slope_ms = s.unwrap()["slope_ns"].as_f64().unwrap() / 1e6;
+        let planted = (to - from) / (frames - 1) as f64;
+        assert!(
+            (slope_ms - planted).abs() < 0.1 * planted,
+            "seed {seed}: {slope_ms} against {planted}"
+        );
+        let words = r["recordings"][0]["over_time"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "cache::lookup")
+            .unwrap()["words"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(words.starts_with("grows "), "{words}");
+        assert!(words.ends_with("not levelling off"), "{words}");
+        // The same rise, done by a fifth of the run: it levelled off.
+        let settles = Editor {
+            lookup: Lookup::Settles {
+                from,
+                to,
+                by: frames / 5,
+            },
+            ..plan
+        };
+        let r = report(&editor_bytes(settles, seed));
+        let s = shape_of(&r, "cache::lookup");
+        assert_ne!(kind(s), "trend", "seed {seed}: {s:?}");
+        // Nothing else in the loop moves.
+        for name in ["text::shape", "physics::step", "render"] {
+            assert_eq!(kind(shape_of(&r, name)), "steady", "seed {seed}: {name}");
+        }
+    }
+}
+
+#[test]
+fn a_stall_every_nth_frame_is_periodic_and_random_slow_frames_are_not() {
+    for seed in 0..4u64 {
+        let mut rng = Rng::new(100 + seed);
+        let every = 5 + (seed as usize * 3) % 10;
+        let phase = (seed as usize * 7) % every;
+        let ms = 8.0 + 3.0 * (rng.unit() + 1.0);
+        let frames = 60 + (seed as usize * 13) % 50;
+        let plan = Editor {
+            gc: Gc::Every { every, phase, ms },
+            gc_in_update: seed % 2 == 0,
+            ..Editor::steady(frames)
+        };
+        let r = report(&editor_bytes(plan, seed));
+        let s = shape_of(&r, "gc::sweep").unwrap_or_else(|| panic!("seed {seed}: {r:#}"));
+        assert_eq!(s["shape"], "periodic", "seed {seed}: {s}");
+        assert_eq!(s["every"], every as u64, "seed {seed}");
+        assert_eq!(s["phase"], phase as u64, "seed {seed}");
+        // The frames show it too, and name it.
+        let f = &r["recordings"][0]["frame_shape"];
+        assert_eq!(f["shape"]["shape"], "periodic", "seed {seed}: {f}");
+        assert_eq!(f["shape"]["every"], every as u64, "seed {seed}");
+        assert!(
+            f["names"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|n| n == "gc::sweep"),
+            "seed {seed}: {f}"
+        );
+        let words = f["words"].as_str().unwrap();
+        assert!(words.starts_with(&format!("every {every}")), "{words}");
+        assert!(words.ends_with("`gc::sweep`"), "{words}");
+        // As many stalls, at random.
+        let random = Editor {
+            gc: Gc::Random {
+                p: 1.0 / every as f64,
+                ms,
+            },
+            ..plan
+        };
+        let r = report(&editor_bytes(random, seed));
+        assert_ne!(kind(shape_of(&r, "gc::sweep")), "periodic", "seed {seed}");
+        assert_ne!(
+            r["recordings"][0]["frame_shape"]["shape"]["shape"], "periodic",
+            "seed {seed}"
+        );
+    }
+}
+
+#[test]
+fn a_step_is_found_at_its_frame() {
+    for seed in 0..4u64 {
+        let mut rng = Rng::new(200 + seed);
+        let frames = 80;
+        let at = 20 + (seed as usize * 11) % 40;
+        let after = 1.4 + 0.4 * (rng.unit() + 1.0);
+        let plan = Editor {
+            render: (1.0, Some((at, after))),
+            ..Editor::steady(frames)
+        };
+        let r = report(&editor_bytes(plan, seed));
+        let s = shape_of(&r, "render").unwrap_or_else(|| panic!("seed {seed}"));
+        assert_eq!(s["shape"], "step", "seed {seed}: {s}");
+        assert_eq!(s["unit"], at as u64, "seed {seed}: {s}");
+        // Its counterpart: no step.
+        let r = report(&editor_bytes(Editor::steady(frames), seed));
+        assert_eq!(kind(shape_of(&r, "render")), "steady", "seed {seed}");
+    }
+}
+
+#[test]
+fn a_comparison_says_b_grows_where_a_was_flat() {
+    let a = editor_bytes(Editor::steady(80), 1);
+    let b = editor_bytes(
+        Editor {
+            lookup: Lookup::Linear { from: 0.3, to: 3.0 },
+            ..Editor::steady(80)
+        },
+        2,
+    );
+    let r = report_pair(&a, &b);
+    let rows = r["comparison"]["rows"].as_array().unwrap();
+    let row = rows
+        .iter()
+        .find(|x| x["name"] == "cache::lookup")
+        .expect("cache::lookup changed");
+    // Judged a change: the trend is B's cost, not noise around its mean
+    // (the batches vary around the line, not around the mean).
+    assert_eq!(row["change"]["effect"]["verdict"], "changed", "{row}");
+    assert_eq!(row["change"]["kind"], "slower", "{row}");
+    let t = &row["over_time"];
+    assert_eq!(t["b"]["shape"], "trend", "{t}");
+    assert_eq!(t["a"]["shape"], "steady", "{t}");
+    let words = t["words"].as_str().unwrap();
+    assert!(words.contains("through B; steady in A"), "{words}");
+    // The unchanged rows say nothing of time.
+    for x in rows.iter().filter(|x| x["name"] != "cache::lookup") {
+        assert!(
+            x["over_time"].is_null() || x["name"] == "update" || x["name"] == "frame",
+            "{x}"
+        );
+    }
+    // The Markdown says it on the row.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.puffin"), &a).unwrap();
+    std::fs::write(dir.path().join("b.puffin"), &b).unwrap();
+    let out = common::run_in(dir.path(), &["report", "a.puffin", "b.puffin"]);
+    let md = String::from_utf8_lossy(&out.stdout);
+    let line = md
+        .lines()
+        .find(|l| l.starts_with("| `cache::lookup`"))
+        .expect("its row");
+    assert!(line.contains("over time: grows "), "{line}");
+}
+
+#[test]
+fn the_real_twins_have_no_trend_and_no_periodic_stall_in_common_names() {
+    // The Rerun Viewer and SDK twins: what either recording says of its
+    // own names over time is no trend and no stall every Nth frame; their
+    // comparison lists no shape (nothing changed).
+    let real = common::fixtures_dir().join("real");
+    for (a, b) in [
+        ("rerun_viewer_plots_a", "rerun_viewer_plots_b"),
+        ("rerun_sdk_twin_a", "rerun_sdk_twin_b"),
+    ] {
+        let (_, r) = json_in(
+            &real,
+            &[
+                "report",
+                &format!("{a}.puffin"),
+                &format!("{b}.puffin"),
+                "--format",
+                "json",
+            ],
+        );
+        for rec in r["recordings"].as_array().unwrap() {
+            for s in rec["over_time"].as_array().unwrap() {
+                let k = s["shape"]["shape"].as_str().unwrap();
+                assert!(!matches!(k, "trend" | "periodic"), "{a}: {s}");
+            }
+        }
+        for row in r["comparison"]["rows"].as_array().unwrap() {
+            assert!(row["over_time"].is_null(), "{a}: {row}");
+        }
+    }
+}
