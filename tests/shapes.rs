@@ -215,7 +215,7 @@ fn a_comparison_says_b_grows_where_a_was_flat() {
 }
 
 #[test]
-fn the_real_twins_have_no_trend_and_no_periodic_stall_in_common_names() {
+fn the_real_twins_have_no_trend_no_periodic_stall_and_no_rename() {
     // The Rerun Viewer and SDK twins: what either recording says of its
     // own names over time is no trend and no stall every Nth frame; their
     // comparison lists no shape (nothing changed).
@@ -243,5 +243,56 @@ fn the_real_twins_have_no_trend_and_no_periodic_stall_in_common_names() {
         for row in r["comparison"]["rows"].as_array().unwrap() {
             assert!(row["over_time"].is_null(), "{a}: {row}");
         }
+        assert_eq!(r["comparison"]["renames"], serde_json::json!([]), "{a}");
+    }
+}
+
+#[test]
+fn a_rename_at_one_place_is_one_row_and_a_move_is_not() {
+    for seed in 0..3u64 {
+        let a = editor_bytes(Editor::steady(60 + seed as usize * 10), seed);
+        let renamed = Editor {
+            physics: ("sim::advance", true),
+            ..Editor::steady(60 + seed as usize * 10)
+        };
+        let r = report_pair(&a, &editor_bytes(renamed, seed + 50));
+        let c = &r["comparison"];
+        let renames = c["renames"].as_array().unwrap();
+        assert_eq!(renames.len(), 1, "seed {seed}: {renames:?}");
+        assert_eq!(renames[0]["from"], "physics::step");
+        assert_eq!(renames[0]["to"], "sim::advance");
+        assert_eq!(renames[0]["place"]["parent"], "update");
+        // Same cost: not a change, and neither new nor gone, nor a cost in
+        // Look at first.
+        assert!(
+            !renames[0]["change"]["kind"]
+                .as_str()
+                .unwrap()
+                .starts_with("slower"),
+            "{}",
+            renames[0]
+        );
+        assert!(c["new"].as_array().unwrap().is_empty(), "{}", c["new"]);
+        assert!(c["gone"].as_array().unwrap().is_empty(), "{}", c["gone"]);
+        for line in c["look_first"].as_array().unwrap() {
+            let line = line.as_str().unwrap();
+            assert!(!line.contains("sim::advance"), "{line}");
+        }
+        let words = renames[0]["words"].as_str().unwrap();
+        assert!(
+            words.starts_with("`physics::step` renamed `sim::advance` (in `update` on main"),
+            "{words}"
+        );
+        // Moved to the end of the frame under a new name: a gone name and
+        // a new one, not a rename.
+        let moved = Editor {
+            physics: ("sim::advance", false),
+            ..renamed
+        };
+        let r = report_pair(&a, &editor_bytes(moved, seed + 50));
+        let c = &r["comparison"];
+        assert!(c["renames"].as_array().unwrap().is_empty(), "seed {seed}");
+        assert_eq!(c["new"], serde_json::json!(["sim::advance"]));
+        assert_eq!(c["gone"], serde_json::json!(["physics::step"]));
     }
 }

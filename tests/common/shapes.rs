@@ -56,6 +56,9 @@ pub struct Editor {
     /// `render` costs `base` before this frame and `after` from it (ms).
     pub render: (f64, Option<(usize, f64)>),
     pub jitter: f64,
+    /// The name of the 0.8 ms physics step, and whether it runs in
+    /// `update` (after `cache::lookup`) or at the end of `frame`.
+    pub physics: (&'static str, bool),
 }
 
 impl Editor {
@@ -67,6 +70,7 @@ impl Editor {
             gc_in_update: true,
             render: (1.0, None),
             jitter: 0.03,
+            physics: ("physics::step", true),
         }
     }
 }
@@ -105,16 +109,20 @@ pub fn editor(plan: Editor, seed: u64) -> Vec<Frame> {
                 }
             };
             let lookup = leaf("cache::lookup", lookup_ms, &mut t, &mut rng);
-            let physics = leaf("physics::step", 0.8, &mut t, &mut rng);
+            let (physics_name, in_update) = plan.physics;
+            let physics = leaf(physics_name, 0.8, &mut t, &mut rng);
             let gc_ms = match plan.gc {
                 Gc::Never => None,
                 Gc::Every { every, phase, ms } => (f % every == phase).then_some(ms),
                 Gc::Random { p, ms } => ((rng.unit() + 1.0) / 2.0 < p).then_some(ms),
             };
-            let mut update = Span::new("update", u0, 0)
-                .child(draw)
-                .child(lookup)
-                .child(physics);
+            let mut update = Span::new("update", u0, 0).child(draw).child(lookup);
+            let mut top_physics = None;
+            if in_update {
+                update = update.child(physics);
+            } else {
+                top_physics = Some(physics);
+            }
             let mut top_gc = None;
             if let Some(ms) = gc_ms {
                 let gc = leaf("gc::sweep", ms, &mut t, &mut rng);
@@ -134,6 +142,13 @@ pub fn editor(plan: Editor, seed: u64) -> Vec<Frame> {
                 _ => plan.render.0,
             };
             main = main.child(leaf("render", render_ms, &mut t, &mut rng));
+            if let Some(p) = top_physics {
+                // At the end of the frame: its time moves after `render`.
+                let d = p.end_ns - p.start_ns;
+                let s = Span::new(p.name, t, t + d);
+                t += d;
+                main = main.child(s);
+            }
             main.end_ns = t + 200_000;
             vec![("main".to_owned(), vec![main])]
         })

@@ -4,7 +4,7 @@
 use super::text::{between_frames, cell, describe_per, msu, num, path_md, signed_ms, text};
 use super::{
     ComparisonReport, DataRow, DiffHotPath, JudgedRow, NoiseUsed, OverTime, ParallelFigures,
-    RecordingReport, ReportOptions, SpikeCall, Unchanged,
+    RecordingReport, RenameRow, ReportOptions, SpikeCall, Unchanged,
 };
 use crate::engine::Decoded;
 use crate::engine::analyses::accounting::{frame_change, self_by_name, with_gaps};
@@ -18,6 +18,7 @@ use crate::engine::analyses::drift;
 use crate::engine::analyses::find::GroupBy;
 use crate::engine::analyses::gap_diff::{GapPlace, GapVerdict, gap_changes};
 use crate::engine::analyses::judge::{Change, DriftMode, Kind};
+use crate::engine::analyses::rename::{Rename, renames};
 use crate::engine::analyses::shape::{self, Shape, classify_runs, compared_words, series_by_name};
 use crate::engine::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use crate::engine::analyses::wait_diff::{WaitChange, wait_changes};
@@ -57,6 +58,25 @@ pub(super) fn comparison(
         .filter(|&&p| names.kind(p).is_change())
         .map(|&p| (p, names.change(p)))
         .collect();
+    // A gone name and a new one at the same place: one renamed row, out of
+    // the new and gone.
+    let renamed = {
+        let of = |k: Kind| -> Vec<&str> {
+            listed
+                .iter()
+                .filter(|(_, c)| c.kind == k)
+                .map(|(p, _)| names.name(*p))
+                .collect()
+        };
+        let (gone, new) = (of(Kind::Gone), of(Kind::New));
+        let ua = Units::new(a, names.basis());
+        let ub = Units::new(b, names.basis());
+        renames(a, b, &gone, &new, (&ua, &ub), &noise)
+    };
+    listed.retain(|(p, _)| {
+        let n = names.name(*p);
+        !renamed.iter().any(|r| r.from == n || r.to == n)
+    });
     let changed_rows = listed.len();
     listed.sort_by(|(x, cx), (y, cy)| {
         cy.beyond_drift_ns()
@@ -276,7 +296,39 @@ pub(super) fn comparison(
         change_paths,
         waits,
         gaps: gap_diff,
+        renames: renamed
+            .into_iter()
+            .map(|r| RenameRow {
+                words: rename_words(&r, names.basis()),
+                rename: r,
+            })
+            .collect(),
     }
+}
+
+/// "`physics::step` renamed `sim::advance` (in `update` on main, 1.00 →
+/// 1.00 calls per frame): unchanged, +0.012 ms per frame [-0.031, +0.054]
+/// (99.9%)".
+fn rename_words(r: &Rename, basis: Basis) -> String {
+    let verdict = if r.change.kind.is_change() {
+        describe_per(&r.change, basis)
+    } else {
+        format!("{}, {}", r.change.kind.words(), r.change.effect.text())
+    };
+    format!(
+        "{} renamed {} ({} on {}, {:.2} → {:.2} calls per {}): {verdict}",
+        escape::markdown_code(&r.from),
+        escape::markdown_code(&r.to),
+        if r.place.parent.is_empty() {
+            "at the top level".to_owned()
+        } else {
+            format!("in {}", escape::markdown_code(&r.place.parent))
+        },
+        cell(thread_label(&r.place.thread)),
+        r.calls_per_unit_a,
+        r.calls_per_unit_b,
+        basis.unit()
+    )
 }
 
 /// Each listed row's shape through A's and B's runs (one pass over each
@@ -519,9 +571,23 @@ pub(super) fn look_first(
     let thread = cell(thread_label(&c.frame.thread)).into_owned();
     let mut told = vec![false; c.waits.len()];
     let mut told_gaps: Vec<GapPlace> = Vec::new();
+    for r in c
+        .renames
+        .iter()
+        .filter(|r| r.rename.change.kind.is_regression())
+    {
+        lines.push(r.words.clone());
+    }
     for x in &c.frame.contributions {
         let bad = x.kind.is_regression() || x.kind == Kind::New;
         if !bad || x.self_delta_per_frame_ns < min_ns {
+            continue;
+        }
+        // A rename is told as one (above, when it changed).
+        if c.renames
+            .iter()
+            .any(|r| r.rename.from == x.name || r.rename.to == x.name)
+        {
             continue;
         }
         // Its own time grew as a wait in it: the cause, not "slower per call".

@@ -1061,6 +1061,18 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
     );
     let _ = writeln!(o, "- **New in B**: {}", list(&c.new));
     let _ = writeln!(o, "- **Gone in B**: {}", list(&c.gone));
+    if !c.renames.is_empty() {
+        let words: Vec<String> = c
+            .renames
+            .iter()
+            .map(|r| cell(&r.words).into_owned())
+            .collect();
+        let _ = writeln!(
+            o,
+            "- **Renamed** (one scope at one place): {}",
+            words.join("; ")
+        );
+    }
     let _ = writeln!(o, "- {}", unchanged_md(&c.unchanged));
     if c.inconclusive.total > 0 {
         let _ = writeln!(

@@ -247,8 +247,12 @@ pub struct ComparisonReport {
     pub spikes: Vec<String>,
     /// Rows judged slower/faster per call or run more/less often.
     pub changes: Vec<String>,
+    /// New and gone names: neither is a rename (those are in `renames`).
     pub new: Vec<String>,
     pub gone: Vec<String>,
+    /// A gone name and a new name at the same place (`analyses::rename`),
+    /// judged as one row, by A's name.
+    pub renames: Vec<RenameRow>,
     /// The names judged unchanged (their interval inside the band).
     pub unchanged: Unchanged,
     /// The names judged inconclusive (their interval straddles the band's
@@ -353,6 +357,14 @@ pub struct JudgedRow {
     /// (absent otherwise; see `analyses::shape`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub over_time: Option<OverTime>,
+}
+
+/// A rename and its sentence.
+#[derive(Clone, Debug, Serialize)]
+pub struct RenameRow {
+    #[serde(flatten)]
+    pub rename: super::analyses::rename::Rename,
+    pub words: String,
 }
 
 /// A row's shape through each side's run.

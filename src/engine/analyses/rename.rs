@@ -1,0 +1,192 @@
+//! Renames: a name only in A and a name only in B at the same place are one
+//! scope under a new name, judged like any row.
+//!
+//! A name's **place** is where most of its calls are: the thread, the
+//! parent's name (`""` at the top level), and the names of the siblings
+//! just before and after it. A gone name `g` and a new name `n` are a
+//! rename when:
+//! - they have the same thread and parent;
+//! - at least one neighbour matches (the one before or the one after;
+//!   "none" matches "none"), or both have none;
+//! - their calls per unit are within [`CALLS_TOLERANCE`] of each other;
+//! - and the match is the only one either way (two candidates for one
+//!   name: no rename is claimed).
+//!
+//! The rename is then judged by the model of change as one row: A's calls
+//! of `g` against B's calls of `n` ([`super::judge::judge`]). One pass
+//! over each side's scopes; the matching is over the gone × new names
+//! (both short lists).
+
+use super::basis::Units;
+use super::judge::{Change, Noise, Sample, judge, samples};
+use crate::engine::model::{NO_PARENT, ScopeIdx, Trace};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+/// Calls per unit may differ by this fraction (of the larger).
+pub const CALLS_TOLERANCE: f64 = 0.1;
+
+/// Where a name's calls mostly are.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+pub struct Place {
+    pub thread: String,
+    pub parent: String,
+    pub before: String,
+    pub after: String,
+}
+
+/// A gone name and a new name at one place.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Rename {
+    /// A's name.
+    pub from: String,
+    /// B's name.
+    pub to: String,
+    pub place: Place,
+    pub calls_per_unit_a: f64,
+    pub calls_per_unit_b: f64,
+    /// A's calls of `from` against B's calls of `to`.
+    pub change: Change,
+}
+
+/// Each of `names`' place and calls (as `(place, count)`), one pass.
+fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64)> {
+    const NONE: u32 = u32::MAX;
+    let slot_of: FxHashMap<&str, u32> = names
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| (n, k as u32))
+        .collect();
+    let def_slot: Vec<u32> = (0..t.defs.len())
+        .map(|d| slot_of.get(t.str(t.defs.name[d])).copied().unwrap_or(NONE))
+        .collect();
+    let mut seen: Vec<FxHashMap<Place, u64>> = vec![FxHashMap::default(); names.len()];
+    let mut counts = vec![0u64; names.len()];
+    let s = &t.scopes;
+    for i in 0..s.len() {
+        let slot = def_slot[s.def[i].0 as usize];
+        if slot == NONE {
+            continue;
+        }
+        counts[slot as usize] += 1;
+        let idx = ScopeIdx(i as u32);
+        let parent = s.parent[i];
+        // The siblings. Pre-order: the scope just before is the parent, or
+        // the previous sibling's last descendant (climb to the sibling);
+        // the next sibling starts at this one's subtree end.
+        let before = {
+            let mut j = i.checked_sub(1);
+            loop {
+                match j {
+                    Some(k) if s.stream[k] == s.stream[i] && k as u32 != parent => {
+                        if s.parent[k] == parent {
+                            break t.scope_name(ScopeIdx(k as u32)).to_owned();
+                        }
+                        j = (s.parent[k] != NO_PARENT).then_some(s.parent[k] as usize);
+                    }
+                    _ => break String::new(),
+                }
+            }
+        };
+        let end = s.subtree_end[i] as usize;
+        let after = (end < s.len() && s.parent[end] == parent && s.stream[end] == s.stream[i])
+            .then(|| t.scope_name(ScopeIdx(end as u32)).to_owned());
+        let place = Place {
+            thread: t.thread_name(t.scope_thread(idx)).to_owned(),
+            parent: if parent == NO_PARENT {
+                String::new()
+            } else {
+                t.scope_name(ScopeIdx(parent)).to_owned()
+            },
+            before,
+            after: after.unwrap_or_default(),
+        };
+        *seen[slot as usize].entry(place).or_insert(0) += 1;
+    }
+    seen.into_iter()
+        .zip(counts)
+        .map(|(m, c)| {
+            // The most frequent place (ties: the least, for determinism).
+            let place = m
+                .into_iter()
+                .max_by(|(p, x), (q, y)| {
+                    x.cmp(y).then_with(|| {
+                        (&q.thread, &q.parent, &q.before, &q.after)
+                            .cmp(&(&p.thread, &p.parent, &p.before, &p.after))
+                    })
+                })
+                .map(|(p, _)| p)
+                .unwrap_or_default();
+            (place, c)
+        })
+        .collect()
+}
+
+/// Whether two places are one (see the module doc), the renamed pair's
+/// own names standing for each other among the neighbours.
+fn same_place(pa: &Place, pb: &Place) -> bool {
+    pa.thread == pb.thread
+        && pa.parent == pb.parent
+        && (pa.before == pb.before || pa.after == pb.after)
+}
+
+/// The renames among `gone` (names only in A) and `new` (only in B),
+/// sorted by A's name, each judged with `noise` on `units`' basis.
+pub fn renames(
+    a: &Trace,
+    b: &Trace,
+    gone: &[&str],
+    new: &[&str],
+    units: (&Units, &Units),
+    noise: &Noise,
+) -> Vec<Rename> {
+    if gone.is_empty() || new.is_empty() {
+        return Vec::new();
+    }
+    let (pa, pb) = (places(a, gone), places(b, new));
+    let (ua, ub) = (units.0.count.max(1) as f64, units.1.count.max(1) as f64);
+    let matches = |i: usize, j: usize| {
+        let (ra, rb) = (pa[i].1 as f64 / ua, pb[j].1 as f64 / ub);
+        same_place(&pa[i].0, &pb[j].0)
+            && pa[i].1 > 0
+            && pb[j].1 > 0
+            && (ra - rb).abs() <= CALLS_TOLERANCE * ra.max(rb)
+    };
+    let mut out = Vec::new();
+    for i in 0..gone.len() {
+        let cands: Vec<usize> = (0..new.len()).filter(|&j| matches(i, j)).collect();
+        let [j] = cands[..] else { continue };
+        // The only one the other way too.
+        if (0..gone.len()).filter(|&k| matches(k, j)).count() != 1 {
+            continue;
+        }
+        let sa = sample_of(a, gone[i], units.0);
+        let sb = sample_of(b, new[j], units.1);
+        out.push(Rename {
+            from: gone[i].to_owned(),
+            to: new[j].to_owned(),
+            place: pa[i].0.clone(),
+            calls_per_unit_a: pa[i].1 as f64 / ua,
+            calls_per_unit_b: pb[j].1 as f64 / ub,
+            change: judge(Some(&sa), Some(&sb), noise),
+        });
+    }
+    out.sort_by(|x, y| x.from.cmp(&y.from));
+    out
+}
+
+/// The calls of `name` in `t` as one row's sample on `units`.
+fn sample_of(t: &Trace, name: &str, units: &Units) -> Sample {
+    let defs: Vec<bool> = (0..t.defs.len())
+        .map(|d| t.str(t.defs.name[d]) == name)
+        .collect();
+    let mut calls: Vec<(u32, u32, i64)> = (0..t.scopes.len())
+        .filter(|&i| defs[t.scopes.def[i].0 as usize])
+        .map(|i| {
+            let idx = ScopeIdx(i as u32);
+            (0, units.of_scope(t, idx), t.scopes.duration_ns[i])
+        })
+        .collect();
+    calls.sort_unstable();
+    samples(&calls, 1, units).pop().unwrap_or_default()
+}
