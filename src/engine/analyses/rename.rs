@@ -8,7 +8,8 @@
 //! - they have the same thread and parent;
 //! - at least one neighbour matches (the one before or the one after;
 //!   "none" matches "none"), or both have none;
-//! - their calls per unit are within [`CALLS_TOLERANCE`] of each other;
+//! - their calls per unit are within [`CALLS_TOLERANCE`] of each other,
+//!   and their mean calls within a factor of [`MAX_COST_RATIO`];
 //! - and the match is the only one either way (two candidates for one
 //!   name: no rename is claimed).
 //!
@@ -25,6 +26,11 @@ use serde::Serialize;
 
 /// Calls per unit may differ by this fraction (of the larger).
 pub const CALLS_TOLERANCE: f64 = 0.1;
+/// The mean call may differ by this factor at most: further apart, a gone
+/// name and a new one at one place are more likely other code than the
+/// same code renamed (a 3x costlier scope where a small one was is new
+/// work; the same code renamed and 30% slower is a rename).
+pub const MAX_COST_RATIO: f64 = 2.0;
 
 /// Where a name's calls mostly are.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
@@ -49,8 +55,8 @@ pub struct Rename {
     pub change: Change,
 }
 
-/// Each of `names`' place and calls (as `(place, count)`), one pass.
-fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64)> {
+/// Each of `names`' place, calls and total time, one pass.
+fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
     const NONE: u32 = u32::MAX;
     let slot_of: FxHashMap<&str, u32> = names
         .iter()
@@ -62,6 +68,7 @@ fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64)> {
         .collect();
     let mut seen: Vec<FxHashMap<Place, u64>> = vec![FxHashMap::default(); names.len()];
     let mut counts = vec![0u64; names.len()];
+    let mut totals = vec![0i64; names.len()];
     let s = &t.scopes;
     for i in 0..s.len() {
         let slot = def_slot[s.def[i].0 as usize];
@@ -69,6 +76,7 @@ fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64)> {
             continue;
         }
         counts[slot as usize] += 1;
+        totals[slot as usize] = totals[slot as usize].saturating_add(s.duration_ns[i]);
         let idx = ScopeIdx(i as u32);
         let parent = s.parent[i];
         // The siblings. Pre-order: the scope just before is the parent, or
@@ -105,7 +113,8 @@ fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64)> {
     }
     seen.into_iter()
         .zip(counts)
-        .map(|(m, c)| {
+        .zip(totals)
+        .map(|((m, c), total)| {
             // The most frequent place (ties: the least, for determinism).
             let place = m
                 .into_iter()
@@ -117,7 +126,7 @@ fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64)> {
                 })
                 .map(|(p, _)| p)
                 .unwrap_or_default();
-            (place, c)
+            (place, c, total)
         })
         .collect()
 }
@@ -151,6 +160,13 @@ pub fn renames(
             && pa[i].1 > 0
             && pb[j].1 > 0
             && (ra - rb).abs() <= CALLS_TOLERANCE * ra.max(rb)
+            && {
+                let (ca, cb) = (
+                    pa[i].2 as f64 / pa[i].1 as f64,
+                    pb[j].2 as f64 / pb[j].1 as f64,
+                );
+                ca.max(cb) <= MAX_COST_RATIO * ca.min(cb).max(1.0)
+            }
     };
     let mut out = Vec::new();
     for i in 0..gone.len() {
