@@ -296,3 +296,70 @@ fn a_rename_at_one_place_is_one_row_and_a_move_is_not() {
         assert_eq!(c["gone"], serde_json::json!(["physics::step"]));
     }
 }
+
+#[test]
+fn a_change_at_one_call_site_is_placed_there_and_one_at_every_site_is_not() {
+    for seed in 0..3u64 {
+        let mut rng = Rng::new(300 + seed);
+        let before = 0.4 + 0.2 * (rng.unit() + 1.0);
+        let after = before * (3.0 + (rng.unit() + 1.0));
+        let frames = 60 + seed as usize * 15;
+        let a = Editor {
+            shape_ms: (0.4, Some(before)),
+            ..Editor::steady(frames)
+        };
+        let b = Editor {
+            shape_ms: (0.4, Some(after)),
+            ..a
+        };
+        let r = report_pair(&editor_bytes(a, seed), &editor_bytes(b, seed + 7));
+        let rows = r["comparison"]["rows"].as_array().unwrap();
+        let row = rows
+            .iter()
+            .find(|x| x["name"] == "text::shape")
+            .unwrap_or_else(|| panic!("seed {seed}: {rows:?}"));
+        let p = &row["place"];
+        let at = p["at"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("seed {seed}: {p}")) as usize;
+        let site = &p["sites"][at];
+        assert_eq!(site["caller"], "ui::tooltip", "seed {seed}: {p}");
+        assert_eq!(site["change"]["kind"], "slower", "seed {seed}: {site}");
+        let label = p["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["caller"] == "ui::label")
+            .unwrap();
+        assert_ne!(label["change"]["effect"]["verdict"], "changed", "{label}");
+        let words = row["place_words"].as_str().unwrap();
+        assert!(
+            words.starts_with("slower per call where `ui::tooltip` calls it on main"),
+            "{words}"
+        );
+        assert!(
+            words.contains("`ui::label` (3.00 calls per frame)"),
+            "{words}"
+        );
+        // The same change at every call site: not placed at one.
+        let b_all = Editor {
+            shape_ms: (0.4 * 2.0, Some(before * 2.0)),
+            ..a
+        };
+        let r = report_pair(&editor_bytes(a, seed), &editor_bytes(b_all, seed + 7));
+        let row = r["comparison"]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == "text::shape")
+            .unwrap()
+            .clone();
+        assert!(
+            row["place"]["at"].is_null(),
+            "seed {seed}: {}",
+            row["place"]
+        );
+        assert_eq!(row["place"]["everywhere"], true, "seed {seed}");
+        assert_eq!(row["place_words"], "at every call site (2)");
+    }
+}

@@ -59,6 +59,9 @@ pub struct Editor {
     /// The name of the 0.8 ms physics step, and whether it runs in
     /// `update` (after `cache::lookup`) or at the end of `frame`.
     pub physics: (&'static str, bool),
+    /// `text::shape` under each of the three `ui::label`s, and under one
+    /// `ui::tooltip` after them (none: no tooltip), in ms.
+    pub shape_ms: (f64, Option<f64>),
 }
 
 impl Editor {
@@ -71,6 +74,7 @@ impl Editor {
             render: (1.0, None),
             jitter: 0.03,
             physics: ("physics::step", true),
+            shape_ms: (0.4, None),
         }
     }
 }
@@ -94,9 +98,15 @@ pub fn editor(plan: Editor, seed: u64) -> Vec<Frame> {
             let mut draw = Span::new("ui::draw", d0, 0);
             for _ in 0..3 {
                 let l0 = t;
-                let shape = leaf("text::shape", 0.4, &mut t, &mut rng);
+                let shape = leaf("text::shape", plan.shape_ms.0, &mut t, &mut rng);
                 t += 50_000;
                 draw = draw.child(Span::new("ui::label", l0, t).child(shape));
+            }
+            if let Some(ms) = plan.shape_ms.1 {
+                let t0 = t;
+                let shape = leaf("text::shape", ms, &mut t, &mut rng);
+                t += 30_000;
+                draw = draw.child(Span::new("ui::tooltip", t0, t).child(shape));
             }
             draw.end_ns = t;
             let lookup_ms = match plan.lookup {

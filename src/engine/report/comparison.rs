@@ -18,6 +18,7 @@ use crate::engine::analyses::drift;
 use crate::engine::analyses::find::GroupBy;
 use crate::engine::analyses::gap_diff::{GapPlace, GapVerdict, gap_changes};
 use crate::engine::analyses::judge::{Change, DriftMode, Kind};
+use crate::engine::analyses::place::place;
 use crate::engine::analyses::rename::{Rename, renames};
 use crate::engine::analyses::shape::{self, Shape, classify_runs, compared_words, series_by_name};
 use crate::engine::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
@@ -178,11 +179,22 @@ pub(super) fn comparison(
                     .own_time_words(name, None, self_delta)
                     .map(|(_, words)| words),
                 over_time: None,
+                place: None,
+                place_words: None,
             }
         })
         .collect();
     let mut rows = rows;
     shapes_of_rows(a, b, &mut rows, names.basis(), &opts.noise);
+    {
+        let row_names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        let (ua, ub) = (Units::new(a, names.basis()), Units::new(b, names.basis()));
+        let placed = place(a, b, &row_names, (&ua, &ub), &noise);
+        for (r, p) in rows.iter_mut().zip(placed) {
+            r.place_words = p.as_ref().and_then(|p| p.words(names.basis()));
+            r.place = p;
+        }
+    }
     let gate = opts.gate.map(|g| {
         let regressions: Vec<(Pair, Change)> = all
             .iter()
@@ -618,9 +630,15 @@ pub(super) fn look_first(
         }
         let why = c.rows.iter().find(|r| r.name == x.name).map_or_else(
             || x.kind.words().to_owned(),
-            |r| match &r.over_time {
-                Some(t) => format!("{}; {}", describe_per(&r.change, c.basis), t.words),
-                None => describe_per(&r.change, c.basis),
+            |r| {
+                let mut why = describe_per(&r.change, c.basis);
+                if let Some(p) = &r.place_words {
+                    why = format!("{why}; {p}");
+                }
+                if let Some(t) = &r.over_time {
+                    why = format!("{why}; {}", t.words);
+                }
+                why
             },
         );
         lines.push(format!(

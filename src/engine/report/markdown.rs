@@ -957,6 +957,10 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                 ),
                 None => note,
             };
+            let note = match &r.place_words {
+                Some(p) => format!("{note}; {}", cell(p)),
+                None => note,
+            };
             let note = match &r.over_time {
                 Some(t) => format!("{note}; over time: {}", cell(&t.words)),
                 None => note,

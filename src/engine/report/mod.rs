@@ -357,6 +357,14 @@ pub struct JudgedRow {
     /// (absent otherwise; see `analyses::shape`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub over_time: Option<OverTime>,
+    /// Its call sites (caller and thread), each judged, when it has two or
+    /// more (absent otherwise; see `analyses::place`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub place: Option<super::analyses::place::Placed>,
+    /// Where it changed, in words (absent when no one site holds most of
+    /// the change and not every site changed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub place_words: Option<String>,
 }
 
 /// A rename and its sentence.
