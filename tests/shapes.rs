@@ -363,3 +363,65 @@ fn a_change_at_one_call_site_is_placed_there_and_one_at_every_site_is_not() {
         assert_eq!(row["place_words"], "at every call site (2)");
     }
 }
+
+/// The editor loop with a worker, where the app ends puffin's frame inside
+/// `frame` (`overlap`): main's scope of frame k is reported with frame k+1,
+/// whose worker ran later. Without: each frame holds its own.
+fn worker_loop(frames: usize, overlap: bool, seed: u64) -> Vec<u8> {
+    use common::planted::{Span, record};
+    use common::shapes::editor;
+    let main = editor(Editor::steady(frames), seed);
+    let mut rng = Rng::new(seed);
+    let out: Vec<common::planted::Frame> = (0..frames)
+        .map(|k| {
+            let t = main[k][0].1[0].start_ns;
+            let w0 = t + 1_000_000 + (rng.unit().abs() * 1e6) as i64;
+            let worker = (
+                "worker".to_owned(),
+                vec![Span::new("job", w0, w0 + 8_000_000)],
+            );
+            let m = if overlap {
+                // The previous frame's scope (none in the first).
+                if k == 0 {
+                    Vec::new()
+                } else {
+                    main[k - 1][0].1.clone()
+                }
+            } else {
+                main[k][0].1.clone()
+            };
+            vec![("main".to_owned(), m), worker]
+        })
+        .collect();
+    record(&out)
+}
+
+#[test]
+fn overlapping_frames_are_found_and_the_fix_said() {
+    for seed in 0..3u64 {
+        let frames = 40 + seed as usize * 10;
+        let (dir, path) = temp_file("o.puffin", &worker_loop(frames, true, seed));
+        let (_, s) = json_in(dir.path(), &["summary", path.to_str().unwrap(), "--json"]);
+        let o = &s["overlapping_frames"];
+        assert_eq!(o["thread"], "main", "seed {seed}: {s}");
+        assert!(o["frames"].as_u64().unwrap() as usize >= frames - 3, "{o}");
+        let sentence = o["sentence"].as_str().unwrap();
+        assert!(sentence.contains("new_frame()"), "{sentence}");
+        // The report says it too.
+        let out = common::run_in(dir.path(), &["report", path.to_str().unwrap()]);
+        let md = String::from_utf8_lossy(&out.stdout);
+        assert!(md.contains("frames overlap: "), "{md}");
+        // Its counterpart: frames of their own.
+        let (dir, path) = temp_file("n.puffin", &worker_loop(frames, false, seed));
+        let (_, s) = json_in(dir.path(), &["summary", path.to_str().unwrap(), "--json"]);
+        assert!(s["overlapping_frames"].is_null(), "seed {seed}: {s}");
+    }
+    // The repo's real recordings: none overlaps.
+    for f in ["rerun_viewer_plots_a", "rerun_sdk_twin_a"] {
+        let (_, s) = json_in(
+            &common::fixtures_dir().join("real"),
+            &["summary", &format!("{f}.puffin"), "--json"],
+        );
+        assert!(s["overlapping_frames"].is_null(), "{f}: {s}");
+    }
+}

@@ -345,7 +345,7 @@ puffin-lens summary capture.puffin --json\n\n\
 JSON: {\"file\",\"frames\",\"threads\",\"scopes\",\"recording_start_ns\",\"start_ns\",\"end_ns\",\"span_ns\",\"formats\",\
 \"compressions\",\"registered_scopes\",\"has_registration\",\"slowest_frame_index\",\
 \"slowest_frame_ns\",\"unregistered_scope_ids\":[{\"id\",\"instances\"}],\"frame_index_range\":[first,last],\
-\"frames_absent\",\"damaged\",\"diagnostics\"}; \"file\" is the bare file name, as in the web app.")]
+\"frames_absent\",\"damaged\",\"diagnostics\",\"overlapping_frames\" (only when frames overlap: new_frame called inside a scope)}; \"file\" is the bare file name, as in the web app.")]
     Summary {
         /// The recording: a .puffin file or a JSON dump.
         file: PathBuf,
@@ -858,6 +858,9 @@ time span          {} ms\nformat             {}\ncompression        {}\nregister
         }
         if s.damaged {
             out += "damaged            yes: only the intact frames are counted\n";
+        }
+        if let Some(x) = &s.overlapping_frames {
+            out += &format!("overlapping frames {}\n", x.sentence);
         }
         out
     };

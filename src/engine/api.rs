@@ -1324,6 +1324,10 @@ pub struct Summary {
     pub damaged: bool,
     /// `warning: …` / `damaged: …` lines, in file order.
     pub diagnostics: Vec<String>,
+    /// Frames overlap one another (`new_frame` called inside a scope):
+    /// absent when they do not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overlapping_frames: Option<analyses::Overlap>,
 }
 
 impl Summary {
@@ -1384,6 +1388,7 @@ pub fn summary(file: &str, decoded: &super::Decoded) -> Summary {
         frame_index_range: coverage.map(|c| [c.first, c.last]),
         frames_absent: coverage.map_or(0, |c| c.absent),
         damaged: decoded.is_damaged(),
+        overlapping_frames: analyses::overlapping_frames(trace),
         diagnostics: decoded
             .diagnostics
             .iter()

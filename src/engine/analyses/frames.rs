@@ -56,3 +56,82 @@ pub fn threads(trace: &Trace, frame: FrameId) -> Vec<ThreadRow> {
         })
         .collect()
 }
+
+/// Frames that overlap one another: a thread's scopes reported in the frame
+/// after the one they ran in, because the app ends puffin's frame
+/// (`GlobalProfiler::new_frame`) inside one of its own scopes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Overlap {
+    /// Frames that start before the previous frame ends (by more than 1% of
+    /// the previous frame).
+    pub frames: usize,
+    pub of: usize,
+    /// The frames' durations summed, against the capture's span.
+    pub sum_of_durations_ns: i64,
+    pub span_ns: i64,
+    /// The thread whose stream starts first in most overlapping frames:
+    /// the one whose scope is reported late.
+    pub thread: String,
+    pub sentence: String,
+}
+
+/// Overlapping frames (see [`Overlap`]): at least 2 frames, a tenth of
+/// them, overlap the previous one, and the durations sum to at least 1.1x
+/// the span. `None` otherwise. Linear in the frames and their streams.
+pub fn overlapping_frames(trace: &Trace) -> Option<Overlap> {
+    let f = &trace.frames;
+    let n = f.len();
+    if n < 3 {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&k| (f.range_ns[k].0, k));
+    let mut over = Vec::new();
+    for w in order.windows(2) {
+        let (p, k) = (f.range_ns[w[0]], f.range_ns[w[1]]);
+        let prev_ns = (p.1 - p.0).max(0);
+        if k.0 < p.1 - prev_ns / 100 {
+            over.push(w[1]);
+        }
+    }
+    let sum: i64 = (0..n)
+        .map(|k| (f.range_ns[k].1 - f.range_ns[k].0).max(0))
+        .sum();
+    let lo = f.range_ns.iter().map(|r| r.0).min()?;
+    let hi = f.range_ns.iter().map(|r| r.1).max()?;
+    let span = (hi - lo).max(1);
+    if over.len() < 2 || over.len() * 10 < n || (sum as f64) < 1.1 * span as f64 {
+        return None;
+    }
+    let mut firsts: std::collections::BTreeMap<&str, usize> = Default::default();
+    for &k in &over {
+        let first = f
+            .streams(FrameId(k as u32))
+            .min_by_key(|&s| (trace.streams.range_ns[s as usize].0, s))?;
+        *firsts
+            .entry(trace.thread_name(trace.streams.thread[first as usize]))
+            .or_insert(0) += 1;
+    }
+    let thread = firsts
+        .iter()
+        .max_by(|x, y| x.1.cmp(y.1).then_with(|| y.0.cmp(x.0)))
+        .map(|(t, _)| (*t).to_owned())
+        .unwrap_or_default();
+    let sentence = format!(
+        "frames overlap: {} of {n} frames start before the previous one ends, and the frames' \
+         durations sum to {:.1}x the capture's span. {thread}'s scopes are reported in the \
+         frame after the one they ran in: the app ends puffin's frame \
+         (`GlobalProfiler::lock().new_frame()`) inside one of its scopes. Call it outside every \
+         scope (at the top of the loop); until then a frame's figures mix two frames",
+        over.len(),
+        sum as f64 / span as f64
+    );
+    Some(Overlap {
+        frames: over.len(),
+        of: n,
+        sum_of_durations_ns: sum,
+        span_ns: span,
+        thread,
+        sentence,
+    })
+}

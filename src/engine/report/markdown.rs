@@ -101,6 +101,9 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
     if let Some(note) = &r.frames_absent_note {
         let _ = writeln!(o, "Frames: {note}.\n");
     }
+    if let Some(x) = &s.overlapping_frames {
+        let _ = writeln!(o, "> [!WARNING]\n> {}.\n", cell(&x.sentence));
+    }
     if !r.registration.warning.is_empty() {
         let _ = writeln!(o, "> [!WARNING]\n> {}\n", cell(&r.registration.warning));
     } else {
