@@ -425,3 +425,81 @@ fn overlapping_frames_are_found_and_the_fix_said() {
         assert!(s["overlapping_frames"].is_null(), "{f}: {s}");
     }
 }
+
+/// Main runs `work`, then in `jobs::run` waits (no scope) for `job::mesh`
+/// on worker-a and `job::audio` on worker-b, then merges. The longer job
+/// is the critical path.
+fn waits_loop(frames: usize, mesh_ms: f64, audio_ms: f64, seed: u64) -> Vec<u8> {
+    use common::planted::{Span, record};
+    use common::shapes::FRAME_NS;
+    let mut rng = Rng::new(seed);
+    let base = common::planted::T0;
+    let out: Vec<common::planted::Frame> = (0..frames)
+        .map(|f| {
+            let t0 = base + f as i64 * FRAME_NS;
+            let work = Span::new("work", t0, t0 + rng.ns(2.0, 0.02));
+            let r0 = work.end_ns;
+            let m0 = r0 + 100_000;
+            let m1 = m0 + rng.ns(mesh_ms, 0.02);
+            let a0 = r0 + 150_000;
+            let a1 = a0 + rng.ns(audio_ms, 0.02);
+            let end = m1.max(a1) + 30_000;
+            let merge = Span::new("jobs::merge", end, end + rng.ns(0.3, 0.02));
+            let run = Span::new("jobs::run", r0, merge.end_ns).child(merge);
+            let frame = Span::new("frame", t0, run.end_ns + 100_000)
+                .child(work)
+                .child(run);
+            vec![
+                ("main".to_owned(), vec![frame]),
+                ("worker-a".to_owned(), vec![Span::new("job::mesh", m0, m1)]),
+                ("worker-b".to_owned(), vec![Span::new("job::audio", a0, a1)]),
+            ]
+        })
+        .collect();
+    record(&out)
+}
+
+#[test]
+fn work_off_the_critical_path_is_reported_with_its_slack_and_not_gated() {
+    for seed in 0..2u64 {
+        let frames = 60 + seed as usize * 20;
+        let a = waits_loop(frames, 3.0, 1.0, seed);
+        // job::audio 60% slower, still done before job::mesh.
+        let off = waits_loop(frames, 3.0, 1.6, seed + 9);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.puffin"), &a).unwrap();
+        std::fs::write(dir.path().join("b.puffin"), &off).unwrap();
+        let args = [
+            "report",
+            "a.puffin",
+            "b.puffin",
+            "--format",
+            "json",
+            "--fail-on-regression",
+            "2",
+        ];
+        let (status, r) = json_in(dir.path(), &args);
+        let c = &r["comparison"];
+        let rows = c["off_critical_path"].as_array().unwrap();
+        assert_eq!(rows.len(), 1, "seed {seed}: {rows:?}");
+        assert_eq!(rows[0]["name"], "job::audio");
+        assert_eq!(rows[0]["critical"], "job::mesh");
+        let slack_ms = rows[0]["slack_ns"].as_f64().unwrap() / 1e6;
+        assert!((slack_ms - 1.4).abs() < 0.15, "seed {seed}: {slack_ms}");
+        assert_eq!(status, 0, "seed {seed}: {}", c["gate"]);
+        // On the critical path: job::mesh 60% slower, main waits longer.
+        let on = waits_loop(frames, 4.8, 1.0, seed + 9);
+        std::fs::write(dir.path().join("b.puffin"), &on).unwrap();
+        let (status, r) = json_in(dir.path(), &args);
+        let c = &r["comparison"];
+        assert_eq!(c["off_critical_path"], serde_json::json!([]), "seed {seed}");
+        assert_eq!(status, 4, "seed {seed}: {}", c["gate"]);
+        let tripped: Vec<&str> = c["gate"]["tripped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert!(tripped.contains(&"job::mesh"), "seed {seed}: {tripped:?}");
+    }
+}

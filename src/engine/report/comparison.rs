@@ -3,8 +3,8 @@
 
 use super::text::{between_frames, cell, describe_per, msu, num, path_md, signed_ms, text};
 use super::{
-    ComparisonReport, DataRow, DiffHotPath, JudgedRow, NoiseUsed, OverTime, ParallelFigures,
-    RecordingReport, RenameRow, ReportOptions, SpikeCall, Unchanged,
+    ComparisonReport, DataRow, DiffHotPath, JudgedRow, NoiseUsed, OffCriticalPath, OverTime,
+    ParallelFigures, RecordingReport, RenameRow, ReportOptions, SpikeCall, Unchanged,
 };
 use crate::engine::Decoded;
 use crate::engine::analyses::accounting::{frame_change, self_by_name, with_gaps};
@@ -195,11 +195,25 @@ pub(super) fn comparison(
             r.place = p;
         }
     }
+    let mut frame = frame_change(
+        a,
+        b,
+        &names.kinds_by_name(),
+        &noise,
+        names.basis(),
+        opts.top,
+    );
+    with_gaps(&mut frame, &gap_diff);
+    // What reaches the frame: with a frame-driving thread that waits for
+    // workers, a name that runs only on other threads and is no wait's
+    // critical work is off the critical path: reported, not gated.
+    let off_path = off_critical_path(a, b, &frame.thread, gaps, &rows, names.basis());
     let gate = opts.gate.map(|g| {
         let regressions: Vec<(Pair, Change)> = all
             .iter()
             .map(|&p| (p, names.change(p)))
             .filter(|(_, c)| c.tested)
+            .filter(|(p, _)| !off_path.off(names.name(*p)))
             .collect();
         g.check(
             names.unit_ns(),
@@ -211,15 +225,6 @@ pub(super) fn comparison(
         )
         .with_gaps(&gap_diff)
     });
-    let mut frame = frame_change(
-        a,
-        b,
-        &names.kinds_by_name(),
-        &noise,
-        names.basis(),
-        opts.top,
-    );
-    with_gaps(&mut frame, &gap_diff);
     // From each thread, the child with the largest |Δ| (ties: the first
     // name), while something changed: the diff tree's order, walked along
     // one path instead of built whole.
@@ -308,6 +313,7 @@ pub(super) fn comparison(
         change_paths,
         waits,
         gaps: gap_diff,
+        off_critical_path: off_path.rows,
         renames: renamed
             .into_iter()
             .map(|r| RenameRow {
@@ -316,6 +322,101 @@ pub(super) fn comparison(
             })
             .collect(),
     }
+}
+
+/// Names off the frame's critical path (see [`off_critical_path`]).
+struct OffPath {
+    /// Every name that runs only off the frame thread and is no wait's
+    /// critical work (empty when the frame thread waits for nothing).
+    names: rustc_hash::FxHashSet<String>,
+    /// The listed changed rows among them.
+    rows: Vec<OffCriticalPath>,
+}
+
+impl OffPath {
+    fn off(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+}
+
+/// With a frame-driving thread (`thread`) that waits for other threads'
+/// work in either recording: the names that never run on it and are no
+/// wait's critical work (the last to finish), and of the listed changed
+/// rows, those, with the slack left: the critical work's median call
+/// against the row's mean call in B. Empty without such waits (a
+/// worker-driven recording is gated on all its threads' time).
+fn off_critical_path(
+    a: &Trace,
+    b: &Trace,
+    thread: &str,
+    gaps: (
+        &[crate::engine::analyses::gaps::RecurringGap],
+        &[crate::engine::analyses::gaps::RecurringGap],
+    ),
+    rows: &[JudgedRow],
+    basis: Basis,
+) -> OffPath {
+    let waits: Vec<&crate::engine::analyses::waits::RecurringWaitsFor> = gaps
+        .0
+        .iter()
+        .chain(gaps.1)
+        .filter(|g| g.thread == thread)
+        .filter_map(|g| g.waits_for.as_ref())
+        .collect();
+    let mut out = OffPath {
+        names: Default::default(),
+        rows: Vec::new(),
+    };
+    if waits.is_empty() {
+        return out;
+    }
+    let critical: rustc_hash::FxHashSet<&str> =
+        waits.iter().map(|w| w.critical.name.as_str()).collect();
+    let on_thread: rustc_hash::FxHashSet<&str> = self_by_name(a, Some(thread))
+        .into_keys()
+        .chain(self_by_name(b, Some(thread)).into_keys())
+        .collect();
+    for t in [a, b] {
+        for d in 0..t.defs.len() {
+            let n = t.str(t.defs.name[d]);
+            if !on_thread.contains(n) && !critical.contains(n) {
+                out.names.insert(n.to_owned());
+            }
+        }
+    }
+    // B's waits (A's without one in B) give the critical work's median.
+    let critical_ns = gaps
+        .1
+        .iter()
+        .filter(|g| g.thread == thread)
+        .filter_map(|g| g.waits_for.as_ref())
+        .map(|w| (w.critical.name.clone(), w.median_critical_duration_ns))
+        .max_by_key(|x| x.1);
+    let off_rows: Vec<&JudgedRow> = rows.iter().filter(|r| out.off(&r.name)).collect();
+    for r in off_rows {
+        let (critical_name, critical_ns) = critical_ns.clone().unwrap_or_default();
+        let per_call_ns = r.b.as_ref().map_or(0.0, |s| s.per_call_ns);
+        let slack_ns = (critical_ns as f64 - per_call_ns).max(0.0);
+        out.rows.push(OffCriticalPath {
+            words: format!(
+                "{} {} per {} ({}), off the critical path: {} waits for {} (median {} ms), about \
+                 {} ms of slack left",
+                escape::markdown_code(&r.name),
+                signed_ms(r.change.beyond_drift_ns()),
+                basis.unit(),
+                r.change.kind.words(),
+                cell(thread_label(thread)),
+                escape::markdown_code(&critical_name),
+                crate::units::ms(critical_ns),
+                crate::units::ms_f(slack_ns),
+            ),
+            name: r.name.clone(),
+            delta_per_frame_ns: r.change.beyond_drift_ns(),
+            critical: critical_name,
+            slack_ns,
+        });
+    }
+    out
 }
 
 /// "`physics::step` renamed `sim::advance` (in `update` on main, 1.00 →

@@ -1068,6 +1068,18 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
     );
     let _ = writeln!(o, "- **New in B**: {}", list(&c.new));
     let _ = writeln!(o, "- **Gone in B**: {}", list(&c.gone));
+    if !c.off_critical_path.is_empty() {
+        let words: Vec<String> = c
+            .off_critical_path
+            .iter()
+            .map(|r| cell(&r.words).into_owned())
+            .collect();
+        let _ = writeln!(
+            o,
+            "- **Off the critical path** (not gated: the frame does not wait for it): {}",
+            words.join("; ")
+        );
+    }
     if !c.renames.is_empty() {
         let words: Vec<String> = c
             .renames

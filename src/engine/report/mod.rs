@@ -253,6 +253,10 @@ pub struct ComparisonReport {
     /// A gone name and a new name at the same place (`analyses::rename`),
     /// judged as one row, by A's name.
     pub renames: Vec<RenameRow>,
+    /// Changed rows that do not reach the frame: with a frame-driving
+    /// thread that waits for workers, names that never run on it and are
+    /// no wait's critical work. Not gated.
+    pub off_critical_path: Vec<OffCriticalPath>,
     /// The names judged unchanged (their interval inside the band).
     pub unchanged: Unchanged,
     /// The names judged inconclusive (their interval straddles the band's
@@ -365,6 +369,20 @@ pub struct JudgedRow {
     /// the change and not every site changed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub place_words: Option<String>,
+}
+
+/// A changed row off the frame's critical path.
+#[derive(Clone, Debug, Serialize)]
+pub struct OffCriticalPath {
+    pub name: String,
+    /// Its change per unit beyond the drift (summed over threads).
+    pub delta_per_frame_ns: f64,
+    /// The work the frame thread waits for (the last to finish, in B).
+    pub critical: String,
+    /// The critical work's median call minus this row's mean call in B: how
+    /// much longer it could take before it would reach the frame (about).
+    pub slack_ns: f64,
+    pub words: String,
 }
 
 /// A rename and its sentence.
