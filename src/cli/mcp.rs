@@ -993,6 +993,11 @@ fn overview(full: &Value, top: usize, call: &Value) -> Value {
             );
             o["total_recurring_gaps"] = r["gaps"]["total_recurring"].clone();
             o["hot_paths"] = first(r, "hot_paths", top);
+            o["over_time"] = first(r, "over_time", top);
+            o["frame_shape"] = r["frame_shape"].clone();
+            if let Some(x) = s.get("overlapping_frames") {
+                o["overlapping_frames"] = x["sentence"].clone();
+            }
             o
         })
         .collect();
@@ -1060,6 +1065,14 @@ fn overview(full: &Value, top: usize, call: &Value) -> Value {
                         row[k] = x.clone();
                     }
                 }
+                // Where and when it changed: words only (the sites and
+                // shapes are in the full report's rows).
+                for (k, from) in [("over_time", "words"), ("place_words", "")] {
+                    let x = if from.is_empty() { &r[k] } else { &r[k][from] };
+                    if !x.is_null() {
+                        row[k] = x.clone();
+                    }
+                }
                 for k in ["gap", "spike_call", "parallel"] {
                     if let Some(x) = r.get(k).filter(|x| !x.is_null()) {
                         row[k] = x.clone();
@@ -1111,6 +1124,8 @@ fn overview(full: &Value, top: usize, call: &Value) -> Value {
                 "apart_from_a_spike": c["unchanged"]["apart_from_a_spike"],
             },
             "gate": c.get("gate").cloned().unwrap_or(Value::Null),
+            "renames": c["renames"],
+            "off_critical_path": c["off_critical_path"],
         });
         out.insert("comparison".to_owned(), comparison);
     }
