@@ -89,17 +89,17 @@ pub fn overlapping_frames(trace: &Trace) -> Option<Overlap> {
     let mut over = Vec::new();
     for w in order.windows(2) {
         let (p, k) = (f.range_ns[w[0]], f.range_ns[w[1]]);
-        let prev_ns = (p.1 - p.0).max(0);
-        if k.0 < p.1 - prev_ns / 100 {
+        let prev_ns = p.1.saturating_sub(p.0).max(0);
+        if k.0 < p.1.saturating_sub(prev_ns / 100) {
             over.push(w[1]);
         }
     }
     let sum: i64 = (0..n)
-        .map(|k| (f.range_ns[k].1 - f.range_ns[k].0).max(0))
-        .sum();
+        .map(|k| f.range_ns[k].1.saturating_sub(f.range_ns[k].0).max(0))
+        .fold(0i64, i64::saturating_add);
     let lo = f.range_ns.iter().map(|r| r.0).min()?;
     let hi = f.range_ns.iter().map(|r| r.1).max()?;
-    let span = (hi - lo).max(1);
+    let span = hi.saturating_sub(lo).max(1);
     if over.len() < 2 || over.len() * 10 < n || (sum as f64) < 1.1 * span as f64 {
         return None;
     }
