@@ -737,8 +737,8 @@ fn refine(x: &[f64], lo: usize, hi: usize, left: f64, right: f64) -> usize {
     // Error with the step at `lo`: everything in lo..hi is `right`.
     let mut err: f64 = x[lo..hi].iter().map(|v| (v - right).abs()).sum();
     let (mut best, mut best_err) = (lo, err);
-    for k in lo..hi {
-        err += (x[k] - left).abs() - (x[k] - right).abs();
+    for (k, v) in x.iter().enumerate().take(hi).skip(lo) {
+        err += (v - left).abs() - (v - right).abs();
         if err < best_err {
             best = k + 1;
             best_err = err;
