@@ -204,6 +204,7 @@ pub(super) fn comparison(
         opts.top,
     );
     with_gaps(&mut frame, &gap_diff);
+    merge_renames(&mut frame, &renamed, noise.ms * 1e6);
     // What reaches the frame: with a frame-driving thread that waits for
     // workers, a name that runs only on other threads and is no wait's
     // critical work is off the critical path: reported, not gated.
@@ -276,7 +277,7 @@ pub(super) fn comparison(
         warnings: compare_warnings(a, b),
         drift: names.drift().cloned(),
         drift_judged: noise.drift != DriftMode::Off,
-        conditions: conditions(a, b, &names),
+        conditions: conditions(a, b, &names, &renamed),
         frames_a: a.frames.len(),
         frames_b: b.frames.len(),
         per_frame: names.basis() == Basis::Frame,
@@ -321,6 +322,75 @@ pub(super) fn comparison(
                 rename: r,
             })
             .collect(),
+    }
+}
+
+/// The frame's accounting with each rename's gone and new name as one
+/// entry ("`from → to`"), kept when it moved by at least `min_ns`.
+fn merge_renames(
+    frame: &mut crate::engine::analyses::accounting::FrameChange,
+    renamed: &[Rename],
+    min_ns: f64,
+) {
+    use crate::engine::analyses::accounting::{Contribution, MedianContribution};
+    for r in renamed {
+        let is = |n: &str| n == r.from || n == r.to;
+        let name = format!("{} → {}", r.from, r.to);
+        let mean: Vec<Contribution> = frame
+            .contributions
+            .iter()
+            .filter(|x| is(&x.name))
+            .cloned()
+            .collect();
+        if !mean.is_empty() {
+            frame.contributions.retain(|x| !is(&x.name));
+            frame.total_contributions -= mean.len();
+            let sum: f64 = mean.iter().map(|x| x.self_delta_per_frame_ns).sum();
+            if sum.abs() >= min_ns {
+                frame.contributions.push(Contribution {
+                    name: name.clone(),
+                    kind: r.change.kind,
+                    self_delta_per_frame_ns: sum,
+                    gap: None,
+                });
+                frame.total_contributions += 1;
+            }
+            frame.contributions.sort_by(|x, y| {
+                y.self_delta_per_frame_ns
+                    .abs()
+                    .total_cmp(&x.self_delta_per_frame_ns.abs())
+                    .then_with(|| x.name.cmp(&y.name))
+            });
+        }
+        let m = &mut frame.median;
+        let med: Vec<MedianContribution> = m
+            .contributions
+            .iter()
+            .filter(|x| is(&x.name))
+            .cloned()
+            .collect();
+        if !med.is_empty() {
+            m.contributions.retain(|x| !is(&x.name));
+            m.total_contributions -= med.len();
+            let sum: i64 = med.iter().map(|x| x.self_delta_median_ns).sum();
+            if sum.unsigned_abs() as f64 >= min_ns {
+                m.contributions.push(MedianContribution {
+                    name,
+                    kind: r.change.kind,
+                    self_median_a_ns: med.iter().map(|x| x.self_median_a_ns).sum(),
+                    self_median_b_ns: med.iter().map(|x| x.self_median_b_ns).sum(),
+                    self_delta_median_ns: sum,
+                    gap: None,
+                });
+                m.total_contributions += 1;
+            }
+            m.contributions.sort_by(|x, y| {
+                y.self_delta_median_ns
+                    .abs()
+                    .cmp(&x.self_delta_median_ns.abs())
+                    .then_with(|| x.name.cmp(&y.name))
+            });
+        }
     }
 }
 
@@ -561,7 +631,7 @@ fn parallel_figures(
 /// What differs between the runs besides their code, as far as the
 /// recordings show: threads present in one only, names registered or
 /// called in one only, the number of frames and the time span.
-pub(super) fn conditions(a: &Trace, b: &Trace, names: &Joined) -> Vec<String> {
+pub(super) fn conditions(a: &Trace, b: &Trace, names: &Joined, renamed: &[Rename]) -> Vec<String> {
     let mut out = Vec::new();
     let threads = |t: &Trace| -> std::collections::BTreeSet<String> {
         t.threads
@@ -594,11 +664,22 @@ pub(super) fn conditions(a: &Trace, b: &Trace, names: &Joined) -> Vec<String> {
     }
     let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
     for &p in names.pairs() {
+        let n = names.name(p);
+        if renamed.iter().any(|r| r.from == n || r.to == n) {
+            continue;
+        }
         match names.facts(p).status {
-            Status::Gone => only_a.push(names.name(p)),
-            Status::New => only_b.push(names.name(p)),
+            Status::Gone => only_a.push(n),
+            Status::New => only_b.push(n),
             Status::Both => {}
         }
+    }
+    for r in renamed {
+        out.push(format!(
+            "Renamed at one place: {} → {} (one row, see Renamed).",
+            escape::markdown_code(&r.from),
+            escape::markdown_code(&r.to)
+        ));
     }
     for (side, mut only) in [("A", only_a), ("B", only_b)] {
         if !only.is_empty() {

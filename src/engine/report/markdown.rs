@@ -961,7 +961,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                 None => note,
             };
             let note = match &r.place_words {
-                Some(p) => format!("{note}; {}", cell(p)),
+                Some(p) => format!("{note}; {}", sentence_md(p)),
                 None => note,
             };
             let note = match &r.over_time {
@@ -1072,7 +1072,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         let words: Vec<String> = c
             .off_critical_path
             .iter()
-            .map(|r| cell(&r.words).into_owned())
+            .map(|r| sentence_md(&r.words))
             .collect();
         let _ = writeln!(
             o,
@@ -1081,11 +1081,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         );
     }
     if !c.renames.is_empty() {
-        let words: Vec<String> = c
-            .renames
-            .iter()
-            .map(|r| cell(&r.words).into_owned())
-            .collect();
+        let words: Vec<String> = c.renames.iter().map(|r| sentence_md(&r.words)).collect();
         let _ = writeln!(
             o,
             "- **Renamed** (one scope at one place): {}",
