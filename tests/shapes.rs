@@ -503,3 +503,45 @@ fn work_off_the_critical_path_is_reported_with_its_slack_and_not_gated() {
         assert!(tripped.contains(&"job::mesh"), "seed {seed}: {tripped:?}");
     }
 }
+
+#[test]
+fn a_new_periodic_stall_counts_in_the_gate() {
+    let a = editor_bytes(Editor::steady(60), 3);
+    let b = editor_bytes(
+        Editor {
+            gc: Gc::Every {
+                every: 10,
+                phase: 2,
+                ms: 12.0,
+            },
+            ..Editor::steady(60)
+        },
+        4,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.puffin"), &a).unwrap();
+    std::fs::write(dir.path().join("b.puffin"), &b).unwrap();
+    let (status, r) = json_in(
+        dir.path(),
+        &[
+            "report",
+            "a.puffin",
+            "b.puffin",
+            "--format",
+            "json",
+            "--fail-on-regression",
+            "5",
+        ],
+    );
+    assert_eq!(status, 4, "{}", r["comparison"]["gate"]);
+    let t = &r["comparison"]["gate"]["tripped"];
+    assert_eq!(t[0]["name"], "gc::sweep", "{t}");
+    assert_eq!(t[0]["kind"], "new", "{t}");
+    // 12 ms in every 10th frame: 1.2 ms per frame.
+    let per_frame_ms = t[0]["beyond_drift_ns"].as_f64().unwrap() / 1e6;
+    assert!((per_frame_ms - 1.2).abs() < 0.05, "{per_frame_ms}");
+    // And B's mean is skewed by the stall, said as every 10th frame.
+    let skew = &r["comparison"]["frame"]["skew"];
+    assert_eq!(skew["every"], 10, "{skew}");
+    assert_eq!(skew["slow_units"], 6, "{skew}");
+}

@@ -184,6 +184,14 @@ pub struct Skew {
     pub adds_to_mean_ns: f64,
     /// The side's mean minus its median.
     pub mean_minus_median_ns: f64,
+    /// The slow units that skew it (`analyses::shape::slow_units`; 1 when
+    /// one frame alone does), and what they add to the mean together.
+    pub slow_units: usize,
+    pub slow_adds_to_mean_ns: f64,
+    /// Their shape when they recur: `periodic` (`every` Nth unit), or
+    /// `null`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub every: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -476,6 +484,14 @@ fn median_change(
     }
 }
 
+/// "frame 136" or "second 4".
+fn which_frame(frame_index: Option<u64>, pos: usize, unit: &str) -> String {
+    match frame_index {
+        Some(i) => format!("frame {i}"),
+        None => format!("{unit} {pos}"),
+    }
+}
+
 /// Whether the mean and the median disagree, and why: they do when their
 /// changes differ by at least the noise (its milliseconds, or its
 /// percentage of the larger change); the skew is then named on the side
@@ -530,15 +546,47 @@ fn lead(
         Some(i) => format!("{side}'s frame {i}"),
         None => format!("{side}'s second {pos}"),
     };
-    let reason = format!(
-        "{which} ({:.2} ms; {side}'s median {unit} {:.3} ms) skews {side}'s mean by {:+.3} ms \
-         ({side}'s mean lies {:+.3} ms from its median): {moved}, so the median (what most \
-         {unit}s did) leads",
-        dur as f64 / 1e6,
-        median as f64 / 1e6,
-        adds / 1e6,
-        skew / 1e6,
-    );
+    // Several slow units (a stall every Nth frame, or a few at random):
+    // they skew the mean together, and are said as such.
+    let x: Vec<f64> = d.iter().map(|&v| v as f64).collect();
+    let band = super::shape::band_ns(&x, noise.pct, noise.ms);
+    let hits = super::shape::slow_units(&x, band);
+    let every = match super::shape::periodic(&x, band) {
+        Some(super::shape::Shape::Periodic { every, .. }) => Some(every),
+        _ => None,
+    };
+    let slow_adds: f64 = hits.iter().map(|&k| (d[k] - median) as f64).sum::<f64>() / d.len() as f64;
+    let reason = if hits.len() >= 2 {
+        let which = match every {
+            Some(e) => format!(
+                "every {} {unit} of {side} ({} of {};",
+                super::shape::ordinal(e),
+                hits.len(),
+                d.len()
+            ),
+            None => format!("{} of {side}'s {} {unit}s (", hits.len(), d.len()),
+        };
+        format!(
+            "{which} the slowest {which_one}, {:.2} ms; {side}'s median {unit} {:.3} ms) skew \
+             {side}'s mean by {:+.3} ms together ({side}'s mean lies {:+.3} ms from its \
+             median): {moved}, so the median (what most {unit}s did) leads",
+            dur as f64 / 1e6,
+            median as f64 / 1e6,
+            slow_adds / 1e6,
+            skew / 1e6,
+            which_one = which_frame(frame_index, pos, unit),
+        )
+    } else {
+        format!(
+            "{which} ({:.2} ms; {side}'s median {unit} {:.3} ms) skews {side}'s mean by {:+.3} ms \
+             ({side}'s mean lies {:+.3} ms from its median): {moved}, so the median (what most \
+             {unit}s did) leads",
+            dur as f64 / 1e6,
+            median as f64 / 1e6,
+            adds / 1e6,
+            skew / 1e6,
+        )
+    };
     (
         Lead::Median,
         reason,
@@ -550,6 +598,9 @@ fn lead(
             median_ns: median,
             adds_to_mean_ns: adds,
             mean_minus_median_ns: skew,
+            slow_units: hits.len().max(1),
+            slow_adds_to_mean_ns: if hits.len() >= 2 { slow_adds } else { adds },
+            every,
         }),
     )
 }

@@ -926,24 +926,85 @@ impl<'t> Joined<'t> {
     /// The gate over the rows `opts` keep (a row of a whole name has no
     /// data when the table is grouped by name).
     pub fn gate(&self, gate: &Gate, opts: &CompareOptions, by_name: bool) -> GateResult {
-        let kept: Vec<(Pair, Change)> = self
-            .kept_iter(opts)
-            .map(|p| (p, self.change(p)))
-            .filter(|(_, c)| c.tested)
-            .collect();
+        let kept = self.gate_rows(self.kept_iter(opts).collect(), |_| true);
         gate.check(
             self.unit_ns(),
             self.drift(),
             self.table.noise.alpha,
-            kept.iter().map(|(p, c)| {
-                (
-                    self.name(*p),
-                    (!by_name).then(|| self.data(*p)),
-                    c,
-                    self.own(*p),
-                )
-            }),
+            kept.iter()
+                .map(|(p, c, own)| (self.name(*p), (!by_name).then(|| self.data(*p)), c, *own)),
         )
+    }
+
+    /// The rows a gate scans, of `pairs` that `keep` keeps (and the gone
+    /// names it nets them against, of those `keep` keeps): those judged
+    /// from their calls, and the new ones, each new name net of the gone
+    /// names at its place (thread and caller, `rename::places`; each gone
+    /// name netted once, against the costliest new name there): new code
+    /// where old code was costs only what it adds.
+    pub fn gate_rows(
+        &self,
+        pairs: Vec<Pair>,
+        keep: impl Fn(Pair) -> bool,
+    ) -> Vec<(Pair, Change, super::gate::Own)> {
+        let mut rows: Vec<(Pair, Change, super::gate::Own)> = pairs
+            .into_iter()
+            .filter(|&p| keep(p))
+            .map(|p| (p, self.change(p), self.own(p)))
+            .filter(|(_, c, _)| c.tested || c.kind == Kind::New)
+            .collect();
+        let new: Vec<usize> = (0..rows.len())
+            .filter(|&k| rows[k].1.kind == Kind::New)
+            .collect();
+        if new.is_empty() {
+            return rows;
+        }
+        let gone: Vec<(Pair, Change)> = self
+            .table
+            .pairs
+            .iter()
+            .filter(|&&p| keep(p))
+            .map(|&p| (p, self.change(p)))
+            .filter(|(_, c)| c.kind == Kind::Gone)
+            .collect();
+        if gone.is_empty() {
+            return rows;
+        }
+        let new_names: Vec<&str> = new.iter().map(|&k| self.name(rows[k].0)).collect();
+        let gone_names: Vec<&str> = gone.iter().map(|(p, _)| self.name(*p)).collect();
+        let pb = super::rename::places(self.b, &new_names);
+        let pa = super::rename::places(self.a, &gone_names);
+        // The costliest new name at each place takes its gone names.
+        let mut order: Vec<usize> = (0..new.len()).collect();
+        order.sort_by(|&x, &y| {
+            rows[new[y]]
+                .1
+                .delta_per_frame_ns
+                .total_cmp(&rows[new[x]].1.delta_per_frame_ns)
+                .then_with(|| new_names[x].cmp(new_names[y]))
+        });
+        let mut taken = vec![false; gone.len()];
+        for j in order {
+            let place = &pb[j].0;
+            let mut net = 0.0;
+            for (g, (_, gc)) in gone.iter().enumerate() {
+                if !taken[g] && pa[g].0.thread == place.thread && pa[g].0.parent == place.parent {
+                    taken[g] = true;
+                    net += gc.delta_per_frame_ns;
+                }
+            }
+            if net != 0.0 {
+                let (_, c, own) = &mut rows[new[j]];
+                c.delta_per_frame_ns += net;
+                c.raw.row.delta_ns += net;
+                if let Some(e) = c.raw.row.exact.as_mut() {
+                    e[0] += net;
+                    e[1] += net;
+                }
+                own.beyond_drift_ns += net;
+            }
+        }
+        rows
     }
 }
 

@@ -2,10 +2,12 @@
 //! `compare` and `report`), from the rows' intervals ([`super::effect`]).
 //!
 //! The limit is PCT percent of A's mean frame, at least MS milliseconds per
-//! frame. The gate scans **causes**: rows in both recordings whose change
-//! beyond the drift is mostly their own (self) time, never a wrapper whose
-//! change is its children's, never a row one side lacks, never the drift
-//! alone, never the frame (reported, not gated). Its family is controlled
+//! frame. The gate scans **causes**: rows whose change beyond the drift is
+//! mostly their own (self) time, never a wrapper whose change is its
+//! children's, never a gone row, never the drift alone, never the frame
+//! (reported, not gated). A new name counts at its recorded cost net of the
+//! gone names at its place (`Joined::gate_rows`): new code where old code
+//! was costs only what it adds. Its family is controlled
 //! family-wise (Holm, at the noise model's alpha): each cause's p-value is
 //! that of "its effect exceeds the limit".
 //!
@@ -215,8 +217,8 @@ impl Gate {
         // The causes, each with its effect against the limit.
         let causes: Vec<(&str, Option<&str>, &Change, Own, Estimate)> = rows
             .filter(|(_, _, c, own)| {
-                c.tested
-                    && !matches!(c.kind, Kind::New | Kind::Gone)
+                (c.tested || c.kind == Kind::New)
+                    && c.kind != Kind::Gone
                     && own.is_cause(c.beyond_drift_ns())
             })
             .map(|(name, data, c, own)| {

@@ -56,7 +56,7 @@ pub struct Rename {
 }
 
 /// Each of `names`' place, calls and total time, one pass.
-fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
+pub fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
     const NONE: u32 = u32::MAX;
     let slot_of: FxHashMap<&str, u32> = names
         .iter()

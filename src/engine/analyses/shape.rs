@@ -290,7 +290,7 @@ pub fn frame_words(shape: &Shape, frames: usize, names: &[String]) -> String {
 }
 
 /// "10th", "2nd", "3rd", "11th".
-fn ordinal(n: u32) -> String {
+pub fn ordinal(n: u32) -> String {
     let suffix = match (n % 10, n % 100) {
         (_, 11..=13) => "th",
         (1, _) => "st",
@@ -351,7 +351,7 @@ pub fn classify(series: &[f64], band_ns: f64) -> Shape {
     if let Some(s) = monotone(series, band_ns) {
         return s;
     }
-    slow_units(series, band_ns)
+    slow_shape(series, band_ns)
 }
 
 /// `series` with its step or trend taken out (each unit minus the fitted
@@ -393,6 +393,56 @@ pub fn detrended(series: &[f64], band_ns: f64) -> Option<Vec<f64>> {
             .map(|(x, f)| x - f + mean_fit)
             .collect(),
     )
+}
+
+/// The periodic slow units of `series` even when a step or trend is its
+/// shape (looked for around the fitted shape): a stall every Nth frame in
+/// frames that also grow. `None` when its slow units do not recur.
+pub fn periodic(series: &[f64], band_ns: f64) -> Option<Shape> {
+    if series.len() < MIN_UNITS || series.iter().any(|x| !x.is_finite()) {
+        return None;
+    }
+    let x = match monotone(series, band_ns) {
+        Some(s) => {
+            let fit = fitted(&s, series.len())?;
+            let mean_fit = fit.iter().sum::<f64>() / fit.len() as f64;
+            series
+                .iter()
+                .zip(&fit)
+                .map(|(x, f)| x - f + mean_fit)
+                .collect()
+        }
+        None => series.to_vec(),
+    };
+    match slow_shape(&x, band_ns) {
+        s @ Shape::Periodic { .. } => Some(s),
+        _ => None,
+    }
+}
+
+/// A step's or trend's fitted value in each of `n` units.
+fn fitted(s: &Shape, n: usize) -> Option<Vec<f64>> {
+    match *s {
+        Shape::Trend {
+            slope_ns, first_ns, ..
+        } => Some((0..n).map(|k| first_ns + slope_ns * k as f64).collect()),
+        Shape::Step {
+            unit,
+            before_ns,
+            after_ns,
+        } => Some(
+            (0..n)
+                .map(|k| {
+                    if k < unit as usize {
+                        before_ns
+                    } else {
+                        after_ns
+                    }
+                })
+                .collect(),
+        ),
+        _ => None,
+    }
 }
 
 /// The shape of a series cut into runs (`run_starts`: each run's first unit
@@ -747,15 +797,27 @@ fn refine(x: &[f64], lo: usize, hi: usize, left: f64, right: f64) -> usize {
     best
 }
 
-/// Periodic, burst or scattered slow units, else steady.
-fn slow_units(x: &[f64], band_ns: f64) -> Shape {
-    let n = x.len();
+/// The slow units of `x`: above its median by more than
+/// `max(HIT_SDS × 1.4826 MAD, band_ns)`, in order (empty for an empty
+/// series).
+pub fn slow_units(x: &[f64], band_ns: f64) -> Vec<usize> {
+    if x.is_empty() || x.iter().any(|v| !v.is_finite()) {
+        return Vec::new();
+    }
     let mut v = x.to_vec();
     let typical = median(&mut v);
     let mut dev: Vec<f64> = x.iter().map(|d| (d - typical).abs()).collect();
     let sd = 1.4826 * median(&mut dev);
     let over = (HIT_SDS * sd).max(band_ns);
-    let hits: Vec<usize> = (0..n).filter(|&k| x[k] - typical > over).collect();
+    (0..x.len()).filter(|&k| x[k] - typical > over).collect()
+}
+
+/// Periodic, burst or scattered slow units, else steady.
+fn slow_shape(x: &[f64], band_ns: f64) -> Shape {
+    let n = x.len();
+    let mut v = x.to_vec();
+    let typical = median(&mut v);
+    let hits = slow_units(x, band_ns);
     if hits.len() < MIN_HITS.min(3) || hits.len() > n / 2 {
         return Shape::Steady;
     }

@@ -210,19 +210,19 @@ pub(super) fn comparison(
     // critical work is off the critical path: reported, not gated.
     let off_path = off_critical_path(a, b, &frame.thread, gaps, &rows, names.basis());
     let gate = opts.gate.map(|g| {
-        let regressions: Vec<(Pair, Change)> = all
-            .iter()
-            .map(|&p| (p, names.change(p)))
-            .filter(|(_, c)| c.tested)
-            .filter(|(p, _)| !off_path.off(names.name(*p)))
-            .collect();
+        // Renamed names are one row each way: neither new nor gone.
+        let renamed_name = |n: &str| renamed.iter().any(|r| r.from == n || r.to == n);
+        let regressions = names.gate_rows(all.clone(), |p| {
+            let n = names.name(p);
+            !off_path.off(n) && !renamed_name(n)
+        });
         g.check(
             names.unit_ns(),
             names.drift(),
             noise.alpha,
             regressions
                 .iter()
-                .map(|(p, c)| (names.name(*p), None, c, names.own(*p))),
+                .map(|(p, c, own)| (names.name(*p), None, c, *own)),
         )
         .with_gaps(&gap_diff)
     });

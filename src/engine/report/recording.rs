@@ -211,7 +211,13 @@ fn over_time(
         .collect();
     let frame_shape = framed.then(|| {
         let x: Vec<f64> = frame_durations_ns.iter().map(|&d| d as f64).collect();
-        let shape = classify_runs(&x, &runs, shape::band_ns(&x, pct, ms));
+        // A stall every Nth frame is the frames' shape even when they also
+        // grow or step (the names' rows carry those).
+        let band = shape::band_ns(&x, pct, ms);
+        let shape = match (runs.is_empty(), shape::periodic(&x, band)) {
+            (true, Some(p)) => p,
+            _ => classify_runs(&x, &runs, band),
+        };
         (!shape.is_steady()).then(|| {
             let names: Vec<String> = shaped
                 .iter()
