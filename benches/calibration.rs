@@ -95,19 +95,23 @@ fn main() {
         },
     ];
     println!(
-        "| setting | rows | false change | inconclusive | gate false trip | gate inconclusive |"
+        "| setting | rows | false change | inconclusive | gate false trip | gate inconclusive \
+         | false trend | false step | false periodic |"
     );
-    println!("| --- | ---: | ---: | ---: | ---: | ---: |");
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (k, s) in settings.iter().enumerate() {
         let r = rates(s, 1 + k as u64, pairs);
         println!(
-            "| {} | {} | {:.2}% | {:.1}% | {:.2}% | {:.1}% |",
+            "| {} | {} | {:.2}% | {:.1}% | {:.2}% | {:.1}% | {:.2}% | {:.2}% | {:.2}% |",
             s.name,
             r.rows,
             100.0 * r.false_change,
             100.0 * r.inconclusive,
             100.0 * r.gate_false_trip,
-            100.0 * r.gate_inconclusive
+            100.0 * r.gate_inconclusive,
+            100.0 * r.false_trend,
+            100.0 * r.false_step,
+            100.0 * r.false_periodic
         );
     }
     println!();

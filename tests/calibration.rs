@@ -11,6 +11,7 @@
 mod calibration;
 
 use calibration::{Calls, Rates, Setting, rates};
+use puffin_lens::engine::analyses::shape;
 
 /// The noise model's alpha.
 const ALPHA: f64 = 0.01;
@@ -30,6 +31,20 @@ fn check_aa(s: Setting, seed: u64, pairs: usize) -> Rates {
         100.0 * r.false_change,
         r.rows
     );
+    // Each shape detector, on the same-code rows of both sides (issue 49).
+    for (what, rate) in [
+        ("trends", r.false_trend),
+        ("steps", r.false_step),
+        ("periodic stalls", r.false_periodic),
+    ] {
+        assert!(
+            at_most(rate, shape::ALPHA, r.sides),
+            "{}: false {what} {:.3}% of {} row-sides",
+            s.name,
+            100.0 * rate,
+            r.sides
+        );
+    }
     assert!(
         at_most(r.gate_false_trip, ALPHA, pairs),
         "{}: the gate failed {:.1}% of {pairs} same-code pairs",

@@ -10,6 +10,7 @@ use puffin_lens::engine::analyses::{
     effect::Verdict,
     gate::{Gate, Own},
     judge::{Change, Kind, Noise, Sample, judge_rows},
+    shape::{self, Shape},
 };
 
 /// One setting of the harness.
@@ -79,6 +80,14 @@ pub struct Outcome {
     pub gate_inconclusive: bool,
     /// The planted row was judged changed, slower.
     pub found: bool,
+    /// Row-sides classed over time (the A/A rows of both sides), and of
+    /// those, claimed a trend, a step, a stall every Nth frame
+    /// (`analyses::shape`): false claims, the code being the same through
+    /// the run.
+    pub sides: usize,
+    pub trend: usize,
+    pub step: usize,
+    pub periodic: usize,
 }
 
 /// A small deterministic generator (splitmix64) with normal draws.
@@ -234,6 +243,21 @@ pub fn run(s: &Setting, seed: u64) -> Outcome {
             )
         }),
     );
+    // Each A/A row's series through each side's run, classed as the report
+    // classes it.
+    for side in [&a, &b] {
+        for x in side.iter().skip(skip) {
+            let series = x.cost_series();
+            let band = shape::band_ns(&series, noise.pct, noise.ms);
+            out.sides += 1;
+            match shape::classify_runs(&series, &x.run_starts, band) {
+                Shape::Trend { .. } => out.trend += 1,
+                Shape::Step { .. } => out.step += 1,
+                Shape::Periodic { .. } => out.periodic += 1,
+                _ => {}
+            }
+        }
+    }
     out.gate_failed = result.failed();
     out.gate_inconclusive = result.is_inconclusive();
     debug_assert!(changes.iter().all(|c| c.kind != Kind::New));
@@ -250,6 +274,11 @@ pub struct Rates {
     pub gate_false_trip: f64,
     pub gate_inconclusive: f64,
     pub power: f64,
+    /// Per row-side: false trend, step and periodic claims.
+    pub sides: usize,
+    pub false_trend: f64,
+    pub false_step: f64,
+    pub false_periodic: f64,
 }
 
 pub fn rates(s: &Setting, seed0: u64, pairs: usize) -> Rates {
@@ -258,6 +287,7 @@ pub fn rates(s: &Setting, seed0: u64, pairs: usize) -> Rates {
         ..Default::default()
     };
     let (mut changed, mut inconclusive, mut trips, mut gate5, mut found) = (0, 0, 0, 0, 0);
+    let (mut trend, mut step, mut periodic) = (0, 0, 0);
     for k in 0..pairs as u64 {
         let o = run(s, seed0.wrapping_mul(1_000_003).wrapping_add(k));
         r.rows += o.rows;
@@ -266,6 +296,10 @@ pub fn rates(s: &Setting, seed0: u64, pairs: usize) -> Rates {
         trips += usize::from(o.gate_failed);
         gate5 += usize::from(o.gate_inconclusive);
         found += usize::from(o.found);
+        r.sides += o.sides;
+        trend += o.trend;
+        step += o.step;
+        periodic += o.periodic;
     }
     let per = |x: usize, n: usize| x as f64 / n.max(1) as f64;
     r.false_change = per(changed, r.rows);
@@ -273,5 +307,8 @@ pub fn rates(s: &Setting, seed0: u64, pairs: usize) -> Rates {
     r.gate_false_trip = per(trips, pairs);
     r.gate_inconclusive = per(gate5, pairs);
     r.power = per(found, pairs);
+    r.false_trend = per(trend, r.sides);
+    r.false_step = per(step, r.sides);
+    r.false_periodic = per(periodic, r.sides);
     r
 }
