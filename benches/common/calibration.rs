@@ -82,8 +82,8 @@ pub struct Outcome {
     pub found: bool,
     /// Row-sides classed over time (the A/A rows of both sides), and of
     /// those, claimed a trend, a step, a stall every Nth frame
-    /// (`analyses::shape`): false claims, the code being the same through
-    /// the run.
+    /// (`analyses::shape`) the other side of the row lacks: false claims,
+    /// the code being the same.
     pub sides: usize,
     pub trend: usize,
     pub step: usize,
@@ -244,13 +244,22 @@ pub fn run(s: &Setting, seed: u64) -> Outcome {
         }),
     );
     // Each A/A row's series through each side's run, classed as the report
-    // classes it.
-    for side in [&a, &b] {
-        for x in side.iter().skip(skip) {
-            let series = x.cost_series();
+    // classes it. A shape is claimed when one side has it and the other
+    // not (a row called every 10th frame in both is periodic in both: true
+    // of the code, and no change), counted on the side that has it.
+    for (x, y) in a.iter().zip(&b).skip(skip) {
+        let class = |s: &Sample| {
+            let series = s.cost_series();
             let band = shape::band_ns(&series, noise.pct, noise.ms);
-            out.sides += 1;
-            match shape::classify_runs(&series, &x.run_starts, band) {
+            shape::classify_runs(&series, &s.run_starts, band)
+        };
+        let (sa, sb) = (class(x), class(y));
+        out.sides += 2;
+        if sa.as_str() == sb.as_str() {
+            continue;
+        }
+        for s in [sa, sb] {
+            match s {
                 Shape::Trend { .. } => out.trend += 1,
                 Shape::Step { .. } => out.step += 1,
                 Shape::Periodic { .. } => out.periodic += 1,
