@@ -545,3 +545,119 @@ fn a_new_periodic_stall_counts_in_the_gate() {
     assert_eq!(skew["every"], 10, "{skew}");
     assert_eq!(skew["slow_units"], 6, "{skew}");
 }
+
+/// Main dispatches three 2 ms `job::mesh` jobs in `jobs::run` and waits
+/// (no scope): side by side (`serial` false) or one after another.
+fn pool_loop(frames: usize, serial: bool, seed: u64) -> Vec<u8> {
+    use common::planted::{Span, record};
+    use common::shapes::FRAME_NS;
+    let mut rng = Rng::new(seed);
+    let out: Vec<common::planted::Frame> = (0..frames)
+        .map(|f| {
+            let t0 = common::planted::T0 + f as i64 * FRAME_NS;
+            let work = Span::new("work", t0, t0 + rng.ns(2.0, 0.02));
+            let r0 = work.end_ns;
+            let mut at = r0 + 100_000;
+            let mut end = at;
+            let mut threads = Vec::new();
+            for w in 0..3 {
+                let s0 = if serial {
+                    at
+                } else {
+                    r0 + 100_000 + w * 20_000
+                };
+                let s1 = s0 + rng.ns(2.0, 0.02);
+                at = s1;
+                end = end.max(s1);
+                threads.push((format!("worker-{w}"), vec![Span::new("job::mesh", s0, s1)]));
+            }
+            let merge = Span::new(
+                "jobs::merge",
+                end + 30_000,
+                end + 30_000 + rng.ns(0.3, 0.02),
+            );
+            let run = Span::new("jobs::run", r0, merge.end_ns).child(merge);
+            let frame = Span::new("frame", t0, run.end_ns + 100_000)
+                .child(work)
+                .child(run);
+            let mut v = vec![("main".to_owned(), vec![frame])];
+            v.extend(threads);
+            v
+        })
+        .collect();
+    record(&out)
+}
+
+#[test]
+fn workers_run_one_after_another_is_lost_parallelism_and_the_gate_cannot_tell() {
+    for seed in 0..2u64 {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.puffin"), pool_loop(60, false, seed)).unwrap();
+        std::fs::write(dir.path().join("b.puffin"), pool_loop(60, true, seed + 5)).unwrap();
+        let (status, r) = json_in(
+            dir.path(),
+            &[
+                "report",
+                "a.puffin",
+                "b.puffin",
+                "--format",
+                "json",
+                "--fail-on-regression",
+                "2",
+            ],
+        );
+        let c = &r["comparison"];
+        let w = &c["waits"][0];
+        let lost = w["lost_parallelism"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{w}"));
+        assert!(lost.starts_with("ran less in parallel: "), "{lost}");
+        assert!(w["a"]["median_parallelism"].as_f64().unwrap() > 2.5, "{w}");
+        assert!(w["b"]["median_parallelism"].as_f64().unwrap() < 1.2, "{w}");
+        // The work held: job::mesh is not a change.
+        assert!(
+            !c["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|x| x["name"] == "job::mesh"),
+            "{}",
+            c["rows"]
+        );
+        // Neither pass nor fail: inconclusive (exit 5), saying why.
+        assert_eq!(status, 5, "seed {seed}: {}", c["gate"]);
+        assert!(
+            c["gate"]["lost_parallelism"][0]
+                .as_str()
+                .unwrap()
+                .contains("jobs::run"),
+            "{}",
+            c["gate"]
+        );
+        let conditions = c["conditions"].to_string();
+        assert!(
+            conditions.contains("ran less in parallel in B"),
+            "{conditions}"
+        );
+        // Its counterpart: side by side in both, nothing lost.
+        std::fs::write(dir.path().join("b.puffin"), pool_loop(60, false, seed + 5)).unwrap();
+        let (status, r) = json_in(
+            dir.path(),
+            &[
+                "report",
+                "a.puffin",
+                "b.puffin",
+                "--format",
+                "json",
+                "--fail-on-regression",
+                "2",
+            ],
+        );
+        assert_eq!(status, 0, "seed {seed}: {}", r["comparison"]["gate"]);
+        assert!(
+            !r["comparison"]["conditions"]
+                .to_string()
+                .contains("in parallel")
+        );
+    }
+}

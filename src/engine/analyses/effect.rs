@@ -151,6 +151,14 @@ impl Effect {
             Verdict::Unchanged => format!(" within ±{:.3}", self.band_ns / 1e6),
             Verdict::Inconclusive => format!(" against ±{:.3}", self.band_ns / 1e6),
         };
+        // A row one side lacks is as recorded: no sampling interval.
+        if self.ci_ns[0] == self.ci_ns[1] && self.ci_ns[0] == self.delta_ns {
+            return format!(
+                "{} ms per {} (as recorded: no interval without both sides){band}",
+                num(self.delta_ns),
+                self.per
+            );
+        }
         format!(
             "{} ms per {} [{}, {}]{band} ({}%)",
             num(self.delta_ns),

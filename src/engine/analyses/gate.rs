@@ -74,6 +74,10 @@ pub struct GateResult {
     /// Causes whose interval straddles the limit (none tripped): the gate
     /// is inconclusive (exit 5).
     pub inconclusive: Vec<Tripped>,
+    /// Waits that ran less in parallel, which made their scopes'
+    /// causes inconclusive ([`GateResult::with_lost_parallelism`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lost_parallelism: Vec<String>,
     /// How many causes the gate tested (its family), and at what alpha.
     pub causes: usize,
     pub alpha: f64,
@@ -123,14 +127,58 @@ impl Own {
 }
 
 impl GateResult {
+    /// Causes that tripped only as a wait that ran less in parallel (the
+    /// wait's scope, its own time grown by the wait) move to inconclusive:
+    /// a capture cannot tell fewer free cores from a new lock, so lost
+    /// parallelism alone neither passes nor fails the gate. When the work
+    /// itself changed beyond the band, the work is the cause (it trips on
+    /// its own row).
+    pub fn with_lost_parallelism(mut self, waits: &[super::wait_diff::WaitChange]) -> Self {
+        let lost: Vec<&super::wait_diff::WaitChange> = waits
+            .iter()
+            // Past the limit: a smaller lost overlap passes as any
+            // change under it does.
+            .filter(|w| w.lost_parallelism.is_some() && w.delta_median_ns as f64 > self.limit_ns)
+            .collect();
+        if lost.is_empty() {
+            return self;
+        }
+        let (moved, kept): (Vec<Tripped>, Vec<Tripped>) = std::mem::take(&mut self.tripped)
+            .into_iter()
+            .partition(|t| lost.iter().any(|w| w.parent() == t.name));
+        self.tripped = kept;
+        for t in moved {
+            self.inconclusive.push(t);
+        }
+        // The wait's own gap, a cause of its own otherwise: not a cause.
+        self.tripped_gaps.retain(|g| {
+            !lost
+                .iter()
+                .any(|w| w.thread == g.thread && w.path == g.path && w.kind == g.kind)
+        });
+        self.lost_parallelism = lost
+            .iter()
+            .map(|w| {
+                format!(
+                    "{} in `{}`: {}",
+                    w.thread,
+                    w.parent(),
+                    w.lost_parallelism.as_deref().unwrap_or_default()
+                )
+            })
+            .collect();
+        self
+    }
+
     /// The gate failed: a row or a gap tripped it, or the drift did.
     pub fn failed(&self) -> bool {
         !self.tripped.is_empty() || !self.tripped_gaps.is_empty() || self.drift_tripped
     }
 
-    /// Not failed, but a cause's interval straddles the limit.
+    /// Not failed, but a cause's interval straddles the limit, or a wait
+    /// ran less in parallel.
     pub fn is_inconclusive(&self) -> bool {
-        !self.failed() && !self.inconclusive.is_empty()
+        !self.failed() && !(self.inconclusive.is_empty() && self.lost_parallelism.is_empty())
     }
 
     /// What would settle an inconclusive gate.
@@ -147,10 +195,18 @@ impl GateResult {
             })
             .max()
             .unwrap_or(3);
-        format!(
+        let runs = format!(
             "record about {runs} runs a side, alternating A and B on one machine, and compare \
              them together (several files a side)"
-        )
+        );
+        if self.lost_parallelism.is_empty() {
+            runs
+        } else {
+            format!(
+                "{}: fewer free cores or a new lock; {runs}, on an idle machine",
+                self.lost_parallelism.join("; ")
+            )
+        }
     }
 
     /// The gate with the comparison's gaps: each new or grown gap (not a
@@ -287,6 +343,7 @@ impl Gate {
             limit_ns,
             tripped,
             inconclusive,
+            lost_parallelism: Vec::new(),
             causes: causes.len(),
             alpha,
             drift_limit_pct: self.drift_pct,

@@ -4,11 +4,12 @@
 //!
 //! The name is **placed** at a site when that site holds more than half of
 //! the name's effect (the same sign), its own verdict is a change and no
-//! other site's is: "slower
-//! where `ui::tooltip` calls it on main (0.500 → 2.490 ms per call); its
-//! other call site unchanged: `ui::label`". When every site changed, the
-//! change is "at every call site"; when some did, they are named. A name with one call site is not split. One pass over each
-//! side's scopes for every name asked.
+//! other site's is: "slower where `ui::tooltip` calls it on main (0.500 →
+//! 2.490 ms per call); its other call site unchanged: `ui::label`". When
+//! every site changed, the change is "at every call site"; when some did,
+//! they are named. A name with one call site is said to have it ("its one
+//! call site: in `update` on main"). One pass over each side's scopes for
+//! every name asked.
 
 use super::basis::{Basis, Units};
 use super::judge::{Change, Kind, Noise, Sample, decide_family, estimate, samples};
@@ -89,7 +90,7 @@ fn sample(calls: Option<&Vec<(u32, i64)>>, units: &Units) -> Option<Sample> {
 }
 
 /// Each of `names`' call sites in A and B, judged, and where it changed
-/// (`None` for a name with fewer than two sites).
+/// (`None` for a name with no call in either).
 pub fn place(
     a: &Trace,
     b: &Trace,
@@ -108,7 +109,7 @@ pub fn place(
             let mut keys: Vec<&Key> = ma.keys().chain(mb.keys()).collect();
             keys.sort();
             keys.dedup();
-            if keys.len() < 2 {
+            if keys.is_empty() {
                 return None;
             }
             let mut sites: Vec<Site> = keys
@@ -146,9 +147,10 @@ pub fn place(
                 s.change.kind.is_change() && d * total > 0.0 && d.abs() > 0.5 * total.abs()
             });
             // Placed only where the others held: the same change at every
-            // site is the name's, not one site's.
-            let at = at.filter(|_| changed == 1);
-            let everywhere = at.is_none() && sites.iter().all(|s| s.change.kind.is_change());
+            // site is the name's, not one site's (and one site is no split).
+            let at = at.filter(|_| changed == 1 && sites.len() > 1);
+            let everywhere =
+                sites.len() > 1 && at.is_none() && sites.iter().all(|s| s.change.kind.is_change());
             Some(Placed {
                 sites,
                 at,
@@ -166,6 +168,17 @@ impl Placed {
         use crate::units::ms_f;
         if self.everywhere {
             return Some(format!("at every call site ({})", self.sites.len()));
+        }
+        if let [only] = &self.sites[..] {
+            return Some(format!(
+                "its one call site: {} on {}",
+                if only.caller.is_empty() {
+                    "the top level".to_owned()
+                } else {
+                    format!("in {}", markdown_code(&only.caller))
+                },
+                only.thread
+            ));
         }
         let name = |s: &Site| {
             if s.caller.is_empty() {

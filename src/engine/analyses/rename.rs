@@ -37,8 +37,9 @@ pub const MAX_COST_RATIO: f64 = 2.0;
 pub struct Place {
     pub thread: String,
     pub parent: String,
-    pub before: String,
-    pub after: String,
+    /// The sibling just before it and just after it (`""`: none).
+    pub previous: String,
+    pub next: String,
 }
 
 /// A gone name and a new name at one place.
@@ -106,8 +107,8 @@ pub fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
             } else {
                 t.scope_name(ScopeIdx(parent)).to_owned()
             },
-            before,
-            after: after.unwrap_or_default(),
+            previous: before,
+            next: after.unwrap_or_default(),
         };
         *seen[slot as usize].entry(place).or_insert(0) += 1;
     }
@@ -120,8 +121,12 @@ pub fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
                 .into_iter()
                 .max_by(|(p, x), (q, y)| {
                     x.cmp(y).then_with(|| {
-                        (&q.thread, &q.parent, &q.before, &q.after)
-                            .cmp(&(&p.thread, &p.parent, &p.before, &p.after))
+                        (&q.thread, &q.parent, &q.previous, &q.next).cmp(&(
+                            &p.thread,
+                            &p.parent,
+                            &p.previous,
+                            &p.next,
+                        ))
                     })
                 })
                 .map(|(p, _)| p)
@@ -136,7 +141,7 @@ pub fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
 fn same_place(pa: &Place, pb: &Place) -> bool {
     pa.thread == pb.thread
         && pa.parent == pb.parent
-        && (pa.before == pb.before || pa.after == pb.after)
+        && (pa.previous == pb.previous || pa.next == pb.next)
 }
 
 /// The renames among `gone` (names only in A) and `new` (only in B),

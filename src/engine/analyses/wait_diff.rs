@@ -54,6 +54,19 @@ pub struct WaitChange {
     pub attributed_ns: f64,
     /// Of `delta_median_ns`, in percent.
     pub attributed_pct: f64,
+    /// The wait grew while the work it waits for held per call and fewer
+    /// threads ran at once (`median_parallelism` fell by a quarter and by at
+    /// least 0.5): "ran less in parallel: 2.9 → 1.0 threads at once …". A
+    /// capture cannot tell fewer free cores from a new lock (absent
+    /// otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lost_parallelism: Option<String>,
+}
+
+/// Whether the waits' parallelism fell from `a` to `b` (see
+/// [`WaitChange::lost_parallelism`]).
+pub fn parallelism_fell(a: f64, b: f64) -> bool {
+    a >= 1.5 && b <= a - 0.5 && b <= 0.75 * a
 }
 
 impl WaitChange {
@@ -141,6 +154,13 @@ pub fn wait_changes(
                 .then_with(|| x.name.cmp(&y.name))
         });
         let attributed: f64 = causes.iter().map(|c| c.attributed_ns).sum();
+        let (pa, pb) = (wa.median_parallelism, wb.median_parallelism);
+        let lost_parallelism = (delta > 0 && causes.is_empty() && parallelism_fell(pa, pb)).then(|| {
+            format!(
+                "ran less in parallel: {pa:.1} → {pb:.1} threads at once while the work it waits \
+                 for held per call (fewer free cores, or a lock: a capture cannot tell which)"
+            )
+        });
         out.push(WaitChange {
             thread: gb.thread.clone(),
             kind: gb.kind,
@@ -162,6 +182,7 @@ pub fn wait_changes(
             } else {
                 100.0 * attributed / delta as f64
             },
+            lost_parallelism,
         });
     }
     out.sort_by(|x, y| {

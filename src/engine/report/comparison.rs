@@ -225,6 +225,7 @@ pub(super) fn comparison(
                 .map(|(p, c, own)| (names.name(*p), None, c, *own)),
         )
         .with_gaps(&gap_diff)
+        .with_lost_parallelism(&waits)
     });
     // From each thread, the child with the largest |Δ| (ties: the first
     // name), while something changed: the diff tree's order, walked along
@@ -277,7 +278,11 @@ pub(super) fn comparison(
         warnings: compare_warnings(a, b),
         drift: names.drift().cloned(),
         drift_judged: noise.drift != DriftMode::Off,
-        conditions: conditions(a, b, &names, &renamed),
+        conditions: {
+            let mut c = conditions(a, b, &names, &renamed);
+            c.extend(parallel_sections(gaps));
+            c
+        },
         frames_a: a.frames.len(),
         frames_b: b.frames.len(),
         per_frame: names.basis() == Basis::Frame,
@@ -323,6 +328,65 @@ pub(super) fn comparison(
             })
             .collect(),
     }
+}
+
+/// Whether the parallel sections (waits for two or more threads at once
+/// in A, matched in B) ran less in parallel in B: all of them together
+/// (more likely the machine: fewer free cores) or some (more likely the
+/// code: a lock), in one sentence; `None` when none did.
+fn parallel_sections(
+    gaps: (
+        &[crate::engine::analyses::gaps::RecurringGap],
+        &[crate::engine::analyses::gaps::RecurringGap],
+    ),
+) -> Option<String> {
+    use crate::engine::analyses::wait_diff::parallelism_fell;
+    let mut sections: Vec<(String, f64, f64)> = Vec::new();
+    for (_, ga, gb) in crate::engine::analyses::gap_diff::match_recurring(gaps.0, gaps.1) {
+        let (Some(wa), Some(wb)) = (
+            ga.and_then(|g| g.waits_for.as_ref()),
+            gb.and_then(|g| g.waits_for.as_ref()),
+        ) else {
+            continue;
+        };
+        if wa.median_parallelism >= 1.5 {
+            let place = gb.map_or(String::new(), |g| {
+                format!(
+                    "{} in `{}`",
+                    g.thread,
+                    g.path.rsplit(" > ").next().unwrap_or("")
+                )
+            });
+            sections.push((place, wa.median_parallelism, wb.median_parallelism));
+        }
+    }
+    let lost: Vec<&(String, f64, f64)> = sections
+        .iter()
+        .filter(|(_, a, b)| parallelism_fell(*a, *b))
+        .collect();
+    if lost.is_empty() {
+        return None;
+    }
+    let list = lost
+        .iter()
+        .map(|(p, a, b)| format!("{} ({a:.1} → {b:.1} threads at once)", sentence_md(p)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(if lost.len() == sections.len() {
+        format!(
+            "Every parallel section ran less in parallel in B ({} of {}: {list}): more likely \
+             the machine (fewer free cores) than the code.",
+            lost.len(),
+            sections.len()
+        )
+    } else {
+        format!(
+            "Only {} of {} parallel sections ran less in parallel in B ({list}): more likely the \
+             code (a lock) than the machine.",
+            lost.len(),
+            sections.len()
+        )
+    })
 }
 
 /// The frame's accounting with each rename's gone and new name as one
@@ -690,8 +754,9 @@ pub(super) fn conditions(a: &Trace, b: &Trace, names: &Joined, renamed: &[Rename
                 .map(|n| format!("`{}`", cell(n)))
                 .collect();
             out.push(format!(
-                "{} scope name{} called only in {side} ({}{}): code that ran in one run only, \
-                 such as start-up work (restoring saved state) or a path the other did not take.",
+                "{} scope name{} called only in {side} ({}{}): new or removed code, start-up work \
+                 (restoring saved state), or a path the other run did not take (its row says which, \
+                 and how it ran through the run).",
                 only.len(),
                 if only.len() == 1 { "" } else { "s" },
                 list.join(", "),
@@ -1066,6 +1131,9 @@ pub(super) fn wait_md(w: &WaitChange, c: &ComparisonReport) -> String {
         ),
     ]
     .join(", ");
+    if let Some(lost) = &w.lost_parallelism {
+        return format!("{head}: it {lost}; {parts}");
+    }
     if causes.is_empty() {
         // No critical work changed per call: the part whose mean moved most.
         let (what, d) = [
