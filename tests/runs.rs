@@ -167,7 +167,12 @@ fn drift_and_a_regression_with_two_runs_a_side() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     tripped.sort();
-    assert_eq!(tripped, ["physics::solve_contacts", "ui::layout"]);
+    // audio::mix is new code where legacy::update was (main's `frame`):
+    // it counts net of it, +0.5 ms per frame, past the 2% limit.
+    assert_eq!(
+        tripped,
+        ["audio::mix", "physics::solve_contacts", "ui::layout"]
+    );
     // calls takes them too: A's runs, --vs, B's runs, the name.
     let (_, calls) = json(
         d.path(),

@@ -953,6 +953,17 @@ impl<'t> Joined<'t> {
             .map(|p| (p, self.change(p), self.own(p)))
             .filter(|(_, c, _)| c.tested || c.kind == Kind::New)
             .collect();
+        // Two recordings with no name in common (another app, or names
+        // that do not match): nothing is new against anything.
+        let common = self
+            .table
+            .pairs
+            .iter()
+            .any(|&p| matches!(self.facts(p).status, Status::Both));
+        if !common {
+            rows.retain(|(_, c, _)| c.kind != Kind::New);
+            return rows;
+        }
         let new: Vec<usize> = (0..rows.len())
             .filter(|&k| rows[k].1.kind == Kind::New)
             .collect();

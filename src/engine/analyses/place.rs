@@ -7,9 +7,8 @@
 //! other site's is: "slower where `ui::tooltip` calls it on main (0.500 →
 //! 2.490 ms per call); its other call site unchanged: `ui::label`". When
 //! every site changed, the change is "at every call site"; when some did,
-//! they are named. A name with one call site is said to have it ("its one
-//! call site: in `update` on main"). One pass over each side's scopes for
-//! every name asked.
+//! they are named. A name with one call site has its one site listed (no
+//! words). One pass over each side's scopes for every name asked.
 
 use super::basis::{Basis, Units};
 use super::judge::{Change, Kind, Noise, Sample, decide_family, estimate, samples};
@@ -169,16 +168,9 @@ impl Placed {
         if self.everywhere {
             return Some(format!("at every call site ({})", self.sites.len()));
         }
-        if let [only] = &self.sites[..] {
-            return Some(format!(
-                "its one call site: {} on {}",
-                if only.caller.is_empty() {
-                    "the top level".to_owned()
-                } else {
-                    format!("in {}", markdown_code(&only.caller))
-                },
-                only.thread
-            ));
+        // One call site: nothing to place (its `sites` say where).
+        if self.sites.len() < 2 {
+            return None;
         }
         let name = |s: &Site| {
             if s.caller.is_empty() {
