@@ -160,9 +160,9 @@ impl GateResult {
             .iter()
             .map(|w| {
                 format!(
-                    "{} in `{}`: {}",
-                    w.thread,
-                    w.parent(),
+                    "{} in {}: {}",
+                    crate::engine::write::escape::markdown(&w.thread),
+                    crate::engine::write::escape::markdown_code(w.parent()),
                     w.lost_parallelism.as_deref().unwrap_or_default()
                 )
             })

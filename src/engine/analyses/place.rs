@@ -206,7 +206,7 @@ impl Placed {
         };
         let mut s = format!(
             "{kind} where {caller} calls it on {} ({} → {} ms per call)",
-            at.thread,
+            crate::engine::write::escape::markdown(&at.thread),
             ms_f(at.per_call_a_ns),
             ms_f(at.per_call_b_ns)
         );

@@ -352,9 +352,9 @@ fn parallel_sections(
         if wa.median_parallelism >= 1.5 {
             let place = gb.map_or(String::new(), |g| {
                 format!(
-                    "{} in `{}`",
-                    g.thread,
-                    g.path.rsplit(" > ").next().unwrap_or("")
+                    "{} in {}",
+                    cell(thread_label(&g.thread)),
+                    escape::markdown_code(g.path.rsplit(" > ").next().unwrap_or(""))
                 )
             });
             sections.push((place, wa.median_parallelism, wb.median_parallelism));
