@@ -178,7 +178,8 @@ impl GateResult {
     /// Not failed, but a cause's interval straddles the limit, or a wait
     /// ran less in parallel.
     pub fn is_inconclusive(&self) -> bool {
-        !self.failed() && !(self.inconclusive.is_empty() && self.lost_parallelism.is_empty())
+        let undecided = !self.inconclusive.is_empty() || !self.lost_parallelism.is_empty();
+        !self.failed() && undecided
     }
 
     /// What would settle an inconclusive gate.
