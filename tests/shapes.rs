@@ -639,6 +639,21 @@ fn workers_run_one_after_another_is_lost_parallelism_and_the_gate_cannot_tell() 
             conditions.contains("ran less in parallel in B"),
             "{conditions}"
         );
+        // The text says so too, never "passed".
+        let out = common::run_in(
+            dir.path(),
+            &[
+                "report",
+                "a.puffin",
+                "b.puffin",
+                "--fail-on-regression",
+                "2",
+            ],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("regression gate: INCONCLUSIVE"), "{err}");
+        let md = String::from_utf8_lossy(&out.stdout);
+        assert!(md.contains("**Regression gate: inconclusive.**"), "{md}");
         // Its counterpart: side by side in both, nothing lost.
         std::fs::write(dir.path().join("b.puffin"), pool_loop(60, false, seed + 5)).unwrap();
         let (status, r) = json_in(

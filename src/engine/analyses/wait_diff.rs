@@ -180,7 +180,8 @@ pub fn wait_changes(
             attributed_pct: if delta == 0 {
                 0.0
             } else {
-                100.0 * attributed / delta as f64
+                // (+ 0.0: no "-0" when nothing is attributed.)
+                100.0 * attributed / delta as f64 + 0.0
             },
             lost_parallelism,
         });

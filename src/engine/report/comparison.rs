@@ -372,7 +372,13 @@ fn parallel_sections(
         .map(|(p, a, b)| format!("{} ({a:.1} → {b:.1} threads at once)", sentence_md(p)))
         .collect::<Vec<_>>()
         .join(", ");
-    Some(if lost.len() == sections.len() {
+    Some(if sections.len() == 1 {
+        format!(
+            "The one parallel section ran less in parallel in B ({list}): with one section a \
+             capture cannot tell fewer free cores from a lock (whether every section lost overlap \
+             together, or only one, would)."
+        )
+    } else if lost.len() == sections.len() {
         format!(
             "Every parallel section ran less in parallel in B ({} of {}: {list}): more likely \
              the machine (fewer free cores) than the code.",

@@ -828,6 +828,17 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             // Only --fail-on-drift: no row limit.
         } else if g.tripped.is_empty() && !g.tripped_gaps.is_empty() {
             // Told above.
+        } else if g.tripped.is_empty()
+            && g.inconclusive.is_empty()
+            && !g.lost_parallelism.is_empty()
+        {
+            let _ = writeln!(
+                o,
+                "> [!WARNING]\n> **Regression gate: inconclusive.** A wait grew past the limit \
+                 ({} per {unit}) only because its work ran less in parallel: {}.\n",
+                msu(g.limit_ns.round() as i64),
+                sentence_md(&g.settle())
+            );
         } else if g.tripped.is_empty() && !g.inconclusive.is_empty() {
             let _ = writeln!(
                 o,
