@@ -329,17 +329,21 @@ impl GapChanges {
 
 impl GapChange {
     /// Another thread worked for at least half of its time (in B; in A when
-    /// gone): a wait for that work (see [`super::waits`]), whose cause is
-    /// the work, not code without a scope.
+    /// gone), or the other threads did between them (workers that ran one
+    /// after another): a wait for that work (see [`super::waits`]), whose
+    /// cause is the work, not code without a scope.
     pub fn is_wait(&self) -> bool {
         let side = if self.verdict == GapVerdict::Gone {
             &self.a
         } else {
             &self.b
         };
-        side.other_threads
+        let busy = side
+            .other_threads
             .iter()
-            .any(|t| t.busy_ns.saturating_mul(2) >= side.total_ns && side.total_ns > 0)
+            .map(|t| t.busy_ns)
+            .fold(0i64, i64::saturating_add);
+        side.total_ns > 0 && busy.saturating_mul(2) >= side.total_ns
     }
 
     /// In a few words: "the new gap between `sim::step` and `draw::batch`
