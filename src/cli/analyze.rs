@@ -1231,13 +1231,16 @@ pub(super) fn render_gate(out: &mut String, g: &analyses::gate::GateResult) {
         if !g.tripped_gaps.is_empty() {
             return;
         }
-        if g.inconclusive.is_empty() && !g.lost_parallelism.is_empty() {
+        if !g.lost_parallelism.is_empty() {
             let _ = writeln!(
                 out,
                 "regression gate: INCONCLUSIVE: a wait grew past {} ms per frame only because its work ran less in parallel; {}",
                 ms(g.limit_ns.round() as i64),
                 g.settle()
             );
+            for r in &g.inconclusive {
+                let _ = writeln!(out, "{}", row(r));
+            }
         } else if g.inconclusive.is_empty() {
             let _ = writeln!(
                 out,

@@ -828,10 +828,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             // Only --fail-on-drift: no row limit.
         } else if g.tripped.is_empty() && !g.tripped_gaps.is_empty() {
             // Told above.
-        } else if g.tripped.is_empty()
-            && g.inconclusive.is_empty()
-            && !g.lost_parallelism.is_empty()
-        {
+        } else if g.tripped.is_empty() && !g.lost_parallelism.is_empty() {
             let _ = writeln!(
                 o,
                 "> [!WARNING]\n> **Regression gate: inconclusive.** A wait grew past the limit \
