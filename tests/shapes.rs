@@ -407,10 +407,22 @@ fn overlapping_frames_are_found_and_the_fix_said() {
         assert!(o["frames"].as_u64().unwrap() as usize >= frames - 3, "{o}");
         let sentence = o["sentence"].as_str().unwrap();
         assert!(sentence.contains("new_frame()"), "{sentence}");
-        // The report says it too.
+        // The report says it too, and its frame times are main's own (about
+        // 4 ms), not the frames' ranges (two frames mixed: over 40 ms).
         let out = common::run_in(dir.path(), &["report", path.to_str().unwrap()]);
         let md = String::from_utf8_lossy(&out.stdout);
         assert!(md.contains("frames overlap: "), "{md}");
+        let (_, r) = json_in(
+            dir.path(),
+            &["report", path.to_str().unwrap(), "--format", "json"],
+        );
+        let median_ms = r["recordings"][0]["median_frame_ns"].as_f64().unwrap() / 1e6;
+        assert!(
+            median_ms > 3.0 && median_ms < 6.0,
+            "seed {seed}: {median_ms}"
+        );
+        let note = r["recordings"][0]["median_note"].as_str().unwrap();
+        assert!(note.starts_with("frames overlap"), "{note}");
         // Its counterpart: frames of their own.
         let (dir, path) = temp_file("n.puffin", &worker_loop(frames, false, seed));
         let (_, s) = json_in(dir.path(), &["summary", path.to_str().unwrap(), "--json"]);

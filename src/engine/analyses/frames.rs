@@ -135,3 +135,29 @@ pub fn overlapping_frames(trace: &Trace) -> Option<Overlap> {
         sentence,
     })
 }
+
+/// Each frame's time on `thread` alone: its top-level scopes' durations
+/// summed (0 in a frame without it). With overlapping frames this is the
+/// thread's own frame, where the frames' ranges mix two.
+pub fn thread_frame_ns(trace: &Trace, thread: &str) -> Vec<i64> {
+    let Some(id) = trace.strings.find(thread) else {
+        return vec![0; trace.frames.len()];
+    };
+    trace
+        .frames
+        .ids()
+        .map(|f| {
+            trace
+                .frames
+                .streams(f)
+                .filter(|&st| trace.threads.name[trace.streams.thread[st as usize].idx()] == id)
+                .flat_map(|st| {
+                    trace
+                        .scopes
+                        .top_level(trace.streams.scopes(crate::engine::model::StreamId(st)))
+                })
+                .map(|i| trace.scopes.duration_ns[i.idx()])
+                .fold(0i64, i64::saturating_add)
+        })
+        .collect()
+}

@@ -50,7 +50,13 @@ pub(super) fn recording(
     } else {
         coverage::unregistered_note(&coverage::unregistered_ids(t)).unwrap_or_default()
     };
-    let mut durations: Vec<i64> = t.frames.ids().map(|f| t.frames.duration_ns(f)).collect();
+    // Overlapping frames (`new_frame` inside a scope): each frame's range
+    // mixes two, so the frame time is the late thread's own.
+    let overlap = summary.overlapping_frames.clone();
+    let mut durations: Vec<i64> = match &overlap {
+        Some(o) => crate::engine::analyses::frames::thread_frame_ns(t, &o.thread),
+        None => t.frames.ids().map(|f| t.frames.duration_ns(f)).collect(),
+    };
     let frame_durations_ns = durations.clone();
     durations.sort_unstable();
     let median_frame_ns = durations
@@ -165,6 +171,16 @@ pub(super) fn recording(
                     "the capture kept only some frames ({note}; puffin's FrameView keeps the \
                      recent and the slowest): the median is biased upward"
                 )
+            })
+            .or_else(|| {
+                overlap.as_ref().map(|o| {
+                    format!(
+                        "frames overlap (new_frame is called inside a scope): each frame's time \
+                         here is {}'s own (its top-level scopes), not the frame's range, which \
+                         mixes two frames",
+                        o.thread
+                    )
+                })
             }),
         frame_durations_ns,
         unframed: unframed(t),
