@@ -688,3 +688,39 @@ fn workers_run_one_after_another_is_lost_parallelism_and_the_gate_cannot_tell() 
         );
     }
 }
+
+#[test]
+fn a_change_is_placed_as_deep_as_one_call_path_holds_it() {
+    // `text::shape` under `ui::label` (3x), `ui::draw > ui::tooltip` and
+    // `ui::popup > ui::tooltip`; only the popup's tooltip got slower.
+    for seed in 0..2u64 {
+        let a = Editor {
+            shape_ms: (0.4, Some(0.5)),
+            popup_ms: Some(0.5),
+            ..Editor::steady(60 + seed as usize * 20)
+        };
+        let b = Editor {
+            popup_ms: Some(2.5),
+            ..a
+        };
+        let r = report_pair(&editor_bytes(a, seed), &editor_bytes(b, seed + 3));
+        let row = r["comparison"]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == "text::shape")
+            .cloned()
+            .unwrap_or_else(|| panic!("seed {seed}"));
+        assert_eq!(
+            row["place"]["path"],
+            serde_json::json!(["ui::popup", "ui::tooltip"]),
+            "seed {seed}: {}",
+            row["place"]
+        );
+        let words = row["place_words"].as_str().unwrap();
+        assert!(
+            words.starts_with("slower per call where `ui::popup > ui::tooltip` calls it on main"),
+            "{words}"
+        );
+    }
+}

@@ -62,6 +62,9 @@ pub struct Editor {
     /// `text::shape` under each of the three `ui::label`s, and under one
     /// `ui::tooltip` after them (none: no tooltip), in ms.
     pub shape_ms: (f64, Option<f64>),
+    /// A second `ui::tooltip` > `text::shape` (ms), inside a `ui::popup`
+    /// after `ui::draw` (none: no popup).
+    pub popup_ms: Option<f64>,
 }
 
 impl Editor {
@@ -75,6 +78,7 @@ impl Editor {
             jitter: 0.03,
             physics: ("physics::step", true),
             shape_ms: (0.4, None),
+            popup_ms: None,
         }
     }
 }
@@ -109,6 +113,15 @@ pub fn editor(plan: Editor, seed: u64) -> Vec<Frame> {
                 draw = draw.child(Span::new("ui::tooltip", t0, t).child(shape));
             }
             draw.end_ns = t;
+            let popup = plan.popup_ms.map(|ms| {
+                let p0 = t;
+                let t0 = t;
+                let shape = leaf("text::shape", ms, &mut t, &mut rng);
+                t += 30_000;
+                let tip = Span::new("ui::tooltip", t0, t).child(shape);
+                t += 20_000;
+                Span::new("ui::popup", p0, t).child(tip)
+            });
             let lookup_ms = match plan.lookup {
                 Lookup::Flat(ms) => ms,
                 Lookup::Linear { from, to } => {
@@ -126,7 +139,11 @@ pub fn editor(plan: Editor, seed: u64) -> Vec<Frame> {
                 Gc::Every { every, phase, ms } => (f % every == phase).then_some(ms),
                 Gc::Random { p, ms } => ((rng.unit() + 1.0) / 2.0 < p).then_some(ms),
             };
-            let mut update = Span::new("update", u0, 0).child(draw).child(lookup);
+            let mut update = Span::new("update", u0, 0).child(draw);
+            if let Some(p) = popup {
+                update = update.child(p);
+            }
+            let mut update = update.child(lookup);
             let mut top_physics = None;
             if in_update {
                 update = update.child(physics);

@@ -8,7 +8,10 @@
 //! 2.490 ms per call); its other call site unchanged: `ui::label`". When
 //! every site changed, the change is "at every call site"; when some did,
 //! they are named. A name with one call site has its one site listed (no
-//! words). One pass over each side's scopes for every name asked.
+//! words). Placed at a caller, it descends: that caller's calls split by
+//! their own caller, and so on ([`MAX_DEPTH`] callers), while one part holds
+//! the change and the others held ("where `ui::popup > ui::tooltip` calls
+//! it"). One pass over each side's scopes for every name asked.
 
 use super::basis::{Basis, Units};
 use super::judge::{Change, Kind, Noise, Sample, decide_family, estimate, samples};
@@ -39,12 +42,34 @@ pub struct Placed {
     pub at: Option<usize>,
     /// Every site changed and none holds most of it.
     pub everywhere: bool,
+    /// With `at`: the call path the change was placed on, outermost first
+    /// (its last name is `at`'s caller), as deep as one part held it.
+    pub path: Vec<String>,
 }
 
-type Key = (String, String);
+/// A site at some depth: the thread and the caller chain, nearest caller
+/// first (`""` for the top level).
+type Key = (String, Vec<String>);
 
-/// Per name: its calls grouped by site, as `(site, unit, duration)`.
-fn calls_by_site(t: &Trace, units: &Units, names: &[&str]) -> Vec<FxHashMap<Key, Vec<(u32, i64)>>> {
+/// Callers read above a call, at most (the descent's depth).
+pub const MAX_DEPTH: usize = 4;
+
+/// One call: its thread, its callers' names (nearest first, `MAX_DEPTH` at
+/// most; `""` past the top level), its unit and duration.
+#[derive(Clone, Copy, Debug)]
+struct Call {
+    /// Into the side's [`Keys`].
+    key: u32,
+    unit: u32,
+    duration_ns: i64,
+}
+
+/// A side's distinct (thread, caller chain)s, made once each.
+type Keys = Vec<Key>;
+
+/// Per name: its calls with their caller chains. One pass over the scopes;
+/// strings are made once per distinct (thread, chain).
+fn calls_of(t: &Trace, units: &Units, names: &[&str]) -> (Vec<Vec<Call>>, Keys) {
     const NONE: u32 = u32::MAX;
     let slot_of: FxHashMap<&str, u32> = names
         .iter()
@@ -54,7 +79,9 @@ fn calls_by_site(t: &Trace, units: &Units, names: &[&str]) -> Vec<FxHashMap<Key,
     let def_slot: Vec<u32> = (0..t.defs.len())
         .map(|d| slot_of.get(t.str(t.defs.name[d])).copied().unwrap_or(NONE))
         .collect();
-    let mut out: Vec<FxHashMap<Key, Vec<(u32, i64)>>> = vec![FxHashMap::default(); names.len()];
+    let mut ids: FxHashMap<(u32, [u32; MAX_DEPTH]), u32> = FxHashMap::default();
+    let mut keys: Keys = Vec::new();
+    let mut out: Vec<Vec<Call>> = vec![Vec::new(); names.len()];
     let s = &t.scopes;
     for i in 0..s.len() {
         let slot = def_slot[s.def[i].0 as usize];
@@ -67,29 +94,123 @@ fn calls_by_site(t: &Trace, units: &Units, names: &[&str]) -> Vec<FxHashMap<Key,
             continue;
         }
         let idx = ScopeIdx(i as u32);
-        let caller = if parent == NO_PARENT {
-            String::new()
-        } else {
-            t.scope_name(ScopeIdx(parent)).to_owned()
-        };
-        let thread = t.thread_name(t.scope_thread(idx)).to_owned();
-        out[slot as usize]
-            .entry((caller, thread))
-            .or_default()
-            .push((units.of_scope(t, idx), s.duration_ns[i]));
+        // The callers' name ids, nearest first (0, `""`, past the top).
+        let mut chain = [0u32; MAX_DEPTH];
+        let mut p = parent;
+        for c in chain.iter_mut() {
+            if p == NO_PARENT {
+                break;
+            }
+            *c = t.defs.name[s.def[p as usize].idx()].0;
+            p = s.parent[p as usize];
+        }
+        let thread = t.threads.name[t.scope_thread(idx).idx()].0;
+        let key = *ids.entry((thread, chain)).or_insert_with(|| {
+            keys.push((
+                t.str(crate::engine::model::StrId(thread)).to_owned(),
+                chain
+                    .iter()
+                    .map(|&c| t.str(crate::engine::model::StrId(c)).to_owned())
+                    .collect(),
+            ));
+            (keys.len() - 1) as u32
+        });
+        out[slot as usize].push(Call {
+            key,
+            unit: units.of_scope(t, idx),
+            duration_ns: s.duration_ns[i],
+        });
     }
-    out
+    (out, keys)
 }
 
-fn sample(calls: Option<&Vec<(u32, i64)>>, units: &Units) -> Option<Sample> {
-    let calls = calls?;
-    let mut v: Vec<(u32, u32, i64)> = calls.iter().map(|&(u, d)| (0, u, d)).collect();
+fn sample(calls: &[&Call], units: &Units) -> Option<Sample> {
+    if calls.is_empty() {
+        return None;
+    }
+    let mut v: Vec<(u32, u32, i64)> = calls.iter().map(|c| (0, c.unit, c.duration_ns)).collect();
     v.sort_unstable();
     samples(&v, 1, units).pop()
 }
 
+/// The sites of `a`'s and `b`'s calls at `depth` callers, judged as one
+/// family, largest |Δ| first, and the one that holds the change (see the
+/// module doc).
+fn sites_at(
+    (a, b): (&[&Call], &[&Call]),
+    (ka, kb): (&Keys, &Keys),
+    depth: usize,
+    units: (&Units, &Units),
+    noise: &Noise,
+) -> (Vec<Site>, Vec<Key>, Option<usize>, bool) {
+    let mut ga: FxHashMap<Key, Vec<&Call>> = FxHashMap::default();
+    let mut gb: FxHashMap<Key, Vec<&Call>> = FxHashMap::default();
+    for (calls, keys, groups) in [(a, ka, &mut ga), (b, kb, &mut gb)] {
+        // Each distinct key's prefix made once.
+        let mut prefix: FxHashMap<u32, Key> = FxHashMap::default();
+        for &c in calls {
+            let k = prefix.entry(c.key).or_insert_with(|| {
+                let full = &keys[c.key as usize];
+                (full.0.clone(), full.1[..depth].to_vec())
+            });
+            groups.entry(k.clone()).or_default().push(c);
+        }
+    }
+    let mut keys: Vec<Key> = ga.keys().chain(gb.keys()).cloned().collect();
+    keys.sort();
+    keys.dedup();
+    let (ua, ub) = (units.0.count.max(1) as f64, units.1.count.max(1) as f64);
+    let empty: Vec<&Call> = Vec::new();
+    let mut sites: Vec<(Site, Key)> = keys
+        .into_iter()
+        .map(|k| {
+            let (ca, cb) = (ga.get(&k).unwrap_or(&empty), gb.get(&k).unwrap_or(&empty));
+            let per_call = |c: &[&Call]| {
+                c.iter().map(|c| c.duration_ns as f64).sum::<f64>() / c.len().max(1) as f64
+            };
+            let (sa, sb) = (sample(ca, units.0), sample(cb, units.1));
+            (
+                Site {
+                    caller: k.1.first().cloned().unwrap_or_default(),
+                    thread: k.0.clone(),
+                    calls_per_unit_a: ca.len() as f64 / ua,
+                    calls_per_unit_b: cb.len() as f64 / ub,
+                    per_call_a_ns: per_call(ca),
+                    per_call_b_ns: per_call(cb),
+                    change: estimate(sa.as_ref(), sb.as_ref(), noise),
+                },
+                k,
+            )
+        })
+        .collect();
+    decide_family(sites.iter_mut().map(|s| &mut s.0.change), noise.alpha);
+    sites.sort_by(|x, y| {
+        y.0.change
+            .beyond_drift_ns()
+            .abs()
+            .total_cmp(&x.0.change.beyond_drift_ns().abs())
+            .then_with(|| x.1.cmp(&y.1))
+    });
+    let (sites, keys): (Vec<Site>, Vec<Key>) = sites.into_iter().unzip();
+    let total: f64 = sites.iter().map(|s| s.change.beyond_drift_ns()).sum();
+    let changed = sites.iter().filter(|s| s.change.kind.is_change()).count();
+    let at = sites.iter().position(|s| {
+        let d = s.change.beyond_drift_ns();
+        s.change.kind.is_change() && d * total > 0.0 && d.abs() > 0.5 * total.abs()
+    });
+    // Placed only where the others held: the same change at every site is
+    // the name's, not one site's (and one site is no split).
+    let at = at.filter(|_| changed == 1 && sites.len() > 1);
+    let everywhere =
+        sites.len() > 1 && at.is_none() && sites.iter().all(|s| s.change.kind.is_change());
+    (sites, keys, at, everywhere)
+}
+
 /// Each of `names`' call sites in A and B, judged, and where it changed
-/// (`None` for a name with no call in either).
+/// (`None` for a name with no call in either). Placed at a caller, it
+/// descends: that caller's calls split by their own caller, and so on
+/// ([`MAX_DEPTH`] callers at most), while one part holds the change and
+/// the others held; `path` is the deepest such chain, outermost first.
 pub fn place(
     a: &Trace,
     b: &Trace,
@@ -97,63 +218,49 @@ pub fn place(
     units: (&Units, &Units),
     noise: &Noise,
 ) -> Vec<Option<Placed>> {
-    let (ca, cb) = (
-        calls_by_site(a, units.0, names),
-        calls_by_site(b, units.1, names),
-    );
-    let (ua, ub) = (units.0.count.max(1) as f64, units.1.count.max(1) as f64);
+    let ((ca, ka), (cb, kb)) = (calls_of(a, units.0, names), calls_of(b, units.1, names));
+    let keys = (&ka, &kb);
     ca.into_iter()
         .zip(cb)
-        .map(|(ma, mb)| {
-            let mut keys: Vec<&Key> = ma.keys().chain(mb.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            if keys.is_empty() {
+        .map(|(ca, cb)| {
+            if ca.is_empty() && cb.is_empty() {
                 return None;
             }
-            let mut sites: Vec<Site> = keys
-                .iter()
-                .map(|&k| {
-                    let (sa, sb) = (sample(ma.get(k), units.0), sample(mb.get(k), units.1));
-                    let per_call = |c: Option<&Vec<(u32, i64)>>| {
-                        c.map_or(0.0, |c| {
-                            c.iter().map(|&(_, d)| d as f64).sum::<f64>() / c.len().max(1) as f64
-                        })
-                    };
-                    Site {
-                        caller: k.0.clone(),
-                        thread: k.1.clone(),
-                        calls_per_unit_a: ma.get(k).map_or(0, Vec::len) as f64 / ua,
-                        calls_per_unit_b: mb.get(k).map_or(0, Vec::len) as f64 / ub,
-                        per_call_a_ns: per_call(ma.get(k)),
-                        per_call_b_ns: per_call(mb.get(k)),
-                        change: estimate(sa.as_ref(), sb.as_ref(), noise),
+            let (ra, rb): (Vec<&Call>, Vec<&Call>) = (ca.iter().collect(), cb.iter().collect());
+            let (sites, found, at, everywhere) = sites_at((&ra, &rb), keys, 1, units, noise);
+            let mut path: Vec<String> = Vec::new();
+            if let Some(k) = at {
+                let mut key = found[k].clone();
+                path = key.1.clone();
+                for depth in 2..=MAX_DEPTH {
+                    if key.1.last().is_some_and(String::is_empty) {
+                        break; // the top level: nothing above
                     }
-                })
-                .collect();
-            decide_family(sites.iter_mut().map(|s| &mut s.change), noise.alpha);
-            sites.sort_by(|x, y| {
-                y.change
-                    .beyond_drift_ns()
-                    .abs()
-                    .total_cmp(&x.change.beyond_drift_ns().abs())
-                    .then_with(|| (&x.caller, &x.thread).cmp(&(&y.caller, &y.thread)))
-            });
-            let total: f64 = sites.iter().map(|s| s.change.beyond_drift_ns()).sum();
-            let changed = sites.iter().filter(|s| s.change.kind.is_change()).count();
-            let at = sites.iter().position(|s| {
-                let d = s.change.beyond_drift_ns();
-                s.change.kind.is_change() && d * total > 0.0 && d.abs() > 0.5 * total.abs()
-            });
-            // Placed only where the others held: the same change at every
-            // site is the name's, not one site's (and one site is no split).
-            let at = at.filter(|_| changed == 1 && sites.len() > 1);
-            let everywhere =
-                sites.len() > 1 && at.is_none() && sites.iter().all(|s| s.change.kind.is_change());
+                    // The calls at the placed site, split one caller further.
+                    fn under<'c>(v: &[&'c Call], keys: &Keys, key: &Key) -> Vec<&'c Call> {
+                        v.iter()
+                            .copied()
+                            .filter(|c| {
+                                let full = &keys[c.key as usize];
+                                full.0 == key.0 && full.1[..key.1.len()] == key.1[..]
+                            })
+                            .collect()
+                    }
+                    let (sa, sb) = (under(&ra, &ka, &key), under(&rb, &kb, &key));
+                    let (_, deeper, at, _) = sites_at((&sa, &sb), keys, depth, units, noise);
+                    let Some(j) = at else { break };
+                    key = deeper[j].clone();
+                    path = key.1.clone();
+                }
+            }
+            // Outermost first; without the top level's "".
+            path.retain(|c| !c.is_empty());
+            path.reverse();
             Some(Placed {
                 sites,
                 at,
                 everywhere,
+                path,
             })
         })
         .collect()
@@ -195,7 +302,9 @@ impl Placed {
             ));
         };
         let at = &self.sites[at];
-        let caller = if at.caller.is_empty() {
+        let caller = if self.path.len() > 1 {
+            markdown_code(&self.path.join(" > "))
+        } else if at.caller.is_empty() {
             "the top level".to_owned()
         } else {
             markdown_code(&at.caller)
