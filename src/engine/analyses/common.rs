@@ -10,6 +10,32 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ops::Range;
 
+/// The calls of `names` in `t`, in scope order, each as `(its name's index
+/// in names, the scope)`; a call directly inside a call of the same name is
+/// left out (it counts once, in the outer one). One pass over the scopes.
+pub fn calls_of_names<'t>(
+    t: &'t Trace,
+    names: &[&str],
+) -> impl Iterator<Item = (usize, ScopeIdx)> + 't {
+    const NONE: u32 = u32::MAX;
+    let slot_of: FxHashMap<&str, u32> = names
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| (n, k as u32))
+        .collect();
+    let def_slot: Vec<u32> = (0..t.defs.len())
+        .map(|d| slot_of.get(t.str(t.defs.name[d])).copied().unwrap_or(NONE))
+        .collect();
+    let s = &t.scopes;
+    (0..s.len()).filter_map(move |i| {
+        let slot = def_slot[s.def[i].0 as usize];
+        let parent = s.parent[i];
+        let nested = parent != crate::engine::model::NO_PARENT
+            && def_slot[s.def[parent as usize].0 as usize] == slot;
+        (slot != NONE && !nested).then_some((slot as usize, ScopeIdx(i as u32)))
+    })
+}
+
 /// Instances, groups or rows a sliced build ([`super::CompareBuilder`],
 /// [`super::tree::MergedTreeBuilder`]) handles between two looks at the clock.
 pub const CHUNK: usize = 1 << 15;

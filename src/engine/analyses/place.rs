@@ -15,7 +15,7 @@
 
 use super::basis::{Basis, Units};
 use super::judge::{Change, Kind, Noise, Sample, decide_family, estimate, samples};
-use crate::engine::model::{NO_PARENT, ScopeIdx, Trace};
+use crate::engine::model::{NO_PARENT, Trace};
 use crate::engine::write::escape::markdown_code;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -70,30 +70,12 @@ type Keys = Vec<Key>;
 /// Per name: its calls with their caller chains. One pass over the scopes;
 /// strings are made once per distinct (thread, chain).
 fn calls_of(t: &Trace, units: &Units, names: &[&str]) -> (Vec<Vec<Call>>, Keys) {
-    const NONE: u32 = u32::MAX;
-    let slot_of: FxHashMap<&str, u32> = names
-        .iter()
-        .enumerate()
-        .map(|(k, &n)| (n, k as u32))
-        .collect();
-    let def_slot: Vec<u32> = (0..t.defs.len())
-        .map(|d| slot_of.get(t.str(t.defs.name[d])).copied().unwrap_or(NONE))
-        .collect();
     let mut ids: FxHashMap<(u32, [u32; MAX_DEPTH]), u32> = FxHashMap::default();
     let mut keys: Keys = Vec::new();
     let mut out: Vec<Vec<Call>> = vec![Vec::new(); names.len()];
     let s = &t.scopes;
-    for i in 0..s.len() {
-        let slot = def_slot[s.def[i].0 as usize];
-        if slot == NONE {
-            continue;
-        }
-        let parent = s.parent[i];
-        // A call directly inside a call of the same name counts once.
-        if parent != NO_PARENT && def_slot[s.def[parent as usize].0 as usize] == slot {
-            continue;
-        }
-        let idx = ScopeIdx(i as u32);
+    for (slot, idx) in super::common::calls_of_names(t, names) {
+        let (i, parent) = (idx.idx(), s.parent[idx.idx()]);
         // The callers' name ids, nearest first (0, `""`, past the top).
         let mut chain = [0u32; MAX_DEPTH];
         let mut p = parent;
@@ -115,7 +97,7 @@ fn calls_of(t: &Trace, units: &Units, names: &[&str]) -> (Vec<Vec<Call>>, Keys) 
             ));
             (keys.len() - 1) as u32
         });
-        out[slot as usize].push(Call {
+        out[slot].push(Call {
             key,
             unit: units.of_scope(t, idx),
             duration_ns: s.duration_ns[i],

@@ -58,27 +58,14 @@ pub struct Rename {
 
 /// Each of `names`' place, calls and total time, one pass.
 pub fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
-    const NONE: u32 = u32::MAX;
-    let slot_of: FxHashMap<&str, u32> = names
-        .iter()
-        .enumerate()
-        .map(|(k, &n)| (n, k as u32))
-        .collect();
-    let def_slot: Vec<u32> = (0..t.defs.len())
-        .map(|d| slot_of.get(t.str(t.defs.name[d])).copied().unwrap_or(NONE))
-        .collect();
     let mut seen: Vec<FxHashMap<Place, u64>> = vec![FxHashMap::default(); names.len()];
     let mut counts = vec![0u64; names.len()];
     let mut totals = vec![0i64; names.len()];
     let s = &t.scopes;
-    for i in 0..s.len() {
-        let slot = def_slot[s.def[i].0 as usize];
-        if slot == NONE {
-            continue;
-        }
-        counts[slot as usize] += 1;
-        totals[slot as usize] = totals[slot as usize].saturating_add(s.duration_ns[i]);
-        let idx = ScopeIdx(i as u32);
+    for (slot, idx) in super::common::calls_of_names(t, names) {
+        let i = idx.idx();
+        counts[slot] += 1;
+        totals[slot] = totals[slot].saturating_add(s.duration_ns[i]);
         let parent = s.parent[i];
         // The siblings. Pre-order: the scope just before is the parent, or
         // the previous sibling's last descendant (climb to the sibling);
@@ -110,7 +97,7 @@ pub fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
             previous: before,
             next: after.unwrap_or_default(),
         };
-        *seen[slot as usize].entry(place).or_insert(0) += 1;
+        *seen[slot].entry(place).or_insert(0) += 1;
     }
     seen.into_iter()
         .zip(counts)

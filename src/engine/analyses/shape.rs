@@ -53,8 +53,7 @@
 
 use super::basis::Units;
 use super::effect::{median, t_cdf};
-use crate::engine::model::{NO_PARENT, ScopeIdx, Trace};
-use rustc_hash::FxHashMap;
+use crate::engine::model::Trace;
 use serde::Serialize;
 
 /// Shorter series are not classed (steady).
@@ -312,29 +311,11 @@ pub fn ordinal(n: u32) -> String {
 /// the same name counts once, in the outer one). A name `t` lacks: all 0.
 /// One pass over the scopes.
 pub fn series_by_name(t: &Trace, units: &Units, names: &[&str]) -> Vec<Vec<f64>> {
-    const NONE: u32 = u32::MAX;
-    let slot_of: FxHashMap<&str, u32> = names
-        .iter()
-        .enumerate()
-        .map(|(k, &n)| (n, k as u32))
-        .collect();
-    let def_slot: Vec<u32> = (0..t.defs.len())
-        .map(|d| slot_of.get(t.str(t.defs.name[d])).copied().unwrap_or(NONE))
-        .collect();
     let mut out = vec![vec![0.0; units.count]; names.len()];
-    let s = &t.scopes;
-    for i in 0..s.len() {
-        let slot = def_slot[s.def[i].0 as usize];
-        if slot == NONE {
-            continue;
-        }
-        let parent = s.parent[i];
-        if parent != NO_PARENT && def_slot[s.def[parent as usize].0 as usize] == slot {
-            continue;
-        }
-        let u = units.of_scope(t, ScopeIdx(i as u32)) as usize;
-        if let Some(v) = out[slot as usize].get_mut(u) {
-            *v += s.duration_ns[i] as f64;
+    for (slot, i) in super::common::calls_of_names(t, names) {
+        let u = units.of_scope(t, i) as usize;
+        if let Some(v) = out[slot].get_mut(u) {
+            *v += t.scopes.duration_ns[i.idx()] as f64;
         }
     }
     out
