@@ -32,6 +32,23 @@ fn report_pair(a: &[u8], b: &[u8]) -> Value {
     v
 }
 
+/// `report a.puffin b.puffin --format json --fail-on-regression PCT` in
+/// `dir`: its exit status and JSON.
+fn gated(dir: &std::path::Path, pct: &str) -> (i32, Value) {
+    json_in(
+        dir,
+        &[
+            "report",
+            "a.puffin",
+            "b.puffin",
+            "--format",
+            "json",
+            "--fail-on-regression",
+            pct,
+        ],
+    )
+}
+
 /// The shape one recording's report gives `name` (`steady` when it lists
 /// none).
 fn shape_of<'v>(r: &'v Value, name: &str) -> Option<&'v Value> {
@@ -481,16 +498,7 @@ fn work_off_the_critical_path_is_reported_with_its_slack_and_not_gated() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.puffin"), &a).unwrap();
         std::fs::write(dir.path().join("b.puffin"), &off).unwrap();
-        let args = [
-            "report",
-            "a.puffin",
-            "b.puffin",
-            "--format",
-            "json",
-            "--fail-on-regression",
-            "2",
-        ];
-        let (status, r) = json_in(dir.path(), &args);
+        let (status, r) = gated(dir.path(), "2");
         let c = &r["comparison"];
         let rows = c["off_critical_path"].as_array().unwrap();
         assert_eq!(rows.len(), 1, "seed {seed}: {rows:?}");
@@ -502,7 +510,7 @@ fn work_off_the_critical_path_is_reported_with_its_slack_and_not_gated() {
         // On the critical path: job::mesh 60% slower, main waits longer.
         let on = waits_loop(frames, 4.8, 1.0, seed + 9);
         std::fs::write(dir.path().join("b.puffin"), &on).unwrap();
-        let (status, r) = json_in(dir.path(), &args);
+        let (status, r) = gated(dir.path(), "2");
         let c = &r["comparison"];
         assert_eq!(c["off_critical_path"], serde_json::json!([]), "seed {seed}");
         assert_eq!(status, 4, "seed {seed}: {}", c["gate"]);
@@ -533,18 +541,7 @@ fn a_new_periodic_stall_counts_in_the_gate() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("a.puffin"), &a).unwrap();
     std::fs::write(dir.path().join("b.puffin"), &b).unwrap();
-    let (status, r) = json_in(
-        dir.path(),
-        &[
-            "report",
-            "a.puffin",
-            "b.puffin",
-            "--format",
-            "json",
-            "--fail-on-regression",
-            "5",
-        ],
-    );
+    let (status, r) = gated(dir.path(), "5");
     assert_eq!(status, 4, "{}", r["comparison"]["gate"]);
     let t = &r["comparison"]["gate"]["tripped"];
     assert_eq!(t[0]["name"], "gc::sweep", "{t}");
@@ -606,18 +603,7 @@ fn workers_run_one_after_another_is_lost_parallelism_and_the_gate_cannot_tell() 
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("a.puffin"), pool_loop(60, false, seed)).unwrap();
         std::fs::write(dir.path().join("b.puffin"), pool_loop(60, true, seed + 5)).unwrap();
-        let (status, r) = json_in(
-            dir.path(),
-            &[
-                "report",
-                "a.puffin",
-                "b.puffin",
-                "--format",
-                "json",
-                "--fail-on-regression",
-                "2",
-            ],
-        );
+        let (status, r) = gated(dir.path(), "2");
         let c = &r["comparison"];
         let w = &c["waits"][0];
         let lost = w["lost_parallelism"]
@@ -668,18 +654,7 @@ fn workers_run_one_after_another_is_lost_parallelism_and_the_gate_cannot_tell() 
         assert!(md.contains("**Regression gate: inconclusive.**"), "{md}");
         // Its counterpart: side by side in both, nothing lost.
         std::fs::write(dir.path().join("b.puffin"), pool_loop(60, false, seed + 5)).unwrap();
-        let (status, r) = json_in(
-            dir.path(),
-            &[
-                "report",
-                "a.puffin",
-                "b.puffin",
-                "--format",
-                "json",
-                "--fail-on-regression",
-                "2",
-            ],
-        );
+        let (status, r) = gated(dir.path(), "2");
         assert_eq!(status, 0, "seed {seed}: {}", r["comparison"]["gate"]);
         assert!(
             !r["comparison"]["conditions"]
