@@ -10,6 +10,24 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ops::Range;
 
+/// Per scope definition of `t`, the index of its name in `names`
+/// (`u32::MAX`: not asked).
+pub fn def_slots(t: &Trace, names: &[&str]) -> Vec<u32> {
+    let slot_of: FxHashMap<&str, u32> = names
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| (n, k as u32))
+        .collect();
+    (0..t.defs.len())
+        .map(|d| {
+            slot_of
+                .get(t.str(t.defs.name[d]))
+                .copied()
+                .unwrap_or(u32::MAX)
+        })
+        .collect()
+}
+
 /// The calls of `names` in `t`, in scope order, each as `(its name's index
 /// in names, the scope)`; a call directly inside a call of the same name is
 /// left out (it counts once, in the outer one). One pass over the scopes.
@@ -18,14 +36,7 @@ pub fn calls_of_names<'t>(
     names: &[&str],
 ) -> impl Iterator<Item = (usize, ScopeIdx)> + 't {
     const NONE: u32 = u32::MAX;
-    let slot_of: FxHashMap<&str, u32> = names
-        .iter()
-        .enumerate()
-        .map(|(k, &n)| (n, k as u32))
-        .collect();
-    let def_slot: Vec<u32> = (0..t.defs.len())
-        .map(|d| slot_of.get(t.str(t.defs.name[d])).copied().unwrap_or(NONE))
-        .collect();
+    let def_slot = def_slots(t, names);
     let s = &t.scopes;
     (0..s.len()).filter_map(move |i| {
         let slot = def_slot[s.def[i].0 as usize];

@@ -352,34 +352,21 @@ pub fn detrended(series: &[f64], band_ns: f64) -> Option<Vec<f64>> {
     if series.len() < MIN_UNITS || lag1_raw(series) < 0.3 {
         return None;
     }
-    let n = series.len();
-    let fit: Vec<f64> = match classify(series, band_ns) {
-        Shape::Trend {
-            slope_ns, first_ns, ..
-        } => (0..n).map(|k| first_ns + slope_ns * k as f64).collect(),
-        Shape::Step {
-            unit,
-            before_ns,
-            after_ns,
-        } => (0..n)
-            .map(|k| {
-                if k < unit as usize {
-                    before_ns
-                } else {
-                    after_ns
-                }
-            })
-            .collect(),
-        _ => return None,
-    };
-    let mean_fit = fit.iter().sum::<f64>() / n as f64;
-    Some(
-        series
-            .iter()
-            .zip(&fit)
-            .map(|(x, f)| x - f + mean_fit)
-            .collect(),
-    )
+    Some(around(
+        series,
+        &fitted(&classify(series, band_ns), series.len())?,
+    ))
+}
+
+/// `series` minus `fit`, plus the fit's mean (the same mean, the shape
+/// taken out).
+fn around(series: &[f64], fit: &[f64]) -> Vec<f64> {
+    let mean_fit = fit.iter().sum::<f64>() / fit.len().max(1) as f64;
+    series
+        .iter()
+        .zip(fit)
+        .map(|(x, f)| x - f + mean_fit)
+        .collect()
 }
 
 /// The periodic slow units of `series` even when a step or trend is its
@@ -390,15 +377,7 @@ pub fn periodic(series: &[f64], band_ns: f64) -> Option<Shape> {
         return None;
     }
     let x = match monotone(series, band_ns) {
-        Some(s) => {
-            let fit = fitted(&s, series.len())?;
-            let mean_fit = fit.iter().sum::<f64>() / fit.len() as f64;
-            series
-                .iter()
-                .zip(&fit)
-                .map(|(x, f)| x - f + mean_fit)
-                .collect()
-        }
+        Some(s) => around(series, &fitted(&s, series.len())?),
         None => series.to_vec(),
     };
     match slow_shape(&x, band_ns) {

@@ -386,19 +386,7 @@ pub struct Concurrency {
 pub fn concurrency(trace: &Trace, names: &[&str]) -> Vec<Concurrency> {
     let s = &trace.scopes;
     // Per definition, the index of its name in `names` (u32::MAX: not asked).
-    let wanted: FxHashMap<&str, u32> = names
-        .iter()
-        .enumerate()
-        .map(|(k, &n)| (n, k as u32))
-        .collect();
-    let of_def: Vec<u32> = (0..trace.defs.len())
-        .map(|d| {
-            wanted
-                .get(trace.str(trace.defs.name[d]))
-                .copied()
-                .unwrap_or(u32::MAX)
-        })
-        .collect();
+    let of_def = super::common::def_slots(trace, names);
     // Per name, (time, +1 start / -1 end, thread).
     let mut events: Vec<Vec<(i64, i8, StrId)>> = vec![Vec::new(); names.len()];
     for st in 0..trace.streams.len() as u32 {

@@ -59,6 +59,8 @@ pub(super) fn comparison(
         .filter(|&&p| names.kind(p).is_change())
         .map(|&p| (p, names.change(p)))
         .collect();
+    // Each side's units on the comparison's basis, once.
+    let (ua, ub) = (Units::new(a, names.basis()), Units::new(b, names.basis()));
     // A gone name and a new one at the same place: one renamed row, out of
     // the new and gone.
     let renamed = {
@@ -70,8 +72,6 @@ pub(super) fn comparison(
                 .collect()
         };
         let (gone, new) = (of(Kind::Gone), of(Kind::New));
-        let ua = Units::new(a, names.basis());
-        let ub = Units::new(b, names.basis());
         renames(a, b, &gone, &new, (&ua, &ub), &noise)
     };
     listed.retain(|(p, _)| {
@@ -121,8 +121,7 @@ pub(super) fn comparison(
     let (own_a, own_b) = (self_by_name(a, None), self_by_name(b, None));
     // Own time per unit of the comparison's basis (per second when a side
     // is unframed), as the rows' changes are.
-    let units = |t: &Trace| Units::new(t, names.basis()).count.max(1) as f64;
-    let (fa, fb) = (units(a), units(b));
+    let (fa, fb) = (ua.count.max(1) as f64, ub.count.max(1) as f64);
     let waits = wait_changes(gaps.0, gaps.1, &names, &noise);
     // Which listed names run on several threads at once (A's and B's).
     let listed_names: Vec<&str> = listed.iter().map(|(p, _)| names.name(*p)).collect();
@@ -185,10 +184,9 @@ pub(super) fn comparison(
         })
         .collect();
     let mut rows = rows;
-    shapes_of_rows(a, b, &mut rows, names.basis(), &opts.noise);
+    shapes_of_rows((a, &ua), (b, &ub), &mut rows, &opts.noise);
     {
         let row_names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
-        let (ua, ub) = (Units::new(a, names.basis()), Units::new(b, names.basis()));
         let placed = place(a, b, &row_names, (&ua, &ub), &noise);
         for (r, p) in rows.iter_mut().zip(placed) {
             r.place_words = p.as_ref().and_then(|p| p.words(names.basis()));
@@ -587,24 +585,23 @@ fn rename_words(r: &Rename, basis: Basis) -> String {
 /// Each listed row's shape through A's and B's runs (one pass over each
 /// side's scopes for all of them), said when either is not steady.
 fn shapes_of_rows(
-    a: &Trace,
-    b: &Trace,
+    (a, ua): (&Trace, &Units),
+    (b, ub): (&Trace, &Units),
     rows: &mut [JudgedRow],
-    basis: Basis,
     noise: &crate::engine::analyses::judge::Noise,
 ) {
+    let basis = ua.basis;
     let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
-    let side = |t: &Trace| {
-        let units = Units::new(t, basis);
+    let side = |t: &Trace, units: &Units| {
         let runs = units.run_starts();
         let n = units.count;
-        let shapes: Vec<Shape> = series_by_name(t, &units, &names)
+        let shapes: Vec<Shape> = series_by_name(t, units, &names)
             .iter()
             .map(|x| classify_runs(x, &runs, shape::band_ns(x, noise.pct, noise.ms)))
             .collect();
         (shapes, n)
     };
-    let ((sa, na), (sb, nb)) = (side(a), side(b));
+    let ((sa, na), (sb, nb)) = (side(a, ua), side(b, ub));
     for ((r, sa), sb) in rows.iter_mut().zip(sa).zip(sb) {
         // A side without the name has no shape to speak of.
         let sa = if r.a.is_some() { sa } else { Shape::Steady };
