@@ -33,9 +33,10 @@ fn report_pair(a: &[u8], b: &[u8]) -> Value {
 }
 
 /// `report a.puffin b.puffin --format json --fail-on-regression PCT` in
-/// `dir`: its exit status and JSON.
+/// `dir`: its exit status and JSON. `compare --fail-on-regression PCT`
+/// gives the same status and trips on the same names.
 fn gated(dir: &std::path::Path, pct: &str) -> (i32, Value) {
-    json_in(
+    let (status, r) = json_in(
         dir,
         &[
             "report",
@@ -46,7 +47,31 @@ fn gated(dir: &std::path::Path, pct: &str) -> (i32, Value) {
             "--fail-on-regression",
             pct,
         ],
-    )
+    );
+    let (compare_status, c) = json_in(
+        dir,
+        &[
+            "compare",
+            "a.puffin",
+            "b.puffin",
+            "--json",
+            "--fail-on-regression",
+            pct,
+        ],
+    );
+    let tripped = |g: &Value| -> Vec<String> {
+        g["tripped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (rg, cg) = (&r["comparison"]["gate"], &c["gate"]);
+    assert_eq!(compare_status, status, "report {rg}\ncompare {cg}");
+    assert_eq!(tripped(cg), tripped(rg), "report {rg}\ncompare {cg}");
+    assert_eq!(cg["lost_parallelism"], rg["lost_parallelism"]);
+    (status, r)
 }
 
 /// The shape one recording's report gives `name` (`steady` when it lists
@@ -440,6 +465,18 @@ fn overlapping_frames_are_found_and_the_fix_said() {
         );
         let note = r["recordings"][0]["median_note"].as_str().unwrap();
         assert!(note.starts_with("frames overlap"), "{note}");
+        // A comparison of two such runs of the same code reads main's own
+        // frame time too, and finds nothing changed in it.
+        let c = report_pair(
+            &worker_loop(frames, true, seed),
+            &worker_loop(frames, true, seed + 10),
+        );
+        let f = &c["comparison"]["frame"];
+        for side in ["median_a_ns", "median_b_ns"] {
+            let ms = f[side].as_f64().unwrap() / 1e6;
+            assert!(ms > 3.0 && ms < 6.0, "seed {seed}: {side} {ms}");
+        }
+        assert_ne!(f["kind"], "slower", "seed {seed}: {f}");
         // Its counterpart: frames of their own.
         let (dir, path) = temp_file("n.puffin", &worker_loop(frames, false, seed));
         let (_, s) = json_in(dir.path(), &["summary", path.to_str().unwrap(), "--json"]);

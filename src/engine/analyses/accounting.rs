@@ -264,10 +264,15 @@ fn frame_durations(t: &Trace) -> Vec<i64> {
     t.frames.ids().map(|f| t.frames.duration_ns(f)).collect()
 }
 
-/// The units' durations: the frames', or per second the time the threads
-/// named `thread` spend in top-level scopes in each second.
-fn unit_durations(t: &Trace, units: &Units, thread: &str) -> Vec<i64> {
+/// The units' durations: the frames' (`own_frames`: `thread`'s own frame
+/// time, when frames overlap and each frame's range mixes two), or per
+/// second the time the threads named `thread` spend in top-level scopes in
+/// each second.
+fn unit_durations(t: &Trace, units: &Units, thread: &str, own_frames: bool) -> Vec<i64> {
     if units.basis == Basis::Frame {
+        if own_frames {
+            return crate::engine::analyses::frames::thread_frame_ns(t, thread);
+        }
         return frame_durations(t);
     }
     let mut busy = vec![0i64; units.count];
@@ -618,14 +623,23 @@ pub fn frame_change(
     basis: Basis,
     top: usize,
 ) -> FrameChange {
-    let thread = busiest_thread(a)
-        .or_else(|| busiest_thread(b))
-        .unwrap_or_default()
-        .to_owned();
+    // With overlapping frames (`new_frame` inside a scope), the frame is
+    // the late thread's own, on both sides.
+    let overlap = [a, b]
+        .into_iter()
+        .find_map(crate::engine::analyses::frames::overlapping_frames);
+    let thread = match &overlap {
+        Some(o) => o.thread.clone(),
+        None => busiest_thread(a)
+            .or_else(|| busiest_thread(b))
+            .unwrap_or_default()
+            .to_owned(),
+    };
     let (ua, ub) = (Units::new(a, basis), Units::new(b, basis));
+    let own_frames = overlap.is_some();
     let (da, db) = (
-        unit_durations(a, &ua, &thread),
-        unit_durations(b, &ub, &thread),
+        unit_durations(a, &ua, &thread, own_frames),
+        unit_durations(b, &ub, &thread, own_frames),
     );
     // The frame as measured; the drift is taken out of its scope time
     // below (it never scales idle time or waits for vsync).

@@ -925,15 +925,30 @@ impl<'t> Joined<'t> {
 
     /// The gate over the rows `opts` keep (a row of a whole name has no
     /// data when the table is grouped by name).
-    pub fn gate(&self, gate: &Gate, opts: &CompareOptions, by_name: bool) -> GateResult {
-        let kept = self.gate_rows(self.kept_iter(opts).collect(), |_| true);
+    /// The gate as it weighs what reaches the frame, for `report` and
+    /// `compare` alike: the rows of `pairs` less the names `left_out`
+    /// holds (off the critical path, renamed), each new name net of the
+    /// gone ones at its place ([`Self::gate_rows`]); then the changed gaps'
+    /// causes ([`GateResult::with_gaps`]); then the waits that ran less in
+    /// parallel ([`GateResult::with_lost_parallelism`]).
+    pub fn frame_gate(
+        &self,
+        gate: &Gate,
+        pairs: Vec<Pair>,
+        left_out: impl Fn(&str) -> bool,
+        gaps: &super::gap_diff::GapChanges,
+        waits: &[super::wait_diff::WaitChange],
+    ) -> GateResult {
+        let rows = self.gate_rows(pairs, |p| !left_out(self.name(p)));
         gate.check(
             self.unit_ns(),
             self.drift(),
             self.table.noise.alpha,
-            kept.iter()
-                .map(|(p, c, own)| (self.name(*p), (!by_name).then(|| self.data(*p)), c, *own)),
+            rows.iter()
+                .map(|(p, c, own)| (self.name(*p), None, c, *own)),
         )
+        .with_gaps(gaps)
+        .with_lost_parallelism(waits)
     }
 
     /// The rows a gate scans, of `pairs` that `keep` keeps (and the gone
@@ -1058,39 +1073,70 @@ pub fn with_estimated_drift(a: &Trace, b: &Trace, noise: Noise) -> (Noise, Optio
     (noise, estimate.filter(|_| noise.drift != DriftMode::Off))
 }
 
+/// `compare`'s gate: `report`'s ([`Joined::frame_gate`]) over the rows
+/// `opts` keeps: renamed names and names off the critical path of
+/// `thread` (the frame's) left out, gaps and waits found as `report` finds
+/// them at its defaults (recurring gaps of at least 1 ms on every thread).
+fn gate_as_report(
+    a: &Trace,
+    b: &Trace,
+    names: &Joined,
+    gate: &Gate,
+    opts: &CompareOptions,
+    thread: &str,
+    gaps: &super::gap_diff::GapChanges,
+) -> GateResult {
+    let noise = names.noise();
+    let (ua, ub) = (Units::new(a, names.basis()), Units::new(b, names.basis()));
+    let renamed = super::rename::renames_in(a, b, names, (&ua, &ub), &noise);
+    // `report`'s defaults: gaps of 1 ms or more, the 10 largest recurring.
+    let recurring = |t: &Trace| super::gaps::gaps(t, None, 1_000_000, 10).recurring;
+    let (ra, rb) = (recurring(a), recurring(b));
+    let waits = super::wait_diff::wait_changes(&ra, &rb, names, &noise);
+    let off = super::wait_diff::off_critical_path_names(a, b, thread, (&ra, &rb));
+    names.frame_gate(
+        gate,
+        names.kept_iter(opts).collect(),
+        |n| off.contains(n) || renamed.iter().any(|r| r.from == n || r.to == n),
+        gaps,
+        &waits,
+    )
+}
+
 /// Joins two traces on (name, data). See [`CompareSort`] for the order.
-/// With `gate`, checks it over every kept row.
+/// With `gate`, checks it as `report` does over every kept row.
 pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>) -> CompareReport {
     // Judged per name: the drift, the frame's accounting, and the gate (a
     // scope that now runs twice per frame is one row, not a new (name,
     // data) row). Done, and the names' table dropped, before the (name,
     // data) table is built: one of the two at a time in memory.
-    let (drift, noise, basis, units, frame, gate, (total_names, changed_names)) = {
+    let (drift, noise, basis, units, frame, gate, gaps, (total_names, changed_names)) = {
         let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
         let names = by_name.with(a, b);
-        let frame = super::accounting::frame_change(
+        let noise = names.noise();
+        let mut frame = super::accounting::frame_change(
             a,
             b,
             &names.kinds_by_name(),
-            &names.noise(),
+            &noise,
             names.basis(),
             opts.top.min(50),
         );
+        let gaps = super::gap_diff::gap_changes(a, b, &noise, names.basis(), opts.top);
+        // The changed gaps: contributions of their own, causes for the gate.
+        super::accounting::with_gaps(&mut frame, &gaps);
+        let gate = gate.map(|g| gate_as_report(a, b, &names, g, opts, &frame.thread, &gaps));
         (
             names.drift().cloned(),
-            names.noise(),
+            noise,
             names.basis(),
             names.frames(),
             frame,
-            gate.map(|g| names.gate(g, opts, true)),
+            gate,
+            gaps,
             names.counted(opts),
         )
     };
-    let gaps = super::gap_diff::gap_changes(a, b, &noise, basis, opts.top);
-    // The changed gaps: contributions of their own, causes for the gate.
-    let mut frame = frame;
-    super::accounting::with_gaps(&mut frame, &gaps);
-    let gate = gate.map(|g| g.with_gaps(&gaps));
     let gap_of: FxHashMap<&str, &str> = frame
         .contributions
         .iter()

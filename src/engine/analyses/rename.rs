@@ -198,3 +198,23 @@ fn sample_of(t: &Trace, name: &str, units: &Units) -> Sample {
     calls.sort_unstable();
     samples(&calls, 1, units).pop().unwrap_or_default()
 }
+
+/// [`renames`] among the names `names` judges gone and new.
+pub fn renames_in(
+    a: &Trace,
+    b: &Trace,
+    names: &super::compare::Joined,
+    units: (&Units, &Units),
+    noise: &Noise,
+) -> Vec<Rename> {
+    let of = |k: super::judge::Kind| -> Vec<&str> {
+        names
+            .pairs()
+            .iter()
+            .filter(|&&p| names.kind(p) == k)
+            .map(|&p| names.name(p))
+            .collect()
+    };
+    let (gone, new) = (of(super::judge::Kind::Gone), of(super::judge::Kind::New));
+    renames(a, b, &gone, &new, units, noise)
+}

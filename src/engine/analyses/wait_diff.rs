@@ -208,3 +208,43 @@ fn per_call_changed(k: Kind) -> bool {
             | Kind::FasterLessOften
     )
 }
+
+/// With a frame-driving thread (`thread`) that waits for other threads'
+/// work in either recording: the names that never run on it and are no
+/// wait's critical work (the last to finish): their time does not reach
+/// the frame. Empty without such waits (a worker-driven recording is gated
+/// on all its threads' time). Sorted.
+pub fn off_critical_path_names(
+    a: &crate::engine::model::Trace,
+    b: &crate::engine::model::Trace,
+    thread: &str,
+    gaps: (&[RecurringGap], &[RecurringGap]),
+) -> std::collections::BTreeSet<String> {
+    use super::accounting::self_by_name;
+    let waits: Vec<&RecurringWaitsFor> = gaps
+        .0
+        .iter()
+        .chain(gaps.1)
+        .filter(|g| g.thread == thread)
+        .filter_map(|g| g.waits_for.as_ref())
+        .collect();
+    let mut out = std::collections::BTreeSet::new();
+    if waits.is_empty() {
+        return out;
+    }
+    let critical: rustc_hash::FxHashSet<&str> =
+        waits.iter().map(|w| w.critical.name.as_str()).collect();
+    let on_thread: rustc_hash::FxHashSet<&str> = self_by_name(a, Some(thread))
+        .into_keys()
+        .chain(self_by_name(b, Some(thread)).into_keys())
+        .collect();
+    for t in [a, b] {
+        for d in 0..t.defs.len() {
+            let n = t.str(t.defs.name[d]);
+            if !on_thread.contains(n) && !critical.contains(n) {
+                out.insert(n.to_owned());
+            }
+        }
+    }
+    out
+}

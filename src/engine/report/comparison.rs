@@ -19,7 +19,7 @@ use crate::engine::analyses::find::GroupBy;
 use crate::engine::analyses::gap_diff::{GapPlace, GapVerdict, gap_changes};
 use crate::engine::analyses::judge::{Change, DriftMode, Kind};
 use crate::engine::analyses::place::place;
-use crate::engine::analyses::rename::{Rename, renames};
+use crate::engine::analyses::rename::{Rename, renames_in};
 use crate::engine::analyses::shape::{self, Shape, classify_runs, compared_words, series_by_name};
 use crate::engine::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use crate::engine::analyses::wait_diff::{WaitChange, wait_changes};
@@ -63,17 +63,7 @@ pub(super) fn comparison(
     let (ua, ub) = (Units::new(a, names.basis()), Units::new(b, names.basis()));
     // A gone name and a new one at the same place: one renamed row, out of
     // the new and gone.
-    let renamed = {
-        let of = |k: Kind| -> Vec<&str> {
-            listed
-                .iter()
-                .filter(|(_, c)| c.kind == k)
-                .map(|(p, _)| names.name(*p))
-                .collect()
-        };
-        let (gone, new) = (of(Kind::Gone), of(Kind::New));
-        renames(a, b, &gone, &new, (&ua, &ub), &noise)
-    };
+    let renamed = renames_in(a, b, &names, (&ua, &ub), &noise);
     listed.retain(|(p, _)| {
         let n = names.name(*p);
         !renamed.iter().any(|r| r.from == n || r.to == n)
@@ -209,21 +199,13 @@ pub(super) fn comparison(
     let off_path = off_critical_path(a, b, &frame.thread, gaps, &rows, names.basis());
     let gate = opts.gate.map(|g| {
         // Renamed names are one row each way: neither new nor gone.
-        let renamed_name = |n: &str| renamed.iter().any(|r| r.from == n || r.to == n);
-        let regressions = names.gate_rows(all.clone(), |p| {
-            let n = names.name(p);
-            !off_path.off(n) && !renamed_name(n)
-        });
-        g.check(
-            names.unit_ns(),
-            names.drift(),
-            noise.alpha,
-            regressions
-                .iter()
-                .map(|(p, c, own)| (names.name(*p), None, c, *own)),
+        names.frame_gate(
+            &g,
+            all.clone(),
+            |n| off_path.off(n) || renamed.iter().any(|r| r.from == n || r.to == n),
+            &gap_diff,
+            &waits,
         )
-        .with_gaps(&gap_diff)
-        .with_lost_parallelism(&waits)
     });
     // From each thread, the child with the largest |Δ| (ties: the first
     // name), while something changed: the diff tree's order, walked along
@@ -466,7 +448,7 @@ fn merge_renames(
 struct OffPath {
     /// Every name that runs only off the frame thread and is no wait's
     /// critical work (empty when the frame thread waits for nothing).
-    names: rustc_hash::FxHashSet<String>,
+    names: std::collections::BTreeSet<String>,
     /// The listed changed rows among them.
     rows: Vec<OffCriticalPath>,
 }
@@ -494,33 +476,12 @@ fn off_critical_path(
     rows: &[JudgedRow],
     basis: Basis,
 ) -> OffPath {
-    let waits: Vec<&crate::engine::analyses::waits::RecurringWaitsFor> = gaps
-        .0
-        .iter()
-        .chain(gaps.1)
-        .filter(|g| g.thread == thread)
-        .filter_map(|g| g.waits_for.as_ref())
-        .collect();
     let mut out = OffPath {
-        names: Default::default(),
+        names: crate::engine::analyses::wait_diff::off_critical_path_names(a, b, thread, gaps),
         rows: Vec::new(),
     };
-    if waits.is_empty() {
+    if out.names.is_empty() {
         return out;
-    }
-    let critical: rustc_hash::FxHashSet<&str> =
-        waits.iter().map(|w| w.critical.name.as_str()).collect();
-    let on_thread: rustc_hash::FxHashSet<&str> = self_by_name(a, Some(thread))
-        .into_keys()
-        .chain(self_by_name(b, Some(thread)).into_keys())
-        .collect();
-    for t in [a, b] {
-        for d in 0..t.defs.len() {
-            let n = t.str(t.defs.name[d]);
-            if !on_thread.contains(n) && !critical.contains(n) {
-                out.names.insert(n.to_owned());
-            }
-        }
     }
     // B's waits (A's without one in B) give the critical work's median.
     let critical_ns = gaps
