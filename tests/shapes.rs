@@ -736,3 +736,61 @@ fn a_change_is_placed_as_deep_as_one_call_path_holds_it() {
         );
     }
 }
+
+/// Main's `assets::load` loads `font`, `icon` and `mesh` (1 ms each, the
+/// data of one `asset::read` scope each) every frame; `mesh_ms` and
+/// `others_ms` set their costs.
+fn assets_loop(frames: usize, mesh_ms: f64, others_ms: f64, seed: u64) -> Vec<u8> {
+    use common::planted::{Span, record};
+    use common::shapes::FRAME_NS;
+    let mut rng = Rng::new(seed);
+    let out: Vec<common::planted::Frame> = (0..frames)
+        .map(|f| {
+            let t0 = common::planted::T0 + f as i64 * FRAME_NS;
+            let mut at = t0 + 50_000;
+            let mut load = Span::new("assets::load", t0, t0);
+            for (data, ms) in [("font", others_ms), ("icon", others_ms), ("mesh", mesh_ms)] {
+                let end = at + rng.ns(ms, 0.03);
+                load = load.child(Span::new("asset::read", at, end).data(data));
+                at = end + 20_000;
+            }
+            load.end_ns = at;
+            let frame = Span::new("frame", t0, at + 100_000).child(load);
+            vec![("main".to_owned(), vec![frame])]
+        })
+        .collect();
+    record(&out)
+}
+
+#[test]
+fn a_change_with_one_data_value_is_placed_by_its_data() {
+    for seed in 0..2u64 {
+        let frames = 60 + seed as usize * 20;
+        let a = assets_loop(frames, 1.0, 1.0, seed);
+        let row_of = |r: &Value| {
+            r["comparison"]["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["name"] == "asset::read")
+                .cloned()
+                .unwrap_or_else(|| panic!("seed {seed}: {}", r["comparison"]["rows"]))
+        };
+        // Only `mesh` got slower.
+        let r = report_pair(&a, &assets_loop(frames, 3.0, 1.0, seed + 4));
+        let row = row_of(&r);
+        let words = row["place_words"].as_str().unwrap_or_default();
+        assert!(
+            words.starts_with("slower per call only with data `mesh` (1."),
+            "seed {seed}: {words}"
+        );
+        assert!(
+            words.ends_with("its other data (2) unchanged or not told apart"),
+            "{words}"
+        );
+        // Its counterpart: every data value slower, so none holds it.
+        let r = report_pair(&a, &assets_loop(frames, 3.0, 3.0, seed + 4));
+        let row = row_of(&r);
+        assert!(row["place_words"].is_null(), "seed {seed}: {row}");
+    }
+}
