@@ -103,14 +103,37 @@ pub fn overlapping_frames(trace: &Trace) -> Option<Overlap> {
     if over.len() < 2 || over.len() * 10 < n || (sum as f64) < 1.1 * span as f64 {
         return None;
     }
+    // The late thread's part of an overlapping frame lies wholly before
+    // the other threads' (its scope of the frame before, reported late).
+    // A worker whose job merely straddles a frame boundary (it runs apart
+    // from the frames) overlaps the others: not this.
     let mut firsts: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut whole = 0usize;
     for &k in &over {
+        let id = FrameId(k as u32);
         let first = f
-            .streams(FrameId(k as u32))
+            .streams(id)
             .min_by_key(|&s| (trace.streams.range_ns[s as usize].0, s))?;
-        *firsts
-            .entry(trace.thread_name(trace.streams.thread[first as usize]))
-            .or_insert(0) += 1;
+        let late = trace.streams.thread[first as usize];
+        let late_name = trace.thread_name(late);
+        let (mut late_end, mut others_start) = (i64::MIN, i64::MAX);
+        for s in f.streams(id) {
+            let (s0, s1) = trace.streams.range_ns[s as usize];
+            if trace.thread_name(trace.streams.thread[s as usize]) == late_name {
+                late_end = late_end.max(s1);
+            } else {
+                others_start = others_start.min(s0);
+            }
+        }
+        let (r0, r1) = f.range_ns[k];
+        let slack = r1.saturating_sub(r0).max(0) / 100;
+        if others_start != i64::MAX && late_end <= others_start.saturating_add(slack) {
+            whole += 1;
+        }
+        *firsts.entry(late_name).or_insert(0) += 1;
+    }
+    if whole * 2 < over.len() {
+        return None;
     }
     let thread = firsts
         .iter()

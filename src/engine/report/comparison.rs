@@ -370,11 +370,14 @@ fn parallel_sections(
         };
         if wa.median_parallelism >= 1.5 {
             let place = gb.map_or(String::new(), |g| {
-                format!(
-                    "{} in {}",
-                    cell(thread_label(&g.thread)),
-                    escape::markdown_code(g.path.rsplit(" > ").next().unwrap_or(""))
-                )
+                match g.path.rsplit(" > ").next().filter(|p| !p.is_empty()) {
+                    Some(parent) => format!(
+                        "{} in {}",
+                        cell(thread_label(&g.thread)),
+                        escape::markdown_code(parent)
+                    ),
+                    None => format!("{} at the top level", cell(thread_label(&g.thread))),
+                }
             });
             sections.push((place, wa.median_parallelism, wb.median_parallelism));
         }
