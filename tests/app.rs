@@ -248,14 +248,22 @@ fn second_recording_opens_as_b_is_shown_and_example_button_loads_a() {
         h.state().view(Side::B).expect("B").loaded().name,
         "after.puffin"
     );
-    // What the user just opened is what they see, with a word on comparing.
+    // What the user just opened is what they see: the pair's findings,
+    // with a word on them.
     assert_eq!(h.state().shown(), Side::B);
+    assert_eq!(
+        h.state().recording(Side::B).expect("B").view,
+        puffin_lens::app::View::Findings
+    );
     let notice = h.state().notice().expect("a notice").to_owned();
     assert!(
-        notice.starts_with("Showing B after.puffin. A (before.puffin) and B can now be compared"),
+        notice.starts_with(
+            "Showing the findings of B (after.puffin) against A (before.puffin), as \
+             `puffin-lens report` judges them"
+        ),
         "{notice}"
     );
-    h.get_by_label_contains("can now be compared");
+    h.get_by_label_contains("Showing the findings of B");
     {
         let shared = h.state().shared().borrow();
         assert_eq!(shared.b.as_ref().expect("published").name, "after.puffin");

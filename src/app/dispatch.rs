@@ -137,7 +137,7 @@ impl PuffinLensApp {
         }
     }
 
-    fn apply_command(&mut self, command: UiCommand) -> Result<(), String> {
+    pub(super) fn apply_command(&mut self, command: UiCommand) -> Result<(), String> {
         let substring = self.settings.substring;
         let slot = match self.shown {
             Side::A => &mut self.a,
@@ -152,6 +152,7 @@ impl PuffinLensApp {
         };
         match command {
             UiCommand::Show { view, options } if view == "diff" => self.show_diff(&options),
+            UiCommand::Show { view, options } if view == "findings" => self.show_findings(&options),
             UiCommand::Show { view, options } => {
                 let mut filter = std::mem::take(&mut self.filter);
                 let result = rec.show(&view, &options, &mut filter, substring);
@@ -177,6 +178,8 @@ impl PuffinLensApp {
                 if hash != self.last_hash {
                     rec.apply_hash(&hash);
                     if rec.view == View::Diff {
+                        // The diff's own details show both sides' calls.
+                        rec.details = None;
                         match self.diff_view() {
                             Some(diff) => diff.apply_hash(&hash),
                             None => {
@@ -210,6 +213,30 @@ impl PuffinLensApp {
         Ok(())
     }
 
+    /// `puffinLens.show("findings")`: the Findings page (natively made
+    /// before this answers; in the browser `ui().computing` says when they
+    /// are ready).
+    fn show_findings(&mut self, options: &serde_json::Value) -> Result<(), String> {
+        if !matches!(options, serde_json::Value::Null)
+            && options.as_object().is_none_or(|o| !o.is_empty())
+        {
+            return Err(format!(
+                "show(\"findings\"): it takes no options, not {options}"
+            ));
+        }
+        let threaded = self.threaded;
+        let view = self.findings_view().ok_or("no recording is open")?;
+        // Natively, wait for the thread: show() answers with the page.
+        while threaded && view.computing() {
+            view.step();
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        if let Some(rec) = self.slot_mut(self.shown).rec.as_mut() {
+            rec.view = View::Findings;
+        }
+        Ok(())
+    }
+
     /// What `puffinLens.ui()` returns: the shown recording's views.
     pub fn ui_json(&self) -> serde_json::Value {
         match self.slot(self.shown).rec.as_ref() {
@@ -217,6 +244,12 @@ impl PuffinLensApp {
                 let mut v = rec.ui_json(&self.filter);
                 v["shown"] = self.shown.label().to_lowercase().into();
                 v["top_bar_rows"] = self.top_bar_rows.into();
+                if let (View::Findings, Some(f)) = (rec.view, &self.findings)
+                    && let (serde_json::Value::Object(out), serde_json::Value::Object(fj)) =
+                        (&mut v, f.to_json())
+                {
+                    out.extend(fj);
+                }
                 if let (View::Diff, Some(diff)) = (rec.view, &self.diff) {
                     let (sort, descending) = diff.sort();
                     v["mode"] = diff.mode().as_str().into();
@@ -229,6 +262,14 @@ impl PuffinLensApp {
                     v["sort"] = sort.as_str().into();
                     v["descending"] = descending.into();
                     v["rows"] = diff.rows_json(UI_ROWS).into();
+                    v["details"] = diff
+                        .details()
+                        .map(|d| {
+                            serde_json::json!({
+                                "name": d.name, "a_calls": d.a.len(), "b_calls": d.b.len(),
+                            })
+                        })
+                        .into();
                     if diff.mode() == crate::app::views::diff::DiffMode::Flame {
                         v["nodes"] = v["rows"].take();
                         v["rows"] = serde_json::Value::Array(Vec::new());
@@ -284,6 +325,9 @@ impl PuffinLensApp {
             }
             if let (View::Flame, Some(f)) = (rec.view, &rec.flame) {
                 f.fingerprint(&mut h);
+            }
+            if let (View::Findings, Some(f)) = (rec.view, &self.findings) {
+                f.computing().hash(&mut h);
             }
             let hash = match (&self.diff, rec.view) {
                 (Some(diff), View::Diff) => {

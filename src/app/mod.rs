@@ -139,6 +139,9 @@ pub struct PuffinLensApp {
     ui_fingerprint: u64,
     /// A against B, made when the diff view is first shown with both open.
     diff: Option<DiffView>,
+    /// The findings of the pair (or of the one recording open), made when
+    /// the Findings view is first shown.
+    findings: Option<views::findings::FindingsView>,
     /// A connection to a running app, shown as A.
     live: Option<LiveSession>,
     /// The Connect… dialog, with the address being typed.
@@ -164,6 +167,19 @@ impl PuffinLensApp {
 
     pub fn with_context(ctx: &egui::Context, shared: Shared, settings: Settings) -> Self {
         shared.borrow_mut().ctx = Some(ctx.clone());
+        // The proportional font (Ubuntu) lacks arrows (→ in every "A → B"
+        // of the findings): the monospace font, already embedded, has them.
+        let mut fonts = egui::FontDefinitions::default();
+        if let Some(mono) = fonts.families.get(&egui::FontFamily::Monospace).cloned()
+            && let Some(prop) = fonts.families.get_mut(&egui::FontFamily::Proportional)
+        {
+            for f in mono {
+                if !prop.contains(&f) {
+                    prop.push(f);
+                }
+            }
+        }
+        ctx.set_fonts(fonts);
         ctx.request_repaint();
         Self {
             shared,
@@ -181,6 +197,7 @@ impl PuffinLensApp {
             last_hash: String::new(),
             ui_fingerprint: 0,
             diff: None,
+            findings: None,
             live: None,
             connect_dialog: None,
             top_bar_rows: 1,
@@ -248,6 +265,25 @@ impl PuffinLensApp {
             });
         }
         self.diff.as_mut()
+    }
+
+    /// The findings of A against B (of the one recording open, when only
+    /// one is), made (or remade, when A or B changed) on demand; `None`
+    /// without a recording.
+    pub fn findings_view(&mut self) -> Option<&mut views::findings::FindingsView> {
+        let (a, b) = match (self.a.rec.as_ref(), self.b.rec.as_ref()) {
+            (Some(a), b) => (a.loaded().clone(), b.map(|b| b.loaded().clone())),
+            (None, Some(b)) => (b.loaded().clone(), None),
+            (None, None) => return None,
+        };
+        if !self
+            .findings
+            .as_ref()
+            .is_some_and(|f| f.shows(&a, b.as_ref()))
+        {
+            self.findings = Some(views::findings::FindingsView::start(a, b, self.threaded));
+        }
+        self.findings.as_mut()
     }
 
     /// The one-line notice shown under the top bar, if any.
@@ -373,6 +409,14 @@ impl eframe::App for PuffinLensApp {
                 }
             }
         }
+        let wants_findings = self
+            .slot(self.shown)
+            .rec
+            .as_ref()
+            .is_some_and(|r| r.view == View::Findings);
+        if wants_findings {
+            self.findings_view();
+        }
         let diff_enabled = self.a.rec.is_some() && self.b.rec.is_some();
         if let Some(rec) = self.slot_mut(self.shown).rec.as_mut() {
             rec.sync(&filter, substring);
@@ -391,12 +435,13 @@ impl eframe::App for PuffinLensApp {
         }
         let default_stack = self.settings.default_stack();
         let mut bar_action = None;
+        let mut link_clicked: Option<String> = None;
         egui::CentralPanel::default().show(ui, |ui| {
             self.status_lines(ui);
             let notice = self.notice.clone();
-            let (slot, diff) = match self.shown {
-                Side::A => (&mut self.a, &mut self.diff),
-                Side::B => (&mut self.b, &mut self.diff),
+            let (slot, diff, findings) = match self.shown {
+                Side::A => (&mut self.a, &mut self.diff, &mut self.findings),
+                Side::B => (&mut self.b, &mut self.diff, &mut self.findings),
             };
             match slot.rec.as_mut() {
                 Some(rec) => {
@@ -407,6 +452,11 @@ impl eframe::App for PuffinLensApp {
                     bar_action = transform_bar(ui, rec, &default_stack);
                     ui.separator();
                     match rec.view {
+                        View::Findings => {
+                            if let Some(link) = findings.as_mut().and_then(|f| f.ui(ui)) {
+                                link_clicked = Some(link);
+                            }
+                        }
                         View::Overview => {
                             if let Some(name) = rec.overview.ui(ui, &filter) {
                                 actions.push(Action::Select(name));
@@ -468,6 +518,13 @@ impl eframe::App for PuffinLensApp {
                 Some(BarAction::ClearDefault) => self.settings.default_transforms.clear(),
                 _ => {}
             }
+        }
+        // A finding's link: where it goes, as a hash change would (the
+        // hash written below records it, so Back returns).
+        if let Some(hash) = link_clicked
+            && let Err(e) = self.apply_command(UiCommand::Hash(hash))
+        {
+            self.set_error(e);
         }
         self.publish_ui();
         Self::drop_overlay(&ctx);

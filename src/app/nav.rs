@@ -8,6 +8,9 @@ use std::ops::Range;
 /// The views of the view bar (keys 1-6).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum View {
+    /// What to look at first: the report's findings, each a link into the
+    /// view that shows it (a pair's landing).
+    Findings,
     #[default]
     Overview,
     Tree,
@@ -20,7 +23,8 @@ pub enum View {
 }
 
 impl View {
-    pub const ALL: [View; 6] = [
+    pub const ALL: [View; 7] = [
+        View::Findings,
         View::Overview,
         View::Tree,
         View::Table,
@@ -31,6 +35,7 @@ impl View {
 
     pub fn as_str(self) -> &'static str {
         match self {
+            View::Findings => "findings",
             View::Overview => "overview",
             View::Tree => "tree",
             View::Table => "table",
@@ -42,6 +47,7 @@ impl View {
 
     pub fn title(self) -> &'static str {
         match self {
+            View::Findings => "Findings",
             View::Overview => "Overview",
             View::Tree => "Tree",
             View::Table => "Table",
@@ -55,9 +61,11 @@ impl View {
         View::ALL.into_iter().find(|v| v.as_str() == s)
     }
 
-    /// The key that shows it (1-6; the flame graph came after the diff).
+    /// The key that shows it (1-7; the flame graph came after the diff,
+    /// the findings after both).
     pub fn key(self) -> egui::Key {
         match self {
+            View::Findings => egui::Key::Num7,
             View::Overview => egui::Key::Num1,
             View::Tree => egui::Key::Num2,
             View::Table => egui::Key::Num3,

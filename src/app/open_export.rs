@@ -151,9 +151,9 @@ impl PuffinLensApp {
                     loaded.load_ms,
                     started.elapsed().as_secs_f64() * 1e3
                 );
-                if let Some(hash) = self.pending_hash.take() {
-                    rec.apply_hash(&hash);
-                }
+                // A link's hash says where to land; without one a pair
+                // lands on its findings (below).
+                let linked = self.pending_hash.take().map(|hash| rec.apply_hash(&hash));
                 self.slot_mut(side).rec = Some(rec);
                 // An error from before this request is over; a later one
                 // (another request refused meanwhile) stays.
@@ -162,17 +162,25 @@ impl PuffinLensApp {
                 }
                 // What the user just opened is what they see.
                 self.shown = side;
+                let pair = self.a.rec.is_some() && self.b.rec.is_some();
                 self.notice = match (&self.a.rec, &self.b.rec) {
-                    (Some(a), Some(_)) => Some(format!(
-                        "Showing {} {}. A ({}) and B can now be compared: the Diff view (key 5) \
-                         shows what changed; A/B above switch between them.",
-                        side.label(),
-                        loaded.name,
+                    (Some(a), Some(b)) => Some(format!(
+                        "Showing the findings of B ({}) against A ({}), as `puffin-lens report` \
+                         judges them: each name links to its evidence. The Diff view (key 5) \
+                         has the whole table; A/B above switch between the recordings.",
+                        b.loaded().name,
                         a.loaded().name,
                     )),
                     // Said again once the recording that replaced it is shown.
                     _ => self.slot_mut(side).replaced.take(),
                 };
+                // A pair opens on its findings.
+                if pair
+                    && linked.is_none()
+                    && let Some(rec) = self.slot_mut(side).rec.as_mut()
+                {
+                    rec.view = View::Findings;
+                }
                 let diff_now = self.a.rec.is_some() && self.b.rec.is_some() && {
                     let mut shared = self.shared.borrow_mut();
                     std::mem::take(&mut shared.diff_when_loaded)

@@ -220,7 +220,7 @@ impl Recording {
                 flame.set_transforms(&stack);
                 flame.set_filter(filter, substring);
             }
-            View::Overview | View::Diff => {}
+            View::Overview | View::Diff | View::Findings => {}
         }
     }
 
@@ -305,7 +305,7 @@ impl Recording {
     ) -> Result<(), String> {
         let view = View::parse(view).ok_or_else(|| {
             format!(
-                "show(view): view must be \"overview\", \"tree\", \"table\", \"timeline\", \"flame\" or \"diff\", not {view:?}"
+                "show(view): view must be \"findings\", \"overview\", \"tree\", \"table\", \"timeline\", \"flame\" or \"diff\", not {view:?}"
             )
         })?;
         let opts = match options {
@@ -318,7 +318,7 @@ impl Recording {
             }
         };
         let known: &[&str] = match view {
-            View::Overview | View::Diff => &[],
+            View::Overview | View::Diff | View::Findings => &[],
             View::Timeline => &["frame", "range_ns", "all"],
             View::Flame => &["frame", "thread", "focus", "order", "sandwich"],
             View::Tree => &["mode", "frame", "expand", "gap_ms"],
@@ -455,7 +455,7 @@ impl Recording {
                 }
                 self.sync(app_filter, substring);
             }
-            View::Overview | View::Diff => {}
+            View::Overview | View::Diff | View::Findings => {}
         }
         Ok(())
     }
@@ -471,7 +471,9 @@ impl Recording {
             FrameSel::Range(a, b) => serde_json::json!([fi(a.min(b)), fi(a.max(b))]),
         };
         let rows = match self.view {
-            View::Overview | View::Diff | View::Timeline | View::Flame => Vec::new(),
+            View::Overview | View::Diff | View::Findings | View::Timeline | View::Flame => {
+                Vec::new()
+            }
             View::Tree => self.tree.rows_json(UI_ROWS),
             View::Table => self.table.rows_json(UI_ROWS),
         };
@@ -561,7 +563,7 @@ impl Recording {
                     pairs.push(("order", f.order().as_str().to_owned()));
                 }
             }
-            View::Overview | View::Diff | View::Timeline => {}
+            View::Overview | View::Diff | View::Findings | View::Timeline => {}
         }
         encode_hash(&pairs)
     }

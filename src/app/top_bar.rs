@@ -265,6 +265,7 @@ pub(super) fn view_bar(ui: &mut egui::Ui, rec: &mut Recording, diff_enabled: boo
         for view in View::ALL {
             let enabled = view != View::Diff || diff_enabled;
             let key = match view.key() {
+                egui::Key::Num7 => 7,
                 egui::Key::Num6 => 6,
                 egui::Key::Num5 => 5,
                 egui::Key::Num4 => 4,

@@ -874,6 +874,17 @@ impl DiffView {
     fn select_row(&mut self, r: u32) {
         self.selected = Some(r);
         let name = self.joined().name(self.pair(r)).to_owned();
+        self.details_of(name);
+    }
+
+    /// Shows the details of the scope `name` on both sides (a finding's
+    /// link; the location hash's `scope`).
+    pub fn select_name(&mut self, name: &str) {
+        self.selected = None;
+        self.details_of(name.to_owned());
+    }
+
+    fn details_of(&mut self, name: String) {
         let a = analyses::durations_named(self.a.trace(), &name);
         let b = analyses::durations_named(self.b.trace(), &name);
         let lo = a
@@ -1013,6 +1024,9 @@ impl DiffView {
                 pairs.push(("focus", self.flame_focus.join("\u{1f}")));
             }
         }
+        if let Some(d) = &self.details {
+            pairs.push(("scope", d.name.clone()));
+        }
         encode_hash(&pairs)
     }
 
@@ -1036,6 +1050,10 @@ impl DiffView {
                 .map(|f| f.split('\u{1f}').map(str::to_owned).collect())
                 .unwrap_or_default();
             self.set_flame_focus(focus);
+        }
+        match get("scope") {
+            Some(name) => self.select_name(name),
+            None => self.details = None,
         }
     }
 

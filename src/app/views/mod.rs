@@ -23,6 +23,7 @@ pub const INDEX_SLICE: web_time::Duration = TRANSFORM_SLICE;
 
 pub mod details;
 pub mod diff;
+pub mod findings;
 pub mod flame;
 pub mod overview;
 pub mod sandwich;

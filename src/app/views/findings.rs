@@ -1,0 +1,655 @@
+//! The Findings view: a pair's landing (and one recording's), the CLI's
+//! `report` rendered in the app in its own words. The report is made once
+//! per pair (natively on a background thread; in the browser after one
+//! frame has said it is being made), its Markdown split into blocks once,
+//! and each block drawn from them: nothing is recomputed per repaint.
+//!
+//! Every code span that names a scope is a link into the view that shows
+//! its evidence (a pair: the diff table with both sides' calls; one
+//! recording: the tree with its details), and each "Look at first"
+//! sentence links to its first such name. Links go through the location
+//! hash, so Back returns here.
+
+use crate::app::loaded::Loaded;
+use crate::app::nav::encode_hash;
+use crate::engine::report::{Report, ReportOptions};
+use egui::{Color32, RichText};
+use std::sync::Arc;
+
+/// One run of text in a block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Span {
+    pub text: String,
+    pub code: bool,
+    pub strong: bool,
+    pub italic: bool,
+    /// The location hash a click goes to (a code span naming a scope).
+    pub link: Option<String>,
+}
+
+/// A block of the report's Markdown.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Block {
+    Heading(u8, Vec<Span>),
+    Paragraph(Vec<Span>),
+    /// A list item at a depth (0 the outermost).
+    Item(u8, Vec<Span>),
+    /// `> [!NOTE]` / `> [!WARNING]` (`warning`), or a plain quote.
+    Quote {
+        warning: bool,
+        spans: Vec<Span>,
+    },
+    /// Rows of cells (the header first).
+    Table(Vec<Vec<Vec<Span>>>),
+}
+
+/// A "Look at first" sentence: the CLI report's words, and where its
+/// evidence is.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Finding {
+    pub sentence: String,
+    /// A location hash (`view=diff&mode=table&scope=…`), or `null`.
+    pub link: Option<String>,
+}
+
+/// The findings, made once.
+pub struct Findings {
+    pub report: Report,
+    pub blocks: Vec<Block>,
+    pub look_first: Vec<Finding>,
+    /// Wall time to make the report and its blocks.
+    pub compute_ms: f64,
+}
+
+enum State {
+    /// Asked for; not drawn yet (the next frame says it is being made,
+    /// the one after makes it when there is no thread).
+    Asked {
+        drawn: bool,
+    },
+    #[cfg(not(target_arch = "wasm32"))]
+    Running(std::sync::mpsc::Receiver<Findings>),
+    Ready(Box<Findings>),
+}
+
+pub struct FindingsView {
+    a: Arc<Loaded>,
+    b: Option<Arc<Loaded>>,
+    threaded: bool,
+    state: State,
+}
+
+impl FindingsView {
+    /// The findings of `a` (against `b`), made at once.
+    pub fn new(a: Arc<Loaded>, b: Option<Arc<Loaded>>) -> Self {
+        let findings = make(&a, b.as_deref());
+        Self {
+            a,
+            b,
+            threaded: false,
+            state: State::Ready(Box::new(findings)),
+        }
+    }
+
+    /// The findings of `a` (against `b`), made on a background thread
+    /// (`threaded`, native only) or on this one once the view has drawn
+    /// that it is making them.
+    pub fn start(a: Arc<Loaded>, b: Option<Arc<Loaded>>, threaded: bool) -> Self {
+        let mut view = Self {
+            a,
+            b,
+            threaded,
+            state: State::Asked { drawn: false },
+        };
+        view.step();
+        view
+    }
+
+    /// Whether it shows these recordings.
+    pub fn shows(&self, a: &Arc<Loaded>, b: Option<&Arc<Loaded>>) -> bool {
+        Arc::ptr_eq(&self.a, a)
+            && match (&self.b, b) {
+                (Some(x), Some(y)) => Arc::ptr_eq(x, y),
+                (None, None) => true,
+                _ => false,
+            }
+    }
+
+    /// The findings, once made.
+    pub fn findings(&self) -> Option<&Findings> {
+        match &self.state {
+            State::Ready(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Still being made.
+    pub fn computing(&self) -> bool {
+        self.findings().is_none()
+    }
+
+    /// Moves the work on: starts the thread, makes the findings here once
+    /// the "being made" frame was drawn, or takes the thread's answer.
+    /// True when they changed.
+    pub fn step(&mut self) -> bool {
+        match &mut self.state {
+            State::Asked { drawn } => {
+                #[cfg(not(target_arch = "wasm32"))]
+                if self.threaded {
+                    let (tx, rx) = std::sync::mpsc::channel();
+                    let (a, b) = (self.a.clone(), self.b.clone());
+                    std::thread::spawn(move || {
+                        let _ = tx.send(make(&a, b.as_deref()));
+                    });
+                    self.state = State::Running(rx);
+                    return false;
+                }
+                if *drawn {
+                    let f = make(&self.a, self.b.as_deref());
+                    self.state = State::Ready(Box::new(f));
+                    return true;
+                }
+                false
+            }
+            #[cfg(not(target_arch = "wasm32"))]
+            State::Running(rx) => match rx.try_recv() {
+                Ok(f) => {
+                    self.state = State::Ready(Box::new(f));
+                    true
+                }
+                Err(std::sync::mpsc::TryRecvError::Empty) => false,
+                // The thread panicked: make them here instead.
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                    self.state = State::Asked { drawn: true };
+                    self.threaded = false;
+                    self.step()
+                }
+            },
+            State::Ready(_) => false,
+        }
+    }
+
+    /// Draws the page; returns the location hash of a clicked link.
+    pub fn ui(&mut self, ui: &mut egui::Ui) -> Option<String> {
+        if self.step() {
+            ui.ctx().request_repaint();
+        }
+        let Some(f) = self.findings() else {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(match &self.b {
+                    Some(b) => format!(
+                        "Judging {} against {}: the findings appear here when done…",
+                        b.name, self.a.name
+                    ),
+                    None => format!(
+                        "Reading {}: the findings appear here when done…",
+                        self.a.name
+                    ),
+                });
+            });
+            if let State::Asked { drawn } = &mut self.state {
+                *drawn = true;
+            }
+            ui.ctx().request_repaint();
+            return None;
+        };
+        let mut clicked = None;
+        egui::ScrollArea::vertical()
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                ui.set_max_width(ui.available_width().min(1100.0));
+                if !f.look_first.is_empty() {
+                    ui.heading("Look at first");
+                    for (k, item) in f.look_first.iter().enumerate() {
+                        ui.horizontal_wrapped(|ui| {
+                            ui.label(RichText::new(format!("{}.", k + 1)).strong());
+                            spans_ui(ui, &inline(&item.sentence, &|_| None), &mut clicked);
+                            if let Some(link) = &item.link
+                                && ui.link("show evidence →").clicked()
+                            {
+                                clicked = Some(link.clone());
+                            }
+                        });
+                    }
+                    ui.add_space(8.0);
+                    ui.separator();
+                }
+                for block in &f.blocks {
+                    block_ui(ui, block, &mut clicked);
+                }
+            });
+        clicked
+    }
+
+    /// `puffinLens.ui()`'s part: `{computing, look_first: [{sentence,
+    /// link}], runs: {a, b}, noise: {model, pct, ms, alpha}, drift, frame,
+    /// changes, conditions}` (numbers in ns; JS numbers round epoch
+    /// timestamps, none here is one).
+    pub fn to_json(&self) -> serde_json::Value {
+        let runs = |l: Option<&Arc<Loaded>>| -> serde_json::Value {
+            l.map_or(serde_json::json!([]), |l| {
+                let runs = l.trace().run_count();
+                serde_json::json!([{ "name": l.name, "runs": runs }])
+            })
+        };
+        let mut v = serde_json::json!({
+            "computing": self.computing(),
+            "runs": { "a": runs(Some(&self.a)), "b": runs(self.b.as_ref()) },
+            "look_first": [],
+        });
+        let Some(f) = self.findings() else {
+            return v;
+        };
+        v["compute_ms"] = f.compute_ms.into();
+        v["look_first"] = serde_json::to_value(&f.look_first).unwrap_or_default();
+        if let Some(c) = &f.report.comparison {
+            v["noise"] = serde_json::to_value(&c.noise).unwrap_or_default();
+            v["drift"] = serde_json::to_value(&c.drift).unwrap_or_default();
+            v["conditions"] = serde_json::to_value(&c.conditions).unwrap_or_default();
+            v["frame"] = serde_json::json!({
+                "thread": c.frame.thread,
+                "median_a_ns": c.frame.median_a_ns,
+                "median_b_ns": c.frame.median_b_ns,
+                "mean_a_ns": c.frame.mean_a_ns,
+                "mean_b_ns": c.frame.mean_b_ns,
+                "kind": c.frame.kind.as_str(),
+                "effect": c.frame.effect.text(),
+            });
+            v["changes"] = c
+                .rows
+                .iter()
+                .map(|r| {
+                    serde_json::json!({
+                        "name": r.name,
+                        "kind": r.change.kind.as_str(),
+                        "effect": r.change.effect.text(),
+                        "over_time": r.over_time.as_ref().map(|o| o.words.clone()),
+                        "place": r.place_words,
+                        "link": Some(scope_link(&r.name, true)),
+                    })
+                })
+                .collect();
+            v["renames"] = c.renames.iter().map(|r| r.words.clone()).collect();
+        } else if let Some(r) = f.report.recordings.first() {
+            v["over_time"] = serde_json::to_value(&r.over_time).unwrap_or_default();
+            v["outliers"] = r.outliers.len().into();
+        }
+        v
+    }
+}
+
+/// The location hash that shows a scope's evidence: with B, the diff
+/// table with both sides' calls; alone, the tree with its details.
+pub fn scope_link(name: &str, pair: bool) -> String {
+    if pair {
+        encode_hash(&[
+            ("view", "diff".to_owned()),
+            ("mode", "table".to_owned()),
+            ("scope", name.to_owned()),
+        ])
+    } else {
+        encode_hash(&[("view", "tree".to_owned()), ("scope", name.to_owned())])
+    }
+}
+
+/// The report (as `puffin-lens report A [B]` makes it, default options),
+/// its blocks and its look-first findings.
+fn make(a: &Loaded, b: Option<&Loaded>) -> Findings {
+    let started = web_time::Instant::now();
+    let report = Report::new(
+        (&a.name, &a.decoded),
+        b.map(|b| (b.name.as_str(), &b.decoded)),
+        ReportOptions::default(),
+    );
+    let pair = b.is_some();
+    let mut names: rustc_hash::FxHashSet<&str> = Default::default();
+    for t in std::iter::once(a.trace()).chain(b.map(|b| b.trace())) {
+        for d in 0..t.defs.len() {
+            names.insert(t.str(t.defs.name[d]));
+        }
+    }
+    let link = |code: &str| names.contains(code).then(|| scope_link(code, pair));
+    let md = report.markdown();
+    let blocks = blocks(&md, &link);
+    let look_first = report
+        .comparison
+        .as_ref()
+        .map(|c| {
+            c.look_first
+                .iter()
+                .map(|s| Finding {
+                    sentence: s.clone(),
+                    link: inline(s, &link).into_iter().find_map(|x| x.link),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Findings {
+        report,
+        blocks,
+        look_first,
+        compute_ms: started.elapsed().as_secs_f64() * 1e3,
+    }
+}
+
+/// The Markdown's blocks (the subset `Report::markdown` writes: headings,
+/// paragraphs, lists, GitHub alerts, tables); `link` gives a code span's
+/// link.
+pub fn blocks(md: &str, link: &dyn Fn(&str) -> Option<String>) -> Vec<Block> {
+    let mut out = Vec::new();
+    let mut para: Vec<&str> = Vec::new();
+    let mut table: Vec<Vec<Vec<Span>>> = Vec::new();
+    let mut quote: Option<(bool, Vec<&str>)> = None;
+    let flush = |out: &mut Vec<Block>,
+                 para: &mut Vec<&str>,
+                 table: &mut Vec<Vec<Vec<Span>>>,
+                 quote: &mut Option<(bool, Vec<&str>)>| {
+        if !para.is_empty() {
+            out.push(Block::Paragraph(inline(&para.join(" "), link)));
+            para.clear();
+        }
+        if !table.is_empty() {
+            out.push(Block::Table(std::mem::take(table)));
+        }
+        if let Some((warning, lines)) = quote.take() {
+            out.push(Block::Quote {
+                warning,
+                spans: inline(&lines.join(" "), link),
+            });
+        }
+    };
+    for line in md.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() {
+            flush(&mut out, &mut para, &mut table, &mut quote);
+        } else if let Some(rest) = trimmed.strip_prefix('>') {
+            if quote.is_none() {
+                flush(&mut out, &mut para, &mut table, &mut quote);
+            }
+            let rest = rest.trim_start();
+            let q = quote.get_or_insert((false, Vec::new()));
+            match rest {
+                "[!WARNING]" | "[!CAUTION]" | "[!IMPORTANT]" => q.0 = true,
+                "[!NOTE]" | "[!TIP]" => {}
+                text => q.1.push(text),
+            }
+        } else if trimmed.starts_with('|') {
+            if table.is_empty() {
+                flush(&mut out, &mut para, &mut table, &mut quote);
+            }
+            let separator = trimmed.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '));
+            if !separator {
+                table.push(cells(trimmed).iter().map(|c| inline(c, link)).collect());
+            }
+        } else if trimmed.starts_with('#') {
+            flush(&mut out, &mut para, &mut table, &mut quote);
+            let level = trimmed.chars().take_while(|&c| c == '#').count();
+            out.push(Block::Heading(
+                level.min(6) as u8,
+                inline(trimmed[level..].trim(), link),
+            ));
+        } else if let Some(item) = trimmed.strip_prefix("- ") {
+            flush(&mut out, &mut para, &mut table, &mut quote);
+            let depth = (line.len() - trimmed.len()) / 2;
+            out.push(Block::Item(depth.min(8) as u8, inline(item, link)));
+        } else {
+            if !table.is_empty() || quote.is_some() {
+                flush(&mut out, &mut para, &mut table, &mut quote);
+            }
+            para.push(trimmed);
+        }
+    }
+    flush(&mut out, &mut para, &mut table, &mut quote);
+    out
+}
+
+/// A table row's cells: split on unescaped `|` (a cell's `\|` is a `|`).
+fn cells(row: &str) -> Vec<String> {
+    let row = row.trim();
+    let row = row.strip_prefix('|').unwrap_or(row);
+    let row = row.strip_suffix('|').unwrap_or(row);
+    let mut out = vec![String::new()];
+    let mut chars = row.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                out.last_mut().unwrap_or(&mut String::new()).push('|');
+                chars.next();
+            }
+            '|' => out.push(String::new()),
+            c => {
+                if let Some(last) = out.last_mut() {
+                    last.push(c);
+                }
+            }
+        }
+    }
+    out.into_iter().map(|c| c.trim().to_owned()).collect()
+}
+
+/// Inline Markdown as `Report::markdown` writes it: backslash escapes,
+/// code spans (any fence length), `**strong**` and a line in `_italics_`.
+pub fn inline(s: &str, link: &dyn Fn(&str) -> Option<String>) -> Vec<Span> {
+    let (s, italic) = match s.strip_prefix('_').and_then(|x| x.strip_suffix('_')) {
+        Some(inner) if !inner.contains('`') => (inner, true),
+        _ => (s, false),
+    };
+    let chars: Vec<char> = s.chars().collect();
+    let mut out: Vec<Span> = Vec::new();
+    let mut text = String::new();
+    let mut strong = false;
+    let push_text = |out: &mut Vec<Span>, text: &mut String, strong: bool| {
+        if !text.is_empty() {
+            out.push(Span {
+                text: std::mem::take(text),
+                code: false,
+                strong,
+                italic,
+                link: None,
+            });
+        }
+    };
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' && chars.get(i + 1).is_some_and(|n| n.is_ascii_punctuation()) {
+            text.push(chars[i + 1]);
+            i += 2;
+        } else if c == '`' {
+            let n = chars[i..].iter().take_while(|&&x| x == '`').count();
+            // The closing fence: exactly n backticks.
+            let mut j = i + n;
+            let mut close = None;
+            while j < chars.len() {
+                if chars[j] == '`' {
+                    let m = chars[j..].iter().take_while(|&&x| x == '`').count();
+                    if m == n {
+                        close = Some(j);
+                        break;
+                    }
+                    j += m;
+                } else {
+                    j += 1;
+                }
+            }
+            match close {
+                Some(j) => {
+                    push_text(&mut out, &mut text, strong);
+                    let inner: String = chars[i + n..j].iter().collect();
+                    let inner = match inner.strip_prefix(' ').and_then(|x| x.strip_suffix(' ')) {
+                        Some(x) if !x.trim().is_empty() => x.to_owned(),
+                        _ => inner,
+                    };
+                    out.push(Span {
+                        link: link(&inner),
+                        text: inner,
+                        code: true,
+                        strong,
+                        italic,
+                    });
+                    i = j + n;
+                }
+                None => {
+                    text.extend(&chars[i..i + n]);
+                    i += n;
+                }
+            }
+        } else if c == '*' && chars.get(i + 1) == Some(&'*') {
+            push_text(&mut out, &mut text, strong);
+            strong = !strong;
+            i += 2;
+        } else {
+            text.push(c);
+            i += 1;
+        }
+    }
+    push_text(&mut out, &mut text, strong);
+    out
+}
+
+fn spans_ui(ui: &mut egui::Ui, spans: &[Span], clicked: &mut Option<String>) {
+    for s in spans {
+        let mut t = RichText::new(&s.text);
+        if s.code {
+            t = t.code();
+        }
+        if s.strong {
+            t = t.strong();
+        }
+        if s.italic {
+            t = t.italics();
+        }
+        match &s.link {
+            Some(link) => {
+                if ui.link(t).on_hover_text("Show its evidence").clicked() {
+                    *clicked = Some(link.clone());
+                }
+            }
+            None => {
+                ui.label(t);
+            }
+        }
+    }
+}
+
+fn block_ui(ui: &mut egui::Ui, block: &Block, clicked: &mut Option<String>) {
+    match block {
+        Block::Heading(level, spans) => {
+            ui.add_space(if *level <= 2 { 10.0 } else { 6.0 });
+            let text: String = spans.iter().map(|s| s.text.as_str()).collect();
+            let size = match level {
+                1 => 22.0,
+                2 => 19.0,
+                _ => 16.0,
+            };
+            ui.label(RichText::new(text).size(size).strong());
+        }
+        Block::Paragraph(spans) => {
+            ui.horizontal_wrapped(|ui| spans_ui(ui, spans, clicked));
+            ui.add_space(4.0);
+        }
+        Block::Item(depth, spans) => {
+            ui.horizontal_wrapped(|ui| {
+                ui.add_space(12.0 + 16.0 * *depth as f32);
+                ui.label("•");
+                spans_ui(ui, spans, clicked);
+            });
+        }
+        Block::Quote { warning, spans } => {
+            let color = if *warning {
+                ui.visuals().warn_fg_color
+            } else {
+                Color32::from_rgb(90, 140, 220)
+            };
+            egui::Frame::new()
+                .stroke(egui::Stroke::new(1.0, color))
+                .inner_margin(6.0)
+                .show(ui, |ui| {
+                    ui.horizontal_wrapped(|ui| {
+                        ui.label(
+                            RichText::new(if *warning { "Warning:" } else { "Note:" })
+                                .color(color)
+                                .strong(),
+                        );
+                        spans_ui(ui, spans, clicked);
+                    });
+                });
+            ui.add_space(4.0);
+        }
+        Block::Table(rows) => {
+            let id = ui.next_auto_id();
+            egui::ScrollArea::horizontal()
+                .id_salt(id)
+                .auto_shrink([false, true])
+                .show(ui, |ui| {
+                    egui::Grid::new(id).striped(true).show(ui, |ui| {
+                        for (k, row) in rows.iter().enumerate() {
+                            for cell in row {
+                                ui.horizontal(|ui| {
+                                    if k == 0 {
+                                        let text: String =
+                                            cell.iter().map(|s| s.text.as_str()).collect();
+                                        ui.label(RichText::new(text).strong());
+                                    } else {
+                                        spans_ui(ui, cell, clicked);
+                                    }
+                                });
+                            }
+                            ui.end_row();
+                        }
+                    });
+                });
+            ui.add_space(4.0);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(spans: &[Span]) -> Vec<(&str, bool)> {
+        spans.iter().map(|s| (s.text.as_str(), s.code)).collect()
+    }
+
+    #[test]
+    fn inline_markdown_as_the_report_writes_it() {
+        let none = |_: &str| None;
+        assert_eq!(
+            texts(&inline("`a` then ``x`y`` and \\*z\\* \\|", &none)),
+            vec![
+                ("a", true),
+                (" then ", false),
+                ("x`y", true),
+                (" and *z* |", false)
+            ]
+        );
+        let s = inline("**The frame**: `` `tick` ``", &none);
+        assert!(s[0].strong && s[0].text == "The frame");
+        assert_eq!(s[2].text, "`tick`");
+        let link = |c: &str| (c == "gc::sweep").then(|| scope_link(c, true));
+        let s = inline("new `gc::sweep` under `frame`", &link);
+        assert_eq!(
+            s[1].link.as_deref(),
+            Some("view=diff&mode=table&scope=gc::sweep")
+        );
+        assert_eq!(s[3].link, None);
+    }
+
+    #[test]
+    fn blocks_of_a_report() {
+        let md = "# T\n\npara one\ncontinued\n\n- item `a`\n  - sub\n\n> [!WARNING]\n> careful\n\n\
+                  | x | y |\n|---|---:|\n| `a\\|b` | 2 |\n";
+        let b = blocks(md, &|_| None);
+        assert_eq!(b.len(), 6, "{b:?}");
+        assert!(matches!(&b[1], Block::Paragraph(s) if s[0].text == "para one continued"));
+        assert!(matches!(&b[3], Block::Item(1, _)));
+        assert!(matches!(&b[4], Block::Quote { warning: true, .. }));
+        let Block::Table(rows) = &b[5] else {
+            panic!("{b:?}")
+        };
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[1][0][0].text, "a|b");
+    }
+}

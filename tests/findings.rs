@@ -1,0 +1,182 @@
+//! The Findings page (egui_kittest): a pair opens on it, its sentences are
+//! the CLI binary's (`report --format json`, run as a process), each link
+//! opens the view that shows its evidence and Back returns; one recording
+//! has the same page.
+
+mod common;
+
+use common::ui::{command, open_with, ui_now};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use puffin_lens::app::{PuffinLensApp, Settings, Side, Source, UiCommand};
+use serde_json::Value;
+
+/// The app with `a` open as A, then `b` as B (as two drops), run until the
+/// findings are made.
+fn open_pair(a: &[u8], b: &[u8]) -> Harness<'static, PuffinLensApp> {
+    let mut h = open_with(None, Settings::default(), "a.puffin", a.to_vec());
+    h.state().open("b.puffin", Source::Bytes(b.to_vec()), None);
+    for _ in 0..200 {
+        h.step();
+        if h.state().recording(Side::B).is_some() && ui_now(&h)["computing"] == false {
+            break;
+        }
+    }
+    h.run_steps(2);
+    h
+}
+
+/// `report a.puffin b.puffin --format json` by the binary.
+fn cli_report(a: &[u8], b: &[u8]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.puffin"), a).unwrap();
+    std::fs::write(dir.path().join("b.puffin"), b).unwrap();
+    let (_, v) = common::json_in(
+        dir.path(),
+        &["report", "a.puffin", "b.puffin", "--format", "json"],
+    );
+    v
+}
+
+fn pairs() -> Vec<(&'static str, Vec<u8>, Vec<u8>)> {
+    use common::shapes::{Editor, Gc, Lookup, editor_bytes};
+    let read = |p: &str| std::fs::read(common::fixtures_dir().join(p)).unwrap();
+    let changed = Editor {
+        gc: Gc::Every {
+            every: 10,
+            phase: 3,
+            ms: 12.0,
+        },
+        lookup: Lookup::Linear { from: 0.3, to: 3.0 },
+        ..Editor::steady(60)
+    };
+    vec![
+        (
+            "planted editor",
+            editor_bytes(Editor::steady(60), 1),
+            editor_bytes(changed, 2),
+        ),
+        (
+            "live twins",
+            read("twins/live_demo_quiet.puffin"),
+            read("twins/live_demo_hog.puffin"),
+        ),
+        (
+            "viewer",
+            read("real/rerun_viewer_plots_a.puffin"),
+            read("real/rerun_viewer_plots_b.puffin"),
+        ),
+    ]
+}
+
+#[test]
+fn a_pair_opens_on_its_findings_in_the_reports_words_and_links_to_the_evidence() {
+    for (what, a, b) in pairs() {
+        let mut h = open_pair(&a, &b);
+        let ui = ui_now(&h);
+        assert_eq!(ui["view"], "findings", "{what}: {ui}");
+        assert_eq!(ui["computing"], false, "{what}");
+        let cli = cli_report(&a, &b);
+        let c = &cli["comparison"];
+        let sentences: Vec<&Value> = ui["look_first"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| &x["sentence"])
+            .collect();
+        let expected: Vec<&Value> = c["look_first"].as_array().unwrap().iter().collect();
+        assert_eq!(sentences, expected, "{what}");
+        assert_eq!(ui["noise"]["model"], c["noise"]["model"], "{what}");
+        assert_eq!(ui["frame"]["median_b_ns"], c["frame"]["median_b_ns"]);
+        assert_eq!(ui["conditions"], c["conditions"], "{what}");
+        let names = |v: &Value| -> Vec<String> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["name"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        assert_eq!(names(&ui["changes"]), names(&c["rows"]), "{what}");
+        // The page says it: its first heading is the report's.
+        h.get_by_label_contains("What changed (B against A)");
+        // Each link opens the diff table on its scope, both sides' calls;
+        // Back (the hash the page had) returns.
+        let findings_hash = "view=findings&frame=all".to_owned();
+        for item in ui["look_first"].as_array().unwrap() {
+            let Some(link) = item["link"].as_str() else {
+                continue;
+            };
+            let got = command(&mut h, UiCommand::Hash(link.to_owned())).unwrap();
+            assert_eq!(got["view"], "diff", "{what}: {link}");
+            let name = link.rsplit("scope=").next().unwrap();
+            let shown = got["details"]["name"].as_str().unwrap_or_default();
+            assert_eq!(
+                puffin_lens::app::nav::encode_hash(&[("s", shown.to_owned())]),
+                format!("s={name}"),
+                "{what}: {link}"
+            );
+            let back = command(&mut h, UiCommand::Hash(findings_hash.clone())).unwrap();
+            assert_eq!(back["view"], "findings", "{what}");
+        }
+    }
+}
+
+#[test]
+fn the_planted_changes_are_on_the_page_with_their_links() {
+    let (_, a, b) = pairs().remove(0);
+    let h = open_pair(&a, &b);
+    let ui = ui_now(&h);
+    let look: Vec<(&str, Option<&str>)> = ui["look_first"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["sentence"].as_str().unwrap(), x["link"].as_str()))
+        .collect();
+    // The new periodic stall and the growing lookup lead, each linked to
+    // its own scope.
+    for name in ["gc::sweep", "cache::lookup"] {
+        let (s, link) = look
+            .iter()
+            .find(|(s, _)| s.contains(&format!("`{name}`")))
+            .unwrap_or_else(|| panic!("{name}: {look:?}"));
+        assert_eq!(
+            *link,
+            Some(format!("view=diff&mode=table&scope={name}").as_str()),
+            "{s}"
+        );
+    }
+    let lookup = ui["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "cache::lookup")
+        .expect("cache::lookup changed");
+    assert!(
+        lookup["over_time"].as_str().unwrap().starts_with("grows "),
+        "{lookup}"
+    );
+}
+
+#[test]
+fn one_recording_has_the_same_page() {
+    let bytes =
+        std::fs::read(common::fixtures_dir().join("real/rerun_viewer_plots_a.puffin")).unwrap();
+    let mut h = open_with(None, Settings::default(), "a.puffin", bytes);
+    // One recording lands on its overview; the page is a key away.
+    assert_eq!(ui_now(&h)["view"], "overview");
+    let ui = command(
+        &mut h,
+        UiCommand::Show {
+            view: "findings".into(),
+            options: Value::Null,
+        },
+    )
+    .unwrap();
+    assert_eq!(ui["view"], "findings");
+    assert_eq!(ui["look_first"], serde_json::json!([]));
+    h.run_steps(2);
+    let ui = ui_now(&h);
+    assert_eq!(ui["computing"], false, "{ui}");
+    h.get_by_label_contains("Slowest frames");
+    assert!(ui["outliers"].as_u64().is_some(), "{ui}");
+}
