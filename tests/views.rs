@@ -479,7 +479,7 @@ fn view_keys_hash_round_trip_and_bad_requests() {
                 options: Value::Null
             }
         ),
-        "show(view): view must be \"overview\", \"tree\", \"table\", \"timeline\", \"flame\" or \"diff\", not \"sunburst\""
+        "show(view): view must be \"findings\", \"overview\", \"tree\", \"table\", \"timeline\", \"flame\" or \"diff\", not \"sunburst\""
     );
     assert_eq!(
         err(

@@ -226,7 +226,7 @@ await test("the tree, table and details views show what the CLI answers", async 
 
   // Bad requests are refused with the reason.
   const msg = await page.evaluate(() => window.puffinLens.show("sunburst").then(() => "resolved", (e) => e.message));
-  assert.match(msg, /^show\(view\): view must be "overview", "tree", "table", "timeline", "flame" or "diff", not "sunburst"$/);
+  assert.match(msg, /^show\(view\): view must be "findings", "overview", "tree", "table", "timeline", "flame" or "diff", not "sunburst"$/);
 });
 
 await test("the flame graph lays out the CLI's merged tree, focuses on a node, and is in the hash", async () => {
@@ -642,6 +642,41 @@ function diffRows(diff) {
   }
   return rows.slice(0, 500);
 }
+
+await test("a pair opens on its findings: the CLI report's sentences, each link opening its evidence, Back returning", async () => {
+  // The pair (A the sample, B its cut copy) landed on the Findings page.
+  await page.waitForFunction(() => {
+    const u = window.puffinLens.ui();
+    return u && u.view === "findings" && u.computing === false;
+  }, null, { timeout: 120_000 });
+  const got = await ui(page);
+  const report = JSON.parse(
+    cli(["report", SAMPLE, join(work, "cut.puffin"), "--format", "json"], { cwd: SAMPLES, status: 3 }),
+  );
+  const c = report.comparison;
+  assert.deepEqual(got.look_first.map((x) => x.sentence), c.look_first, "the CLI binary's sentences");
+  assert.equal(got.noise.model, c.noise.model);
+  assert.deepEqual(got.conditions, c.conditions);
+  assert.deepEqual(got.changes.map((r) => r.name), c.rows.map((r) => r.name));
+  assert.deepEqual(got.runs, { a: [{ name: SAMPLE, runs: 1 }], b: [{ name: "cut.puffin", runs: 1 }] });
+  await page.screenshot({ path: join(OUT, "findings.png") });
+  // A link opens the diff table on its scope with both sides' calls;
+  // Back returns to the page.
+  const link = got.changes.map((r) => r.link).concat(got.look_first.map((x) => x.link)).find(Boolean);
+  if (link) {
+    const before = await page.evaluate(() => location.hash);
+    await page.evaluate((l) => { location.hash = l; }, link);
+    await page.waitForFunction(() => window.puffinLens.ui().view === "diff", null, { timeout: 30_000 });
+    const d = await ui(page);
+    assert.equal(encodeURIComponent(d.details.name).replaceAll("%3A", ":"), link.split("scope=")[1]);
+    await page.goBack();
+    await page.waitForFunction(() => window.puffinLens.ui().view === "findings", null, { timeout: 30_000 });
+    assert.equal(await page.evaluate(() => location.hash), before);
+  }
+  // show("findings") answers with the page.
+  const shown = await show(page, "findings");
+  assert.equal(shown.view, "findings");
+});
 
 await test("the diff view shows what the CLI's compare and diff answer", async () => {
   // A is the sample, B its cut copy (one frame fewer).
