@@ -672,6 +672,9 @@ await test("a pair opens on its findings: the CLI report's sentences, each link 
     await page.goBack();
     await page.waitForFunction(() => window.puffinLens.ui().view === "findings", null, { timeout: 30_000 });
     assert.equal(await page.evaluate(() => location.hash), before);
+    // The diff view keeps that scope's details; the next test starts without.
+    await page.evaluate(() => { location.hash = "view=diff&mode=table"; });
+    await page.waitForFunction(() => window.puffinLens.ui().view === "diff" && !window.puffinLens.ui().details, null, { timeout: 30_000 });
   }
   // show("findings") answers with the page.
   const shown = await show(page, "findings");

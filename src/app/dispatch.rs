@@ -176,6 +176,7 @@ impl PuffinLensApp {
             }
             UiCommand::Hash(hash) => {
                 if hash != self.last_hash {
+                    self.replace_hash = true;
                     rec.apply_hash(&hash);
                     if rec.view == View::Diff {
                         // The diff's own details show both sides' calls.
@@ -339,9 +340,15 @@ impl PuffinLensApp {
             };
             hash.hash(&mut h);
             if hash != self.last_hash {
-                platform::set_hash(&hash);
+                if std::mem::take(&mut self.replace_hash) {
+                    platform::replace_hash(&hash);
+                } else {
+                    platform::set_hash(&hash);
+                }
                 self.last_hash = hash;
             }
+            // Only the statement of the hash just navigated to replaces it.
+            self.replace_hash = false;
         }
         let fingerprint = h.finish();
         if fingerprint != self.ui_fingerprint || self.shared.borrow().ui.is_none() {

@@ -135,6 +135,9 @@ pub struct PuffinLensApp {
     pending_hash: Option<String>,
     /// The hash last written (so the app's own changes are not re-applied).
     last_hash: String,
+    /// The hash was just navigated to (a link, Back, Forward): the app's
+    /// own statement of it replaces it rather than adding a history entry.
+    replace_hash: bool,
     /// A fingerprint of the last published `ui()`, to republish on change only.
     ui_fingerprint: u64,
     /// A against B, made when the diff view is first shown with both open.
@@ -195,6 +198,7 @@ impl PuffinLensApp {
             notice: None,
             pending_hash: platform::initial_hash(),
             last_hash: String::new(),
+            replace_hash: false,
             ui_fingerprint: 0,
             diff: None,
             findings: None,
@@ -521,10 +525,11 @@ impl eframe::App for PuffinLensApp {
         }
         // A finding's link: where it goes, as a hash change would (the
         // hash written below records it, so Back returns).
-        if let Some(hash) = link_clicked
-            && let Err(e) = self.apply_command(UiCommand::Hash(hash))
-        {
-            self.set_error(e);
+        if let Some(hash) = link_clicked {
+            platform::set_hash(&hash);
+            if let Err(e) = self.apply_command(UiCommand::Hash(hash)) {
+                self.set_error(e);
+            }
         }
         self.publish_ui();
         Self::drop_overlay(&ctx);

@@ -104,6 +104,16 @@ pub fn set_hash(hash: &str) {
     let _ = hash;
 }
 
+/// Writes the location hash in place of the current one (no new history
+/// entry): where a hash just navigated to (a link, Back) is written as the
+/// app states it.
+pub fn replace_hash(hash: &str) {
+    #[cfg(target_arch = "wasm32")]
+    web::replace_location_hash(hash);
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = hash;
+}
+
 /// Marks a moment of the start-up or of a load (`performance.mark`, named
 /// `puffin-lens:WHAT`) in the browser, for `status().timings`; nothing
 /// natively.
@@ -628,6 +638,16 @@ pub mod web {
         }
         if let Some(w) = web_sys::window() {
             let _ = w.location().set_hash(hash);
+        }
+    }
+
+    /// Replaces the location hash (no new history entry).
+    pub fn replace_location_hash(hash: &str) {
+        if location_hash() == hash {
+            return;
+        }
+        if let Some(w) = web_sys::window() {
+            let _ = w.location().replace(&format!("#{hash}"));
         }
     }
 

@@ -75,6 +75,8 @@ enum State {
 pub struct FindingsView {
     a: Arc<Loaded>,
     b: Option<Arc<Loaded>>,
+    /// Natively, on a background thread (the browser has none).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     threaded: bool,
     state: State,
 }
