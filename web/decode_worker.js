@@ -6,7 +6,10 @@
 // page -> worker: {id: 0, init: {script, module}} once, then
 //                 {id, bytes: ArrayBuffer, len, base, record, out?} (the run: the first
 //                 len bytes; out: a fragment's buffer given back to write in);
-// worker -> page: {id: 0, ready: true} | {id, out: ArrayBuffer, len, bytes, ms} | {id, error}
+//                 or {id, findings: {a: ArrayBuffer, b: ArrayBuffer | null, name_a, name_b}}
+//                 (the findings of recording a against b, both decoded here);
+// worker -> page: {id: 0, ready: true} | {id, out: ArrayBuffer, len, bytes, ms} | {id, json}
+//                 (the findings, engine::report::Findings as JSON) | {id, error}
 //                 (the fragment: out's first len bytes; bytes: the run's buffer given
 //                 back; ms: the worker's time on the run).
 let ready = null;
@@ -29,6 +32,18 @@ self.onmessage = async (event) => {
   }
   try {
     await ready;
+    if (msg.findings) {
+      // The findings of a (against b): both decoded here, then reported.
+      const f = msg.findings;
+      const json = self.puffinLensFindings(
+        new Uint8Array(f.a),
+        f.b ? new Uint8Array(f.b) : null,
+        f.name_a,
+        f.b ? f.name_b : null,
+      );
+      self.postMessage({ id: msg.id, json });
+      return;
+    }
     const t0 = performance.now();
     // The fragment lands in `msg.out` (a buffer the page gave back) when it fits.
     const out = self.puffinLensDecodeRun(new Uint8Array(msg.bytes, 0, msg.len), msg.base, msg.record, msg.out);

@@ -1124,8 +1124,18 @@ await test("the worst case (2M scopes on random paths, A and B): every view answ
   const compared = p.logs.map((l) => l.match(/compared worst_a\.puffin and worst_b\.puffin in ([0-9.]+) ms/)).find(Boolean);
   assert.ok(compared, p.logs.join("\n"));
   results.push({ view: "diff table", answer_ms: Math.round(Number(compared[1])), longest_task_ms: Math.round(await longest(0, await now())) });
-  const summary = await p.evaluate(() => window.puffinLens.summary("a"));
   // Until the view answers: show() applied (and, for the timeline, painted).
+  const findingsAt = await now();
+  await show(p, "findings");
+  await p.waitForFunction(() => window.puffinLens.ui().computing === false, null, { timeout: 300_000, polling: 50 });
+  const findingsDone = await now();
+  const f = await ui(p);
+  assert.equal(f.view, "findings");
+  assert.equal(f.runs.a[0].name, "worst_a.puffin");
+  assert.ok(f.compute_ms > 0);
+  assert.equal(f.fallback, null, "made by a worker");
+  await record("findings (a worker decodes and reports)", findingsAt, findingsDone);
+  const summary = await p.evaluate(() => window.puffinLens.summary("a"));
   const step = async (what, view, options, check, painted = () => true) => {
     const t0 = await now();
     await show(p, view, options);

@@ -4,6 +4,7 @@
 
 use crate::engine::api::{Summary, summary};
 use crate::engine::{Decoded, Trace};
+use std::sync::Arc;
 
 /// A decoded recording, as every view reads it.
 pub struct Loaded {
@@ -19,6 +20,10 @@ pub struct Loaded {
     /// time), `"thread"` (natively, a background thread on all cores) or
     /// `"here"` (at once, on the caller's thread).
     pub decoded_by: &'static str,
+    /// The file's bytes, kept in the browser (a worker makes the findings
+    /// from them, off the page's thread); `None` natively and for a live
+    /// capture.
+    pub bytes: Option<Arc<Vec<u8>>>,
 }
 
 impl Loaded {
@@ -31,6 +36,7 @@ impl Loaded {
             size_bytes,
             load_ms,
             decoded_by: "here",
+            bytes: None,
         }
     }
 

@@ -107,6 +107,11 @@ impl Drop for LoadJob {
     }
 }
 
+/// The largest file whose bytes the browser keeps with its recording (for
+/// the findings' worker); a larger one's findings are made on the page.
+#[cfg(target_arch = "wasm32")]
+const KEEP_BYTES_MAX: usize = 128 << 20;
+
 /// A decode done a slice at a time.
 struct SlicedDecode {
     decoder: SteppedDecoder<Vec<u8>>,
@@ -339,6 +344,16 @@ impl LoadJob {
         reservation: super::platform::web::Reservation,
     ) -> Self {
         use super::platform::web::{self, workers};
+        // A copy of the file's bytes, kept with the recording: a worker
+        // makes the findings from it, off the page's thread.
+        let kept = (decoder.bytes_total() <= KEEP_BYTES_MAX)
+            .then(|| std::sync::Arc::new(decoder.input().to_vec()));
+        let keep = move |result: Result<Loaded, String>| {
+            result.map(|mut l| {
+                l.bytes = kept;
+                l
+            })
+        };
         let task = std::rc::Rc::new(std::cell::RefCell::new(BrowserTask {
             done_bytes: 0,
             total_bytes: decoder.bytes_total(),
@@ -369,7 +384,7 @@ impl LoadJob {
                     match outcome {
                         Ok(Some(result)) => {
                             drop((progress, reservation));
-                            shared.borrow_mut().result = Some(result);
+                            shared.borrow_mut().result = Some(keep(result));
                             ctx.request_repaint();
                             return;
                         }
@@ -409,7 +424,7 @@ impl LoadJob {
                 progress.set(done_bytes, total_bytes);
                 web::yield_to_browser().await;
             }
-            let result = work.finish(&name, "page");
+            let result = keep(work.finish(&name, "page"));
             // The model now counts as memory in use.
             drop((progress, reservation));
             shared.borrow_mut().result = Some(result);

@@ -285,7 +285,16 @@ impl PuffinLensApp {
             .as_ref()
             .is_some_and(|f| f.shows(&a, b.as_ref()))
         {
-            self.findings = Some(views::findings::FindingsView::start(a, b, self.threaded));
+            let mut view = views::findings::FindingsView::start(a, b);
+            // Off the page's thread where the platform can (a thread, a
+            // worker); else the view makes them after saying so.
+            if let Some((a, b)) = view.wants_work()
+                && let Some(ctx) = self.shared.borrow().ctx.clone()
+                && let Some(poll) = platform::findings_elsewhere(a, b, &ctx, self.threaded)
+            {
+                view.set_poller(poll);
+            }
+            self.findings = Some(view);
         }
         self.findings.as_mut()
     }

@@ -104,6 +104,52 @@ pub fn set_hash(hash: &str) {
     let _ = hash;
 }
 
+/// The engine's findings, asked for off the page's thread: `None` until
+/// they are there, then once the answer.
+pub type FindingsPoll = Box<dyn FnMut() -> Option<Result<crate::engine::report::Findings, String>>>;
+
+/// Makes the findings of `a` (against `b`) off the caller's thread:
+/// natively on a background thread (`threaded`), in the browser in a decode
+/// worker from the recordings' kept bytes. `None` when neither can (no
+/// thread wanted, no worker ready, no bytes kept): the caller makes them.
+pub fn findings_elsewhere(
+    a: std::sync::Arc<crate::app::Loaded>,
+    b: Option<std::sync::Arc<crate::app::Loaded>>,
+    ctx: &egui::Context,
+    threaded: bool,
+) -> Option<FindingsPoll> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        if !threaded {
+            return None;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let ctx = ctx.clone();
+        std::thread::spawn(move || {
+            let started = web_time::Instant::now();
+            let mut f = crate::engine::report::findings(
+                (&a.name, &a.decoded),
+                b.as_deref().map(|b| (b.name.as_str(), &b.decoded)),
+            );
+            f.compute_ms = started.elapsed().as_secs_f64() * 1e3;
+            let _ = tx.send(f);
+            ctx.request_repaint();
+        });
+        Some(Box::new(move || match rx.try_recv() {
+            Ok(f) => Some(Ok(f)),
+            Err(std::sync::mpsc::TryRecvError::Empty) => None,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                Some(Err("the findings thread stopped".to_owned()))
+            }
+        }))
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = threaded;
+        web::workers::findings(a, b, ctx)
+    }
+}
+
 /// Writes the location hash in place of the current one (no new history
 /// entry): where a hash just navigated to (a link, Back) is written as the
 /// app states it.

@@ -12,7 +12,7 @@
 
 use crate::app::loaded::Loaded;
 use crate::app::nav::encode_hash;
-use crate::engine::report::{Report, ReportOptions};
+use crate::engine::report;
 use egui::{Color32, RichText};
 use std::sync::Arc;
 
@@ -52,59 +52,79 @@ pub struct Finding {
     pub link: Option<String>,
 }
 
-/// The findings, made once.
+/// The findings as the page draws them, made once from the engine's.
 pub struct Findings {
-    pub report: Report,
+    pub data: report::Findings,
     pub blocks: Vec<Block>,
     pub look_first: Vec<Finding>,
-    /// Wall time to make the report and its blocks.
-    pub compute_ms: f64,
 }
 
+/// Asks for the engine's findings elsewhere (a thread, a worker): `None`
+/// until they are there, then once the answer (an error: made here instead).
+pub type Poller = Box<dyn FnMut() -> Option<Result<report::Findings, String>>>;
+
 enum State {
-    /// Asked for; not drawn yet (the next frame says it is being made,
-    /// the one after makes it when there is no thread).
+    /// Asked for; not drawn yet (the next frame says they are being made,
+    /// the one after makes them when nothing else does).
     Asked {
         drawn: bool,
     },
-    #[cfg(not(target_arch = "wasm32"))]
-    Running(std::sync::mpsc::Receiver<Findings>),
+    /// Being made elsewhere.
+    Elsewhere(Poller),
     Ready(Box<Findings>),
 }
 
 pub struct FindingsView {
     a: Arc<Loaded>,
     b: Option<Arc<Loaded>>,
-    /// Natively, on a background thread (the browser has none).
-    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
-    threaded: bool,
     state: State,
+    /// Handed to the shell once ([`Self::wants_work`]).
+    offered: bool,
+    /// Why they were made here after all (a worker failed), for the log.
+    fallback: Option<String>,
 }
 
 impl FindingsView {
     /// The findings of `a` (against `b`), made at once.
     pub fn new(a: Arc<Loaded>, b: Option<Arc<Loaded>>) -> Self {
-        let findings = make(&a, b.as_deref());
+        let findings = ready(made_here(&a, b.as_deref()), &a, b.as_deref());
         Self {
             a,
             b,
-            threaded: false,
             state: State::Ready(Box::new(findings)),
+            offered: true,
+            fallback: None,
         }
     }
 
-    /// The findings of `a` (against `b`), made on a background thread
-    /// (`threaded`, native only) or on this one once the view has drawn
-    /// that it is making them.
-    pub fn start(a: Arc<Loaded>, b: Option<Arc<Loaded>>, threaded: bool) -> Self {
-        let mut view = Self {
+    /// The findings of `a` (against `b`), to be made: elsewhere when the
+    /// shell takes the work ([`Self::wants_work`], [`Self::set_poller`]),
+    /// else here once the view has drawn that they are being made.
+    pub fn start(a: Arc<Loaded>, b: Option<Arc<Loaded>>) -> Self {
+        Self {
             a,
             b,
-            threaded,
             state: State::Asked { drawn: false },
-        };
-        view.step();
-        view
+            offered: false,
+            fallback: None,
+        }
+    }
+
+    /// The recordings to make the findings of, once: the shell may start
+    /// the work elsewhere and hand back its [`Poller`].
+    pub fn wants_work(&mut self) -> Option<(Arc<Loaded>, Option<Arc<Loaded>>)> {
+        if self.offered || !matches!(self.state, State::Asked { .. }) {
+            return None;
+        }
+        self.offered = true;
+        Some((self.a.clone(), self.b.clone()))
+    }
+
+    /// The findings are being made elsewhere; `poll` brings them.
+    pub fn set_poller(&mut self, poll: Poller) {
+        if matches!(self.state, State::Asked { .. }) {
+            self.state = State::Elsewhere(poll);
+        }
     }
 
     /// Whether it shows these recordings.
@@ -130,45 +150,30 @@ impl FindingsView {
         self.findings().is_none()
     }
 
-    /// Moves the work on: starts the thread, makes the findings here once
-    /// the "being made" frame was drawn, or takes the thread's answer.
-    /// True when they changed.
+    /// Where they were made, when a worker failed and the page made them.
+    pub fn fallback(&self) -> Option<&str> {
+        self.fallback.as_deref()
+    }
+
+    /// Moves the work on: takes the answer made elsewhere, or makes them
+    /// here once the "being made" frame was drawn. True when they changed.
     pub fn step(&mut self) -> bool {
-        match &mut self.state {
-            State::Asked { drawn } => {
-                #[cfg(not(target_arch = "wasm32"))]
-                if self.threaded {
-                    let (tx, rx) = std::sync::mpsc::channel();
-                    let (a, b) = (self.a.clone(), self.b.clone());
-                    std::thread::spawn(move || {
-                        let _ = tx.send(make(&a, b.as_deref()));
-                    });
-                    self.state = State::Running(rx);
+        let data = match &mut self.state {
+            State::Asked { drawn: true } => made_here(&self.a, self.b.as_deref()),
+            State::Asked { drawn: false } | State::Ready(_) => return false,
+            State::Elsewhere(poll) => match poll() {
+                None => return false,
+                Some(Ok(data)) => data,
+                Some(Err(why)) => {
+                    log::warn!("findings: {why}; made on the page's thread");
+                    self.fallback = Some(why);
+                    self.state = State::Asked { drawn: true };
                     return false;
                 }
-                if *drawn {
-                    let f = make(&self.a, self.b.as_deref());
-                    self.state = State::Ready(Box::new(f));
-                    return true;
-                }
-                false
-            }
-            #[cfg(not(target_arch = "wasm32"))]
-            State::Running(rx) => match rx.try_recv() {
-                Ok(f) => {
-                    self.state = State::Ready(Box::new(f));
-                    true
-                }
-                Err(std::sync::mpsc::TryRecvError::Empty) => false,
-                // The thread panicked: make them here instead.
-                Err(std::sync::mpsc::TryRecvError::Disconnected) => {
-                    self.state = State::Asked { drawn: true };
-                    self.threaded = false;
-                    self.step()
-                }
             },
-            State::Ready(_) => false,
-        }
+        };
+        self.state = State::Ready(Box::new(ready(data, &self.a, self.b.as_deref())));
+        true
     }
 
     /// Draws the page; returns the location hash of a clicked link.
@@ -224,10 +229,11 @@ impl FindingsView {
         clicked
     }
 
-    /// `puffinLens.ui()`'s part: `{computing, look_first: [{sentence,
-    /// link}], runs: {a, b}, noise: {model, pct, ms, alpha}, drift, frame,
-    /// changes, conditions}` (numbers in ns; JS numbers round epoch
-    /// timestamps, none here is one).
+    /// `puffinLens.ui()`'s part: `{computing, runs: {a, b}, look_first:
+    /// [{sentence, link}], compute_ms}` and the engine's facts (`noise`,
+    /// `drift`, `conditions`, `frame`, `changes` with each one's `link`,
+    /// `renames`; one recording: `over_time`, `outliers`). No epoch
+    /// timestamp is among them (JS numbers would round it).
     pub fn to_json(&self) -> serde_json::Value {
         let runs = |l: Option<&Arc<Loaded>>| -> serde_json::Value {
             l.map_or(serde_json::json!([]), |l| {
@@ -243,39 +249,20 @@ impl FindingsView {
         let Some(f) = self.findings() else {
             return v;
         };
-        v["compute_ms"] = f.compute_ms.into();
+        if let (serde_json::Value::Object(out), serde_json::Value::Object(facts)) =
+            (&mut v, f.data.facts.clone())
+        {
+            out.extend(facts);
+        }
+        v["compute_ms"] = f.data.compute_ms.into();
+        // Why a worker did not make them (the page did), if one failed.
+        v["fallback"] = self.fallback.clone().into();
         v["look_first"] = serde_json::to_value(&f.look_first).unwrap_or_default();
-        if let Some(c) = &f.report.comparison {
-            v["noise"] = serde_json::to_value(&c.noise).unwrap_or_default();
-            v["drift"] = serde_json::to_value(&c.drift).unwrap_or_default();
-            v["conditions"] = serde_json::to_value(&c.conditions).unwrap_or_default();
-            v["frame"] = serde_json::json!({
-                "thread": c.frame.thread,
-                "median_a_ns": c.frame.median_a_ns,
-                "median_b_ns": c.frame.median_b_ns,
-                "mean_a_ns": c.frame.mean_a_ns,
-                "mean_b_ns": c.frame.mean_b_ns,
-                "kind": c.frame.kind.as_str(),
-                "effect": c.frame.effect.text(),
-            });
-            v["changes"] = c
-                .rows
-                .iter()
-                .map(|r| {
-                    serde_json::json!({
-                        "name": r.name,
-                        "kind": r.change.kind.as_str(),
-                        "effect": r.change.effect.text(),
-                        "over_time": r.over_time.as_ref().map(|o| o.words.clone()),
-                        "place": r.place_words,
-                        "link": Some(scope_link(&r.name, true)),
-                    })
-                })
-                .collect();
-            v["renames"] = c.renames.iter().map(|r| r.words.clone()).collect();
-        } else if let Some(r) = f.report.recordings.first() {
-            v["over_time"] = serde_json::to_value(&r.over_time).unwrap_or_default();
-            v["outliers"] = r.outliers.len().into();
+        if let Some(changes) = v["changes"].as_array_mut() {
+            for c in changes {
+                let link = c["name"].as_str().map(|n| scope_link(n, self.b.is_some()));
+                c["link"] = link.into();
+            }
         }
         v
     }
@@ -295,15 +282,20 @@ pub fn scope_link(name: &str, pair: bool) -> String {
     }
 }
 
-/// The report (as `puffin-lens report A [B]` makes it, default options),
-/// its blocks and its look-first findings.
-fn make(a: &Loaded, b: Option<&Loaded>) -> Findings {
+/// The engine's findings of `a` (against `b`), made on this thread.
+fn made_here(a: &Loaded, b: Option<&Loaded>) -> report::Findings {
     let started = web_time::Instant::now();
-    let report = Report::new(
+    let mut data = report::findings(
         (&a.name, &a.decoded),
         b.map(|b| (b.name.as_str(), &b.decoded)),
-        ReportOptions::default(),
     );
+    data.compute_ms = started.elapsed().as_secs_f64() * 1e3;
+    data
+}
+
+/// The page's blocks and look-first links, from the engine's findings:
+/// every code span naming a scope of A or B links to its evidence.
+fn ready(data: report::Findings, a: &Loaded, b: Option<&Loaded>) -> Findings {
     let pair = b.is_some();
     let mut names: rustc_hash::FxHashSet<&str> = Default::default();
     for t in std::iter::once(a.trace()).chain(b.map(|b| b.trace())) {
@@ -312,26 +304,19 @@ fn make(a: &Loaded, b: Option<&Loaded>) -> Findings {
         }
     }
     let link = |code: &str| names.contains(code).then(|| scope_link(code, pair));
-    let md = report.markdown();
-    let blocks = blocks(&md, &link);
-    let look_first = report
-        .comparison
-        .as_ref()
-        .map(|c| {
-            c.look_first
-                .iter()
-                .map(|s| Finding {
-                    sentence: s.clone(),
-                    link: inline(s, &link).into_iter().find_map(|x| x.link),
-                })
-                .collect()
+    let blocks = blocks(&data.markdown, &link);
+    let look_first = data
+        .look_first
+        .iter()
+        .map(|s| Finding {
+            sentence: s.clone(),
+            link: inline(s, &link).into_iter().find_map(|x| x.link),
         })
-        .unwrap_or_default();
+        .collect();
     Findings {
-        report,
+        data,
         blocks,
         look_first,
-        compute_ms: started.elapsed().as_secs_f64() * 1e3,
     }
 }
 

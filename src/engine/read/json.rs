@@ -56,6 +56,11 @@ enum JsonState {
 }
 
 impl<B: AsRef<[u8]>> JsonDecoder<B> {
+    /// Every byte given to decode (the whole file).
+    pub fn input(&self) -> &[u8] {
+        self.bytes.as_ref()
+    }
+
     pub fn new(bytes: B) -> Self {
         let pos = if bytes.as_ref().starts_with(b"\xEF\xBB\xBF") {
             3

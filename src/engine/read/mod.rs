@@ -110,6 +110,14 @@ impl<B: AsRef<[u8]>> SteppedDecoder<B> {
         }
     }
 
+    /// Every byte given to decode (the whole file).
+    pub fn input(&self) -> &[u8] {
+        match self {
+            Self::Puffin(d) => d.input(),
+            Self::Json(d) => d.input(),
+        }
+    }
+
     pub fn bytes_total(&self) -> usize {
         match self {
             Self::Puffin(d) => d.bytes_total(),

@@ -99,6 +99,11 @@ pub(crate) fn show_magic(bytes: &[u8]) -> String {
 }
 
 impl<B: AsRef<[u8]>> PuffinDecoder<B> {
+    /// Every byte given to decode (the whole file).
+    pub fn input(&self) -> &[u8] {
+        self.bytes.as_ref()
+    }
+
     /// Checks the `PUF0` magic.
     pub fn new(bytes: B) -> Result<Self, LoadError> {
         let data = bytes.as_ref();

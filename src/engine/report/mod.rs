@@ -519,3 +519,63 @@ impl Report {
         }
     }
 }
+
+/// What the app's Findings page shows of a report (of `A` against `B`, or
+/// of `A` alone): its Markdown, its look-first sentences and the facts
+/// `puffinLens.ui()` lists (`noise`, `drift`, `conditions`, `frame`,
+/// `changes`, `renames`; one recording: `over_time`, `outliers`). Plain
+/// data: a browser worker makes it, and the page reads it.
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct Findings {
+    pub markdown: String,
+    pub look_first: Vec<String>,
+    pub facts: Value,
+    /// Wall time to make it (set by the caller, which has a clock on
+    /// every target; 0 until then).
+    pub compute_ms: f64,
+}
+
+/// The [`Findings`] of the report `puffin-lens report A [B]` writes (the
+/// default options).
+pub fn findings(a: (&str, &Decoded), b: Option<(&str, &Decoded)>) -> Findings {
+    let report = Report::new(a, b, ReportOptions::default());
+    let markdown = report.markdown();
+    let mut facts = serde_json::json!({});
+    let mut look_first = Vec::new();
+    if let Some(c) = &report.comparison {
+        look_first = c.look_first.clone();
+        facts = serde_json::json!({
+            "noise": c.noise,
+            "drift": c.drift,
+            "conditions": c.conditions,
+            "frame": {
+                "thread": c.frame.thread,
+                "median_a_ns": c.frame.median_a_ns,
+                "median_b_ns": c.frame.median_b_ns,
+                "mean_a_ns": c.frame.mean_a_ns,
+                "mean_b_ns": c.frame.mean_b_ns,
+                "kind": c.frame.kind.as_str(),
+                "effect": c.frame.effect.text(),
+            },
+            "changes": c.rows.iter().map(|r| serde_json::json!({
+                "name": r.name,
+                "kind": r.change.kind.as_str(),
+                "effect": r.change.effect.text(),
+                "over_time": r.over_time.as_ref().map(|o| o.words.clone()),
+                "place": r.place_words,
+            })).collect::<Vec<_>>(),
+            "renames": c.renames.iter().map(|r| r.words.clone()).collect::<Vec<_>>(),
+        });
+    } else if let Some(r) = report.recordings.first() {
+        facts = serde_json::json!({
+            "over_time": r.over_time,
+            "outliers": r.outliers.len(),
+        });
+    }
+    Findings {
+        markdown,
+        look_first,
+        facts,
+        compute_ms: 0.0,
+    }
+}

@@ -416,6 +416,72 @@ impl Pool {
     }
 }
 
+impl Pool {
+    /// Has the last worker make the findings of `a` (against `b`): each
+    /// `(name, bytes)` copied out of wasm memory and transferred; the
+    /// worker decodes them and reports (`engine::report::findings`).
+    pub fn findings(
+        &self,
+        a: (&str, &[u8]),
+        b: Option<(&str, &[u8])>,
+    ) -> impl std::future::Future<Output = Result<crate::engine::report::Findings, String>> + use<>
+    {
+        let request = Object::new();
+        let mut transfer = Vec::new();
+        for (key, side) in [("a", Some(a)), ("b", b)] {
+            match side {
+                Some((name, bytes)) => {
+                    let buffer = Uint8Array::from(bytes).buffer();
+                    let _ = Reflect::set(&request, &key.into(), &buffer);
+                    let _ = Reflect::set(&request, &format!("name_{key}").into(), &name.into());
+                    transfer.push(JsValue::from(buffer));
+                }
+                None => {
+                    let _ = Reflect::set(&request, &key.into(), &JsValue::NULL);
+                }
+            }
+        }
+        let message = Object::new();
+        let _ = Reflect::set(&message, &"findings".into(), &request);
+        let answer = self.request(self.slots.len().saturating_sub(1), &message, &transfer);
+        async move {
+            let data = answer.await?;
+            let json = Reflect::get(&data, &"json".into())
+                .ok()
+                .and_then(|j| j.as_string())
+                .ok_or("a worker answered without findings")?;
+            serde_json::from_str(&json).map_err(|e| format!("a worker's findings: {e}"))
+        }
+    }
+}
+
+/// The findings of `a` (against `b`) made in a decode worker, from their
+/// kept bytes: `None` when no worker is ready or a side kept no bytes.
+pub fn findings(
+    a: std::sync::Arc<crate::app::Loaded>,
+    b: Option<std::sync::Arc<crate::app::Loaded>>,
+    ctx: &egui::Context,
+) -> Option<super::super::FindingsPoll> {
+    let pool = live().filter(|p| !p.is_empty())?;
+    let a_bytes = a.bytes.clone()?;
+    let b_side = match &b {
+        Some(b) => Some((b.name.clone(), b.bytes.clone()?)),
+        None => None,
+    };
+    let answer = pool.findings(
+        (&a.name, &a_bytes),
+        b_side.as_ref().map(|(n, bytes)| (n.as_str(), &bytes[..])),
+    );
+    let slot: Rc<RefCell<Option<Result<crate::engine::report::Findings, String>>>> = Rc::default();
+    let (into, ctx) = (slot.clone(), ctx.clone());
+    wasm_bindgen_futures::spawn_local(async move {
+        let result = answer.await;
+        *into.borrow_mut() = Some(result);
+        ctx.request_repaint();
+    });
+    Some(Box::new(move || slot.borrow_mut().take()))
+}
+
 /// In a worker (no window): installs `puffinLensDecodeRun(bytes, base,
 /// record, spare)` for `web/decode_worker.js`, which answers a run's
 /// fragment as a `Uint8Array`: the start of `spare` (an `ArrayBuffer` the
@@ -453,4 +519,33 @@ pub fn install_worker_api() {
         run.as_ref(),
     );
     run.forget();
+    // `puffinLensFindings(a, b, name_a, name_b)`: the findings (JSON) of
+    // recording `a` (against `b`, or `null`), decoded here.
+    let findings =
+        Closure::<dyn Fn(Uint8Array, JsValue, String, JsValue) -> Result<String, JsValue>>::new(
+            |a: Uint8Array, b: JsValue, name_a: String, name_b: JsValue| {
+                let started = js_sys::Date::now();
+                let load = |bytes: Vec<u8>, name: &str| {
+                    crate::engine::load(&bytes).map_err(|e| JsValue::from(format!("{name}: {e:#}")))
+                };
+                let da = load(a.to_vec(), &name_a)?;
+                let name_b = name_b.as_string().unwrap_or_default();
+                let db = match b.dyn_into::<Uint8Array>() {
+                    Ok(b) => Some(load(b.to_vec(), &name_b)?),
+                    Err(_) => None,
+                };
+                let mut f = crate::engine::report::findings(
+                    (&name_a, &da),
+                    db.as_ref().map(|d| (name_b.as_str(), d)),
+                );
+                f.compute_ms = js_sys::Date::now() - started;
+                serde_json::to_string(&f).map_err(|e| JsValue::from(e.to_string()))
+            },
+        );
+    let _ = Reflect::set(
+        &js_sys::global(),
+        &"puffinLensFindings".into(),
+        findings.as_ref(),
+    );
+    findings.forget();
 }
