@@ -1,7 +1,7 @@
 // The README's pictures, taken from the built site (dist/) as the browser
 // tests drive it: the planted game loop of tests/common/planted.rs (B: one
 // scope slower per call, one run twice as often, a new one, a spike) in the
-// flame graph and in the diff's tree. scripts/screenshots.sh writes the
+// findings, the flame graph and the diff's table. scripts/screenshots.sh writes the
 // recordings first and optimizes the PNGs into docs/images/.
 //
 // Usage: node web/screenshots.mjs BEFORE.puffin AFTER.puffin OUT_DIR
@@ -23,6 +23,11 @@ await waitLoaded(page, "after.puffin", "b");
 await waitLoaded(page, "before.puffin", "a");
 const show = (view, options) => page.evaluate(({ view, options }) => window.puffinLens.show(view, options), { view, options });
 await page.waitForFunction(() => window.puffinLens.ui()?.view === "diff");
+// The findings: the report's judged investigation, each name a link.
+await show("findings");
+await page.waitForFunction(() => window.puffinLens.ui().computing === false);
+await page.waitForTimeout(500);
+await page.screenshot({ path: join(out, "findings.png") });
 // The diff table: each row judged (slower, more often, new, spike, ...).
 await show("diff", { mode: "table", sort: "delta", normalize: "per-frame", filter: "", hide_below: 0 });
 await page.waitForFunction(() => window.puffinLens.ui().building === null);

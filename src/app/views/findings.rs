@@ -34,6 +34,8 @@ pub enum Block {
     Paragraph(Vec<Span>),
     /// A list item at a depth (0 the outermost).
     Item(u8, Vec<Span>),
+    /// An item of a numbered list, with its number (`3.`).
+    Numbered(String, Vec<Span>),
     /// `> [!NOTE]` / `> [!WARNING]` (`warning`), or a plain quote.
     Quote {
         warning: bool,
@@ -50,6 +52,9 @@ pub struct Finding {
     pub sentence: String,
     /// A location hash (`view=diff&mode=table&scope=…`), or `null`.
     pub link: Option<String>,
+    /// The sentence as drawn (each scope a link).
+    #[serde(skip)]
+    pub spans: Vec<Span>,
 }
 
 /// The findings as the page draws them, made once from the engine's.
@@ -210,10 +215,11 @@ impl FindingsView {
                     ui.heading("Look at first");
                     for (k, item) in f.look_first.iter().enumerate() {
                         ui.horizontal_wrapped(|ui| {
-                            ui.label(RichText::new(format!("{}.", k + 1)).strong());
-                            spans_ui(ui, &inline(&item.sentence, &|_| None), &mut clicked);
+                            ui.spacing_mut().item_spacing.x = 0.0;
+                            ui.label(RichText::new(format!("{}. ", k + 1)).strong());
+                            spans_ui(ui, &item.spans, &mut clicked);
                             if let Some(link) = &item.link
-                                && ui.link("show evidence →").clicked()
+                                && ui.link("  show evidence →").clicked()
                             {
                                 clicked = Some(link.clone());
                             }
@@ -304,13 +310,33 @@ fn ready(data: report::Findings, a: &Loaded, b: Option<&Loaded>) -> Findings {
         }
     }
     let link = |code: &str| names.contains(code).then(|| scope_link(code, pair));
-    let blocks = blocks(&data.markdown, &link);
+    // The report's title and its own "Look at first" (the page leads
+    // with it, each with its link) are left out.
+    let mut blocks = blocks(&data.markdown, &link);
+    let text = |spans: &[Span]| spans.iter().map(|s| s.text.as_str()).collect::<String>();
+    let mut in_look_first = false;
+    blocks.retain(|b| match b {
+        Block::Heading(1, _) => false,
+        Block::Heading(_, spans) if text(spans) == "Look at first" => {
+            in_look_first = true;
+            false
+        }
+        Block::Numbered(..) if in_look_first => false,
+        _ => {
+            in_look_first = false;
+            true
+        }
+    });
     let look_first = data
         .look_first
         .iter()
-        .map(|s| Finding {
-            sentence: s.clone(),
-            link: inline(s, &link).into_iter().find_map(|x| x.link),
+        .map(|s| {
+            let spans = inline(s, &link);
+            Finding {
+                sentence: s.clone(),
+                link: spans.iter().find_map(|x| x.link.clone()),
+                spans,
+            }
         })
         .collect();
     Findings {
@@ -376,6 +402,9 @@ pub fn blocks(md: &str, link: &dyn Fn(&str) -> Option<String>) -> Vec<Block> {
                 level.min(6) as u8,
                 inline(trimmed[level..].trim(), link),
             ));
+        } else if let Some((number, item)) = numbered(trimmed) {
+            flush(&mut out, &mut para, &mut table, &mut quote);
+            out.push(Block::Numbered(number.to_owned(), inline(item, link)));
         } else if let Some(item) = trimmed.strip_prefix("- ") {
             flush(&mut out, &mut para, &mut table, &mut quote);
             let depth = (line.len() - trimmed.len()) / 2;
@@ -389,6 +418,15 @@ pub fn blocks(md: &str, link: &dyn Fn(&str) -> Option<String>) -> Vec<Block> {
     }
     flush(&mut out, &mut para, &mut table, &mut quote);
     out
+}
+
+/// `3. text`: (`3.`, `text`).
+fn numbered(line: &str) -> Option<(&str, &str)> {
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || !line[digits..].starts_with(". ") {
+        return None;
+    }
+    Some((&line[..digits + 1], &line[digits + 2..]))
 }
 
 /// A table row's cells: split on unescaped `|` (a cell's `\|` is a `|`).
@@ -533,13 +571,25 @@ fn block_ui(ui: &mut egui::Ui, block: &Block, clicked: &mut Option<String>) {
             ui.label(RichText::new(text).size(size).strong());
         }
         Block::Paragraph(spans) => {
-            ui.horizontal_wrapped(|ui| spans_ui(ui, spans, clicked));
+            ui.horizontal_wrapped(|ui| {
+                ui.spacing_mut().item_spacing.x = 0.0;
+                spans_ui(ui, spans, clicked);
+            });
             ui.add_space(4.0);
+        }
+        Block::Numbered(number, spans) => {
+            ui.horizontal_wrapped(|ui| {
+                ui.spacing_mut().item_spacing.x = 0.0;
+                ui.add_space(12.0);
+                ui.label(RichText::new(format!("{number} ")).strong());
+                spans_ui(ui, spans, clicked);
+            });
         }
         Block::Item(depth, spans) => {
             ui.horizontal_wrapped(|ui| {
+                ui.spacing_mut().item_spacing.x = 0.0;
                 ui.add_space(12.0 + 16.0 * *depth as f32);
-                ui.label("•");
+                ui.label("•  ");
                 spans_ui(ui, spans, clicked);
             });
         }
@@ -554,8 +604,9 @@ fn block_ui(ui: &mut egui::Ui, block: &Block, clicked: &mut Option<String>) {
                 .inner_margin(6.0)
                 .show(ui, |ui| {
                     ui.horizontal_wrapped(|ui| {
+                        ui.spacing_mut().item_spacing.x = 0.0;
                         ui.label(
-                            RichText::new(if *warning { "Warning:" } else { "Note:" })
+                            RichText::new(if *warning { "Warning: " } else { "Note: " })
                                 .color(color)
                                 .strong(),
                         );
@@ -627,9 +678,10 @@ mod tests {
     #[test]
     fn blocks_of_a_report() {
         let md = "# T\n\npara one\ncontinued\n\n- item `a`\n  - sub\n\n> [!WARNING]\n> careful\n\n\
-                  | x | y |\n|---|---:|\n| `a\\|b` | 2 |\n";
+                  | x | y |\n|---|---:|\n| `a\\|b` | 2 |\n\n1. one\n2. two\n";
         let b = blocks(md, &|_| None);
-        assert_eq!(b.len(), 6, "{b:?}");
+        assert_eq!(b.len(), 8, "{b:?}");
+        assert!(matches!(&b[7], Block::Numbered(n, s) if n == "2." && s[0].text == "two"));
         assert!(matches!(&b[1], Block::Paragraph(s) if s[0].text == "para one continued"));
         assert!(matches!(&b[3], Block::Item(1, _)));
         assert!(matches!(&b[4], Block::Quote { warning: true, .. }));
