@@ -71,16 +71,17 @@ pub fn start() {
     if let Err(err) = install_api(&shared) {
         log::error!("cannot install window.puffinLens: {err:?}");
     }
-    // ?url=A opens A; ?url=A&b=B opens both and lands on the diff view.
-    let (a, b) = (url_param(), page_param("b"));
-    if a.is_some() && b.is_some() {
+    // ?url=A opens A; ?url=A&b=B opens both and lands on the diff view;
+    // a repeated url= or b= adds runs to that side (?url=A1&url=A2&b=B1&b=B2:
+    // several runs a side, judged between runs) and lands on the findings.
+    let (a, b) = (page_params("url"), page_params("b"));
+    if a.len() == 1 && b.len() == 1 {
         shared.borrow_mut().diff_when_loaded = true;
     }
-    if let Some(url) = a {
-        fetch_into(shared.clone(), url, Side::A);
-    }
-    if let Some(url) = b {
-        fetch_into(shared.clone(), url, Side::B);
+    for (side, urls) in [(Side::A, a), (Side::B, b)] {
+        for (k, url) in urls.into_iter().enumerate() {
+            fetch_into(shared.clone(), url, side, k > 0);
+        }
     }
     if let Some(live) = page_param("live") {
         shared.borrow_mut().connect = Some(live);
@@ -141,9 +142,21 @@ fn set_loading_text(message: Option<&str>) {
     }
 }
 
-/// `?url=…` of the page.
-fn url_param() -> Option<String> {
-    page_param("url")
+/// Every value of a parameter of the page's query string (`?b=…&b=…`), the
+/// empty ones left out.
+fn page_params(name: &str) -> Vec<String> {
+    let Some(search) = web_sys::window().and_then(|w| w.location().search().ok()) else {
+        return Vec::new();
+    };
+    let Ok(params) = web_sys::UrlSearchParams::new_with_str(&search) else {
+        return Vec::new();
+    };
+    params
+        .get_all(name)
+        .iter()
+        .filter_map(|v| v.as_string())
+        .filter(|v| !v.is_empty())
+        .collect()
 }
 
 /// A parameter of the page's query string (`?name=…`), when not empty.
@@ -155,7 +168,8 @@ fn page_param(name: &str) -> Option<String> {
         .filter(|u| !u.is_empty())
 }
 
-fn fetch_into(shared: Shared, url: String, side: Side) {
+/// Downloads `url` into `side` (`add_run`: as one more run of it).
+fn fetch_into(shared: Shared, url: String, side: Side, add_run: bool) {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT_FETCH: AtomicU64 = AtomicU64::new(1);
     let id = NEXT_FETCH.fetch_add(1, Ordering::Relaxed);
@@ -173,6 +187,8 @@ fn fetch_into(shared: Shared, url: String, side: Side) {
         id,
         url: url.clone(),
         side,
+        turn,
+        add_run,
         abort: controller.map(|c| Box::new(move || c.abort()) as Box<dyn FnOnce()>),
     });
     wasm_bindgen_futures::spawn_local(async move {
@@ -186,6 +202,7 @@ fn fetch_into(shared: Shared, url: String, side: Side) {
         state.fetches.remove(at);
         match result {
             Ok(bytes) => state.push(Incoming {
+                add_run,
                 name: file_name(&url),
                 source: Source::Bytes(bytes),
                 side: Some(side),
@@ -405,92 +422,102 @@ fn install_api(shared: &Shared) -> Result<(), JsValue> {
     let api = Object::new();
 
     let s = shared.clone();
-    let load = Closure::<dyn Fn(JsValue, JsValue, JsValue) -> Result<Promise, JsValue>>::new(
-        move |bytes: JsValue, name: JsValue, side: JsValue| {
-            let blob = bytes.dyn_ref::<web_sys::Blob>().cloned();
-            if !(blob.is_some()
-                || bytes.is_instance_of::<Uint8Array>()
-                || bytes.is_instance_of::<js_sys::ArrayBuffer>())
-            {
-                return Err(js_sys::Error::new(
+    let load =
+        Closure::<dyn Fn(JsValue, JsValue, JsValue, JsValue) -> Result<Promise, JsValue>>::new(
+            move |bytes: JsValue, name: JsValue, side: JsValue, options: JsValue| {
+                // {add_run: true}: one more run of the side (several runs a side).
+                let add_run = options.is_object()
+                    && Reflect::get(&options, &"add_run".into())
+                        .ok()
+                        .and_then(|v| v.as_bool())
+                        .unwrap_or(false);
+                let blob = bytes.dyn_ref::<web_sys::Blob>().cloned();
+                if !(blob.is_some()
+                    || bytes.is_instance_of::<Uint8Array>()
+                    || bytes.is_instance_of::<js_sys::ArrayBuffer>())
+                {
+                    return Err(js_sys::Error::new(
                     "load(bytes, name): bytes must be a Uint8Array, an ArrayBuffer or a File (Blob)",
                 )
                 .into());
-            }
-            let name = name
-                .as_string()
-                .or_else(|| bytes.dyn_ref::<web_sys::File>().map(|file| file.name()))
-                .unwrap_or_else(|| "recording.puffin".to_owned());
-            let side = if side.is_undefined() || side.is_null() {
-                None
-            } else {
-                Some(side_arg(&side, &s)?)
-            };
-            let source = match blob {
-                // Read a chunk at a time (a launched or picked file), refused
-                // by its size before any of it is read.
-                Some(blob) => LoadSource::Blob(blob),
-                None => {
-                    let bytes = Uint8Array::new(&bytes);
-                    // Refused before copying it in when it cannot fit.
-                    if let Err(msg) = check_room(&name, u64::from(bytes.length()), false, None) {
-                        s.borrow_mut().fail(msg.clone());
-                        return Ok(Promise::reject(&js_sys::Error::new(&msg)));
-                    }
-                    LoadSource::Bytes(bytes.to_vec())
                 }
-            };
-            let mut pending = Some((source, name));
-            let s = s.clone();
-            // Its turn and side when load() is called, before a Blob is read.
-            let (turn, side) = {
-                let mut shared = s.borrow_mut();
-                let side = Some(shared.side_now(side));
-                (shared.take_turn(), side)
-            };
-            Ok(Promise::new(&mut |resolve: Function, reject: Function| {
-                let Some((source, name)) = pending.take() else {
-                    return;
+                let name = name
+                    .as_string()
+                    .or_else(|| bytes.dyn_ref::<web_sys::File>().map(|file| file.name()))
+                    .unwrap_or_else(|| "recording.puffin".to_owned());
+                let side = if side.is_undefined() || side.is_null() {
+                    None
+                } else {
+                    Some(side_arg(&side, &s)?)
                 };
-                let on_done = Box::new(move |result: Result<String, String>| {
-                    let _ = match result {
-                        Ok(summary) => {
-                            let value = parse_json(&summary).unwrap_or(JsValue::NULL);
-                            resolve.call1(&JsValue::NULL, &value)
+                let source = match blob {
+                    // Read a chunk at a time (a launched or picked file), refused
+                    // by its size before any of it is read.
+                    Some(blob) => LoadSource::Blob(blob),
+                    None => {
+                        let bytes = Uint8Array::new(&bytes);
+                        // Refused before copying it in when it cannot fit.
+                        if let Err(msg) = check_room(&name, u64::from(bytes.length()), false, None)
+                        {
+                            s.borrow_mut().fail(msg.clone());
+                            return Ok(Promise::reject(&js_sys::Error::new(&msg)));
                         }
-                        Err(msg) => reject.call1(&JsValue::NULL, &js_sys::Error::new(&msg)),
-                    };
-                });
-                match source {
-                    LoadSource::Bytes(bytes) => s.borrow_mut().push(Incoming {
-                        name,
-                        source: Source::Bytes(bytes),
-                        side,
-                        on_done: Some(on_done),
-                        turn,
-                    }),
-                    LoadSource::Blob(blob) => {
-                        let s = s.clone();
-                        wasm_bindgen_futures::spawn_local(async move {
-                            match platform::web::read_file(&blob, &name).await {
-                                Ok(bytes) => s.borrow_mut().push(Incoming {
-                                    name,
-                                    source: Source::Bytes(bytes),
-                                    side,
-                                    on_done: Some(on_done),
-                                    turn,
-                                }),
-                                Err(msg) => {
-                                    s.borrow_mut().fail(msg.clone());
-                                    on_done(Err(msg));
-                                }
-                            }
-                        });
+                        LoadSource::Bytes(bytes.to_vec())
                     }
-                }
-            }))
-        },
-    );
+                };
+                let mut pending = Some((source, name));
+                let s = s.clone();
+                // Its turn and side when load() is called, before a Blob is read.
+                let (turn, side) = {
+                    let mut shared = s.borrow_mut();
+                    let side = Some(shared.side_now(side));
+                    (shared.take_turn(), side)
+                };
+                Ok(Promise::new(&mut |resolve: Function, reject: Function| {
+                    let Some((source, name)) = pending.take() else {
+                        return;
+                    };
+                    let on_done = Box::new(move |result: Result<String, String>| {
+                        let _ = match result {
+                            Ok(summary) => {
+                                let value = parse_json(&summary).unwrap_or(JsValue::NULL);
+                                resolve.call1(&JsValue::NULL, &value)
+                            }
+                            Err(msg) => reject.call1(&JsValue::NULL, &js_sys::Error::new(&msg)),
+                        };
+                    });
+                    match source {
+                        LoadSource::Bytes(bytes) => s.borrow_mut().push(Incoming {
+                            add_run,
+                            name,
+                            source: Source::Bytes(bytes),
+                            side,
+                            on_done: Some(on_done),
+                            turn,
+                        }),
+                        LoadSource::Blob(blob) => {
+                            let s = s.clone();
+                            wasm_bindgen_futures::spawn_local(async move {
+                                match platform::web::read_file(&blob, &name).await {
+                                    Ok(bytes) => s.borrow_mut().push(Incoming {
+                                        add_run,
+                                        name,
+                                        source: Source::Bytes(bytes),
+                                        side,
+                                        on_done: Some(on_done),
+                                        turn,
+                                    }),
+                                    Err(msg) => {
+                                        s.borrow_mut().fail(msg.clone());
+                                        on_done(Err(msg));
+                                    }
+                                }
+                            });
+                        }
+                    }
+                }))
+            },
+        );
     set_fn(&api, "load", load.into_js_value())?;
 
     let s = shared.clone();

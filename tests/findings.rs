@@ -180,3 +180,124 @@ fn one_recording_has_the_same_page() {
     h.get_by_label_contains("Slowest frames");
     assert!(ui["outliers"].as_u64().is_some(), "{ui}");
 }
+
+/// Runs `a{k}.puffin` and `b{k}.puffin` of `runs` each in a temp dir.
+fn runs_dir(a: &[Vec<u8>], b: &[Vec<u8>]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (side, runs) in [("a", a), ("b", b)] {
+        for (k, bytes) in runs.iter().enumerate() {
+            std::fs::write(dir.path().join(format!("{side}{}.puffin", k + 1)), bytes).unwrap();
+        }
+    }
+    dir
+}
+
+#[test]
+fn several_runs_a_side_are_judged_between_runs_as_the_cli_judges_them() {
+    use common::shapes::{Editor, Gc, editor_bytes};
+    let stall = Editor {
+        gc: Gc::Every {
+            every: 10,
+            phase: 4,
+            ms: 12.0,
+        },
+        ..Editor::steady(60)
+    };
+    let a: Vec<Vec<u8>> = (1..=3)
+        .map(|s| editor_bytes(Editor::steady(60), s))
+        .collect();
+    let b: Vec<Vec<u8>> = (4..=6).map(|s| editor_bytes(stall, s)).collect();
+    // As a user adds them: A's first run, then its others with "+", then B's.
+    let mut h = open_with(None, Settings::default(), "a1.puffin", a[0].clone());
+    for (k, bytes) in a.iter().enumerate().skip(1) {
+        h.state().open_run(
+            &format!("a{}.puffin", k + 1),
+            Source::Bytes(bytes.clone()),
+            Side::A,
+        );
+    }
+    h.state()
+        .open("b1.puffin", Source::Bytes(b[0].clone()), Some(Side::B));
+    for (k, bytes) in b.iter().enumerate().skip(1) {
+        h.state().open_run(
+            &format!("b{}.puffin", k + 1),
+            Source::Bytes(bytes.clone()),
+            Side::B,
+        );
+    }
+    for _ in 0..400 {
+        h.step();
+        let done = !h.state().is_loading()
+            && h.state()
+                .recording(Side::B)
+                .is_some_and(|r| r.loaded().runs.len() == 3);
+        if done && ui_now(&h)["computing"] == false {
+            break;
+        }
+    }
+    h.run_steps(2);
+    let ui = ui_now(&h);
+    assert_eq!(ui["view"], "findings", "{ui}");
+    assert_eq!(
+        ui["runs"],
+        serde_json::json!({
+            "a": ["a1.puffin", "a2.puffin", "a3.puffin"],
+            "b": ["b1.puffin", "b2.puffin", "b3.puffin"],
+        })
+    );
+    assert_eq!(ui["noise"]["model"], "between-runs", "{}", ui["noise"]);
+    // The CLI binary on the same runs says the same.
+    let dir = runs_dir(&a, &b);
+    let (_, cli) = common::json_in(
+        dir.path(),
+        &[
+            "report",
+            "a1.puffin",
+            "a2.puffin",
+            "a3.puffin",
+            "--vs",
+            "b1.puffin",
+            "b2.puffin",
+            "b3.puffin",
+            "--format",
+            "json",
+        ],
+    );
+    let c = &cli["comparison"];
+    assert_eq!(c["noise"]["runs"], serde_json::json!([3, 3]));
+    // Each run kept apart when added one at a time.
+    assert_eq!(ui["noise"]["runs"], c["noise"]["runs"]);
+    let sentences: Vec<&Value> = ui["look_first"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| &x["sentence"])
+        .collect();
+    assert_eq!(
+        sentences,
+        c["look_first"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        sentences
+            .iter()
+            .any(|s| s.as_str().unwrap().contains("`gc::sweep`")),
+        "{sentences:?}"
+    );
+    // A damaged run among them is named, and the rest still judged.
+    h.state().open_run(
+        "broken.puffin",
+        Source::Bytes(b"not a recording".to_vec()),
+        Side::A,
+    );
+    h.run_steps(4);
+    let error = h.state().error().unwrap_or_default().to_owned();
+    assert!(
+        error.starts_with("broken.puffin: ") && error.ends_with("(left out of A's runs)"),
+        "{error}"
+    );
+    assert_eq!(h.state().recording(Side::A).unwrap().loaded().runs.len(), 3);
+}

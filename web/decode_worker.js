@@ -6,8 +6,8 @@
 // page -> worker: {id: 0, init: {script, module}} once, then
 //                 {id, bytes: ArrayBuffer, len, base, record, out?} (the run: the first
 //                 len bytes; out: a fragment's buffer given back to write in);
-//                 or {id, findings: {a: ArrayBuffer, b: ArrayBuffer | null, name_a, name_b}}
-//                 (the findings of recording a against b, both decoded here);
+//                 or {id, findings: {a: [ArrayBuffer], b: [ArrayBuffer] | null, name_a, name_b}}
+//                 (the findings of side a against b, each its runs' files, decoded here);
 // worker -> page: {id: 0, ready: true} | {id, out: ArrayBuffer, len, bytes, ms} | {id, json}
 //                 (the findings, engine::report::Findings as JSON) | {id, error}
 //                 (the fragment: out's first len bytes; bytes: the run's buffer given
@@ -35,12 +35,7 @@ self.onmessage = async (event) => {
     if (msg.findings) {
       // The findings of a (against b): both decoded here, then reported.
       const f = msg.findings;
-      const json = self.puffinLensFindings(
-        new Uint8Array(f.a),
-        f.b ? new Uint8Array(f.b) : null,
-        f.name_a,
-        f.b ? f.name_b : null,
-      );
+      const json = self.puffinLensFindings(f.a, f.b, f.name_a, f.b ? f.name_b : null);
       self.postMessage({ id: msg.id, json });
       return;
     }

@@ -4,7 +4,7 @@
 
 use super::top_bar::filter_id;
 use super::{
-    FIND, OPEN, PuffinLensApp, Side, UI_ROWS, UiCommand, View, dropped_side, file_name, platform,
+    FIND, OPEN, PuffinLensApp, Side, UI_ROWS, UiCommand, View, file_name, given_targets, platform,
     views,
 };
 #[cfg(not(target_arch = "wasm32"))]
@@ -25,17 +25,26 @@ impl PuffinLensApp {
             self.start_load(ctx, item);
         }
         let dropped = ctx.input(|i| i.raw.dropped_files.clone());
-        let count = dropped.len();
-        for (i, file) in dropped.into_iter().enumerate() {
-            let name = file_name(&file.path().to_string_lossy());
+        let names: Vec<String> = dropped
+            .iter()
+            .map(|f| file_name(&f.path().to_string_lossy()))
+            .collect();
+        let targets = given_targets(&names, None);
+        if names.len() > 2 {
+            self.notice = Some(runs_notice(&names, &targets));
+        }
+        #[cfg(target_arch = "wasm32")]
+        let mut reads = Vec::new();
+        // Each side's first run first: a run added to a side never starts
+        // before the side's first.
+        let mut given: Vec<_> = dropped.into_iter().zip(names).zip(targets).collect();
+        given.sort_by_key(|(_, (_, add_run))| *add_run);
+        for ((file, name), (side, add_run)) in given {
             // Its turn and side now, when dropped: bytes read later cannot
             // jump it.
             let (turn, side) = {
                 let mut shared = self.shared.borrow_mut();
-                (
-                    shared.take_turn(),
-                    Some(shared.side_now(dropped_side(count, i))),
-                )
+                (shared.take_turn(), Some(shared.side_now(side)))
             };
             #[cfg(not(target_arch = "wasm32"))]
             {
@@ -46,6 +55,7 @@ impl PuffinLensApp {
                 self.start_load(
                     ctx,
                     Incoming {
+                        add_run,
                         name,
                         source,
                         side,
@@ -55,9 +65,14 @@ impl PuffinLensApp {
                 );
             }
             #[cfg(target_arch = "wasm32")]
-            {
-                let shared = self.shared.clone();
-                wasm_bindgen_futures::spawn_local(async move {
+            reads.push((file, name, side, add_run, turn));
+        }
+        // Read one after the other (in that order).
+        #[cfg(target_arch = "wasm32")]
+        if !reads.is_empty() {
+            let shared = self.shared.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                for (file, name, side, add_run, turn) in reads {
                     let started = web_time::Instant::now();
                     let result = match file.web_file() {
                         Some(web_file) => platform::web::read_file(web_file, &name).await,
@@ -70,9 +85,11 @@ impl PuffinLensApp {
                         "{name}: read the dropped file in {:.0} ms",
                         started.elapsed().as_secs_f64() * 1e3
                     );
-                    shared.borrow_mut().open_read(name, side, turn, result);
-                });
-            }
+                    shared
+                        .borrow_mut()
+                        .open_read(name, (side, add_run), turn, result);
+                }
+            });
         }
         let (open, find, escape) = ctx.input_mut(|i| {
             (
@@ -82,7 +99,7 @@ impl PuffinLensApp {
             )
         });
         if open {
-            platform::pick_files(&self.shared);
+            platform::pick_files(&self.shared, None);
         }
         if find {
             ctx.memory_mut(|m| m.request_focus(filter_id()));
@@ -356,4 +373,28 @@ impl PuffinLensApp {
             self.shared.borrow_mut().ui = Some(self.ui_json().to_string());
         }
     }
+}
+
+/// The line that says how several files given at once were split into runs
+/// of A and B.
+fn runs_notice(names: &[String], targets: &[(Option<Side>, bool)]) -> String {
+    let of = |side: Side| -> Vec<&str> {
+        let mut v: Vec<&str> = names
+            .iter()
+            .zip(targets)
+            .filter(|(_, t)| t.0 == Some(side))
+            .map(|(n, _)| n.as_str())
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let (a, b) = (of(Side::A), of(Side::B));
+    format!(
+        "{} recordings given at once: the first half by name are runs of A ({}), the rest runs \
+         of B ({}); each side's runs are judged between runs. \"+ run\" beside A or B adds \
+         another; open them one side at a time to split them otherwise.",
+        names.len(),
+        a.join(", "),
+        b.join(", ")
+    )
 }

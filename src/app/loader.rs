@@ -346,8 +346,10 @@ impl LoadJob {
         use super::platform::web::{self, workers};
         // A copy of the file's bytes, kept with the recording: a worker
         // makes the findings from it, off the page's thread.
-        let kept = (decoder.bytes_total() <= KEEP_BYTES_MAX)
-            .then(|| std::sync::Arc::new(decoder.input().to_vec()));
+        let kept: Vec<_> = (decoder.bytes_total() <= KEEP_BYTES_MAX)
+            .then(|| std::sync::Arc::new(decoder.input().to_vec()))
+            .into_iter()
+            .collect();
         let keep = move |result: Result<Loaded, String>| {
             result.map(|mut l| {
                 l.bytes = kept;

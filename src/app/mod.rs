@@ -32,6 +32,7 @@ pub use platform::file_name;
 pub use recording::{Action, Recording, UI_ROWS};
 pub use shared::{
     Fetch, Incoming, LoadStatus, OnDone, Shared, SharedState, Side, UiCommand, dropped_side,
+    given_targets,
 };
 pub use views::details::{DetailsAction, DetailsPanel};
 pub use views::diff::DiffView;
@@ -109,6 +110,10 @@ struct Slot {
     /// The turn of the latest request taken for this side, and its name: an
     /// earlier request whose bytes arrive later is dropped.
     turn: (u64, String),
+    /// The job in flight adds a run to what is shown (several runs a side).
+    adding_run: bool,
+    /// Runs asked for while another load of this side runs, in order.
+    queued_runs: std::collections::VecDeque<Incoming>,
 }
 
 pub struct PuffinLensApp {
@@ -346,7 +351,7 @@ impl PuffinLensApp {
             );
             ui.add_space(12.0);
             if ui.button("Open a recording…").clicked() {
-                platform::pick_files(&self.shared);
+                platform::pick_files(&self.shared, None);
             }
             ui.add_space(6.0);
             if ui.button("Try an example").clicked() {

@@ -12,9 +12,23 @@ impl PuffinLensApp {
     /// Queues a recording (as the JavaScript API and file pickers do).
     pub fn open(&self, name: &str, source: Source, side: Option<Side>) {
         self.shared.borrow_mut().push(Incoming {
+            add_run: false,
             name: name.to_owned(),
             source,
             side,
+            on_done: None,
+            turn: 0,
+        });
+    }
+
+    /// Adds a recording as one more run of `side` (several runs a side,
+    /// judged between runs); the side's first run when it has none.
+    pub fn open_run(&self, name: &str, source: Source, side: Side) {
+        self.shared.borrow_mut().push(Incoming {
+            add_run: true,
+            name: name.to_owned(),
+            source,
+            side: Some(side),
             on_done: None,
             turn: 0,
         });
@@ -25,7 +39,7 @@ impl PuffinLensApp {
     /// for a side wins: whatever was still loading or downloading for it is
     /// cancelled, its `load()` promise rejected, and `status().replaced`
     /// and the notice line say so.
-    pub(super) fn start_load(&mut self, ctx: &egui::Context, incoming: Incoming) {
+    pub(super) fn start_load(&mut self, ctx: &egui::Context, mut incoming: Incoming) {
         let side = incoming.side.unwrap_or(if self.a.rec.is_none() {
             Side::A
         } else {
@@ -33,6 +47,46 @@ impl PuffinLensApp {
         });
         let started = web_time::Instant::now();
         let name = incoming.name.clone();
+        // A run added to a side waits for the side's load in flight, and
+        // replaces nothing; the first run of a side is a plain load.
+        if incoming.add_run {
+            let first_fetching = self.shared.borrow().first_run_fetching(side);
+            let slot = self.slot_mut(side);
+            if slot.job.is_some() || first_fetching {
+                slot.queued_runs.push_back(incoming);
+                return;
+            }
+            incoming.add_run = slot.rec.is_some();
+        }
+        if incoming.add_run {
+            let job = LoadJob::start(incoming.name, incoming.source, ctx, self.threaded, false);
+            self.tick += 1;
+            let asked_at = self.tick;
+            let slot = self.slot_mut(side);
+            slot.job = Some((job, incoming.on_done));
+            slot.adding_run = true;
+            slot.asked_at = asked_at;
+            log::info!("{name}: loading as one more run of {}", side.label());
+            return;
+        }
+        // A plain request for the side drops the runs queued for it before
+        // it (those asked for after it stay: `?url=A1&url=A2`).
+        let turn = incoming.turn;
+        let (earlier, later): (Vec<Incoming>, Vec<Incoming>) =
+            std::mem::take(&mut self.slot_mut(side).queued_runs)
+                .into_iter()
+                .partition(|q| turn == 0 || q.turn < turn);
+        self.slot_mut(side).queued_runs = later.into();
+        for queued in earlier {
+            if let Some(on_done) = queued.on_done {
+                on_done(Err(format!(
+                    "{} ({}) was replaced by {} before it was added as a run",
+                    queued.name,
+                    side.label(),
+                    incoming.name
+                )));
+            }
+        }
         // Made before the request this side took last: its bytes came late.
         let (latest, latest_name) = self.slot(side).turn.clone();
         if incoming.turn < latest {
@@ -50,10 +104,10 @@ impl PuffinLensApp {
             return;
         }
         self.slot_mut(side).turn = (incoming.turn, incoming.name.clone());
-        let mut replaced = self
-            .shared
-            .borrow_mut()
-            .cancel_fetches(side, &incoming.name);
+        let mut replaced =
+            self.shared
+                .borrow_mut()
+                .cancel_fetches(side, &incoming.name, incoming.turn);
         if let Some((old, on_done)) = self.slot_mut(side).job.take() {
             let line = format!(
                 "{} ({}) was replaced by {} before it finished loading",
@@ -83,6 +137,7 @@ impl PuffinLensApp {
         let asked_at = self.tick;
         let slot = self.slot_mut(side);
         slot.job = Some((job, incoming.on_done));
+        slot.adding_run = false;
         slot.asked_at = asked_at;
         slot.replaced = replaced.pop();
         if let Some(line) = slot.replaced.clone() {
@@ -119,7 +174,27 @@ impl PuffinLensApp {
                 }
                 Poll::Ready(result) => {
                     let on_done = slot.job.take().and_then(|(_, on_done)| on_done);
-                    self.finish_load(side, *result, on_done);
+                    let adding = std::mem::take(&mut slot.adding_run);
+                    let result = match *result {
+                        // One more run of the side: joined to what it shows.
+                        Ok(run) if adding => match slot.rec.as_ref() {
+                            Some(rec) => Ok(rec.loaded().with_run(run)),
+                            None => Ok(run),
+                        },
+                        Err(msg) if adding => {
+                            Err(format!("{msg} (left out of {}'s runs)", side.label()))
+                        }
+                        other => other,
+                    };
+                    self.finish_load(side, result, on_done);
+                    // The next run queued for the side.
+                    let ctx = self.shared.borrow().ctx.clone();
+                    if let Some(ctx) = ctx
+                        && let Some(next) = self.slot_mut(side).queued_runs.pop_front()
+                    {
+                        self.start_load(&ctx, next);
+                        needs_frames = true;
+                    }
                 }
             }
         }
@@ -174,6 +249,26 @@ impl PuffinLensApp {
                     // Said again once the recording that replaced it is shown.
                     _ => self.slot_mut(side).replaced.take(),
                 };
+                if loaded.runs.len() > 1 {
+                    let other = self
+                        .slot(side.other())
+                        .rec
+                        .as_ref()
+                        .map_or(1, |r| r.loaded().runs.len());
+                    self.notice = Some(format!(
+                        "{} holds {} runs ({}){}",
+                        side.label(),
+                        loaded.runs.len(),
+                        loaded.runs.join(", "),
+                        if other > 1 {
+                            ": both sides have several runs, so each change is judged against \
+                             how much it varies between runs"
+                        } else {
+                            ": with several runs on the other side too, each change is judged \
+                             against how much it varies between runs"
+                        }
+                    ));
+                }
                 // A pair opens on its findings.
                 if pair
                     && linked.is_none()

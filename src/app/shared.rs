@@ -16,6 +16,14 @@ pub enum Side {
 }
 
 impl Side {
+    /// The other side.
+    pub fn other(self) -> Side {
+        match self {
+            Side::A => Side::B,
+            Side::B => Side::A,
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Side::A => "A",
@@ -46,6 +54,10 @@ pub struct Incoming {
     /// When the request was made ([`SharedState::take_turn`]; 0: when it
     /// is pushed). The latest made wins, whatever order the bytes arrive in.
     pub turn: u64,
+    /// Added as one more run of `side` (several runs a side, judged between
+    /// runs) instead of replacing what is there; runs asked for while one
+    /// loads wait their turn.
+    pub add_run: bool,
 }
 
 /// Progress of the load in flight, for `status()`.
@@ -98,6 +110,11 @@ pub struct Fetch {
     pub id: u64,
     pub url: String,
     pub side: Side,
+    /// Its turn ([`SharedState::take_turn`]): only a later request
+    /// cancels it.
+    pub turn: u64,
+    /// One more run of `side` (a repeated `?url=` or `&b=`).
+    pub add_run: bool,
     /// Stops the download (its result is dropped either way once the fetch
     /// is gone from [`SharedState::fetches`]).
     pub abort: Option<Box<dyn FnOnce()>>,
@@ -153,12 +170,13 @@ impl SharedState {
     pub fn open_read(
         &mut self,
         name: String,
-        side: Option<Side>,
+        (side, add_run): (Option<Side>, bool),
         turn: u64,
         read: Result<Vec<u8>, String>,
     ) {
         match read {
             Ok(bytes) => self.push(Incoming {
+                add_run,
                 name,
                 source: Source::Bytes(bytes),
                 side,
@@ -174,12 +192,20 @@ impl SharedState {
         self.fetches.first().map(|f| f.url.as_str())
     }
 
-    /// Drops the downloads meant for `side` because `by` replaces them;
+    /// Whether a download of `side`'s first run is in flight (a run added
+    /// to the side waits for it).
+    pub fn first_run_fetching(&self, side: Side) -> bool {
+        self.fetches.iter().any(|f| f.side == side && !f.add_run)
+    }
+
+    /// Drops the downloads meant for `side` asked for before `turn`, because
+    /// `by` replaces them;
     /// returns what they were, for the one-line notice.
-    pub fn cancel_fetches(&mut self, side: Side, by: &str) -> Vec<String> {
+    pub fn cancel_fetches(&mut self, side: Side, by: &str, turn: u64) -> Vec<String> {
+        // Turn 0: pushed without one, so made now, after every fetch.
         let (gone, kept) = std::mem::take(&mut self.fetches)
             .into_iter()
-            .partition::<Vec<_>, _>(|f| f.side == side);
+            .partition::<Vec<_>, _>(|f| f.side == side && (turn == 0 || f.turn < turn));
         self.fetches = kept;
         let mut lines = Vec::new();
         for fetch in gone {
@@ -224,6 +250,34 @@ impl SharedState {
     }
 }
 
+/// Where each of several files given at once goes: `(side, add_run)` in
+/// their order. `into` (the "+ run" of a side): every one is added as a
+/// run of that side. Otherwise one file follows the usual rule (`None`);
+/// two open as A and B; three or more are runs of both sides, the first
+/// half by name A's (several runs a side are judged between runs).
+pub fn given_targets(names: &[String], into: Option<Side>) -> Vec<(Option<Side>, bool)> {
+    if let Some(side) = into {
+        return vec![(Some(side), true); names.len()];
+    }
+    let n = names.len();
+    if n < 3 {
+        return (0..n).map(|i| (dropped_side(n, i), false)).collect();
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&x, &y| names[x].cmp(&names[y]).then(x.cmp(&y)));
+    let half = n.div_ceil(2);
+    let mut out = vec![(None, false); n];
+    for (rank, &i) in order.iter().enumerate() {
+        let (side, first) = if rank < half {
+            (Side::A, rank == 0)
+        } else {
+            (Side::B, rank == half)
+        };
+        out[i] = (Some(side), !first);
+    }
+    out
+}
+
 /// The side a file given with `count` others at once opens as: one file
 /// follows the usual rule (`None`); two or more open as A and B, to compare
 /// (a third replaces B: the later wins).
@@ -232,5 +286,38 @@ pub fn dropped_side(count: usize, i: usize) -> Option<Side> {
         (0 | 1, _) => None,
         (_, 0) => Some(Side::A),
         _ => Some(Side::B),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_given_at_once_split_into_runs_by_name() {
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            given_targets(&names(&["x.puffin"]), None),
+            vec![(None, false)]
+        );
+        assert_eq!(
+            given_targets(&names(&["b.puffin", "a.puffin"]), None),
+            vec![(Some(Side::A), false), (Some(Side::B), false)]
+        );
+        // Five: the first three by name are A's (a1 first), the rest B's.
+        assert_eq!(
+            given_targets(&names(&["b2", "a2", "a1", "b1", "a3"]), None),
+            vec![
+                (Some(Side::B), true),
+                (Some(Side::A), true),
+                (Some(Side::A), false),
+                (Some(Side::B), false),
+                (Some(Side::A), true),
+            ]
+        );
+        assert_eq!(
+            given_targets(&names(&["x", "y"]), Some(Side::B)),
+            vec![(Some(Side::B), true); 2]
+        );
     }
 }

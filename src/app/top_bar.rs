@@ -24,7 +24,7 @@ impl PuffinLensApp {
                 ))
                 .clicked()
             {
-                platform::pick_files(&self.shared);
+                platform::pick_files(&self.shared, None);
             }
             if ui
                 .button("Try an example")
@@ -104,15 +104,43 @@ impl PuffinLensApp {
                     continue;
                 };
                 // Long names are elided in the middle: the bar stays one row.
-                let name = &rec.loaded().name;
-                let label = format!("{}: {}", side.label(), crate::units::elide(name, 24));
+                let loaded = rec.loaded();
+                let name = &loaded.name;
+                let label = match loaded.runs.len() {
+                    1 => format!("{}: {}", side.label(), crate::units::elide(name, 24)),
+                    n => format!(
+                        "{}: {n} runs ({})",
+                        side.label(),
+                        crate::units::elide(&loaded.runs[0], 16)
+                    ),
+                };
+                let hover = match loaded.runs.len() {
+                    1 => format!("Show this recording ({name})"),
+                    n => format!(
+                        "Show this side: {n} runs, judged between runs against the other side's \
+                         when it has several too:\n{}",
+                        loaded.runs.join("\n")
+                    ),
+                };
                 if ui
                     .selectable_label(self.shown == side, label)
-                    .on_hover_text(format!("Show this recording ({name})"))
+                    .on_hover_text(hover)
                     .clicked()
                 {
                     self.shown = side;
                     self.publish();
+                }
+                if ui
+                    .small_button("+")
+                    .on_hover_text(format!(
+                        "Add recordings of the same code as more runs of {}: with several runs \
+                         a side, changes are judged against how much each name varies between \
+                         runs (the honest noise)",
+                        side.label()
+                    ))
+                    .clicked()
+                {
+                    platform::pick_files(&self.shared, Some(side));
                 }
                 if ui.small_button("×").on_hover_text("Close").clicked() {
                     self.close(side);

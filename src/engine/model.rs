@@ -649,8 +649,8 @@ impl Trace {
 /// their frames one run after the other, strings interned anew, scope
 /// definitions merged by what they are (name, function, file, line, kind:
 /// two runs' raw ids need not agree), threads by (start time, name) as in
-/// a decode. `runs` records where each run starts. One run is returned as
-/// it is.
+/// a decode. `runs` records where each run starts (a trace that is itself
+/// several runs keeps them). One run is returned as it is.
 pub fn concat(mut runs: Vec<Trace>) -> Trace {
     if runs.len() <= 1 {
         return runs.pop().unwrap_or_default();
@@ -661,6 +661,9 @@ pub fn concat(mut runs: Vec<Trace>) -> Trace {
         if k > 0 {
             b.trace.runs.push(b.trace.frames.len() as u32);
         }
+        // A trace of several runs keeps them (a run added to a side).
+        let offset = b.trace.frames.len() as u32;
+        b.trace.runs.extend(run.runs.iter().map(|&r| offset + r));
         let strs: Vec<StrId> = (0..run.strings.len() as u32)
             .map(|i| b.trace.strings.intern(run.strings.get(StrId(i))))
             .collect();

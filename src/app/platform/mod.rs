@@ -13,8 +13,10 @@ use super::{loaded::Source, shared::Incoming};
 /// and tests read a view's answer right after asking).
 pub const SLICED_VIEWS: bool = cfg!(target_arch = "wasm32");
 
-/// Opens the file picker; the chosen files arrive through `shared`.
-pub fn pick_files(shared: &Shared) {
+/// Opens the file picker; the chosen files arrive through `shared`
+/// (`into`: each added as a run of that side; see
+/// [`super::shared::given_targets`]).
+pub fn pick_files(shared: &Shared, into: Option<super::Side>) {
     #[cfg(not(target_arch = "wasm32"))]
     {
         let picked = rfd::FileDialog::new()
@@ -24,12 +26,20 @@ pub fn pick_files(shared: &Shared) {
             .pick_files();
         let mut state = shared.borrow_mut();
         let picked = picked.unwrap_or_default();
-        let count = picked.len();
-        for (i, path) in picked.into_iter().enumerate() {
+        let names: Vec<String> = picked
+            .iter()
+            .map(|p| file_name(&p.to_string_lossy()))
+            .collect();
+        let targets = super::shared::given_targets(&names, into);
+        // Each side's first run first.
+        let mut given: Vec<_> = picked.into_iter().zip(names).zip(targets).collect();
+        given.sort_by_key(|(_, (_, add_run))| *add_run);
+        for ((path, name), (side, add_run)) in given {
             state.push(Incoming {
-                name: file_name(&path.to_string_lossy()),
+                add_run,
+                name,
                 source: Source::Path(path),
-                side: super::shared::dropped_side(count, i),
+                side,
                 on_done: None,
                 turn: 0,
             });
@@ -44,21 +54,27 @@ pub fn pick_files(shared: &Shared) {
                 .pick_files()
                 .await;
             let picked = picked.unwrap_or_default();
-            let count = picked.len();
+            let names: Vec<String> = picked.iter().map(|f| f.file_name()).collect();
+            let targets = super::shared::given_targets(&names, into);
             // Their turns and sides when picked, before any is read.
-            let asked: Vec<(u64, super::Side)> = (0..count)
-                .map(|i| {
+            let asked: Vec<(u64, super::Side, bool)> = targets
+                .into_iter()
+                .map(|(side, add_run)| {
                     let mut s = shared.borrow_mut();
-                    let side = s.side_now(super::shared::dropped_side(count, i));
-                    (s.take_turn(), side)
+                    let side = s.side_now(side);
+                    (s.take_turn(), side, add_run)
                 })
                 .collect();
-            for (file, (turn, side)) in picked.into_iter().zip(asked) {
+            // Each side's first run first: a run added to a side never
+            // arrives before the side's first.
+            let mut picked: Vec<_> = picked.into_iter().zip(asked).collect();
+            picked.sort_by_key(|(_, (_, _, add_run))| *add_run);
+            for (file, (turn, side, add_run)) in picked {
                 let name = file.file_name();
                 let result = web::read_file(file.inner(), &name).await;
                 shared
                     .borrow_mut()
-                    .open_read(name, Some(side), turn, result);
+                    .open_read(name, (Some(side), add_run), turn, result);
             }
         });
     }

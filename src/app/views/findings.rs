@@ -235,17 +235,15 @@ impl FindingsView {
         clicked
     }
 
-    /// `puffinLens.ui()`'s part: `{computing, runs: {a, b}, look_first:
+    /// `puffinLens.ui()`'s part: `{computing, runs: {a, b}` (each side's
+    /// runs' files), `look_first:
     /// [{sentence, link}], compute_ms}` and the engine's facts (`noise`,
     /// `drift`, `conditions`, `frame`, `changes` with each one's `link`,
     /// `renames`; one recording: `over_time`, `outliers`). No epoch
     /// timestamp is among them (JS numbers would round it).
     pub fn to_json(&self) -> serde_json::Value {
         let runs = |l: Option<&Arc<Loaded>>| -> serde_json::Value {
-            l.map_or(serde_json::json!([]), |l| {
-                let runs = l.trace().run_count();
-                serde_json::json!([{ "name": l.name, "runs": runs }])
-            })
+            l.map_or(serde_json::json!([]), |l| serde_json::json!(l.runs))
         };
         let mut v = serde_json::json!({
             "computing": self.computing(),

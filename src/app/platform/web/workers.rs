@@ -422,19 +422,23 @@ impl Pool {
     /// worker decodes them and reports (`engine::report::findings`).
     pub fn findings(
         &self,
-        a: (&str, &[u8]),
-        b: Option<(&str, &[u8])>,
+        a: (&str, &[std::sync::Arc<Vec<u8>>]),
+        b: Option<(&str, &[std::sync::Arc<Vec<u8>>])>,
     ) -> impl std::future::Future<Output = Result<crate::engine::report::Findings, String>> + use<>
     {
         let request = Object::new();
         let mut transfer = Vec::new();
         for (key, side) in [("a", Some(a)), ("b", b)] {
             match side {
-                Some((name, bytes)) => {
-                    let buffer = Uint8Array::from(bytes).buffer();
-                    let _ = Reflect::set(&request, &key.into(), &buffer);
+                Some((name, runs)) => {
+                    let list = Array::new();
+                    for bytes in runs {
+                        let buffer = Uint8Array::from(&bytes[..]).buffer();
+                        list.push(&buffer);
+                        transfer.push(JsValue::from(buffer));
+                    }
+                    let _ = Reflect::set(&request, &key.into(), &list);
                     let _ = Reflect::set(&request, &format!("name_{key}").into(), &name.into());
-                    transfer.push(JsValue::from(buffer));
                 }
                 None => {
                     let _ = Reflect::set(&request, &key.into(), &JsValue::NULL);
@@ -463,14 +467,16 @@ pub fn findings(
     ctx: &egui::Context,
 ) -> Option<super::super::FindingsPoll> {
     let pool = live().filter(|p| !p.is_empty())?;
-    let a_bytes = a.bytes.clone()?;
+    // Every run's bytes, or the page makes them.
+    let kept = |l: &crate::app::Loaded| (l.bytes.len() == l.runs.len()).then(|| l.bytes.clone());
+    let a_bytes = kept(&a)?;
     let b_side = match &b {
-        Some(b) => Some((b.name.clone(), b.bytes.clone()?)),
+        Some(b) => Some((b.name.clone(), kept(b)?)),
         None => None,
     };
     let answer = pool.findings(
         (&a.name, &a_bytes),
-        b_side.as_ref().map(|(n, bytes)| (n.as_str(), &bytes[..])),
+        b_side.as_ref().map(|(n, runs)| (n.as_str(), &runs[..])),
     );
     let slot: Rc<RefCell<Option<Result<crate::engine::report::Findings, String>>>> = Rc::default();
     let (into, ctx) = (slot.clone(), ctx.clone());
@@ -522,16 +528,29 @@ pub fn install_worker_api() {
     // `puffinLensFindings(a, b, name_a, name_b)`: the findings (JSON) of
     // recording `a` (against `b`, or `null`), decoded here.
     let findings =
-        Closure::<dyn Fn(Uint8Array, JsValue, String, JsValue) -> Result<String, JsValue>>::new(
-            |a: Uint8Array, b: JsValue, name_a: String, name_b: JsValue| {
+        Closure::<dyn Fn(Array, JsValue, String, JsValue) -> Result<String, JsValue>>::new(
+            |a: Array, b: JsValue, name_a: String, name_b: JsValue| {
                 let started = js_sys::Date::now();
-                let load = |bytes: Vec<u8>, name: &str| {
-                    crate::engine::load(&bytes).map_err(|e| JsValue::from(format!("{name}: {e:#}")))
+                // A side: its runs decoded and joined (engine::model::concat).
+                let side = |runs: &Array, name: &str| -> Result<crate::engine::Decoded, JsValue> {
+                    let mut traces = Vec::new();
+                    let mut diagnostics = Vec::new();
+                    for run in runs.iter() {
+                        let bytes = Uint8Array::new(&run).to_vec();
+                        let d = crate::engine::load(&bytes)
+                            .map_err(|e| JsValue::from(format!("{name}: {e:#}")))?;
+                        traces.push(d.trace);
+                        diagnostics.extend(d.diagnostics);
+                    }
+                    Ok(crate::engine::Decoded {
+                        trace: crate::engine::model::concat(traces),
+                        diagnostics,
+                    })
                 };
-                let da = load(a.to_vec(), &name_a)?;
+                let da = side(&a, &name_a)?;
                 let name_b = name_b.as_string().unwrap_or_default();
-                let db = match b.dyn_into::<Uint8Array>() {
-                    Ok(b) => Some(load(b.to_vec(), &name_b)?),
+                let db = match b.dyn_into::<Array>() {
+                    Ok(b) => Some(side(&b, &name_b)?),
                     Err(_) => None,
                 };
                 let mut f = crate::engine::report::findings(
