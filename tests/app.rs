@@ -389,6 +389,7 @@ fn requests_are_honoured_in_the_order_made() {
     };
     let push = |h: &mut Harness<'static, PuffinLensApp>, name: &str, (turn, side): (u64, Side)| {
         h.state().shared().borrow_mut().push(Incoming {
+            add_run: false,
             name: name.to_owned(),
             source: Source::Bytes(recording(true)),
             side: Some(side),
