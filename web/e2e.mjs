@@ -862,6 +862,24 @@ await test("?url=A&b=B opens both and lands on the diff view; a fetch that fails
   await bad.close();
 });
 
+await test("repeated ?url= and &b= open several runs a side, judged between runs as the CLI judges them", async () => {
+  const r = (n) => `../recordings/${n}`;
+  const p = await openApp(context, `${server.base}?url=${r(SAMPLE)}&url=${r(SAMPLE)}&b=${r("cut.puffin")}&b=${r("cut.puffin")}`);
+  await p.waitForFunction(() => {
+    const u = window.puffinLens.ui();
+    return u && u.view === "findings" && u.computing === false && u.runs.a.length === 2 && u.runs.b.length === 2;
+  }, null, { timeout: 120_000 });
+  const got = await p.evaluate(() => window.puffinLens.ui());
+  assert.deepEqual(got.runs, { a: [SAMPLE, SAMPLE], b: ["cut.puffin", "cut.puffin"] });
+  assert.equal(got.noise.model, "between-runs");
+  assert.deepEqual(got.noise.runs, [2, 2]);
+  const cut = join(work, "cut.puffin");
+  const report = JSON.parse(cli(["report", SAMPLE, SAMPLE, "--vs", cut, cut, "--format", "json"], { cwd: SAMPLES, status: 3 }));
+  assert.deepEqual(got.look_first.map((x) => x.sentence), report.comparison.look_first);
+  assert.equal(got.fallback, null, "made by a worker");
+  await p.close();
+});
+
 await test("at 1280x800 with A and B open, the top bar is one row", async () => {
   const narrow = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const p = await openApp(narrow, `${server.base}?url=../recordings/${SAMPLE}&b=../recordings/cut.puffin`);

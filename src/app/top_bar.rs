@@ -107,11 +107,11 @@ impl PuffinLensApp {
                 let loaded = rec.loaded();
                 let name = &loaded.name;
                 let label = match loaded.runs.len() {
-                    1 => format!("{}: {}", side.label(), crate::units::elide(name, 24)),
+                    1 => format!("{}: {}", side.label(), crate::units::elide(name, 18)),
                     n => format!(
                         "{}: {n} runs ({})",
                         side.label(),
-                        crate::units::elide(&loaded.runs[0], 16)
+                        crate::units::elide(&loaded.runs[0], 12)
                     ),
                 };
                 let hover = match loaded.runs.len() {
