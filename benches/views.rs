@@ -10,8 +10,8 @@
 //! - the scale worst case (issue 21: 2M scopes on random paths, a unique
 //!   data string on most; A and B): what each view computes when it is
 //!   first shown (merged tree, table by name and data, timeline index,
-//!   diff table, diff tree), natively: the browser runs the same code,
-//!   2-4x slower in wasm;
+//!   diff table, diff tree, findings: the report and frames of its page),
+//!   natively: the browser runs the same code, 2-4x slower in wasm;
 //! - frames of the table (1M rows) and of the tree (100k expanded rows)
 //!   drawn by the views' own `ui` on a headless `egui::Context`, scrolling
 //!   as they go: layout and tessellation, no GPU.
@@ -20,6 +20,7 @@ mod common;
 
 use common::{best_of, loaded, ms};
 use puffin_lens::app::views::diff::DiffMode;
+use puffin_lens::app::views::findings::FindingsView;
 use puffin_lens::app::views::flame::FlameView;
 use puffin_lens::app::views::table::{FilterOn, SortCol};
 use puffin_lens::app::views::timeline::TimelineView;
@@ -339,6 +340,22 @@ fn main() {
     diff.set_mode(DiffMode::Tree);
     println!("  diff tree: {:.1} ms", ms(started.elapsed()));
     drop(diff);
+    // The findings: the report made (off the page's thread in the app),
+    // then frames of the page drawn from its blocks, scrolling.
+    let (t, findings) = best_of(RUNS, || {
+        FindingsView::new(worst_a.clone(), Some(worst_b.clone()))
+    });
+    println!(
+        "  findings (the report, its blocks): {:.1} ms ({} blocks)",
+        ms(t),
+        findings.findings().map_or(0, |f| f.blocks.len())
+    );
+    let mut findings = findings;
+    let (mean, worst) = frame_times(|ui| {
+        findings.ui(ui);
+    });
+    println!("  findings page: {mean:.2} ms per frame (worst {worst:.2})");
+    drop(findings);
     drop(worst_a);
     drop(worst_b);
 

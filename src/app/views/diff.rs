@@ -1461,6 +1461,7 @@ impl DiffView {
             (format!("Δ {per}"), Some(DiffSort::Delta)),
             ("Δ ms/call".into(), Some(DiffSort::DeltaPerCall)),
             ("Δ%".into(), Some(DiffSort::DeltaPercent)),
+            ("interval".into(), None),
             ("".into(), None),
         ];
         ui.horizontal(|ui| {
@@ -1491,15 +1492,17 @@ impl DiffView {
                 self.set_sort(DiffSort::AbsDelta, true);
             }
         });
-        let mut builder = rows_table(ui, "diff_table", 220.0).column(
-            Column::initial(120.0)
+        // Narrow enough at 1280 px for the interval and the judgement.
+        let mut builder = rows_table(ui, "diff_table", 180.0).column(
+            Column::initial(100.0)
                 .at_least(40.0)
                 .clip(true)
                 .resizable(true),
         );
         for _ in 0..9 {
-            builder = builder.column(Column::exact(78.0));
+            builder = builder.column(Column::exact(72.0));
         }
+        builder = builder.column(Column::exact(INTERVAL_WIDTH));
         builder = builder.column(Column::remainder().at_least(80.0));
         let mut clicked_header = None;
         let mut clicked_row = None;
@@ -1579,6 +1582,9 @@ impl DiffView {
                         ),
                     );
                     cell(&mut row, RichText::new(percent_text(ta, tb)).color(color));
+                    row.col(|ui| error_bar(ui, &r.change))
+                        .1
+                        .on_hover_text(interval_tip(&r.change, unit));
                     row.col(|ui| {
                         // The noise model's judgement (as `compare`'s).
                         let kind = r.change.kind;
@@ -1738,6 +1744,68 @@ fn percent_text(a: f64, b: f64) -> String {
 /// `#rrggbb` of `c` (what `puffinLens.ui()` gives a flame cell's fill as).
 fn color_hex(c: Color32) -> String {
     format!("#{:02x}{:02x}{:02x}", c.r(), c.g(), c.b())
+}
+
+/// The interval column's width.
+const INTERVAL_WIDTH: f32 = 110.0;
+
+/// A row's effect as an error bar: its interval (a line) and estimate (a
+/// dot) against the band (grey, ±band around 0), on a scale that holds
+/// them all; coloured as its judgement (slower red, faster green,
+/// inconclusive and unchanged grey). Drawn for the rows in view only.
+fn error_bar(ui: &mut egui::Ui, change: &analyses::Change) {
+    let e = &change.effect;
+    let (rect, _) =
+        ui.allocate_exact_size(egui::vec2(INTERVAL_WIDTH - 8.0, ROW_HEIGHT), Sense::hover());
+    let finite = |v: f64| v.is_finite().then_some(v);
+    let (lo, hi) = (
+        finite(e.ci_ns[0]).unwrap_or(e.delta_ns),
+        finite(e.ci_ns[1]).unwrap_or(e.delta_ns),
+    );
+    let scale = [lo.abs(), hi.abs(), e.band_ns.abs(), e.delta_ns.abs()]
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold(f64::MIN_POSITIVE, f64::max)
+        * 1.15;
+    let x = |v: f64| rect.center().x + (v / scale) as f32 * rect.width() / 2.0;
+    let y = rect.center().y;
+    let painter = ui.painter_at(rect);
+    let band = e.band_ns.abs();
+    if band.is_finite() && band > 0.0 {
+        painter.rect_filled(
+            egui::Rect::from_x_y_ranges(x(-band)..=x(band), (y - 5.0)..=(y + 5.0)),
+            1.0,
+            ui.visuals().faint_bg_color.gamma_multiply(2.0),
+        );
+    }
+    let axis = ui.visuals().weak_text_color();
+    painter.line_segment(
+        [egui::pos2(x(0.0), y - 6.0), egui::pos2(x(0.0), y + 6.0)],
+        (1.0, axis),
+    );
+    let color = match change.kind {
+        Kind::Unchanged | Kind::Inconclusive => ui.visuals().text_color(),
+        k if change.delta_per_frame_ns > 0.0 || k.is_regression() => SLOWER,
+        _ => FASTER,
+    };
+    painter.line_segment([egui::pos2(x(lo), y), egui::pos2(x(hi), y)], (2.0, color));
+    for v in [lo, hi] {
+        painter.line_segment(
+            [egui::pos2(x(v), y - 3.0), egui::pos2(x(v), y + 3.0)],
+            (1.5, color),
+        );
+    }
+    painter.circle_filled(egui::pos2(x(e.delta_ns), y), 2.5, color);
+}
+
+/// The interval column's tooltip: the effect in words, with its band.
+fn interval_tip(change: &analyses::Change, unit: &str) -> String {
+    format!(
+        "the change beyond the drift, per {unit}: {}\nthe bar: its interval; grey: the band \
+         (±{:.3} ms) inside which a change is only noise",
+        change.effect.text(),
+        change.effect.band_ns / 1e6
+    )
 }
 
 /// The colour of a change of `delta` against `scale` (the larger side;
