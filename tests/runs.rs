@@ -312,6 +312,73 @@ fn bad_runs_are_named_and_left_out() {
     );
 }
 
+/// The conditions that say a run is of another app, in a report's JSON.
+fn other_app(c: &Value) -> Vec<String> {
+    c["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_owned())
+        .filter(|x| x.contains("another app") || x.contains("different apps"))
+        .collect()
+}
+
+/// A run of another app (a real capture of rerun's SDK among the planted
+/// game loop's runs) is named in the run's conditions, by its place among
+/// the side's runs; the same app's runs are not; a pair of two apps is.
+#[test]
+fn a_run_of_another_app_is_flagged() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        &[
+            ("a1.puffin", BEFORE, 1),
+            ("a2.puffin", BEFORE, 2),
+            ("b1.puffin", AFTER, 3),
+            ("b2.puffin", AFTER, 4),
+        ],
+    );
+    std::fs::copy(
+        common::fixtures_dir().join("real/rerun_sdk_points.puffin"),
+        d.path().join("other.puffin"),
+    )
+    .unwrap();
+    let report = |args: &[&str]| {
+        let mut all = vec!["report"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--format", "json"]);
+        let (status, r) = json(d.path(), &all);
+        assert_eq!(status, 0);
+        other_app(&r["comparison"])
+    };
+    // The same app, before and after a change: nothing said.
+    assert_eq!(
+        report(&["a1.puffin", "a2.puffin", "--vs", "b1.puffin", "b2.puffin"]),
+        Vec::<String>::new()
+    );
+    // The second of B's three runs is another app's.
+    let said = report(&[
+        "a1.puffin",
+        "a2.puffin",
+        "--vs",
+        "b1.puffin",
+        "other.puffin",
+        "b2.puffin",
+    ]);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].starts_with("B's run 2 of 3 looks like a run of another app"),
+        "{said:?}"
+    );
+    // One recording a side, of two apps.
+    let said = report(&["a1.puffin", "--vs", "other.puffin"]);
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].starts_with("A and B look like runs of different apps"),
+        "{said:?}"
+    );
+}
+
 /// The pull-request check's report script takes glob patterns per side:
 /// several runs a side become `A1 A2 --vs B1 B2`; a pattern that matches
 /// nothing is an error.

@@ -257,7 +257,7 @@ fn a_comparison_says_b_grows_where_a_was_flat() {
 }
 
 #[test]
-fn the_real_twins_have_no_trend_no_periodic_stall_and_no_rename() {
+fn the_real_twins_have_no_trend_no_periodic_stall_no_rename_and_are_one_app() {
     // The Rerun Viewer and SDK twins: what either recording says of its
     // own names over time is no trend and no stall every Nth frame; their
     // comparison lists no shape (nothing changed).
@@ -286,6 +286,14 @@ fn the_real_twins_have_no_trend_no_periodic_stall_and_no_rename() {
             assert!(row["over_time"].is_null(), "{a}: {row}");
         }
         assert_eq!(r["comparison"]["renames"], serde_json::json!([]), "{a}");
+        // Runs of one app: not flagged as another app's.
+        for c in r["comparison"]["conditions"].as_array().unwrap() {
+            let c = c.as_str().unwrap();
+            assert!(
+                !c.contains("different apps") && !c.contains("another app"),
+                "{a}: {c}"
+            );
+        }
     }
 }
 

@@ -30,6 +30,7 @@ pub mod gap_diff;
 pub mod gaps;
 pub mod gate;
 pub mod judge;
+pub mod kinship;
 pub mod place;
 pub mod rename;
 pub mod shape;

@@ -18,6 +18,7 @@ use crate::engine::analyses::drift;
 use crate::engine::analyses::find::GroupBy;
 use crate::engine::analyses::gap_diff::{GapPlace, GapVerdict, gap_changes};
 use crate::engine::analyses::judge::{Change, DriftMode, Kind};
+use crate::engine::analyses::kinship;
 use crate::engine::analyses::place::place;
 use crate::engine::analyses::rename::{Rename, renames_in};
 use crate::engine::analyses::shape::{self, Shape, classify_runs, compared_words, series_by_name};
@@ -702,7 +703,7 @@ fn parallel_figures(
 /// recordings show: threads present in one only, names registered or
 /// called in one only, the number of frames and the time span.
 pub(super) fn conditions(a: &Trace, b: &Trace, names: &Joined, renamed: &[Rename]) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out = kin_conditions(a, b, renamed);
     let threads = |t: &Trace| -> std::collections::BTreeSet<String> {
         t.threads
             .name
@@ -786,6 +787,81 @@ pub(super) fn conditions(a: &Trace, b: &Trace, names: &Joined, renamed: &[Rename
             sb / 1e3,
             names.basis().unit()
         ));
+    }
+    out
+}
+
+/// Whether the runs are of one app: A against B, and each run of a side
+/// of several against that side's others ([`kinship`]). A run of another
+/// app makes every judgement of the pair, or between the side's runs,
+/// one of unlike work.
+fn kin_conditions(a: &Trace, b: &Trace, renamed: &[Rename]) -> Vec<String> {
+    let (ra, rb) = (kinship::self_by_run(a), kinship::self_by_run(b));
+    let same: Vec<(String, String)> = renamed
+        .iter()
+        .map(|r| (r.from.clone(), r.to.clone()))
+        .collect();
+    let list = |names: &[String]| -> String {
+        let mut v: Vec<String> = names
+            .iter()
+            .take(4)
+            .map(|n| escape::markdown_code(n))
+            .collect();
+        let more = names.len().saturating_sub(4);
+        let last = if more > 0 {
+            Some(format!("{more} more"))
+        } else {
+            v.pop()
+        };
+        match last {
+            Some(last) if !v.is_empty() => format!("{} and {last}", v.join(", ")),
+            Some(last) => last,
+            None => String::new(),
+        }
+    };
+    let mut out = Vec::new();
+    let kin = kinship::kinship(
+        &ra.iter().collect::<Vec<_>>(),
+        &rb.iter().collect::<Vec<_>>(),
+        &same,
+    );
+    if kin.unlike() {
+        let only: Vec<String> = kin
+            .busy
+            .iter()
+            .filter(|n| !kin.common.contains(n))
+            .cloned()
+            .collect();
+        out.push(format!(
+            "A and B look like runs of different apps: of the {} names that hold their time \
+             ({:.0}% of each side's own time), {} {} called on both sides{}; only on one side: {}. \
+             Every judgement here compares unlike work: check that these are the recordings you \
+             meant.",
+            kin.busy.len(),
+            kinship::BUSY_SHARE * 100.0,
+            kin.common.len(),
+            if kin.common.len() == 1 { "is" } else { "are" },
+            if kin.common.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", list(&kin.common))
+            },
+            list(&only),
+        ));
+    }
+    for (side, t) in [("A", a), ("B", b)] {
+        for (k, kin) in kinship::unlike_runs(t) {
+            out.push(format!(
+                "{side}'s run {} of {} looks like a run of another app: of the {} names that hold \
+                 its time, {} {} called in {side}'s other runs. Judged between runs, it makes \
+                 {side}'s noise look larger than it is: leave it out if it is not the app you meant.",
+                k + 1,
+                t.run_count(),
+                kin.busy.len(),
+                kin.common.len(),
+                if kin.common.len() == 1 { "is" } else { "are" },
+            ));
+        }
     }
     out
 }
