@@ -157,6 +157,43 @@ fn the_planted_changes_are_on_the_page_with_their_links() {
     );
 }
 
+/// The diff table marks a wrapper apart from its cause: in the planted
+/// game loop `physics::solve_contacts` got 60% slower per call, and
+/// `physics::step` (which calls it, its own time unchanged) and `frame`
+/// carry that change as wrappers; the cause and the other changes do not.
+#[test]
+fn the_diff_table_marks_wrappers_apart_from_their_causes() {
+    use common::planted::{AFTER, BEFORE, game_loop, record};
+    let (a, b) = (record(&game_loop(BEFORE, 1)), record(&game_loop(AFTER, 2)));
+    let mut h = open_pair(&a, &b);
+    let ui = command(
+        &mut h,
+        UiCommand::Show {
+            view: "diff".into(),
+            options: serde_json::json!({"mode": "table", "hide_below": 0.0}),
+        },
+    )
+    .unwrap();
+    let rows = ui["rows"].as_array().unwrap();
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| r["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {ui}"))
+    };
+    let cause = row("physics::solve_contacts");
+    assert_eq!(cause["change"]["kind"], "slower", "{cause}");
+    assert_eq!(cause["wrapper"], false);
+    for w in ["physics::step", "frame"] {
+        let r = row(w);
+        assert_ne!(r["change"]["kind"], "unchanged", "{r}");
+        assert_eq!(r["wrapper"], true, "{w}: {r}");
+    }
+    // New, gone and the per-frame count change are no wrappers.
+    for n in ["audio::mix", "legacy::update", "ui::layout"] {
+        assert_eq!(row(n)["wrapper"], false, "{n}");
+    }
+}
+
 #[test]
 fn one_recording_has_the_same_page() {
     let bytes =

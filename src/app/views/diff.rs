@@ -1071,10 +1071,14 @@ impl DiffView {
                     let sides = self.joined().stats(p);
                     let total =
                         |s: &Option<SideStats>| s.as_ref().map_or(0.0, |s| s.total_ns as f64);
-                    let mut v = serde_json::to_value(self.joined().row(p)).unwrap_or_default();
+                    let row = self.joined().row(p);
+                    let wrapper = self.joined().is_wrapper(p, &row.change);
+                    let mut v = serde_json::to_value(row).unwrap_or_default();
                     for (k, x) in self.per_unit_json(total(&sides.0), total(&sides.1)) {
                         v[k] = x;
                     }
+                    // The badge the row wears: its change is its children's.
+                    v["wrapper"] = wrapper.into();
                     v
                 })
                 .collect(),
@@ -1585,9 +1589,21 @@ impl DiffView {
                     row.col(|ui| error_bar(ui, &r.change))
                         .1
                         .on_hover_text(interval_tip(&r.change, unit));
+                    let wrapper = joined.is_wrapper(self.pair(i), &r.change);
                     row.col(|ui| {
                         // The noise model's judgement (as `compare`'s).
                         let kind = r.change.kind;
+                        if wrapper {
+                            // Its children's change, not its own: outlined,
+                            // apart from the causes.
+                            let stroke = if r.change.delta_per_frame_ns > 0.0 {
+                                SLOWER
+                            } else {
+                                FASTER
+                            };
+                            outlined_badge(ui, "wraps a change", stroke);
+                            return;
+                        }
                         let fill = match kind {
                             Kind::Unchanged => None,
                             // Neither a change nor unchanged: grey.
@@ -1605,7 +1621,15 @@ impl DiffView {
                         }
                     })
                     .1
-                    .on_hover_text(judgement_tip(&r.change, unit));
+                    .on_hover_text(if wrapper {
+                        format!(
+                            "{}\n\na wrapper: its own time did not change (less than half of \
+                             its change); the change is in the scopes it calls",
+                            judgement_tip(&r.change, unit)
+                        )
+                    } else {
+                        judgement_tip(&r.change, unit)
+                    });
                     if row.response().clicked() {
                         clicked_row = Some(i);
                     }
@@ -1860,6 +1884,18 @@ fn judgement_tip(c: &analyses::Change, unit: &str) -> String {
         t.push_str(&format!("\n{settle}"));
     }
     t
+}
+
+/// A badge drawn as an outline: a wrapper's, whose change is its
+/// children's.
+fn outlined_badge(ui: &mut egui::Ui, text: &str, stroke: Color32) {
+    egui::Frame::new()
+        .stroke(egui::Stroke::new(1.0, stroke))
+        .corner_radius(3.0)
+        .inner_margin(egui::Margin::symmetric(4, 0))
+        .show(ui, |ui| {
+            ui.label(RichText::new(text).color(stroke).small());
+        });
 }
 
 fn badge(ui: &mut egui::Ui, text: &str, fill: Color32) {

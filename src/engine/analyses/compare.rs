@@ -744,6 +744,21 @@ impl<'t> Joined<'t> {
         }
     }
 
+    /// Whether a changed row is a wrapper: its own (self) time moved less
+    /// than half of its change beyond the drift, so the change is in what
+    /// it calls, not in it (the gate's rule for a cause, either way).
+    /// Unchanged, inconclusive, new, gone and spike rows are not.
+    pub fn is_wrapper(&self, p: Pair, change: &Change) -> bool {
+        if matches!(
+            change.kind,
+            Kind::Unchanged | Kind::Inconclusive | Kind::Spike | Kind::New | Kind::Gone
+        ) {
+            return false;
+        }
+        let beyond = change.beyond_drift_ns();
+        beyond != 0.0 && self.own(p).beyond_drift_ns.abs() < 0.5 * beyond.abs()
+    }
+
     /// The run-to-run drift the table estimated (see [`drift`]).
     pub fn drift(&self) -> Option<&'t Drift> {
         self.table.drift.as_ref()
