@@ -194,6 +194,76 @@ fn the_diff_table_marks_wrappers_apart_from_their_causes() {
     }
 }
 
+/// A rename at one place is one row of the diff table, "old → new", A's
+/// calls of the old name against B's of the new, judged as the CLI judges
+/// the rename; its row's details show both names' calls. A move under a new
+/// name stays a gone row and a new one.
+#[test]
+fn a_rename_is_one_row_of_the_diff_table() {
+    use common::shapes::{Editor, editor_bytes};
+    let a = editor_bytes(Editor::steady(60), 1);
+    let renamed = Editor {
+        physics: ("sim::advance", true),
+        ..Editor::steady(60)
+    };
+    let b = editor_bytes(renamed, 51);
+    let cli = cli_report(&a, &b);
+    let cli_rename = &cli["comparison"]["renames"][0];
+    assert_eq!(cli_rename["to"], "sim::advance", "{cli_rename}");
+    let mut h = open_pair(&a, &b);
+    let show = |h: &mut Harness<'static, PuffinLensApp>| {
+        command(
+            h,
+            UiCommand::Show {
+                view: "diff".into(),
+                options: serde_json::json!({"mode": "table", "hide_below": 0.0, "sort": "name"}),
+            },
+        )
+        .unwrap()
+    };
+    let ui = show(&mut h);
+    let rows = ui["rows"].as_array().unwrap();
+    let named: Vec<&Value> = rows
+        .iter()
+        .filter(|r| {
+            let n = r["name"].as_str().unwrap();
+            n.contains("physics::step") || n.contains("sim::advance")
+        })
+        .collect();
+    assert_eq!(named.len(), 1, "{named:?}");
+    let row = named[0];
+    assert_eq!(row["name"], "physics::step → sim::advance");
+    assert_eq!(row["status"], "both");
+    assert_eq!(row["renamed"]["from"], "physics::step");
+    assert_eq!(row["change"]["kind"], cli_rename["change"]["kind"], "{row}");
+    assert_eq!(row["a"]["count"], row["b"]["count"], "{row}");
+    // Its details: A's calls of the old name, B's of the new.
+    h.get_by_label("physics::step → sim::advance").click();
+    h.run_steps(3);
+    let d = h.state_mut().diff_view().unwrap().details().unwrap();
+    assert_eq!(d.name, "physics::step → sim::advance");
+    assert_eq!(d.a.len() as u64, row["a"]["count"].as_u64().unwrap());
+    assert_eq!(d.b.len() as u64, row["b"]["count"].as_u64().unwrap());
+
+    // Moved under a new name: two rows.
+    let moved = Editor {
+        physics: ("sim::advance", false),
+        ..renamed
+    };
+    let mut h = open_pair(&a, &editor_bytes(moved, 51));
+    let ui = show(&mut h);
+    let status = |n: &str| {
+        ui["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == n)
+            .map(|r| r["status"].clone())
+    };
+    assert_eq!(status("physics::step"), Some("gone".into()));
+    assert_eq!(status("sim::advance"), Some("new".into()));
+}
+
 #[test]
 fn one_recording_has_the_same_page() {
     let bytes =

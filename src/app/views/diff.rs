@@ -18,6 +18,7 @@ use crate::engine::Trace;
 use crate::engine::analyses::basis::{Basis, Units};
 use crate::engine::analyses::diff::{DiffTree, DiffTreeBuilder};
 use crate::engine::analyses::flame::{FlameLayout, icicle};
+use crate::engine::analyses::rename::{Rename, renames_in};
 use crate::engine::analyses::transform::Stack;
 use crate::engine::analyses::{
     self, CompareBuilder, CompareTable, HistogramBin, Joined, Kind, NameOrder, Pair, SideStats,
@@ -181,6 +182,11 @@ pub struct DiffView {
     hide_below_ms: f64,
     /// The table's rows shown, in order (positions in `by_name`).
     rows: Vec<u32>,
+    /// Renames at one place (as the report finds them), shown as one row:
+    /// by the new name's pair (an index into the table's pairs), the gone
+    /// name's pair and the rename; the gone name's row is not shown.
+    renamed: rustc_hash::FxHashMap<u32, (u32, Rename)>,
+    renamed_from: rustc_hash::FxHashSet<u32>,
     selected: Option<u32>,
     details: Option<DiffDetails>,
     /// The differential tree, built when the tree mode is first shown: at
@@ -307,6 +313,8 @@ impl DiffView {
             filter: (String::new(), false),
             hide_below_ms: 0.0,
             rows: Vec::new(),
+            renamed: Default::default(),
+            renamed_from: Default::default(),
             selected: None,
             details: None,
             tree: None,
@@ -385,6 +393,7 @@ impl DiffView {
             .drift()
             .map(|d| crate::engine::analyses::drift::status(d, noise_pct));
         self.table = table;
+        self.find_renames(&by_name);
         self.building = Some(DiffBuild::Sort {
             keys: Vec::with_capacity(by_name.len()),
             next: 0,
@@ -666,6 +675,79 @@ impl DiffView {
         ]
     }
 
+    /// The renames at one place among the gone and new names, each of one
+    /// row (no data values): kept to show as one row.
+    fn find_renames(&mut self, by_name: &[u32]) {
+        let joined = self.table.with(self.a.trace(), self.b.trace());
+        let (ua, ub) = (
+            Units::new(self.a.trace(), joined.basis()),
+            Units::new(self.b.trace(), joined.basis()),
+        );
+        let found = renames_in(
+            self.a.trace(),
+            self.b.trace(),
+            &joined,
+            (&ua, &ub),
+            &joined.noise(),
+        );
+        let mut renamed = rustc_hash::FxHashMap::default();
+        let mut renamed_from = rustc_hash::FxHashSet::default();
+        if !found.is_empty() {
+            let pairs = joined.pairs();
+            let only_row = |name: &str| {
+                let mut rows = by_name
+                    .iter()
+                    .filter(|&&k| joined.name(pairs[k as usize]) == name);
+                match (rows.next(), rows.next()) {
+                    (Some(&k), None) => Some(k),
+                    _ => None,
+                }
+            };
+            for r in found {
+                if let (Some(from), Some(to)) = (only_row(&r.from), only_row(&r.to)) {
+                    renamed_from.insert(from);
+                    renamed.insert(to, (from, r));
+                }
+            }
+        }
+        self.renamed = renamed;
+        self.renamed_from = renamed_from;
+    }
+
+    /// A row's both sides: a rename's A side is its old name's.
+    fn sides_of(&self, joined: &Joined, k: u32) -> (Option<SideStats>, Option<SideStats>) {
+        let pairs = joined.pairs();
+        let sides = joined.stats(pairs[k as usize]);
+        match self.renamed.get(&k) {
+            Some(&(from, _)) => (joined.stats(pairs[from as usize]).0, sides.1),
+            None => sides,
+        }
+    }
+
+    /// The row shown for pair `k` (a rename: one row, "old → new", A's
+    /// calls of the old name against B's of the new).
+    fn shown_row(&self, joined: &Joined, k: u32) -> analyses::CompareRow {
+        let pairs = joined.pairs();
+        let mut row = joined.row(pairs[k as usize]);
+        if let Some((from, rename)) = self.renamed.get(&k) {
+            let a = joined.stats(pairs[*from as usize]).0;
+            row.name = format!("{} → {}", rename.from, rename.to);
+            row.status = analyses::Status::Both;
+            row.change = rename.change.clone();
+            if let (Some(a), Some(b)) = (&a, &row.b) {
+                row.delta_total_ns = b.total_ns - a.total_ns;
+                row.delta_per_call_ns = Some(b.per_call_ns - a.per_call_ns);
+            }
+            row.a = a;
+        }
+        row
+    }
+
+    /// Whether row `r` (a position in `by_name`) is a rename's shown row.
+    fn rename_at(&self, r: u32) -> Option<&Rename> {
+        self.renamed.get(&self.by_name[r as usize]).map(|(_, x)| x)
+    }
+
     /// Row `r` of the table by name (a position in `by_name`).
     fn pair(&self, r: u32) -> Pair {
         self.joined().pairs()[self.by_name[r as usize] as usize]
@@ -726,8 +808,13 @@ impl DiffView {
             let joined = self.joined();
             let mut rows: Vec<u32> = (0..self.by_name.len() as u32)
                 .filter(|&i| {
+                    let k = self.by_name[i as usize];
+                    if self.renamed_from.contains(&k) {
+                        return false;
+                    }
                     let p = self.pair(i);
-                    everything || self.keeps(&joined, &matcher, hide_ns, p, &joined.stats(p))
+                    everything
+                        || self.keeps(&joined, &matcher, hide_ns, p, &self.sides_of(&joined, k))
                 })
                 .collect();
             if self.descending {
@@ -754,8 +841,11 @@ impl DiffView {
         let desc = self.descending;
         let pairs = joined.pairs();
         keys.extend(range.filter_map(|k| {
+            if self.renamed_from.contains(&k) {
+                return None;
+            }
             let p = pairs[k as usize];
-            let sides = joined.stats(p);
+            let sides = self.sides_of(&joined, k);
             if !everything && !self.keeps(&joined, &matcher, hide_ns, p, &sides) {
                 return None;
             }
@@ -873,6 +963,11 @@ impl DiffView {
 
     fn select_row(&mut self, r: u32) {
         self.selected = Some(r);
+        if let Some(rename) = self.rename_at(r) {
+            let (from, to) = (rename.from.clone(), rename.to.clone());
+            self.details_of_names(&from, &to);
+            return;
+        }
         let name = self.joined().name(self.pair(r)).to_owned();
         self.details_of(name);
     }
@@ -885,8 +980,19 @@ impl DiffView {
     }
 
     fn details_of(&mut self, name: String) {
-        let a = analyses::durations_named(self.a.trace(), &name);
-        let b = analyses::durations_named(self.b.trace(), &name);
+        self.details_of_names(&name, &name);
+    }
+
+    /// The details of A's calls of `a_name` against B's of `b_name` (one
+    /// name, or a rename's old and new).
+    fn details_of_names(&mut self, a_name: &str, b_name: &str) {
+        let name = if a_name == b_name {
+            a_name.to_owned()
+        } else {
+            format!("{a_name} → {b_name}")
+        };
+        let a = analyses::durations_named(self.a.trace(), a_name);
+        let b = analyses::durations_named(self.b.trace(), b_name);
         let lo = a
             .first()
             .into_iter()
@@ -1068,17 +1174,23 @@ impl DiffView {
                 .take(limit)
                 .map(|&i| {
                     let p = self.pair(i);
-                    let sides = self.joined().stats(p);
+                    let k = self.by_name[i as usize];
+                    let joined = self.joined();
+                    let sides = self.sides_of(&joined, k);
                     let total =
                         |s: &Option<SideStats>| s.as_ref().map_or(0.0, |s| s.total_ns as f64);
-                    let row = self.joined().row(p);
-                    let wrapper = self.joined().is_wrapper(p, &row.change);
+                    let row = self.shown_row(&joined, k);
+                    let rename = self.rename_at(i);
+                    let wrapper = rename.is_none() && joined.is_wrapper(p, &row.change);
                     let mut v = serde_json::to_value(row).unwrap_or_default();
                     for (k, x) in self.per_unit_json(total(&sides.0), total(&sides.1)) {
                         v[k] = x;
                     }
                     // The badge the row wears: its change is its children's.
                     v["wrapper"] = wrapper.into();
+                    if let Some(r) = rename {
+                        v["renamed"] = json!({"from": r.from, "to": r.to});
+                    }
                     v
                 })
                 .collect(),
@@ -1548,7 +1660,7 @@ impl DiffView {
                 body.rows(ROW_HEIGHT, self.rows.len(), |mut row| {
                     let i = self.rows[row.index()];
                     // Made for the rows in view only.
-                    let r = &joined.row(self.pair(i));
+                    let r = &self.shown_row(&joined, self.by_name[i as usize]);
                     row.set_selected(self.selected == Some(i));
                     let cell = |row: &mut egui_extras::TableRow<'_, '_>, text: RichText| {
                         row.col(|ui| {
@@ -1589,7 +1701,8 @@ impl DiffView {
                     row.col(|ui| error_bar(ui, &r.change))
                         .1
                         .on_hover_text(interval_tip(&r.change, unit));
-                    let wrapper = joined.is_wrapper(self.pair(i), &r.change);
+                    let wrapper =
+                        self.rename_at(i).is_none() && joined.is_wrapper(self.pair(i), &r.change);
                     row.col(|ui| {
                         // The noise model's judgement (as `compare`'s).
                         let kind = r.change.kind;
