@@ -105,6 +105,7 @@ async fn run(shared: Shared) -> Result<(), JsValue> {
         .ok_or("no canvas element")?
         .dyn_into::<web_sys::HtmlCanvasElement>()?;
     create_gl_context(&canvas);
+    track_drag(&canvas, &shared)?;
     let started = eframe::WebRunner::new()
         .start(
             canvas,
@@ -114,6 +115,30 @@ async fn run(shared: Shared) -> Result<(), JsValue> {
         .await;
     platform::mark("eframe-started");
     started
+}
+
+/// Where files are dragged over the canvas and dropped (eframe's events say
+/// which files, not where): a drop onto a side's name in the top bar adds
+/// runs to that side. Listening before eframe does, on the same canvas.
+fn track_drag(canvas: &web_sys::HtmlCanvasElement, shared: &Shared) -> Result<(), JsValue> {
+    let at = |e: &web_sys::DragEvent| [e.offset_x() as f32, e.offset_y() as f32];
+    for (kind, dropped) in [("dragover", false), ("drop", true), ("dragleave", false)] {
+        let s = shared.clone();
+        let on = Closure::<dyn Fn(web_sys::DragEvent)>::new(move |e: web_sys::DragEvent| {
+            let mut state = s.borrow_mut();
+            match (kind, dropped) {
+                ("dragleave", _) => state.drag_pos = None,
+                (_, true) => {
+                    state.drag_pos = None;
+                    state.drop_pos = Some(at(&e));
+                }
+                _ => state.drag_pos = Some(at(&e)),
+            }
+        });
+        canvas.add_event_listener_with_callback(kind, on.as_ref().unchecked_ref())?;
+        on.forget();
+    }
+    Ok(())
 }
 
 /// Creates the canvas's WebGL2 context before eframe asks for one (it then

@@ -12,7 +12,7 @@
 // runs those of `cargo build --release`, PUFFIN_LENS_BIN another binary)
 
 import assert from "node:assert/strict";
-import { cpSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execFileSync, spawn } from "node:child_process";
 import { BIN, OUT, ROOT, cli, dropFile, example, freePort, launch, openApp, read, runner, serve, tempDir, waitLoaded } from "./harness.mjs";
@@ -878,6 +878,17 @@ await test("repeated ?url= and &b= open several runs a side, judged between runs
   const report = JSON.parse(cli(["report", SAMPLE, SAMPLE, "--vs", cut, cut, "--format", "json"], { cwd: SAMPLES, status: 3 }));
   assert.deepEqual(got.look_first.map((x) => x.sentence), report.comparison.look_first);
   assert.equal(got.fallback, null, "made by a worker");
+  // A file dropped onto B's name in the top bar is one more run of B.
+  const chip = got.chips.b;
+  assert.ok(chip, JSON.stringify(got.chips));
+  await dropFile(p, "cut.puffin", readFileSync(cut), [(chip[0] + chip[2]) / 2, (chip[1] + chip[3]) / 2]);
+  await p.waitForFunction(() => {
+    const u = window.puffinLens.ui();
+    return u && u.view === "findings" && u.computing === false && u.runs.b.length === 3;
+  }, null, { timeout: 120_000 });
+  const three = await p.evaluate(() => window.puffinLens.ui());
+  assert.deepEqual(three.runs, { a: [SAMPLE, SAMPLE], b: ["cut.puffin", "cut.puffin", "cut.puffin"] });
+  assert.deepEqual(three.noise.runs, [2, 3]);
   await p.close();
 });
 

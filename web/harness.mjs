@@ -118,11 +118,12 @@ export async function openApp(context, url) {
   return page;
 }
 
-/** Drops a file on the canvas as a browser would (DragEvent with a DataTransfer). */
-export async function dropFile(page, name, bytes) {
+/** Drops a file on the canvas as a browser would (DragEvent with a DataTransfer):
+ * at its middle, or at `at` ([x, y], CSS pixels from the canvas's top left). */
+export async function dropFile(page, name, bytes, at = null) {
   const b64 = Buffer.from(bytes).toString("base64");
   await page.evaluate(
-    async ({ name, b64 }) => {
+    async ({ name, b64, where }) => {
       const bin = atob(b64);
       const arr = new Uint8Array(bin.length);
       for (let i = 0; i < bin.length; i++) arr[i] = bin.charCodeAt(i);
@@ -130,12 +131,14 @@ export async function dropFile(page, name, bytes) {
       dt.items.add(new File([arr], name, { type: "application/octet-stream" }));
       const canvas = document.getElementById("puffin_lens_canvas");
       const rect = canvas.getBoundingClientRect();
-      const at = { clientX: rect.width / 2, clientY: rect.height / 2 };
+      const at = where
+        ? { clientX: rect.left + where[0], clientY: rect.top + where[1] }
+        : { clientX: rect.left + rect.width / 2, clientY: rect.top + rect.height / 2 };
       for (const type of ["dragenter", "dragover", "drop"]) {
         canvas.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true, ...at }));
       }
     },
-    { name, b64 },
+    { name, b64, where: at },
   );
 }
 

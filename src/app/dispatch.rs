@@ -29,8 +29,23 @@ impl PuffinLensApp {
             .iter()
             .map(|f| file_name(&f.path().to_string_lossy()))
             .collect();
-        let targets = given_targets(&names, None);
-        if names.len() > 2 {
+        // Dropped onto A or B in the top bar (where the browser says):
+        // runs of that side.
+        let onto = if dropped.is_empty() {
+            None
+        } else {
+            let at = self.shared.borrow_mut().drop_pos.take();
+            at.and_then(|at| self.chip_at(ctx, at))
+        };
+        let targets = given_targets(&names, onto);
+        if let Some(side) = onto {
+            self.notice = Some(format!(
+                "Added {} as {} of {}: each side's runs are judged between runs.",
+                names.join(", "),
+                if names.len() == 1 { "a run" } else { "runs" },
+                side.label()
+            ));
+        } else if names.len() > 2 {
             self.notice = Some(runs_notice(&names, &targets));
         }
         #[cfg(target_arch = "wasm32")]
@@ -262,6 +277,13 @@ impl PuffinLensApp {
                 let mut v = rec.ui_json(&self.filter);
                 v["shown"] = self.shown.label().to_lowercase().into();
                 v["top_bar_rows"] = self.top_bar_rows.into();
+                // Each side's name in the top bar (points: CSS pixels at
+                // zoom 1), where a drop adds runs to that side.
+                let chip = |s: Side| {
+                    self.chip_rects[s as usize]
+                        .map(|r| serde_json::json!([r.min.x, r.min.y, r.max.x, r.max.y]))
+                };
+                v["chips"] = serde_json::json!({"a": chip(Side::A), "b": chip(Side::B)});
                 if let (View::Findings, Some(f)) = (rec.view, &self.findings)
                     && let (serde_json::Value::Object(out), serde_json::Value::Object(fj)) =
                         (&mut v, f.to_json())

@@ -156,6 +156,9 @@ pub struct PuffinLensApp {
     connect_dialog: Option<String>,
     /// Rows the top bar took on the last frame.
     top_bar_rows: u32,
+    /// Where each side's name (with its + and ×) is in the top bar, on the
+    /// last frame: files dropped there are added as runs of that side.
+    chip_rects: [Option<egui::Rect>; 2],
     /// Frames drawn (the first is marked for `status().timings`).
     frames_drawn: u64,
     /// A recording loaded this frame: its first view is marked ("shown
@@ -210,6 +213,7 @@ impl PuffinLensApp {
             live: None,
             connect_dialog: None,
             top_bar_rows: 1,
+            chip_rects: [None; 2],
             frames_drawn: 0,
             shown_mark: None,
         }
@@ -364,7 +368,17 @@ impl PuffinLensApp {
         });
     }
 
-    fn drop_overlay(ctx: &egui::Context) {
+    /// The side whose name in the top bar is at `css` (CSS pixels from the
+    /// canvas's top left, as the browser gives a drag's place).
+    fn chip_at(&self, ctx: &egui::Context, css: [f32; 2]) -> Option<Side> {
+        let at = egui::pos2(css[0], css[1]) / ctx.zoom_factor();
+        [Side::A, Side::B].into_iter().find(|&side| {
+            self.slot(side).rec.is_some()
+                && self.chip_rects[side as usize].is_some_and(|r| r.expand(4.0).contains(at))
+        })
+    }
+
+    fn drop_overlay(&self, ctx: &egui::Context) {
         if ctx.input(|i| i.raw.hovered_files.is_empty()) {
             return;
         }
@@ -373,12 +387,47 @@ impl PuffinLensApp {
             egui::Id::unique("drop_overlay"),
         ));
         let rect = ctx.content_rect();
-        painter.rect_filled(rect, 0.0, Color32::from_black_alpha(180));
+        let pos = self.shared.borrow().drag_pos;
+        let over = pos.and_then(|p| self.chip_at(ctx, p));
+        let open = [Side::A, Side::B].map(|s| self.slot(s).rec.is_some());
+        // The top bar stays visible: the sides' names are drop targets.
+        let bar = self
+            .chip_rects
+            .iter()
+            .flatten()
+            .fold(egui::Rect::NOTHING, |r, c| r.union(*c));
+        let shade = if bar.is_positive() {
+            egui::Rect::from_min_max(egui::pos2(rect.min.x, bar.max.y + 4.0), rect.max)
+        } else {
+            rect
+        };
+        painter.rect_filled(shade, 0.0, Color32::from_black_alpha(180));
+        for side in [Side::A, Side::B] {
+            if let Some(r) = self.chip_rects[side as usize].filter(|_| open[side as usize]) {
+                let hot = over == Some(side);
+                painter.rect_stroke(
+                    r.expand(2.0),
+                    3.0,
+                    egui::Stroke::new(if hot { 3.0 } else { 1.5 }, Color32::from_rgb(90, 170, 255)),
+                    egui::StrokeKind::Outside,
+                );
+            }
+        }
+        let text = match over {
+            Some(side) => format!(
+                "Drop to add as runs of {} (each side's runs are judged between runs)",
+                side.label()
+            ),
+            None if open[0] || open[1] => "Drop to open (a second recording opens as B)\n\
+                 or drop onto A or B in the top bar to add runs to that side"
+                .to_owned(),
+            None => "Drop to open (a second recording opens as B)".to_owned(),
+        };
         painter.text(
-            rect.center(),
+            shade.center(),
             egui::Align2::CENTER_CENTER,
-            "Drop to open (a second recording opens as B)",
-            egui::FontId::proportional(24.0),
+            text,
+            egui::FontId::proportional(22.0),
             Color32::WHITE,
         );
     }
@@ -546,7 +595,7 @@ impl eframe::App for PuffinLensApp {
             }
         }
         self.publish_ui();
-        Self::drop_overlay(&ctx);
+        self.drop_overlay(&ctx);
         self.frames_drawn += 1;
         if self.frames_drawn == 1 {
             platform::mark("first-frame");

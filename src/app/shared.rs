@@ -103,6 +103,12 @@ pub struct SharedState {
     pub live: Option<serde_json::Value>,
     /// The last turn given to a request ([`Self::take_turn`]).
     pub last_turn: u64,
+    /// Where files are dragged over the page, and where they were dropped
+    /// (CSS pixels from the canvas's top left): the browser says, the
+    /// desktop does not (`None`). A drop onto a side's name in the top bar
+    /// adds runs to that side.
+    pub drag_pos: Option<[f32; 2]>,
+    pub drop_pos: Option<[f32; 2]>,
 }
 
 /// A download in flight, to become side `side` once it arrives.

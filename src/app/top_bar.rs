@@ -99,6 +99,7 @@ impl PuffinLensApp {
                 });
             });
             ui.separator();
+            self.chip_rects = [None; 2];
             for side in [Side::A, Side::B] {
                 let Some(rec) = self.slot(side).rec.as_ref() else {
                     continue;
@@ -122,24 +123,27 @@ impl PuffinLensApp {
                         loaded.runs.join("\n")
                     ),
                 };
-                if ui
+                let chip = ui
                     .selectable_label(self.shown == side, label)
-                    .on_hover_text(hover)
-                    .clicked()
-                {
+                    .on_hover_text(format!(
+                        "{hover}\n(drop recordings here to add them as runs of {})",
+                        side.label()
+                    ));
+                self.chip_rects[side as usize] = Some(chip.rect);
+                if chip.clicked() {
                     self.shown = side;
                     self.publish();
                 }
-                if ui
-                    .small_button("+")
-                    .on_hover_text(format!(
-                        "Add recordings of the same code as more runs of {}: with several runs \
+                let plus = ui.small_button("+").on_hover_text(format!(
+                    "Add recordings of the same code as more runs of {}: with several runs \
                          a side, changes are judged against how much each name varies between \
                          runs (the honest noise)",
-                        side.label()
-                    ))
-                    .clicked()
-                {
+                    side.label()
+                ));
+                if let Some(r) = self.chip_rects[side as usize].as_mut() {
+                    *r = r.union(plus.rect);
+                }
+                if plus.clicked() {
                     platform::pick_files(&self.shared, Some(side));
                 }
                 if ui.small_button("×").on_hover_text("Close").clicked() {
