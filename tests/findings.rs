@@ -408,3 +408,81 @@ fn several_runs_a_side_are_judged_between_runs_as_the_cli_judges_them() {
     );
     assert_eq!(h.state().recording(Side::A).unwrap().loaded().runs.len(), 3);
 }
+
+/// A file dropped in a test, as the desktop gives one (a path, its bytes).
+#[derive(Debug)]
+struct Dropped(std::path::PathBuf, Vec<u8>);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        Ok(self.1.clone())
+    }
+}
+
+/// Three files dropped at once ask which are runs of A and which of B, the
+/// first half by name A's; the user's choice opens them so (and Cancel
+/// opens none).
+#[test]
+fn three_files_dropped_at_once_ask_which_side_each_is_a_run_of() {
+    use common::shapes::{Editor, editor_bytes};
+    let bytes = |s| editor_bytes(Editor::steady(40), s);
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_eframe(|cc| {
+            PuffinLensApp::with_context(&cc.egui_ctx, Default::default(), Settings::default())
+                .with_threaded_loading(false)
+        });
+    let drop = |h: &mut Harness<'static, PuffinLensApp>| {
+        // Given out of name order: the dialog lists them by name.
+        for (name, seed) in [("c.puffin", 3), ("a.puffin", 1), ("b.puffin", 2)] {
+            h.input_mut()
+                .dropped_files
+                .push(std::sync::Arc::new(Dropped(name.into(), bytes(seed))));
+        }
+        h.run_steps(2);
+    };
+    drop(&mut h);
+    let ui = ui_now(&h);
+    assert_eq!(
+        ui["split"]["names"],
+        serde_json::json!(["c.puffin", "a.puffin", "b.puffin"])
+    );
+    // The first half by name (a, b) A's; c B's.
+    assert_eq!(ui["split"]["to_a"], serde_json::json!([false, true, true]));
+    h.get_by_label("Cancel").click();
+    h.run_steps(2);
+    assert!(ui_now(&h)["split"].is_null());
+    assert!(
+        h.state().recording(Side::A).is_none(),
+        "Cancel opens nothing"
+    );
+
+    // Again, and Open as proposed.
+    drop(&mut h);
+    h.get_by_label("A: 2 runs, B: 1 run");
+    h.get_by_label("Open").click();
+    for _ in 0..400 {
+        h.step();
+        if !h.state().is_loading()
+            && h.state()
+                .recording(Side::A)
+                .is_some_and(|r| r.loaded().runs.len() == 2)
+            && h.state().recording(Side::B).is_some()
+        {
+            break;
+        }
+    }
+    h.run_steps(2);
+    let a = h.state().recording(Side::A).unwrap().loaded().runs.clone();
+    let b = h.state().recording(Side::B).unwrap().loaded().runs.clone();
+    assert_eq!(
+        (a, b),
+        (
+            vec!["a.puffin".to_owned(), "b.puffin".to_owned()],
+            vec!["c.puffin".to_owned()]
+        )
+    );
+}

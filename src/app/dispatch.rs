@@ -2,13 +2,12 @@
 //! and keys, the JavaScript API's commands (`show`, `select`, hash changes),
 //! and the `ui()` state it reads back.
 
+use super::split::{GivenFile, Split};
 use super::top_bar::filter_id;
 use super::{
     FIND, OPEN, PuffinLensApp, Side, UI_ROWS, UiCommand, View, file_name, given_targets, platform,
     views,
 };
-#[cfg(not(target_arch = "wasm32"))]
-use super::{Incoming, Source};
 use egui::{Key, Modifiers};
 
 impl PuffinLensApp {
@@ -45,66 +44,15 @@ impl PuffinLensApp {
                 if names.len() == 1 { "a run" } else { "runs" },
                 side.label()
             ));
-        } else if names.len() > 2 {
-            self.notice = Some(runs_notice(&names, &targets));
         }
-        #[cfg(target_arch = "wasm32")]
-        let mut reads = Vec::new();
-        // Each side's first run first: a run added to a side never starts
-        // before the side's first.
-        let mut given: Vec<_> = dropped.into_iter().zip(names).zip(targets).collect();
-        given.sort_by_key(|(_, (_, add_run))| *add_run);
-        for ((file, name), (side, add_run)) in given {
-            // Its turn and side now, when dropped: bytes read later cannot
-            // jump it.
-            let (turn, side) = {
-                let mut shared = self.shared.borrow_mut();
-                (shared.take_turn(), Some(shared.side_now(side)))
-            };
-            #[cfg(not(target_arch = "wasm32"))]
-            {
-                let source = match file.bytes() {
-                    Ok(bytes) => Source::Bytes(bytes),
-                    Err(_) => Source::Path(file.path().to_path_buf()),
-                };
-                self.start_load(
-                    ctx,
-                    Incoming {
-                        add_run,
-                        name,
-                        source,
-                        side,
-                        on_done: None,
-                        turn,
-                    },
-                );
+        if !dropped.is_empty() {
+            let files: Vec<GivenFile> = dropped.into_iter().map(GivenFile::Dropped).collect();
+            if onto.is_none() && names.len() > 2 {
+                // Which are A's and which B's: the user says.
+                self.shared.borrow_mut().split = Some(Split::new(names, files));
+            } else {
+                self.open_given(ctx, files, names, targets);
             }
-            #[cfg(target_arch = "wasm32")]
-            reads.push((file, name, side, add_run, turn));
-        }
-        // Read one after the other (in that order).
-        #[cfg(target_arch = "wasm32")]
-        if !reads.is_empty() {
-            let shared = self.shared.clone();
-            wasm_bindgen_futures::spawn_local(async move {
-                for (file, name, side, add_run, turn) in reads {
-                    let started = web_time::Instant::now();
-                    let result = match file.web_file() {
-                        Some(web_file) => platform::web::read_file(web_file, &name).await,
-                        None => file
-                            .bytes_async()
-                            .await
-                            .map_err(|err| format!("{name}: cannot read: {err}")),
-                    };
-                    log::info!(
-                        "{name}: read the dropped file in {:.0} ms",
-                        started.elapsed().as_secs_f64() * 1e3
-                    );
-                    shared
-                        .borrow_mut()
-                        .open_read(name, (side, add_run), turn, result);
-                }
-            });
         }
         let (open, find, escape) = ctx.input_mut(|i| {
             (
@@ -284,6 +232,13 @@ impl PuffinLensApp {
                         .map(|r| serde_json::json!([r.min.x, r.min.y, r.max.x, r.max.y]))
                 };
                 v["chips"] = serde_json::json!({"a": chip(Side::A), "b": chip(Side::B)});
+                v["split"] = self
+                    .shared
+                    .borrow()
+                    .split
+                    .as_ref()
+                    .map(|s| s.to_json())
+                    .into();
                 if let (View::Findings, Some(f)) = (rec.view, &self.findings)
                     && let (serde_json::Value::Object(out), serde_json::Value::Object(fj)) =
                         (&mut v, f.to_json())
@@ -323,7 +278,11 @@ impl PuffinLensApp {
                 }
                 v
             }
-            None => serde_json::Value::Null,
+            // Nothing open: null, or the split dialog while it asks.
+            None => match self.shared.borrow().split.as_ref() {
+                Some(s) => serde_json::json!({"view": null, "split": s.to_json()}),
+                None => serde_json::Value::Null,
+            },
         }
     }
 
@@ -334,6 +293,9 @@ impl PuffinLensApp {
         let mut h = rustc_hash::FxHasher::default();
         self.shown.label().hash(&mut h);
         self.filter.hash(&mut h);
+        if let Some(s) = self.shared.borrow().split.as_ref() {
+            (&s.names, &s.to_a).hash(&mut h);
+        }
         if let Some(rec) = self.slot(self.shown).rec.as_ref() {
             rec.hash().hash(&mut h);
             rec.tree.merged_rows().len().hash(&mut h);
@@ -395,28 +357,4 @@ impl PuffinLensApp {
             self.shared.borrow_mut().ui = Some(self.ui_json().to_string());
         }
     }
-}
-
-/// The line that says how several files given at once were split into runs
-/// of A and B.
-fn runs_notice(names: &[String], targets: &[(Option<Side>, bool)]) -> String {
-    let of = |side: Side| -> Vec<&str> {
-        let mut v: Vec<&str> = names
-            .iter()
-            .zip(targets)
-            .filter(|(_, t)| t.0 == Some(side))
-            .map(|(n, _)| n.as_str())
-            .collect();
-        v.sort_unstable();
-        v
-    };
-    let (a, b) = (of(Side::A), of(Side::B));
-    format!(
-        "{} recordings given at once: the first half by name are runs of A ({}), the rest runs \
-         of B ({}); each side's runs are judged between runs. \"+ run\" beside A or B adds \
-         another; open them one side at a time to split them otherwise.",
-        names.len(),
-        a.join(", "),
-        b.join(", ")
-    )
 }

@@ -21,6 +21,7 @@ mod open_export;
 pub mod platform;
 mod recording;
 mod shared;
+mod split;
 mod top_bar;
 pub mod views;
 
@@ -447,6 +448,7 @@ impl eframe::App for PuffinLensApp {
         }
         self.poll_live(&ctx);
         self.connect_dialog(&ctx);
+        self.split_dialog(&ctx);
         self.take_commands();
         egui::Panel::top("top_bar").show(ui, |ui| self.top_bar(ui));
         let (filter, substring) = (self.filter.clone(), self.settings.substring);

@@ -109,6 +109,9 @@ pub struct SharedState {
     /// adds runs to that side.
     pub drag_pos: Option<[f32; 2]>,
     pub drop_pos: Option<[f32; 2]>,
+    /// Three or more files given at once, waiting for the user to say
+    /// which are runs of A and which of B.
+    pub split: Option<super::split::Split>,
 }
 
 /// A download in flight, to become side `side` once it arrives.

@@ -16,6 +16,8 @@ pub const SLICED_VIEWS: bool = cfg!(target_arch = "wasm32");
 /// Opens the file picker; the chosen files arrive through `shared`
 /// (`into`: each added as a run of that side; see
 /// [`super::shared::given_targets`]).
+use super::split::{GivenFile, Split};
+
 pub fn pick_files(shared: &Shared, into: Option<super::Side>) {
     #[cfg(not(target_arch = "wasm32"))]
     {
@@ -30,6 +32,15 @@ pub fn pick_files(shared: &Shared, into: Option<super::Side>) {
             .iter()
             .map(|p| file_name(&p.to_string_lossy()))
             .collect();
+        if into.is_none() && names.len() > 2 {
+            // Which are A's and which B's: the app asks.
+            let files = picked.into_iter().map(GivenFile::Path).collect();
+            state.split = Some(Split::new(names, files));
+            if let Some(ctx) = &state.ctx {
+                ctx.request_repaint();
+            }
+            return;
+        }
         let targets = super::shared::given_targets(&names, into);
         // Each side's first run first.
         let mut given: Vec<_> = picked.into_iter().zip(names).zip(targets).collect();
@@ -55,6 +66,16 @@ pub fn pick_files(shared: &Shared, into: Option<super::Side>) {
                 .await;
             let picked = picked.unwrap_or_default();
             let names: Vec<String> = picked.iter().map(|f| f.file_name()).collect();
+            if into.is_none() && names.len() > 2 {
+                // Which are A's and which B's: the app asks.
+                let files = picked.into_iter().map(GivenFile::Picked).collect();
+                let mut state = shared.borrow_mut();
+                state.split = Some(Split::new(names, files));
+                if let Some(ctx) = &state.ctx {
+                    ctx.request_repaint();
+                }
+                return;
+            }
             let targets = super::shared::given_targets(&names, into);
             // Their turns and sides when picked, before any is read.
             let asked: Vec<(u64, super::Side, bool)> = targets
