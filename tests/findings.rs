@@ -486,3 +486,49 @@ fn three_files_dropped_at_once_ask_which_side_each_is_a_run_of() {
         )
     );
 }
+
+/// The slowest frames of each recording link to the timeline at that frame,
+/// on its side: B's open B.
+#[test]
+fn a_slowest_frame_links_to_the_timeline_of_its_side() {
+    use puffin_lens::app::views::findings::Block;
+    let (_, a, b) = pairs().remove(1);
+    let mut h = open_pair(&a, &b);
+    let links: Vec<String> = h
+        .state_mut()
+        .findings_view()
+        .unwrap()
+        .findings()
+        .unwrap()
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Table(rows) => Some(rows),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|row| row.first()?.first()?.link.clone())
+        .filter(|l| l.starts_with("view=timeline"))
+        .collect();
+    let b_link = links
+        .iter()
+        .find(|l| l.ends_with("&side=b"))
+        .unwrap_or_else(|| panic!("{links:?}"));
+    let a_link = links
+        .iter()
+        .find(|l| !l.contains("side="))
+        .unwrap_or_else(|| panic!("{links:?}"));
+    let frame_of = |l: &str| -> u64 {
+        l.split('&')
+            .find_map(|p| p.strip_prefix("frame="))
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    for (link, side) in [(b_link, "b"), (a_link, "a")] {
+        let ui = command(&mut h, UiCommand::Hash(link.clone())).unwrap();
+        assert_eq!(ui["shown"], side, "{link}");
+        assert_eq!(ui["view"], "timeline", "{link}");
+        assert_eq!(ui["frame"], frame_of(link), "{link}");
+    }
+}

@@ -119,6 +119,26 @@ impl PuffinLensApp {
 
     pub(super) fn apply_command(&mut self, command: UiCommand) -> Result<(), String> {
         let substring = self.settings.substring;
+        // A hash of one recording's view says its side (`side=b`; none: A).
+        if let UiCommand::Hash(hash) = &command {
+            let pairs = super::nav::decode_hash(hash);
+            let side = match super::nav::hash_value(&pairs, "side") {
+                Some("b") => Some(Side::B),
+                Some(_) => Some(Side::A),
+                None => match super::nav::hash_value(&pairs, "view").and_then(View::parse) {
+                    Some(View::Diff | View::Findings) | None => None,
+                    Some(_) => Some(Side::A),
+                },
+            };
+            if let Some(side) = side
+                && side != self.shown
+                && self.slot(side).rec.is_some()
+            {
+                self.shown = side;
+                // A hash applies anew to the side it names.
+                self.last_hash.clear();
+            }
+        }
         let slot = match self.shown {
             Side::A => &mut self.a,
             Side::B => &mut self.b,
@@ -337,6 +357,9 @@ impl PuffinLensApp {
                     percent(diff.building()).hash(&mut h);
                     diff.hash()
                 }
+                // One recording's view of B says so (A's is the default).
+                (_, View::Findings) => rec.hash(),
+                _ if self.shown == Side::B => format!("{}&side=b", rec.hash()),
                 _ => rec.hash(),
             };
             hash.hash(&mut h);

@@ -325,6 +325,7 @@ fn ready(data: report::Findings, a: &Loaded, b: Option<&Loaded>) -> Findings {
             true
         }
     });
+    link_frames(&mut blocks, pair);
     let look_first = data
         .look_first
         .iter()
@@ -341,6 +342,54 @@ fn ready(data: report::Findings, a: &Loaded, b: Option<&Loaded>) -> Findings {
         data,
         blocks,
         look_first,
+    }
+}
+
+/// Each slowest frame (the first column of a "Slowest frames" table) links
+/// to the timeline at that frame, of its side (a pair's recording sections
+/// are headed "A (…)" and "B (…)").
+fn link_frames(blocks: &mut [Block], pair: bool) {
+    let text = |spans: &[Span]| spans.iter().map(|s| s.text.as_str()).collect::<String>();
+    let mut side = "a";
+    let mut frames = false;
+    for b in blocks.iter_mut() {
+        match b {
+            Block::Heading(_, spans) => {
+                let t = text(spans);
+                if pair && t.starts_with("B (") {
+                    side = "b";
+                } else if pair && t.starts_with("A (") {
+                    side = "a";
+                }
+                frames = t.contains("Slowest frames");
+            }
+            Block::Table(rows) if frames => {
+                for row in rows.iter_mut().skip(1) {
+                    let Some(cell) = row.first_mut() else {
+                        continue;
+                    };
+                    let t = text(cell);
+                    if let Ok(index) = t.trim().parse::<u64>() {
+                        let mut pairs = vec![
+                            ("view", "timeline".to_owned()),
+                            ("frame", index.to_string()),
+                        ];
+                        if side == "b" {
+                            pairs.push(("side", "b".to_owned()));
+                        }
+                        *cell = vec![Span {
+                            text: t,
+                            code: false,
+                            strong: false,
+                            italic: false,
+                            link: Some(crate::app::nav::encode_hash(&pairs)),
+                        }];
+                    }
+                }
+                frames = false;
+            }
+            _ => {}
+        }
     }
 }
 
