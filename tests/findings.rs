@@ -532,3 +532,50 @@ fn a_slowest_frame_links_to_the_timeline_of_its_side() {
         assert_eq!(ui["frame"], frame_of(link), "{link}");
     }
 }
+
+/// Each changed row of the diff table has a sparkline of its cost through
+/// A's frames and B's: the planted growing lookup rises through B and is
+/// flat through A; the new stall is in every 10th frame of B only; an
+/// unchanged row has none.
+#[test]
+fn changed_rows_have_a_sparkline_of_their_cost_through_the_runs() {
+    let (_, a, b) = pairs().remove(0);
+    let mut h = open_pair(&a, &b);
+    let ui = command(
+        &mut h,
+        UiCommand::Show {
+            view: "diff".into(),
+            options: serde_json::json!({"mode": "table", "hide_below": 0.0}),
+        },
+    )
+    .unwrap();
+    let diff = h.state_mut().diff_view().unwrap();
+    let lookup = diff.spark("cache::lookup").expect("a sparkline");
+    assert_eq!((lookup.a.len(), lookup.b.len()), (60, 60));
+    let mean = |x: &[f32]| x.iter().sum::<f32>() / x.len() as f32;
+    let (first, last) = (mean(&lookup.b[..10]), mean(&lookup.b[50..]));
+    assert!(last > 4.0 * first, "grows through B: {first} → {last}");
+    let (first, last) = (mean(&lookup.a[..10]), mean(&lookup.a[50..]));
+    assert!(
+        (last - first).abs() < 0.5 * first,
+        "flat through A: {first} → {last}"
+    );
+    let gc = diff.spark("gc::sweep").expect("a sparkline");
+    assert!(gc.a.iter().all(|&v| v == 0.0), "new in B");
+    let stalls: Vec<usize> = (0..gc.b.len()).filter(|&k| gc.b[k] > 0.0).collect();
+    assert_eq!(stalls, (3..60).step_by(10).collect::<Vec<_>>());
+    // The rows say which have one; an unchanged row has none.
+    for r in ui["rows"].as_array().unwrap() {
+        let kind = r["change"]["kind"].as_str().unwrap();
+        if matches!(kind, "unchanged" | "inconclusive") {
+            assert!(r["spark_points"].is_null(), "{r}");
+        }
+    }
+    assert!(
+        ui["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["spark_points"] == serde_json::json!([60, 60]))
+    );
+}

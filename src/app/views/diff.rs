@@ -187,6 +187,10 @@ pub struct DiffView {
     /// name's pair and the rename; the gone name's row is not shown.
     renamed: rustc_hash::FxHashMap<u32, (u32, Rename)>,
     renamed_from: rustc_hash::FxHashSet<u32>,
+    /// Each changed row's cost through the runs (the first [`SPARK_ROWS`]
+    /// changed rows in the shown order), by name: made when the rows'
+    /// order changes, for the names it lacks.
+    sparks: rustc_hash::FxHashMap<String, Arc<Spark>>,
     selected: Option<u32>,
     details: Option<DiffDetails>,
     /// The differential tree, built when the tree mode is first shown: at
@@ -315,6 +319,7 @@ impl DiffView {
             rows: Vec::new(),
             renamed: Default::default(),
             renamed_from: Default::default(),
+            sparks: Default::default(),
             selected: None,
             details: None,
             tree: None,
@@ -372,6 +377,7 @@ impl DiffView {
                 }
                 self.rows = sorted_rows(std::mem::take(keys));
             }
+            self.fill_sparks();
             log::info!(
                 "compared {} and {} in {:.1} ms ({} slices, {} rows)",
                 self.a.name,
@@ -826,6 +832,62 @@ impl DiffView {
         let mut keys = Vec::with_capacity(self.by_name.len());
         self.sort_keys(0..self.by_name.len() as u32, &mut keys);
         self.rows = sorted_rows(keys);
+        self.fill_sparks();
+    }
+
+    /// The sparklines of the first [`SPARK_ROWS`] changed rows shown that
+    /// lack one: each name's cost per unit through A's runs and B's (one
+    /// pass over each side's scopes for all of them).
+    fn fill_sparks(&mut self) {
+        let joined = self.joined();
+        let mut want: Vec<String> = Vec::new();
+        for &i in &self.rows {
+            if want.len() >= SPARK_ROWS {
+                break;
+            }
+            if self.rename_at(i).is_some() {
+                continue;
+            }
+            let p = self.pair(i);
+            if matches!(joined.kind(p), Kind::Unchanged | Kind::Inconclusive) {
+                continue;
+            }
+            let name = joined.name(p);
+            if !self.sparks.contains_key(name) && !want.iter().any(|w| w == name) {
+                want.push(name.to_owned());
+            }
+        }
+        if want.is_empty() {
+            return;
+        }
+        let names: Vec<&str> = want.iter().map(String::as_str).collect();
+        let basis = self.basis;
+        let side = |t: &Trace| {
+            let units = Units::new(t, basis);
+            let series = crate::engine::analyses::shape::series_by_name(t, &units, &names);
+            // Where each run starts, in units.
+            (series, units.run_starts())
+        };
+        let (sa, ra) = side(self.a.trace());
+        let (sb, rb) = side(self.b.trace());
+        for ((name, a), b) in want.into_iter().zip(sa.iter()).zip(sb.iter()) {
+            self.sparks.insert(
+                name,
+                Arc::new(Spark {
+                    a: pooled(&a, SPARK_POINTS),
+                    b: pooled(&b, SPARK_POINTS),
+                    a_units: a.len(),
+                    b_units: b.len(),
+                    a_runs: ra.clone(),
+                    b_runs: rb.clone(),
+                }),
+            );
+        }
+    }
+
+    /// A changed row's sparkline, when made.
+    pub fn spark(&self, name: &str) -> Option<&Spark> {
+        self.sparks.get(name).map(|s| &**s)
     }
 
     /// Appends the sort keys of the table's pairs `range` (read in the
@@ -1190,6 +1252,14 @@ impl DiffView {
                     v["wrapper"] = wrapper.into();
                     if let Some(r) = rename {
                         v["renamed"] = json!({"from": r.from, "to": r.to});
+                    }
+                    // Its sparkline's points a side, when it has one.
+                    if let Some(s) = self
+                        .sparks
+                        .get(&v["name"].as_str().unwrap_or_default().to_owned())
+                        .filter(|_| rename.is_none())
+                    {
+                        v["spark_points"] = json!([s.a.len(), s.b.len()]);
                     }
                     v
                 })
@@ -1577,6 +1647,7 @@ impl DiffView {
             (format!("Δ {per}"), Some(DiffSort::Delta)),
             ("Δ ms/call".into(), Some(DiffSort::DeltaPerCall)),
             ("Δ%".into(), Some(DiffSort::DeltaPercent)),
+            ("A | B".into(), None),
             ("interval".into(), None),
             ("".into(), None),
         ];
@@ -1616,8 +1687,9 @@ impl DiffView {
                 .resizable(true),
         );
         for _ in 0..9 {
-            builder = builder.column(Column::exact(72.0));
+            builder = builder.column(Column::exact(68.0));
         }
+        builder = builder.column(Column::exact(SPARK_WIDTH));
         builder = builder.column(Column::exact(INTERVAL_WIDTH));
         builder = builder.column(Column::remainder().at_least(80.0));
         let mut clicked_header = None;
@@ -1698,6 +1770,26 @@ impl DiffView {
                         ),
                     );
                     cell(&mut row, RichText::new(percent_text(ta, tb)).color(color));
+                    let spark = self
+                        .rename_at(i)
+                        .is_none()
+                        .then(|| self.sparks.get(&r.name))
+                        .flatten();
+                    match spark {
+                        Some(s) => {
+                            row.col(|ui| {
+                                spark_ui(ui, s, if delta > 0.0 { SLOWER } else { FASTER })
+                                    .on_hover_text(format!(
+                                        "{} per {unit} through A's {} and B's {}: A grey, B after \
+                                         the line; a tick where a run starts",
+                                        r.name, s.a_units, s.b_units
+                                    ));
+                            });
+                        }
+                        None => {
+                            row.col(|_| {});
+                        }
+                    }
                     row.col(|ui| error_bar(ui, &r.change))
                         .1
                         .on_hover_text(interval_tip(&r.change, unit));
@@ -1885,6 +1977,90 @@ fn color_hex(c: Color32) -> String {
 
 /// The interval column's width.
 const INTERVAL_WIDTH: f32 = 110.0;
+/// The sparkline column's width.
+const SPARK_WIDTH: f32 = 70.0;
+/// How many changed rows get a sparkline, and its most points a side.
+const SPARK_ROWS: usize = 200;
+const SPARK_POINTS: usize = 120;
+
+/// A changed row's cost per unit (frame, or second) through each side's
+/// runs, at most [`SPARK_POINTS`] points a side (the most of each stretch).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spark {
+    pub a: Vec<f32>,
+    pub b: Vec<f32>,
+    /// The units each side's series had before pooling.
+    pub a_units: usize,
+    pub b_units: usize,
+    /// Where each side's runs after the first start, in units.
+    pub a_runs: Vec<u32>,
+    pub b_runs: Vec<u32>,
+}
+
+/// `x` in at most `n` points, each the largest of its stretch (a stall
+/// stays visible).
+fn pooled(x: &[f64], n: usize) -> Vec<f32> {
+    if x.len() <= n {
+        return x.iter().map(|&v| v as f32).collect();
+    }
+    (0..n)
+        .map(|k| {
+            let (lo, hi) = (
+                k * x.len() / n,
+                ((k + 1) * x.len() / n).max(k * x.len() / n + 1),
+            );
+            x[lo..hi].iter().copied().fold(0.0, f64::max) as f32
+        })
+        .collect()
+}
+
+/// A sparkline: A's series then B's, on one scale (B coloured as its
+/// change), a tick where each run starts. Drawn for the rows in view only.
+fn spark_ui(ui: &mut egui::Ui, s: &Spark, color: Color32) -> egui::Response {
+    let (rect, resp) = ui.allocate_exact_size(
+        egui::vec2(SPARK_WIDTH - 6.0, ROW_HEIGHT - 2.0),
+        Sense::hover(),
+    );
+    let painter = ui.painter_at(rect);
+    let max =
+        s.a.iter()
+            .chain(&s.b)
+            .copied()
+            .fold(f32::MIN_POSITIVE, f32::max);
+    let n = (s.a.len() + s.b.len()).max(2) as f32;
+    let x = |k: usize| rect.left() + rect.width() * k as f32 / (n - 1.0);
+    let y = |v: f32| rect.bottom() - rect.height() * (v / max).clamp(0.0, 1.0);
+    let weak = ui.visuals().weak_text_color();
+    let line = |from: usize, vals: &[f32], c: Color32| {
+        let pts: Vec<egui::Pos2> = vals
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| egui::pos2(x(from + k), y(v)))
+            .collect();
+        painter.add(egui::Shape::line(pts, egui::Stroke::new(1.0, c)));
+    };
+    line(0, &s.a, weak);
+    line(s.a.len(), &s.b, color);
+    // A | B, and each later run's start.
+    let tick = |k: usize, c: Color32| {
+        painter.line_segment(
+            [
+                egui::pos2(x(k), rect.top()),
+                egui::pos2(x(k), rect.bottom()),
+            ],
+            (1.0, c),
+        );
+    };
+    tick(s.a.len(), ui.visuals().strong_text_color());
+    let at = |u: u32, units: usize, points: usize| (u as usize * points) / units.max(1);
+    for &u in &s.a_runs {
+        tick(at(u, s.a_units, s.a.len()), weak);
+    }
+    for &u in &s.b_runs {
+        tick(s.a.len() + at(u, s.b_units, s.b.len()), weak);
+    }
+    resp
+}
 
 /// A row's effect as an error bar: its interval (a line) and estimate (a
 /// dot) against the band (grey, ±band around 0), on a scale that holds
