@@ -874,8 +874,8 @@ impl DiffView {
             self.sparks.insert(
                 name,
                 Arc::new(Spark {
-                    a: pooled(&a, SPARK_POINTS),
-                    b: pooled(&b, SPARK_POINTS),
+                    a: pooled(a, SPARK_POINTS),
+                    b: pooled(b, SPARK_POINTS),
                     a_units: a.len(),
                     b_units: b.len(),
                     a_runs: ra.clone(),
@@ -1256,7 +1256,7 @@ impl DiffView {
                     // Its sparkline's points a side, when it has one.
                     if let Some(s) = self
                         .sparks
-                        .get(&v["name"].as_str().unwrap_or_default().to_owned())
+                        .get(v["name"].as_str().unwrap_or_default())
                         .filter(|_| rename.is_none())
                     {
                         v["spark_points"] = json!([s.a.len(), s.b.len()]);
