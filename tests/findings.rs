@@ -579,3 +579,49 @@ fn changed_rows_have_a_sparkline_of_their_cost_through_the_runs() {
             .any(|r| r["spark_points"] == serde_json::json!([60, 60]))
     );
 }
+
+/// The frame chart marks a stall every Nth frame, each of its frames, in
+/// the words `report` uses for the frames' shape; steady frames have none;
+/// overlapping frames are said.
+#[test]
+fn the_frame_chart_marks_a_stall_every_nth_frame_and_says_overlapping_frames() {
+    use common::shapes::{Editor, Gc, editor_bytes};
+    let stall = Editor {
+        gc: Gc::Every {
+            every: 10,
+            phase: 3,
+            ms: 12.0,
+        },
+        ..Editor::steady(60)
+    };
+    let bytes = editor_bytes(stall, 7);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.puffin"), &bytes).unwrap();
+    let (_, cli) = common::json_in(dir.path(), &["report", "s.puffin", "--format", "json"]);
+    let words = cli["recordings"][0]["frame_shape"]["words"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let h = open_with(None, Settings::default(), "s.puffin", bytes);
+    let ui = ui_now(&h);
+    assert_eq!(ui["view"], "overview");
+    let p = &ui["overview"]["periodic"];
+    // The report names the scope behind it; the chart's words are the
+    // frames' own, the same sentence up to that.
+    let own = p["words"].as_str().unwrap();
+    assert!(
+        words.starts_with(own.trim_end_matches('.')),
+        "{own} / {words}"
+    );
+    assert_eq!(p["frames"], 6, "{p}");
+    assert_eq!(p["first"], 3, "{p}");
+    assert!(ui["overview"]["overlap"].is_null());
+
+    let h = open_with(
+        None,
+        Settings::default(),
+        "q.puffin",
+        editor_bytes(Editor::steady(60), 7),
+    );
+    assert!(ui_now(&h)["overview"]["periodic"].is_null());
+}

@@ -6,7 +6,7 @@
 mod common;
 
 use common::planted::Rng;
-use common::shapes::{Editor, Gc, Lookup, editor_bytes};
+use common::shapes::{Editor, Gc, Lookup, editor_bytes, worker_loop};
 use common::{json_in, temp_file};
 use serde_json::Value;
 
@@ -412,38 +412,6 @@ fn a_change_at_one_call_site_is_placed_there_and_one_at_every_site_is_not() {
         assert_eq!(row["place"]["everywhere"], true, "seed {seed}");
         assert_eq!(row["place_words"], "at every call site (2)");
     }
-}
-
-/// The editor loop with a worker, where the app ends puffin's frame inside
-/// `frame` (`overlap`): main's scope of frame k is reported with frame k+1,
-/// whose worker ran later. Without: each frame holds its own.
-fn worker_loop(frames: usize, overlap: bool, seed: u64) -> Vec<u8> {
-    use common::planted::{Span, record};
-    use common::shapes::editor;
-    let main = editor(Editor::steady(frames), seed);
-    let mut rng = Rng::new(seed);
-    let out: Vec<common::planted::Frame> = (0..frames)
-        .map(|k| {
-            let t = main[k][0].1[0].start_ns;
-            let w0 = t + 1_000_000 + (rng.unit().abs() * 1e6) as i64;
-            let worker = (
-                "worker".to_owned(),
-                vec![Span::new("job", w0, w0 + 8_000_000)],
-            );
-            let m = if overlap {
-                // The previous frame's scope (none in the first).
-                if k == 0 {
-                    Vec::new()
-                } else {
-                    main[k - 1][0].1.clone()
-                }
-            } else {
-                main[k][0].1.clone()
-            };
-            vec![("main".to_owned(), m), worker]
-        })
-        .collect();
-    record(&out)
 }
 
 #[test]

@@ -186,3 +186,34 @@ pub fn editor(plan: Editor, seed: u64) -> Vec<Frame> {
 pub fn editor_bytes(plan: Editor, seed: u64) -> Vec<u8> {
     record(&editor(plan, seed))
 }
+
+/// The editor loop with a worker, where the app ends puffin's frame inside
+/// `frame` (`overlap`): main's scope of frame k is reported with frame k+1,
+/// whose worker ran later. Without: each frame holds its own.
+pub fn worker_loop(frames: usize, overlap: bool, seed: u64) -> Vec<u8> {
+    use super::planted::{Rng, Span, record};
+    let main = editor(Editor::steady(frames), seed);
+    let mut rng = Rng::new(seed);
+    let out: Vec<super::planted::Frame> = (0..frames)
+        .map(|k| {
+            let t = main[k][0].1[0].start_ns;
+            let w0 = t + 1_000_000 + (rng.unit().abs() * 1e6) as i64;
+            let worker = (
+                "worker".to_owned(),
+                vec![Span::new("job", w0, w0 + 8_000_000)],
+            );
+            let m = if overlap {
+                // The previous frame's scope (none in the first).
+                if k == 0 {
+                    Vec::new()
+                } else {
+                    main[k - 1][0].1.clone()
+                }
+            } else {
+                main[k][0].1.clone()
+            };
+            vec![("main".to_owned(), m), worker]
+        })
+        .collect();
+    record(&out)
+}

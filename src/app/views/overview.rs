@@ -71,6 +71,11 @@ pub struct OverviewView {
     /// A window (ns) clicked or dragged on the run chart, for the
     /// recording to open in the timeline ([`Self::take_window`]).
     window: Option<(i64, i64)>,
+    /// A stall every Nth frame (the frames' own durations, as `report`
+    /// finds it): its words and the positions it marks on the chart.
+    periodic: Option<(String, Vec<u32>)>,
+    /// Frames that overlap one another (`report`'s sentence).
+    overlap: Option<analyses::frames::Overlap>,
 }
 
 /// The run chart: busy time per thread and bucket, and its bars.
@@ -83,6 +88,27 @@ struct RunChart {
     /// Where a drag on the chart started (seconds since the start).
     drag_from: Option<f64>,
     transform: Option<egui_plot::PlotTransform>,
+}
+
+/// The mark over each frame of a stall every Nth frame.
+const PERIODIC: Color32 = Color32::from_rgb(200, 80, 200);
+
+/// The frames' own stall every Nth frame, as `report` finds it in their
+/// durations (file order): its words and the frames' positions.
+fn periodic_frames(trace: &crate::engine::Trace) -> Option<(String, Vec<u32>)> {
+    use crate::engine::analyses::shape::{self, Shape};
+    let frames = &trace.frames;
+    let x: Vec<f64> = frames.ids().map(|f| frames.duration_ns(f) as f64).collect();
+    let noise = crate::engine::analyses::Noise::default();
+    let band = shape::band_ns(&x, noise.pct, noise.ms);
+    let p = shape::periodic(&x, band)?;
+    let Shape::Periodic { every, phase, .. } = p else {
+        return None;
+    };
+    let at = (phase..x.len() as u32)
+        .step_by(every.max(1) as usize)
+        .collect();
+    Some((shape::frame_words(&p, x.len(), &[]), at))
 }
 
 /// A lane's bar at 100% busy (of a lane 1 high).
@@ -186,7 +212,17 @@ impl OverviewView {
                 activity::bucket_ns_for(u.span_ns),
             ))
         });
+        let (periodic, overlap) = if unframed.is_none() {
+            (
+                periodic_frames(trace),
+                analyses::frames::overlapping_frames(trace),
+            )
+        } else {
+            (None, None)
+        };
         let mut view = Self {
+            periodic,
+            overlap,
             highlighted: vec![false; slowest.len()],
             highlighted_list: Vec::new(),
             slowest,
@@ -254,6 +290,11 @@ impl OverviewView {
             "chart": if self.run.is_some() { "run" } else { "frames" },
             "frame_bars": if self.run.is_some() { 0 } else { self.bars.len() },
             "run": self.run.as_ref().map(RunChart::to_json),
+            "periodic": self.periodic.as_ref().map(|(words, at)| serde_json::json!({
+                "words": words, "frames": at.len(),
+                "first": at.first(),
+            })),
+            "overlap": self.overlap.as_ref().map(|o| o.sentence.clone()),
         })
     }
 
@@ -443,6 +484,15 @@ impl OverviewView {
                 },
             );
         }
+        if let Some(o) = &self.overlap {
+            banner(
+                ui,
+                Color32::from_rgb(110, 70, 20),
+                "Frames overlap one another",
+                &o.sentence,
+                |_| {},
+            );
+        }
         if let Some(note) = &self.unregistered_note {
             banner(
                 ui,
@@ -601,6 +651,23 @@ impl OverviewView {
             .y_axis_label("ms")
             .show(ui, |plot_ui| {
                 plot_ui.bar_chart(chart);
+                if let Some((words, at)) = &self.periodic {
+                    // A mark over each frame of the stall every Nth frame.
+                    let frames = &self.loaded.trace().frames;
+                    let marks: Vec<[f64; 2]> = at
+                        .iter()
+                        .map(|&p| {
+                            let ms = frames.duration_ns(FrameId(p)) as f64 / 1e6;
+                            [p as f64, ms]
+                        })
+                        .collect();
+                    plot_ui.points(
+                        egui_plot::Points::new(words.clone(), marks)
+                            .shape(egui_plot::MarkerShape::Down)
+                            .radius(4.0)
+                            .color(PERIODIC),
+                    );
+                }
                 if !self.breaks.is_empty() {
                     // One series for every break: cheap with thousands.
                     let marks: Vec<[f64; 2]> =
