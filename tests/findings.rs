@@ -625,3 +625,54 @@ fn the_frame_chart_marks_a_stall_every_nth_frame_and_says_overlapping_frames() {
     );
     assert!(ui_now(&h)["overview"]["periodic"].is_null());
 }
+
+/// A scope's details in the diff split its calls by call site, judged, the
+/// site the report places the change at first: `text::shape` got slower
+/// only where `ui::tooltip` calls it.
+#[test]
+fn the_details_split_a_change_by_call_site_as_the_report_places_it() {
+    use common::shapes::{Editor, editor_bytes};
+    let a = Editor {
+        shape_ms: (0.4, Some(0.5)),
+        ..Editor::steady(60)
+    };
+    let b = Editor {
+        shape_ms: (0.4, Some(2.5)),
+        ..a
+    };
+    let (a, b) = (editor_bytes(a, 1), editor_bytes(b, 8));
+    let cli = cli_report(&a, &b);
+    let row = cli["comparison"]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "text::shape")
+        .unwrap()
+        .clone();
+    let mut h = open_pair(&a, &b);
+    let ui = command(
+        &mut h,
+        UiCommand::Hash("view=diff&mode=table&scope=text::shape".into()),
+    )
+    .unwrap();
+    let d = &ui["details"];
+    assert_eq!(d["name"], "text::shape");
+    let callers: Vec<&str> = d["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["caller"].as_str().unwrap())
+        .collect();
+    let cli_callers: Vec<&str> = row["place"]["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["caller"].as_str().unwrap())
+        .collect();
+    assert_eq!(callers, cli_callers);
+    assert_eq!(d["placed_at"], row["place"]["at"]);
+    let at = d["placed_at"].as_u64().expect("placed") as usize;
+    assert_eq!(callers[at], "ui::tooltip");
+    assert_eq!(d["sites"][at]["kind"], "slower");
+    h.get_by_label_contains("changed only where ui::tooltip calls it");
+}

@@ -282,6 +282,11 @@ impl PuffinLensApp {
                         .map(|d| {
                             serde_json::json!({
                                 "name": d.name, "a_calls": d.a.len(), "b_calls": d.b.len(),
+                                // Its call sites as the details list them.
+                                "sites": d.sites.as_ref().map(|p| p.sites.iter().map(|s| serde_json::json!({
+                                    "caller": s.caller, "thread": s.thread, "kind": s.change.kind,
+                                })).collect::<Vec<_>>()),
+                                "placed_at": d.sites.as_ref().and_then(|p| p.at),
                             })
                         })
                         .into();

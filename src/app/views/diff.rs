@@ -151,6 +151,9 @@ pub struct DiffDetails {
     /// Both sides' durations in the same bins.
     pub a_bins: Vec<HistogramBin>,
     pub b_bins: Vec<HistogramBin>,
+    /// Its calls split by call site (caller and thread), each judged, and
+    /// the site the change is placed at (`report`'s place): one name only.
+    pub sites: Option<crate::engine::analyses::place::Placed>,
 }
 
 pub struct DiffView {
@@ -1069,12 +1072,33 @@ impl DiffView {
             .copied()
             .max()
             .unwrap_or(0);
+        // Its call sites, judged (a pass over each side's scopes, once per
+        // click).
+        let sites = (a_name == b_name)
+            .then(|| {
+                let joined = self.joined();
+                let (ua, ub) = (
+                    Units::new(self.a.trace(), joined.basis()),
+                    Units::new(self.b.trace(), joined.basis()),
+                );
+                crate::engine::analyses::place::place(
+                    self.a.trace(),
+                    self.b.trace(),
+                    &[a_name],
+                    (&ua, &ub),
+                    &joined.noise(),
+                )
+                .pop()
+                .flatten()
+            })
+            .flatten();
         self.details = Some(DiffDetails {
             a_bins: analyses::histogram(&a, lo, hi),
             b_bins: analyses::histogram(&b, lo, hi),
             name,
             a,
             b,
+            sites,
         });
     }
 
@@ -1605,6 +1629,68 @@ impl DiffView {
                     p.bar_chart(BarChart::new("A", a).color(A_COLOR));
                     p.bar_chart(BarChart::new("B", b).color(B_COLOR));
                 });
+            if let Some(placed) = d.sites.as_ref().filter(|p| p.sites.len() > 1) {
+                let unit = self.basis.unit();
+                egui::CollapsingHeader::new(format!(
+                    "by call site ({}){}",
+                    placed.sites.len(),
+                    match (placed.at, placed.everywhere) {
+                        (Some(k), _) => format!(
+                            ": changed only where {} calls it",
+                            if placed.path.is_empty() {
+                                placed.sites[k].caller.clone()
+                            } else {
+                                placed.path.join(" > ")
+                            }
+                        ),
+                        (None, true) => ": changed at every call site".to_owned(),
+                        _ => String::new(),
+                    }
+                ))
+                .id_salt(("diff_sites", &d.name))
+                .default_open(placed.at.is_some())
+                .show(ui, |ui| {
+                    egui::Grid::new(("diff_sites_grid", &d.name))
+                        .striped(true)
+                        .show(ui, |ui| {
+                            for h in [
+                                "caller".to_owned(),
+                                "thread".to_owned(),
+                                format!("calls/{unit}"),
+                                "ms per call".to_owned(),
+                                "judgement".to_owned(),
+                            ] {
+                                ui.strong(h);
+                            }
+                            ui.end_row();
+                            for (k, s) in placed.sites.iter().enumerate() {
+                                let caller = if s.caller.is_empty() {
+                                    "(top level)"
+                                } else {
+                                    s.caller.as_str()
+                                };
+                                let text = RichText::new(caller);
+                                ui.label(if Some(k) == placed.at {
+                                    text.strong()
+                                } else {
+                                    text
+                                });
+                                ui.label(thread_label(&s.thread));
+                                ui.label(format!(
+                                    "{:.2} → {:.2}",
+                                    s.calls_per_unit_a, s.calls_per_unit_b
+                                ));
+                                ui.label(format!(
+                                    "{} → {}",
+                                    ms_f(s.per_call_a_ns),
+                                    ms_f(s.per_call_b_ns)
+                                ));
+                                ui.label(s.change.kind.words());
+                                ui.end_row();
+                            }
+                        });
+                });
+            }
         });
         if close {
             self.details = None;
