@@ -676,3 +676,33 @@ fn the_details_split_a_change_by_call_site_as_the_report_places_it() {
     assert_eq!(d["sites"][at]["kind"], "slower");
     h.get_by_label_contains("changed only where ui::tooltip calls it");
 }
+
+/// Two recordings of different apps: the Findings page says there is no
+/// scope name in common and that they look like runs of different apps, as
+/// the CLI's report does.
+#[test]
+fn a_pair_of_two_apps_says_so_on_the_findings_page() {
+    use common::shapes::{Editor, editor_bytes};
+    let read = |p: &str| std::fs::read(common::fixtures_dir().join(p)).unwrap();
+    let (a, b) = (
+        editor_bytes(Editor::steady(40), 1),
+        read("real/rerun_sdk_points.puffin"),
+    );
+    let cli = cli_report(&a, &b);
+    let h = open_pair(&a, &b);
+    let ui = ui_now(&h);
+    assert_eq!(ui["view"], "findings");
+    assert_eq!(ui["conditions"], cli["comparison"]["conditions"]);
+    let conditions: Vec<&str> = ui["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert!(
+        conditions[0].starts_with("A and B look like runs of different apps"),
+        "{conditions:?}"
+    );
+    h.get_by_label_contains("no scope name in common");
+    h.get_by_label_contains("look like runs of different apps");
+}
