@@ -706,3 +706,49 @@ fn a_pair_of_two_apps_says_so_on_the_findings_page() {
     h.get_by_label_contains("no scope name in common");
     h.get_by_label_contains("look like runs of different apps");
 }
+
+/// Each step of "Where it changed" links to the differential flame graph
+/// focused on it: the planted game loop's path down to
+/// `physics::solve_contacts`.
+#[test]
+fn a_changed_path_links_to_the_flame_graph_focused_on_its_step() {
+    use common::planted::{AFTER, BEFORE, game_loop, record};
+    use puffin_lens::app::views::findings::Block;
+    let (a, b) = (record(&game_loop(BEFORE, 1)), record(&game_loop(AFTER, 2)));
+    let mut h = open_pair(&a, &b);
+    let links: Vec<(String, String)> = h
+        .state_mut()
+        .findings_view()
+        .unwrap()
+        .findings()
+        .unwrap()
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Item(_, spans) => Some(spans),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|s| Some((s.text.clone(), s.link.clone()?)))
+        .filter(|(_, l)| l.contains("mode=flame"))
+        .collect();
+    let (_, link) = links
+        .iter()
+        .find(|(t, _)| t == "physics::solve_contacts")
+        .unwrap_or_else(|| panic!("{links:?}"));
+    let ui = command(&mut h, UiCommand::Hash(link.clone())).unwrap();
+    assert_eq!(ui["view"], "diff");
+    assert_eq!(ui["mode"], "flame");
+    let focus: Vec<&str> = ui["focus"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{ui}"))
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
+    assert_eq!(focus.last(), Some(&"physics::solve_contacts"), "{focus:?}");
+    assert!(focus.contains(&"physics::step"), "{focus:?}");
+    // The focused node is drawn across the whole width.
+    let root = &ui["nodes"][0];
+    assert_eq!(root["path"], serde_json::json!(focus), "{}", ui["nodes"]);
+    assert_eq!((root["x0"].as_f64(), root["x1"].as_f64()), (Some(0.0), Some(1.0)));
+}

@@ -326,6 +326,7 @@ fn ready(data: report::Findings, a: &Loaded, b: Option<&Loaded>) -> Findings {
         }
     });
     link_frames(&mut blocks, pair);
+    link_change_paths(&mut blocks, &data.facts);
     let look_first = data
         .look_first
         .iter()
@@ -342,6 +343,52 @@ fn ready(data: report::Findings, a: &Loaded, b: Option<&Loaded>) -> Findings {
         data,
         blocks,
         look_first,
+    }
+}
+
+/// Each step of a differential tree's path ("Where it changed": a list
+/// item per thread, its steps' names as code spans, outermost first) links
+/// to the differential flame graph focused on that step's node.
+fn link_change_paths(blocks: &mut [Block], facts: &serde_json::Value) {
+    let Some(paths) = facts["change_paths"].as_array() else {
+        return;
+    };
+    let text = |spans: &[Span]| spans.iter().map(|s| s.text.as_str()).collect::<String>();
+    let mut under = false;
+    let mut k = 0;
+    for b in blocks.iter_mut() {
+        match b {
+            Block::Heading(_, spans) => {
+                under = text(spans).starts_with("Where it changed");
+            }
+            Block::Item(_, spans) if under => {
+                let Some(p) = paths.get(k) else {
+                    break;
+                };
+                k += 1;
+                let steps: Vec<&str> = p["steps"]
+                    .as_array()
+                    .map(|v| v.iter().filter_map(|s| s.as_str()).collect())
+                    .unwrap_or_default();
+                let mut focus = vec![p["thread"].as_str().unwrap_or_default()];
+                let mut j = 0;
+                for s in spans.iter_mut().filter(|s| s.code) {
+                    // The steps in order: a span that is not the next step
+                    // (none should be) ends the links.
+                    if steps.get(j) != Some(&s.text.as_str()) {
+                        break;
+                    }
+                    focus.push(steps[j]);
+                    j += 1;
+                    s.link = Some(crate::app::nav::encode_hash(&[
+                        ("view", "diff".to_owned()),
+                        ("mode", "flame".to_owned()),
+                        ("focus", focus.join("\u{1f}")),
+                    ]));
+                }
+            }
+            _ => {}
+        }
     }
 }
 

@@ -565,6 +565,12 @@ pub fn findings(a: (&str, &Decoded), b: Option<(&str, &Decoded)>) -> Findings {
                 "place": r.place_words,
             })).collect::<Vec<_>>(),
             "renames": c.renames.iter().map(|r| r.words.clone()).collect::<Vec<_>>(),
+            // The differential tree's paths (as "Where it changed" lists
+            // them): each thread and its steps' names, outermost first.
+            "change_paths": c.change_paths.iter().map(|p| serde_json::json!({
+                "thread": p.thread,
+                "steps": p.steps.iter().map(|s| s["name"].clone()).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
         });
     } else if let Some(r) = report.recordings.first() {
         facts = serde_json::json!({
