@@ -371,15 +371,13 @@ fn link_change_paths(blocks: &mut [Block], facts: &serde_json::Value) {
                     .map(|v| v.iter().filter_map(|s| s.as_str()).collect())
                     .unwrap_or_default();
                 let mut focus = vec![p["thread"].as_str().unwrap_or_default()];
-                let mut j = 0;
-                for s in spans.iter_mut().filter(|s| s.code) {
+                for (j, s) in spans.iter_mut().filter(|s| s.code).enumerate() {
                     // The steps in order: a span that is not the next step
                     // (none should be) ends the links.
                     if steps.get(j) != Some(&s.text.as_str()) {
                         break;
                     }
                     focus.push(steps[j]);
-                    j += 1;
                     s.link = Some(crate::app::nav::encode_hash(&[
                         ("view", "diff".to_owned()),
                         ("mode", "flame".to_owned()),
