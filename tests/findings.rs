@@ -750,5 +750,8 @@ fn a_changed_path_links_to_the_flame_graph_focused_on_its_step() {
     // The focused node is drawn across the whole width.
     let root = &ui["nodes"][0];
     assert_eq!(root["path"], serde_json::json!(focus), "{}", ui["nodes"]);
-    assert_eq!((root["x0"].as_f64(), root["x1"].as_f64()), (Some(0.0), Some(1.0)));
+    assert_eq!(
+        (root["x0"].as_f64(), root["x1"].as_f64()),
+        (Some(0.0), Some(1.0))
+    );
 }

@@ -323,9 +323,15 @@ impl Gate {
         let (mut tripped, mut inconclusive) = (Vec::new(), Vec::new());
         for (k, x) in causes.iter().enumerate() {
             let [lo, hi] = x.4.interval(bonferroni);
-            if rejected[k] && x.3.beyond_drift_ns > limit_ns {
+            // Only a change of the model trips: past a limit below the
+            // noise band, a row the model cannot tell from the noise
+            // (inconclusive) leaves the gate undecided, never failed.
+            let judged = x.2.kind.is_change();
+            if rejected[k] && x.3.beyond_drift_ns > limit_ns && judged {
                 tripped.push(row(x, bonferroni));
-            } else if hi > limit_ns && lo <= limit_ns && limit_ns.is_finite() {
+            } else if (hi > limit_ns && lo <= limit_ns && limit_ns.is_finite())
+                || (rejected[k] && x.2.kind == Kind::Inconclusive)
+            {
                 inconclusive.push(row(x, bonferroni));
             }
         }
