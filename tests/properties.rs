@@ -263,9 +263,17 @@ proptest! {
             (0..t.scopes.len() as u32).map(|i| t.scope_name(engine::ScopeIdx(i)).to_owned()).collect()
         };
         let (na, nb) = (names(&da), names(&db));
+        // (A rename's entry is "old → new": old a name of A, new of B.)
         for x in c["frame"]["contributions"].as_array().unwrap() {
             let n = x["name"].as_str().unwrap();
-            prop_assert!(na.iter().chain(&nb).any(|m| m == n), "{}", n);
+            match n.split_once(" → ").filter(|_| !na.iter().chain(&nb).any(|m| m == n)) {
+                Some((from, to)) => {
+                    prop_assert!(na.iter().any(|m| m == from) && nb.iter().any(|m| m == to), "{}", n);
+                    let renamed = c["renames"].as_array().unwrap().iter().any(|r| r["from"] == from && r["to"] == to);
+                    prop_assert!(renamed, "{} is no rename of {}", n, c["renames"]);
+                }
+                None => prop_assert!(na.iter().chain(&nb).any(|m| m == n), "{}", n),
+            }
         }
         // The gate agrees with the rows it checks: every tripped name is a
         // regression of the comparison (by name).
