@@ -207,14 +207,25 @@ pub fn renames_in(
     units: (&Units, &Units),
     noise: &Noise,
 ) -> Vec<Rename> {
-    let of = |k: super::judge::Kind| -> Vec<&str> {
-        names
-            .pairs()
+    use super::judge::Kind;
+    // By name: a table of (name, data) pairs has a name in many rows; the
+    // name is gone (new) when each of its rows is.
+    let mut by_name: rustc_hash::FxHashMap<&str, (bool, bool)> = Default::default();
+    for &p in names.pairs() {
+        let e = by_name.entry(names.name(p)).or_insert((true, true));
+        let k = names.kind(p);
+        e.0 &= k == Kind::Gone;
+        e.1 &= k == Kind::New;
+    }
+    let of = |new: bool| -> Vec<&str> {
+        let mut v: Vec<&str> = by_name
             .iter()
-            .filter(|&&p| names.kind(p) == k)
-            .map(|&p| names.name(p))
-            .collect()
+            .filter(|(_, gn)| if new { gn.1 } else { gn.0 })
+            .map(|(&name, _)| name)
+            .collect();
+        v.sort_unstable();
+        v
     };
-    let (gone, new) = (of(super::judge::Kind::Gone), of(super::judge::Kind::New));
+    let (gone, new) = (of(false), of(true));
     renames(a, b, &gone, &new, units, noise)
 }
