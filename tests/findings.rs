@@ -755,3 +755,47 @@ fn a_changed_path_links_to_the_flame_graph_focused_on_its_step() {
         (Some(0.0), Some(1.0))
     );
 }
+
+/// Each step of a recording's hot path links to its flame graph focused on
+/// that step (B's on side B); one recording's page links alike.
+#[test]
+fn a_hot_path_links_to_the_flame_graph_of_its_side() {
+    use puffin_lens::app::views::findings::Block;
+    let (_, a, b) = pairs().remove(0);
+    let links = |h: &mut Harness<'static, PuffinLensApp>| -> Vec<String> {
+        h.state_mut()
+            .findings_view()
+            .unwrap()
+            .findings()
+            .unwrap()
+            .blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Item(_, spans) => Some(spans),
+                _ => None,
+            })
+            .flatten()
+            .filter_map(|s| s.link.clone())
+            .filter(|l| l.starts_with("view=flame"))
+            .collect()
+    };
+    let mut h = open_pair(&a, &b);
+    let all = links(&mut h);
+    let on_b = all.iter().find(|l| l.ends_with("side=b")).unwrap_or_else(|| panic!("{all:?}"));
+    let on_a = all.iter().find(|l| !l.contains("side=")).unwrap_or_else(|| panic!("{all:?}"));
+    for (link, side) in [(on_b, "b"), (on_a, "a")] {
+        let ui = command(&mut h, UiCommand::Hash(link.clone())).unwrap();
+        assert_eq!(ui["shown"], side, "{link}");
+        assert_eq!(ui["view"], "flame", "{link}");
+        let focus = link.split("focus=").nth(1).unwrap().split('&').next().unwrap();
+        let want: Vec<String> = focus.split("%1F").map(|x| x.replace("%20", " ")).collect();
+        assert_eq!(ui["focus"], serde_json::json!(want), "{link}");
+    }
+    // One recording: its page's hot path links to its flame graph.
+    let h1 = open_with(None, Settings::default(), "a.puffin", a.clone());
+    let mut h1 = h1;
+    command(&mut h1, UiCommand::Show { view: "findings".into(), options: Value::Null }).unwrap();
+    h1.run_steps(2);
+    let one = links(&mut h1);
+    assert!(!one.is_empty() && one.iter().all(|l| !l.contains("side=")), "{one:?}");
+}

@@ -699,7 +699,7 @@ await test("the diff view shows what the CLI's compare and diff answer", async (
   // The table's rows are compare's, plus each side's total per unit (its
   // frames: the sides' counts differ), checked against compare's totals.
   // (and the table's own marks: a wrapper's badge, a rename's one row).
-  const perUnit = ["a_total_per_frame_ns", "b_total_per_frame_ns", "delta_total_per_frame_ns", "delta_pct", "wrapper"];
+  const perUnit = ["a_total_per_frame_ns", "b_total_per_frame_ns", "delta_total_per_frame_ns", "delta_pct", "wrapper", "spark_points"];
   const strip = (r) => Object.fromEntries(Object.entries(r).filter(([k]) => !perUnit.includes(k)));
   assert.deepEqual(byKey(got.rows.map(strip)), byKey(expected.compareAll.rows));
   const [ua, ub] = got.units;
