@@ -781,21 +781,43 @@ fn a_hot_path_links_to_the_flame_graph_of_its_side() {
     };
     let mut h = open_pair(&a, &b);
     let all = links(&mut h);
-    let on_b = all.iter().find(|l| l.ends_with("side=b")).unwrap_or_else(|| panic!("{all:?}"));
-    let on_a = all.iter().find(|l| !l.contains("side=")).unwrap_or_else(|| panic!("{all:?}"));
+    let on_b = all
+        .iter()
+        .find(|l| l.ends_with("side=b"))
+        .unwrap_or_else(|| panic!("{all:?}"));
+    let on_a = all
+        .iter()
+        .find(|l| !l.contains("side="))
+        .unwrap_or_else(|| panic!("{all:?}"));
     for (link, side) in [(on_b, "b"), (on_a, "a")] {
         let ui = command(&mut h, UiCommand::Hash(link.clone())).unwrap();
         assert_eq!(ui["shown"], side, "{link}");
         assert_eq!(ui["view"], "flame", "{link}");
-        let focus = link.split("focus=").nth(1).unwrap().split('&').next().unwrap();
+        let focus = link
+            .split("focus=")
+            .nth(1)
+            .unwrap()
+            .split('&')
+            .next()
+            .unwrap();
         let want: Vec<String> = focus.split("%1F").map(|x| x.replace("%20", " ")).collect();
         assert_eq!(ui["focus"], serde_json::json!(want), "{link}");
     }
     // One recording: its page's hot path links to its flame graph.
     let h1 = open_with(None, Settings::default(), "a.puffin", a.clone());
     let mut h1 = h1;
-    command(&mut h1, UiCommand::Show { view: "findings".into(), options: Value::Null }).unwrap();
+    command(
+        &mut h1,
+        UiCommand::Show {
+            view: "findings".into(),
+            options: Value::Null,
+        },
+    )
+    .unwrap();
     h1.run_steps(2);
     let one = links(&mut h1);
-    assert!(!one.is_empty() && one.iter().all(|l| !l.contains("side=")), "{one:?}");
+    assert!(
+        !one.is_empty() && one.iter().all(|l| !l.contains("side=")),
+        "{one:?}"
+    );
 }

@@ -327,6 +327,7 @@ fn ready(data: report::Findings, a: &Loaded, b: Option<&Loaded>) -> Findings {
     });
     link_frames(&mut blocks, pair);
     link_change_paths(&mut blocks, &data.facts);
+    link_hot_paths(&mut blocks, &data.facts, pair);
     let look_first = data
         .look_first
         .iter()
@@ -383,6 +384,58 @@ fn link_change_paths(blocks: &mut [Block], facts: &serde_json::Value) {
                         ("mode", "flame".to_owned()),
                         ("focus", focus.join("\u{1f}")),
                     ]));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Each step of a recording's hot path ("Hot path": a list item per
+/// thread, its steps' names as code spans, from the heaviest root down)
+/// links to that recording's flame graph focused on the step's node (B's
+/// with `side=b`).
+fn link_hot_paths(blocks: &mut [Block], facts: &serde_json::Value, pair: bool) {
+    let Some(recordings) = facts["hot_paths"].as_array() else {
+        return;
+    };
+    let text = |spans: &[Span]| spans.iter().map(|s| s.text.as_str()).collect::<String>();
+    // The recording whose hot paths the list is, and the next item's.
+    let mut under: Option<usize> = None;
+    let mut k = 0;
+    for b in blocks.iter_mut() {
+        match b {
+            Block::Heading(_, spans) => {
+                let t = text(spans);
+                under = t
+                    .contains("Hot path (merged")
+                    .then(|| usize::from(pair && t.starts_with("B (")));
+                k = 0;
+            }
+            Block::Item(_, spans) if under.is_some() => {
+                let side = under.unwrap_or(0);
+                let Some(p) = recordings.get(side).and_then(|r| r.get(k)) else {
+                    continue;
+                };
+                k += 1;
+                let steps: Vec<&str> = p["steps"]
+                    .as_array()
+                    .map(|v| v.iter().filter_map(|s| s.as_str()).collect())
+                    .unwrap_or_default();
+                let mut focus = vec![p["thread"].as_str().unwrap_or_default()];
+                for (j, s) in spans.iter_mut().filter(|s| s.code).enumerate() {
+                    if steps.get(j) != Some(&s.text.as_str()) {
+                        break;
+                    }
+                    focus.push(steps[j]);
+                    let mut pairs = vec![
+                        ("view", "flame".to_owned()),
+                        ("focus", focus.join("\u{1f}")),
+                    ];
+                    if side == 1 {
+                        pairs.push(("side", "b".to_owned()));
+                    }
+                    s.link = Some(crate::app::nav::encode_hash(&pairs));
                 }
             }
             _ => {}

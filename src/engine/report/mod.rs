@@ -542,6 +542,23 @@ pub fn findings(a: (&str, &Decoded), b: Option<(&str, &Decoded)>) -> Findings {
     let markdown = report.markdown();
     let mut facts = serde_json::json!({});
     let mut look_first = Vec::new();
+    // Each recording's hot paths (as "Hot path" lists them): each thread
+    // and its steps' names, from the heaviest root down.
+    let hot_paths: Vec<Vec<Value>> = report
+        .recordings
+        .iter()
+        .map(|r| {
+            r.hot_paths
+                .iter()
+                .map(|p| {
+                    serde_json::json!({
+                        "thread": p.thread,
+                        "steps": p.steps.iter().map(|s| s.name.clone()).collect::<Vec<_>>(),
+                    })
+                })
+                .collect()
+        })
+        .collect();
     if let Some(c) = &report.comparison {
         look_first = c.look_first.clone();
         facts = serde_json::json!({
@@ -578,6 +595,7 @@ pub fn findings(a: (&str, &Decoded), b: Option<(&str, &Decoded)>) -> Findings {
             "outliers": r.outliers.len(),
         });
     }
+    facts["hot_paths"] = hot_paths.into();
     Findings {
         markdown,
         look_first,
