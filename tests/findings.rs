@@ -516,7 +516,7 @@ fn a_slowest_frame_links_to_the_timeline_of_its_side() {
         .unwrap_or_else(|| panic!("{links:?}"));
     let a_link = links
         .iter()
-        .find(|l| !l.contains("side="))
+        .find(|l| l.ends_with("&side=a"))
         .unwrap_or_else(|| panic!("{links:?}"));
     let frame_of = |l: &str| -> u64 {
         l.split('&')
@@ -787,7 +787,7 @@ fn a_hot_path_links_to_the_flame_graph_of_its_side() {
         .unwrap_or_else(|| panic!("{all:?}"));
     let on_a = all
         .iter()
-        .find(|l| !l.contains("side="))
+        .find(|l| l.ends_with("&side=a"))
         .unwrap_or_else(|| panic!("{all:?}"));
     for (link, side) in [(on_b, "b"), (on_a, "a")] {
         let ui = command(&mut h, UiCommand::Hash(link.clone())).unwrap();

@@ -119,16 +119,14 @@ impl PuffinLensApp {
 
     pub(super) fn apply_command(&mut self, command: UiCommand) -> Result<(), String> {
         let substring = self.settings.substring;
-        // A hash of one recording's view says its side (`side=b`; none: A).
+        // With A and B open, a hash of one recording's view says its side
+        // (`side=a`, `side=b`); without, the shown side stays.
         if let UiCommand::Hash(hash) = &command {
             let pairs = super::nav::decode_hash(hash);
             let side = match super::nav::hash_value(&pairs, "side") {
                 Some("b") => Some(Side::B),
-                Some(_) => Some(Side::A),
-                None => match super::nav::hash_value(&pairs, "view").and_then(View::parse) {
-                    Some(View::Diff | View::Findings) | None => None,
-                    Some(_) => Some(Side::A),
-                },
+                Some("a") => Some(Side::A),
+                _ => None,
             };
             if let Some(side) = side
                 && side != self.shown
@@ -362,9 +360,11 @@ impl PuffinLensApp {
                     percent(diff.building()).hash(&mut h);
                     diff.hash()
                 }
-                // One recording's view of B says so (A's is the default).
+                // With A and B open, one recording's view says whose.
                 (_, View::Findings) => rec.hash(),
-                _ if self.shown == Side::B => format!("{}&side=b", rec.hash()),
+                _ if self.a.rec.is_some() && self.b.rec.is_some() => {
+                    format!("{}&side={}", rec.hash(), self.shown.label().to_lowercase())
+                }
                 _ => rec.hash(),
             };
             hash.hash(&mut h);

@@ -393,8 +393,8 @@ fn link_change_paths(blocks: &mut [Block], facts: &serde_json::Value) {
 
 /// Each step of a recording's hot path ("Hot path": a list item per
 /// thread, its steps' names as code spans, from the heaviest root down)
-/// links to that recording's flame graph focused on the step's node (B's
-/// with `side=b`).
+/// links to that recording's flame graph focused on the step's node (of a
+/// pair, with its side: `side=a`, `side=b`).
 fn link_hot_paths(blocks: &mut [Block], facts: &serde_json::Value, pair: bool) {
     let Some(recordings) = facts["hot_paths"].as_array() else {
         return;
@@ -432,8 +432,8 @@ fn link_hot_paths(blocks: &mut [Block], facts: &serde_json::Value, pair: bool) {
                         ("view", "flame".to_owned()),
                         ("focus", focus.join("\u{1f}")),
                     ];
-                    if side == 1 {
-                        pairs.push(("side", "b".to_owned()));
+                    if pair {
+                        pairs.push(("side", if side == 1 { "b" } else { "a" }.to_owned()));
                     }
                     s.link = Some(crate::app::nav::encode_hash(&pairs));
                 }
@@ -472,8 +472,8 @@ fn link_frames(blocks: &mut [Block], pair: bool) {
                             ("view", "timeline".to_owned()),
                             ("frame", index.to_string()),
                         ];
-                        if side == "b" {
-                            pairs.push(("side", "b".to_owned()));
+                        if pair {
+                            pairs.push(("side", side.to_owned()));
                         }
                         *cell = vec![Span {
                             text: t,
