@@ -707,17 +707,10 @@ fn a_pair_of_two_apps_says_so_on_the_findings_page() {
     h.get_by_label_contains("look like runs of different apps");
 }
 
-/// Each step of "Where it changed" links to the differential flame graph
-/// focused on it: the planted game loop's path down to
-/// `physics::solve_contacts`.
-#[test]
-fn a_changed_path_links_to_the_flame_graph_focused_on_its_step() {
-    use common::planted::{AFTER, BEFORE, game_loop, record};
+/// The Findings page's list items' links: (the span's text, its hash).
+fn item_links(h: &mut Harness<'static, PuffinLensApp>) -> Vec<(String, String)> {
     use puffin_lens::app::views::findings::Block;
-    let (a, b) = (record(&game_loop(BEFORE, 1)), record(&game_loop(AFTER, 2)));
-    let mut h = open_pair(&a, &b);
-    let links: Vec<(String, String)> = h
-        .state_mut()
+    h.state_mut()
         .findings_view()
         .unwrap()
         .findings()
@@ -730,6 +723,19 @@ fn a_changed_path_links_to_the_flame_graph_focused_on_its_step() {
         })
         .flatten()
         .filter_map(|s| Some((s.text.clone(), s.link.clone()?)))
+        .collect()
+}
+
+/// Each step of "Where it changed" links to the differential flame graph
+/// focused on it: the planted game loop's path down to
+/// `physics::solve_contacts`.
+#[test]
+fn a_changed_path_links_to_the_flame_graph_focused_on_its_step() {
+    use common::planted::{AFTER, BEFORE, game_loop, record};
+    let (a, b) = (record(&game_loop(BEFORE, 1)), record(&game_loop(AFTER, 2)));
+    let mut h = open_pair(&a, &b);
+    let links: Vec<(String, String)> = item_links(&mut h)
+        .into_iter()
         .filter(|(_, l)| l.contains("mode=flame"))
         .collect();
     let (_, link) = links
@@ -760,22 +766,11 @@ fn a_changed_path_links_to_the_flame_graph_focused_on_its_step() {
 /// that step (B's on side B); one recording's page links alike.
 #[test]
 fn a_hot_path_links_to_the_flame_graph_of_its_side() {
-    use puffin_lens::app::views::findings::Block;
     let (_, a, b) = pairs().remove(0);
     let links = |h: &mut Harness<'static, PuffinLensApp>| -> Vec<String> {
-        h.state_mut()
-            .findings_view()
-            .unwrap()
-            .findings()
-            .unwrap()
-            .blocks
-            .iter()
-            .filter_map(|b| match b {
-                Block::Item(_, spans) => Some(spans),
-                _ => None,
-            })
-            .flatten()
-            .filter_map(|s| s.link.clone())
+        item_links(h)
+            .into_iter()
+            .map(|(_, l)| l)
             .filter(|l| l.starts_with("view=flame"))
             .collect()
     };

@@ -347,6 +347,29 @@ fn ready(data: report::Findings, a: &Loaded, b: Option<&Loaded>) -> Findings {
     }
 }
 
+/// Links a path's list item: its code spans are the path's steps in order
+/// (`path`: `{thread, steps: [name]}`), each linked to the hash `hash`
+/// makes of the focus down to it (thread and names joined by U+001F). A
+/// span that is not the next step (none should be) ends the links.
+fn link_steps(
+    spans: &mut [Span],
+    path: &serde_json::Value,
+    hash: impl Fn(String) -> Vec<(&'static str, String)>,
+) {
+    let steps: Vec<&str> = path["steps"]
+        .as_array()
+        .map(|v| v.iter().filter_map(|s| s.as_str()).collect())
+        .unwrap_or_default();
+    let mut focus = vec![path["thread"].as_str().unwrap_or_default()];
+    for (j, s) in spans.iter_mut().filter(|s| s.code).enumerate() {
+        if steps.get(j) != Some(&s.text.as_str()) {
+            break;
+        }
+        focus.push(steps[j]);
+        s.link = Some(crate::app::nav::encode_hash(&hash(focus.join("\u{1f}"))));
+    }
+}
+
 /// Each step of a differential tree's path ("Where it changed": a list
 /// item per thread, its steps' names as code spans, outermost first) links
 /// to the differential flame graph focused on that step's node.
@@ -367,24 +390,13 @@ fn link_change_paths(blocks: &mut [Block], facts: &serde_json::Value) {
                     break;
                 };
                 k += 1;
-                let steps: Vec<&str> = p["steps"]
-                    .as_array()
-                    .map(|v| v.iter().filter_map(|s| s.as_str()).collect())
-                    .unwrap_or_default();
-                let mut focus = vec![p["thread"].as_str().unwrap_or_default()];
-                for (j, s) in spans.iter_mut().filter(|s| s.code).enumerate() {
-                    // The steps in order: a span that is not the next step
-                    // (none should be) ends the links.
-                    if steps.get(j) != Some(&s.text.as_str()) {
-                        break;
-                    }
-                    focus.push(steps[j]);
-                    s.link = Some(crate::app::nav::encode_hash(&[
+                link_steps(spans, p, |focus| {
+                    vec![
                         ("view", "diff".to_owned()),
                         ("mode", "flame".to_owned()),
-                        ("focus", focus.join("\u{1f}")),
-                    ]));
-                }
+                        ("focus", focus),
+                    ]
+                });
             }
             _ => {}
         }
@@ -418,25 +430,13 @@ fn link_hot_paths(blocks: &mut [Block], facts: &serde_json::Value, pair: bool) {
                     continue;
                 };
                 k += 1;
-                let steps: Vec<&str> = p["steps"]
-                    .as_array()
-                    .map(|v| v.iter().filter_map(|s| s.as_str()).collect())
-                    .unwrap_or_default();
-                let mut focus = vec![p["thread"].as_str().unwrap_or_default()];
-                for (j, s) in spans.iter_mut().filter(|s| s.code).enumerate() {
-                    if steps.get(j) != Some(&s.text.as_str()) {
-                        break;
-                    }
-                    focus.push(steps[j]);
-                    let mut pairs = vec![
-                        ("view", "flame".to_owned()),
-                        ("focus", focus.join("\u{1f}")),
-                    ];
+                link_steps(spans, p, |focus| {
+                    let mut pairs = vec![("view", "flame".to_owned()), ("focus", focus)];
                     if pair {
                         pairs.push(("side", if side == 1 { "b" } else { "a" }.to_owned()));
                     }
-                    s.link = Some(crate::app::nav::encode_hash(&pairs));
-                }
+                    pairs
+                });
             }
             _ => {}
         }
