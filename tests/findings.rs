@@ -157,6 +157,22 @@ fn the_planted_changes_are_on_the_page_with_their_links() {
     );
 }
 
+/// `show("diff")` as a table of every row (`more`: further options), its ui().
+fn diff_table(h: &mut Harness<'static, PuffinLensApp>, more: Value) -> Value {
+    let mut options = serde_json::json!({"mode": "table", "hide_below": 0.0});
+    if let (Some(o), Value::Object(m)) = (options.as_object_mut(), more) {
+        o.extend(m);
+    }
+    command(
+        h,
+        UiCommand::Show {
+            view: "diff".into(),
+            options,
+        },
+    )
+    .unwrap()
+}
+
 /// The diff table marks a wrapper apart from its cause: in the planted
 /// game loop `physics::solve_contacts` got 60% slower per call, and
 /// `physics::step` (which calls it, its own time unchanged) and `frame`
@@ -166,14 +182,7 @@ fn the_diff_table_marks_wrappers_apart_from_their_causes() {
     use common::planted::{AFTER, BEFORE, game_loop, record};
     let (a, b) = (record(&game_loop(BEFORE, 1)), record(&game_loop(AFTER, 2)));
     let mut h = open_pair(&a, &b);
-    let ui = command(
-        &mut h,
-        UiCommand::Show {
-            view: "diff".into(),
-            options: serde_json::json!({"mode": "table", "hide_below": 0.0}),
-        },
-    )
-    .unwrap();
+    let ui = diff_table(&mut h, serde_json::json!({}));
     let rows = ui["rows"].as_array().unwrap();
     let row = |name: &str| {
         rows.iter()
@@ -212,14 +221,7 @@ fn a_rename_is_one_row_of_the_diff_table() {
     assert_eq!(cli_rename["to"], "sim::advance", "{cli_rename}");
     let mut h = open_pair(&a, &b);
     let show = |h: &mut Harness<'static, PuffinLensApp>| {
-        command(
-            h,
-            UiCommand::Show {
-                view: "diff".into(),
-                options: serde_json::json!({"mode": "table", "hide_below": 0.0, "sort": "name"}),
-            },
-        )
-        .unwrap()
+        diff_table(h, serde_json::json!({"sort": "name"}))
     };
     let ui = show(&mut h);
     let rows = ui["rows"].as_array().unwrap();
@@ -541,14 +543,7 @@ fn a_slowest_frame_links_to_the_timeline_of_its_side() {
 fn changed_rows_have_a_sparkline_of_their_cost_through_the_runs() {
     let (_, a, b) = pairs().remove(0);
     let mut h = open_pair(&a, &b);
-    let ui = command(
-        &mut h,
-        UiCommand::Show {
-            view: "diff".into(),
-            options: serde_json::json!({"mode": "table", "hide_below": 0.0}),
-        },
-    )
-    .unwrap();
+    let ui = diff_table(&mut h, serde_json::json!({}));
     let diff = h.state_mut().diff_view().unwrap();
     let lookup = diff.spark("cache::lookup").expect("a sparkline");
     assert_eq!((lookup.a.len(), lookup.b.len()), (60, 60));
