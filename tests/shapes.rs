@@ -333,8 +333,11 @@ fn a_rename_at_one_place_is_one_row_and_a_move_is_not() {
             words.starts_with("`physics::step` renamed `sim::advance` (in `update` on main"),
             "{words}"
         );
-        // Moved to the end of the frame under a new name: a gone name and
-        // a new one, not a rename.
+        // Moved to the end of the frame under a new name, its old stretch
+        // of `update` left unprofiled: not a rename. By what time
+        // conserves, `update` held its time (`physics::step`'s 0.8 ms is
+        // now its own: restructured, not gone), and `frame` gained
+        // `sim::advance`'s 0.8 ms at its end (new, a cost).
         let moved = Editor {
             physics: ("sim::advance", false),
             ..renamed
@@ -343,7 +346,14 @@ fn a_rename_at_one_place_is_one_row_and_a_move_is_not() {
         let c = &r["comparison"];
         assert!(c["renames"].as_array().unwrap().is_empty(), "seed {seed}");
         assert_eq!(c["new"], serde_json::json!(["sim::advance"]));
-        assert_eq!(c["gone"], serde_json::json!(["physics::step"]));
+        assert_eq!(c["gone"], serde_json::json!([]));
+        let places = c["places"].as_array().unwrap();
+        let update = places.iter().find(|p| p["parent"] == "update").unwrap();
+        assert_eq!(update["restructured"], true, "{update:#}");
+        assert_eq!(update["gone"], serde_json::json!(["physics::step"]));
+        let frame = places.iter().find(|p| p["parent"] == "frame").unwrap();
+        assert_eq!(frame["restructured"], false, "{frame:#}");
+        assert_eq!(frame["new"], serde_json::json!(["sim::advance"]));
     }
 }
 

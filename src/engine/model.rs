@@ -706,6 +706,84 @@ pub fn concat(mut runs: Vec<Trace>) -> Trace {
     b.finish()
 }
 
+/// The trace with only the frames of `keep` (ascending, disjoint ranges of
+/// frame positions), each range a run of its own (a run's frames cut at
+/// its edges stay one run): what a comparison of steady states reads
+/// ([`crate::engine::analyses::transient`]). Strings, definitions and
+/// threads are kept whole. Linear in the kept scopes.
+pub fn keep_frames(t: &Trace, keep: &[Range<u32>]) -> Trace {
+    let mut out = Trace {
+        strings: t.strings.clone(),
+        defs: t.defs.clone(),
+        threads: t.threads.clone(),
+        format: t.format.clone(),
+        ..Trace::default()
+    };
+    let (ff, fs, fc) = (&t.frames, &t.streams, &t.scopes);
+    for (k, r) in keep.iter().enumerate() {
+        let r = r.start.min(ff.len() as u32)..r.end.min(ff.len() as u32);
+        if r.is_empty() {
+            continue;
+        }
+        if k > 0 && !out.frames.is_empty() {
+            out.runs.push(out.frames.len() as u32);
+        }
+        let (f0, s0, c0) = (
+            out.frames.len() as u32,
+            out.streams.len() as u32,
+            out.scopes.len() as u32,
+        );
+        // The streams and scopes of frames `r`: contiguous.
+        let streams = ff.first_stream[r.start as usize]..ff.first_stream[r.end as usize];
+        let scopes = fs.first_scope[streams.start as usize]..fs.first_scope[streams.end as usize];
+        let (fr, sr, cr) = (
+            r.start as usize..r.end as usize,
+            streams.start as usize..streams.end as usize,
+            scopes.start as usize..scopes.end as usize,
+        );
+        // Each kept index moves down by the start of its range, up by what
+        // is already kept.
+        let frame = |f: u32| f - r.start + f0;
+        let stream = |x: u32| x - streams.start + s0;
+        let scope = |x: u32| x - scopes.start + c0;
+        let f = &mut out.frames;
+        f.frame_index.extend_from_slice(&ff.frame_index[fr.clone()]);
+        f.range_ns.extend_from_slice(&ff.range_ns[fr.clone()]);
+        f.num_scopes.extend_from_slice(&ff.num_scopes[fr.clone()]);
+        f.first_stream
+            .extend(ff.first_stream[fr].iter().map(|&x| stream(x)));
+        let st = &mut out.streams;
+        st.frame
+            .extend(fs.frame[sr.clone()].iter().map(|x| FrameId(frame(x.0))));
+        st.thread.extend_from_slice(&fs.thread[sr.clone()]);
+        st.num_scopes.extend_from_slice(&fs.num_scopes[sr.clone()]);
+        st.depth.extend_from_slice(&fs.depth[sr.clone()]);
+        st.range_ns.extend_from_slice(&fs.range_ns[sr.clone()]);
+        st.first_scope
+            .extend(fs.first_scope[sr.clone()].iter().map(|&x| scope(x)));
+        let c = &mut out.scopes;
+        c.start_ns.extend_from_slice(&fc.start_ns[cr.clone()]);
+        c.duration_ns.extend_from_slice(&fc.duration_ns[cr.clone()]);
+        c.self_ns.extend_from_slice(&fc.self_ns[cr.clone()]);
+        c.parent.extend(
+            fc.parent[cr.clone()]
+                .iter()
+                .map(|&p| if p == NO_PARENT { NO_PARENT } else { scope(p) }),
+        );
+        c.subtree_end
+            .extend(fc.subtree_end[cr.clone()].iter().map(|&e| scope(e)));
+        c.def.extend_from_slice(&fc.def[cr.clone()]);
+        c.data.extend_from_slice(&fc.data[cr.clone()]);
+        c.depth.extend_from_slice(&fc.depth[cr.clone()]);
+        c.stream
+            .extend(fc.stream[cr].iter().map(|x| StreamId(stream(x.0))));
+    }
+    // The closing entries of the offset columns.
+    out.frames.first_stream.push(out.streams.len() as u32);
+    out.streams.first_scope.push(out.scopes.len() as u32);
+    out
+}
+
 /// Appends `run`'s frames, streams and scopes to `t`, with `run`'s thread,
 /// definition and string ids mapped to `t`'s (`ids`). `run`'s offset
 /// columns may be closed (a finished trace's: one entry more) or not (a

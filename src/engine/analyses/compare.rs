@@ -89,6 +89,12 @@ pub struct CompareReport {
     /// The gap places (unprofiled time) of A and B judged with the same
     /// noise and drift ([`super::gap_diff`]).
     pub gaps: super::gap_diff::GapChanges,
+    /// Each side's start-up and shutdown (its runs' transients), left out:
+    /// every row above is of the steady states ([`super::transient`]);
+    /// `frames_a` and `frames_b` count the steady frames.
+    pub transients: (super::transient::Transients, super::transient::Transients),
+    /// What was left out, in a sentence (`null` when nothing was).
+    pub left_out: Option<String>,
 }
 
 /// `counted` of an answer whose rows are scope names, each judged as a whole.
@@ -946,6 +952,12 @@ impl<'t> Joined<'t> {
     /// gone ones at its place ([`Self::gate_rows`]); then the changed gaps'
     /// causes ([`GateResult::with_gaps`]); then the waits that ran less in
     /// parallel ([`GateResult::with_lost_parallelism`]).
+    ///
+    /// New and gone names that `places` holds (scopes that appear or vanish
+    /// under a scope both recordings run: [`super::restructure`]) are not
+    /// rows of their own: each place that holds one is, judged by what
+    /// entered there (the parent's own time and its unmatched children's),
+    /// named after its costliest new scope (its gone one when none is new).
     pub fn frame_gate(
         &self,
         gate: &Gate,
@@ -953,16 +965,26 @@ impl<'t> Joined<'t> {
         left_out: impl Fn(&str) -> bool,
         gaps: &super::gap_diff::GapChanges,
         waits: &[super::wait_diff::WaitChange],
+        places: &super::restructure::Restructures,
     ) -> GateResult {
-        let rows = self.gate_rows(pairs, |p| !left_out(self.name(p)));
+        let rows = self.gate_rows(pairs, |p| {
+            let name = self.name(p);
+            !left_out(name) && !places.holds(name)
+        });
+        let place_rows = places.gate_rows(self.table.noise.pct);
         gate.check(
             self.unit_ns(),
             self.drift(),
             self.table.noise.alpha,
             rows.iter()
-                .map(|(p, c, own)| (self.name(*p), None, c, *own)),
+                .map(|(p, c, own)| (self.name(*p), None, c, *own))
+                .chain(
+                    place_rows
+                        .iter()
+                        .map(|(n, c, own)| (n.as_str(), None, c, *own)),
+                ),
         )
-        .with_gaps(gaps)
+        .with_gaps(&gaps.without_restructured(places))
         .with_lost_parallelism(waits)
     }
 
@@ -1109,18 +1131,23 @@ fn gate_as_report(
     let (ra, rb) = (recurring(a), recurring(b));
     let waits = super::wait_diff::wait_changes(&ra, &rb, names, &noise);
     let off = super::wait_diff::off_critical_path_names(a, b, thread, (&ra, &rb));
+    let places = super::restructure::restructures(a, b, (&ua, &ub), &noise);
     names.frame_gate(
         gate,
         names.kept_iter(opts).collect(),
         |n| off.contains(n) || renamed.iter().any(|r| r.from == n || r.to == n),
         gaps,
         &waits,
+        &places,
     )
 }
 
 /// Joins two traces on (name, data). See [`CompareSort`] for the order.
 /// With `gate`, checks it as `report` does over every kept row.
 pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>) -> CompareReport {
+    // The steady states, as `report` compares them.
+    let edges = super::transient::SteadyPair::of(a, b, &opts.noise);
+    let (a, b) = edges.traces(a, b);
     // Judged per name: the drift, the frame's accounting, and the gate (a
     // scope that now runs twice per frame is one row, not a new (name,
     // data) row). Done, and the names' table dropped, before the (name,
@@ -1181,5 +1208,7 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
         rows,
         gate,
         gaps,
+        left_out: edges.words(),
+        transients: (edges.a.clone(), edges.b.clone()),
     }
 }

@@ -205,6 +205,30 @@ pub fn diff_tree_levels(a: &Trace, b: &Trace, thread: Option<&str>, levels: u32)
         .expect("a build given all the time it needs ends")
 }
 
+/// The join of `a`'s and `b`'s merged trees (every thread, `levels` deep,
+/// untransformed) with each side's instance -> merged node (`u32::MAX` for
+/// an instance deeper than `levels`): what a judgement that reads a node's
+/// calls needs.
+pub fn joined_with_nodes(a: &Trace, b: &Trace, levels: u32) -> (DiffTree, Vec<u32>, Vec<u32>) {
+    let merge = |t: &Trace| {
+        let mut build = MergedTreeBuilder::recording(t, 0..t.frames.len() as u32, None, levels);
+        let tree = loop {
+            if let Some(tree) = build.step(t, &mut || true) {
+                break tree;
+            }
+        };
+        (tree, build.take_node_of())
+    };
+    let ((ta, of_a), (tb, of_b)) = (merge(a), merge(b));
+    let mut join = Join::new(a, b, ta, tb);
+    let d = loop {
+        if let Some(d) = join.step(a, b, &mut || true) {
+            break d;
+        }
+    };
+    (d, of_a, of_b)
+}
+
 /// [`diff_tree_levels`] with each node judged by the noise model (its calls
 /// in A against its calls in B, per frame; see `judge`): thread nodes are
 /// `Unchanged`.

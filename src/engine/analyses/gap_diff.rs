@@ -260,6 +260,17 @@ pub struct GapChanges {
 }
 
 impl GapChanges {
+    /// These changes less the gaps in a restructured place (a scope both
+    /// recordings run, whose own time new or gone scopes split or joined:
+    /// [`super::restructure`]): such a gap is the parent's remaining own
+    /// time, no change of its own.
+    pub fn without_restructured(&self, places: &super::restructure::Restructures) -> Self {
+        let mut out = self.clone();
+        out.changed
+            .retain(|g| !(g.in_scope() && places.restructured_at(&g.thread, &g.path)));
+        out
+    }
+
     /// The changed gaps inside scopes named `parent` on the threads named
     /// `thread` (any thread with `None`): part of those scopes' own time.
     pub fn in_parent<'s>(

@@ -401,6 +401,14 @@ pub struct Change {
     /// For a spike: the other calls judged on their own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rest: Option<Kind>,
+    /// The calls per unit judged alone, whatever the row's time did:
+    /// `more-often` or `less-often` when their interval (sampling only: how
+    /// often code runs is the program's, not the machine's) clears the noise
+    /// percentage of A's calls; absent otherwise. A row whose time is not a
+    /// change can still run twice as often (each call half as long, or its
+    /// time too noisy to tell).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calls: Option<Kind>,
     /// B − A of the total per unit.
     pub delta_per_frame_ns: f64,
     /// The part of it from the cost per call: `delta − count part` (the
@@ -443,6 +451,9 @@ pub struct Raw {
     pub row: Estimate,
     /// The count part's estimate (ns per unit, band of the row's).
     pub count: Option<Estimate>,
+    /// The calls per unit's estimate (calls per unit; its band the noise
+    /// percentage of A's calls per unit).
+    pub calls: Option<Estimate>,
     /// Without the largest call, when one call is more than half of the
     /// larger side.
     pub rest: Option<Box<Change>>,
@@ -465,6 +476,13 @@ impl Change {
         if matches!(self.kind, Kind::New | Kind::Gone) {
             return;
         }
+        self.calls = self.raw.calls.as_ref().and_then(|c| {
+            (c.verdict(alpha) == Verdict::Changed).then_some(if c.delta_ns > 0.0 {
+                Kind::MoreOften
+            } else {
+                Kind::LessOften
+            })
+        });
         let whole = self.kind_at(alpha);
         self.rest = None;
         self.kind = whole;
@@ -608,7 +626,18 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
     // The count part: the calls per unit, at A's cost per call (times the
     // drift), with the row's band (its sampling only: see below).
     let per_call_a = terms.factor * sa.mean_ns();
-    let (ra, rb) = (sa.rate_series(), sb.rate_series());
+    // A count that steps or grows through the run is the program's, as a
+    // cost that does is: taken around its shape the same way (its band the
+    // noise percentage of its calls, no floor: calls have no milliseconds).
+    let shaped_calls = |s: &Sample| {
+        let x = s.rate_series();
+        if !s.run_starts.is_empty() {
+            return x;
+        }
+        let band = super::shape::band_ns(&x, noise.pct, 0.0);
+        super::shape::detrended(&x, band).unwrap_or(x)
+    };
+    let (ra, rb) = (shaped_calls(sa), shaped_calls(sb));
     let rates = effect::estimate(
         &Series {
             per_unit: &ra,
@@ -628,6 +657,11 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
         delta_ns: rates.delta_ns * per_call_a,
         se_ns: rates.se_ns * per_call_a,
         band_ns: change.raw.row.band_ns,
+        ..rates
+    });
+    change.raw.calls = Some(Estimate {
+        band_ns: noise.pct / 100.0 * sa.rate(),
+        eq_alpha: noise.alpha,
         ..rates
     });
     // The spike rule on the side with the larger total.
@@ -813,6 +847,7 @@ impl Parts {
         Change {
             kind: Kind::Unchanged,
             rest: None,
+            calls: None,
             delta_per_frame_ns: self.delta,
             per_call_part_ns: self.delta - self.count,
             count_part_ns: self.count,
@@ -830,6 +865,7 @@ impl Parts {
             raw: Raw {
                 row,
                 count: None,
+                calls: None,
                 rest: None,
                 per: basis.unit(),
                 factor: self.factor,

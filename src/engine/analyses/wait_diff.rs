@@ -8,6 +8,10 @@
 use super::compare::Joined;
 use super::judge::{Kind, Noise};
 use super::waits::RecurringWaitsFor;
+
+fn escape_code(s: &str) -> String {
+    crate::engine::write::escape::markdown_code(s)
+}
 use crate::engine::analyses::gaps::{GapKind, RecurringGap};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -61,6 +65,137 @@ pub struct WaitChange {
     /// otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lost_parallelism: Option<String>,
+    /// The waiting part's change decomposed by what time conserves
+    /// ([`decompose`]): the work waited for, the threads it ran on, its
+    /// split across them and their overlap; each part an effect with an
+    /// interval. Empty when too few occurrences were traced.
+    pub parts: Vec<WaitPart>,
+    /// The work was split less evenly in B, and that is what grew the
+    /// wait (the code's: the gate counts it): "split unevenly: `pool-2`
+    /// did 58% of the work (34% in A; an even share 33%)" (absent
+    /// otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uneven_split: Option<String>,
+}
+
+/// One part of a wait's change ([`decompose`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WaitPart {
+    /// `work`, `threads`, `split` or `overlap`.
+    pub part: &'static str,
+    /// What it adds to the waiting part's mean, per occurrence (the parts
+    /// sum to the waiting part's change).
+    pub delta_ns: f64,
+    pub ci_ns: [f64; 2],
+    /// Its interval lies outside the band (the noise percentage of A's
+    /// waiting part, at least the noise milliseconds).
+    pub changed: bool,
+    /// A's and B's figure: the work's mean (ns), the threads' mean, the
+    /// busiest thread's share of the work (mean), the busiest thread's
+    /// work over the waiting part (mean).
+    pub a: f64,
+    pub b: f64,
+}
+
+/// The waiting part's change, decomposed. Each traced occurrence has
+/// `W = (T / n) · s · o` (see [`super::waits::WaitParts`]): so `ln W` is
+/// `ln T − ln n + ln s + ln o` exactly, and the change of its mean over the
+/// occurrences is the sum of the four parts' changes. Each part's change of
+/// mean log is an effect of the model (the occurrences its units, batch
+/// means, sampling only: the structure of the program's run, not the
+/// machine's spread), scaled to nanoseconds by the waiting part's change
+/// over its log change (A's mean waiting part when that change is nil), so
+/// that the parts sum to the waiting part's change. A part changed when
+/// its interval clears the band (the noise percentage of A's waiting part,
+/// at least the noise milliseconds), at the noise's alpha.
+pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) -> Vec<WaitPart> {
+    use super::effect::{Series, Terms, estimate};
+    type Of = fn(&super::waits::WaitParts) -> f64;
+    let usable = |w: &RecurringWaitsFor| -> Vec<super::waits::WaitParts> {
+        w.occurrences
+            .iter()
+            .copied()
+            .filter(|o| o.waiting_ns > 0 && o.work_ns > 0 && o.threads > 0 && o.busiest_ns > 0)
+            .collect()
+    };
+    let (oa, ob) = (usable(a), usable(b));
+    if oa.is_empty() || ob.is_empty() {
+        return Vec::new();
+    }
+    let ln = |x: f64| libm::log(x);
+    let parts: [(&'static str, Of, Of); 4] = [
+        ("work", |o| o.work_ns as f64, |o| o.work_ns as f64),
+        (
+            "threads",
+            |o| f64::from(o.threads),
+            |o| f64::from(o.threads),
+        ),
+        (
+            "split",
+            |o| f64::from(o.threads) * o.busiest_ns as f64 / o.work_ns as f64,
+            |o| o.busiest_ns as f64 / o.work_ns as f64,
+        ),
+        (
+            "overlap",
+            |o| o.waiting_ns as f64 / o.busiest_ns as f64,
+            |o| o.busiest_ns as f64 / o.waiting_ns as f64,
+        ),
+    ];
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let waits = |o: &[super::waits::WaitParts]| -> Vec<f64> {
+        o.iter().map(|o| o.waiting_ns as f64).collect()
+    };
+    let (wa, wb) = (mean(&waits(&oa)), mean(&waits(&ob)));
+    let log_w = |o: &[super::waits::WaitParts]| -> Vec<f64> {
+        o.iter().map(|o| ln(o.waiting_ns as f64)).collect()
+    };
+    let d_log = mean(&log_w(&ob)) - mean(&log_w(&oa));
+    let dw = wb - wa;
+    // Nanoseconds per unit of log change.
+    let scale = if d_log.abs() > 1e-9 && dw / d_log > 0.0 {
+        dw / d_log
+    } else {
+        wa
+    };
+    let band_ns = (noise.pct / 100.0 * wa).max(noise.ms * 1e6);
+    parts
+        .iter()
+        .map(|&(part, of, shown)| {
+            let series = |o: &[super::waits::WaitParts]| -> Vec<f64> {
+                o.iter().map(|o| ln(of(o))).collect()
+            };
+            let (xa, xb) = (series(&oa), series(&ob));
+            let sign = if part == "threads" { -1.0 } else { 1.0 };
+            let mut e = estimate(
+                &Series {
+                    per_unit: &xa,
+                    run_starts: &[],
+                },
+                &Series {
+                    per_unit: &xb,
+                    run_starts: &[],
+                },
+                &Terms::none(),
+                0.0,
+                0.0,
+            );
+            e.delta_ns *= sign * scale;
+            e.se_ns *= scale.abs();
+            e.band_ns = band_ns;
+            e.eq_alpha = noise.alpha;
+            let ci_ns = e.interval(noise.alpha);
+            let shown_mean =
+                |o: &[super::waits::WaitParts]| mean(&o.iter().map(shown).collect::<Vec<f64>>());
+            WaitPart {
+                part,
+                delta_ns: e.delta_ns,
+                ci_ns,
+                changed: e.verdict(noise.alpha) == super::effect::Verdict::Changed,
+                a: shown_mean(&oa),
+                b: shown_mean(&ob),
+            }
+        })
+        .collect()
 }
 
 /// Whether the waits' parallelism fell from `a` to `b` (see
@@ -155,10 +290,39 @@ pub fn wait_changes(
         });
         let attributed: f64 = causes.iter().map(|c| c.attributed_ns).sum();
         let (pa, pb) = (wa.median_parallelism, wb.median_parallelism);
-        let lost_parallelism = (delta > 0 && causes.is_empty() && parallelism_fell(pa, pb)).then(|| {
+        let parts = decompose(wa, wb, noise);
+        let grew = |name: &str| {
+            parts
+                .iter()
+                .any(|p| p.part == name && p.changed && p.delta_ns > 0.0)
+        };
+        // The work split less evenly: the code's (the gate counts it).
+        let uneven_split = (delta > 0 && grew("split")).then(|| {
+            let share = |p: &WaitPart| (100.0 * p.a, 100.0 * p.b);
+            let split = parts.iter().find(|p| p.part == "split");
+            let threads = parts.iter().find(|p| p.part == "threads");
+            let (sa, sb) = split.map_or((0.0, 0.0), share);
+            let n = threads.map_or(0.0, |t| t.b.max(1.0));
+            format!(
+                "split unevenly: the busiest thread ({}) did {sb:.0}% of the work it waits for \
+                 (A: {sa:.0}%; an even share {:.0}%), the work itself {}",
+                escape_code(&wb.busiest_thread),
+                100.0 / n,
+                if grew("work") { "grown too" } else { "held" }
+            )
+        });
+        // Less overlap alone, the work and its split held: a condition of
+        // the run (fewer free cores, or a lock), not told apart.
+        let overlap_only = if parts.is_empty() {
+            parallelism_fell(pa, pb)
+        } else {
+            grew("overlap") && !grew("split") && !grew("work") && !grew("threads")
+        };
+        let lost_parallelism = (delta > 0 && causes.is_empty() && overlap_only).then(|| {
             format!(
                 "ran less in parallel: {pa:.1} → {pb:.1} threads at once while the work it waits \
-                 for held per call (fewer free cores, or a lock: a capture cannot tell which)"
+                 for held, per call, in total and in its split (fewer free cores, or a lock: a \
+                 capture cannot tell which)"
             )
         });
         out.push(WaitChange {
@@ -184,6 +348,8 @@ pub fn wait_changes(
                 100.0 * attributed / delta as f64 + 0.0
             },
             lost_parallelism,
+            parts,
+            uneven_split,
         });
     }
     out.sort_by(|x, y| {

@@ -56,6 +56,10 @@ pub struct Traced {
     /// The other threads' top-level work inside the waiting part, summed:
     /// over `waiting_ns`, how many ran at once on average.
     pub busy_ns: i64,
+    /// The thread with the most of that work, and its work (ties: the
+    /// first thread by name).
+    pub busiest_thread: StrId,
+    pub busiest_ns: i64,
 }
 
 impl WaitIndex {
@@ -145,6 +149,7 @@ impl WaitIndex {
             None => (crit_start.max(start), crit_i, crit_thread),
         };
         let mut busy_ns = 0i64;
+        let mut busiest = (0i64, crit_thread);
         for t in others() {
             let k = t.by_start.partition_point(|x| x.0 < crit_end);
             if k > 0 && t.max_end[k - 1] > first_start {
@@ -152,13 +157,18 @@ impl WaitIndex {
             }
             // Its scopes overlapping the waiting part (the prefix maximum
             // of their ends says where to stop).
+            let mut mine = 0i64;
             for j in (0..k).rev() {
                 if t.max_end[j] <= first_start {
                     break;
                 }
                 let (a, b, _) = t.by_start[j];
-                busy_ns = busy_ns
-                    .saturating_add(b.min(crit_end).saturating_sub(a.max(first_start)).max(0));
+                mine =
+                    mine.saturating_add(b.min(crit_end).saturating_sub(a.max(first_start)).max(0));
+            }
+            busy_ns = busy_ns.saturating_add(mine);
+            if mine > busiest.0 {
+                busiest = (mine, t.thread);
             }
         }
         Some(Traced {
@@ -172,6 +182,8 @@ impl WaitIndex {
             threads_working: working,
             threads_busy_at_start: busy_at_start,
             busy_ns,
+            busiest_thread: busiest.1,
+            busiest_ns: busiest.0,
         })
     }
 }
@@ -277,6 +289,31 @@ pub struct RecurringWaitsFor {
     /// for three workers side by side, 1.0 for the same three one after
     /// another.
     pub median_parallelism: f64,
+    /// The other threads' work in the waiting part, summed, the lower
+    /// median over the occurrences.
+    pub median_work_ns: i64,
+    /// The most frequent busiest thread (the one with the most of that
+    /// work), and the median of its share of the work: `1 / threads` for an
+    /// even split.
+    pub busiest_thread: String,
+    pub median_busiest_share: f64,
+    /// Each traced occurrence's parts, in order (the comparison decomposes
+    /// a wait's change with them: [`super::wait_diff`]).
+    #[serde(skip)]
+    pub occurrences: Vec<WaitParts>,
+}
+
+/// One traced occurrence of a wait, as the comparison decomposes it: the
+/// waiting part `W`, the other threads' work in it `T`, how many threads
+/// had work `n`, and the busiest one's work `M`. Then `W = (T / n) · s · o`
+/// with the split `s = n·M / T` (1 when even) and the overlap `o = W / M`
+/// (1 when the busiest thread ran all along).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WaitParts {
+    pub waiting_ns: i64,
+    pub work_ns: i64,
+    pub threads: u32,
+    pub busiest_ns: i64,
 }
 
 fn lower_median(v: &mut [i64]) -> i64 {
@@ -358,6 +395,38 @@ pub fn recurring(
         mean_waiting_ns: mean(|t| t.waiting_ns),
         mean_wake_ns: mean(|t| t.wake_ns),
         median_threads_working: lower_median(&mut working) as u32,
+        median_work_ns: part(|t| t.busy_ns),
+        busiest_thread: {
+            let mut count: FxHashMap<StrId, usize> = FxHashMap::default();
+            for t in &traced {
+                *count.entry(t.busiest_thread).or_default() += 1;
+            }
+            count
+                .into_iter()
+                .map(|(t, n)| (n, trace.str(t)))
+                .max_by(|x, y| x.0.cmp(&y.0).then_with(|| y.1.cmp(x.1)))
+                .map(|(_, t)| t.to_owned())
+                .unwrap_or_default()
+        },
+        median_busiest_share: {
+            let mut p: Vec<f64> = traced
+                .iter()
+                .filter(|t| t.busy_ns > 0)
+                .map(|t| t.busiest_ns as f64 / t.busy_ns as f64)
+                .collect();
+            p.sort_by(f64::total_cmp);
+            p.get(p.len().saturating_sub(1) / 2)
+                .map_or(0.0, |v| (v * 100.0).round() / 100.0)
+        },
+        occurrences: traced
+            .iter()
+            .map(|t| WaitParts {
+                waiting_ns: t.waiting_ns,
+                work_ns: t.busy_ns,
+                threads: t.threads_working,
+                busiest_ns: t.busiest_ns,
+            })
+            .collect(),
         median_parallelism: {
             let mut p: Vec<f64> = traced
                 .iter()

@@ -3,8 +3,8 @@
 
 use super::text::{between_frames, cell, describe_per, msu, num, path_md, signed_ms, text};
 use super::{
-    ComparisonReport, DataRow, DiffHotPath, JudgedRow, NoiseUsed, OffCriticalPath, OverTime,
-    ParallelFigures, RecordingReport, RenameRow, ReportOptions, SpikeCall, Unchanged,
+    CallsChanged, ComparisonReport, DataRow, DiffHotPath, JudgedRow, NoiseUsed, OffCriticalPath,
+    OverTime, ParallelFigures, RecordingReport, RenameRow, ReportOptions, SpikeCall, Unchanged,
 };
 use crate::engine::Decoded;
 use crate::engine::analyses::accounting::{frame_change, self_by_name, with_gaps};
@@ -21,7 +21,9 @@ use crate::engine::analyses::judge::{Change, DriftMode, Kind};
 use crate::engine::analyses::kinship;
 use crate::engine::analyses::place::place;
 use crate::engine::analyses::rename::{Rename, renames_in};
+use crate::engine::analyses::restructure::{Restructures, restructures};
 use crate::engine::analyses::shape::{self, Shape, classify_runs, compared_words, series_by_name};
+use crate::engine::analyses::transient::SteadyPair;
 use crate::engine::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use crate::engine::analyses::wait_diff::{WaitChange, wait_changes};
 use crate::engine::analyses::waits::concurrency;
@@ -43,6 +45,10 @@ pub(super) fn comparison(
 ) -> ComparisonReport {
     let (ta, tb) = trees;
     let (a, b) = (&a.trace, &b.trace);
+    // The steady states are compared: each run's start-up and shutdown
+    // (its transients) are left out and said so.
+    let edges = SteadyPair::of(a, b, &opts.noise);
+    let (a, b) = edges.traces(a, b);
     // One grouping for the table, its lists and the gate: by name, each
     // name's (name, data) rows nested under it when data splits it.
     let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
@@ -65,9 +71,14 @@ pub(super) fn comparison(
     // A gone name and a new one at the same place: one renamed row, out of
     // the new and gone.
     let renamed = renames_in(a, b, &names, (&ua, &ub), &noise);
+    // Scopes that appear or vanish under a scope both run, judged by what
+    // entered there: restructured places hold no cost.
+    let places = restructures(a, b, (&ua, &ub), &noise);
+    // A gap in a restructured place is its parent's remaining own time.
+    let gap_diff = gap_diff.without_restructured(&places);
     listed.retain(|(p, _)| {
         let n = names.name(*p);
-        !renamed.iter().any(|r| r.from == n || r.to == n)
+        !renamed.iter().any(|r| r.from == n || r.to == n) && !places.is_restructured(n)
     });
     let changed_rows = listed.len();
     listed.sort_by(|(x, cx), (y, cy)| {
@@ -96,7 +107,7 @@ pub(super) fn comparison(
     let changed_pairs = data_rows
         .pairs()
         .iter()
-        .filter(|&&p| data_rows.kind(p).is_change())
+        .filter(|&&p| data_rows.kind(p).is_change() && !places.is_restructured(data_rows.name(p)))
         .count();
     listed.truncate(opts.top);
     // The (name, data) rows of the listed names, when a name has several.
@@ -190,16 +201,17 @@ pub(super) fn comparison(
             r.place = p;
         }
     }
-    let mut frame = frame_change(
-        a,
-        b,
-        &names.kinds_by_name(),
-        &noise,
-        names.basis(),
-        opts.top,
-    );
+    // A restructured name is no change of the frame's.
+    let mut kinds = names.kinds_by_name();
+    for (n, k) in kinds.iter_mut() {
+        if places.is_restructured(n) {
+            *k = Kind::Unchanged;
+        }
+    }
+    let mut frame = frame_change(a, b, &kinds, &noise, names.basis(), opts.top);
     with_gaps(&mut frame, &gap_diff);
     merge_renames(&mut frame, &renamed, noise.ms * 1e6);
+    merge_restructured(&mut frame, &places, noise.ms * 1e6);
     // What reaches the frame: with a frame-driving thread that waits for
     // workers, a name that runs only on other threads and is no wait's
     // critical work is off the critical path: reported, not gated.
@@ -212,6 +224,7 @@ pub(super) fn comparison(
             |n| off_path.off(n) || renamed.iter().any(|r| r.from == n || r.to == n),
             &gap_diff,
             &waits,
+            &places,
         )
     });
     // From each thread, the child with the largest |Δ| (ties: the first
@@ -266,7 +279,10 @@ pub(super) fn comparison(
         drift: names.drift().cloned(),
         drift_judged: noise.drift != DriftMode::Off,
         conditions: {
-            let mut c = conditions(a, b, &names, &renamed);
+            let mut c = conditions(a, b, &names, &renamed, &places);
+            if let Some(w) = edges.words() {
+                c.insert(0, capitalize(&w));
+            }
             c.extend(parallel_sections(gaps));
             c
         },
@@ -307,6 +323,9 @@ pub(super) fn comparison(
         waits,
         gaps: gap_diff,
         off_critical_path: off_path.rows,
+        calls_changed: calls_changed(&names, &all),
+        transients: (edges.a.clone(), edges.b.clone()),
+        places: places.places,
         renames: renamed
             .into_iter()
             .map(|r| RenameRow {
@@ -314,6 +333,76 @@ pub(super) fn comparison(
                 rename: r,
             })
             .collect(),
+    }
+}
+
+/// The names whose calls per unit changed while their time is not a
+/// change ([`CallsChanged`]).
+fn calls_changed(names: &Joined, all: &[Pair]) -> Vec<CallsChanged> {
+    let unit = names.basis().unit();
+    let mut out: Vec<CallsChanged> = all
+        .iter()
+        .filter_map(|&p| {
+            let c = names.change(p);
+            let calls = c.calls.filter(|_| !c.kind.is_change())?;
+            let name = names.name(p).to_owned();
+            let per_call = match (c.per_call_a_ns, c.per_call_b_ns) {
+                (Some(x), Some(y)) if x > 0.0 => format!(
+                    ", each call {} → {} ({:+.0}%)",
+                    msu(x.round() as i64),
+                    msu(y.round() as i64),
+                    100.0 * (y / x - 1.0)
+                ),
+                _ => String::new(),
+            };
+            let time = match c.kind {
+                Kind::Unchanged => format!("its time per {unit} unchanged (within noise)"),
+                _ => format!("its time per {unit} not told apart from noise"),
+            };
+            let words = format!(
+                "{}: {}, {} → {} calls per {unit}{per_call}; {time}",
+                escape::markdown_code(&name),
+                calls.words(),
+                calls_figure(c.calls_per_frame_a),
+                calls_figure(c.calls_per_frame_b),
+            );
+            Some(CallsChanged {
+                name,
+                calls,
+                time: c.kind,
+                calls_per_frame_a: c.calls_per_frame_a,
+                calls_per_frame_b: c.calls_per_frame_b,
+                per_call_a_ns: c.per_call_a_ns,
+                per_call_b_ns: c.per_call_b_ns,
+                words,
+            })
+        })
+        .collect();
+    let ratio = |x: &CallsChanged| {
+        let (a, b) = (x.calls_per_frame_a.max(1e-9), x.calls_per_frame_b.max(1e-9));
+        (b / a).ln().abs()
+    };
+    out.sort_by(|x, y| {
+        ratio(y)
+            .total_cmp(&ratio(x))
+            .then_with(|| x.name.cmp(&y.name))
+    });
+    out
+}
+
+/// `s` with its first letter upper-case.
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+}
+
+/// Calls per unit as read: whole numbers plain, others to two decimals.
+fn calls_figure(x: f64) -> String {
+    if (x - x.round()).abs() < 0.005 {
+        format!("{}", x.round() as i64)
+    } else {
+        format!("{x:.2}")
     }
 }
 
@@ -425,65 +514,107 @@ fn merge_renames(
     renamed: &[Rename],
     min_ns: f64,
 ) {
-    use crate::engine::analyses::accounting::{Contribution, MedianContribution};
     for r in renamed {
-        let is = |n: &str| n == r.from || n == r.to;
-        let name = format!("{} → {}", r.from, r.to);
-        let mean: Vec<Contribution> = frame
-            .contributions
-            .iter()
-            .filter(|x| is(&x.name))
-            .cloned()
-            .collect();
-        if !mean.is_empty() {
-            frame.contributions.retain(|x| !is(&x.name));
-            frame.total_contributions -= mean.len();
-            let sum: f64 = mean.iter().map(|x| x.self_delta_per_frame_ns).sum();
-            if sum.abs() >= min_ns {
-                frame.contributions.push(Contribution {
-                    name: name.clone(),
-                    kind: r.change.kind,
-                    self_delta_per_frame_ns: sum,
-                    gap: None,
-                });
-                frame.total_contributions += 1;
-            }
-            frame.contributions.sort_by(|x, y| {
-                y.self_delta_per_frame_ns
-                    .abs()
-                    .total_cmp(&x.self_delta_per_frame_ns.abs())
-                    .then_with(|| x.name.cmp(&y.name))
-            });
+        merge_entries(
+            frame,
+            &|n| n == r.from || n == r.to,
+            format!("{} → {}", r.from, r.to),
+            r.change.kind,
+            min_ns,
+        );
+    }
+}
+
+/// The frame's accounting with each restructured place on the frame's
+/// thread (its parent and the new and gone names it holds) as one entry
+/// ("`P` (restructured)"): time that only moved between them is no part
+/// of the change; what is left of their sum, kept when it reaches
+/// `min_ns`, is.
+fn merge_restructured(
+    frame: &mut crate::engine::analyses::accounting::FrameChange,
+    places: &Restructures,
+    min_ns: f64,
+) {
+    for (k, p) in places.places.iter().enumerate() {
+        if !p.restructured || p.thread != frame.thread {
+            continue;
         }
-        let m = &mut frame.median;
-        let med: Vec<MedianContribution> = m
-            .contributions
-            .iter()
-            .filter(|x| is(&x.name))
-            .cloned()
-            .collect();
-        if !med.is_empty() {
-            m.contributions.retain(|x| !is(&x.name));
-            m.total_contributions -= med.len();
-            let sum: i64 = med.iter().map(|x| x.self_delta_median_ns).sum();
-            if sum.unsigned_abs() as f64 >= min_ns {
-                m.contributions.push(MedianContribution {
-                    name,
-                    kind: r.change.kind,
-                    self_median_a_ns: med.iter().map(|x| x.self_median_a_ns).sum(),
-                    self_median_b_ns: med.iter().map(|x| x.self_median_b_ns).sum(),
-                    self_delta_median_ns: sum,
-                    gap: None,
-                });
-                m.total_contributions += 1;
-            }
-            m.contributions.sort_by(|x, y| {
-                y.self_delta_median_ns
-                    .abs()
-                    .cmp(&x.self_delta_median_ns.abs())
-                    .then_with(|| x.name.cmp(&y.name))
+        let held = places.held_at(k as u32);
+        merge_entries(
+            frame,
+            &|n| n == p.parent || held.contains(&n),
+            format!("{} (restructured)", p.parent),
+            Kind::Unchanged,
+            min_ns,
+        );
+    }
+}
+
+/// The entries of the names `is` says yes to as one, `name`, of `kind`,
+/// kept when it moved by at least `min_ns` (the mean's and the median's
+/// accounting alike).
+fn merge_entries(
+    frame: &mut crate::engine::analyses::accounting::FrameChange,
+    is: &dyn Fn(&str) -> bool,
+    name: String,
+    kind: Kind,
+    min_ns: f64,
+) {
+    use crate::engine::analyses::accounting::{Contribution, MedianContribution};
+    let mean: Vec<Contribution> = frame
+        .contributions
+        .iter()
+        .filter(|x| is(&x.name))
+        .cloned()
+        .collect();
+    if !mean.is_empty() {
+        frame.contributions.retain(|x| !is(&x.name));
+        frame.total_contributions -= mean.len();
+        let sum: f64 = mean.iter().map(|x| x.self_delta_per_frame_ns).sum();
+        if sum.abs() >= min_ns {
+            frame.contributions.push(Contribution {
+                name: name.clone(),
+                kind,
+                self_delta_per_frame_ns: sum,
+                gap: None,
             });
+            frame.total_contributions += 1;
         }
+        frame.contributions.sort_by(|x, y| {
+            y.self_delta_per_frame_ns
+                .abs()
+                .total_cmp(&x.self_delta_per_frame_ns.abs())
+                .then_with(|| x.name.cmp(&y.name))
+        });
+    }
+    let m = &mut frame.median;
+    let med: Vec<MedianContribution> = m
+        .contributions
+        .iter()
+        .filter(|x| is(&x.name))
+        .cloned()
+        .collect();
+    if !med.is_empty() {
+        m.contributions.retain(|x| !is(&x.name));
+        m.total_contributions -= med.len();
+        let sum: i64 = med.iter().map(|x| x.self_delta_median_ns).sum();
+        if sum.unsigned_abs() as f64 >= min_ns {
+            m.contributions.push(MedianContribution {
+                name,
+                kind,
+                self_median_a_ns: med.iter().map(|x| x.self_median_a_ns).sum(),
+                self_median_b_ns: med.iter().map(|x| x.self_median_b_ns).sum(),
+                self_delta_median_ns: sum,
+                gap: None,
+            });
+            m.total_contributions += 1;
+        }
+        m.contributions.sort_by(|x, y| {
+            y.self_delta_median_ns
+                .abs()
+                .cmp(&x.self_delta_median_ns.abs())
+                .then_with(|| x.name.cmp(&y.name))
+        });
     }
 }
 
@@ -702,7 +833,13 @@ fn parallel_figures(
 /// What differs between the runs besides their code, as far as the
 /// recordings show: threads present in one only, names registered or
 /// called in one only, the number of frames and the time span.
-pub(super) fn conditions(a: &Trace, b: &Trace, names: &Joined, renamed: &[Rename]) -> Vec<String> {
+pub(super) fn conditions(
+    a: &Trace,
+    b: &Trace,
+    names: &Joined,
+    renamed: &[Rename],
+    places: &Restructures,
+) -> Vec<String> {
     let mut out = kin_conditions(a, b, renamed);
     let threads = |t: &Trace| -> std::collections::BTreeSet<String> {
         t.threads
@@ -736,7 +873,8 @@ pub(super) fn conditions(a: &Trace, b: &Trace, names: &Joined, renamed: &[Rename
     let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
     for &p in names.pairs() {
         let n = names.name(p);
-        if renamed.iter().any(|r| r.from == n || r.to == n) {
+        // A rename and a restructured name are told as such.
+        if renamed.iter().any(|r| r.from == n || r.to == n) || places.is_restructured(n) {
             continue;
         }
         match names.facts(p).status {
@@ -744,6 +882,13 @@ pub(super) fn conditions(a: &Trace, b: &Trace, names: &Joined, renamed: &[Rename
             Status::New => only_b.push(n),
             Status::Both => {}
         }
+    }
+    for p in places.restructured() {
+        out.push(format!(
+            "Restructured in {}: scopes that appear or vanish under it, its time held (see \
+             Restructured).",
+            escape::markdown_code(&p.parent),
+        ));
     }
     for r in renamed {
         out.push(format!(
@@ -1011,6 +1156,10 @@ pub(super) fn look_first(
             r.change.rest.unwrap_or_default().words()
         ));
     }
+    // Calls that changed while the time did not: a fact of the program.
+    for x in &c.calls_changed {
+        lines.push(x.words.clone());
+    }
     // The largest recurring stretch inside the frames of B.
     let recurring = b.gaps["recurring"]
         .as_array()
@@ -1033,6 +1182,11 @@ pub(super) fn look_first(
             && num(&g["frames"]) * 2 >= frames
             && !a_told_wait(g)
             && !told_gaps.iter().any(|p| place_is(p, g))
+            // A restructured place's stretch is its parent's remaining own
+            // time (told with the place).
+            && !c.places.iter().any(|p| {
+                p.restructured && p.thread == text(&g["thread"]) && p.path == text(&g["path"])
+            })
     }) {
         // A place judged unchanged was there before the change too.
         let unchanged = c.gaps.unchanged.iter().any(|u| place_is(&u.place(), g));

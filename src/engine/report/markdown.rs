@@ -1088,6 +1088,32 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             words.join("; ")
         );
     }
+    let restructured: Vec<String> = c
+        .places
+        .iter()
+        .filter(|p| p.restructured)
+        .map(|p| sentence_md(&p.words))
+        .collect();
+    if !restructured.is_empty() {
+        let _ = writeln!(
+            o,
+            "- **Restructured, no cost** (scopes that appear or vanish under a scope whose \
+             time holds): {}",
+            restructured.join("; ")
+        );
+    }
+    if !c.calls_changed.is_empty() {
+        let words: Vec<String> = c
+            .calls_changed
+            .iter()
+            .map(|r| sentence_md(&r.words))
+            .collect();
+        let _ = writeln!(
+            o,
+            "- **Calls changed, time not a change** (how often code runs is the program's): {}",
+            words.join("; ")
+        );
+    }
     if !c.renames.is_empty() {
         let words: Vec<String> = c.renames.iter().map(|r| sentence_md(&r.words)).collect();
         let _ = writeln!(

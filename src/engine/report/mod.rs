@@ -253,6 +253,24 @@ pub struct ComparisonReport {
     /// A gone name and a new name at the same place (`analyses::rename`),
     /// judged as one row, by A's name.
     pub renames: Vec<RenameRow>,
+    /// Scopes that appear or vanish under a scope both recordings run,
+    /// each place judged by what entered there (its own time and those
+    /// scopes'): `restructured` (no cost; its new and gone names are in
+    /// none of the lists above) or not (`analyses::restructure`).
+    pub places: Vec<super::analyses::restructure::Place>,
+    /// Names whose time per frame is not a change (unchanged, or
+    /// inconclusive) but whose calls per frame are, judged on the calls
+    /// alone (the program's, not the machine's): largest relative change of
+    /// the calls first, then name.
+    pub calls_changed: Vec<CallsChanged>,
+    /// Each side's start-up and shutdown (its runs' transients), left out
+    /// of everything above: the comparison is of the steady states
+    /// (`analyses::transient`). `frames_a` and `frames_b` count the steady
+    /// frames.
+    pub transients: (
+        super::analyses::transient::Transients,
+        super::analyses::transient::Transients,
+    ),
     /// Changed rows that do not reach the frame: with a frame-driving
     /// thread that waits for workers, names that never run on it and are
     /// no wait's critical work. Not gated.
@@ -279,6 +297,23 @@ pub struct ComparisonReport {
     /// `analyses::gap_diff`); the changed ones are rows of their own, in
     /// the frame's accounting (`frame.gaps`), Look at first and the gate.
     pub gaps: GapChanges,
+}
+
+/// A name whose calls per frame changed while its time is not a change.
+#[derive(Clone, Debug, Serialize)]
+pub struct CallsChanged {
+    pub name: String,
+    /// `more-often` or `less-often`.
+    pub calls: super::analyses::judge::Kind,
+    /// Its time's verdict: `unchanged` or `inconclusive`.
+    pub time: super::analyses::judge::Kind,
+    pub calls_per_frame_a: f64,
+    pub calls_per_frame_b: f64,
+    /// The mean call, A and B.
+    pub per_call_a_ns: Option<f64>,
+    pub per_call_b_ns: Option<f64>,
+    /// In a sentence (Markdown).
+    pub words: String,
 }
 
 /// The names a comparison judged unchanged: what is only noise.

@@ -1,0 +1,520 @@
+//! Restructured code: scopes that appear or vanish under a scope both
+//! recordings run, judged by what time conserves.
+//!
+//! A scope's inclusive time is its own time plus its children's. When B
+//! adds scopes under a scope `P` that both recordings run at the same place
+//! (thread and path of names), or drops some, the new scopes' recorded cost
+//! is not what the change added: the time they hold may have been `P`'s own
+//! time before (a function split into profiled parts), or a dropped scope's
+//! (a rename, a merge). What *entered* at `P` is the change of
+//!
+//! > `P`'s own time + the time of `P`'s children that only one side has
+//!
+//! (its **unmatched** children: new in B, or gone), per unit (frame, or
+//! second), A against B. The children both sides have are rows of their
+//! own and are not in it, so a real change of theirs is never netted away
+//! here; nor is a change of `P`'s own time that no unmatched child took.
+//!
+//! Each such **place** (a node of both merged trees with an unmatched child
+//! whose cost per unit reaches the band's floor, `--noise-ms`) is one row of
+//! the model of change: one value a unit on each side
+//! ([`Sample::per_unit`]), judged against the drift and the band as any row
+//! ([`judge_rows`]), the places one family. Then:
+//!
+//! - its row is **unchanged** (its interval inside the band): the place
+//!   is **restructured, no cost**. Its new and gone scopes are listed apart
+//!   with what moved and are no new or gone cost: not in Look at first, not
+//!   in the frame's accounting as causes, not causes of the gate, and a gap
+//!   that appears in `P` between them is `P`'s remaining own time;
+//! - its row is a **change**, or **inconclusive**: the change entered at
+//!   `P` (or may have), and that row (not the new scopes' whole cost, which
+//!   the parent may have given up) is what the gate weighs for the new and
+//!   gone scopes under it; they stay new and gone in the lists.
+//!
+//! A name is held by places when every node of it on its side lies under an
+//! unmatched child of a place (the new name `X` under `P`, and `X`'s own
+//! children); a name that also runs elsewhere is judged as its own row.
+//!
+//! At most [`MAX_PLACES`] places are judged (the costliest unmatched
+//! children first): two recordings of different programs have every child
+//! unmatched, and a place per node is a table of units per node.
+
+use super::basis::Units;
+use super::diff::{DiffTree, joined_with_nodes};
+use super::judge::{Change, Noise, Sample, judge_rows};
+use super::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
+use crate::engine::model::{ScopeIdx, Trace};
+use crate::engine::write::escape;
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+/// The most places judged (see the module doc).
+pub const MAX_PLACES: usize = 256;
+
+const NONE: u32 = u32::MAX;
+
+/// A scope of both recordings with children that only one side has.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Place {
+    pub thread: String,
+    /// Names from the thread's top level down to `parent`, " > " between
+    /// (as a gap's `path`).
+    pub path: String,
+    pub parent: String,
+    /// Its children only B has, and only A has (costliest first, then
+    /// name).
+    pub new: Vec<String>,
+    pub gone: Vec<String>,
+    /// B's time per unit in the new children; A's in the gone ones.
+    pub new_per_frame_ns: f64,
+    pub gone_per_frame_ns: f64,
+    /// What entered at the place per unit: A's (times the drift factor:
+    /// what B was expected to spend) and B's.
+    pub expected_per_frame_ns: f64,
+    pub b_per_frame_ns: f64,
+    /// B − A of `parent`'s own time per unit here.
+    pub parent_self_delta_per_frame_ns: f64,
+    /// `parent`'s own time plus its unmatched children's, A against B:
+    /// what entered here.
+    pub change: Change,
+    /// Judged unchanged (its interval inside the band): restructured, no
+    /// cost. An inconclusive place is not: its new and gone scopes stay
+    /// new and gone, and the gate weighs the place's interval.
+    pub restructured: bool,
+    /// In a sentence (Markdown).
+    pub words: String,
+}
+
+/// The places of a comparison, and which new and gone names they hold.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Restructures {
+    /// Largest |change| first, then thread and path.
+    pub places: Vec<Place>,
+    /// Names each of whose nodes on its side lies under a place's
+    /// unmatched child, with those places (indices into `places`), by name.
+    #[serde(skip)]
+    held: Vec<(String, Vec<u32>)>,
+}
+
+impl Restructures {
+    /// The places `name` (a new or gone name) is held by, if every node of
+    /// it is under one.
+    pub fn places_of(&self, name: &str) -> Option<&[u32]> {
+        self.held
+            .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            .ok()
+            .map(|k| &self.held[k].1[..])
+    }
+
+    /// `name` is held by places, each restructured: no cost of its own.
+    pub fn is_restructured(&self, name: &str) -> bool {
+        self.places_of(name)
+            .is_some_and(|ps| ps.iter().all(|&k| self.places[k as usize].restructured))
+    }
+
+    /// `name` is held by places (its cost is theirs).
+    pub fn holds(&self, name: &str) -> bool {
+        self.places_of(name).is_some()
+    }
+
+    /// A restructured place is at `thread` and `path` (a gap there is the
+    /// parent's remaining own time).
+    pub fn restructured_at(&self, thread: &str, path: &str) -> bool {
+        self.places
+            .iter()
+            .any(|p| p.restructured && p.thread == thread && p.path == path)
+    }
+
+    /// The names place `k` holds (by name).
+    pub fn held_at(&self, k: u32) -> Vec<&str> {
+        self.held
+            .iter()
+            .filter(|(_, ks)| ks.contains(&k))
+            .map(|(n, _)| n.as_str())
+            .collect()
+    }
+
+    /// The restructured places.
+    pub fn restructured(&self) -> impl Iterator<Item = &Place> {
+        self.places.iter().filter(|p| p.restructured)
+    }
+
+    /// The gate's rows of the places that hold a new or gone name (those
+    /// names are no rows of their own): each named after its costliest new
+    /// scope (its gone one when none is new), its change what entered at
+    /// the place, all of it the place's own (`noise_pct`: the table's).
+    pub fn gate_rows(&self, noise_pct: f64) -> Vec<(String, Change, super::gate::Own)> {
+        let mut holding = vec![false; self.places.len()];
+        for (_, ks) in &self.held {
+            for &k in ks {
+                holding[k as usize] = true;
+            }
+        }
+        self.places
+            .iter()
+            .zip(holding)
+            .filter(|(_, h)| *h)
+            .filter_map(|(p, _)| {
+                let name = p.new.first().or(p.gone.first())?.clone();
+                let mut change = p.change.clone();
+                if change.kind.is_change() {
+                    change.kind = if change.delta_per_frame_ns > 0.0 && !p.new.is_empty() {
+                        super::judge::Kind::New
+                    } else if change.delta_per_frame_ns < 0.0 && !p.gone.is_empty() {
+                        super::judge::Kind::Gone
+                    } else {
+                        change.kind
+                    };
+                }
+                let beyond = change.beyond_drift_ns();
+                let own = super::gate::Own {
+                    beyond_drift_ns: beyond,
+                    expected_ns: p.expected_per_frame_ns,
+                    noise_pct,
+                };
+                Some((name, change, own))
+            })
+            .collect()
+    }
+}
+
+/// Per side: the merged tree, each instance's node, each node's place
+/// (`NONE`: not one), each node whose parent is a place and that both sides
+/// have (a matched child), and each node's holding place (under an
+/// unmatched child of it).
+struct Side<'t> {
+    trace: &'t Trace,
+    tree: &'t MergedTree,
+    node_of: &'t [u32],
+    place: Vec<u32>,
+    matched: Vec<bool>,
+    held: Vec<u32>,
+}
+
+impl<'t> Side<'t> {
+    fn new(trace: &'t Trace, tree: &'t MergedTree, node_of: &'t [u32]) -> Self {
+        let n = tree.len();
+        Self {
+            trace,
+            tree,
+            node_of,
+            place: vec![NONE; n],
+            matched: vec![false; n],
+            held: vec![NONE; n],
+        }
+    }
+
+    /// Each held node's place: an unmatched child of a place node holds its
+    /// subtree (nodes are stored parents first).
+    fn spread_held(&mut self) {
+        for m in 0..self.tree.len() {
+            let p = self.tree.parent[m];
+            if self.held[m] == NONE && p != NONE {
+                self.held[m] = self.held[p as usize];
+            }
+        }
+    }
+
+    /// Each place's value per unit: the place node's instances' durations
+    /// less their matched children's.
+    fn series(&self, places: usize, units: &Units) -> Vec<Vec<i64>> {
+        let mut out = vec![vec![0i64; units.count]; places];
+        let s = &self.trace.scopes;
+        for (i, &m) in self.node_of.iter().enumerate() {
+            if m == NONE {
+                continue;
+            }
+            let m = m as usize;
+            let (at, sign, scope) = if self.place[m] != NONE {
+                (self.place[m], 1, i as u32)
+            } else if self.matched[m] {
+                let p = s.parent[i];
+                (self.place[self.tree.parent[m] as usize], -1, p)
+            } else {
+                continue;
+            };
+            let u = units.of_scope(self.trace, ScopeIdx(scope)) as usize;
+            if let Some(x) = out.get_mut(at as usize).and_then(|v| v.get_mut(u)) {
+                *x = x.saturating_add(sign * s.duration_ns[i]);
+            }
+        }
+        out
+    }
+
+    /// Each name held by places on this side: (name, its places), unless
+    /// some node of it is not held.
+    fn held_names(&self, out: &mut FxHashMap<String, (bool, Vec<u32>)>) {
+        for m in 0..self.tree.len() {
+            if self.tree.parent[m] == NONE {
+                continue; // a thread
+            }
+            let name = self.tree.label(self.trace, NodeId(m as u32));
+            let e = out.entry(name.to_owned()).or_insert((true, Vec::new()));
+            if self.held[m] == NONE {
+                e.0 = false;
+            } else {
+                e.1.push(self.held[m]);
+            }
+        }
+    }
+}
+
+/// A scope node of both trees with unmatched children (diff nodes), and
+/// their time per unit on their side.
+struct Candidate {
+    node: u32,
+    new: Vec<u32>,
+    gone: Vec<u32>,
+    matched: Vec<u32>,
+    new_ns: f64,
+    gone_ns: f64,
+}
+
+/// The places of `a` against `b` (see the module doc), judged with `noise`
+/// (its drift resolved) on the units `units`.
+pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise) -> Restructures {
+    let (d, of_a, of_b) = joined_with_nodes(a, b, MAX_REPORT_LEVELS);
+    let (ua, ub) = (units.0.count.max(1) as f64, units.1.count.max(1) as f64);
+    let floor_ns = noise.ms * 1e6;
+    // Candidate places: a scope node of both trees with unmatched children
+    // costing at least the band's floor per unit on their side.
+    let mut candidates: Vec<Candidate> = Vec::new();
+    for n in 0..d.len() as u32 {
+        let (Some(_), Some(_)) = (d.a_node[n as usize], d.b_node[n as usize]) else {
+            continue;
+        };
+        if d.parent[n as usize] == NONE {
+            continue; // a thread: its own time is idle, not code
+        }
+        let mut c = Candidate {
+            node: n,
+            new: Vec::new(),
+            gone: Vec::new(),
+            matched: Vec::new(),
+            new_ns: 0.0,
+            gone_ns: 0.0,
+        };
+        for &k in d.children(n) {
+            match (d.a_node[k as usize], d.b_node[k as usize]) {
+                (Some(_), Some(_)) => c.matched.push(k),
+                (None, Some(_)) => {
+                    c.new_ns += d.b_total_ns(k) as f64 / ub;
+                    c.new.push(k);
+                }
+                (Some(_), None) => {
+                    c.gone_ns += d.a_total_ns(k) as f64 / ua;
+                    c.gone.push(k);
+                }
+                (None, None) => {}
+            }
+        }
+        if c.new_ns.max(c.gone_ns) >= floor_ns && (!c.new.is_empty() || !c.gone.is_empty()) {
+            candidates.push(c);
+        }
+    }
+    candidates.sort_by(|x, y| {
+        (y.new_ns + y.gone_ns)
+            .total_cmp(&(x.new_ns + x.gone_ns))
+            .then(x.node.cmp(&y.node))
+    });
+    candidates.truncate(MAX_PLACES);
+    if candidates.is_empty() {
+        return Restructures::default();
+    }
+    let (mut sa, mut sb) = (Side::new(a, &d.a, &of_a), Side::new(b, &d.b, &of_b));
+    for (k, c) in candidates.iter().enumerate() {
+        let k = k as u32;
+        let n = c.node as usize;
+        let (xa, xb) = (d.a_node[n].map(|x| x.idx()), d.b_node[n].map(|x| x.idx()));
+        if let Some(x) = xa {
+            sa.place[x] = k;
+        }
+        if let Some(x) = xb {
+            sb.place[x] = k;
+        }
+        for &m in &c.matched {
+            if let Some(x) = d.a_node[m as usize] {
+                sa.matched[x.idx()] = true;
+            }
+            if let Some(x) = d.b_node[m as usize] {
+                sb.matched[x.idx()] = true;
+            }
+        }
+        for &m in &c.gone {
+            if let Some(x) = d.a_node[m as usize] {
+                sa.held[x.idx()] = k;
+            }
+        }
+        for &m in &c.new {
+            if let Some(x) = d.b_node[m as usize] {
+                sb.held[x.idx()] = k;
+            }
+        }
+    }
+    // A matched child of a place may itself be a place: its own series
+    // counts it, and it still leaves its parent's.
+    sa.spread_held();
+    sb.spread_held();
+    let samples = |side: &Side, u: &Units| -> Vec<Sample> {
+        side.series(candidates.len(), u)
+            .into_iter()
+            .map(|v| Sample::per_unit(v, u))
+            .collect()
+    };
+    let (xa, xb) = (samples(&sa, units.0), samples(&sb, units.1));
+    let sums: Vec<f64> = xb
+        .iter()
+        .map(|s| s.durations_ns.iter().map(|&x| x as f64).sum())
+        .collect();
+    let changes = judge_rows(&xa, &xb, &mut noise.clone());
+    let mut places: Vec<Place> = candidates
+        .iter()
+        .zip(changes)
+        .zip(sums)
+        .map(|((c, change), s)| place(&d, c, change, s, (ua, ub)))
+        .collect();
+    // Largest |change| first; the indices the names keep follow the sort.
+    let mut order: Vec<usize> = (0..places.len()).collect();
+    order.sort_by(|&x, &y| {
+        let (p, q) = (&places[x], &places[y]);
+        q.change
+            .beyond_drift_ns()
+            .abs()
+            .total_cmp(&p.change.beyond_drift_ns().abs())
+            .then_with(|| p.thread.cmp(&q.thread))
+            .then_with(|| p.path.cmp(&q.path))
+    });
+    let mut rank = vec![0u32; places.len()];
+    for (r, &k) in order.iter().enumerate() {
+        rank[k] = r as u32;
+    }
+    let mut taken: Vec<Option<Place>> = places.drain(..).map(Some).collect();
+    let places: Vec<Place> = order.iter().filter_map(|&k| taken[k].take()).collect();
+    // A name is held on a side when every node of it there is; a name both
+    // sides run is a row of its own (held on neither).
+    let (mut names, mut on_a) = (FxHashMap::default(), FxHashMap::default());
+    sb.held_names(&mut names);
+    sa.held_names(&mut on_a);
+    for (name, side_a) in on_a {
+        match names.get_mut(&name) {
+            Some(e) => e.0 = false,
+            None => {
+                names.insert(name, side_a);
+            }
+        }
+    }
+    let mut held: Vec<(String, Vec<u32>)> = names
+        .into_iter()
+        .filter(|(_, (all, _))| *all)
+        .map(|(name, (_, ks))| {
+            let mut ks: Vec<u32> = ks.into_iter().map(|k| rank[k as usize]).collect();
+            ks.sort_unstable();
+            ks.dedup();
+            (name, ks)
+        })
+        .collect();
+    held.sort_by(|x, y| x.0.cmp(&y.0));
+    Restructures { places, held }
+}
+
+/// A candidate place made a [`Place`], its words included.
+fn place(
+    d: &DiffTree,
+    c: &Candidate,
+    change: Change,
+    b_sum_ns: f64,
+    (ua, ub): (f64, f64),
+) -> Place {
+    let n = c.node;
+    let mut path = Vec::new();
+    let mut at = n;
+    while d.parent[at as usize] != NONE {
+        path.push(d.name(at));
+        at = d.parent[at as usize];
+    }
+    let thread = d.name(at).to_owned();
+    path.reverse();
+    let names = |kids: &[u32], total: &dyn Fn(u32) -> i64| {
+        let mut v: Vec<(i64, &str)> = kids.iter().map(|&k| (total(k), d.name(k))).collect();
+        v.sort_by(|x, y| y.0.cmp(&x.0).then_with(|| x.1.cmp(y.1)));
+        v.into_iter()
+            .map(|(_, s)| s.to_owned())
+            .collect::<Vec<String>>()
+    };
+    let new = names(&c.new, &|k| d.b_total_ns(k));
+    let gone = names(&c.gone, &|k| d.a_total_ns(k));
+    let self_ns =
+        |side: Option<super::diff::SideTotals>, u: f64| side.map_or(0.0, |s| s.self_ns as f64 / u);
+    let parent_self_delta_per_frame_ns =
+        self_ns(d.side(n, true), ub) - self_ns(d.side(n, false), ua);
+    let restructured = change.kind == super::judge::Kind::Unchanged;
+    let b_per_frame_ns = b_sum_ns / ub;
+    let expected_per_frame_ns = b_per_frame_ns - change.beyond_drift_ns();
+    let mut p = Place {
+        thread,
+        path: path.join(" > "),
+        parent: d.name(n).to_owned(),
+        new,
+        gone,
+        new_per_frame_ns: c.new_ns,
+        gone_per_frame_ns: c.gone_ns,
+        expected_per_frame_ns,
+        b_per_frame_ns,
+        parent_self_delta_per_frame_ns,
+        change,
+        restructured,
+        words: String::new(),
+    };
+    p.words = words(&p);
+    p
+}
+
+/// The place in a sentence: what moved, and whether it costs.
+fn words(p: &Place) -> String {
+    use crate::units::ms_f;
+    let code = |v: &[String]| {
+        v.iter()
+            .map(|n| escape::markdown_code(n))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let parent = escape::markdown_code(&p.parent);
+    let per = p.change.effect.per;
+    let mut moved = Vec::new();
+    if !p.new.is_empty() {
+        moved.push(format!(
+            "new {} {} ({} ms per {per} in B)",
+            if p.new.len() == 1 { "scope" } else { "scopes" },
+            code(&p.new),
+            ms_f(p.new_per_frame_ns)
+        ));
+    }
+    if !p.gone.is_empty() {
+        moved.push(format!(
+            "{} {} gone ({} ms per {per} in A)",
+            if p.gone.len() == 1 { "scope" } else { "scopes" },
+            code(&p.gone),
+            ms_f(p.gone_per_frame_ns)
+        ));
+    }
+    let own = format!(
+        "{parent}'s own time {:+.3} ms per {per}",
+        p.parent_self_delta_per_frame_ns / 1e6
+    );
+    let net = p.change.effect.text();
+    if p.restructured {
+        format!(
+            "restructured, no cost: in {parent} ({}), {}, {own}; {parent} and these scopes \
+             together: {net}",
+            escape::markdown(crate::units::thread_label(&p.thread)),
+            moved.join("; "),
+        )
+    } else {
+        format!(
+            "in {parent} ({}): {}, {own}; what entered at {parent} (its own time and these \
+             scopes): {net}",
+            escape::markdown(crate::units::thread_label(&p.thread)),
+            moved.join("; "),
+        )
+    }
+}

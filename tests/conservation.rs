@@ -1,0 +1,494 @@
+//! The judgement by what time conserves, on planted captures (puffin's own
+//! API on a simulated clock, tests/common/planted.rs) whose answers are known
+//! by construction: a scope whose own time new children take over is
+//! restructured (no cost, no gate trip), the same children added as new work
+//! are a cause.
+
+mod common;
+
+use common::json_in;
+use common::planted::{self, Frame, PERIOD_NS, Rng, Span, T0};
+use serde_json::Value;
+
+/// How B's `sim::update` (3 ms of own time in A) is built.
+#[derive(Clone, Copy, PartialEq)]
+enum Update {
+    /// A leaf of 3 ms.
+    Leaf,
+    /// Split: `sim::broadphase` 1.2 ms, a 0.3 ms stretch of its own,
+    /// `sim::narrowphase` 1.5 ms: the same 3 ms.
+    Split,
+    /// 3 ms of its own, then the two new children (2.7 ms of new work).
+    Added,
+}
+
+fn game(update: Update, frames: usize, seed: u64) -> Vec<Frame> {
+    let mut rng = Rng::new(seed);
+    let jitter = 0.01;
+    (0..frames)
+        .map(|f| {
+            let start = T0 + f as i64 * PERIOD_NS;
+            let mut t = start;
+            let leaf = |name: &'static str, ms: f64, t: &mut i64, rng: &mut Rng| {
+                let s = Span::new(name, *t, *t + rng.ns(ms, jitter));
+                *t = s.end_ns;
+                s
+            };
+            let input = leaf("input", 0.5, &mut t, &mut rng);
+            let u0 = t;
+            let mut update_span = Span::new("sim::update", u0, 0);
+            match update {
+                Update::Leaf => t += rng.ns(3.0, jitter),
+                Update::Split => {
+                    update_span = update_span.child(leaf("sim::broadphase", 1.2, &mut t, &mut rng));
+                    t += rng.ns(0.3, jitter);
+                    update_span =
+                        update_span.child(leaf("sim::narrowphase", 1.5, &mut t, &mut rng));
+                }
+                Update::Added => {
+                    t += rng.ns(3.0, jitter);
+                    update_span = update_span.child(leaf("sim::broadphase", 1.2, &mut t, &mut rng));
+                    update_span =
+                        update_span.child(leaf("sim::narrowphase", 1.5, &mut t, &mut rng));
+                }
+            }
+            update_span.end_ns = t;
+            let mut main = Span::new("frame", start, 0).child(input).child(update_span);
+            // Busy names enough for the drift and the names' spread to be
+            // measured (five or more).
+            for (name, ms) in [
+                ("ai::think", 0.8),
+                ("net::poll", 0.4),
+                ("anim::blend", 0.6),
+                ("ui::draw", 0.7),
+                ("render", 2.0),
+            ] {
+                main = main.child(leaf(name, ms, &mut t, &mut rng));
+            }
+            main.end_ns = t + 200_000;
+            vec![("main".to_owned(), vec![main])]
+        })
+        .collect()
+}
+
+fn pair(b: Update, seeds: (u64, u64)) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let a = planted::record(&game(Update::Leaf, 120, seeds.0));
+    let b = planted::record(&game(b, 120, seeds.1));
+    std::fs::write(dir.path().join("a.puffin"), a).unwrap();
+    std::fs::write(dir.path().join("b.puffin"), b).unwrap();
+    // PLANTED_OUT=DIR keeps a copy (to try the tool on by hand).
+    if let Some(out) = std::env::var_os("PLANTED_OUT") {
+        let out = std::path::Path::new(&out).join(format!("{}-{}", seeds.0, seeds.1));
+        std::fs::create_dir_all(&out).unwrap();
+        for f in ["a.puffin", "b.puffin"] {
+            std::fs::copy(dir.path().join(f), out.join(f)).unwrap();
+        }
+    }
+    dir
+}
+
+/// `report` and `compare` with the gate at 2%: (report's status, report,
+/// compare's status, compare).
+fn gated(dir: &std::path::Path) -> (i32, Value, i32, Value) {
+    let (rs, r) = json_in(
+        dir,
+        &[
+            "report",
+            "a.puffin",
+            "b.puffin",
+            "--format",
+            "json",
+            "--fail-on-regression",
+            "2",
+        ],
+    );
+    let (cs, c) = json_in(
+        dir,
+        &[
+            "compare",
+            "a.puffin",
+            "b.puffin",
+            "--json",
+            "--fail-on-regression",
+            "2",
+        ],
+    );
+    (rs, r, cs, c)
+}
+
+fn names(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            x.as_str()
+                .map_or_else(|| x["name"].to_string(), str::to_owned)
+        })
+        .collect()
+}
+
+#[test]
+fn a_scope_split_into_new_children_is_restructured_not_a_cost() {
+    for seeds in [(1, 2), (3, 4), (5, 6)] {
+        let d = pair(Update::Split, seeds);
+        let (rs, r, cs, c) = gated(d.path());
+        let cmp = &r["comparison"];
+        // One place: sim::update on main, restructured.
+        let places = cmp["places"].as_array().unwrap();
+        assert_eq!(places.len(), 1, "{places:#?}");
+        let p = &places[0];
+        assert_eq!(p["parent"], "sim::update");
+        assert_eq!(p["path"], "frame > sim::update");
+        assert_eq!(p["restructured"], true, "{p:#}");
+        assert_eq!(
+            names(&p["new"]),
+            ["sim::narrowphase", "sim::broadphase"],
+            "costliest first"
+        );
+        // What moved: sim::update's own time fell by what the children hold.
+        let own = p["parent_self_delta_per_frame_ns"].as_f64().unwrap();
+        assert!((own + 2.7e6).abs() < 0.1e6, "{own}");
+        let words = p["words"].as_str().unwrap();
+        assert!(words.starts_with("restructured, no cost"), "{words}");
+        // Neither child is new cost: not in `new`, not in Look at first,
+        // not a gate cause; the gap left between them is no cause either.
+        assert!(names(&cmp["new"]).is_empty(), "{}", cmp["new"]);
+        for l in names(&cmp["look_first"]) {
+            assert!(
+                !l.contains("broadphase") && !l.contains("narrowphase"),
+                "{l}"
+            );
+            assert!(
+                !(l.contains("unprofiled") && l.contains("sim::update")),
+                "{l}"
+            );
+        }
+        assert_eq!(rs, 0, "report's gate: {:#}", cmp["gate"]);
+        assert_eq!(cs, 0, "compare's gate: {:#}", c["gate"]);
+        assert!(cmp["gate"]["tripped"].as_array().unwrap().is_empty());
+        assert!(cmp["gate"]["tripped_gaps"].as_array().unwrap().is_empty());
+        // The Markdown says so, apart.
+        let md = common::run_in(d.path(), &["report", "a.puffin", "b.puffin"]);
+        let md = String::from_utf8_lossy(&md.stdout);
+        assert!(md.contains("**Restructured, no cost**"), "{md}");
+    }
+}
+
+#[test]
+fn the_same_children_as_new_work_are_a_cause() {
+    let d = pair(Update::Added, (7, 8));
+    let (rs, r, cs, c) = gated(d.path());
+    let cmp = &r["comparison"];
+    let places = cmp["places"].as_array().unwrap();
+    assert_eq!(places.len(), 1, "{places:#?}");
+    let p = &places[0];
+    assert_eq!(p["restructured"], false, "{p:#}");
+    // What entered at sim::update: the children's 2.7 ms, its own time held.
+    let delta = p["change"]["delta_per_frame_ns"].as_f64().unwrap();
+    assert!((delta - 2.7e6).abs() < 0.1e6, "{delta}");
+    assert_eq!(names(&cmp["new"]), ["sim::narrowphase", "sim::broadphase"]);
+    // The gate fails on the place, named after its costliest new scope,
+    // once (not once per child: they are one cause).
+    assert_eq!(rs, 4, "{:#}", cmp["gate"]);
+    assert_eq!(cs, 4, "{:#}", c["gate"]);
+    let tripped: Vec<(String, String)> = cmp["gate"]["tripped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_owned(),
+                t["kind"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(tripped, [("sim::narrowphase".to_owned(), "new".to_owned())]);
+}
+
+/// How a frame's six 1 ms jobs run on `pool-0..2` while main waits in
+/// `jobs::run`.
+#[derive(Clone, Copy, PartialEq)]
+enum Jobs {
+    /// Two each, side by side: main waits ~2 ms.
+    Even,
+    /// Four on `pool-0`, one each on the others: the same work, the same
+    /// calls and cost per call; main waits ~4 ms.
+    Uneven,
+    /// Two each, the threads one after another (as on one free core):
+    /// main waits ~6 ms.
+    Serial,
+}
+
+fn jobs_game(jobs: Jobs, frames: usize, seed: u64) -> Vec<Frame> {
+    let mut rng = Rng::new(seed);
+    let jitter = 0.01;
+    let leaf = |name: &'static str, ms: f64, t: &mut i64, rng: &mut Rng| {
+        let s = Span::new(name, *t, *t + rng.ns(ms, jitter));
+        *t = s.end_ns;
+        s
+    };
+    (0..frames)
+        .map(|f| {
+            let start = T0 + f as i64 * 2 * PERIOD_NS;
+            let mut t = start;
+            let mut main = Span::new("frame", start, 0);
+            for (name, ms) in [
+                ("input", 0.5),
+                ("sim::step", 2.0),
+                ("ai::think", 0.8),
+                ("net::poll", 0.4),
+                ("anim::blend", 0.6),
+            ] {
+                main = main.child(leaf(name, ms, &mut t, &mut rng));
+            }
+            let r0 = t;
+            let d0 = r0 + 100_000;
+            let per_thread: [usize; 3] = match jobs {
+                Jobs::Even | Jobs::Serial => [2, 2, 2],
+                Jobs::Uneven => [4, 1, 1],
+            };
+            let mut last_end = d0;
+            let mut thread_start = d0;
+            let workers: Vec<(String, Vec<Span>)> = per_thread
+                .iter()
+                .enumerate()
+                .map(|(w, &n)| {
+                    let mut u = if jobs == Jobs::Serial {
+                        thread_start
+                    } else {
+                        d0
+                    };
+                    let spans: Vec<Span> = (0..n)
+                        .map(|k| {
+                            leaf("job::task", 1.0, &mut u, &mut rng).data(format!("job {w}.{k}"))
+                        })
+                        .collect();
+                    last_end = last_end.max(u);
+                    thread_start = u;
+                    (format!("pool-{w}"), spans)
+                })
+                .collect();
+            let mut u = last_end + 30_000;
+            let merge = leaf("jobs::merge", 0.3, &mut u, &mut rng);
+            main = main.child(Span::new("jobs::run", r0, u).child(merge));
+            t = u;
+            main = main.child(leaf("present", 0.5, &mut t, &mut rng));
+            main.end_ns = t;
+            let mut frame = vec![("main".to_owned(), vec![main])];
+            frame.extend(workers);
+            frame
+        })
+        .collect()
+}
+
+fn jobs_pair(b: Jobs, seeds: (u64, u64)) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let a = planted::record(&jobs_game(Jobs::Even, 60, seeds.0));
+    let b = planted::record(&jobs_game(b, 60, seeds.1));
+    std::fs::write(dir.path().join("a.puffin"), a).unwrap();
+    std::fs::write(dir.path().join("b.puffin"), b).unwrap();
+    if let Some(out) = std::env::var_os("PLANTED_OUT") {
+        let out = std::path::Path::new(&out).join(format!("jobs-{}-{}", seeds.0, seeds.1));
+        std::fs::create_dir_all(&out).unwrap();
+        for f in ["a.puffin", "b.puffin"] {
+            std::fs::copy(dir.path().join(f), out.join(f)).unwrap();
+        }
+    }
+    dir
+}
+
+/// The one wait of `jobs::run` in the report's comparison.
+fn the_wait(r: &Value) -> &Value {
+    let waits = r["comparison"]["waits"].as_array().unwrap();
+    assert_eq!(waits.len(), 1, "{waits:#?}");
+    &waits[0]
+}
+
+fn part<'v>(w: &'v Value, name: &str) -> &'v Value {
+    w["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["part"] == name)
+        .unwrap()
+}
+
+#[test]
+fn a_wait_grown_by_an_uneven_split_is_the_codes_and_the_gate_counts_it() {
+    let d = jobs_pair(Jobs::Uneven, (11, 12));
+    let (rs, r, cs, _) = gated(d.path());
+    let w = the_wait(&r);
+    assert_eq!(w["path"], "frame > jobs::run");
+    // The work held (six 1 ms calls a frame), its split did not: the
+    // busiest thread did 4 of 6 (67%) against 2 of 6 (33%).
+    assert_eq!(part(w, "split")["changed"], true, "{w:#}");
+    assert_eq!(part(w, "work")["changed"], false, "{w:#}");
+    assert_eq!(part(w, "overlap")["changed"], false, "{w:#}");
+    let parts_sum: f64 = w["parts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["delta_ns"].as_f64().unwrap())
+        .sum();
+    let waiting =
+        w["b"]["mean_waiting_ns"].as_f64().unwrap() - w["a"]["mean_waiting_ns"].as_f64().unwrap();
+    assert!(
+        (parts_sum - waiting).abs() < 1e3,
+        "{parts_sum} vs {waiting}"
+    );
+    let split = w["uneven_split"].as_str().unwrap();
+    assert!(
+        split.contains("`pool-0`") && split.contains("67%"),
+        "{split}"
+    );
+    assert!(w.get("lost_parallelism").is_none(), "{w:#}");
+    // The gate counts it: jobs::run's own time grew by the wait.
+    assert_eq!(rs, 4, "{:#}", r["comparison"]["gate"]);
+    assert_eq!(cs, 4);
+    let tripped = names(&r["comparison"]["gate"]["tripped"]);
+    assert!(
+        tripped.iter().any(|n| n.contains("jobs::run")),
+        "{tripped:?}"
+    );
+    assert!(r["comparison"]["gate"]["lost_parallelism"].is_null());
+}
+
+#[test]
+fn a_wait_grown_by_serialised_threads_is_lost_overlap_and_inconclusive() {
+    let d = jobs_pair(Jobs::Serial, (13, 14));
+    let (rs, r, cs, _) = gated(d.path());
+    let w = the_wait(&r);
+    assert_eq!(part(w, "overlap")["changed"], true, "{w:#}");
+    assert_eq!(part(w, "split")["changed"], false, "{w:#}");
+    assert_eq!(part(w, "work")["changed"], false, "{w:#}");
+    assert!(
+        w["lost_parallelism"]
+            .as_str()
+            .unwrap()
+            .starts_with("ran less in parallel")
+    );
+    assert!(w.get("uneven_split").is_none());
+    assert_eq!(rs, 5, "{:#}", r["comparison"]["gate"]);
+    assert_eq!(cs, 5);
+}
+
+#[test]
+fn an_even_split_again_is_no_wait_change() {
+    let d = jobs_pair(Jobs::Even, (15, 16));
+    let (rs, r, _, _) = gated(d.path());
+    assert!(r["comparison"]["waits"].as_array().unwrap().is_empty());
+    assert_eq!(rs, 0, "{:#}", r["comparison"]["gate"]);
+}
+
+/// The game of [`game`] (`sim::update` a leaf) whose first `startup`
+/// frames also run `assets::preload` (20 ms) and `shaders::compile`
+/// (from the second frame, 8 ms) under `frame`: start-up work the rest of
+/// the run never does.
+fn started(startup: usize, seed: u64) -> Vec<Frame> {
+    let mut frames = game(Update::Leaf, 120, seed);
+    for (f, frame) in frames.iter_mut().enumerate().take(startup) {
+        let main = &mut frame[0].1[0];
+        let mut t = main.end_ns;
+        let preload = Span::new("assets::preload", t, t + 20_000_000);
+        t = preload.end_ns;
+        main.children.push(preload);
+        if f >= 1 {
+            let compile = Span::new("shaders::compile", t, t + 8_000_000);
+            t = compile.end_ns;
+            main.children.push(compile);
+        }
+        main.end_ns = t + 200_000;
+    }
+    // The frames after start 28 ms later each (their clock moved on).
+    frames
+}
+
+#[test]
+fn start_up_in_one_run_only_is_left_out_never_a_change() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.puffin"),
+        planted::record(&started(4, 21)),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b.puffin"),
+        planted::record(&started(0, 22)),
+    )
+    .unwrap();
+    for (x, y, side) in [("a.puffin", "b.puffin", 0), ("b.puffin", "a.puffin", 1)] {
+        let (status, r) = json_in(
+            dir.path(),
+            &[
+                "report",
+                x,
+                y,
+                "--format",
+                "json",
+                "--fail-on-regression",
+                "2",
+            ],
+        );
+        let c = &r["comparison"];
+        let edges = &c["transients"][side]["leading"];
+        assert_eq!(edges["frames"], 4, "{:#}", c["transients"]);
+        assert_eq!(
+            names(&edges["names"]),
+            ["\"assets::preload\"", "\"shaders::compile\""],
+        );
+        assert!(c["transients"][1 - side]["leading"]["frames"] == 0);
+        // Never gone or new, and `frame` is not faster or slower for it.
+        assert!(
+            names(&c["new"]).is_empty() && names(&c["gone"]).is_empty(),
+            "{c:#}"
+        );
+        assert!(names(&c["changes"]).is_empty(), "{}", c["changes"]);
+        assert_eq!(c["frame"]["kind"], "unchanged", "{:#}", c["frame"]);
+        assert_eq!(status, 0, "{:#}", c["gate"]);
+        let first = c["conditions"][0].as_str().unwrap();
+        let which = if side == 0 { "in A only" } else { "in B only" };
+        assert!(first.starts_with(&format!("Start-up {which}")), "{first}");
+        assert_eq!(
+            c["frames_a"].as_u64().unwrap() + c["frames_b"].as_u64().unwrap(),
+            236
+        );
+        // compare says the same.
+        let (cs, cmp) = json_in(
+            dir.path(),
+            &["compare", x, y, "--json", "--fail-on-regression", "2"],
+        );
+        assert_eq!(cs, 0);
+        assert!(cmp["left_out"].as_str().unwrap().starts_with("start-up"));
+    }
+}
+
+#[test]
+fn an_event_in_the_first_quarter_is_not_start_up() {
+    // `assets::preload` once, in frame 10 of 120: an event of the steady
+    // state (it does not begin at the run's edge).
+    let mut a = game(Update::Leaf, 120, 31);
+    let main = &mut a[10][0].1[0];
+    let t = main.end_ns;
+    main.children
+        .push(Span::new("assets::preload", t, t + 20_000_000));
+    main.end_ns = t + 20_200_000;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.puffin"), planted::record(&a)).unwrap();
+    std::fs::write(
+        dir.path().join("b.puffin"),
+        planted::record(&game(Update::Leaf, 120, 32)),
+    )
+    .unwrap();
+    let (_, r) = json_in(
+        dir.path(),
+        &["report", "a.puffin", "b.puffin", "--format", "json"],
+    );
+    let c = &r["comparison"];
+    assert_eq!(
+        c["transients"][0]["leading"]["frames"], 0,
+        "{:#}",
+        c["transients"]
+    );
+    assert_eq!(names(&c["gone"]), ["assets::preload"], "{:#}", c["places"]);
+}
