@@ -492,3 +492,91 @@ fn an_event_in_the_first_quarter_is_not_start_up() {
     );
     assert_eq!(names(&c["gone"]), ["assets::preload"], "{:#}", c["places"]);
 }
+
+/// `x::visit` in a game of [`game`]'s names: `calls(f)` calls of `ms(f)`
+/// each in frame `f`, at the end of `frame`.
+fn visits(calls: &dyn Fn(usize) -> usize, ms: &dyn Fn(usize) -> f64, seed: u64) -> Vec<Frame> {
+    let mut rng = Rng::new(seed ^ 0xabc);
+    let mut frames = game(Update::Leaf, 120, seed);
+    for (f, frame) in frames.iter_mut().enumerate() {
+        let main = &mut frame[0].1[0];
+        let mut t = main.end_ns;
+        for _ in 0..calls(f) {
+            let s = Span::new("x::visit", t, t + rng.ns(ms(f), 0.01));
+            t = s.end_ns;
+            main.children.push(s);
+        }
+        main.end_ns = t + 200_000;
+    }
+    frames
+}
+
+fn visit_pair(a: Vec<Frame>, b: Vec<Frame>) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.puffin"), planted::record(&a)).unwrap();
+    std::fs::write(dir.path().join("b.puffin"), planted::record(&b)).unwrap();
+    if let Some(out) = std::env::var_os("PLANTED_OUT") {
+        std::fs::create_dir_all(&out).unwrap();
+        for f in ["a.puffin", "b.puffin"] {
+            std::fs::copy(dir.path().join(f), std::path::Path::new(&out).join(f)).unwrap();
+        }
+    }
+    let (_, r) = json_in(
+        dir.path(),
+        &["report", "a.puffin", "b.puffin", "--format", "json"],
+    );
+    r["comparison"].clone()
+}
+
+fn row<'v>(c: &'v Value, name: &str) -> Option<&'v Value> {
+    c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+}
+
+#[test]
+fn calls_that_grow_through_the_run_each_call_held_run_more_often() {
+    // A: 8 to 10 calls of 0.05 ms a frame; B: one more call every fourth
+    // frame (from 1 to 3 in the first, 30 to 32 in the last: the scene
+    // adds 0 to 2), each 0.05 ms.
+    let scene = |f: usize| (f * 7919 + 13) % 3;
+    let c = visit_pair(
+        visits(&|f| 8 + scene(f), &|_| 0.05, 41),
+        visits(&|f| 1 + f / 4 + scene(f), &|_| 0.05, 42),
+    );
+    let r = row(&c, "x::visit").expect("x::visit is a change");
+    assert_eq!(r["change"]["kind"], "more-often", "{r:#}");
+    // The converse: the calls held, each call growing through B.
+    let c = visit_pair(
+        visits(&|_| 2, &|_| 0.3, 43),
+        visits(&|_| 2, &|f| 0.2 + 0.6 * f as f64 / 119.0, 44),
+    );
+    let r = row(&c, "x::visit").expect("x::visit is a change");
+    assert_eq!(r["change"]["kind"], "slower", "{r:#}");
+}
+
+#[test]
+fn twice_the_calls_at_half_the_cost_is_said_though_the_time_held() {
+    // Once a frame at 1 ms in A, twice at 0.5 ms in B: the time per frame
+    // holds, the calls doubled in every frame.
+    let c = visit_pair(visits(&|_| 1, &|_| 1.0, 51), visits(&|_| 2, &|_| 0.5, 52));
+    assert!(row(&c, "x::visit").is_none(), "{:#}", c["rows"]);
+    let calls = c["calls_changed"].as_array().unwrap();
+    assert_eq!(calls.len(), 1, "{calls:#?}");
+    assert_eq!(calls[0]["name"], "x::visit");
+    assert_eq!(calls[0]["calls"], "more-often");
+    assert_eq!(calls[0]["time"], "unchanged");
+    let words = calls[0]["words"].as_str().unwrap();
+    assert!(words.contains("1 → 2 calls per frame"), "{words}");
+    assert!(words.contains("(-50%)"), "{words}");
+    // Look at first says it.
+    assert!(
+        names(&c["look_first"])
+            .iter()
+            .any(|l| l.contains("x::visit")),
+        "{:#}",
+        c["look_first"]
+    );
+}

@@ -235,3 +235,12 @@ impl Units {
             })
     }
 }
+
+/// The mean frame duration of `trace` (0 without frames).
+pub fn mean_frame_ns(trace: &Trace) -> f64 {
+    let f = &trace.frames;
+    if f.is_empty() {
+        return 0.0;
+    }
+    f.ids().map(|i| f.duration_ns(i) as f64).sum::<f64>() / f.len() as f64
+}

@@ -1,12 +1,12 @@
 //! `compare`: two recordings joined per (name, data).
 
+use super::basis::mean_frame_ns;
 use super::basis::{Basis, Units};
 use super::common::*;
 use super::drift::{self, Drift};
 use super::find::{Acc, Accumulator, GroupBy};
-use super::gate::{Gate, GateResult, Own, mean_frame_ns};
 use super::judge::{
-    Change, DriftMode, Kind, Noise, Sums, judge_rows, needs_calls, samples, untested,
+    Change, DriftMode, Kind, Noise, Own, Sums, judge_rows, needs_calls, samples, untested,
 };
 use crate::engine::model::{ScopeIdx, StrId, Trace};
 use rustc_hash::FxHashMap;
@@ -48,53 +48,6 @@ pub struct CompareRow {
     /// otherwise; see the frame's `gaps`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gap: Option<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CompareReport {
-    pub warnings: Vec<String>,
-    /// The run-to-run drift every row was judged against (`null` with
-    /// `--no-drift` or too few busy names: see `analyses::drift`).
-    pub drift: Option<Drift>,
-    /// The frame's change, and the names (judged by name) that account for
-    /// it: first, as in the report.
-    pub frame: super::accounting::FrameChange,
-    /// Frames of A and of B.
-    pub frames_a: usize,
-    pub frames_b: usize,
-    /// What `change`'s "per frame" is per: `frame`, or `second` when a side
-    /// is unframed (see `analyses::basis`).
-    pub basis: Basis,
-    /// How many of them A and B have (their frames, or their seconds).
-    pub units: (usize, usize),
-    /// Rows after --filter and --hide-below, before --top.
-    pub total_rows: usize,
-    /// Of those, how many the noise model judged a change (not unchanged).
-    pub changed_rows: usize,
-    /// What `total_rows` and `changed_rows` count: [`COUNTED_PAIRS`] (the
-    /// rows are (name, data) pairs; the report's count names).
-    pub counted: &'static str,
-    /// The names the same filters keep, each judged as a whole (as the
-    /// report counts), and how many changed.
-    pub total_names: usize,
-    pub changed_names: usize,
-    /// `total_rows` and `changed_rows` under the names the report gives them.
-    pub total_pairs: usize,
-    pub changed_pairs: usize,
-    pub rows: Vec<CompareRow>,
-    /// With `--fail-on-regression`: what the gate checked and what tripped
-    /// it (over every kept row, not only the listed ones).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub gate: Option<super::gate::GateResult>,
-    /// The gap places (unprofiled time) of A and B judged with the same
-    /// noise and drift ([`super::gap_diff`]).
-    pub gaps: super::gap_diff::GapChanges,
-    /// Each side's start-up and shutdown (its runs' transients), left out:
-    /// every row above is of the steady states ([`super::transient`]);
-    /// `frames_a` and `frames_b` count the steady frames.
-    pub transients: (super::transient::Transients, super::transient::Transients),
-    /// What was left out, in a sentence (`null` when nothing was).
-    pub left_out: Option<String>,
 }
 
 /// `counted` of an answer whose rows are scope names, each judged as a whole.
@@ -690,6 +643,11 @@ impl<'t> Joined<'t> {
         }
     }
 
+    /// A and B, the traces the table joins.
+    pub fn traces(&self) -> (&'t Trace, &'t Trace) {
+        (self.a, self.b)
+    }
+
     pub fn facts(&self, p: Pair) -> RowFacts {
         let (a, b) = self.sides(p);
         let (ta, tb) = self.totals(p);
@@ -933,7 +891,7 @@ impl<'t> Joined<'t> {
     }
 
     /// The rows `opts`' filters keep, in no particular order.
-    fn kept_iter<'s>(&'s self, opts: &'s CompareOptions) -> impl Iterator<Item = Pair> + 's {
+    pub fn kept_iter<'s>(&'s self, opts: &'s CompareOptions) -> impl Iterator<Item = Pair> + 's {
         self.pairs().iter().copied().filter(|&p| {
             let keep_filter = opts
                 .filter
@@ -942,132 +900,6 @@ impl<'t> Joined<'t> {
             let (ta, tb) = self.totals(p);
             keep_filter && (ta >= opts.hide_below_ns || tb >= opts.hide_below_ns)
         })
-    }
-
-    /// The gate over the rows `opts` keep (a row of a whole name has no
-    /// data when the table is grouped by name).
-    /// The gate as it weighs what reaches the frame, for `report` and
-    /// `compare` alike: the rows of `pairs` less the names `left_out`
-    /// holds (off the critical path, renamed), each new name net of the
-    /// gone ones at its place ([`Self::gate_rows`]); then the changed gaps'
-    /// causes ([`GateResult::with_gaps`]); then the waits that ran less in
-    /// parallel ([`GateResult::with_lost_parallelism`]).
-    ///
-    /// New and gone names that `places` holds (scopes that appear or vanish
-    /// under a scope both recordings run: [`super::restructure`]) are not
-    /// rows of their own: each place that holds one is, judged by what
-    /// entered there (the parent's own time and its unmatched children's),
-    /// named after its costliest new scope (its gone one when none is new).
-    pub fn frame_gate(
-        &self,
-        gate: &Gate,
-        pairs: Vec<Pair>,
-        left_out: impl Fn(&str) -> bool,
-        gaps: &super::gap_diff::GapChanges,
-        waits: &[super::wait_diff::WaitChange],
-        places: &super::restructure::Restructures,
-    ) -> GateResult {
-        let rows = self.gate_rows(pairs, |p| {
-            let name = self.name(p);
-            !left_out(name) && !places.holds(name)
-        });
-        let place_rows = places.gate_rows(self.table.noise.pct);
-        gate.check(
-            self.unit_ns(),
-            self.drift(),
-            self.table.noise.alpha,
-            rows.iter()
-                .map(|(p, c, own)| (self.name(*p), None, c, *own))
-                .chain(
-                    place_rows
-                        .iter()
-                        .map(|(n, c, own)| (n.as_str(), None, c, *own)),
-                ),
-        )
-        .with_gaps(&gaps.without_restructured(places))
-        .with_lost_parallelism(waits)
-    }
-
-    /// The rows a gate scans, of `pairs` that `keep` keeps (and the gone
-    /// names it nets them against, of those `keep` keeps): those judged
-    /// from their calls, and the new ones, each new name net of the gone
-    /// names at its place (thread and caller, `rename::places`; each gone
-    /// name netted once, against the costliest new name there): new code
-    /// where old code was costs only what it adds.
-    pub fn gate_rows(
-        &self,
-        pairs: Vec<Pair>,
-        keep: impl Fn(Pair) -> bool,
-    ) -> Vec<(Pair, Change, super::gate::Own)> {
-        let mut rows: Vec<(Pair, Change, super::gate::Own)> = pairs
-            .into_iter()
-            .filter(|&p| keep(p))
-            .map(|p| (p, self.change(p), self.own(p)))
-            .filter(|(_, c, _)| c.tested || c.kind == Kind::New)
-            .collect();
-        // Two recordings with no name in common (another app, or names
-        // that do not match): nothing is new against anything.
-        let common = self
-            .table
-            .pairs
-            .iter()
-            .any(|&p| matches!(self.facts(p).status, Status::Both));
-        if !common {
-            rows.retain(|(_, c, _)| c.kind != Kind::New);
-            return rows;
-        }
-        let new: Vec<usize> = (0..rows.len())
-            .filter(|&k| rows[k].1.kind == Kind::New)
-            .collect();
-        if new.is_empty() {
-            return rows;
-        }
-        let gone: Vec<(Pair, Change)> = self
-            .table
-            .pairs
-            .iter()
-            .filter(|&&p| keep(p))
-            .map(|&p| (p, self.change(p)))
-            .filter(|(_, c)| c.kind == Kind::Gone)
-            .collect();
-        if gone.is_empty() {
-            return rows;
-        }
-        let new_names: Vec<&str> = new.iter().map(|&k| self.name(rows[k].0)).collect();
-        let gone_names: Vec<&str> = gone.iter().map(|(p, _)| self.name(*p)).collect();
-        let pb = super::rename::places(self.b, &new_names);
-        let pa = super::rename::places(self.a, &gone_names);
-        // The costliest new name at each place takes its gone names.
-        let mut order: Vec<usize> = (0..new.len()).collect();
-        order.sort_by(|&x, &y| {
-            rows[new[y]]
-                .1
-                .delta_per_frame_ns
-                .total_cmp(&rows[new[x]].1.delta_per_frame_ns)
-                .then_with(|| new_names[x].cmp(new_names[y]))
-        });
-        let mut taken = vec![false; gone.len()];
-        for j in order {
-            let place = &pb[j].0;
-            let mut net = 0.0;
-            for (g, (_, gc)) in gone.iter().enumerate() {
-                if !taken[g] && pa[g].0.thread == place.thread && pa[g].0.parent == place.parent {
-                    taken[g] = true;
-                    net += gc.delta_per_frame_ns;
-                }
-            }
-            if net != 0.0 {
-                let (_, c, own) = &mut rows[new[j]];
-                c.delta_per_frame_ns += net;
-                c.raw.row.delta_ns += net;
-                if let Some(e) = c.raw.row.exact.as_mut() {
-                    e[0] += net;
-                    e[1] += net;
-                }
-                own.beyond_drift_ns += net;
-            }
-        }
-        rows
     }
 }
 
@@ -1108,107 +940,4 @@ pub fn with_estimated_drift(a: &Trace, b: &Trace, noise: Noise) -> (Noise, Optio
     let noise = noise.with_drift(estimate.as_ref());
     // --no-drift: the names' spread still measured, no drift judged.
     (noise, estimate.filter(|_| noise.drift != DriftMode::Off))
-}
-
-/// `compare`'s gate: `report`'s ([`Joined::frame_gate`]) over the rows
-/// `opts` keeps: renamed names and names off the critical path of
-/// `thread` (the frame's) left out, gaps and waits found as `report` finds
-/// them at its defaults (recurring gaps of at least 1 ms on every thread).
-fn gate_as_report(
-    a: &Trace,
-    b: &Trace,
-    names: &Joined,
-    gate: &Gate,
-    opts: &CompareOptions,
-    thread: &str,
-    gaps: &super::gap_diff::GapChanges,
-) -> GateResult {
-    let noise = names.noise();
-    let (ua, ub) = (Units::new(a, names.basis()), Units::new(b, names.basis()));
-    let renamed = super::rename::renames_in(a, b, names, (&ua, &ub), &noise);
-    // `report`'s defaults: gaps of 1 ms or more, the 10 largest recurring.
-    let recurring = |t: &Trace| super::gaps::gaps(t, None, 1_000_000, 10).recurring;
-    let (ra, rb) = (recurring(a), recurring(b));
-    let waits = super::wait_diff::wait_changes(&ra, &rb, names, &noise);
-    let off = super::wait_diff::off_critical_path_names(a, b, thread, (&ra, &rb));
-    let places = super::restructure::restructures(a, b, (&ua, &ub), &noise);
-    names.frame_gate(
-        gate,
-        names.kept_iter(opts).collect(),
-        |n| off.contains(n) || renamed.iter().any(|r| r.from == n || r.to == n),
-        gaps,
-        &waits,
-        &places,
-    )
-}
-
-/// Joins two traces on (name, data). See [`CompareSort`] for the order.
-/// With `gate`, checks it as `report` does over every kept row.
-pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>) -> CompareReport {
-    // The steady states, as `report` compares them.
-    let edges = super::transient::SteadyPair::of(a, b, &opts.noise);
-    let (a, b) = edges.traces(a, b);
-    // Judged per name: the drift, the frame's accounting, and the gate (a
-    // scope that now runs twice per frame is one row, not a new (name,
-    // data) row). Done, and the names' table dropped, before the (name,
-    // data) table is built: one of the two at a time in memory.
-    let (drift, noise, basis, units, frame, gate, gaps, (total_names, changed_names)) = {
-        let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
-        let names = by_name.with(a, b);
-        let noise = names.noise();
-        let mut frame = super::accounting::frame_change(
-            a,
-            b,
-            &names.kinds_by_name(),
-            &noise,
-            names.basis(),
-            opts.top.min(50),
-        );
-        let gaps = super::gap_diff::gap_changes(a, b, &noise, names.basis(), opts.top);
-        // The changed gaps: contributions of their own, causes for the gate.
-        super::accounting::with_gaps(&mut frame, &gaps);
-        let gate = gate.map(|g| gate_as_report(a, b, &names, g, opts, &frame.thread, &gaps));
-        (
-            names.drift().cloned(),
-            noise,
-            names.basis(),
-            names.frames(),
-            frame,
-            gate,
-            gaps,
-            names.counted(opts),
-        )
-    };
-    let gap_of: FxHashMap<&str, &str> = frame
-        .contributions
-        .iter()
-        .filter_map(|c| Some((c.name.as_str(), c.gap.as_deref()?)))
-        .collect();
-    // The (name, data) rows judged against the same drift.
-    let table = CompareTable::judged(a, b, noise);
-    let ((total_rows, changed_rows), mut rows) = table.with(a, b).kept_rows(opts);
-    for r in &mut rows {
-        r.gap = gap_of.get(r.name.as_str()).map(|&w| w.to_owned());
-    }
-    CompareReport {
-        warnings: compare_warnings(a, b),
-        drift,
-        frame,
-        frames_a: a.frames.len(),
-        frames_b: b.frames.len(),
-        basis,
-        units,
-        total_rows,
-        changed_rows,
-        counted: COUNTED_PAIRS,
-        total_names,
-        changed_names,
-        total_pairs: total_rows,
-        changed_pairs: changed_rows,
-        rows,
-        gate,
-        gaps,
-        left_out: edges.words(),
-        transients: (edges.a.clone(), edges.b.clone()),
-    }
 }

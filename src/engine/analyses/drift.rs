@@ -30,8 +30,7 @@ pub const MIN_CALLS: u64 = 50;
 /// Own time per call on each side a row needs to vote: below it the timer's
 /// resolution and the profiler's own cost dominate.
 pub const MIN_SELF_PER_CALL_NS: f64 = 1_000.0;
-/// Rows that must vote for an estimate.
-pub const MIN_SCOPES: usize = 5;
+pub use super::effect::MIN_SCOPES;
 /// The rows listed in [`Drift::scopes`].
 pub const LISTED_SCOPES: usize = 20;
 

@@ -38,7 +38,7 @@
 //!   differ name by name (caches, layout, the other tenants), beyond the
 //!   drift they share. `τ` is the robust spread (1.4826 MAD) of the busy
 //!   names' log ratios around the drift; with fewer than
-//!   [`super::drift::MIN_SCOPES`] busy names it is [`DEFAULT_TAU`]. One run
+//!   [`MIN_SCOPES`] busy names it is [`DEFAULT_TAU`]. One run
 //!   a side cannot see it within the run, so `(τ · c)²` is added (`c` the
 //!   row's cost per unit, the mean of both sides). Several runs a side see
 //!   it in their spread.
@@ -541,7 +541,7 @@ impl Estimate {
 }
 
 /// The rows' own run-to-run spread `τ` measured on a family of rows with
-/// one run a side (`None` with fewer than [`super::drift::MIN_SCOPES`]
+/// one run a side (`None` with fewer than [`MIN_SCOPES`]
 /// rows in both): each row's log ratio `ln(B / (f·A))` of its cost per
 /// unit, their robust spread (1.4826 MAD around their median), less the
 /// sampling the rows' batches already carry (the median of their relative
@@ -560,7 +560,7 @@ pub fn shared_tau(rows: &[&Estimate]) -> Option<f64> {
         logs.push(l);
         sampling.push(s.sampling_var / (s.scale_ns * s.scale_ns));
     }
-    if logs.len() < super::drift::MIN_SCOPES {
+    if logs.len() < MIN_SCOPES {
         return None;
     }
     let centre = median(&mut logs);
@@ -877,6 +877,9 @@ pub fn t_quantile(p: f64, df: f64) -> f64 {
     }
     0.5 * (lo + hi)
 }
+
+/// Rows that must vote for an estimate (the drift's, the names' spread).
+pub const MIN_SCOPES: usize = 5;
 
 #[cfg(test)]
 mod tests {

@@ -27,7 +27,6 @@ use super::drift::Drift;
 use super::gap_diff::{GapChanges, GapVerdict};
 use super::gaps::GapKind;
 use super::judge::{Change, Kind};
-use crate::engine::model::Trace;
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -109,22 +108,7 @@ pub struct TrippedGap {
     pub sentence: String,
 }
 
-/// A row's own (self) time per frame: its change beyond the drift, what
-/// A's times the drift factor expected, and the noise percentage.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Own {
-    pub beyond_drift_ns: f64,
-    pub expected_ns: f64,
-    pub noise_pct: f64,
-}
-
-impl Own {
-    /// Most of the row's growth `beyond_ns` is its own time: a cause (a
-    /// wrapper whose change is its children's is not).
-    fn is_cause(&self, beyond_ns: f64) -> bool {
-        beyond_ns > 0.0 && self.beyond_drift_ns >= 0.5 * beyond_ns
-    }
-}
+pub use super::judge::Own;
 
 impl GateResult {
     /// Causes that tripped only as a wait that ran less in parallel (the
@@ -249,14 +233,7 @@ impl GateResult {
     }
 }
 
-/// The mean frame duration of `trace` (0 without frames).
-pub fn mean_frame_ns(trace: &Trace) -> f64 {
-    let f = &trace.frames;
-    if f.is_empty() {
-        return 0.0;
-    }
-    f.ids().map(|i| f.duration_ns(i) as f64).sum::<f64>() / f.len() as f64
-}
+pub use super::basis::mean_frame_ns;
 
 impl Gate {
     /// The gate's result for `rows` (name, data, judgement, own time) of a

@@ -931,6 +931,23 @@ pub fn samples(calls: &[(u32, u32, i64)], n: usize, units: &Units) -> Vec<Sample
     out
 }
 
+/// A row's own (self) time per frame: its change beyond the drift, what
+/// A's times the drift factor expected, and the noise percentage.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Own {
+    pub beyond_drift_ns: f64,
+    pub expected_ns: f64,
+    pub noise_pct: f64,
+}
+
+impl Own {
+    /// Most of the row's growth `beyond_ns` is its own time: a cause (a
+    /// wrapper whose change is its children's is not).
+    pub(crate) fn is_cause(&self, beyond_ns: f64) -> bool {
+        beyond_ns > 0.0 && self.beyond_drift_ns >= 0.5 * beyond_ns
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

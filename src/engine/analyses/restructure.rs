@@ -143,7 +143,7 @@ impl Restructures {
     /// names are no rows of their own): each named after its costliest new
     /// scope (its gone one when none is new), its change what entered at
     /// the place, all of it the place's own (`noise_pct`: the table's).
-    pub fn gate_rows(&self, noise_pct: f64) -> Vec<(String, Change, super::gate::Own)> {
+    pub fn gate_rows(&self, noise_pct: f64) -> Vec<(String, Change, super::judge::Own)> {
         let mut holding = vec![false; self.places.len()];
         for (_, ks) in &self.held {
             for &k in ks {
@@ -167,7 +167,7 @@ impl Restructures {
                     };
                 }
                 let beyond = change.beyond_drift_ns();
-                let own = super::gate::Own {
+                let own = super::judge::Own {
                     beyond_drift_ns: beyond,
                     expected_ns: p.expected_per_frame_ns,
                     noise_pct,

@@ -25,6 +25,7 @@ use crate::engine::analyses::restructure::{Restructures, restructures};
 use crate::engine::analyses::shape::{self, Shape, classify_runs, compared_words, series_by_name};
 use crate::engine::analyses::transient::SteadyPair;
 use crate::engine::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
+use crate::engine::analyses::verdict::frame_gate;
 use crate::engine::analyses::wait_diff::{WaitChange, wait_changes};
 use crate::engine::analyses::waits::concurrency;
 use crate::engine::model::Trace;
@@ -218,7 +219,8 @@ pub(super) fn comparison(
     let off_path = off_critical_path(a, b, &frame.thread, gaps, &rows, names.basis());
     let gate = opts.gate.map(|g| {
         // Renamed names are one row each way: neither new nor gone.
-        names.frame_gate(
+        frame_gate(
+            &names,
             &g,
             all.clone(),
             |n| off_path.off(n) || renamed.iter().any(|r| r.from == n || r.to == n),
