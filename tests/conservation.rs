@@ -580,3 +580,76 @@ fn twice_the_calls_at_half_the_cost_is_said_though_the_time_held() {
         c["look_first"]
     );
 }
+
+/// Main waits in `jobs::run` for three workers: `job::physics` (1 ms, or
+/// `physics_ms`) on pool-0, `job::audio` (1 ms) on pool-1, `job::render`
+/// (3 ms, the last to finish) on pool-2.
+fn three_jobs(physics_ms: f64, seed: u64) -> Vec<Frame> {
+    let mut rng = Rng::new(seed);
+    let leaf = |name: &'static str, ms: f64, t: &mut i64, rng: &mut Rng| {
+        let s = Span::new(name, *t, *t + rng.ns(ms, 0.01));
+        *t = s.end_ns;
+        s
+    };
+    (0..90)
+        .map(|f| {
+            let start = T0 + f as i64 * PERIOD_NS;
+            let mut t = start;
+            let mut main = Span::new("frame", start, 0);
+            for (name, ms) in [
+                ("input", 0.5),
+                ("sim::step", 2.0),
+                ("ai::think", 0.8),
+                ("net::poll", 0.4),
+                ("anim::blend", 0.6),
+            ] {
+                main = main.child(leaf(name, ms, &mut t, &mut rng));
+            }
+            let r0 = t;
+            let d0 = r0 + 100_000;
+            let mut last = d0;
+            let workers: Vec<(String, Vec<Span>)> =
+                [("job::physics", physics_ms), ("job::audio", 1.0), ("job::render", 3.0)]
+                    .iter()
+                    .enumerate()
+                    .map(|(w, &(name, ms))| {
+                        let mut u = d0;
+                        let s = leaf(name, ms, &mut u, &mut rng);
+                        last = last.max(u);
+                        (format!("pool-{w}"), vec![s])
+                    })
+                    .collect();
+            let mut u = last + 30_000;
+            let merge = leaf("jobs::merge", 0.3, &mut u, &mut rng);
+            main = main.child(Span::new("jobs::run", r0, u).child(merge));
+            t = u;
+            main = main.child(leaf("present", 0.5, &mut t, &mut rng));
+            main.end_ns = t;
+            let mut frame = vec![("main".to_owned(), vec![main])];
+            frame.extend(workers);
+            frame
+        })
+        .collect()
+}
+
+#[test]
+fn a_worker_slower_that_the_frame_never_waits_for_is_not_gated() {
+    // `job::physics` 1 → 2 ms: still done before `job::render` (3 ms).
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.puffin"), planted::record(&three_jobs(1.0, 61))).unwrap();
+    std::fs::write(dir.path().join("b.puffin"), planted::record(&three_jobs(2.0, 62))).unwrap();
+    let (rs, r, cs, c) = gated(dir.path());
+    let cmp = &r["comparison"];
+    // It is slower, and said so, off the critical path.
+    assert!(names(&cmp["changes"]).contains(&"job::physics".to_owned()), "{}", cmp["changes"]);
+    let off = cmp["off_critical_path"].as_array().unwrap();
+    assert!(off.iter().any(|o| o["name"] == "job::physics"), "{off:#?}");
+    // The wait it is in did not grow: the frame did not see it.
+    assert!(cmp["waits"].as_array().unwrap().is_empty(), "{:#}", cmp["waits"]);
+    assert_eq!(rs, 0, "{:#}", cmp["gate"]);
+    assert_eq!(cs, 0, "{:#}", c["gate"]);
+    // The same worker slower past `job::render`: the wait grows, it trips.
+    std::fs::write(dir.path().join("b.puffin"), planted::record(&three_jobs(4.0, 63))).unwrap();
+    let (rs, r, _, _) = gated(dir.path());
+    assert_eq!(rs, 4, "{:#}", r["comparison"]["gate"]);
+}

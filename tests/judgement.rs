@@ -429,7 +429,7 @@ fn the_report_accounts_for_the_frame_and_says_what_to_look_at_first() {
         "**runs more often, +1.0",
         "1.00 → 2.00 calls per frame**",
         "**one spike** (the other calls: unchanged (within noise))",
-        "% explained** by the names judged a change",
+        "**In parts**, each counted once and summing to it: the changes judged",
         "| main: `frame > render::prepare` | leading | — → `render::upload` | 60 |",
         "| worker-0..2 195.840 ms each (`mesh::build`) |",
     ] {

@@ -1082,7 +1082,7 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, noise_pct:
             .collect();
         let _ = writeln!(
             out,
-            "own time per frame on {}: {}; {:.0}% explained",
+            "own time per frame on {}: {}; the changes judged {:.0}% of the frame's movement",
             printable(thread_label(&f.thread)),
             parts.join(", "),
             f.explained_pct

@@ -1126,6 +1126,10 @@ fn overview(full: &Value, top: usize, call: &Value) -> Value {
             "gate": c.get("gate").cloned().unwrap_or(Value::Null),
             "renames": c["renames"],
             "off_critical_path": c["off_critical_path"],
+            "places": first(c, "places", top),
+            "total_places": count(c, "places"),
+            "calls_changed": first(c, "calls_changed", top),
+            "transients": c["transients"],
         });
         out.insert("comparison".to_owned(), comparison);
     }

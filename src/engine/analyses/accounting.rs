@@ -51,7 +51,9 @@ pub struct FrameChange {
     /// the drift (each name's own time in A times the factor is its
     /// expected time in B).
     pub explained_ns: f64,
-    /// Of `delta_mean_ns`, in percent.
+    /// `explained_ns`'s share of the frame's movement, signed: of the
+    /// parts' absolute values summed (`parts`), so never beyond 100 (parts
+    /// that cancel are each told, not netted into a share past the whole).
     pub explained_pct: f64,
     /// The mean's change outside `thread`'s scopes (unprofiled time, idle,
     /// other threads): the mean's change minus every name's self time.
@@ -69,12 +71,60 @@ pub struct FrameChange {
     pub lead_reason: String,
     /// The frame that skews a side's mean when the lead is the median.
     pub skew: Option<Skew>,
+    /// The mean's change in signed parts that sum to it, each counted once
+    /// ([`FrameChange::account`]): `causes` (`explained_ns`), `drift`
+    /// (`drift_ns`), `restructured` (time that only moved between a scope
+    /// and the scopes that appear or vanish under it: about nothing) and
+    /// `unaccounted` (the rest: names within noise, time outside the
+    /// thread's scopes that no judged gap holds).
+    pub parts: Vec<FramePart>,
+    /// The restructured places' own-time changes on `thread`, summed (set
+    /// by the comparison that finds them; 0 otherwise).
+    pub restructured_ns: f64,
     /// The gaps on `thread` judged a change (new, grew, gone, shrank; see
     /// [`super::gap_diff`]), largest first: contributions of their own. One
     /// in a scope is part of that scope's own time (its contribution's
     /// `gap` says so); one at the top level is part of
     /// `outside_scopes_ns`, and is explained (`explained_ns`).
     pub gaps: Vec<GapContribution>,
+}
+
+/// A signed part of the frame's change ([`FrameChange::parts`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FramePart {
+    /// `causes`, `drift`, `restructured` or `unaccounted`.
+    pub part: &'static str,
+    pub delta_ns: f64,
+    /// Its share of the frame's movement, signed: `delta_ns` over the parts'
+    /// absolute values summed (their absolute shares sum to 100).
+    pub share_pct: f64,
+}
+
+impl FrameChange {
+    /// The parts of the mean's change from the figures that hold them: the
+    /// causes, the drift, the restructured time, and what is left; and
+    /// `explained_pct` as the causes' share. Called whenever one of them
+    /// moves.
+    pub fn account(&mut self) {
+        let left = self.delta_mean_ns - self.explained_ns - self.drift_ns - self.restructured_ns;
+        let parts = [
+            ("causes", self.explained_ns),
+            ("drift", self.drift_ns),
+            ("restructured", self.restructured_ns),
+            ("unaccounted", left),
+        ];
+        let gross: f64 = parts.iter().map(|(_, x)| x.abs()).sum();
+        let share = |x: f64| if gross > 0.0 { 100.0 * x / gross } else { 0.0 };
+        self.parts = parts
+            .iter()
+            .map(|&(part, delta_ns)| FramePart {
+                part,
+                delta_ns,
+                share_pct: share(delta_ns),
+            })
+            .collect();
+        self.explained_pct = share(self.explained_ns);
+    }
 }
 
 /// A changed gap on the frame thread, as a contribution.
@@ -763,7 +813,7 @@ pub fn frame_change(
         noise,
         basis,
     );
-    FrameChange {
+    let mut frame = FrameChange {
         basis,
         thread,
         median_a_ns: judged.median_a_ns.unwrap_or(0),
@@ -779,7 +829,9 @@ pub fn frame_change(
         drift_ns,
         drift_pct: pct_of_mean(drift_ns),
         explained_ns: explained,
-        explained_pct: pct_of_mean(explained),
+        explained_pct: 0.0,
+        parts: Vec::new(),
+        restructured_ns: 0.0,
         // Whole nanoseconds: what is left of summing floats is not time.
         outside_scopes_ns: (delta_mean - profiled).round(),
         notes,
@@ -788,7 +840,9 @@ pub fn frame_change(
         lead_reason,
         skew,
         gaps: Vec::new(),
-    }
+    };
+    frame.account();
+    frame
 }
 
 /// The frame's change with the changed gaps of `gaps` on its thread: each
@@ -838,9 +892,5 @@ pub fn with_gaps(frame: &mut FrameChange, gaps: &GapChanges) {
         .map(|g| g.beyond_drift_ns)
         .sum();
     frame.explained_ns += outside + by_gaps;
-    frame.explained_pct = if frame.delta_mean_ns.abs() > 0.0 {
-        100.0 * frame.explained_ns / frame.delta_mean_ns
-    } else {
-        0.0
-    };
+    frame.account();
 }

@@ -376,30 +376,54 @@ fn per_call_changed(k: Kind) -> bool {
 }
 
 /// With a frame-driving thread (`thread`) that waits for other threads'
-/// work in either recording: the names that never run on it and are no
-/// wait's critical work (the last to finish): their time does not reach
-/// the frame. Empty without such waits (a worker-driven recording is gated
-/// on all its threads' time). Sorted.
+/// work in either recording: the names that never run on it and are the
+/// critical work (the last to finish) of no wait that moved: their time
+/// does not reach the frame. A wait reaches the frame by its own length,
+/// so a worker's slowdown counts only through a wait that grew or shrank
+/// (`moved`: [`wait_changes`]) or one that a side only has; another
+/// worker's slowdown that still finishes first leaves the wait as it was.
+/// Empty without such waits (a worker-driven recording is gated on all
+/// its threads' time). Sorted.
 pub fn off_critical_path_names(
     a: &crate::engine::model::Trace,
     b: &crate::engine::model::Trace,
     thread: &str,
     gaps: (&[RecurringGap], &[RecurringGap]),
+    moved: &[WaitChange],
 ) -> std::collections::BTreeSet<String> {
     use super::accounting::self_by_name;
-    let waits: Vec<&RecurringWaitsFor> = gaps
+    let mut out = std::collections::BTreeSet::new();
+    let any_wait = gaps
         .0
         .iter()
         .chain(gaps.1)
-        .filter(|g| g.thread == thread)
-        .filter_map(|g| g.waits_for.as_ref())
-        .collect();
-    let mut out = std::collections::BTreeSet::new();
-    if waits.is_empty() {
+        .any(|g| g.thread == thread && g.waits_for.is_some());
+    if !any_wait {
         return out;
     }
-    let critical: rustc_hash::FxHashSet<&str> =
-        waits.iter().map(|w| w.critical.name.as_str()).collect();
+    let mut critical: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+    for (place, ga, gb) in super::gap_diff::match_recurring(gaps.0, gaps.1) {
+        if place.thread != thread {
+            continue;
+        }
+        let held = ga.is_some()
+            && gb.is_some()
+            && !moved.iter().any(|w| {
+                w.thread == place.thread
+                    && w.kind == place.kind
+                    && w.path == place.path
+                    && w.after == place.after
+                    && w.before == place.before
+            });
+        if held {
+            continue;
+        }
+        for g in [ga, gb].into_iter().flatten() {
+            if let Some(w) = &g.waits_for {
+                critical.insert(w.critical.name.as_str());
+            }
+        }
+    }
     let on_thread: rustc_hash::FxHashSet<&str> = self_by_name(a, Some(thread))
         .into_keys()
         .chain(self_by_name(b, Some(thread)).into_keys())

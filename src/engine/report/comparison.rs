@@ -216,7 +216,7 @@ pub(super) fn comparison(
     // What reaches the frame: with a frame-driving thread that waits for
     // workers, a name that runs only on other threads and is no wait's
     // critical work is off the critical path: reported, not gated.
-    let off_path = off_critical_path(a, b, &frame.thread, gaps, &rows, names.basis());
+    let off_path = off_critical_path(a, b, &frame.thread, gaps, &rows, names.basis(), &waits);
     let gate = opts.gate.map(|g| {
         // Renamed names are one row each way: neither new nor gone.
         frame_gate(
@@ -542,6 +542,12 @@ fn merge_restructured(
             continue;
         }
         let held = places.held_at(k as u32);
+        frame.restructured_ns += frame
+            .contributions
+            .iter()
+            .filter(|x| x.name == p.parent || held.contains(&x.name.as_str()))
+            .map(|x| x.self_delta_per_frame_ns)
+            .sum::<f64>();
         merge_entries(
             frame,
             &|n| n == p.parent || held.contains(&n),
@@ -550,6 +556,7 @@ fn merge_restructured(
             min_ns,
         );
     }
+    frame.account();
 }
 
 /// The entries of the names `is` says yes to as one, `name`, of `kind`,
@@ -651,9 +658,12 @@ fn off_critical_path(
     ),
     rows: &[JudgedRow],
     basis: Basis,
+    waits: &[WaitChange],
 ) -> OffPath {
     let mut out = OffPath {
-        names: crate::engine::analyses::wait_diff::off_critical_path_names(a, b, thread, gaps),
+        names: crate::engine::analyses::wait_diff::off_critical_path_names(
+            a, b, thread, gaps, waits,
+        ),
         rows: Vec::new(),
     };
     if out.names.is_empty() {
@@ -672,19 +682,31 @@ fn off_critical_path(
         let (critical_name, critical_ns) = critical_ns.clone().unwrap_or_default();
         let per_call_ns = r.b.as_ref().map_or(0.0, |s| s.per_call_ns);
         let slack_ns = (critical_ns as f64 - per_call_ns).max(0.0);
+        let head = format!(
+            "{} {} per {} ({}), off the critical path",
+            escape::markdown_code(&r.name),
+            signed_ms(r.change.beyond_drift_ns()),
+            basis.unit(),
+            r.change.kind.words(),
+        );
         out.rows.push(OffCriticalPath {
-            words: format!(
-                "{} {} per {} ({}), off the critical path: {} waits for {} (median {} ms), about \
-                 {} ms of slack left",
-                escape::markdown_code(&r.name),
-                signed_ms(r.change.beyond_drift_ns()),
-                basis.unit(),
-                r.change.kind.words(),
-                cell(thread_label(thread)),
-                escape::markdown_code(&critical_name),
-                crate::units::ms(critical_ns),
-                crate::units::ms_f(slack_ns),
-            ),
+            words: if r.name == critical_name {
+                // The last to finish, but its wait did not move: the
+                // frame did not see the change.
+                format!(
+                    "{head}: the wait of {} it ends did not grow (another worker's work, or \
+                     slack, took it up)",
+                    cell(thread_label(thread)),
+                )
+            } else {
+                format!(
+                    "{head}: {} waits for {} (median {} ms), about {} ms of slack left",
+                    cell(thread_label(thread)),
+                    escape::markdown_code(&critical_name),
+                    crate::units::ms(critical_ns),
+                    crate::units::ms_f(slack_ns),
+                )
+            },
             name: r.name.clone(),
             delta_per_frame_ns: r.change.beyond_drift_ns(),
             critical: critical_name,

@@ -547,6 +547,36 @@ fn why_md(
     }
 }
 
+/// The frame's parts in words: "the causes +3.100 ms (85%), unaccounted
+/// +0.200 ms (5%)…", parts under a microsecond left out; the shares are of
+/// the frame's movement (the parts' absolute values summed).
+fn frame_parts_md(f: &crate::engine::analyses::accounting::FrameChange) -> String {
+    let words = |part: &str| match part {
+        "causes" => "the changes judged",
+        "drift" => "the run-to-run drift",
+        "restructured" => "restructured (moved, no cost)",
+        _ => "unaccounted (within noise)",
+    };
+    let shown: Vec<String> = f
+        .parts
+        .iter()
+        .filter(|p| p.delta_ns.abs() >= 1e3)
+        .map(|p| {
+            format!(
+                "{} {} ({:.0}%)",
+                words(p.part),
+                signed_ms(p.delta_ns),
+                p.share_pct.abs()
+            )
+        })
+        .collect();
+    if shown.is_empty() {
+        "none".to_owned()
+    } else {
+        shown.join(", ")
+    }
+}
+
 fn median_md(c: &ComparisonReport, unit: &str) -> String {
     let f = &c.frame;
     let m = &f.median;
@@ -761,8 +791,8 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         let more = f.total_contributions - f.contributions.len();
         let _ = writeln!(
             o,
-            "**Where the mean {unit}'s {} went** (self time per {unit} on {}): {}{}; \
-             **{:.0}% explained** by the names judged a change. Outside {}'s scopes \
+            "**Where the mean {unit}'s {} went** (self time per {unit} on {}): {}{}. \
+             **In parts**, each counted once and summing to it: {}. Outside {}'s scopes \
              (unprofiled, idle or waiting): {}.\n",
             signed_ms(f.delta_mean_ns),
             cell(thread_label(&f.thread)),
@@ -772,7 +802,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             } else {
                 String::new()
             },
-            f.explained_pct,
+            frame_parts_md(f),
             cell(thread_label(&f.thread)),
             signed_ms(f.outside_scopes_ns)
         );
