@@ -260,6 +260,20 @@ pub struct GapChanges {
 }
 
 impl GapChanges {
+    /// The changed gaps of `g`'s scope (thread, path, kind; not waits),
+    /// summed beyond the drift: a scope's unprofiled time is conserved as a
+    /// whole, so a stretch that only moved between neighbours (a place gone,
+    /// another new, in one scope) sums to about nothing.
+    pub fn scope_net_ns(&self, g: &GapChange) -> f64 {
+        self.changed
+            .iter()
+            .filter(|x| {
+                !x.is_wait() && x.thread == g.thread && x.path == g.path && x.kind == g.kind
+            })
+            .map(|x| x.beyond_drift_ns)
+            .sum()
+    }
+
     /// These changes less the gaps in a restructured place (a scope both
     /// recordings run, whose own time new or gone scopes split or joined:
     /// [`super::restructure`]): such a gap is the parent's remaining own

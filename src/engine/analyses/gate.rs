@@ -208,10 +208,16 @@ impl GateResult {
                 .is_none_or(|(sum, _)| r.own_beyond_drift_ns - sum > limit)
         });
         let frame = self.mean_frame_a_ns;
+        // A scope's unprofiled time is conserved as a whole: a stretch that
+        // only moved (its neighbours renamed or restructured, a new place
+        // where an old one is gone) leaves the scope's gaps summed as they
+        // were. A gap trips only when the gaps of its scope (thread, path,
+        // kind), summed, grew past the limit too.
         self.tripped_gaps = gaps
             .changed
             .iter()
             .filter(|g| g.verdict.is_growth() && !g.is_wait() && g.beyond_drift_ns > limit)
+            .filter(|g| gaps.scope_net_ns(g) > limit)
             .map(|g| TrippedGap {
                 thread: g.thread.clone(),
                 kind: g.kind,

@@ -273,6 +273,12 @@ struct Candidate {
 /// The places of `a` against `b` (see the module doc), judged with `noise`
 /// (its drift resolved) on the units `units`.
 pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise) -> Restructures {
+    // Only a new or gone name is held by a place (a name both sides call
+    // is a row of its own): without one there is nothing to judge, and
+    // the trees are not built (one pass over the definitions' calls).
+    if !one_side_only_names(a, b) {
+        return Restructures::default();
+    }
     let (d, of_a, of_b) = joined_with_nodes(a, b, MAX_REPORT_LEVELS);
     let (ua, ub) = (units.0.count.max(1) as f64, units.1.count.max(1) as f64);
     let floor_ns = noise.ms * 1e6;
@@ -415,6 +421,24 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
         .collect();
     held.sort_by(|x, y| x.0.cmp(&y.0));
     Restructures { places, held }
+}
+
+/// Whether a scope name is called on one side only.
+fn one_side_only_names(a: &Trace, b: &Trace) -> bool {
+    fn called(t: &Trace) -> Vec<&str> {
+        let mut seen = vec![false; t.defs.len()];
+        for d in &t.scopes.def {
+            seen[d.idx()] = true;
+        }
+        let mut names: Vec<&str> = (0..t.defs.len())
+            .filter(|&k| seen[k])
+            .map(|k| t.str(t.defs.name[k]))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
+    }
+    called(a) != called(b)
 }
 
 /// A candidate place made a [`Place`], its words included.

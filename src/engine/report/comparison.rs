@@ -1153,6 +1153,8 @@ pub(super) fn look_first(
         g.verdict.is_growth()
             && !g.is_wait()
             && g.beyond_drift_ns >= min_ns
+            // A stretch that only moved within its scope is no growth.
+            && c.gaps.scope_net_ns(g) >= min_ns
             && (g.verdict == GapVerdict::New || g.delta_median_per_frame_ns >= 0)
     }) {
         let place = g.place();
