@@ -391,7 +391,6 @@ pub fn off_critical_path_names(
     gaps: (&[RecurringGap], &[RecurringGap]),
     moved: &[WaitChange],
 ) -> std::collections::BTreeSet<String> {
-    use super::accounting::self_by_name;
     let mut out = std::collections::BTreeSet::new();
     let any_wait = gaps
         .0
@@ -424,10 +423,27 @@ pub fn off_critical_path_names(
             }
         }
     }
-    let on_thread: rustc_hash::FxHashSet<&str> = self_by_name(a, Some(thread))
-        .into_keys()
-        .chain(self_by_name(b, Some(thread)).into_keys())
-        .collect();
+    // Every name called on the frame thread (a wrapper's own time may be
+    // nothing: it is on the thread all the same).
+    let called_on = |t: &'_ crate::engine::model::Trace| -> Vec<String> {
+        let Some(id) = t.strings.find(thread) else {
+            return Vec::new();
+        };
+        let mut seen = vec![false; t.defs.len()];
+        for st in 0..t.streams.len() {
+            if t.threads.name[t.streams.thread[st].idx()] == id {
+                for i in t.streams.scopes(crate::engine::model::StreamId(st as u32)) {
+                    seen[t.scopes.def[i as usize].idx()] = true;
+                }
+            }
+        }
+        (0..t.defs.len())
+            .filter(|&d| seen[d])
+            .map(|d| t.str(t.defs.name[d]).to_owned())
+            .collect()
+    };
+    let on_thread: rustc_hash::FxHashSet<String> =
+        called_on(a).into_iter().chain(called_on(b)).collect();
     for t in [a, b] {
         for d in 0..t.defs.len() {
             let n = t.str(t.defs.name[d]);

@@ -285,7 +285,7 @@ pub(super) fn comparison(
             if let Some(w) = edges.words() {
                 c.insert(0, capitalize(&w));
             }
-            c.extend(parallel_sections(gaps));
+            c.extend(parallel_sections(gaps, &waits));
             c
         },
         frames_a: a.frames.len(),
@@ -450,16 +450,31 @@ fn parallel_sections(
         &[crate::engine::analyses::gaps::RecurringGap],
         &[crate::engine::analyses::gaps::RecurringGap],
     ),
+    waits: &[WaitChange],
 ) -> Option<String> {
     use crate::engine::analyses::wait_diff::parallelism_fell;
     let mut sections: Vec<(String, f64, f64)> = Vec::new();
-    for (_, ga, gb) in crate::engine::analyses::gap_diff::match_recurring(gaps.0, gaps.1) {
+    for (place, ga, gb) in crate::engine::analyses::gap_diff::match_recurring(gaps.0, gaps.1) {
         let (Some(wa), Some(wb)) = (
             ga.and_then(|g| g.waits_for.as_ref()),
             gb.and_then(|g| g.waits_for.as_ref()),
         ) else {
             continue;
         };
+        // A wait that grew by its work's split, or by its work, is the
+        // code's: fewer threads at once is then no condition of the run.
+        let code = waits.iter().any(|w| {
+            w.thread == place.thread
+                && w.kind == place.kind
+                && w.path == place.path
+                && w.after == place.after
+                && w.before == place.before
+                && (w.uneven_split.is_some()
+                    || w.parts.iter().any(|p| p.part == "work" && p.changed))
+        });
+        if code {
+            continue;
+        }
         if wa.median_parallelism >= 1.5 {
             let place = gb.map_or(String::new(), |g| {
                 match g.path.rsplit(" > ").next().filter(|p| !p.is_empty()) {
@@ -1395,6 +1410,9 @@ pub(super) fn wait_md(w: &WaitChange, c: &ComparisonReport) -> String {
     .join(", ");
     if let Some(lost) = &w.lost_parallelism {
         return format!("{head}: it {lost}; {parts}");
+    }
+    if let Some(split) = &w.uneven_split {
+        return format!("{head}: the work it waits for was {split}; {parts}");
     }
     if causes.is_empty() {
         // No critical work changed per call: the part whose mean moved most.
