@@ -1217,7 +1217,7 @@ pub(super) fn render_gate(out: &mut String, g: &analyses::gate::GateResult) {
                 .as_deref()
                 .filter(|d| !d.is_empty())
                 .map_or(String::new(), |d| format!(" [{}]", printable(d))),
-            r.kind.words(),
+            printable(r.because.as_deref().unwrap_or(r.kind.words())),
             r.beyond_drift_ns / 1e6,
             r.ci_ns[0] / 1e6,
             r.ci_ns[1] / 1e6,

@@ -55,6 +55,11 @@ pub struct Tripped {
     pub own_beyond_drift_ns: f64,
     /// `beyond_drift_ns` of A's mean frame, in percent.
     pub frame_pct: f64,
+    /// What the row's change is when it is not its kind's: its own time
+    /// grew as a wait in it whose work was split less evenly ("a longer
+    /// wait: the work it waits for was split unevenly: …").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub because: Option<String>,
     /// The effect's interval the gate read, at `level`.
     pub ci_ns: [f64; 2],
     pub level: f64,
@@ -118,6 +123,16 @@ impl GateResult {
     /// itself changed beyond the band, the work is the cause (it trips on
     /// its own row).
     pub fn with_lost_parallelism(mut self, waits: &[super::wait_diff::WaitChange]) -> Self {
+        // A row whose own time grew as a wait grown by its split: said so.
+        for t in self.tripped.iter_mut().chain(self.inconclusive.iter_mut()) {
+            if let Some(split) = waits
+                .iter()
+                .filter(|w| w.parent() == t.name && w.delta_median_ns > 0)
+                .find_map(|w| w.uneven_split.as_ref())
+            {
+                t.because = Some(format!("a longer wait: the work it waits for was {split}"));
+            }
+        }
         let lost: Vec<&super::wait_diff::WaitChange> = waits
             .iter()
             // Past the limit: a smaller lost overlap passes as any
@@ -299,6 +314,7 @@ impl Gate {
             beyond_drift_ns: x.2.beyond_drift_ns(),
             own_beyond_drift_ns: x.3.beyond_drift_ns,
             frame_pct: frame_pct(x.2.beyond_drift_ns()),
+            because: None,
             ci_ns: x.4.interval(level_alpha),
             level: 1.0 - level_alpha,
         };

@@ -49,6 +49,8 @@ pub(super) fn comparison(
     // The steady states are compared: each run's start-up and shutdown
     // (its transients) are left out and said so.
     let edges = SteadyPair::of(a, b, &opts.noise);
+    // The whole recordings: what the given merged trees were made of.
+    let whole = (a, b);
     let (a, b) = edges.traces(a, b);
     // One grouping for the table, its lists and the gate: by name, each
     // name's (name, data) rows nested under it when data splits it.
@@ -234,7 +236,12 @@ pub(super) fn comparison(
     // one path instead of built whole.
     // Per unit of the basis (frame or second): with 60 frames in A and 90
     // in B an unchanged scope's sums differ by half, its time per frame not.
-    let (ua, ub) = names.frames();
+    // The trees are the whole recordings' (transients included): their
+    // units.
+    let (ua, ub) = (
+        Units::new(whole.0, names.basis()).count,
+        Units::new(whole.1, names.basis()).count,
+    );
     let (ua, ub) = (ua.max(1) as f64, ub.max(1) as f64);
     let change_paths = joined_threads((a, ta), (b, tb))
         .into_iter()

@@ -916,7 +916,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                     "> - {}: {}, {} per {unit} [{}, {}] beyond the drift ({:.1}% of the frame; \
                      {} in all)",
                     escape::markdown_code(&t.name),
-                    t.kind.words(),
+                    t.because.as_deref().unwrap_or(t.kind.words()),
                     signed_ms(t.beyond_drift_ns),
                     signed_ms(t.ci_ns[0]),
                     signed_ms(t.ci_ns[1]),
