@@ -364,6 +364,17 @@ fn a_wait_grown_by_an_uneven_split_is_the_codes_and_the_gate_counts_it() {
         look.iter().any(|l| l.contains("split unevenly")),
         "{look:#?}"
     );
+    // The gate says why `jobs::run` tripped: not "slower per call".
+    let run = r["comparison"]["gate"]["tripped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "jobs::run")
+        .unwrap();
+    assert!(
+        run["because"].as_str().unwrap().contains("split unevenly"),
+        "{run:#}"
+    );
 }
 
 #[test]
