@@ -892,3 +892,162 @@ fn shift_span(s: &mut Span, by: i64) {
         shift_span(c, by);
     }
 }
+
+/// A random call tree under `frame` (names from a pool, depth up to 3,
+/// 1-3 children a node, each node some own time), the same shape every
+/// frame, its durations jittered; in B one random node's own time is taken
+/// over by 1-3 new children (fresh names), the node's inclusive time held.
+fn random_tree_pair(seed: u64, frames: usize) -> (Vec<Frame>, Vec<Frame>, String) {
+    #[derive(Clone)]
+    struct Node {
+        name: &'static str,
+        own_ms: f64,
+        kids: Vec<Node>,
+    }
+    const POOL: [&str; 12] = [
+        "a::one",
+        "a::two",
+        "b::three",
+        "b::four",
+        "c::five",
+        "c::six",
+        "d::seven",
+        "d::eight",
+        "e::nine",
+        "e::ten",
+        "f::eleven",
+        "f::twelve",
+    ];
+    const NEW: [&str; 3] = ["new::alpha", "new::beta", "new::gamma"];
+    let mut rng = Rng::new(seed);
+    let mut used = 0usize;
+    fn grow(rng: &mut Rng, depth: usize, used: &mut usize) -> Vec<Node> {
+        let n = 1 + ((rng.unit() + 1.0) * 1.5) as usize % 3;
+        (0..n)
+            .filter_map(|_| {
+                let name = *POOL.get(*used)?;
+                *used += 1;
+                let kids = if depth < 3 && rng.unit() > 0.0 {
+                    grow(rng, depth + 1, used)
+                } else {
+                    Vec::new()
+                };
+                Some(Node {
+                    name,
+                    own_ms: 0.4 + (rng.unit() + 1.0),
+                    kids,
+                })
+            })
+            .collect()
+    }
+    let tree = grow(&mut rng, 1, &mut used);
+    // Every node's path, to pick one.
+    fn paths(nodes: &[Node], at: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        for (k, n) in nodes.iter().enumerate() {
+            at.push(k);
+            out.push(at.clone());
+            paths(&n.kids, at, out);
+            at.pop();
+        }
+    }
+    let mut all = Vec::new();
+    paths(&tree, &mut Vec::new(), &mut all);
+    let pick = &all[(rng.next_u64() % all.len() as u64) as usize];
+    let splits = 1 + (rng.next_u64() % 3) as usize;
+    let mut b_tree = tree.clone();
+    let mut node = &mut b_tree[pick[0]];
+    let mut path = vec!["frame".to_owned(), node.name.to_owned()];
+    for &k in &pick[1..] {
+        node = &mut node.kids[k];
+        path.push(node.name.to_owned());
+    }
+    // The new children take 90% of its own time, in equal parts, after
+    // its other children.
+    let part = 0.9 * node.own_ms / splits as f64;
+    for name in NEW.iter().take(splits) {
+        node.kids.push(Node {
+            name,
+            own_ms: part,
+            kids: Vec::new(),
+        });
+    }
+    node.own_ms *= 0.1;
+    fn play(n: &Node, t: &mut i64, rng: &mut Rng) -> Span {
+        let start = *t;
+        let mut s = Span::new(n.name, start, 0);
+        *t += rng.ns(n.own_ms / 2.0, 0.01);
+        for k in &n.kids {
+            s = s.child(play(k, t, rng));
+        }
+        *t += rng.ns(n.own_ms / 2.0, 0.01);
+        s.end_ns = *t;
+        s
+    }
+    let record = |tree: &[Node], seed: u64| -> Vec<Frame> {
+        let mut rng = Rng::new(seed);
+        (0..frames)
+            .map(|f| {
+                let start = T0 + f as i64 * 2 * PERIOD_NS;
+                let mut t = start;
+                let mut main = Span::new("frame", start, 0);
+                for n in tree {
+                    main = main.child(play(n, &mut t, &mut rng));
+                }
+                main.end_ns = t + 200_000;
+                vec![("main".to_owned(), vec![main])]
+            })
+            .collect()
+    };
+    (
+        record(&tree, seed * 2 + 1),
+        record(&b_tree, seed * 2 + 2),
+        path.join(" > "),
+    )
+}
+
+#[test]
+fn any_restructuring_that_keeps_a_scopes_time_is_no_change_and_no_gate_trip() {
+    use puffin_lens::engine::{self, analyses::gate::Gate, report};
+    let n = pairs_per_setting().max(24);
+    let (mut restructured, mut inconclusive) = (0, 0);
+    for seed in 0..n {
+        let (a, b, path) = random_tree_pair(500 + seed, 90);
+        let (a, b) = (
+            engine::load(&planted::record(&a)).unwrap(),
+            engine::load(&planted::record(&b)).unwrap(),
+        );
+        let opts = report::ReportOptions {
+            gate: Some(Gate {
+                pct: 2.0,
+                min_ms: 0.0,
+                drift_pct: None,
+            }),
+            ..Default::default()
+        };
+        let r = report::Report::new(("a", &a), Some(("b", &b)), opts);
+        let c = r.comparison.unwrap();
+        let g = c.gate.as_ref().unwrap();
+        // Never a cost: the gate never fails, nothing is new.
+        assert!(!g.failed(), "seed {seed} ({path}): {g:#?}");
+        let place = c
+            .places
+            .iter()
+            .find(|p| p.path == path)
+            .unwrap_or_else(|| panic!("seed {seed}: no place at {path}: {:#?}", c.places));
+        assert!(!place.change.kind.is_change(), "seed {seed}: {place:#?}");
+        if place.restructured {
+            restructured += 1;
+            assert!(c.new.is_empty(), "seed {seed}: {:?}", c.new);
+        } else {
+            inconclusive += 1;
+        }
+    }
+    eprintln!(
+        "random restructurings: {n}; restructured {restructured}, inconclusive {inconclusive}"
+    );
+    // Never a change; "restructured" (told apart from noise) where the
+    // names' run-to-run spread is measured (five busy names or more),
+    // inconclusive where the default spread (12%) must be assumed: a tree
+    // of few names. Half the trees here have few.
+    assert!(restructured * 4 >= n, "{restructured} of {n}");
+}

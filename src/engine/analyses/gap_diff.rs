@@ -285,6 +285,16 @@ impl GapChanges {
         out
     }
 
+    /// These changes less the gaps in any place (restructured or not): the
+    /// gate weighs a place's row, which holds the parent's own time and so
+    /// its gaps; a gap there is no cause of its own.
+    pub fn without_places(&self, places: &super::restructure::Restructures) -> Self {
+        let mut out = self.clone();
+        out.changed
+            .retain(|g| !(g.in_scope() && places.place_at(&g.thread, &g.path)));
+        out
+    }
+
     /// The changed gaps inside scopes named `parent` on the threads named
     /// `thread` (any thread with `None`): part of those scopes' own time.
     pub fn in_parent<'s>(

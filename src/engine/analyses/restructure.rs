@@ -134,6 +134,14 @@ impl Restructures {
             .collect()
     }
 
+    /// A place (restructured or not) is at `thread` and `path`: its gaps
+    /// are part of what its row weighs (the parent's own time).
+    pub fn place_at(&self, thread: &str, path: &str) -> bool {
+        self.places
+            .iter()
+            .any(|p| p.thread == thread && p.path == path)
+    }
+
     /// The restructured places.
     pub fn restructured(&self) -> impl Iterator<Item = &Place> {
         self.places.iter().filter(|p| p.restructured)
