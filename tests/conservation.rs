@@ -71,21 +71,29 @@ fn game(update: Update, frames: usize, seed: u64) -> Vec<Frame> {
         .collect()
 }
 
-fn pair(b: Update, seeds: (u64, u64)) -> tempfile::TempDir {
+/// A and B recorded through puffin into a temp dir as `a.puffin` and
+/// `b.puffin`. `PLANTED_OUT=DIR` keeps a copy in `DIR/label` (to try the
+/// tool on by hand).
+fn recorded_pair(a: &[Frame], b: &[Frame], label: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let a = planted::record(&game(Update::Leaf, 120, seeds.0));
-    let b = planted::record(&game(b, 120, seeds.1));
-    std::fs::write(dir.path().join("a.puffin"), a).unwrap();
-    std::fs::write(dir.path().join("b.puffin"), b).unwrap();
-    // PLANTED_OUT=DIR keeps a copy (to try the tool on by hand).
+    std::fs::write(dir.path().join("a.puffin"), planted::record(a)).unwrap();
+    std::fs::write(dir.path().join("b.puffin"), planted::record(b)).unwrap();
     if let Some(out) = std::env::var_os("PLANTED_OUT") {
-        let out = std::path::Path::new(&out).join(format!("{}-{}", seeds.0, seeds.1));
+        let out = std::path::Path::new(&out).join(label);
         std::fs::create_dir_all(&out).unwrap();
         for f in ["a.puffin", "b.puffin"] {
             std::fs::copy(dir.path().join(f), out.join(f)).unwrap();
         }
     }
     dir
+}
+
+fn pair(b: Update, seeds: (u64, u64)) -> tempfile::TempDir {
+    recorded_pair(
+        &game(Update::Leaf, 120, seeds.0),
+        &game(b, 120, seeds.1),
+        &format!("{}-{}", seeds.0, seeds.1),
+    )
 }
 
 /// `report` and `compare` with the gate at 2%: (report's status, report,
@@ -283,19 +291,11 @@ fn jobs_game(jobs: Jobs, frames: usize, seed: u64) -> Vec<Frame> {
 }
 
 fn jobs_pair(b: Jobs, seeds: (u64, u64)) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let a = planted::record(&jobs_game(Jobs::Even, 60, seeds.0));
-    let b = planted::record(&jobs_game(b, 60, seeds.1));
-    std::fs::write(dir.path().join("a.puffin"), a).unwrap();
-    std::fs::write(dir.path().join("b.puffin"), b).unwrap();
-    if let Some(out) = std::env::var_os("PLANTED_OUT") {
-        let out = std::path::Path::new(&out).join(format!("jobs-{}-{}", seeds.0, seeds.1));
-        std::fs::create_dir_all(&out).unwrap();
-        for f in ["a.puffin", "b.puffin"] {
-            std::fs::copy(dir.path().join(f), out.join(f)).unwrap();
-        }
-    }
-    dir
+    recorded_pair(
+        &jobs_game(Jobs::Even, 60, seeds.0),
+        &jobs_game(b, 60, seeds.1),
+        &format!("jobs-{}-{}", seeds.0, seeds.1),
+    )
 }
 
 /// The one wait of `jobs::run` in the report's comparison.
@@ -429,17 +429,7 @@ fn started(startup: usize, seed: u64) -> Vec<Frame> {
 
 #[test]
 fn start_up_in_one_run_only_is_left_out_never_a_change() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("a.puffin"),
-        planted::record(&started(4, 21)),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("b.puffin"),
-        planted::record(&started(0, 22)),
-    )
-    .unwrap();
+    let dir = recorded_pair(&started(4, 21), &started(0, 22), "startup");
     for (x, y, side) in [("a.puffin", "b.puffin", 0), ("b.puffin", "a.puffin", 1)] {
         let (status, r) = json_in(
             dir.path(),
@@ -496,13 +486,7 @@ fn an_event_in_the_first_quarter_is_not_start_up() {
     main.children
         .push(Span::new("assets::preload", t, t + 20_000_000));
     main.end_ns = t + 20_200_000;
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.puffin"), planted::record(&a)).unwrap();
-    std::fs::write(
-        dir.path().join("b.puffin"),
-        planted::record(&game(Update::Leaf, 120, 32)),
-    )
-    .unwrap();
+    let dir = recorded_pair(&a, &game(Update::Leaf, 120, 32), "event");
     let (_, r) = json_in(
         dir.path(),
         &["report", "a.puffin", "b.puffin", "--format", "json"],
@@ -535,15 +519,7 @@ fn visits(calls: &dyn Fn(usize) -> usize, ms: &dyn Fn(usize) -> f64, seed: u64) 
 }
 
 fn visit_pair(a: Vec<Frame>, b: Vec<Frame>) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.puffin"), planted::record(&a)).unwrap();
-    std::fs::write(dir.path().join("b.puffin"), planted::record(&b)).unwrap();
-    if let Some(out) = std::env::var_os("PLANTED_OUT") {
-        std::fs::create_dir_all(&out).unwrap();
-        for f in ["a.puffin", "b.puffin"] {
-            std::fs::copy(dir.path().join(f), std::path::Path::new(&out).join(f)).unwrap();
-        }
-    }
+    let dir = recorded_pair(&a, &b, "visits");
     let (_, r) = json_in(
         dir.path(),
         &["report", "a.puffin", "b.puffin", "--format", "json"],
@@ -661,17 +637,7 @@ fn three_jobs(physics_ms: f64, seed: u64) -> Vec<Frame> {
 #[test]
 fn a_worker_slower_that_the_frame_never_waits_for_is_not_gated() {
     // `job::physics` 1 → 2 ms: still done before `job::render` (3 ms).
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("a.puffin"),
-        planted::record(&three_jobs(1.0, 61)),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("b.puffin"),
-        planted::record(&three_jobs(2.0, 62)),
-    )
-    .unwrap();
+    let dir = recorded_pair(&three_jobs(1.0, 61), &three_jobs(2.0, 62), "three-jobs");
     let (rs, r, cs, c) = gated(dir.path());
     let cmp = &r["comparison"];
     // It is slower, and said so, off the critical path.
@@ -701,7 +667,7 @@ fn a_worker_slower_that_the_frame_never_waits_for_is_not_gated() {
 }
 
 /// Pairs per setting of [`pairs_where_the_answer_is_known`]
-/// (`CONSERVATION_PAIRS`, 24 by default; the note's figures used 200).
+/// (`CONSERVATION_PAIRS`, 24 by default; docs/statistics.md quotes 100).
 fn pairs_per_setting() -> u64 {
     std::env::var("CONSERVATION_PAIRS")
         .ok()
@@ -865,9 +831,7 @@ fn a_stretch_that_moved_between_neighbours_is_the_same_stretch() {
     let (mut a, mut b) = (game(Update::Leaf, 120, 71), game(Update::Leaf, 120, 72));
     stretch(&mut a, "input");
     stretch(&mut b, "sim::update");
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.puffin"), planted::record(&a)).unwrap();
-    std::fs::write(dir.path().join("b.puffin"), planted::record(&b)).unwrap();
+    let dir = recorded_pair(&a, &b, "moved-stretch");
     let (rs, r, cs, _) = gated(dir.path());
     let c = &r["comparison"];
     // Both places are judged (gone, new), and neither is a cause.
