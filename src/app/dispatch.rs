@@ -2,7 +2,7 @@
 //! and keys, the JavaScript API's commands (`show`, `select`, hash changes),
 //! and the `ui()` state it reads back.
 
-use super::split::{GivenFile, Split};
+use super::shared::{GivenFile, Split};
 use super::top_bar::filter_id;
 use super::{
     FIND, OPEN, PuffinLensApp, Side, UI_ROWS, UiCommand, View, file_name, given_targets, platform,

@@ -111,7 +111,7 @@ pub struct SharedState {
     pub drop_pos: Option<[f32; 2]>,
     /// Three or more files given at once, waiting for the user to say
     /// which are runs of A and which of B.
-    pub split: Option<super::split::Split>,
+    pub split: Option<Split>,
 }
 
 /// A download in flight, to become side `side` once it arrives.
@@ -295,6 +295,54 @@ pub fn dropped_side(count: usize, i: usize) -> Option<Side> {
         (0 | 1, _) => None,
         (_, 0) => Some(Side::A),
         _ => Some(Side::B),
+    }
+}
+
+/// A file given by the user, not yet read.
+pub enum GivenFile {
+    Dropped(egui::DroppedFileHandle),
+    #[cfg(not(target_arch = "wasm32"))]
+    Path(std::path::PathBuf),
+    #[cfg(target_arch = "wasm32")]
+    Picked(rfd::FileHandle),
+}
+
+/// Files waiting for the user to say which side each is a run of.
+pub struct Split {
+    pub names: Vec<String>,
+    pub files: Vec<GivenFile>,
+    /// Per file: a run of A (else of B).
+    pub to_a: Vec<bool>,
+}
+
+impl Split {
+    /// The files, the first half by name A's.
+    pub fn new(names: Vec<String>, files: Vec<GivenFile>) -> Self {
+        let to_a = given_targets(&names, None)
+            .iter()
+            .map(|(side, _)| *side != Some(Side::B))
+            .collect();
+        Self { names, files, to_a }
+    }
+
+    /// Each file's side, and whether it is one more run of it (each side's
+    /// first by name opens it).
+    pub fn targets(&self) -> Vec<(Option<Side>, bool)> {
+        let mut order: Vec<usize> = (0..self.names.len()).collect();
+        order.sort_by(|&x, &y| self.names[x].cmp(&self.names[y]).then(x.cmp(&y)));
+        let mut out = vec![(None, false); self.names.len()];
+        let mut opened = [false; 2];
+        for i in order {
+            let side = if self.to_a[i] { Side::A } else { Side::B };
+            out[i] = (Some(side), opened[side as usize]);
+            opened[side as usize] = true;
+        }
+        out
+    }
+
+    /// The dialog's state for `puffinLens.ui()`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({"names": self.names, "to_a": self.to_a})
     }
 }
 

@@ -1,63 +1,16 @@
 //! Three or more recordings given at once (dropped on the page, or chosen
 //! together in the Open dialog): a dialog asks which are runs of A and
-//! which of B, the first half by name A's by default. Each side's runs are
+//! which of B, the first half by name A's by default (the files waiting,
+//! [`super::shared::Split`], are state the shared cell holds). Each side's runs are
 //! judged between runs. Files dropped onto A or B in the top bar, or added
 //! with its +, are that side's without asking.
 
 #[cfg(target_arch = "wasm32")]
 use super::platform;
-use super::shared::given_targets;
+use super::shared::GivenFile;
 #[cfg(not(target_arch = "wasm32"))]
 use super::{Incoming, Source};
 use super::{PuffinLensApp, Side};
-
-/// A file given by the user, not yet read.
-pub enum GivenFile {
-    Dropped(egui::DroppedFileHandle),
-    #[cfg(not(target_arch = "wasm32"))]
-    Path(std::path::PathBuf),
-    #[cfg(target_arch = "wasm32")]
-    Picked(rfd::FileHandle),
-}
-
-/// Files waiting for the user to say which side each is a run of.
-pub struct Split {
-    pub names: Vec<String>,
-    pub files: Vec<GivenFile>,
-    /// Per file: a run of A (else of B).
-    pub to_a: Vec<bool>,
-}
-
-impl Split {
-    /// The files, the first half by name A's.
-    pub fn new(names: Vec<String>, files: Vec<GivenFile>) -> Self {
-        let to_a = given_targets(&names, None)
-            .iter()
-            .map(|(side, _)| *side != Some(Side::B))
-            .collect();
-        Self { names, files, to_a }
-    }
-
-    /// Each file's side, and whether it is one more run of it (each side's
-    /// first by name opens it).
-    pub fn targets(&self) -> Vec<(Option<Side>, bool)> {
-        let mut order: Vec<usize> = (0..self.names.len()).collect();
-        order.sort_by(|&x, &y| self.names[x].cmp(&self.names[y]).then(x.cmp(&y)));
-        let mut out = vec![(None, false); self.names.len()];
-        let mut opened = [false; 2];
-        for i in order {
-            let side = if self.to_a[i] { Side::A } else { Side::B };
-            out[i] = (Some(side), opened[side as usize]);
-            opened[side as usize] = true;
-        }
-        out
-    }
-
-    /// The dialog's state for `puffinLens.ui()`.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({"names": self.names, "to_a": self.to_a})
-    }
-}
 
 impl PuffinLensApp {
     /// The split dialog, while files wait for it.

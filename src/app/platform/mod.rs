@@ -16,7 +16,7 @@ pub const SLICED_VIEWS: bool = cfg!(target_arch = "wasm32");
 /// Opens the file picker; the chosen files arrive through `shared`
 /// (`into`: each added as a run of that side; see
 /// [`super::shared::given_targets`]).
-use super::split::{GivenFile, Split};
+use super::shared::{GivenFile, Split};
 
 pub fn pick_files(shared: &Shared, into: Option<super::Side>) {
     #[cfg(not(target_arch = "wasm32"))]
