@@ -167,7 +167,6 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
         let trail = grow_edge(&spans, |&(f, l)| {
             (f >= n32 - quarter).then_some((n32 - 1 - l, n32 - f))
         });
-        let (mut lead, mut trail) = (lead, trail);
         // Frames off the steady state, at each edge.
         let dur: Vec<i64> = frames
             .clone()
@@ -194,8 +193,7 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
             .take(quarter as usize)
             .take_while(|&&x| off(x))
             .count() as u32;
-        lead = lead.max(lead_frames);
-        trail = trail.max(trail_frames);
+        let (lead, trail) = (lead.max(lead_frames), trail.max(trail_frames));
         let steady = frames.start + lead..frames.end - trail;
         // What each edge holds.
         for (edge, range, k) in [
