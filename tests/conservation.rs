@@ -22,6 +22,13 @@ enum Update {
     Added,
 }
 
+/// A leaf span from `t` (advanced to its end): `ms` with ±1% jitter.
+fn leaf(name: &'static str, ms: f64, t: &mut i64, rng: &mut Rng) -> Span {
+    let s = Span::new(name, *t, *t + rng.ns(ms, 0.01));
+    *t = s.end_ns;
+    s
+}
+
 fn game(update: Update, frames: usize, seed: u64) -> Vec<Frame> {
     let mut rng = Rng::new(seed);
     let jitter = 0.01;
@@ -29,11 +36,6 @@ fn game(update: Update, frames: usize, seed: u64) -> Vec<Frame> {
         .map(|f| {
             let start = T0 + f as i64 * PERIOD_NS;
             let mut t = start;
-            let leaf = |name: &'static str, ms: f64, t: &mut i64, rng: &mut Rng| {
-                let s = Span::new(name, *t, *t + rng.ns(ms, jitter));
-                *t = s.end_ns;
-                s
-            };
             let input = leaf("input", 0.5, &mut t, &mut rng);
             let u0 = t;
             let mut update_span = Span::new("sim::update", u0, 0);
@@ -230,12 +232,6 @@ enum Jobs {
 
 fn jobs_game(jobs: Jobs, frames: usize, seed: u64) -> Vec<Frame> {
     let mut rng = Rng::new(seed);
-    let jitter = 0.01;
-    let leaf = |name: &'static str, ms: f64, t: &mut i64, rng: &mut Rng| {
-        let s = Span::new(name, *t, *t + rng.ns(ms, jitter));
-        *t = s.end_ns;
-        s
-    };
     (0..frames)
         .map(|f| {
             let start = T0 + f as i64 * 2 * PERIOD_NS;
@@ -585,11 +581,6 @@ fn twice_the_calls_at_half_the_cost_is_said_though_the_time_held() {
 /// (3 ms, the last to finish) on pool-2.
 fn three_jobs(physics_ms: f64, seed: u64) -> Vec<Frame> {
     let mut rng = Rng::new(seed);
-    let leaf = |name: &'static str, ms: f64, t: &mut i64, rng: &mut Rng| {
-        let s = Span::new(name, *t, *t + rng.ns(ms, 0.01));
-        *t = s.end_ns;
-        s
-    };
     (0..90)
         .map(|f| {
             let start = T0 + f as i64 * PERIOD_NS;
