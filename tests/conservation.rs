@@ -1006,3 +1006,322 @@ fn any_restructuring_that_keeps_a_scopes_time_is_no_change_and_no_gate_trip() {
     // of few names. Half the trees here have few.
     assert!(restructured * 4 >= n, "{restructured} of {n}");
 }
+
+// Randomised properties: each setting drawn from a seeded generator
+// (threads, calls, costs, lengths, sizes), `pairs_per_setting()` pairs,
+// judged in process by the report the CLI prints.
+
+/// Uniform in [0, 1).
+fn u01(g: &mut Rng) -> f64 {
+    (g.unit() + 1.0) / 2.0
+}
+
+/// The report's comparison of `a` and `b` with the gate at 2%.
+fn compared(a: &[Frame], b: &[Frame]) -> puffin_lens::engine::report::ComparisonReport {
+    use puffin_lens::engine::{self, analyses::gate::Gate, report};
+    let (a, b) = (
+        engine::load(&planted::record(a)).unwrap(),
+        engine::load(&planted::record(b)).unwrap(),
+    );
+    let opts = report::ReportOptions {
+        gate: Some(Gate {
+            pct: 2.0,
+            min_ms: 0.0,
+            drift_pct: None,
+        }),
+        ..Default::default()
+    };
+    report::Report::new(("a", &a), Some(("b", &b)), opts)
+        .comparison
+        .unwrap()
+}
+
+/// Main's frame (five busy names) then `jobs::run`, waiting for workers
+/// `pool-0`, `pool-1`, …: `tasks[w]` are the costs (ms) of the
+/// `job::task` calls thread `w` runs each frame, all threads from one
+/// dispatch (or, `serial`, each after the one before).
+fn work_game(tasks: &[Vec<f64>], serial: bool, frames: usize, seed: u64) -> Vec<Frame> {
+    let mut rng = Rng::new(seed);
+    (0..frames)
+        .map(|f| {
+            let start = T0 + f as i64 * 3 * PERIOD_NS;
+            let mut t = start;
+            let mut main = Span::new("frame", start, 0);
+            for (name, ms) in [
+                ("input", 0.5),
+                ("sim::step", 2.0),
+                ("ai::think", 0.8),
+                ("net::poll", 0.4),
+                ("anim::blend", 0.6),
+            ] {
+                main = main.child(leaf(name, ms, &mut t, &mut rng));
+            }
+            let r0 = t;
+            let d0 = r0 + 100_000;
+            let (mut last_end, mut thread_start) = (d0, d0);
+            let mut frame: Frame = Vec::new();
+            for (w, costs) in tasks.iter().enumerate() {
+                let mut u = if serial { thread_start } else { d0 };
+                let spans: Vec<Span> = costs
+                    .iter()
+                    .map(|&ms| leaf("job::task", ms, &mut u, &mut rng))
+                    .collect();
+                last_end = last_end.max(u);
+                thread_start = u;
+                frame.push((format!("pool-{w}"), spans));
+            }
+            let mut u = last_end + 30_000;
+            let merge = leaf("jobs::merge", 0.3, &mut u, &mut rng);
+            main = main.child(Span::new("jobs::run", r0, u).child(merge));
+            t = u;
+            main = main.child(leaf("present", 0.5, &mut t, &mut rng));
+            main.end_ns = t;
+            frame.insert(0, ("main".to_owned(), vec![main]));
+            frame
+        })
+        .collect()
+}
+
+/// The wait's part `name` of a comparison's only wait.
+fn wait_part<'c>(
+    c: &'c puffin_lens::engine::report::ComparisonReport,
+    name: &str,
+) -> &'c puffin_lens::engine::analyses::wait_diff::WaitPart {
+    assert_eq!(c.waits.len(), 1, "{:#?}", c.waits);
+    c.waits[0].parts.iter().find(|p| p.part == name).unwrap()
+}
+
+/// The frame's parts sum to its change, and what is left unaccounted lies
+/// inside the frame's own interval (or is under 2% of A's frame): the
+/// change is accounted for by its causes, the drift and the restructured
+/// time, not by a remainder.
+fn assert_frame_accounted(c: &puffin_lens::engine::report::ComparisonReport, what: &str) {
+    let f = &c.frame;
+    let sum: f64 = f.parts.iter().map(|p| p.delta_ns).sum();
+    assert!(
+        (sum - f.delta_mean_ns).abs() <= 1.0 + 1e-9 * f.delta_mean_ns.abs(),
+        "{what}: parts {sum} vs {}",
+        f.delta_mean_ns
+    );
+    let shares: f64 = f.parts.iter().map(|p| p.share_pct.abs()).sum();
+    assert!(
+        f.parts.iter().all(|p| p.delta_ns == 0.0) || (shares - 100.0).abs() < 1e-6,
+        "{what}: shares {shares}"
+    );
+    let left = f
+        .parts
+        .iter()
+        .find(|p| p.part == "unaccounted")
+        .map_or(0.0, |p| p.delta_ns);
+    let half_width = (f.effect.ci_ns[1] - f.effect.ci_ns[0]) / 2.0;
+    assert!(
+        left.abs() <= half_width.max(0.02 * f.mean_a_ns),
+        "{what}: {left} ns unaccounted; the frame's interval ±{half_width}: {:#?}",
+        f.parts
+    );
+}
+
+#[test]
+fn any_redistribution_of_a_parallel_sections_work_is_told_by_its_part() {
+    let n = pairs_per_setting();
+    let mut g = Rng::new(0x5eed_0055);
+    for k in 0..n {
+        // 2 to 4 threads, 2 to 3 tasks each of one cost (0.6 to 1.5 ms).
+        let threads = 2 + (g.next_u64() % 3) as usize;
+        let per = 2 + (g.next_u64() % 2) as usize;
+        let ms = 0.6 + 0.9 * u01(&mut g);
+        let even: Vec<Vec<f64>> = vec![vec![ms; per]; threads];
+        let a = work_game(&even, false, 60, 2000 + 2 * k);
+        let what = format!("pair {k}: {threads} threads × {per} tasks of {ms:.2} ms");
+        // The same total, moved: `moved` tasks from the others onto pool-0.
+        let moved = 1 + (g.next_u64() % (per as u64 - 1).max(1)) as usize;
+        let mut uneven = even.clone();
+        for m in 0..moved {
+            let from = 1 + m % (threads - 1);
+            uneven[from].pop();
+            uneven[0].push(ms);
+        }
+        let c = compared(&a, &work_game(&uneven, false, 60, 2001 + 2 * k));
+        let gate = c.gate.as_ref().unwrap();
+        assert!(
+            wait_part(&c, "split").changed,
+            "{what}, split: {:#?}",
+            c.waits
+        );
+        assert!(
+            !wait_part(&c, "work").changed,
+            "{what}, split: {:#?}",
+            c.waits
+        );
+        assert!(
+            !wait_part(&c, "overlap").changed,
+            "{what}, split: {:#?}",
+            c.waits
+        );
+        assert!(c.waits[0].uneven_split.is_some(), "{what}");
+        assert!(c.waits[0].lost_parallelism.is_none(), "{what}");
+        assert!(gate.failed(), "{what}, split: {gate:#?}");
+        assert_frame_accounted(&c, &what);
+        // More work, split evenly: one more task a thread.
+        let more: Vec<Vec<f64>> = vec![vec![ms; per + 1]; threads];
+        let c = compared(&a, &work_game(&more, false, 60, 3001 + 2 * k));
+        assert!(
+            wait_part(&c, "work").changed,
+            "{what}, work: {:#?}",
+            c.waits
+        );
+        assert!(
+            !wait_part(&c, "split").changed,
+            "{what}, work: {:#?}",
+            c.waits
+        );
+        assert!(c.waits[0].uneven_split.is_none(), "{what}");
+        assert!(c.gate.as_ref().unwrap().failed(), "{what}, work");
+        assert_frame_accounted(&c, &what);
+        // The same work, the threads one after another: overlap alone,
+        // a condition of the run (inconclusive), never a failure.
+        let c = compared(&a, &work_game(&even, true, 60, 4001 + 2 * k));
+        let gate = c.gate.as_ref().unwrap();
+        assert!(
+            wait_part(&c, "overlap").changed,
+            "{what}, serial: {:#?}",
+            c.waits
+        );
+        assert!(
+            !wait_part(&c, "work").changed,
+            "{what}, serial: {:#?}",
+            c.waits
+        );
+        assert!(
+            !wait_part(&c, "split").changed,
+            "{what}, serial: {:#?}",
+            c.waits
+        );
+        assert!(c.waits[0].lost_parallelism.is_some(), "{what}");
+        assert!(
+            !gate.failed() && gate.is_inconclusive(),
+            "{what}, serial: {gate:#?}"
+        );
+    }
+}
+
+/// [`started`] with `frames` of start-up whose two names cost `sizes` ms.
+fn started_sized(frames: usize, sizes: (f64, f64), seed: u64) -> Vec<Frame> {
+    let mut run = game(Update::Leaf, 120, seed);
+    for (f, frame) in run.iter_mut().enumerate().take(frames) {
+        let main = &mut frame[0].1[0];
+        let mut t = main.end_ns;
+        let preload = Span::new("assets::preload", t, t + (sizes.0 * 1e6) as i64);
+        t = preload.end_ns;
+        main.children.push(preload);
+        if f >= 1 {
+            let compile = Span::new("shaders::compile", t, t + (sizes.1 * 1e6) as i64);
+            t = compile.end_ns;
+            main.children.push(compile);
+        }
+        main.end_ns = t + 200_000;
+    }
+    run
+}
+
+#[test]
+fn a_transient_of_any_length_and_size_at_either_start_is_left_out() {
+    let n = pairs_per_setting();
+    let mut g = Rng::new(0x5eed_7a75);
+    for k in 0..n {
+        // 2 to 24 frames (a fifth of the run), 0.2 to 40 ms a name.
+        let len_a = 2 + (g.next_u64() % 23) as usize;
+        let len_b = 2 + (g.next_u64() % 23) as usize;
+        let sizes = (0.2 + 39.8 * u01(&mut g), 0.2 + 19.8 * u01(&mut g));
+        let which = k % 3;
+        let (la, lb) = match which {
+            0 => (len_a, 0),
+            1 => (0, len_b),
+            _ => (len_a, len_b),
+        };
+        let what = format!("pair {k}: start-up A {la}, B {lb} frames, {sizes:.1?} ms");
+        let c = compared(
+            &started_sized(la, sizes, 5000 + 2 * k),
+            &started_sized(lb, sizes, 5001 + 2 * k),
+        );
+        assert_eq!(c.transients.0.leading.frames as usize, la, "{what}");
+        assert_eq!(c.transients.1.leading.frames as usize, lb, "{what}");
+        assert!(
+            c.new.is_empty() && c.gone.is_empty(),
+            "{what}: {:?} {:?}",
+            c.new,
+            c.gone
+        );
+        assert!(
+            !c.rows
+                .iter()
+                .any(|r| r.name.contains("::preload") || r.name.contains("::compile")),
+            "{what}"
+        );
+        assert!(!c.gate.as_ref().unwrap().failed(), "{what}: {:#?}", c.gate);
+        assert_eq!(c.frames_a + c.frames_b, 240 - la - lb, "{what}");
+    }
+}
+
+#[test]
+fn calls_against_cost_per_call_each_is_named_by_its_factor() {
+    use puffin_lens::engine::analyses::judge::Kind;
+    let n = pairs_per_setting();
+    let mut g = Rng::new(0x5eed_ca11);
+    for k in 0..n {
+        // In every frame: 1 to 4 calls of 0.1 to 0.5 ms, B multiplies one
+        // factor by 1.5 to 3. Growing through B: 6 to 12 calls, the factor
+        // from 1 to twice its mean less one (a call more every few frames;
+        // a count of a few calls climbing by a stair a quarter of the run
+        // is a wander one run cannot tell from the scene's: inconclusive).
+        let trend = g.next_u64() % 2 == 1;
+        let calls = if trend { 6 } else { 1 } + (g.next_u64() % if trend { 7 } else { 4 }) as usize;
+        let ms = 0.1 + 0.4 * u01(&mut g);
+        let factor = 1.5 + 1.5 * u01(&mut g);
+        let at = move |f: usize| {
+            if trend {
+                1.0 + (factor - 1.0) * 2.0 * f as f64 / 119.0
+            } else {
+                factor
+            }
+        };
+        let what = format!(
+            "pair {k}: {calls} calls of {ms:.2} ms, ×{factor:.2} {}",
+            if trend { "growing" } else { "every frame" }
+        );
+        let a = visits(&|_| calls, &|_| ms, 6000 + 2 * k);
+        let c = compared(
+            &a,
+            &visits(
+                &|f| (calls as f64 * at(f)).round() as usize,
+                &|_| ms,
+                6001 + 2 * k,
+            ),
+        );
+        let r = c.rows.iter().find(|r| r.name == "x::visit");
+        if r.is_none() {
+            let _ = recorded_pair(
+                &a,
+                &visits(
+                    &|f| (calls as f64 * at(f)).round() as usize,
+                    &|_| ms,
+                    6001 + 2 * k,
+                ),
+                "calls",
+            );
+        }
+        let r = r.unwrap_or_else(|| {
+            panic!(
+                "{what}, calls: not a change: {:#?} {:#?} {:?}",
+                c.calls_changed, c.inconclusive, c.conditions
+            )
+        });
+        assert_eq!(r.change.kind, Kind::MoreOften, "{what}, calls: {r:#?}");
+        assert_frame_accounted(&c, &what);
+        let c = compared(&a, &visits(&|_| calls, &|f| ms * at(f), 6001 + 2 * k));
+        let r = c.rows.iter().find(|r| r.name == "x::visit");
+        let r = r.unwrap_or_else(|| panic!("{what}, per call: not a change"));
+        assert_eq!(r.change.kind, Kind::Slower, "{what}, per call: {r:#?}");
+        assert_frame_accounted(&c, &what);
+    }
+}

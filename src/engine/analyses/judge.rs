@@ -597,16 +597,33 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
     let terms = noise.terms();
     // One run a side: a step or trend through the run is the row's cost,
     // not noise around it (`shape::detrended`); with several runs, each
-    // run's mean is a unit and a shape inside a run averages out.
+    // run's mean is a unit and a shape inside a run averages out. A count
+    // that steps or grows through the run is the program's, as a cost that
+    // does is: taken around its shape the same way (its band the noise
+    // percentage of its calls, no floor: calls have no milliseconds). The
+    // cost is calls times cost per call: without a shape of its own, it is
+    // taken around its calls' shape at its mean call.
     let shaped = |s: &Sample| {
-        let x = s.cost_series();
+        let (x, r) = (s.cost_series(), s.rate_series());
         if !s.run_starts.is_empty() {
-            return x;
+            return (x, r);
         }
-        let band = super::shape::band_ns(&x, noise.pct, noise.ms);
-        super::shape::detrended(&x, band).unwrap_or(x)
+        let calls = super::shape::detrended(&r, super::shape::band_ns(&r, noise.pct, 0.0));
+        let cost = super::shape::detrended(&x, super::shape::band_ns(&x, noise.pct, noise.ms))
+            .or_else(|| {
+                let around = calls.as_ref()?;
+                let per_call = s.mean_ns();
+                Some(
+                    x.iter()
+                        .zip(&r)
+                        .zip(around)
+                        .map(|((x, r), a)| x - (r - a) * per_call)
+                        .collect(),
+                )
+            });
+        (cost.unwrap_or(x), calls.unwrap_or(r))
     };
-    let (ca, cb) = (shaped(sa), shaped(sb));
+    let ((ca, ra), (cb, rb)) = (shaped(sa), shaped(sb));
     change.raw.row = Estimate {
         eq_alpha: noise.alpha,
         ..effect::estimate(
@@ -626,18 +643,6 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
     // The count part: the calls per unit, at A's cost per call (times the
     // drift), with the row's band (its sampling only: see below).
     let per_call_a = terms.factor * sa.mean_ns();
-    // A count that steps or grows through the run is the program's, as a
-    // cost that does is: taken around its shape the same way (its band the
-    // noise percentage of its calls, no floor: calls have no milliseconds).
-    let shaped_calls = |s: &Sample| {
-        let x = s.rate_series();
-        if !s.run_starts.is_empty() {
-            return x;
-        }
-        let band = super::shape::band_ns(&x, noise.pct, 0.0);
-        super::shape::detrended(&x, band).unwrap_or(x)
-    };
-    let (ra, rb) = (shaped_calls(sa), shaped_calls(sb));
     let rates = effect::estimate(
         &Series {
             per_unit: &ra,

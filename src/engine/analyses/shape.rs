@@ -462,12 +462,17 @@ fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
     let cut = batch(split.0, b, n).0;
     let m = (n as f64 / b as f64).round().max(1.0) as usize;
     let enough = |c: Corr| c.independent(n) >= MIN_INDEPENDENT;
-    let line_resid: Vec<f64> = (0..n).map(|k| x[k] - icpt - slope * k as f64).collect();
+    // A series of whole numbers (calls per frame) follows a line as the
+    // line rounded: its stairs are the count's, not a wander.
+    let whole = x.iter().all(|v| v.fract() == 0.0);
+    let on_line = |k: f64| {
+        let y = icpt + slope * k;
+        if whole { y.round() } else { y }
+    };
+    let line_resid: Vec<f64> = (0..n).map(|k| x[k] - on_line(k as f64)).collect();
     let corr_line = Corr::of(&line_resid);
     let trend = {
-        let resid: Vec<f64> = (0..b)
-            .map(|k| meds[k] - icpt - slope * centers[k])
-            .collect();
+        let resid: Vec<f64> = (0..b).map(|k| meds[k] - on_line(centers[k])).collect();
         let p = mann_kendall_p(
             &meds,
             widening(corr_line.batch_correlation(m).max(batch_lag1(&resid))),
