@@ -218,12 +218,7 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
     }
     let file = super::side_name(&sides.0);
     let file_b = sides.1.as_deref().map(super::side_name);
-    let a = super::load_side(&sides.0, "A")?;
-    let b = sides
-        .1
-        .as_deref()
-        .map(|p| super::load_side(p, "B"))
-        .transpose()?;
+    let (a, b) = super::load_sides(&sides.0, sides.1.as_deref())?;
     let damaged = a.is_damaged() || b.as_ref().is_some_and(|b| b.is_damaged());
     match api::answer(&request, &a.trace, b.as_ref().map(|b| &b.trace)) {
         Ok(answer) => {

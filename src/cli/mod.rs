@@ -429,8 +429,7 @@ fn report_cmd(
             }
         },
     };
-    let da = load_side(&a, "A")?;
-    let db = b.as_deref().map(|b| load_side(b, "B")).transpose()?;
+    let (da, db) = load_sides(&a, b.as_deref())?;
     let name = |paths: &[PathBuf]| {
         let names: Vec<String> = paths
             .iter()
@@ -741,10 +740,21 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
 /// Reads and decodes a recording, reporting diagnostics on stderr.
 /// Errors (exit 1) when nothing usable is left.
 pub(crate) fn load(path: &Path) -> anyhow::Result<Decoded> {
+    told(path, decode(path))
+}
+
+/// [`load`] without a word on stderr: the decoded recording, or why not.
+fn decode(path: &Path) -> anyhow::Result<anyhow::Result<Decoded>> {
     let shown = path.display();
-    let decoded = file::decode(path)
+    Ok(file::decode(path)
         .with_context(|| format!("{shown}"))?
-        .with_context(|| format!("{shown}"))?;
+        .with_context(|| format!("{shown}")))
+}
+
+/// What [`decode`] found, its diagnostics said on stderr.
+fn told(path: &Path, decoded: anyhow::Result<anyhow::Result<Decoded>>) -> anyhow::Result<Decoded> {
+    let shown = path.display();
+    let decoded = decoded??;
     for d in &decoded.diagnostics {
         eprintln!("puffin-lens: {}: {shown}: {d}", d.severity.as_str());
     }
@@ -752,6 +762,22 @@ pub(crate) fn load(path: &Path) -> anyhow::Result<Decoded> {
         anyhow::bail!("{shown}: no frame could be decoded");
     }
     Ok(decoded)
+}
+
+/// Side A and (when given) side B, as [`load_side`] loads them: one file a
+/// side is decoded at once with the other (on another core), its words on
+/// stderr then said in order, A's first.
+pub(crate) fn load_sides(
+    a: &[PathBuf],
+    b: Option<&[PathBuf]>,
+) -> anyhow::Result<(Decoded, Option<Decoded>)> {
+    if let ([one_a], Some([one_b])) = (a, b) {
+        let (da, db) = rayon::join(|| decode(one_a), || decode(one_b));
+        let da = told(one_a, da)?;
+        return Ok((da, Some(told(one_b, db)?)));
+    }
+    let da = load_side(a, "A")?;
+    Ok((da, b.map(|b| load_side(b, "B")).transpose()?))
 }
 
 /// A side's recordings as one (several runs of the same code, `A1 A2 --vs

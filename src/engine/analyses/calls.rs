@@ -2,7 +2,7 @@
 //! heavy tail.
 
 use super::common::*;
-use crate::engine::model::Trace;
+use crate::engine::model::{ScopeIdx, Trace};
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -42,7 +42,12 @@ pub struct CallsReport {
 /// Every instance named (or with data) `name`, in time order (ties in file
 /// order), with a summary. `None` when none matches.
 pub fn calls(trace: &Trace, name: &str) -> Option<CallsReport> {
-    let mut hits = named_instances(trace, name);
+    calls_of(trace, named_instances(trace, name))
+}
+
+/// [`calls`] of a name from its instances `hits` (found with others' in one
+/// pass: [`super::common::named_instances_of`]).
+pub fn calls_of(trace: &Trace, mut hits: Vec<ScopeIdx>) -> Option<CallsReport> {
     if hits.is_empty() {
         return None;
     }

@@ -350,6 +350,39 @@ pub fn named_instances(trace: &Trace, name: &str) -> Vec<ScopeIdx> {
         .collect()
 }
 
+/// [`named_instances`] of several names in one pass over the scopes: each
+/// name's instances, in `names`' order.
+pub fn named_instances_of(trace: &Trace, names: &[&str]) -> Vec<Vec<ScopeIdx>> {
+    let mut out = vec![Vec::new(); names.len()];
+    let mut slot_of: FxHashMap<u32, usize> = FxHashMap::default();
+    for (k, name) in names.iter().enumerate() {
+        if let Some(id) = trace.strings.find(name) {
+            slot_of.entry(id.0).or_insert(k);
+        }
+    }
+    if slot_of.is_empty() {
+        return out;
+    }
+    let def_slot: Vec<Option<usize>> = trace
+        .defs
+        .name
+        .iter()
+        .map(|n| slot_of.get(&n.0).copied())
+        .collect();
+    let s = &trace.scopes;
+    for i in all_scopes(trace) {
+        let by_def = def_slot[s.def[i as usize].idx()];
+        let by_data = slot_of.get(&s.data[i as usize].0).copied();
+        if let Some(k) = by_def {
+            out[k].push(ScopeIdx(i));
+        }
+        if let Some(k) = by_data.filter(|&k| by_def != Some(k)) {
+            out[k].push(ScopeIdx(i));
+        }
+    }
+    out
+}
+
 /// Why [`children`] or [`calls`] found nothing for `name`.
 pub fn no_scope_named(name: &str) -> String {
     format!("no scope named {name:?} (nor with that data)")

@@ -59,8 +59,10 @@ pub(super) fn comparison(
     // The (name, data) rows judged against the names' drift.
     let noise = names.noise();
     // The gap places judged with the same noise and drift.
-    let gap_diff = gap_changes(a, b, &noise, names.basis(), opts.top);
-    let by_data = CompareTable::judged(a, b, noise);
+    let (gap_diff, by_data) = rayon::join(
+        || gap_changes(a, b, &noise, names.basis(), opts.top),
+        || CompareTable::judged(a, b, noise.clone()),
+    );
     let data_rows = by_data.with(a, b);
     let all: Vec<Pair> = names.pairs().to_vec();
     let total_rows = all.len();

@@ -510,7 +510,6 @@ impl Report {
         opts: ReportOptions,
         stack: &Stack,
     ) -> Self {
-        let mut warnings = Vec::new();
         let label = |l: &str| {
             if b.is_some() {
                 l.to_owned()
@@ -520,31 +519,36 @@ impl Report {
         };
         // Each recording's merged tree (every frame, as many levels as
         // the `tree` answer lists), made once for its hot paths and the
-        // comparison's.
-        let mut tree = |d: &Decoded| {
+        // comparison's, and its section: A's and B's at once (rayon; one
+        // thread where there are no others, as in the browser).
+        let side = |label: &str, name: &str, d: &Decoded| {
             let t = &d.trace;
             let tr = transformed_tree(t, 0..t.frames.len() as u32, None, MAX_REPORT_LEVELS, stack);
-            warnings.extend(tr.warnings);
-            tr.tree
+            let section = recording(label, name, d, &tr.tree, opts);
+            (tr, section)
         };
-        let tree_a = tree(a.1);
-        let tree_b = b.map(|(_, d)| tree(d));
+        let ((tr_a, section_a), side_b) = rayon::join(
+            || side(&label("A"), a.0, a.1),
+            || b.map(|(name, d)| side("B", name, d)),
+        );
+        let mut warnings = tr_a.warnings;
+        let mut recordings = vec![section_a];
+        let comparison = b.zip(side_b).map(|((_, decoded), (tr_b, section_b))| {
+            warnings.extend(tr_b.warnings);
+            recordings.push(section_b);
+            let gaps = (
+                &recordings[0].recurring_gaps[..],
+                &recordings[1].recurring_gaps[..],
+            );
+            let mut c = comparison(a.1, decoded, (&tr_a.tree, &tr_b.tree), gaps, &opts);
+            c.look_first = look_first(&c, &recordings[1], &opts);
+            c
+        });
         warnings.sort();
         warnings.dedup();
         let applied = (!stack.is_empty()).then(|| Applied {
             transforms: stack.written(),
             warnings,
-        });
-        let mut recordings = vec![recording(&label("A"), a.0, a.1, &tree_a, opts)];
-        let comparison = b.zip(tree_b).map(|((name, decoded), tree_b)| {
-            recordings.push(recording("B", name, decoded, &tree_b, opts));
-            let gaps = (
-                &recordings[0].recurring_gaps[..],
-                &recordings[1].recurring_gaps[..],
-            );
-            let mut c = comparison(a.1, decoded, (&tree_a, &tree_b), gaps, &opts);
-            c.look_first = look_first(&c, &recordings[1], &opts);
-            c
         });
         Self {
             tool: format!("puffin-lens {}", env!("CARGO_PKG_VERSION")),

@@ -10,8 +10,8 @@ use super::{
 use crate::engine::Decoded;
 use crate::engine::analyses::basis::unframed;
 use crate::engine::analyses::basis::{Basis, Units};
-use crate::engine::analyses::calls::calls;
-use crate::engine::analyses::common::spike;
+use crate::engine::analyses::calls::calls_of;
+use crate::engine::analyses::common::{named_instances_of, spike};
 use crate::engine::analyses::coverage;
 use crate::engine::analyses::find::{GroupBy, InstanceRow};
 use crate::engine::analyses::shape::{self, classify_runs, series_by_name};
@@ -85,10 +85,24 @@ pub(super) fn recording(
         .into_iter()
         .map(|x| (t.str(x.name), x))
         .collect();
+    // The calls of the names with one call or a burst to show, found in
+    // one pass.
+    let shown: Vec<&str> = totals
+        .iter()
+        .filter(|r| one_call_or_burst_shown(r, &heaviest))
+        .map(|r| r.name.as_str())
+        .collect();
+    let mut instances: FxHashMap<&str, Vec<ScopeIdx>> = shown
+        .iter()
+        .copied()
+        .zip(named_instances_of(t, &shown))
+        .collect();
     let outliers: Vec<Outlier> = totals
         .iter()
         .flat_map(|r| {
-            let one = one_call_or_burst(t, r, &heaviest);
+            let one = instances
+                .remove(r.name.as_str())
+                .and_then(|hits| one_call_or_burst(t, r, &heaviest, hits));
             let tail = tails
                 .get(r.name.as_str())
                 .and_then(|x| tail_outlier(t, r, x));
@@ -252,22 +266,36 @@ fn over_time(
 
 /// `r`'s outlier of kind `call` (one call is more than half of its total)
 /// or `burst` (one frame's calls are), if it is one.
-fn one_call_or_burst(
-    t: &Trace,
+/// Whether [`one_call_or_burst`] shows `r`: one call, or one frame's
+/// calls, more than half its total.
+fn one_call_or_burst_shown(r: &TotalRow, heaviest: &FxHashMap<&str, (u64, u64, i64, u64)>) -> bool {
+    spike(r.count, r.max_ns, r.total_ns) || burst(r, heaviest).is_some()
+}
+
+fn burst(
     r: &TotalRow,
     heaviest: &FxHashMap<&str, (u64, u64, i64, u64)>,
-) -> Option<Outlier> {
-    let call = spike(r.count, r.max_ns, r.total_ns);
-    let burst = heaviest
+) -> Option<(u64, u64, i64, u64)> {
+    heaviest
         .get(r.name.as_str())
         .copied()
         .filter(|&(_, count, total, frames)| {
             count >= 2 && frames >= 2 && total.saturating_mul(2) > r.total_ns
-        });
+        })
+}
+
+fn one_call_or_burst(
+    t: &Trace,
+    r: &TotalRow,
+    heaviest: &FxHashMap<&str, (u64, u64, i64, u64)>,
+    hits: Vec<ScopeIdx>,
+) -> Option<Outlier> {
+    let call = spike(r.count, r.max_ns, r.total_ns);
+    let burst = burst(r, heaviest);
     if !call && burst.is_none() {
         return None;
     }
-    let calls = calls(t, &r.name)?;
+    let calls = calls_of(t, hits)?;
     let worst = calls
         .calls
         .iter()
