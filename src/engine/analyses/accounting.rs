@@ -388,13 +388,10 @@ fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> Vec<(&'t str,
         }
     }
     // Several definitions of one name, or one name's entries of a unit
-    // from several streams: summed once sorted.
-    let mut out: Vec<(&str, u32, i64)> = entries
-        .into_iter()
-        .map(|(n, u, ns)| (t.str(n), u, ns))
-        .collect();
-    out.sort_unstable_by(|x, y| x.0.cmp(y.0).then(x.1.cmp(&y.1)));
-    out.dedup_by(|next, kept| {
+    // from several streams: summed once sorted (by the name's interned id:
+    // one id a name).
+    entries.sort_unstable_by_key(|x| (x.0.0, x.1));
+    entries.dedup_by(|next, kept| {
         if next.0 == kept.0 && next.1 == kept.1 {
             kept.2 = kept.2.saturating_add(next.2);
             true
@@ -402,7 +399,10 @@ fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> Vec<(&'t str,
             false
         }
     });
-    out
+    entries
+        .into_iter()
+        .map(|(n, u, ns)| (t.str(n), u, ns))
+        .collect()
 }
 
 /// The lower median of `values` padded with zeros to `units` values (a
@@ -795,11 +795,12 @@ pub fn frame_change(
         judged.median_a_ns.unwrap_or(0),
         judged.median_b_ns.unwrap_or(0),
     );
+    let parts = rayon::join(
+        || median_parts(a, &ua, &thread, &da),
+        || median_parts(b, &ub, &thread, &db),
+    );
     let median = median_change(
-        (
-            &median_parts(a, &ua, &thread, &da),
-            &median_parts(b, &ub, &thread, &db),
-        ),
+        (&parts.0, &parts.1),
         median_b - median_a,
         kind_of,
         min_ns,

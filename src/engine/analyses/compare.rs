@@ -6,7 +6,8 @@ use super::common::*;
 use super::drift::{self, Drift};
 use super::find::{Acc, Accumulator, GroupBy};
 use super::judge::{
-    Change, DriftMode, Kind, Noise, Own, Sums, judge_rows, needs_calls, samples, untested,
+    Change, DriftMode, Kind, Noise, Own, Sums, judge_rows, needs_calls, samples, sort_calls,
+    untested,
 };
 use crate::engine::model::{ScopeIdx, StrId, Trace};
 use rustc_hash::FxHashMap;
@@ -518,9 +519,9 @@ impl CompareBuilder {
     /// Judges each candidate from its calls.
     fn judge_candidates(&mut self) {
         let (mut ca, mut cb) = std::mem::take(&mut self.calls);
-        ca.sort_unstable();
-        cb.sort_unstable();
         let n = self.candidates.len();
+        sort_calls(&mut ca, n);
+        sort_calls(&mut cb, n);
         let (sa, sb) = (
             samples(&ca, n, &self.units.0),
             samples(&cb, n, &self.units.1),

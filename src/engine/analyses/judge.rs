@@ -906,9 +906,42 @@ pub fn untested(
     c
 }
 
+/// `calls` `(row, unit, duration)` of `rows` rows in the order
+/// `sort_unstable` gives them (row, then unit, then duration), in linear
+/// time for calls found in scope order: a counting pass by row, then each
+/// row's calls sorted by unit only when out of order (scopes are mostly in
+/// their frames' order), and each unit's few calls by duration.
+pub fn sort_calls(calls: &mut Vec<(u32, u32, i64)>, rows: usize) {
+    let mut start = vec![0usize; rows + 1];
+    for &(c, _, _) in calls.iter() {
+        start[c as usize + 1] += 1;
+    }
+    for k in 0..rows {
+        start[k + 1] += start[k];
+    }
+    let mut at = start.clone();
+    let mut out = vec![(0u32, 0u32, 0i64); calls.len()];
+    for &x in calls.iter() {
+        let k = &mut at[x.0 as usize];
+        out[*k] = x;
+        *k += 1;
+    }
+    for row in start.windows(2) {
+        let calls = &mut out[row[0]..row[1]];
+        if calls.is_sorted_by_key(|x| x.1) {
+            for unit in calls.chunk_by_mut(|x, y| x.1 == y.1) {
+                unit.sort_unstable();
+            }
+        } else {
+            calls.sort_unstable();
+        }
+    }
+    *calls = out;
+}
+
 /// The samples of `n` rows from their calls `(row, unit, duration)` sorted
-/// by row then unit, in a recording of `units` (frames or seconds, of one
-/// run or several).
+/// by row then unit ([`sort_calls`]), in a recording of `units` (frames or
+/// seconds, of one run or several).
 pub fn samples(calls: &[(u32, u32, i64)], n: usize, units: &Units) -> Vec<Sample> {
     let mut out: Vec<Sample> = vec![
         Sample {
