@@ -23,6 +23,7 @@ use crate::engine::analyses::place::place;
 use crate::engine::analyses::rename::{Rename, renames_in};
 use crate::engine::analyses::restructure::{Restructures, restructures};
 use crate::engine::analyses::shape::{self, Shape, classify_runs, compared_words, series_by_name};
+use crate::engine::analyses::transform::Transformed;
 use crate::engine::analyses::transient::SteadyPair;
 use crate::engine::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use crate::engine::analyses::verdict::frame_gate;
@@ -34,27 +35,50 @@ use crate::units::thread_label;
 use rustc_hash::FxHashMap;
 use serde_json::json;
 
+/// Both recordings' trees and sections ([`super::Report::transformed`]'s
+/// `sides`), made beside the comparison's first steps.
+pub(super) type Sides = (
+    (Transformed, RecordingReport),
+    (Transformed, RecordingReport),
+);
+
+/// The comparison of `a` and `b`, with their trees and sections: `sides`
+/// makes them on another core (rayon) while the steady states are found and
+/// the names' table judged, the one the comparison waits for first.
 pub(super) fn comparison(
     a: &Decoded,
     b: &Decoded,
-    trees: (&MergedTree, &MergedTree),
-    gaps: (
-        &[crate::engine::analyses::gaps::RecurringGap],
-        &[crate::engine::analyses::gaps::RecurringGap],
-    ),
+    sides: impl FnOnce() -> Sides + Send,
+    opts: &ReportOptions,
+) -> (ComparisonReport, Sides) {
+    let (a, b) = (&a.trace, &b.trace);
+    let (sides, (edges, by_name)) = rayon::join(sides, || {
+        // The steady states are compared: each run's start-up and shutdown
+        // (its transients) are left out and said so.
+        let edges = SteadyPair::of(a, b, &opts.noise);
+        // One grouping for the table, its lists and the gate: by name, each
+        // name's (name, data) rows nested under it when data splits it.
+        let (sa, sb) = edges.traces(a, b);
+        let by_name = CompareTable::grouped(sa, sb, GroupBy::Name, opts.noise);
+        (edges, by_name)
+    });
+    let c = judged(a, b, &edges, by_name, &sides, opts);
+    (c, sides)
+}
+
+fn judged(
+    a: &Trace,
+    b: &Trace,
+    edges: &SteadyPair,
+    by_name: CompareTable,
+    sides: &Sides,
     opts: &ReportOptions,
 ) -> ComparisonReport {
-    let (ta, tb) = trees;
-    let (a, b) = (&a.trace, &b.trace);
-    // The steady states are compared: each run's start-up and shutdown
-    // (its transients) are left out and said so.
-    let edges = SteadyPair::of(a, b, &opts.noise);
+    let (ta, tb) = (&sides.0.0.tree, &sides.1.0.tree);
+    let gaps = (&sides.0.1.recurring_gaps[..], &sides.1.1.recurring_gaps[..]);
     // The whole recordings: what the given merged trees were made of.
     let whole = (a, b);
     let (a, b) = edges.traces(a, b);
-    // One grouping for the table, its lists and the gate: by name, each
-    // name's (name, data) rows nested under it when data splits it.
-    let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
     let names = by_name.with(a, b);
     // The (name, data) rows judged against the names' drift.
     let noise = names.noise();

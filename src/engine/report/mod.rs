@@ -527,23 +527,24 @@ impl Report {
             let section = recording(label, name, d, &tr.tree, opts);
             (tr, section)
         };
-        let ((tr_a, section_a), side_b) = rayon::join(
-            || side(&label("A"), a.0, a.1),
-            || b.map(|(name, d)| side("B", name, d)),
-        );
-        let mut warnings = tr_a.warnings;
-        let mut recordings = vec![section_a];
-        let comparison = b.zip(side_b).map(|((_, decoded), (tr_b, section_b))| {
-            warnings.extend(tr_b.warnings);
-            recordings.push(section_b);
-            let gaps = (
-                &recordings[0].recurring_gaps[..],
-                &recordings[1].recurring_gaps[..],
-            );
-            let mut c = comparison(a.1, decoded, (&tr_a.tree, &tr_b.tree), gaps, &opts);
-            c.look_first = look_first(&c, &recordings[1], &opts);
-            c
-        });
+        let (mut recordings, mut warnings) = (Vec::new(), Vec::new());
+        let comparison = match b {
+            None => {
+                let (tr, section) = side(&label("A"), a.0, a.1);
+                warnings = tr.warnings;
+                recordings.push(section);
+                None
+            }
+            Some((name, decoded)) => {
+                let sides = || rayon::join(|| side("A", a.0, a.1), || side("B", name, decoded));
+                let (mut c, ((tr_a, section_a), (tr_b, section_b))) =
+                    comparison(a.1, decoded, sides, &opts);
+                c.look_first = look_first(&c, &section_b, &opts);
+                warnings.extend(tr_a.warnings.into_iter().chain(tr_b.warnings));
+                recordings.extend([section_a, section_b]);
+                Some(c)
+            }
+        };
         warnings.sort();
         warnings.dedup();
         let applied = (!stack.is_empty()).then(|| Applied {
