@@ -85,7 +85,7 @@ fn judged(
     // The gap places judged with the same noise and drift.
     let (gap_diff, by_data) = rayon::join(
         || gap_changes(a, b, &noise, names.basis(), opts.top),
-        || CompareTable::judged(a, b, noise.clone()),
+        || CompareTable::judged(a, b, noise),
     );
     let data_rows = by_data.with(a, b);
     let all: Vec<Pair> = names.pairs().to_vec();
