@@ -1325,3 +1325,55 @@ fn calls_against_cost_per_call_each_is_named_by_its_factor() {
         assert_frame_accounted(&c, &what);
     }
 }
+
+/// [`game`] whose `ai::think` (0.8 ms, right after `sim::update`) runs
+/// inside `sim::update` instead: the same code, moved.
+fn moved_think(update: Update, seed: u64) -> Vec<Frame> {
+    let mut frames = game(update, 120, seed);
+    for f in &mut frames {
+        let main = &mut f[0].1[0];
+        let k = main
+            .children
+            .iter()
+            .position(|c| c.name == "ai::think")
+            .unwrap();
+        let think = main.children.remove(k);
+        let update = main
+            .children
+            .iter_mut()
+            .find(|c| c.name == "sim::update")
+            .unwrap();
+        assert!(update.end_ns <= think.start_ns);
+        update.end_ns = think.end_ns;
+        update.children.push(think);
+    }
+    frames
+}
+
+#[test]
+fn code_moved_between_subtrees_is_one_movement_and_no_cost() {
+    // B splits `sim::update` (a place: new children) and moves `ai::think`
+    // under it: its 0.8 ms left `frame` and entered `sim::update`, one
+    // movement of a name both sides call, no cost anywhere.
+    for (k, update) in [Update::Split, Update::Leaf].into_iter().enumerate() {
+        let a = game(Update::Leaf, 120, 71 + 2 * k as u64);
+        let b = moved_think(update, 72 + 2 * k as u64);
+        let c = compared(&a, &b);
+        let g = c.gate.as_ref().unwrap();
+        assert!(!g.failed(), "{g:#?}");
+        assert!(
+            c.rows.iter().all(|r| r.name != "ai::think"),
+            "{:#?}",
+            c.rows
+        );
+        for p in &c.places {
+            assert!(!p.change.kind.is_change(), "{p:#?}");
+        }
+        assert!(
+            c.new.is_empty() && c.gone.is_empty(),
+            "{:?} {:?}",
+            c.new,
+            c.gone
+        );
+    }
+}

@@ -68,6 +68,12 @@ pub struct Place {
     /// B's time per unit in the new children; A's in the gone ones.
     pub new_per_frame_ns: f64,
     pub gone_per_frame_ns: f64,
+    /// Children whose names both sides call, here in B only (moved in) or
+    /// in A only (moved out): rows of their own, taken out of the place.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub moved_in: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub moved_out: Vec<String>,
     /// What entered at the place per unit: A's (times the drift factor:
     /// what B was expected to spend) and B's.
     pub expected_per_frame_ns: f64,
@@ -233,17 +239,19 @@ impl<'t> Side<'t> {
                 continue;
             }
             let m = m as usize;
-            let (at, sign, scope) = if self.place[m] != NONE {
-                (self.place[m], 1, i as u32)
-            } else if self.matched[m] {
-                let p = s.parent[i];
-                (self.place[self.tree.parent[m] as usize], -1, p)
-            } else {
-                continue;
+            let mut add = |at: u32, sign: i64, scope: u32| {
+                let u = units.of_scope(self.trace, ScopeIdx(scope)) as usize;
+                if let Some(x) = out.get_mut(at as usize).and_then(|v| v.get_mut(u)) {
+                    *x = x.saturating_add(sign * s.duration_ns[i]);
+                }
             };
-            let u = units.of_scope(self.trace, ScopeIdx(scope)) as usize;
-            if let Some(x) = out.get_mut(at as usize).and_then(|v| v.get_mut(u)) {
-                *x = x.saturating_add(sign * s.duration_ns[i]);
+            // A place counts its whole time; a matched child (a place too,
+            // maybe) leaves its parent's.
+            if self.place[m] != NONE {
+                add(self.place[m], 1, i as u32);
+            }
+            if self.matched[m] {
+                add(self.place[self.tree.parent[m] as usize], -1, s.parent[i]);
             }
         }
         out
@@ -274,8 +282,11 @@ struct Candidate {
     new: Vec<u32>,
     gone: Vec<u32>,
     matched: Vec<u32>,
+    /// Of `matched`, the children moved in (B only) and out (A only).
+    moved: (Vec<u32>, Vec<u32>),
     new_ns: f64,
     gone_ns: f64,
+    moved_ns: f64,
 }
 
 /// The places of `a` against `b` (see the module doc), judged with `noise`
@@ -284,7 +295,8 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
     // Only a new or gone name is held by a place (a name both sides call
     // is a row of its own): without one there is nothing to judge, and
     // the trees are not built (one pass over the definitions' calls).
-    if !one_side_only_names(a, b) {
+    let one_side = one_side_only_names(a, b);
+    if one_side.is_empty() && callers(a) == callers(b) {
         return Restructures::default();
     }
     let (d, of_a, of_b) = joined_with_nodes(a, b, MAX_REPORT_LEVELS);
@@ -305,12 +317,29 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
             new: Vec::new(),
             gone: Vec::new(),
             matched: Vec::new(),
+            moved: (Vec::new(), Vec::new()),
             new_ns: 0.0,
             gone_ns: 0.0,
+            moved_ns: 0.0,
         };
         for &k in d.children(n) {
+            // A child whose name both sides call is a row of its own
+            // wherever it runs: one that moved here (or away) is taken out
+            // of the place as a matched child is (code moved is one
+            // movement, judged on its name's row).
+            let moved = one_side.binary_search(&d.name(k)).is_err();
             match (d.a_node[k as usize], d.b_node[k as usize]) {
                 (Some(_), Some(_)) => c.matched.push(k),
+                (None, Some(_)) if moved => {
+                    c.moved_ns += d.b_total_ns(k) as f64 / ub;
+                    c.moved.0.push(k);
+                    c.matched.push(k);
+                }
+                (Some(_), None) if moved => {
+                    c.moved_ns += d.a_total_ns(k) as f64 / ua;
+                    c.moved.1.push(k);
+                    c.matched.push(k);
+                }
                 (None, Some(_)) => {
                     c.new_ns += d.b_total_ns(k) as f64 / ub;
                     c.new.push(k);
@@ -322,7 +351,10 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
                 (None, None) => {}
             }
         }
-        if c.new_ns.max(c.gone_ns) >= floor_ns && (!c.new.is_empty() || !c.gone.is_empty()) {
+        let moved = !c.moved.0.is_empty() || !c.moved.1.is_empty();
+        if c.new_ns.max(c.gone_ns).max(c.moved_ns) >= floor_ns
+            && (!c.new.is_empty() || !c.gone.is_empty() || moved)
+        {
             candidates.push(c);
         }
     }
@@ -431,8 +463,36 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
     Restructures { places, held }
 }
 
-/// Whether a scope name is called on one side only.
-fn one_side_only_names(a: &Trace, b: &Trace) -> bool {
+/// Each (caller's name, name) a recording calls, sorted (`""` for the top
+/// level): the same on both sides when no code moved (one pass over the
+/// scopes, by definition).
+fn callers(t: &Trace) -> Vec<(&str, &str)> {
+    let s = &t.scopes;
+    let mut pairs: rustc_hash::FxHashSet<(u32, u32)> = Default::default();
+    for i in 0..s.len() {
+        let p = s.parent[i];
+        let caller = if p == crate::engine::model::NO_PARENT {
+            u32::MAX
+        } else {
+            s.def[p as usize].0
+        };
+        pairs.insert((caller, s.def[i].0));
+    }
+    let name = |d: u32| {
+        if d == u32::MAX {
+            ""
+        } else {
+            t.str(t.defs.name[d as usize])
+        }
+    };
+    let mut out: Vec<(&str, &str)> = pairs.into_iter().map(|(p, d)| (name(p), name(d))).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The scope names called on one side only, sorted.
+fn one_side_only_names<'t>(a: &'t Trace, b: &'t Trace) -> Vec<&'t str> {
     fn called(t: &Trace) -> Vec<&str> {
         let mut seen = vec![false; t.defs.len()];
         for d in &t.scopes.def {
@@ -446,7 +506,15 @@ fn one_side_only_names(a: &Trace, b: &Trace) -> bool {
         names.dedup();
         names
     }
-    called(a) != called(b)
+    let (a, b) = (called(a), called(b));
+    let mut out: Vec<&str> = a
+        .iter()
+        .filter(|n| b.binary_search(n).is_err())
+        .chain(b.iter().filter(|n| a.binary_search(n).is_err()))
+        .copied()
+        .collect();
+    out.sort_unstable();
+    out
 }
 
 /// A candidate place made a [`Place`], its words included.
@@ -475,6 +543,8 @@ fn place(
     };
     let new = names(&c.new, &|k| d.b_total_ns(k));
     let gone = names(&c.gone, &|k| d.a_total_ns(k));
+    let moved_in = names(&c.moved.0, &|k| d.b_total_ns(k));
+    let moved_out = names(&c.moved.1, &|k| d.a_total_ns(k));
     let self_ns =
         |side: Option<super::diff::SideTotals>, u: f64| side.map_or(0.0, |s| s.self_ns as f64 / u);
     let parent_self_delta_per_frame_ns =
@@ -490,6 +560,8 @@ fn place(
         gone,
         new_per_frame_ns: c.new_ns,
         gone_per_frame_ns: c.gone_ns,
+        moved_in,
+        moved_out,
         expected_per_frame_ns,
         b_per_frame_ns,
         parent_self_delta_per_frame_ns,
@@ -528,6 +600,11 @@ fn words(p: &Place) -> String {
             code(&p.gone),
             ms_f(p.gone_per_frame_ns)
         ));
+    }
+    for (v, how) in [(&p.moved_in, "moved in"), (&p.moved_out, "moved out")] {
+        if !v.is_empty() {
+            moved.push(format!("{} {how} (judged where they run)", code(v)));
+        }
     }
     let own = format!(
         "{parent}'s own time {:+.3} ms per {per}",
