@@ -852,13 +852,40 @@ fn shift_span(s: &mut Span, by: i64) {
 /// 1-3 children a node, each node some own time), the same shape every
 /// frame, its durations jittered; in B one random node's own time is taken
 /// over by 1-3 new children (fresh names), the node's inclusive time held.
-fn random_tree_pair(seed: u64, frames: usize) -> (Vec<Frame>, Vec<Frame>, String) {
-    #[derive(Clone)]
-    struct Node {
-        name: &'static str,
-        own_ms: f64,
-        kids: Vec<Node>,
+/// A node of [`random_tree_pair`]'s trees.
+#[derive(Clone)]
+struct Node {
+    name: &'static str,
+    own_ms: f64,
+    kids: Vec<Node>,
+}
+
+/// Every node's path (child positions from the top level), depth first.
+fn node_paths(nodes: &[Node], at: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+    for (k, n) in nodes.iter().enumerate() {
+        at.push(k);
+        out.push(at.clone());
+        node_paths(&n.kids, at, out);
+        at.pop();
     }
+}
+
+fn node_at<'n>(tree: &'n mut [Node], path: &[usize]) -> &'n mut Node {
+    let mut node = &mut tree[path[0]];
+    for &k in &path[1..] {
+        node = &mut node.kids[k];
+    }
+    node
+}
+
+/// A random tree of up to 12 names (depth 3, 1 to 3 children, own times
+/// 0.4 to 2.4 ms) recorded as A, and as B after `edit` (which returns what
+/// it edited, in words).
+fn random_tree_pair_with(
+    seed: u64,
+    frames: usize,
+    edit: impl FnOnce(&mut Vec<Node>, &mut Rng) -> String,
+) -> (Vec<Frame>, Vec<Frame>, String) {
     const POOL: [&str; 12] = [
         "a::one",
         "a::two",
@@ -873,7 +900,6 @@ fn random_tree_pair(seed: u64, frames: usize) -> (Vec<Frame>, Vec<Frame>, String
         "f::eleven",
         "f::twelve",
     ];
-    const NEW: [&str; 3] = ["new::alpha", "new::beta", "new::gamma"];
     let mut rng = Rng::new(seed);
     let mut used = 0usize;
     fn grow(rng: &mut Rng, depth: usize, used: &mut usize) -> Vec<Node> {
@@ -896,37 +922,8 @@ fn random_tree_pair(seed: u64, frames: usize) -> (Vec<Frame>, Vec<Frame>, String
             .collect()
     }
     let tree = grow(&mut rng, 1, &mut used);
-    // Every node's path, to pick one.
-    fn paths(nodes: &[Node], at: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
-        for (k, n) in nodes.iter().enumerate() {
-            at.push(k);
-            out.push(at.clone());
-            paths(&n.kids, at, out);
-            at.pop();
-        }
-    }
-    let mut all = Vec::new();
-    paths(&tree, &mut Vec::new(), &mut all);
-    let pick = &all[(rng.next_u64() % all.len() as u64) as usize];
-    let splits = 1 + (rng.next_u64() % 3) as usize;
     let mut b_tree = tree.clone();
-    let mut node = &mut b_tree[pick[0]];
-    let mut path = vec!["frame".to_owned(), node.name.to_owned()];
-    for &k in &pick[1..] {
-        node = &mut node.kids[k];
-        path.push(node.name.to_owned());
-    }
-    // The new children take 90% of its own time, in equal parts, after
-    // its other children.
-    let part = 0.9 * node.own_ms / splits as f64;
-    for name in NEW.iter().take(splits) {
-        node.kids.push(Node {
-            name,
-            own_ms: part,
-            kids: Vec::new(),
-        });
-    }
-    node.own_ms *= 0.1;
+    let what = edit(&mut b_tree, &mut rng);
     fn play(n: &Node, t: &mut i64, rng: &mut Rng) -> Span {
         let start = *t;
         let mut s = Span::new(n.name, start, 0);
@@ -956,8 +953,37 @@ fn random_tree_pair(seed: u64, frames: usize) -> (Vec<Frame>, Vec<Frame>, String
     (
         record(&tree, seed * 2 + 1),
         record(&b_tree, seed * 2 + 2),
-        path.join(" > "),
+        what,
     )
+}
+
+/// [`random_tree_pair_with`] where B gives one random node 1 to 3 new
+/// children that take 90% of its own time; the node's path.
+fn random_tree_pair(seed: u64, frames: usize) -> (Vec<Frame>, Vec<Frame>, String) {
+    const NEW: [&str; 3] = ["new::alpha", "new::beta", "new::gamma"];
+    random_tree_pair_with(seed, frames, |b_tree, rng| {
+        let mut all = Vec::new();
+        node_paths(b_tree, &mut Vec::new(), &mut all);
+        let pick = &all[(rng.next_u64() % all.len() as u64) as usize];
+        let splits = 1 + (rng.next_u64() % 3) as usize;
+        let mut path = vec!["frame".to_owned()];
+        for k in 1..=pick.len() {
+            path.push(node_at(b_tree, &pick[..k]).name.to_owned());
+        }
+        let node = node_at(b_tree, pick);
+        // The new children take 90% of its own time, in equal parts, after
+        // its other children.
+        let part = 0.9 * node.own_ms / splits as f64;
+        for name in NEW.iter().take(splits) {
+            node.kids.push(Node {
+                name,
+                own_ms: part,
+                kids: Vec::new(),
+            });
+        }
+        node.own_ms *= 0.1;
+        path.join(" > ")
+    })
 }
 
 #[test]
@@ -1376,4 +1402,58 @@ fn code_moved_between_subtrees_is_one_movement_and_no_cost() {
             c.gone
         );
     }
+}
+
+#[test]
+fn any_move_of_a_subtree_is_no_change_and_no_gate_trip() {
+    let n = pairs_per_setting();
+    let mut moved = 0;
+    for seed in 0..n {
+        let (a, b, what) = random_tree_pair_with(900 + seed, 90, |b_tree, rng| {
+            let mut all = Vec::new();
+            node_paths(b_tree, &mut Vec::new(), &mut all);
+            // A node, and a new parent outside its subtree (not its own
+            // parent: the same place).
+            let x = all[(rng.next_u64() % all.len() as u64) as usize].clone();
+            let to: Vec<&Vec<usize>> = all
+                .iter()
+                .filter(|p| !p.starts_with(&x) && **p != x[..x.len() - 1])
+                .collect();
+            if to.is_empty() {
+                return String::new();
+            }
+            let mut y = to[(rng.next_u64() % to.len() as u64) as usize].clone();
+            let node = if x.len() == 1 {
+                b_tree.remove(x[0])
+            } else {
+                node_at(b_tree, &x[..x.len() - 1])
+                    .kids
+                    .remove(x[x.len() - 1])
+            };
+            // Removing `x` shifts a later sibling on the way to `y`.
+            let depth = x.len() - 1;
+            if y.len() > depth && y[..depth] == x[..depth] && y[depth] > x[depth] {
+                y[depth] -= 1;
+            }
+            let what = format!("{} under {}", node.name, node_at(b_tree, &y).name);
+            node_at(b_tree, &y).kids.push(node);
+            what
+        });
+        if what.is_empty() {
+            continue;
+        }
+        moved += 1;
+        let c = compared(&a, &b);
+        let g = c.gate.as_ref().unwrap();
+        assert!(!g.failed(), "seed {seed} ({what}): {g:#?}");
+        assert!(
+            c.new.is_empty() && c.gone.is_empty(),
+            "seed {seed} ({what})"
+        );
+        for p in &c.places {
+            assert!(!p.change.kind.is_change(), "seed {seed} ({what}): {p:#?}");
+        }
+    }
+    eprintln!("random moves: {moved} of {n} pairs");
+    assert!(moved * 2 >= n, "{moved} of {n}");
 }

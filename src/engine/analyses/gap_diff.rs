@@ -260,16 +260,17 @@ pub struct GapChanges {
 }
 
 impl GapChanges {
-    /// The changed gaps of `g`'s scope (thread, path, kind; not waits),
-    /// summed beyond the drift: a scope's unprofiled time is conserved as a
-    /// whole, so a stretch that only moved between neighbours (a place gone,
-    /// another new, in one scope) sums to about nothing.
+    /// The changed gaps of `g`'s scope (its thread and name, wherever it
+    /// runs; not waits), summed beyond the drift: a scope's unprofiled time
+    /// is its own time, conserved as a whole, so a stretch that only moved
+    /// (between neighbours, a place gone and another new; or with its scope,
+    /// code moved to another caller) sums to about nothing.
     pub fn scope_net_ns(&self, g: &GapChange) -> f64 {
+        let scope = |path: &str| path.rsplit(" > ").next().unwrap_or_default().to_owned();
+        let of_g = scope(&g.path);
         self.changed
             .iter()
-            .filter(|x| {
-                !x.is_wait() && x.thread == g.thread && x.path == g.path && x.kind == g.kind
-            })
+            .filter(|x| !x.is_wait() && x.thread == g.thread && scope(&x.path) == of_g)
             .map(|x| x.beyond_drift_ns)
             .sum()
     }
