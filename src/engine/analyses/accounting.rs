@@ -47,13 +47,9 @@ pub struct FrameChange {
     /// Of `delta_mean_ns`, in percent.
     pub drift_pct: f64,
     /// The contributions of every name judged a change (listed or not),
-    /// summed, beyond
-    /// the drift (each name's own time in A times the factor is its
-    /// expected time in B).
+    /// summed, beyond the drift.
     pub explained_ns: f64,
-    /// `explained_ns`'s share of the frame's movement, signed: of the
-    /// parts' absolute values summed (`parts`), so never beyond 100 (parts
-    /// that cancel are each told, not netted into a share past the whole).
+    /// `explained_ns`'s share of the frame's movement (see `parts`).
     pub explained_pct: f64,
     /// The mean's change outside `thread`'s scopes (unprofiled time, idle,
     /// other threads): the mean's change minus every name's self time.
@@ -72,11 +68,7 @@ pub struct FrameChange {
     /// The frame that skews a side's mean when the lead is the median.
     pub skew: Option<Skew>,
     /// The mean's change in signed parts that sum to it, each counted once
-    /// ([`FrameChange::account`]): `causes` (`explained_ns`), `drift`
-    /// (`drift_ns`), `restructured` (time that only moved between a scope
-    /// and the scopes that appear or vanish under it: about nothing) and
-    /// `unaccounted` (the rest: names within noise, time outside the
-    /// thread's scopes that no judged gap holds).
+    /// (see docs/statistics.md, "The frame's parts").
     pub parts: Vec<FramePart>,
     /// The restructured places' own-time changes on `thread`, summed (set
     /// by the comparison that finds them; 0 otherwise).
@@ -95,8 +87,7 @@ pub struct FramePart {
     /// `causes`, `drift`, `restructured` or `unaccounted`.
     pub part: &'static str,
     pub delta_ns: f64,
-    /// Its share of the frame's movement, signed: `delta_ns` over the parts'
-    /// absolute values summed (their absolute shares sum to 100).
+    /// Its share of the frame's movement, signed.
     pub share_pct: f64,
 }
 

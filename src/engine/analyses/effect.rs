@@ -52,28 +52,10 @@
 //!
 //! ## The verdict
 //!
-//! The band is `±max(noise % of f · mean_A, noise ms)` per unit. With the
-//! two-sided interval at level `1 − α'`:
-//!
-//! - **changed** when the whole interval lies outside the band;
-//! - **unchanged** when the `1 − 2α` interval (two one-sided tests at the
-//!   comparison's nominal α, whatever the family's level) lies inside it;
-//! - **inconclusive** otherwise, with what would settle it (`settle`).
-//!
-//! The printed interval and level are those the verdict rests on.
-//!
-//! `α' = α` for a row judged alone. A comparison's rows are one family: its
-//! p-values (`2 (1 − T((|Δ| − band) / se))`, the test of "outside the
-//! band") go through Benjamini–Hochberg at `α` (the false-discovery rate),
-//! and every row's interval is printed at the level the selection used,
-//! `α' = R α / m` (Benjamini–Yekutieli's false-coverage intervals, R of m
-//! rows selected): a row is changed exactly when its printed interval
-//! clears the band. The gate's family is controlled family-wise (Holm).
-//!
-//! An exact prefilter keeps the worst case cheap: a row whose larger side
-//! (A's times `f`, or B's) costs less than the band per unit is unchanged by
-//! construction (Δ lies in `[−f·mean_A, mean_B]`), with that as its
-//! interval.
+//! Changed, unchanged (the `1 − 2α` interval inside the band: two one-sided
+//! tests at the nominal α) or inconclusive, the printed interval the one the
+//! verdict rests on. See docs/statistics.md, section "The verdict" (the
+//! family's level, the prefilter).
 //!
 //! Everything here is `f64` arithmetic plus `libm`'s `exp`, `log` and
 //! `lgamma`, the same on native and wasm: both print the same figures and

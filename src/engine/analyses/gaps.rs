@@ -4,8 +4,8 @@
 //! **top-level** (between two top-level scopes of a frame-driving thread in
 //! a frame), **idle** (between two top-level scopes of a thread that runs
 //! tasks) and **between-frames** (between consecutive frames, covered by no
-//! scope on any thread). The timeline's hatching, the tree's gap rows and
-//! `children` find the same stretches ([`for_each_stretch`]).
+//! scope on any thread). The timeline's hatching and the comparison's gap
+//! places (`gap_diff`) find the same stretches ([`for_each_stretch`]).
 //!
 //! Idle is not unprofiled work. A thread **drives the frames** when its
 //! top-level scopes make up its frames: summed over the frames it has

@@ -1,27 +1,10 @@
 //! The regression gate (`--fail-on-regression PCT [--min-ms MS]` on
-//! `compare` and `report`), from the rows' intervals ([`super::effect`]).
-//!
-//! The limit is PCT percent of A's mean frame, at least MS milliseconds per
-//! frame. The gate scans **causes**: rows whose change beyond the drift is
-//! mostly their own (self) time, never a wrapper whose change is its
-//! children's, never a gone row, never the drift alone, never the frame
-//! (reported, not gated). A new name counts at its recorded cost net of the
-//! gone names at its place (`Joined::gate_rows`): new code where old code
-//! was costs only what it adds. Its family is controlled
-//! family-wise (Holm, at the noise model's alpha): each cause's p-value is
-//! that of "its effect exceeds the limit".
-//!
-//! - **Failed** (exit 4) when a cause's interval lies above the limit (Holm
-//!   rejects), and its own time's change is past it too.
-//! - **Inconclusive** (exit 5) when none does but a cause's interval (at
-//!   the family's Bonferroni level) straddles the limit: the data cannot
-//!   tell; its message says what to record.
-//! - **Passed** otherwise.
-//!
-//! `--fail-on-drift PCT` fails on a drift past PCT percent (either way)
-//! too. A gap (unprofiled time) judged new or grown past the limit, with no
-//! other thread working through it, is a cause of its own
-//! ([`GateResult::with_gaps`]), and the scope it is in does not trip for it.
+//! `compare` and `report`): the limit is PCT percent of A's mean frame, at
+//! least MS milliseconds per frame, over the causes only (Holm); exit 4
+//! failed, 5 inconclusive. See docs/statistics.md, section "The gate". A gap
+//! judged new or grown past the limit, no other thread working through it,
+//! is a cause of its own ([`GateResult::with_gaps`]); `--fail-on-drift PCT`
+//! fails on a drift past PCT percent.
 
 use super::drift::Drift;
 use super::gap_diff::{GapChanges, GapVerdict};

@@ -1,29 +1,9 @@
-//! The judgement of a change between two recordings: one implementation
-//! for `compare`, `calls A B`, the report, the app's diff table, the tree's
-//! diff, the gaps, the frame and the regression gate.
-//!
-//! A row (a scope name, a (name, data) pair, a call path, a gap, the frame)
-//! has calls in A and in B. Its change per unit (a frame, or a second)
-//! splits exactly into three parts: the **drift**'s, `(f − 1) × A's cost`
-//! (`f` the run-to-run drift factor, [`super::drift`]); the **count** part,
-//! `(rate_B − rate_A) × f × mean_A` (rate = calls per unit, mean = per
-//! call); and the **per-call** part beyond the drift, `rate_B × (mean_B −
-//! f × mean_A)`.
-//!
-//! The verdict is the model of [`super::effect`]: the row's effect (B's cost
-//! per unit minus A's times `f`) with an interval, against the band
-//! `±max(noise %, noise ms)`: **changed**, **unchanged** or
-//! **inconclusive**. Only a changed row has a kind of change, read from the
-//! same batches: the count part's own interval clears the band (runs more
-//! or less often), the per-call part's does (slower or faster per call),
-//! both, or neither (costs more or less per frame: its mix of call sizes,
-//! or a tail).
-//!
-//! A row is a **spike** when one call is more than half of its larger
-//! side's total ([`super::common::spike`]) and the row without that call
-//! (`rest`) is not changed as the whole row is: the change is that call.
-//! The spike never hides a verdict: the row's effect is the whole row's.
-//! Rows on one side only are **new** or **gone**.
+//! The judgement of a row (a name, a (name, data) pair, a call path, a gap,
+//! the frame) between two recordings: its effect ([`super::effect`]), and
+//! for a changed row its kind (count part, per-call part, spike, new, gone).
+//! A row's change splits into the drift's `(f − 1) × A's cost`, the count
+//! part `(rate_B − rate_A) × f × mean_A` and the per-call part `rate_B ×
+//! (mean_B − f × mean_A)`. See docs/statistics.md, section "The verdict".
 
 use super::basis::{Basis, Units};
 use super::effect::{self, Effect, Estimate, Series, Terms, Verdict};

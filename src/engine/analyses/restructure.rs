@@ -1,43 +1,8 @@
-//! Restructured code: scopes that appear or vanish under a scope both
-//! recordings run, judged by what time conserves.
-//!
-//! A scope's inclusive time is its own time plus its children's. When B
-//! adds scopes under a scope `P` that both recordings run at the same place
-//! (thread and path of names), or drops some, the new scopes' recorded cost
-//! is not what the change added: the time they hold may have been `P`'s own
-//! time before (a function split into profiled parts), or a dropped scope's
-//! (a rename, a merge). What *entered* at `P` is the change of
-//!
-//! > `P`'s own time + the time of `P`'s children that only one side has
-//!
-//! (its **unmatched** children: new in B, or gone), per unit (frame, or
-//! second), A against B. The children both sides have are rows of their
-//! own and are not in it, so a real change of theirs is never netted away
-//! here; nor is a change of `P`'s own time that no unmatched child took.
-//!
-//! Each such **place** (a node of both merged trees with an unmatched child
-//! whose cost per unit reaches the band's floor, `--noise-ms`) is one row of
-//! the model of change: one value a unit on each side
-//! ([`Sample::per_unit`]), judged against the drift and the band as any row
-//! ([`judge_rows`]), the places one family. Then:
-//!
-//! - its row is **unchanged** (its interval inside the band): the place
-//!   is **restructured, no cost**. Its new and gone scopes are listed apart
-//!   with what moved and are no new or gone cost: not in Look at first, not
-//!   in the frame's accounting as causes, not causes of the gate, and a gap
-//!   that appears in `P` between them is `P`'s remaining own time;
-//! - its row is a **change**, or **inconclusive**: the change entered at
-//!   `P` (or may have), and that row (not the new scopes' whole cost, which
-//!   the parent may have given up) is what the gate weighs for the new and
-//!   gone scopes under it; they stay new and gone in the lists.
-//!
-//! A name is held by places when every node of it on its side lies under an
-//! unmatched child of a place (the new name `X` under `P`, and `X`'s own
-//! children); a name that also runs elsewhere is judged as its own row.
-//!
-//! At most [`MAX_PLACES`] places are judged (the costliest unmatched
-//! children first): two recordings of different programs have every child
-//! unmatched, and a place per node is a table of units per node.
+//! Restructured code: scopes that appear or vanish under a scope `P` both
+//! recordings run at one place, judged by what entered at `P` (its own
+//! time plus its unmatched children's, per unit). See docs/statistics.md,
+//! section "What time conserves" (the first identity). A name is held by
+//! places when every node of it lies under an unmatched child of one.
 
 use super::basis::Units;
 use super::diff::{DiffTree, joined_with_nodes};
@@ -48,7 +13,7 @@ use crate::engine::write::escape;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-/// The most places judged (see the module doc).
+/// The most places judged, the costliest unmatched children first.
 pub const MAX_PLACES: usize = 256;
 
 const NONE: u32 = u32::MAX;

@@ -3,52 +3,14 @@
 //! or shrinking, not levelling off), **periodic** (every Nth unit), a
 //! **burst** (a few neighbouring units) or **scattered** slow units.
 //!
-//! # The rules
-//! A series shorter than [`MIN_UNITS`] is steady (too short to class).
-//!
-//! - **Batches.** The series is cut into `B` contiguous batches
-//!   (`clamp(n / 3, 8, 32)`); each batch's median is robust to a single slow
-//!   unit, and batches tame the units' correlation, as the model of change
-//!   does ([`super::effect`]).
-//! - **Trend.** Mann–Kendall's S over the batch medians (ties corrected),
-//!   significant at [`ALPHA`] (two-sided), its slope the Theil–Sen slope.
-//! - **Step.** The split of the batches with the largest Welch t of the two
-//!   sides differing by more than the band, Bonferroni over the splits,
-//!   refined to the unit that best separates the two levels.
-//! - **Correlated units.** Each form's test is widened for the units' own
-//!   correlation as its fit leaves it: the trend's from the line's
-//!   residuals, the step's from the two levels'. The residuals' first two
-//!   lags give `ρ(k) = ρ₁ φ^(k−1)` (an AR(1) series, or a slow wander seen
-//!   through each call's own jitter, where `ρ₁` alone reads it as short);
-//!   neighbouring batch means then correlate by `ρ_b` (summed from `ρ(k)`),
-//!   or by the batch residuals' own lag-1 read when that is larger (the
-//!   batches average a unit's jitter away), which widens a variance by
-//!   `(1 + ρ_b) / (1 − ρ_b)`. A wander leaves
-//!   correlated residuals from every form; with fewer than 16 independent
-//!   units (`n / (1 + 2 Σ ρ(k))`) nothing is classed. On AR(1) series (φ up
-//!   to 0.99, 60 to 600 units, with and without independent jitter) each
-//!   form is claimed in at most 1% of same-level series (the tests, and the
-//!   calibration harness of the model of change).
-//! - **Which.** Both need the change across the run (the slope times the
-//!   run, or the two levels' difference) past the band
-//!   (`max(pct × mean, ms per unit)`, the comparison's `--noise-pct` and
-//!   `--noise-ms`). When both hold, the line wins when it fits the batch
-//!   medians better (a smaller sum of absolute residuals) **and** the last
-//!   third of the run still moves at least a third as fast as the whole
-//!   (not levelling off); otherwise the step does: a series that rises and
-//!   then holds has stepped to a new level (or, when its ramp leaves the
-//!   two levels' residuals too correlated to tell, is not classed: it is
-//!   never called growing).
-//! - **Slow units.** A unit is slow when it exceeds the series' median by
-//!   more than `max(6 × 1.4826 MAD, band)`. With at least [`MIN_HITS`] slow
-//!   units, at most half of them, they are **periodic** when 80% of the
-//!   intervals between them are within `max(1, period / 10)` units of their
-//!   median interval (the period, at least 2) and 80% of the units the
-//!   period predicts are slow; a **burst** when they all lie within a tenth
-//!   of the run; **scattered** otherwise (at least 3).
-//!
-//! A trend or step is the series' shape first; slow units describe what
-//! is left. Every rule is linear in the units but the `B²` Mann–Kendall
+//! The trend (Mann–Kendall over batch medians, Theil–Sen slope), the step
+//! (the best split's Welch t against the band) and their widening for the
+//! units' correlation: see docs/statistics.md, section "Shapes through a
+//! run". When both hold, the line wins when it fits the batch medians better
+//! and the run's last third still moves a third as fast (not levelling off);
+//! else the step. A unit is slow above the median by more than
+//! `max(HIT_SDS × robust spread, band)`; slow units are periodic, a burst or
+//! scattered (`slow_shape`). Linear in the units but the `B²` Mann–Kendall
 //! and Theil–Sen sums (`B ≤ 32`).
 
 use super::basis::Units;

@@ -1,25 +1,7 @@
-//! A run's phases: its leading transient (start-up, warm-up), its steady
-//! state, and its trailing transient (shutdown). A comparison of two
-//! recordings compares their steady states: a difference confined to one
-//! run's transient is start-up (or shutdown) in that run, never an
-//! improvement, a regression, or a new or gone cost.
-//!
-//! In each run of a recording (of at least [`MIN_FRAMES`] frames), at
-//! each edge, the transient is the longer of:
-//!
-//! - **work only there**: the frames up to the last call of the names that
-//!   the run calls only within its first quarter (its last quarter, at the
-//!   trailing edge): start-up work the rest of the run never does;
-//! - **frames off the steady state**: the frames at the edge, one after
-//!   another, each longer than the steady frame by more than the band: the
-//!   steady frame the lower median of the run's middle half, the band the
-//!   larger of the noise percentage of it, the noise milliseconds and three
-//!   robust spreads (1.4826 × the median absolute deviation) of the middle
-//!   half's frames; at most a quarter of the run.
-//!
-//! A quarter: a transient is an edge of the run; a change through half of
-//! it is a shape of the steady state (`shape`), not a phase. Linear in the
-//! scopes (one pass for the names' first and last frames).
+//! A run's phases: its leading transient (start-up), its steady state and
+//! its trailing transient (shutdown); a comparison compares the steady
+//! states. See docs/statistics.md, section "What time conserves" ("A run is
+//! phases"). Linear in the scopes.
 
 use super::judge::Noise;
 use crate::engine::model::{FrameId, Trace};

@@ -64,20 +64,13 @@ pub struct CompareReport {
     pub left_out: Option<String>,
 }
 
-/// The gate over the rows `opts` keep (a row of a whole name has no
-/// data when the table is grouped by name).
 /// The gate as it weighs what reaches the frame, for `report` and
-/// `compare` alike: the rows of `pairs` less the names `left_out`
-/// holds (off the critical path, renamed), each new name net of the
-/// gone ones at its place ([`gate_rows`]); then the changed gaps'
-/// causes ([`GateResult::with_gaps`]); then the waits that ran less in
-/// parallel ([`GateResult::with_lost_parallelism`]).
-///
-/// New and gone names that `places` holds (scopes that appear or vanish
-/// under a scope both recordings run: [`super::restructure`]) are not
-/// rows of their own: each place that holds one is, judged by what
-/// entered there (the parent's own time and its unmatched children's),
-/// named after its costliest new scope (its gone one when none is new).
+/// `compare` alike: the rows of `pairs` less the names `left_out` holds
+/// (off the critical path, renamed) and those `places` holds (each place
+/// that holds one is a row instead: [`super::restructure`]), each new name
+/// net of the gone ones at its place ([`gate_rows`]); then the changed
+/// gaps' causes ([`GateResult::with_gaps`]); then the waits that ran less
+/// in parallel ([`GateResult::with_lost_parallelism`]).
 pub fn frame_gate(
     names: &Joined,
     gate: &Gate,

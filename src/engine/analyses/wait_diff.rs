@@ -58,9 +58,9 @@ pub struct WaitChange {
     pub attributed_ns: f64,
     /// Of `delta_median_ns`, in percent.
     pub attributed_pct: f64,
-    /// The wait grew while the work it waits for held per call and fewer
-    /// threads ran at once (`median_parallelism` fell by a quarter and by at
-    /// least 0.5): "ran less in parallel: 2.9 → 1.0 threads at once …". A
+    /// The wait grew as its work overlapped less, work, threads and split
+    /// held ([`decompose`]; [`parallelism_fell`] without it), no critical
+    /// name slower: "ran less in parallel: 2.9 → 1.0 threads at once …". A
     /// capture cannot tell fewer free cores from a new lock (absent
     /// otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -97,17 +97,10 @@ pub struct WaitPart {
     pub b: f64,
 }
 
-/// The waiting part's change, decomposed. Each traced occurrence has
-/// `W = (T / n) · s · o` (see [`super::waits::WaitParts`]): so `ln W` is
-/// `ln T − ln n + ln s + ln o` exactly, and the change of its mean over the
-/// occurrences is the sum of the four parts' changes. Each part's change of
-/// mean log is an effect of the model (the occurrences its units, batch
-/// means, sampling only: the structure of the program's run, not the
-/// machine's spread), scaled to nanoseconds by the waiting part's change
-/// over its log change (A's mean waiting part when that change is nil), so
-/// that the parts sum to the waiting part's change. A part changed when
-/// its interval clears the band (the noise percentage of A's waiting part,
-/// at least the noise milliseconds), at the noise's alpha.
+/// The waiting part's change split into work, threads, split and overlap,
+/// each an effect in nanoseconds, the four summing to it. See
+/// docs/statistics.md, section "What time conserves" ("A wait is the work
+/// it waits for").
 pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) -> Vec<WaitPart> {
     use super::effect::{Series, Terms, estimate};
     type Of = fn(&super::waits::WaitParts) -> f64;

@@ -303,11 +303,8 @@ pub struct RecurringWaitsFor {
     pub occurrences: Vec<WaitParts>,
 }
 
-/// One traced occurrence of a wait, as the comparison decomposes it: the
-/// waiting part `W`, the other threads' work in it `T`, how many threads
-/// had work `n`, and the busiest one's work `M`. Then `W = (T / n) · s · o`
-/// with the split `s = n·M / T` (1 when even) and the overlap `o = W / M`
-/// (1 when the busiest thread ran all along).
+/// One traced occurrence of a wait as the comparison decomposes it (`W`,
+/// `T`, `n`, `M` of docs/statistics.md, "A wait is the work it waits for").
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WaitParts {
     pub waiting_ns: i64,
