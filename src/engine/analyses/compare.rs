@@ -680,13 +680,6 @@ impl<'t> Joined<'t> {
         )
     }
 
-    /// B − A of a row's own (self) time per unit beyond the drift (A's own
-    /// time times the factor): what the row itself changed, its children
-    /// apart.
-    pub fn own_beyond_drift_ns(&self, p: Pair) -> f64 {
-        self.own(p).beyond_drift_ns
-    }
-
     /// A row's own time per unit: its change beyond the drift, and what A's
     /// times the drift factor expected (for the gate's causes).
     pub fn own(&self, p: Pair) -> Own {

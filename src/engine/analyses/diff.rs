@@ -195,12 +195,7 @@ fn join_by_name<'t>(a: Side<'t>, b: Side<'t>) -> JoinedNames<'t> {
 /// Joins the merged trees of `a` and `b` (all frames; threads named
 /// `thread` only when given).
 pub fn diff_tree(a: &Trace, b: &Trace, thread: Option<&str>) -> DiffTree {
-    diff_tree_levels(a, b, thread, u32::MAX)
-}
-
-/// [`diff_tree`] of `levels` levels of scopes (roots are level 1).
-pub fn diff_tree_levels(a: &Trace, b: &Trace, thread: Option<&str>, levels: u32) -> DiffTree {
-    DiffTreeBuilder::new(a, b, thread, levels)
+    DiffTreeBuilder::new(a, b, thread, u32::MAX)
         .step(a, b, &mut || true)
         .expect("a build given all the time it needs ends")
 }
@@ -229,7 +224,7 @@ pub fn joined_with_nodes(a: &Trace, b: &Trace, levels: u32) -> (DiffTree, Vec<u3
     (d, of_a, of_b)
 }
 
-/// [`diff_tree_levels`] with each node judged by the noise model (its calls
+/// [`diff_tree`] of `levels` levels with each node judged by the noise model (its calls
 /// in A against its calls in B, per frame; see `judge`): thread nodes are
 /// `Unchanged`.
 pub fn diff_tree_judged(
@@ -362,7 +357,7 @@ fn judge_nodes(
 
 /// A [`DiffTree`] built a slice at a time: A's merged tree, B's (each a
 /// slice at a time: [`MergedTreeBuilder`]), then their join, node by node,
-/// then its children lists. [`diff_tree_levels`] is this run to its end.
+/// then its children lists. [`diff_tree`] is this run to its end.
 pub struct DiffTreeBuilder {
     build_a: MergedTreeBuilder,
     build_b: MergedTreeBuilder,
@@ -655,7 +650,7 @@ pub struct DiffRow<'r> {
 impl DiffReport {
     /// The report of `d`, listing `depth` levels (roots are level 1; all, up
     /// to [`MAX_REPORT_LEVELS`], when `None`). Build `d` with
-    /// [`diff_tree_levels`] at [`TreeReport::levels_of`]`.max(1)` to join
+    /// [`DiffTreeBuilder`] at [`TreeReport::levels_of`]`.max(1)` to join
     /// no more than is listed.
     pub fn new(a: &Trace, b: &Trace, d: DiffTree, depth: Option<u32>) -> Self {
         DiffReport {

@@ -234,11 +234,6 @@ impl GapChange {
             GapKind::Leading | GapKind::Between | GapKind::Trailing
         )
     }
-
-    /// A short label for a table's kind cell ("unprofiled: new gap").
-    pub fn label(&self) -> String {
-        format!("unprofiled: {} gap", self.verdict.as_str())
-    }
 }
 
 /// The gap places of A and B judged.

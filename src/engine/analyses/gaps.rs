@@ -119,15 +119,6 @@ pub enum ThreadRole {
     Tasks,
 }
 
-impl ThreadRole {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ThreadRole::FrameDriving => "frame-driving",
-            ThreadRole::Tasks => "tasks",
-        }
-    }
-}
-
 /// One thread name's role and the numbers that decided it, summed over the
 /// frames it has top-level scopes in (a frame counted once per stream).
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -9,6 +9,7 @@
 use super::drift::Drift;
 use super::gap_diff::{GapChanges, GapVerdict};
 use super::gaps::GapKind;
+pub use super::judge::Own;
 use super::judge::{Change, Kind};
 use serde::Serialize;
 
@@ -95,8 +96,6 @@ pub struct TrippedGap {
     pub frame_pct: f64,
     pub sentence: String,
 }
-
-pub use super::judge::Own;
 
 impl GateResult {
     /// Causes that tripped only as a wait that ran less in parallel (the
@@ -236,8 +235,6 @@ impl GateResult {
         self
     }
 }
-
-pub use super::basis::mean_frame_ns;
 
 impl Gate {
     /// The gate's result for `rows` (name, data, judgement, own time) of a

@@ -47,15 +47,6 @@ impl Transients {
         self.leading.frames == 0 && self.trailing.frames == 0
     }
 
-    /// The names only a transient calls.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.leading
-            .names
-            .iter()
-            .chain(&self.trailing.names)
-            .map(|n| n.name.as_str())
-    }
-
     /// In words ("the first 3 frames are start-up (52.100 ms in all;
     /// `assets::preload` only there)"), Markdown; `None` when empty.
     pub fn words(&self) -> Option<String> {
@@ -255,12 +246,6 @@ fn grow_edge(spans: &[(u32, u32)], at: impl Fn(&(u32, u32)) -> Option<(u32, u32)
     }
 }
 
-/// `t`'s steady state: `t` without its transients' frames (a copy; `None`
-/// when nothing is left out).
-pub fn steady(t: &Trace, tr: &Transients) -> Option<Trace> {
-    (!tr.is_empty()).then(|| crate::engine::model::keep_frames(t, &tr.steady))
-}
-
 /// Two recordings' transients and steady states (what a comparison reads).
 #[derive(Default)]
 pub struct SteadyPair {
@@ -274,6 +259,10 @@ impl SteadyPair {
     /// The transients of `a` and `b`, and their steady states.
     pub fn of(a: &Trace, b: &Trace, noise: &Noise) -> Self {
         let (ta, tb) = (transients(a, noise), transients(b, noise));
+        // Each without its transients' frames (a copy; `None`: none).
+        let steady = |t: &Trace, tr: &Transients| {
+            (!tr.is_empty()).then(|| crate::engine::model::keep_frames(t, &tr.steady))
+        };
         Self {
             steady_a: steady(a, &ta),
             steady_b: steady(b, &tb),

@@ -116,7 +116,6 @@ pub fn gate_rows(
         .into_iter()
         .filter(|&p| keep(p))
         .map(|p| (p, names.change(p), names.own(p)))
-        .filter(|(_, c, _)| c.tested || c.kind == Kind::New)
         .collect();
     // Two recordings with no name in common (another app, or names
     // that do not match): nothing is new against anything.

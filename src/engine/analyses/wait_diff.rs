@@ -8,10 +8,6 @@
 use super::compare::Joined;
 use super::judge::{Kind, Noise};
 use super::waits::RecurringWaitsFor;
-
-fn escape_code(s: &str) -> String {
-    crate::engine::write::escape::markdown_code(s)
-}
 use crate::engine::analyses::gaps::{GapKind, RecurringGap};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -299,7 +295,7 @@ pub fn wait_changes(
             format!(
                 "split unevenly: the busiest thread ({}) did {sb:.0}% of the work it waits for \
                  (A: {sa:.0}%; an even share {:.0}%), the work itself {}",
-                escape_code(&wb.busiest_thread),
+                crate::engine::write::escape::markdown_code(&wb.busiest_thread),
                 100.0 / n,
                 if grew("work") { "grown too" } else { "held" }
             )

@@ -101,11 +101,6 @@ impl WaitIndex {
         Self { threads }
     }
 
-    /// Whether any thread but one is recorded (else nothing is traced).
-    pub fn has_threads(&self) -> bool {
-        self.threads.len() > 1
-    }
-
     /// What the gap `[start, end)` on the threads named `own` waits for
     /// (see the module doc); `None` when no other thread's top-level scope
     /// ends within it. Ties: the critical work is the latest end, then the
