@@ -861,14 +861,14 @@ pub fn with_gaps(frame: &mut FrameChange, gaps: &GapChanges) {
     frame.gaps = gaps
         .changed
         .iter()
-        .filter(|g| g.thread == frame.thread)
+        .filter(|g| g.place.thread == frame.thread)
         .map(|g| GapContribution {
             verdict: g.verdict,
-            kind: g.kind,
-            path: g.path.clone(),
-            after: g.after.clone(),
-            before: g.before.clone(),
-            parent: g.in_scope().then(|| g.parent().to_owned()),
+            kind: g.place.kind,
+            path: g.place.path.clone(),
+            after: g.place.after.clone(),
+            before: g.place.before.clone(),
+            parent: g.in_scope().then(|| g.place.parent().to_owned()),
             delta_per_frame_ns: g.delta_per_frame_ns,
             beyond_drift_ns: g.beyond_drift_ns,
             delta_median_per_frame_ns: g.delta_median_per_frame_ns,

@@ -21,7 +21,7 @@
 
 use super::basis::{Basis, Units};
 use super::gaps::{
-    BusyIndex, BusyThread, GapKind, RECURRING_FLOOR_NS, RecurringGap, ThreadRoles,
+    BusyIndex, BusyThread, GapKind, GapPlace, RECURRING_FLOOR_NS, RecurringGap, ThreadRoles,
     for_each_stretch, path_of,
 };
 use super::judge::{
@@ -37,64 +37,6 @@ use serde::Serialize;
 pub const NOT_JUDGED: &str = "idle stretches (threads that run tasks, waiting for work) and the time \
                               between frames: waiting, not unprofiled work";
 
-/// Where a stretch of unprofiled time is, by names: what A and B are
-/// matched on (and what a recurring gap of `gaps` has, [`GapPlace::of`]).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub struct GapPlace {
-    pub thread: String,
-    pub kind: GapKind,
-    /// The parent's path of names from the thread's top level, " > "
-    /// between ("" at the top level).
-    pub path: String,
-    /// The scope before the gap (`null`: the parent's start).
-    pub after: Option<String>,
-    /// The scope after the gap (`null`: the parent's end).
-    pub before: Option<String>,
-}
-
-impl GapPlace {
-    /// The place of a recurring gap of `gaps`.
-    pub fn of(g: &RecurringGap) -> Self {
-        Self {
-            thread: g.thread.clone(),
-            kind: g.kind,
-            path: g.path.clone(),
-            after: g.after.clone(),
-            before: g.before.clone(),
-        }
-    }
-
-    /// The scope the gap is in (the path's last name; "" at the top level).
-    pub fn parent(&self) -> &str {
-        self.path.rsplit(" > ").next().unwrap_or("")
-    }
-
-    /// Where it is, in words ("between `sim::step` and `draw::batch` in
-    /// `main_loop`"): Markdown, each name a code span that holds whatever
-    /// the recording named it (backticks, markup) literally.
-    pub fn words(&self) -> String {
-        let q = |x: &Option<String>| x.as_deref().map_or(String::new(), escape::markdown_code);
-        let parent = escape::markdown_code(self.parent());
-        match self.kind {
-            GapKind::TopLevel | GapKind::Idle => format!(
-                "between top-level {} and {}",
-                q(&self.after),
-                q(&self.before)
-            ),
-            GapKind::Leading => {
-                format!("at the start of {parent}, before {}", q(&self.before))
-            }
-            GapKind::Trailing => format!("at the end of {parent}, after {}", q(&self.after)),
-            GapKind::Between => format!(
-                "between {} and {} in {parent}",
-                q(&self.after),
-                q(&self.before)
-            ),
-            GapKind::BetweenFrames => "between frames".to_owned(),
-        }
-    }
-}
-
 /// The recurring gaps of A and B matched by place: `(A's, B's)`, either
 /// side `None` where only the other has it; sorted by place.
 pub fn match_recurring<'g>(
@@ -104,10 +46,10 @@ pub fn match_recurring<'g>(
     let mut by_place: FxHashMap<GapPlace, (Option<&RecurringGap>, Option<&RecurringGap>)> =
         FxHashMap::default();
     for g in a {
-        by_place.entry(GapPlace::of(g)).or_default().0 = Some(g);
+        by_place.entry(g.place.clone()).or_default().0 = Some(g);
     }
     for g in b {
-        by_place.entry(GapPlace::of(g)).or_default().1 = Some(g);
+        by_place.entry(g.place.clone()).or_default().1 = Some(g);
     }
     let mut out: Vec<_> = by_place.into_iter().map(|(p, (x, y))| (p, x, y)).collect();
     out.sort_by(|x, y| x.0.cmp(&y.0));
@@ -173,11 +115,8 @@ pub struct GapSide {
 /// A place judged.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GapChange {
-    pub thread: String,
-    pub kind: GapKind,
-    pub path: String,
-    pub after: Option<String>,
-    pub before: Option<String>,
+    #[serde(flatten)]
+    pub place: GapPlace,
     pub verdict: GapVerdict,
     pub a: GapSide,
     pub b: GapSide,
@@ -212,25 +151,10 @@ fn judged_numbers<S: serde::Serializer>(c: &Change, s: S) -> Result<S::Ok, S::Er
 }
 
 impl GapChange {
-    pub fn place(&self) -> GapPlace {
-        GapPlace {
-            thread: self.thread.clone(),
-            kind: self.kind,
-            path: self.path.clone(),
-            after: self.after.clone(),
-            before: self.before.clone(),
-        }
-    }
-
-    /// The scope the gap is in ("" at the top level).
-    pub fn parent(&self) -> &str {
-        self.path.rsplit(" > ").next().unwrap_or("")
-    }
-
     /// In a scope (leading, between, trailing): part of its own time.
     pub fn in_scope(&self) -> bool {
         matches!(
-            self.kind,
+            self.place.kind,
             GapKind::Leading | GapKind::Between | GapKind::Trailing
         )
     }
@@ -263,7 +187,10 @@ impl GapChanges {
         self.changed
             .iter()
             .filter(|x| {
-                !x.is_wait() && x.thread == g.thread && x.path == g.path && x.kind == g.kind
+                !x.is_wait()
+                    && x.place.thread == g.place.thread
+                    && x.place.path == g.place.path
+                    && x.place.kind == g.place.kind
             })
             .map(|x| x.beyond_drift_ns)
             .sum()
@@ -276,7 +203,7 @@ impl GapChanges {
     pub fn without_restructured(&self, places: &super::restructure::Restructures) -> Self {
         let mut out = self.clone();
         out.changed
-            .retain(|g| !(g.in_scope() && places.restructured_at(&g.thread, &g.path)));
+            .retain(|g| !(g.in_scope() && places.restructured_at(&g.place.thread, &g.place.path)));
         out
     }
 
@@ -286,7 +213,7 @@ impl GapChanges {
     pub fn without_places(&self, places: &super::restructure::Restructures) -> Self {
         let mut out = self.clone();
         out.changed
-            .retain(|g| !(g.in_scope() && places.place_at(&g.thread, &g.path)));
+            .retain(|g| !(g.in_scope() && places.place_at(&g.place.thread, &g.place.path)));
         out
     }
 
@@ -298,7 +225,7 @@ impl GapChanges {
         thread: Option<&'s str>,
     ) -> impl Iterator<Item = &'s GapChange> + 's {
         self.changed.iter().filter(move |g| {
-            g.in_scope() && g.parent() == parent && thread.is_none_or(|t| g.thread == t)
+            g.in_scope() && g.place.parent() == parent && thread.is_none_or(|t| g.place.thread == t)
         })
     }
 
@@ -388,7 +315,7 @@ impl GapChange {
                 GapVerdict::Shrank => "shrunk",
                 GapVerdict::Unchanged => "unchanged",
             },
-            self.place().words(),
+            self.place.words(),
             self.delta_per_frame_ns / 1e6
         )
     }
@@ -604,8 +531,8 @@ fn thread_md(thread: &str) -> String {
 /// thread escaped): what the report, `compare` and the JSON's `sentence`
 /// give.
 fn sentence(g: &GapChange, unit: &str) -> String {
-    let place = g.place().words();
-    let thread = thread_md(&g.thread);
+    let place = g.place.words();
+    let thread = thread_md(&g.place.thread);
     let (a, b) = (&g.a, &g.b);
     let busy = if g.verdict == GapVerdict::Gone {
         &a.other_threads
@@ -757,11 +684,7 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
         .map(|(place, ka, kb, x, y, change)| {
             let v = verdict(&change, ka.is_some(), kb.is_some(), noise);
             let g = GapChange {
-                thread: place.thread,
-                kind: place.kind,
-                path: place.path,
-                after: place.after,
-                before: place.before,
+                place,
                 verdict: v,
                 delta_per_frame_ns: y.2.mean_per_frame_ns - x.2.mean_per_frame_ns,
                 beyond_drift_ns: change.beyond_drift_ns(),
@@ -781,8 +704,7 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
     type Row = (GapChange, Option<u32>, Option<u32>);
     let by_place = |x: &Row, y: &Row| {
         let (x, y) = (&x.0, &y.0);
-        (&x.thread, x.kind, &x.path, &x.after, &x.before)
-            .cmp(&(&y.thread, y.kind, &y.path, &y.after, &y.before))
+        x.place.cmp(&y.place)
     };
     let (mut changed, mut unchanged): (Vec<Row>, Vec<Row>) = judged
         .drain(..)
@@ -825,8 +747,8 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
     };
     let unit = basis.unit();
     for (g, ka, kb) in changed.iter_mut().chain(unchanged.iter_mut()) {
-        g.a.other_threads = busy(a, &sa, &ra, *ka, &ia, &g.thread);
-        g.b.other_threads = busy(b, &sb, &rb, *kb, &ib, &g.thread);
+        g.a.other_threads = busy(a, &sa, &ra, *ka, &ia, &g.place.thread);
+        g.b.other_threads = busy(b, &sb, &rb, *kb, &ib, &g.place.thread);
         g.other_threads_idle = if g.verdict == GapVerdict::Gone {
             g.a.other_threads.is_empty()
         } else {

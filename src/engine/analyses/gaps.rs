@@ -34,6 +34,7 @@
 use super::common::*;
 use super::waits::{RecurringWaitsFor, WaitIndex, WaitsFor};
 use crate::engine::model::{FrameId, ScopeIdx, StrId, StreamId, Trace};
+use crate::engine::write::escape;
 use rustc_hash::{FxHashMap, FxHasher};
 use serde::Serialize;
 use std::cmp::Reverse;
@@ -384,15 +385,59 @@ pub struct Gap {
     pub waits_for: Option<WaitsFor>,
 }
 
+/// Where a stretch of unprofiled time is, by names: what a recurring gap
+/// is grouped by, and what a comparison matches A's and B's gaps on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct GapPlace {
+    pub thread: String,
+    pub kind: GapKind,
+    /// The parent's path of names from the thread's top level, " > "
+    /// between ("" at the top level).
+    pub path: String,
+    /// The scope before the gap (`null`: the parent's start).
+    pub after: Option<String>,
+    /// The scope after the gap (`null`: the parent's end).
+    pub before: Option<String>,
+}
+
+impl GapPlace {
+    /// The scope the gap is in (the path's last name; "" at the top level).
+    pub fn parent(&self) -> &str {
+        self.path.rsplit(" > ").next().unwrap_or("")
+    }
+
+    /// Where it is, in words ("between `sim::step` and `draw::batch` in
+    /// `main_loop`"): Markdown, each name a code span that holds whatever
+    /// the recording named it (backticks, markup) literally.
+    pub fn words(&self) -> String {
+        let q = |x: &Option<String>| x.as_deref().map_or(String::new(), escape::markdown_code);
+        let parent = escape::markdown_code(self.parent());
+        match self.kind {
+            GapKind::TopLevel | GapKind::Idle => format!(
+                "between top-level {} and {}",
+                q(&self.after),
+                q(&self.before)
+            ),
+            GapKind::Leading => {
+                format!("at the start of {parent}, before {}", q(&self.before))
+            }
+            GapKind::Trailing => format!("at the end of {parent}, after {}", q(&self.after)),
+            GapKind::Between => format!(
+                "between {} and {} in {parent}",
+                q(&self.after),
+                q(&self.before)
+            ),
+            GapKind::BetweenFrames => "between frames".to_owned(),
+        }
+    }
+}
+
 /// Gaps at one place (thread, kind, parent path, neighbours' names) in
 /// several frames.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RecurringGap {
-    pub thread: String,
-    pub kind: GapKind,
-    pub path: String,
-    pub after: Option<String>,
-    pub before: Option<String>,
+    #[serde(flatten)]
+    pub place: GapPlace,
     /// Times the gap occurred (a frame with two counts twice).
     pub occurrences: u64,
     /// Deprecated: `occurrences` under its old name (it counts occurrences,
@@ -854,11 +899,13 @@ impl Ctx<'_> {
                 let span = (first.thread.0 != u32::MAX)
                     .then(|| self.roles.span.get(&first.thread).copied().unwrap_or(0));
                 RecurringGap {
-                    thread: thread_name(first.thread),
-                    kind: first.kind,
-                    path: path_of(trace, first.parent),
-                    after: name(first.after),
-                    before: name(first.before),
+                    place: GapPlace {
+                        thread: thread_name(first.thread),
+                        kind: first.kind,
+                        path: path_of(trace, first.parent),
+                        after: name(first.after),
+                        before: name(first.before),
+                    },
                     occurrences: ks.len() as u64,
                     frames: ks.len() as u64,
                     median_ns: durations[(durations.len() - 1) / 2],

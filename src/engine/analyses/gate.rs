@@ -8,7 +8,7 @@
 
 use super::drift::Drift;
 use super::gap_diff::{GapChanges, GapVerdict};
-use super::gaps::GapKind;
+use super::gaps::GapPlace;
 pub use super::judge::Own;
 use super::judge::{Change, Kind};
 use serde::Serialize;
@@ -84,11 +84,8 @@ pub struct GateResult {
 /// A gap that tripped the gate.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TrippedGap {
-    pub thread: String,
-    pub kind: GapKind,
-    pub path: String,
-    pub after: Option<String>,
-    pub before: Option<String>,
+    #[serde(flatten)]
+    pub place: GapPlace,
     pub verdict: GapVerdict,
     pub delta_per_frame_ns: f64,
     pub beyond_drift_ns: f64,
@@ -109,7 +106,7 @@ impl GateResult {
         for t in self.tripped.iter_mut().chain(self.inconclusive.iter_mut()) {
             if let Some(split) = waits
                 .iter()
-                .filter(|w| w.parent() == t.name && w.delta_median_ns > 0)
+                .filter(|w| w.place.parent() == t.name && w.delta_median_ns > 0)
                 .find_map(|w| w.uneven_split.as_ref())
             {
                 t.because = Some(format!("a longer wait: the work it waits for was {split}"));
@@ -126,24 +123,25 @@ impl GateResult {
         }
         let (moved, kept): (Vec<Tripped>, Vec<Tripped>) = std::mem::take(&mut self.tripped)
             .into_iter()
-            .partition(|t| lost.iter().any(|w| w.parent() == t.name));
+            .partition(|t| lost.iter().any(|w| w.place.parent() == t.name));
         self.tripped = kept;
         for t in moved {
             self.inconclusive.push(t);
         }
         // The wait's own gap, a cause of its own otherwise: not a cause.
         self.tripped_gaps.retain(|g| {
-            !lost
-                .iter()
-                .any(|w| w.thread == g.thread && w.path == g.path && w.kind == g.kind)
+            !lost.iter().any(|w| {
+                (&w.place.thread, &w.place.path, w.place.kind)
+                    == (&g.place.thread, &g.place.path, g.place.kind)
+            })
         });
         self.lost_parallelism = lost
             .iter()
             .map(|w| {
                 format!(
                     "{} in {}: {}",
-                    crate::engine::write::escape::markdown(&w.thread),
-                    crate::engine::write::escape::markdown_code(w.parent()),
+                    crate::engine::write::escape::markdown(&w.place.thread),
+                    crate::engine::write::escape::markdown_code(w.place.parent()),
                     w.lost_parallelism.as_deref().unwrap_or_default()
                 )
             })
@@ -216,11 +214,7 @@ impl GateResult {
             .filter(|g| g.verdict.is_growth() && !g.is_wait() && g.beyond_drift_ns > limit)
             .filter(|g| gaps.scope_net_ns(g) > limit)
             .map(|g| TrippedGap {
-                thread: g.thread.clone(),
-                kind: g.kind,
-                path: g.path.clone(),
-                after: g.after.clone(),
-                before: g.before.clone(),
+                place: g.place.clone(),
                 verdict: g.verdict,
                 delta_per_frame_ns: g.delta_per_frame_ns,
                 beyond_drift_ns: g.beyond_drift_ns,

@@ -1,5 +1,5 @@
 //! Waits compared across A and B: recurring gaps of A and B at one place
-//! (thread, kind, parent path, neighbours: [`super::gap_diff::GapPlace`])
+//! (thread, kind, parent path, neighbours: [`GapPlace`])
 //! whose median moved, each with what it waits for on both sides
 //! ([`super::waits`]) and attributed to the critical work's judged per-call
 //! change: "main waits 0.99 ms longer in `jobs::run`: `job::cloth` is
@@ -8,7 +8,7 @@
 use super::compare::Joined;
 use super::judge::{Kind, Noise};
 use super::waits::RecurringWaitsFor;
-use crate::engine::analyses::gaps::{GapKind, RecurringGap};
+use crate::engine::analyses::gaps::{GapPlace, RecurringGap};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -33,12 +33,8 @@ pub struct WaitCause {
 /// median grew or shrank beyond the noise.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WaitChange {
-    pub thread: String,
-    pub kind: GapKind,
-    /// The parent's path (" > " between names).
-    pub path: String,
-    pub after: Option<String>,
-    pub before: Option<String>,
+    #[serde(flatten)]
+    pub place: GapPlace,
     pub median_a_ns: i64,
     pub median_b_ns: i64,
     pub delta_median_ns: i64,
@@ -193,13 +189,6 @@ pub fn parallelism_fell(a: f64, b: f64) -> bool {
     a >= 1.5 && b <= a - 0.5 && b <= 0.75 * a
 }
 
-impl WaitChange {
-    /// The scope the gap is in (the path's last name; "" at the top level).
-    pub fn parent(&self) -> &str {
-        self.path.rsplit(" > ").next().unwrap_or("")
-    }
-}
-
 /// The recurring gaps of A and B (with their `waits_for`) matched by place
 /// whose median changed by at least the noise (its milliseconds and its
 /// percentage of A's median), each attributed to the critical work's judged
@@ -315,11 +304,7 @@ pub fn wait_changes(
             )
         });
         out.push(WaitChange {
-            thread: gb.thread.clone(),
-            kind: gb.kind,
-            path: gb.path.clone(),
-            after: gb.after.clone(),
-            before: gb.before.clone(),
+            place: gb.place.clone(),
             median_a_ns: ga.median_ns,
             median_b_ns: gb.median_ns,
             delta_median_ns: delta,
@@ -345,8 +330,11 @@ pub fn wait_changes(
         y.delta_median_ns
             .unsigned_abs()
             .cmp(&x.delta_median_ns.unsigned_abs())
-            .then_with(|| (&x.thread, &x.path, x.kind).cmp(&(&y.thread, &y.path, y.kind)))
-            .then_with(|| (&x.after, &x.before).cmp(&(&y.after, &y.before)))
+            .then_with(|| {
+                let (p, q) = (&x.place, &y.place);
+                (&p.thread, &p.path, p.kind, &p.after, &p.before)
+                    .cmp(&(&q.thread, &q.path, q.kind, &q.after, &q.before))
+            })
     });
     out
 }
@@ -385,7 +373,7 @@ pub fn off_critical_path_names(
         .0
         .iter()
         .chain(gaps.1)
-        .any(|g| g.thread == thread && g.waits_for.is_some());
+        .any(|g| g.place.thread == thread && g.waits_for.is_some());
     if !any_wait {
         return out;
     }
@@ -394,15 +382,7 @@ pub fn off_critical_path_names(
         if place.thread != thread {
             continue;
         }
-        let held = ga.is_some()
-            && gb.is_some()
-            && !moved.iter().any(|w| {
-                w.thread == place.thread
-                    && w.kind == place.kind
-                    && w.path == place.path
-                    && w.after == place.after
-                    && w.before == place.before
-            });
+        let held = ga.is_some() && gb.is_some() && !moved.iter().any(|w| w.place == place);
         if held {
             continue;
         }
