@@ -105,7 +105,7 @@ impl FrameChange {
             ("unaccounted", left),
         ];
         let gross: f64 = parts.iter().map(|(_, x)| x.abs()).sum();
-        let share = |x: f64| if gross > 0.0 { 100.0 * x / gross } else { 0.0 };
+        let share = |x: f64| super::common::pct(x, gross);
         self.parts = parts
             .iter()
             .map(|&(part, delta_ns)| FramePart {
@@ -522,11 +522,7 @@ fn median_change(
         accounted_ns: accounted,
         unexplained_ns: delta_median_ns.saturating_sub(accounted),
         explained_ns: explained,
-        explained_pct: if delta_median_ns != 0 {
-            100.0 * explained as f64 / delta_median_ns as f64
-        } else {
-            0.0
-        },
+        explained_pct: super::common::pct(explained as f64, delta_median_ns as f64),
     }
 }
 
@@ -763,13 +759,6 @@ pub fn frame_change(
         judged.drift_part_ns = drift_ns;
         judged.decide(noise.alpha);
     }
-    let pct_of_mean = |x: f64| {
-        if delta_mean.abs() > 0.0 {
-            100.0 * x / delta_mean
-        } else {
-            0.0
-        }
-    };
     let mut notes = Vec::new();
     for (label, t) in [("A", a), ("B", b)] {
         if let Some(note) = coverage::frame_coverage(t)
@@ -818,7 +807,7 @@ pub fn frame_change(
         contributions,
         total_contributions,
         drift_ns,
-        drift_pct: pct_of_mean(drift_ns),
+        drift_pct: super::common::pct(drift_ns, delta_mean),
         explained_ns: explained,
         explained_pct: 0.0,
         parts: Vec::new(),

@@ -361,6 +361,15 @@ pub fn spike(count: u64, max_ns: i64, total_ns: i64) -> bool {
     count >= 2 && max_ns.saturating_mul(2) > total_ns
 }
 
+/// `part` of `whole` in percent (0 when `whole` is 0).
+pub fn pct(part: f64, whole: f64) -> f64 {
+    if whole.abs() > 0.0 {
+        100.0 * part / whole
+    } else {
+        0.0
+    }
+}
+
 /// Frame positions `range` (file order) of the trace, clamped to it.
 pub fn clamp_frames(trace: &Trace, range: Range<u32>) -> Range<u32> {
     let n = trace.frames.len() as u32;

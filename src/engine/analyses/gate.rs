@@ -218,11 +218,7 @@ impl GateResult {
                 verdict: g.verdict,
                 delta_per_frame_ns: g.delta_per_frame_ns,
                 beyond_drift_ns: g.beyond_drift_ns,
-                frame_pct: if frame > 0.0 {
-                    100.0 * g.beyond_drift_ns / frame
-                } else {
-                    0.0
-                },
+                frame_pct: super::common::pct(g.beyond_drift_ns, frame),
                 sentence: g.sentence.clone(),
             })
             .collect();
@@ -273,13 +269,6 @@ impl Gate {
             })
             .collect();
         let rejected = holm(&ps, alpha);
-        let frame_pct = |ns: f64| {
-            if mean_frame_a_ns > 0.0 {
-                100.0 * ns / mean_frame_a_ns
-            } else {
-                0.0
-            }
-        };
         let row = |x: &(&str, Option<&str>, &Change, Own, Estimate), level_alpha: f64| Tripped {
             name: x.0.to_owned(),
             data: x.1.map(str::to_owned),
@@ -287,7 +276,7 @@ impl Gate {
             delta_per_frame_ns: x.2.delta_per_frame_ns,
             beyond_drift_ns: x.2.beyond_drift_ns(),
             own_beyond_drift_ns: x.3.beyond_drift_ns,
-            frame_pct: frame_pct(x.2.beyond_drift_ns()),
+            frame_pct: super::common::pct(x.2.beyond_drift_ns(), mean_frame_a_ns),
             because: None,
             ci_ns: x.4.interval(level_alpha),
             level: 1.0 - level_alpha,

@@ -315,12 +315,8 @@ pub fn wait_changes(
             b: wb.clone(),
             causes,
             attributed_ns: attributed,
-            attributed_pct: if delta == 0 {
-                0.0
-            } else {
-                // (+ 0.0: no "-0" when nothing is attributed.)
-                100.0 * attributed / delta as f64 + 0.0
-            },
+            // (+ 0.0: no "-0" when nothing is attributed.)
+            attributed_pct: super::common::pct(attributed, delta as f64) + 0.0,
             lost_parallelism,
             parts,
             uneven_split,
