@@ -171,10 +171,6 @@ pub struct MedianChange {
     pub accounted_ns: i64,
     /// `delta_median_ns − accounted_ns`.
     pub unexplained_ns: i64,
-    /// The changes of the names judged a change (listed or not), summed.
-    pub explained_ns: i64,
-    /// Of `delta_median_ns`, in percent.
-    pub explained_pct: f64,
 }
 
 /// A name's median own time per frame on the frame thread, A and B.
@@ -504,11 +500,6 @@ fn median_change(
             .cmp(&x.self_delta_median_ns.unsigned_abs())
             .then_with(|| x.name.cmp(&y.name))
     });
-    let explained: i64 = contributions
-        .iter()
-        .filter(|c| c.kind.is_change())
-        .map(|c| c.self_delta_median_ns)
-        .sum();
     let total_contributions = contributions.len();
     contributions.truncate(top);
     let outside = pb.outside_ns.saturating_sub(pa.outside_ns);
@@ -521,8 +512,6 @@ fn median_change(
         outside_scopes_ns: outside,
         accounted_ns: accounted,
         unexplained_ns: delta_median_ns.saturating_sub(accounted),
-        explained_ns: explained,
-        explained_pct: super::common::pct(explained as f64, delta_median_ns as f64),
     }
 }
 

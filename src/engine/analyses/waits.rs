@@ -284,14 +284,9 @@ pub struct RecurringWaitsFor {
     /// for three workers side by side, 1.0 for the same three one after
     /// another.
     pub median_parallelism: f64,
-    /// The other threads' work in the waiting part, summed, the lower
-    /// median over the occurrences.
-    pub median_work_ns: i64,
-    /// The most frequent busiest thread (the one with the most of that
-    /// work), and the median of its share of the work: `1 / threads` for an
-    /// even split.
+    /// The most frequent busiest thread (the one with the most of the
+    /// other threads' work in the waiting part).
     pub busiest_thread: String,
-    pub median_busiest_share: f64,
     /// Each traced occurrence's parts, in order (the comparison decomposes
     /// a wait's change with them: [`super::wait_diff`]).
     #[serde(skip)]
@@ -387,7 +382,6 @@ pub fn recurring(
         mean_waiting_ns: mean(|t| t.waiting_ns),
         mean_wake_ns: mean(|t| t.wake_ns),
         median_threads_working: lower_median(&mut working) as u32,
-        median_work_ns: part(|t| t.busy_ns),
         busiest_thread: {
             let mut count: FxHashMap<StrId, usize> = FxHashMap::default();
             for t in &traced {
@@ -400,7 +394,6 @@ pub fn recurring(
                 .map(|(_, t)| t.to_owned())
                 .unwrap_or_default()
         },
-        median_busiest_share: median_ratio(&traced, |t| (t.busiest_ns, t.busy_ns)),
         occurrences: traced
             .iter()
             .map(|t| WaitParts {
