@@ -196,58 +196,41 @@ impl GapChanges {
             .sum()
     }
 
-    /// These changes less the gaps in a restructured place (a scope both
-    /// recordings run, whose own time new or gone scopes split or joined:
-    /// [`super::restructure`]): such a gap is the parent's remaining own
-    /// time, no change of its own.
-    pub fn without_restructured(&self, places: &super::restructure::Restructures) -> Self {
+    /// These changes less the gaps inside a place's parent (restructured
+    /// ones only with `restructured_only`; see [`super::restructure`]): such
+    /// a gap is the parent's remaining own time, which the place's row
+    /// weighs, no change of its own.
+    pub fn without_places(
+        &self,
+        places: &super::restructure::Restructures,
+        restructured_only: bool,
+    ) -> Self {
         let mut out = self.clone();
-        out.changed
-            .retain(|g| !(g.in_scope() && places.restructured_at(&g.place.thread, &g.place.path)));
+        out.changed.retain(|g| {
+            let p = &g.place;
+            !(g.in_scope() && places.has_place(&p.thread, &p.path, restructured_only))
+        });
         out
-    }
-
-    /// These changes less the gaps in any place (restructured or not): the
-    /// gate weighs a place's row, which holds the parent's own time and so
-    /// its gaps; a gap there is no cause of its own.
-    pub fn without_places(&self, places: &super::restructure::Restructures) -> Self {
-        let mut out = self.clone();
-        out.changed
-            .retain(|g| !(g.in_scope() && places.place_at(&g.place.thread, &g.place.path)));
-        out
-    }
-
-    /// The changed gaps inside scopes named `parent` on the threads named
-    /// `thread` (any thread with `None`): part of those scopes' own time.
-    pub fn in_parent<'s>(
-        &'s self,
-        parent: &'s str,
-        thread: Option<&'s str>,
-    ) -> impl Iterator<Item = &'s GapChange> + 's {
-        self.changed.iter().filter(move |g| {
-            g.in_scope() && g.place.parent() == parent && thread.is_none_or(|t| g.place.thread == t)
-        })
     }
 
     /// Of a scope name's own-time change per frame (beyond the drift), what
-    /// its changed gaps that are not waits explain (those that changed the
-    /// same way, summed), and the largest of them: `None` when none did.
+    /// the changed gaps (not waits) inside scopes named `parent` on the
+    /// threads named `thread` (any with `None`) that changed the same way
+    /// explain, summed; the largest of them, and how many they are: `None`
+    /// when none did.
     pub fn explains<'s>(
         &'s self,
-        parent: &'s str,
-        thread: Option<&'s str>,
+        parent: &str,
+        thread: Option<&str>,
         own_beyond_drift_ns: f64,
-    ) -> Option<(f64, &'s GapChange)> {
-        let same_way = |g: &&GapChange| {
-            !g.is_wait() && g.beyond_drift_ns.signum() == own_beyond_drift_ns.signum()
-        };
-        let sum: f64 = self
-            .in_parent(parent, thread)
-            .filter(same_way)
-            .map(|g| g.beyond_drift_ns)
-            .sum();
-        let main = self.in_parent(parent, thread).find(same_way)?;
-        Some((sum, main))
+    ) -> Option<(f64, &'s GapChange, usize)> {
+        let gaps: Vec<&GapChange> = (self.changed.iter())
+            .filter(|g| g.in_scope() && g.place.parent() == parent && !g.is_wait())
+            .filter(|g| thread.is_none_or(|t| g.place.thread == t))
+            .filter(|g| g.beyond_drift_ns.signum() == own_beyond_drift_ns.signum())
+            .collect();
+        let sum = gaps.iter().map(|g| g.beyond_drift_ns).sum();
+        Some((sum, *gaps.first()?, gaps.len()))
     }
 
     /// What a scope name's own-time change is when its changed gaps (not
@@ -260,26 +243,17 @@ impl GapChanges {
         thread: Option<&str>,
         own_delta_ns: f64,
     ) -> Option<(f64, String)> {
-        let (sum, main) = self.explains(parent, thread, own_delta_ns)?;
+        let (sum, main, count) = self.explains(parent, thread, own_delta_ns)?;
         if own_delta_ns == 0.0 || sum.abs() * 2.0 < own_delta_ns.abs() {
             return None;
         }
-        let others = self
-            .in_parent(parent, thread)
-            .filter(|g| !g.is_wait() && g.beyond_drift_ns.signum() == own_delta_ns.signum())
-            .count()
-            - 1;
+        let more = match count - 1 {
+            0 => String::new(),
+            others => format!(" and {others} more"),
+        };
         Some((
             sum,
-            format!(
-                "unprofiled: {}{}",
-                main.short(self.basis.unit()),
-                if others > 0 {
-                    format!(" and {others} more")
-                } else {
-                    String::new()
-                }
-            ),
+            format!("unprofiled: {}{more}", main.short(self.basis.unit())),
         ))
     }
 }
@@ -290,17 +264,22 @@ impl GapChange {
     /// after another): a wait for that work (see [`super::waits`]), whose
     /// cause is the work, not code without a scope.
     pub fn is_wait(&self) -> bool {
-        let side = if self.verdict == GapVerdict::Gone {
-            &self.a
-        } else {
-            &self.b
-        };
+        let side = self.side();
         let busy = side
             .other_threads
             .iter()
             .map(|t| t.busy_ns)
             .fold(0i64, i64::saturating_add);
         side.total_ns > 0 && busy.saturating_mul(2) >= side.total_ns
+    }
+
+    /// B's side, or A's when the gap is gone.
+    pub fn side(&self) -> &GapSide {
+        if self.verdict == GapVerdict::Gone {
+            &self.a
+        } else {
+            &self.b
+        }
     }
 
     /// In a few words: "the new gap between `sim::step` and `draw::batch`
@@ -534,12 +513,7 @@ fn sentence(g: &GapChange, unit: &str) -> String {
     let place = g.place.words();
     let thread = thread_md(&g.place.thread);
     let (a, b) = (&g.a, &g.b);
-    let busy = if g.verdict == GapVerdict::Gone {
-        &a.other_threads
-    } else {
-        &b.other_threads
-    };
-    let meanwhile = meanwhile(busy);
+    let meanwhile = meanwhile(&g.side().other_threads);
     // Code without a scope unless another thread worked for at least half
     // of it (then a wait for that work).
     let idle = !g.is_wait();
@@ -749,11 +723,7 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
     for (g, ka, kb) in changed.iter_mut().chain(unchanged.iter_mut()) {
         g.a.other_threads = busy(a, &sa, &ra, *ka, &ia, &g.place.thread);
         g.b.other_threads = busy(b, &sb, &rb, *kb, &ib, &g.place.thread);
-        g.other_threads_idle = if g.verdict == GapVerdict::Gone {
-            g.a.other_threads.is_empty()
-        } else {
-            g.b.other_threads.is_empty()
-        };
+        g.other_threads_idle = g.side().other_threads.is_empty();
         g.sentence = sentence(g, unit);
     }
     let strip =

@@ -200,7 +200,7 @@ impl GateResult {
         let limit = self.limit_ns;
         self.tripped.retain(|r| {
             gaps.explains(&r.name, None, r.own_beyond_drift_ns)
-                .is_none_or(|(sum, _)| r.own_beyond_drift_ns - sum > limit)
+                .is_none_or(|(sum, _, _)| r.own_beyond_drift_ns - sum > limit)
         });
         let frame = self.mean_frame_a_ns;
         // A scope's unprofiled time is conserved as a whole: a stretch that

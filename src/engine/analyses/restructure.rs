@@ -82,12 +82,11 @@ impl Restructures {
         self.places_of(name).is_some()
     }
 
-    /// A restructured place is at `thread` and `path` (a gap there is the
-    /// parent's remaining own time).
-    pub fn restructured_at(&self, thread: &str, path: &str) -> bool {
-        self.places
-            .iter()
-            .any(|p| p.restructured && p.thread == thread && p.path == path)
+    /// A place (a restructured one with `restructured_only`) is at `thread`
+    /// and `path`: a gap there is its parent's own time.
+    pub fn has_place(&self, thread: &str, path: &str, restructured_only: bool) -> bool {
+        (self.places.iter())
+            .any(|p| (p.restructured || !restructured_only) && p.thread == thread && p.path == path)
     }
 
     /// The names place `k` holds (by name).
@@ -97,14 +96,6 @@ impl Restructures {
             .filter(|(_, ks)| ks.contains(&k))
             .map(|(n, _)| n.as_str())
             .collect()
-    }
-
-    /// A place (restructured or not) is at `thread` and `path`: its gaps
-    /// are part of what its row weighs (the parent's own time).
-    pub fn place_at(&self, thread: &str, path: &str) -> bool {
-        self.places
-            .iter()
-            .any(|p| p.thread == thread && p.path == path)
     }
 
     /// The restructured places.

@@ -97,7 +97,7 @@ pub fn frame_gate(
                     .map(|(n, c, own)| (n.as_str(), None, c, *own)),
             ),
     )
-    .with_gaps(&gaps.without_places(places))
+    .with_gaps(&gaps.without_places(places, false))
     .with_lost_parallelism(waits)
 }
 

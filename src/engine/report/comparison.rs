@@ -79,7 +79,7 @@ pub(super) fn comparison(
     // entered there: restructured places hold no cost.
     let places = restructures(a, b, (&ua, &ub), &noise);
     // A gap in a restructured place is its parent's remaining own time.
-    let gap_diff = gap_diff.without_restructured(&places);
+    let gap_diff = gap_diff.without_places(&places, true);
     listed.retain(|(p, _)| {
         let n = names.name(*p);
         !renamed.iter().any(|r| r.from == n || r.to == n) && !places.is_restructured(n)
@@ -1136,7 +1136,7 @@ pub(super) fn look_first(
         }
         // Its own time changed as a gap in it: the gap is the cause.
         if x.gap.is_some()
-            && let Some((_, g)) =
+            && let Some((_, g, _)) =
                 c.gaps
                     .explains(&x.name, Some(&c.frame.thread), x.self_delta_per_frame_ns)
         {
