@@ -21,8 +21,8 @@
 
 use super::basis::{Basis, Units};
 use super::gaps::{
-    BusyIndex, BusyThread, GapKind, GapPlace, RECURRING_FLOOR_NS, RecurringGap, ThreadRoles,
-    for_each_stretch, path_of,
+    BusyIndex, BusyThread, GapKind, GapPlace, Paths, PlaceId, RECURRING_FLOOR_NS, RecurringGap,
+    ThreadRoles, for_each_stretch, path_of,
 };
 use super::judge::{
     Change, Kind, Noise, Sample, Sums, decide_family, estimate, needs_calls, untested,
@@ -310,59 +310,13 @@ struct Side {
     units: Units,
 }
 
-/// A place by this trace's ids: thread, kind, parent path, after's and
-/// before's names (`u32::MAX`: none).
-type PlaceId = (u32, GapKind, u32, u32, u32);
-
-/// Each scope's path of names, interned (computed for the parents of gaps
-/// and their ancestors only).
-struct Paths {
-    id: Vec<u32>,
-    interned: FxHashMap<(u32, u32), u32>,
-}
-
-impl Paths {
-    fn of(&mut self, trace: &Trace, i: ScopeIdx) -> u32 {
-        let mut chain: Vec<u32> = Vec::new();
-        let mut at = i.0;
-        let mut up = u32::MAX; // the path id above the chain
-        loop {
-            if self.id[at as usize] != u32::MAX {
-                up = self.id[at as usize];
-                break;
-            }
-            chain.push(at);
-            let p = trace.scopes.parent[at as usize];
-            if p == u32::MAX {
-                break;
-            }
-            at = p;
-        }
-        for &k in chain.iter().rev() {
-            let name = trace.defs.name[trace.scopes.def[k as usize].idx()].0;
-            let next = self.interned.len() as u32;
-            up = *self.interned.entry((up, name)).or_insert(next);
-            self.id[k as usize] = up;
-        }
-        up
-    }
-}
-
 fn side(trace: &Trace, basis: Basis) -> Side {
     let units = Units::new(trace, basis);
     let roles = ThreadRoles::of(trace);
-    let mut paths = Paths {
-        id: vec![u32::MAX; trace.scopes.len()],
-        interned: FxHashMap::default(),
-    };
+    let mut paths = Paths::new(trace);
     let mut index: FxHashMap<PlaceId, u32> = FxHashMap::default();
     let mut places: Vec<(PlaceId, [Option<ScopeIdx>; 3])> = Vec::new();
     let mut occ: Vec<(u32, u32, i64, i64)> = Vec::new();
-    let name = |i: Option<ScopeIdx>| {
-        i.map_or(u32::MAX, |i| {
-            trace.defs.name[trace.scopes.def[i.idx()].idx()].0
-        })
-    };
     for st in 0..trace.streams.len() as u32 {
         let thread: StrId = trace.threads.name[trace.streams.thread[st as usize].idx()];
         for_each_stretch(trace, &roles, StreamId(st), RECURRING_FLOOR_NS, |x| {
@@ -372,13 +326,7 @@ fn side(trace: &Trace, basis: Basis) -> Side {
             let Some(at) = x.parent.or(x.after).or(x.before) else {
                 return;
             };
-            let key: PlaceId = (
-                thread.0,
-                x.kind,
-                x.parent.map_or(u32::MAX, |p| paths.of(trace, p)),
-                name(x.after),
-                name(x.before),
-            );
+            let key = paths.place(trace, thread, x.kind, [x.parent, x.after, x.before]);
             let next = places.len() as u32;
             let k = *index.entry(key).or_insert_with(|| {
                 places.push((key, [x.parent, x.after, x.before]));
@@ -608,11 +556,9 @@ fn joined(
 fn runs(side: &Side) -> Vec<std::ops::Range<usize>> {
     let mut out = vec![0..0; side.places.len()];
     let mut at = 0;
-    while at < side.occ.len() {
-        let p = side.occ[at].0;
-        let end = at + side.occ[at..].partition_point(|x| x.0 == p);
-        out[p as usize] = at..end;
-        at = end;
+    for run in side.occ.chunk_by(|x, y| x.0 == y.0) {
+        out[run[0].0 as usize] = at..at + run.len();
+        at += run.len();
     }
     out
 }

@@ -35,10 +35,9 @@ use super::common::*;
 use super::waits::{RecurringWaitsFor, WaitIndex, WaitsFor};
 use crate::engine::model::{FrameId, ScopeIdx, StrId, StreamId, Trace};
 use crate::engine::write::escape;
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::cmp::Reverse;
-use std::hash::{Hash, Hasher};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct NameData {
@@ -674,37 +673,67 @@ struct Found {
     before: Option<ScopeIdx>,
 }
 
-/// Where a stretch is, as one number: thread, kind, the parent's path of
-/// names and the neighbours' names.
-fn place_key(trace: &Trace, path_hash: &[u64], f: &Found) -> u64 {
-    let name = |i: Option<ScopeIdx>| i.map(|i| trace.defs.name[trace.scopes.def[i.idx()].idx()].0);
-    let mut h = FxHasher::default();
-    (
-        f.thread.0,
-        f.kind,
-        f.parent.map(|p| path_hash[p.idx()]),
-        name(f.after),
-        name(f.before),
-    )
-        .hash(&mut h);
-    h.finish()
+/// Where a stretch is by a trace's ids: thread, kind, the parent's path
+/// ([`Paths`]), after's and before's names (`u32::MAX`: none).
+pub(super) type PlaceId = (u32, GapKind, u32, u32, u32);
+
+/// Each scope's path of names, interned (computed for the parents of gaps
+/// and their ancestors only).
+pub(super) struct Paths {
+    id: Vec<u32>,
+    interned: FxHashMap<(u32, u32), u32>,
 }
 
-/// Each scope's path of names from its thread's top level, hashed
-/// (parents are stored before their children).
-fn path_hashes(trace: &Trace) -> Vec<u64> {
-    let s = &trace.scopes;
-    let mut out: Vec<u64> = Vec::with_capacity(s.len());
-    for i in 0..s.len() {
-        let mut h = FxHasher::default();
-        let p = s.parent[i];
-        if p != u32::MAX {
-            out[p as usize].hash(&mut h);
+impl Paths {
+    pub(super) fn new(trace: &Trace) -> Self {
+        Self {
+            id: vec![u32::MAX; trace.scopes.len()],
+            interned: FxHashMap::default(),
         }
-        trace.defs.name[s.def[i].idx()].0.hash(&mut h);
-        out.push(h.finish());
     }
-    out
+
+    fn of(&mut self, trace: &Trace, i: ScopeIdx) -> u32 {
+        let mut chain: Vec<u32> = Vec::new();
+        let mut at = i.0;
+        let mut up = u32::MAX; // the path id above the chain
+        loop {
+            if self.id[at as usize] != u32::MAX {
+                up = self.id[at as usize];
+                break;
+            }
+            chain.push(at);
+            let p = trace.scopes.parent[at as usize];
+            if p == u32::MAX {
+                break;
+            }
+            at = p;
+        }
+        for &k in chain.iter().rev() {
+            let name = trace.defs.name[trace.scopes.def[k as usize].idx()].0;
+            let next = self.interned.len() as u32;
+            up = *self.interned.entry((up, name)).or_insert(next);
+            self.id[k as usize] = up;
+        }
+        up
+    }
+
+    /// The place of a stretch of `kind` on `thread` by its parent, after
+    /// and before.
+    pub(super) fn place(
+        &mut self,
+        trace: &Trace,
+        thread: StrId,
+        kind: GapKind,
+        [parent, after, before]: [Option<ScopeIdx>; 3],
+    ) -> PlaceId {
+        let name = |i: Option<ScopeIdx>| {
+            i.map_or(u32::MAX, |i| {
+                trace.defs.name[trace.scopes.def[i.idx()].idx()].0
+            })
+        };
+        let path = parent.map_or(u32::MAX, |p| self.of(trace, p));
+        (thread.0, kind, path, name(after), name(before))
+    }
 }
 
 /// Unprofiled time (on threads named `thread`, or all): the single gaps of
@@ -760,13 +789,11 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
         }
     }
     let intervals = top_level_intervals(trace);
-    let path_hash = path_hashes(trace);
     let waits = (intervals.len() > 1).then(|| WaitIndex::of(trace));
     let mut ctx = Ctx {
         trace,
         intervals: &intervals,
         roles: &roles,
-        path_hash: &path_hash,
         min_ns,
         top,
         waits: waits.as_ref(),
@@ -804,7 +831,6 @@ struct Ctx<'a> {
     trace: &'a Trace,
     intervals: &'a [(StrId, Intervals)],
     roles: &'a ThreadRoles,
-    path_hash: &'a [u64],
     min_ns: i64,
     top: usize,
     /// Traces what the gaps wait for (`None`: not traced).
@@ -826,22 +852,22 @@ impl Ctx<'_> {
 
         // Recurring: stretches grouped by place: sorted by (place, index), one run a place
         // (no map of vectors: a worst case has a million places).
-        let mut keyed: Vec<(u64, u32)> = found
-            .iter()
-            .enumerate()
-            .map(|(k, f)| (place_key(trace, self.path_hash, f), k as u32))
+        let mut paths = Paths::new(trace);
+        let mut keyed: Vec<(PlaceId, u32)> = (found.iter().enumerate())
+            .map(|(k, f)| {
+                let at = [f.parent, f.after, f.before];
+                (paths.place(trace, f.thread, f.kind, at), k as u32)
+            })
             .collect();
         keyed.sort_unstable();
         let members: Vec<u32> = keyed.iter().map(|&(_, k)| k).collect();
-        let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
         let mut at = 0;
-        while at < keyed.len() {
-            let end = at + keyed[at..].partition_point(|x| x.0 == keyed[at].0);
-            if end - at >= 2 {
-                runs.push(at..end);
-            }
-            at = end;
-        }
+        let runs: Vec<std::ops::Range<usize>> = (keyed.chunk_by(|x, y| x.0 == y.0))
+            .filter_map(|run| {
+                at += run.len();
+                (run.len() >= 2).then_some(at - run.len()..at)
+            })
+            .collect();
         drop(keyed);
         let len = |k: u32| {
             found[k as usize]
@@ -878,20 +904,11 @@ impl Ctx<'_> {
             .take(top)
             .map(|(total, ks)| {
                 let first = found[ks[0] as usize];
-                let mut durations: Vec<i64> = ks
-                    .iter()
-                    .map(|&k| {
-                        found[k as usize]
-                            .end
-                            .saturating_sub(found[k as usize].start)
-                    })
-                    .collect();
+                let mut durations: Vec<i64> = ks.iter().map(|&k| len(k)).collect();
                 durations.sort_unstable();
-                let longest = ks
-                    .iter()
-                    .map(|&k| found[k as usize])
-                    .max_by_key(|f| (f.end.saturating_sub(f.start), Reverse(f.start)))
-                    .unwrap_or(first);
+                let longest = (ks.iter())
+                    .max_by_key(|&&k| (len(k), Reverse(found[k as usize].start)))
+                    .map_or(first, |&k| found[k as usize]);
                 let windows: Vec<(i64, i64)> = ks
                     .iter()
                     .map(|&k| (found[k as usize].start, found[k as usize].end))
