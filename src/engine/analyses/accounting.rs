@@ -392,31 +392,6 @@ fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> Vec<(&'t str,
     out
 }
 
-/// The lower median of `values` padded with zeros to `units` values (a
-/// unit without the name counts 0); 0 for no unit.
-fn lower_median_padded(values: &mut [i64], units: usize) -> i64 {
-    if units == 0 {
-        return 0;
-    }
-    values.sort_unstable();
-    let k = (units - 1) / 2;
-    let negative = values.partition_point(|&v| v < 0);
-    let zeros = units.saturating_sub(values.len());
-    if k < negative {
-        values[k]
-    } else if k < negative + zeros {
-        0
-    } else {
-        values.get(k - zeros).copied().unwrap_or(0)
-    }
-}
-
-/// The lower median of `v` (0 when empty).
-fn lower_median(v: &[i64]) -> i64 {
-    let n = v.len();
-    lower_median_padded(&mut v.to_vec(), n)
-}
-
 /// One side's median parts: each name's median own time per unit, and
 /// the median time outside the thread's scopes per unit.
 struct MedianParts<'t> {
@@ -444,17 +419,17 @@ fn median_parts<'t>(
         }
         by_name.insert(
             group[0].0,
-            lower_median_padded(&mut values, durations.len()),
+            super::common::lower_median_padded(&mut values, durations.len()),
         );
     }
-    let outside: Vec<i64> = durations
+    let mut outside: Vec<i64> = durations
         .iter()
         .zip(&scoped)
         .map(|(&d, &s)| d.saturating_sub(s))
         .collect();
     MedianParts {
         by_name,
-        outside_ns: lower_median(&outside),
+        outside_ns: super::common::lower_median(&mut outside),
     }
 }
 
@@ -538,8 +513,8 @@ fn lead(
     let delta_mean = mean_b - mean_a;
     let delta_median = (median_b - median_a) as f64;
     let gap = (delta_mean - delta_median).abs();
-    let threshold =
-        (noise.ms * 1e6).max(noise.pct / 100.0 * delta_mean.abs().max(delta_median.abs()));
+    let larger = delta_mean.abs().max(delta_median.abs());
+    let threshold = super::effect::band_ns(larger, noise.pct, noise.ms);
     let unit = basis.unit();
     let moved = format!(
         "the mean {unit} moved {:+.3} ms, the median {:+.3} ms",

@@ -361,6 +361,31 @@ pub fn spike(count: u64, max_ns: i64, total_ns: i64) -> bool {
     count >= 2 && max_ns.saturating_mul(2) > total_ns
 }
 
+/// The lower median of `values` padded with zeros to `units` values (a
+/// unit without the name counts 0), which it sorts; 0 for no unit.
+pub fn lower_median_padded(values: &mut [i64], units: usize) -> i64 {
+    if units == 0 {
+        return 0;
+    }
+    values.sort_unstable();
+    let k = (units - 1) / 2;
+    let negative = values.partition_point(|&v| v < 0);
+    let zeros = units.saturating_sub(values.len());
+    if k < negative {
+        values[k]
+    } else if k < negative + zeros {
+        0
+    } else {
+        values.get(k - zeros).copied().unwrap_or(0)
+    }
+}
+
+/// The lower median of `v` (0 when empty), which it sorts.
+pub fn lower_median(v: &mut [i64]) -> i64 {
+    let n = v.len();
+    lower_median_padded(v, n)
+}
+
 /// `part` of `whole` in percent (0 when `whole` is 0).
 pub fn pct(part: f64, whole: f64) -> f64 {
     if whole.abs() > 0.0 {

@@ -12,7 +12,7 @@
 //! / √n`. See docs/statistics.md (the table of constants) and
 //! [`super::effect`]'s module doc.
 
-use super::effect::{four_digits, median};
+use super::effect::four_digits;
 use serde::Serialize;
 
 /// Calls on each side a row needs to vote.
@@ -106,10 +106,8 @@ pub fn estimate<'r>(
     if votes.len() < MIN_SCOPES {
         return None;
     }
-    let mut logs: Vec<f64> = votes.iter().map(|v| v.0).collect();
-    let centre = median(&mut logs);
-    let mut deviations: Vec<f64> = logs.iter().map(|l| (l - centre).abs()).collect();
-    let tau = 1.4826 * median(&mut deviations);
+    let logs: Vec<f64> = votes.iter().map(|v| v.0).collect();
+    let (centre, tau) = super::effect::robust_spread(&logs);
     let n = votes.len() as f64;
     let se = 1.2533 * tau / n.sqrt();
     let factor = libm::exp(centre);

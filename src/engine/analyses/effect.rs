@@ -545,9 +545,7 @@ pub fn shared_tau(rows: &[&Estimate]) -> Option<f64> {
     if logs.len() < MIN_SCOPES {
         return None;
     }
-    let centre = median(&mut logs);
-    let mut dev: Vec<f64> = logs.iter().map(|l| (l - centre).abs()).collect();
-    let spread = 1.4826 * median(&mut dev);
+    let (_, spread) = robust_spread(&logs);
     let sampled = median(&mut sampling);
     Some((spread * spread - sampled).max(0.0).sqrt())
 }
@@ -562,6 +560,17 @@ pub(super) fn median(v: &mut [f64]) -> f64 {
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
+}
+
+/// The median of `v` ([`median`]'s) and the robust spread around it,
+/// 1.4826 × the median absolute deviation; `(0, 0)` when empty.
+pub(super) fn robust_spread(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0);
+    }
+    let centre = median(&mut v.to_vec());
+    let mut dev: Vec<f64> = v.iter().map(|x| (x - centre).abs()).collect();
+    (centre, 1.4826 * median(&mut dev))
 }
 
 /// A row whose larger side costs less than the band per unit: unchanged by

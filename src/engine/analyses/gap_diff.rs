@@ -359,10 +359,7 @@ fn side_of(occ: &[(u32, u32, i64, i64)], units: &Units) -> (Vec<(u32, i64)>, Sum
     let with = sorted.len();
     let frames = units.count.max(with);
     // Lower median over every unit, the units without it 0.
-    let median_all = match frames.checked_sub(1).map(|n| n / 2) {
-        Some(k) if k >= frames - with => sorted[k - (frames - with)],
-        _ => 0,
-    };
+    let median_all = super::common::lower_median_padded(&mut sorted, frames);
     let gs = GapSide {
         frames_with: with,
         frames: units.count,

@@ -881,8 +881,7 @@ impl Ctx<'_> {
         for r in &runs {
             d.clear();
             d.extend(members[r.clone()].iter().map(|&k| len(k)));
-            d.sort_unstable();
-            let median = d[(d.len() - 1) / 2];
+            let median = lower_median(&mut d);
             for &k in &members[r.clone()] {
                 usual[k as usize] = len(k) <= median.saturating_mul(2);
             }
@@ -905,7 +904,7 @@ impl Ctx<'_> {
             .map(|(total, ks)| {
                 let first = found[ks[0] as usize];
                 let mut durations: Vec<i64> = ks.iter().map(|&k| len(k)).collect();
-                durations.sort_unstable();
+                let median_ns = lower_median(&mut durations);
                 let longest = (ks.iter())
                     .max_by_key(|&&k| (len(k), Reverse(found[k as usize].start)))
                     .map_or(first, |&k| found[k as usize]);
@@ -925,7 +924,7 @@ impl Ctx<'_> {
                     },
                     occurrences: ks.len() as u64,
                     frames: ks.len() as u64,
-                    median_ns: durations[(durations.len() - 1) / 2],
+                    median_ns,
                     max_ns: durations[durations.len() - 1],
                     total_ns: total,
                     share_of_thread_pct: span

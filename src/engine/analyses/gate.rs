@@ -238,7 +238,7 @@ impl Gate {
         rows: impl Iterator<Item = (&'r str, Option<&'r str>, &'r Change, Own)>,
     ) -> GateResult {
         use super::effect::{Estimate, holm};
-        let limit_ns = (self.pct / 100.0 * mean_frame_a_ns).max(self.min_ms * 1e6);
+        let limit_ns = super::effect::band_ns(mean_frame_a_ns, self.pct, self.min_ms);
         // The causes, each with its effect against the limit.
         let causes: Vec<(&str, Option<&str>, &Change, Own, Estimate)> = rows
             .filter(|(_, _, c, own)| {

@@ -14,7 +14,7 @@
 //! and Theil–Sen sums (`B ≤ 32`).
 
 use super::basis::Units;
-use super::effect::{median, t_cdf};
+use super::effect::{median, robust_spread, t_cdf};
 use crate::engine::model::Trace;
 use serde::Serialize;
 
@@ -287,7 +287,7 @@ pub fn series_by_name(t: &Trace, units: &Units, names: &[&str]) -> Vec<Vec<f64>>
 /// ms)` per unit.
 pub fn band_ns(series: &[f64], pct: f64, ms: f64) -> f64 {
     let mean = series.iter().sum::<f64>() / series.len().max(1) as f64;
-    (pct / 100.0 * mean.abs()).max(ms * 1e6)
+    super::effect::band_ns(mean, pct, ms)
 }
 
 /// The shape of `series` (a cost per unit, in order) against the band
@@ -440,7 +440,7 @@ fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
             widening(corr_line.batch_correlation(m).max(batch_lag1(&resid))),
         );
         let rise = slope * (n - 1) as f64;
-        let spread = robust_sd(&line_resid);
+        let (_, spread) = robust_spread(&line_resid);
         (enough(corr_line) && p < ALPHA && rise.abs() > band_ns.max(VISIBLE * spread)).then(|| {
             let sar: f64 = resid.iter().map(|r| r.abs()).sum();
             (slope, icpt, sar)
@@ -463,7 +463,7 @@ fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
         let step_resid: Vec<f64> = (0..n)
             .map(|k| x[k] - if k < cut { left } else { right })
             .collect();
-        let spread = robust_sd(&step_resid);
+        let (_, spread) = robust_spread(&step_resid);
         let decided = (right - left).abs() > band_ns.max(VISIBLE * spread)
             && passes(Corr::of(&step_resid), direct);
         decided.then_some((s, left, right, sar))
@@ -518,17 +518,6 @@ fn theil_sen(x: &[f64], y: &[f64]) -> (f64, f64) {
     let slope = median(&mut slopes);
     let mut icpts: Vec<f64> = (0..n).map(|k| y[k] - slope * x[k]).collect();
     (slope, median(&mut icpts))
-}
-
-/// 1.4826 × the median absolute deviation of `r` from its median.
-fn robust_sd(r: &[f64]) -> f64 {
-    if r.is_empty() {
-        return 0.0;
-    }
-    let mut v = r.to_vec();
-    let mid = median(&mut v);
-    let mut dev: Vec<f64> = r.iter().map(|x| (x - mid).abs()).collect();
-    1.4826 * median(&mut dev)
 }
 
 /// The lag-1 autocorrelation of `r` (0 for fewer than 3 values or none
@@ -741,10 +730,7 @@ pub fn slow_units(x: &[f64], band_ns: f64) -> Vec<usize> {
     if x.is_empty() || x.iter().any(|v| !v.is_finite()) {
         return Vec::new();
     }
-    let mut v = x.to_vec();
-    let typical = median(&mut v);
-    let mut dev: Vec<f64> = x.iter().map(|d| (d - typical).abs()).collect();
-    let sd = 1.4826 * median(&mut dev);
+    let (typical, sd) = robust_spread(x);
     let over = (HIT_SDS * sd).max(band_ns);
     (0..x.len()).filter(|&k| x[k] - typical > over).collect()
 }

@@ -3,6 +3,8 @@
 //! states. See docs/statistics.md, section "What time conserves" ("A run is
 //! phases"). Linear in the scopes.
 
+use super::common::lower_median;
+use super::effect::band_ns;
 use super::judge::Noise;
 use crate::engine::model::{FrameId, Trace};
 use crate::engine::write::escape;
@@ -146,14 +148,10 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
             .map(|f| t.frames.duration_ns(FrameId(f)))
             .collect();
         let mut middle: Vec<i64> = dur[quarter as usize..n - quarter as usize].to_vec();
-        middle.sort_unstable();
-        let median = middle[(middle.len() - 1) / 2];
+        let median = lower_median(&mut middle);
         let mut dev: Vec<i64> = middle.iter().map(|&x| (x - median).abs()).collect();
-        dev.sort_unstable();
-        let mad = dev[(dev.len() - 1) / 2] as f64 * 1.4826;
-        let band = (noise.pct / 100.0 * median as f64)
-            .max(noise.ms * 1e6)
-            .max(3.0 * mad);
+        let mad = lower_median(&mut dev) as f64 * 1.4826;
+        let band = band_ns(median as f64, noise.pct, noise.ms).max(3.0 * mad);
         let off = |x: i64| x as f64 > median as f64 + band;
         let lead_frames = dur
             .iter()

@@ -142,7 +142,7 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
     } else {
         wa
     };
-    let band_ns = (noise.pct / 100.0 * wa).max(noise.ms * 1e6);
+    let band_ns = super::effect::band_ns(wa, noise.pct, noise.ms);
     parts
         .iter()
         .map(|&(part, of, shown)| {
@@ -222,8 +222,8 @@ pub fn wait_changes(
             continue;
         };
         let delta = gb.median_ns.saturating_sub(ga.median_ns);
-        let beyond_pct = delta.unsigned_abs() as f64 >= noise.pct / 100.0 * ga.median_ns as f64;
-        if (delta.unsigned_abs() as f64) < noise.ms * 1e6 || !beyond_pct {
+        let band = super::effect::band_ns(ga.median_ns as f64, noise.pct, noise.ms);
+        if (delta.unsigned_abs() as f64) < band {
             continue;
         }
         let mut causes: Vec<WaitCause> = Vec::new();

@@ -20,6 +20,7 @@
 //! per-call change. This module knows one recording only, so that `gaps`
 //! can use it without the comparison's imports.
 
+use super::common::lower_median;
 use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -301,11 +302,6 @@ pub struct WaitParts {
     pub work_ns: i64,
     pub threads: u32,
     pub busiest_ns: i64,
-}
-
-fn lower_median(v: &mut [i64]) -> i64 {
-    v.sort_unstable();
-    v.get(v.len().saturating_sub(1) / 2).copied().unwrap_or(0)
 }
 
 /// The most frequent `(thread, name, data)` of `keys`, with its count.
