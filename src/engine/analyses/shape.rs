@@ -899,83 +899,6 @@ mod tests {
     }
 
     #[test]
-    fn a_linear_trend_grows_and_one_that_levels_off_does_not() {
-        for seed in 0..20 {
-            let n = 60;
-            let j = jitter(seed, n);
-            let grow: Vec<f64> = (0..n)
-                .map(|k| (0.3e6 + 2.7e6 * k as f64 / 59.0) * (1.0 + 0.05 * j[k]))
-                .collect();
-            match classify(&grow, band_ns(&grow, 5.0, 0.05)) {
-                Shape::Trend { slope_ns, .. } => {
-                    assert!(
-                        (slope_ns - 2.7e6 / 59.0).abs() < 0.1 * 2.7e6 / 59.0,
-                        "{slope_ns}"
-                    )
-                }
-                s => panic!("seed {seed}: {s:?}"),
-            }
-            // Rises over the first 15 units, then holds.
-            let settle: Vec<f64> = (0..n)
-                .map(|k| (0.3e6 + 2.7e6 * (k.min(15) as f64 / 15.0)) * (1.0 + 0.05 * j[k]))
-                .collect();
-            let s = classify(&settle, band_ns(&settle, 5.0, 0.05));
-            assert!(!matches!(s, Shape::Trend { .. }), "seed {seed}: {s:?}");
-        }
-    }
-
-    #[test]
-    fn a_step_is_found_at_its_unit() {
-        for seed in 0..20u64 {
-            let n = 80;
-            let at = 20 + (seed as usize * 7) % 40;
-            let x: Vec<f64> = noisy(n, 1e6, 0.05, seed)
-                .into_iter()
-                .enumerate()
-                .map(|(k, v)| if k >= at { v * 1.5 } else { v })
-                .collect();
-            match classify(&x, band_ns(&x, 5.0, 0.05)) {
-                Shape::Step { unit, .. } => assert_eq!(unit as usize, at, "seed {seed}"),
-                s => panic!("seed {seed}: {s:?}"),
-            }
-        }
-    }
-
-    #[test]
-    fn every_nth_unit_is_periodic_and_random_slow_units_are_not() {
-        for seed in 0..20u64 {
-            let n = 60 + seed as usize;
-            let every = 4 + (seed as usize % 9);
-            let phase = seed as usize % every;
-            let mut x = noisy(n, 1e5, 0.1, seed);
-            for k in (phase..n).step_by(every) {
-                x[k] += 12e6;
-            }
-            match classify(&x, band_ns(&x, 5.0, 0.05)) {
-                Shape::Periodic {
-                    every: e, phase: p, ..
-                } => assert_eq!((e as usize, p as usize), (every, phase), "seed {seed}"),
-                s => panic!("seed {seed}: {s:?}"),
-            }
-            // The same number of slow units, at random.
-            let mut y = noisy(n, 1e5, 0.1, seed);
-            let r = jitter(seed + 1000, n);
-            let mut hits = 0;
-            for k in 0..n {
-                if r[k] > 1.0 - 2.0 / every as f64 {
-                    y[k] += 12e6;
-                    hits += 1;
-                }
-            }
-            let s = classify(&y, band_ns(&y, 5.0, 0.05));
-            assert!(
-                !matches!(s, Shape::Periodic { .. }),
-                "seed {seed} ({hits}): {s:?}"
-            );
-        }
-    }
-
-    #[test]
     fn a_burst_is_a_few_neighbouring_units() {
         let mut x = noisy(100, 1e6, 0.05, 7);
         for v in &mut x[40..45] {
@@ -1012,9 +935,6 @@ mod tests {
             p.words("frame", 60),
             "12.000 ms in every 10th frame (6 of 60), 0.000 ms otherwise"
         );
-        assert_eq!(ordinal(2), "2nd");
-        assert_eq!(ordinal(12), "12th");
-        assert_eq!(ordinal(21), "21st");
     }
 
     #[test]
