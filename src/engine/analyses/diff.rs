@@ -200,33 +200,39 @@ pub fn diff_tree(a: &Trace, b: &Trace, thread: Option<&str>) -> DiffTree {
         .expect("a build given all the time it needs ends")
 }
 
-/// The join of `a`'s and `b`'s merged trees (every thread, `levels` deep,
-/// untransformed) with each side's instance -> merged node (`u32::MAX` for
-/// an instance deeper than `levels`): what a judgement that reads a node's
+/// The join of `a`'s and `b`'s merged trees (threads named `thread` only
+/// when given; `levels` deep) transformed by `stack`, with each side's
+/// instance -> node ([`transform::transformed_with_nodes`]) and what the
+/// stack did (`None` without one): what a judgement that reads a node's
 /// calls needs.
-pub fn joined_with_nodes(a: &Trace, b: &Trace, levels: u32) -> (DiffTree, Vec<u32>, Vec<u32>) {
-    let merge = |t: &Trace| {
-        let mut build = MergedTreeBuilder::recording(t, 0..t.frames.len() as u32, None, levels);
-        let tree = loop {
-            if let Some(tree) = build.step(t, &mut || true) {
-                break tree;
-            }
-        };
-        (tree, build.take_node_of())
-    };
-    let ((ta, of_a), (tb, of_b)) = (merge(a), merge(b));
-    let mut join = Join::new(a, b, ta, tb);
-    let d = loop {
-        if let Some(d) = join.step(a, b, &mut || true) {
-            break d;
+pub fn joined_with_nodes(
+    a: &Trace,
+    b: &Trace,
+    thread: Option<&str>,
+    levels: u32,
+    stack: &Stack,
+) -> (DiffTree, (Vec<u32>, Vec<u32>), Option<Applied>) {
+    let frames = |t: &Trace| 0..t.frames.len() as u32;
+    let side =
+        |t: &Trace| transform::transformed_with_nodes(t, frames(t), thread, levels, stack, true);
+    let ((ta, of_a), (tb, of_b)) = (side(a), side(b));
+    let applied = (!stack.is_empty()).then(|| {
+        let mut warnings: Vec<String> = ta.warnings.iter().chain(&tb.warnings).cloned().collect();
+        warnings.sort();
+        warnings.dedup();
+        Applied {
+            transforms: stack.written(),
+            warnings,
         }
-    };
-    (d, of_a, of_b)
+    });
+    let d = (Join::new(a, b, ta.tree, tb.tree).step(a, b, &mut || true))
+        .expect("a join given all the time it needs ends");
+    (d, (of_a, of_b), applied)
 }
 
-/// [`diff_tree`] of `levels` levels with each node judged by the noise model (its calls
-/// in A against its calls in B, per frame; see `judge`): thread nodes are
-/// `Unchanged`.
+/// [`diff_tree`] of `levels` levels with each node judged by the noise
+/// model (its calls in A against its calls in B, per frame; see `judge`):
+/// thread nodes are `Unchanged`.
 pub fn diff_tree_judged(
     a: &Trace,
     b: &Trace,
@@ -235,46 +241,7 @@ pub fn diff_tree_judged(
     noise: &Noise,
     stack: &Stack,
 ) -> (DiffTree, Vec<Kind>, Option<Applied>) {
-    let levels = if stack.is_empty() { levels } else { u32::MAX };
-    let merge = |t: &Trace| {
-        let mut build = MergedTreeBuilder::recording(t, 0..t.frames.len() as u32, thread, levels)
-            .split_data(stack.split_defs(t));
-        let tree = loop {
-            if let Some(tree) = build.step(t, &mut || true) {
-                break tree;
-            }
-        };
-        let mut of = build.take_node_of();
-        if stack.is_empty() {
-            return (tree, of, Vec::new());
-        }
-        // Each instance's node once transformed: only the calls a node
-        // heads are its calls.
-        let tr = transform::apply(t, &tree, stack);
-        for n in &mut of {
-            if *n != u32::MAX {
-                let m = *n as usize;
-                *n = if tr.heads[m] { tr.node_of[m] } else { u32::MAX };
-            }
-        }
-        (tr.tree, of, tr.warnings)
-    };
-    let ((ta, of_a, warn_a), (tb, of_b, warn_b)) = (merge(a), merge(b));
-    let applied = (!stack.is_empty()).then(|| {
-        let mut warnings: Vec<String> = warn_a.into_iter().chain(warn_b).collect();
-        warnings.sort();
-        warnings.dedup();
-        Applied {
-            transforms: stack.written(),
-            warnings,
-        }
-    });
-    let mut join = Join::new(a, b, ta, tb);
-    let d = loop {
-        if let Some(d) = join.step(a, b, &mut || true) {
-            break d;
-        }
-    };
+    let (d, (of_a, of_b), applied) = joined_with_nodes(a, b, thread, levels, stack);
     let kinds = judge_nodes(a, b, &d, (&of_a, &of_b), noise);
     (d, kinds, applied)
 }

@@ -243,7 +243,8 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
     if !one_side_only_names(a, b) {
         return Restructures::default();
     }
-    let (d, of_a, of_b) = joined_with_nodes(a, b, MAX_REPORT_LEVELS);
+    let stack = super::transform::Stack::default();
+    let (d, (of_a, of_b), _) = joined_with_nodes(a, b, None, MAX_REPORT_LEVELS, &stack);
     let (ua, ub) = (units.0.count.max(1) as f64, units.1.count.max(1) as f64);
     let floor_ns = noise.ms * 1e6;
     // Candidate places: a scope node of both trees with unmatched children
