@@ -469,11 +469,8 @@ fn median_change(
             })
         })
         .collect();
-    contributions.sort_by(|x, y| {
-        y.self_delta_median_ns
-            .unsigned_abs()
-            .cmp(&x.self_delta_median_ns.unsigned_abs())
-            .then_with(|| x.name.cmp(&y.name))
+    largest_first(&mut contributions, |c| {
+        (c.self_delta_median_ns as f64, &c.name)
     });
     let total_contributions = contributions.len();
     contributions.truncate(top);
@@ -488,6 +485,14 @@ fn median_change(
         accounted_ns: accounted,
         unexplained_ns: delta_median_ns.saturating_sub(accounted),
     }
+}
+
+/// Largest |change| first (`of`: a row's change and name), ties by name.
+fn largest_first<T>(rows: &mut [T], of: impl Fn(&T) -> (f64, &String)) {
+    rows.sort_by(|x, y| {
+        let ((dx, nx), (dy, ny)) = (of(x), of(y));
+        dy.abs().total_cmp(&dx.abs()).then_with(|| nx.cmp(ny))
+    });
 }
 
 /// "frame 136" or "second 4".
@@ -683,12 +688,7 @@ pub fn frame_change(
             })
         })
         .collect();
-    contributions.sort_by(|x, y| {
-        y.self_delta_per_frame_ns
-            .abs()
-            .total_cmp(&x.self_delta_per_frame_ns.abs())
-            .then_with(|| x.name.cmp(&y.name))
-    });
+    largest_first(&mut contributions, |c| (c.self_delta_per_frame_ns, &c.name));
     // Explained by every name judged a change, not only the listed ones:
     // --top limits what is printed, never what is explained.
     let own_a = |n: &str| sa.get(n).copied().unwrap_or(0) as f64 / fa;

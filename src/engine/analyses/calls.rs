@@ -143,21 +143,9 @@ pub fn sample_of(
     units: &super::basis::Units,
 ) -> Option<super::judge::Sample> {
     let hits = named_instances(trace, name);
-    if hits.is_empty() {
-        return None;
-    }
-    let mut calls: Vec<(u32, u32, i64)> = hits
-        .iter()
-        .map(|&i| {
-            (
-                0,
-                units.of_scope(trace, i),
-                trace.scopes.duration_ns[i.idx()],
-            )
-        })
-        .collect();
-    calls.sort_unstable();
-    super::judge::samples(&calls, 1, units).pop()
+    let calls =
+        (hits.iter()).map(|&i| (units.of_scope(trace, i), trace.scopes.duration_ns[i.idx()]));
+    (!hits.is_empty()).then(|| super::judge::Sample::of_calls(calls, units))
 }
 
 fn side(s: &super::judge::Sample) -> CallsSide {

@@ -28,6 +28,27 @@ pub fn def_slots(t: &Trace, names: &[&str]) -> Vec<u32> {
         .collect()
 }
 
+/// The names `t` calls (a registration may list names it never calls), on
+/// the threads named `thread` when given: sorted by id, each once.
+pub fn called_names(t: &Trace, thread: Option<&str>) -> Vec<StrId> {
+    let on = thread.map(|name| t.strings.find(name));
+    let mut called = vec![false; t.defs.len()];
+    for st in 0..t.streams.len() {
+        if on.is_none_or(|id| Some(t.threads.name[t.streams.thread[st].idx()]) == id) {
+            for i in t.streams.scopes(StreamId(st as u32)) {
+                called[t.scopes.def[i as usize].idx()] = true;
+            }
+        }
+    }
+    let mut names: Vec<StrId> = (0..t.defs.len())
+        .filter(|&k| called[k])
+        .map(|k| t.defs.name[k])
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
 /// The calls of `names` in `t`, in scope order, each as `(its name's index
 /// in names, the scope)`; a call directly inside a call of the same name is
 /// left out (it counts once, in the outer one). One pass over the scopes.

@@ -270,6 +270,18 @@ impl Kind {
         )
     }
 
+    /// Slower or faster per call (as often or not).
+    pub fn is_per_call(self) -> bool {
+        use Kind::*;
+        let both = [
+            SlowerMoreOften,
+            SlowerLessOften,
+            FasterMoreOften,
+            FasterLessOften,
+        ];
+        matches!(self, Slower | Faster) || both.contains(&self)
+    }
+
     /// A change: its interval cleared the band (or the row is on one side
     /// only, or one call is its change).
     pub fn is_change(self) -> bool {
@@ -306,6 +318,13 @@ impl Sample {
             basis: units.basis,
             durations_ns: per_unit,
         }
+    }
+
+    /// One row's side from its calls `(unit, duration)`, in any order.
+    pub fn of_calls(calls: impl Iterator<Item = (u32, i64)>, units: &Units) -> Self {
+        let mut v: Vec<(u32, u32, i64)> = calls.map(|(u, d)| (0, u, d)).collect();
+        v.sort_unstable();
+        samples(&v, 1, units).pop().unwrap_or_default()
     }
 
     fn total_ns(&self) -> f64 {

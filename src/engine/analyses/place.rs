@@ -14,7 +14,7 @@
 //! it"). One pass over each side's scopes for every name asked.
 
 use super::basis::{Basis, Units};
-use super::judge::{Change, Kind, Noise, Sample, decide_family, estimate, samples};
+use super::judge::{Change, Kind, Noise, Sample, decide_family, estimate};
 use crate::engine::model::{NO_PARENT, Trace};
 use crate::engine::write::escape::markdown_code;
 use rustc_hash::FxHashMap;
@@ -107,12 +107,8 @@ fn calls_of(t: &Trace, units: &Units, names: &[&str]) -> (Vec<Vec<Call>>, Keys) 
 }
 
 fn sample(calls: &[&Call], units: &Units) -> Option<Sample> {
-    if calls.is_empty() {
-        return None;
-    }
-    let mut v: Vec<(u32, u32, i64)> = calls.iter().map(|c| (0, c.unit, c.duration_ns)).collect();
-    v.sort_unstable();
-    samples(&v, 1, units).pop()
+    let of = |c: &&Call| (c.unit, c.duration_ns);
+    (!calls.is_empty()).then(|| Sample::of_calls(calls.iter().map(of), units))
 }
 
 /// The sites of `a`'s and `b`'s calls at `depth` callers, judged as one

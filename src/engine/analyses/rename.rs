@@ -19,7 +19,7 @@
 //! (both short lists).
 
 use super::basis::Units;
-use super::judge::{Change, Noise, Sample, judge, samples};
+use super::judge::{Change, Noise, Sample, judge};
 use crate::engine::model::{NO_PARENT, ScopeIdx, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -188,15 +188,9 @@ fn sample_of(t: &Trace, name: &str, units: &Units) -> Sample {
     let defs: Vec<bool> = (0..t.defs.len())
         .map(|d| t.str(t.defs.name[d]) == name)
         .collect();
-    let mut calls: Vec<(u32, u32, i64)> = (0..t.scopes.len())
-        .filter(|&i| defs[t.scopes.def[i].0 as usize])
-        .map(|i| {
-            let idx = ScopeIdx(i as u32);
-            (0, units.of_scope(t, idx), t.scopes.duration_ns[i])
-        })
-        .collect();
-    calls.sort_unstable();
-    samples(&calls, 1, units).pop().unwrap_or_default()
+    let calls = (0..t.scopes.len()).filter(|&i| defs[t.scopes.def[i].idx()]);
+    let unit = |i: usize| units.of_scope(t, ScopeIdx(i as u32));
+    Sample::of_calls(calls.map(|i| (unit(i), t.scopes.duration_ns[i])), units)
 }
 
 /// [`renames`] among the names `names` judges gone and new.

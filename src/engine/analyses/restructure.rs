@@ -391,16 +391,9 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
 /// Whether a scope name is called on one side only.
 fn one_side_only_names(a: &Trace, b: &Trace) -> bool {
     fn called(t: &Trace) -> Vec<&str> {
-        let mut seen = vec![false; t.defs.len()];
-        for d in &t.scopes.def {
-            seen[d.idx()] = true;
-        }
-        let mut names: Vec<&str> = (0..t.defs.len())
-            .filter(|&k| seen[k])
-            .map(|k| t.str(t.defs.name[k]))
-            .collect();
+        let ids = super::common::called_names(t, None);
+        let mut names: Vec<&str> = ids.into_iter().map(|n| t.str(n)).collect();
         names.sort_unstable();
-        names.dedup();
         names
     }
     called(a) != called(b)

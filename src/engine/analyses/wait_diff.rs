@@ -233,7 +233,7 @@ pub fn wait_changes(
         }
         for name in crit_names {
             let Some(c) = changes.get(name) else { continue };
-            if !per_call_changed(c.kind) {
+            if !c.kind.is_per_call() {
                 continue;
             }
             let (Some(ma), Some(mb)) = (c.median_a_ns, c.median_b_ns) else {
@@ -335,19 +335,6 @@ pub fn wait_changes(
     out
 }
 
-/// Whether a judgement says the calls got slower or faster.
-fn per_call_changed(k: Kind) -> bool {
-    matches!(
-        k,
-        Kind::Slower
-            | Kind::Faster
-            | Kind::SlowerMoreOften
-            | Kind::SlowerLessOften
-            | Kind::FasterMoreOften
-            | Kind::FasterLessOften
-    )
-}
-
 /// With a frame-driving thread (`thread`) that waits for other threads'
 /// work in either recording: the names that never run on it and are the
 /// critical work (the last to finish) of no wait that moved: their time
@@ -391,21 +378,8 @@ pub fn off_critical_path_names(
     // Every name called on the frame thread (a wrapper's own time may be
     // nothing: it is on the thread all the same).
     let called_on = |t: &'_ crate::engine::model::Trace| -> Vec<String> {
-        let Some(id) = t.strings.find(thread) else {
-            return Vec::new();
-        };
-        let mut seen = vec![false; t.defs.len()];
-        for st in 0..t.streams.len() {
-            if t.threads.name[t.streams.thread[st].idx()] == id {
-                for i in t.streams.scopes(crate::engine::model::StreamId(st as u32)) {
-                    seen[t.scopes.def[i as usize].idx()] = true;
-                }
-            }
-        }
-        (0..t.defs.len())
-            .filter(|&d| seen[d])
-            .map(|d| t.str(t.defs.name[d]).to_owned())
-            .collect()
+        let names = super::common::called_names(t, Some(thread));
+        names.into_iter().map(|n| t.str(n).to_owned()).collect()
     };
     let on_thread: rustc_hash::FxHashSet<String> =
         called_on(a).into_iter().chain(called_on(b)).collect();
