@@ -1,23 +1,10 @@
-//! Gaps judged across A and B: each place of unprofiled time (thread,
-//! kind, the parent's path of names, the neighbours before and after it:
-//! a [`GapPlace`]) is matched between the two recordings and its time per
-//! frame judged with the noise model the scope rows use
-//! ([`super::judge::judge`], the same thresholds and run-to-run drift):
-//! its occurrences are the row's calls, each frame's occurrences its calls
-//! in that frame (a frame without the gap counts 0). The verdict is
-//! **new** (only in B), **gone** (only in A), **grew**, **shrank** or
-//! **unchanged** (within noise; a place on one side only whose time per
-//! frame is under the noise milliseconds is unchanged too).
-//!
-//! Judged: the stretches `gaps` lists as unprofiled (leading, between,
-//! trailing, top-level), each occurrence at least [`RECURRING_FLOOR_NS`].
-//! Not judged: idle stretches (a thread that runs tasks waiting for work)
-//! and the time between frames: waiting, not unprofiled work, and outside
-//! the frames ([`NOT_JUDGED`]).
-//!
-//! Linear: one pass over each side's stretches into places (interned by
-//! ids, no strings), one sort of the occurrences by place and frame, one
-//! hash join of the places by their names.
+//! Gaps judged across A and B: each place of unprofiled time ([`GapPlace`])
+//! matched between the recordings, its time per frame judged as a row is
+//! ([`super::judge`]; a frame without it counts 0): new, gone, grew, shrank
+//! or unchanged. Idle stretches and the time between frames are not judged
+//! ([`NOT_JUDGED`]). See docs/cli.md, "unprofiled gaps judged across A and
+//! B". Linear: the stretches interned into places by ids, one sort of the
+//! occurrences, one hash join of the places by their names.
 
 use super::basis::{Basis, Units};
 use super::gaps::{

@@ -1,35 +1,11 @@
-//! `gaps`: unprofiled time, complete. A stretch is time covered by no
-//! child: **leading** (a scope's start to its first child), **between**
-//! children, **trailing** (the last child's end to the scope's end),
-//! **top-level** (between two top-level scopes of a frame-driving thread in
-//! a frame), **idle** (between two top-level scopes of a thread that runs
-//! tasks) and **between-frames** (between consecutive frames, covered by no
-//! scope on any thread). The timeline's hatching and the comparison's gap
-//! places (`gap_diff`) find the same stretches ([`for_each_stretch`]).
-//!
-//! Idle is not unprofiled work. A thread **drives the frames** when its
-//! top-level scopes make up its frames: summed over the frames it has
-//! scopes in, they cover (their union) at least [`DRIVING_COVER_PCT`] of
-//! those frames' time and span (first start to last end) at least
-//! [`DRIVING_SPAN_PCT`] of it, a frame's time running from the first
-//! top-level scope's start of any thread in it to the last one's end. A
-//! game loop's `main` running `sim::step`, `draw::batch` back to back
-//! does; its 1.5 ms between two of them is unprofiled work. Any other
-//! thread **runs tasks** (a worker, a pool: no scope spans its frame), and
-//! the stretches between its top-level scopes are waiting: `idle`, listed
-//! apart and never ranked as unprofiled cost. A host program calling into
-//! a profiled library (Python into the Rerun SDK, whose main thread has a
-//! few short scopes in a long frame) runs tasks by this rule too: the
-//! time between its calls is the host's own, which no scope of the library
-//! could cover. [`ThreadRoles`] holds the rule's numbers per thread.
-//!
-//! Each gap says what the other threads ran meanwhile (their top-level
-//! scopes' overlap with the gap; a scope that only partly overlaps counts
-//! its overlap). Gaps that recur (same thread, kind, parent path and
-//! neighbours in several frames) are aggregated, ranked by their total, so a
-//! small gap in every frame is found beside the single long ones; their
-//! share is of the thread's span (per frame, its first top-level scope's
-//! start to its last one's end, summed), at most 100%.
+//! `gaps`: unprofiled time, complete: every stretch no child covers
+//! (leading, between, trailing, top-level, idle, between frames), the idle
+//! stretches of threads that run tasks apart, what the other threads ran
+//! meanwhile, and the gaps that recur at one place ([`GapPlace`]). The rule
+//! of a frame-driving thread ([`DRIVING_COVER_PCT`], [`DRIVING_SPAN_PCT`];
+//! [`ThreadRoles`]) and the fields: see docs/cli.md, "Gaps: unprofiled or
+//! idle". The timeline's hatching and the comparison's gap places
+//! (`gap_diff`) find the same stretches ([`for_each_stretch`]).
 
 use super::common::*;
 use super::waits::{RecurringWaitsFor, WaitIndex, WaitsFor};

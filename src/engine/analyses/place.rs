@@ -1,17 +1,9 @@
-//! Where a changed name changed: its calls split by call site (the caller's
-//! name and the thread), each site judged by the model of change as a row
-//! of its own, the sites of one name as one family.
-//!
-//! The name is **placed** at a site when that site holds more than half of
-//! the name's effect (the same sign), its own verdict is a change and no
-//! other site's is: "slower where `ui::tooltip` calls it on main (0.500 →
-//! 2.490 ms per call); its other call site unchanged: `ui::label`". When
-//! every site changed, the change is "at every call site"; when some did,
-//! they are named. A name with one call site has its one site listed (no
-//! words). Placed at a caller, it descends: that caller's calls split by
-//! their own caller, and so on ([`MAX_DEPTH`] callers), while one part holds
-//! the change and the others held ("where `ui::popup > ui::tooltip` calls
-//! it"). One pass over each side's scopes for every name asked.
+//! Where a changed name changed: its calls split by call site (caller and
+//! thread), each site a row, the sites of one name a family. See
+//! docs/statistics.md, section "Places and renames". Placed at a caller,
+//! it descends (that caller's own callers, [`MAX_DEPTH`] at most) while one
+//! part holds the change and the others held. One pass over each side's
+//! scopes for every name asked.
 
 use super::basis::{Basis, Units};
 use super::judge::{Change, Kind, Noise, Sample, decide_family, estimate};

@@ -1,22 +1,8 @@
-//! Renames: a name only in A and a name only in B at the same place are one
-//! scope under a new name, judged like any row.
-//!
-//! A name's **place** is where most of its calls are: the thread, the
-//! parent's name (`""` at the top level), and the names of the siblings
-//! just before and after it. A gone name `g` and a new name `n` are a
-//! rename when:
-//! - they have the same thread and parent;
-//! - at least one neighbour matches (the one before or the one after;
-//!   "none" matches "none"), or both have none;
-//! - their calls per unit are within [`CALLS_TOLERANCE`] of each other,
-//!   and their mean calls within a factor of [`MAX_COST_RATIO`];
-//! - and the match is the only one either way (two candidates for one
-//!   name: no rename is claimed).
-//!
-//! The rename is then judged by the model of change as one row: A's calls
-//! of `g` against B's calls of `n` ([`super::judge::judge`]). One pass
-//! over each side's scopes; the matching is over the gone × new names
-//! (both short lists).
+//! Renames: a name only in A and a name only in B at the same place (the
+//! thread, parent and a neighbour where most of its calls are) with as many
+//! calls and a like cost are one scope under a new name, judged as one row.
+//! See docs/statistics.md, section "Places and renames". One pass over each
+//! side's scopes; the matching is over the gone × new names.
 
 use super::basis::Units;
 use super::judge::{Change, Noise, Sample, judge};

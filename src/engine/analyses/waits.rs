@@ -1,24 +1,9 @@
 //! Waits traced across threads: what a gap on one thread waits for while
-//! other threads work (a leading wait before a join, a blocking call).
-//!
-//! The **critical** work is the last top-level scope on another thread to
-//! end within the gap (its end after the gap's start, at most the gap's
-//! end): the one the thread waited for. The gap splits into three parts that
-//! sum to it: **dispatch** (the gap's start to the first top-level scope of
-//! another thread that starts in it: the thread alone, or with work already
-//! running, dispatching; then the dispatch latency), **waiting** (from there
-//! to the critical work's end: the other threads work) and **wake** (the
-//! critical work's end to the gap's end: the wake-up). A gap whose other
-//! threads' work all ends after it is not traced (nothing it waits for
-//! ended in it).
-//!
-//! Linear: one index of every thread's top-level scopes, sorted by start
-//! and by end, built once; each gap is a binary search per thread name.
-//!
-//! In a comparison ([`super::wait_diff`]), recurring gaps of A and B at one
-//! place whose median grew are attributed to the critical work's judged
-//! per-call change. This module knows one recording only, so that `gaps`
-//! can use it without the comparison's imports.
+//! other threads work, split into dispatch, waiting and wake (see
+//! docs/cli.md, "Waits traced across threads"). One recording only, so that
+//! `gaps` can use it without the comparison's imports ([`super::wait_diff`]
+//! compares). Linear: one index of every thread's top-level scopes, sorted
+//! by start and by end; each gap a binary search per thread name.
 
 use super::common::lower_median;
 use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
