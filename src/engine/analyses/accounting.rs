@@ -297,10 +297,6 @@ pub fn self_by_name<'t>(t: &'t Trace, thread: Option<&str>) -> FxHashMap<&'t str
     out
 }
 
-fn frame_durations(t: &Trace) -> Vec<i64> {
-    t.frames.ids().map(|f| t.frames.duration_ns(f)).collect()
-}
-
 /// The units' durations: the frames' (`own_frames`: `thread`'s own frame
 /// time, when frames overlap and each frame's range mixes two), or per
 /// second the time the threads named `thread` spend in top-level scopes in
@@ -310,7 +306,7 @@ fn unit_durations(t: &Trace, units: &Units, thread: &str, own_frames: bool) -> V
         if own_frames {
             return crate::engine::analyses::frames::thread_frame_ns(t, thread);
         }
-        return frame_durations(t);
+        return t.frames.ids().map(|f| t.frames.duration_ns(f)).collect();
     }
     let mut busy = vec![0i64; units.count];
     let Some(id) = t.strings.find(thread) else {

@@ -67,15 +67,10 @@ use serde::Serialize;
 pub const MAX_BATCHES: usize = 32;
 /// Fewer effective batches than this on a side: the row is inconclusive.
 pub const MIN_EFFECTIVE_BATCHES: f64 = 3.0;
-/// The most weight (degrees of freedom) the spread every row shares gets
-/// in the moderated variance of several runs a side (rows whose variances
-/// agree as sampling alone would: as good as known).
+/// The most weight (degrees of freedom) of the moderated variance's prior.
 pub const MAX_PRIOR_DF: f64 = 1000.0;
-/// A row's run-to-run spread (log ratio between one run of A and one of
-/// B, beyond the drift) when too few busy names measure it: what the
-/// repo's real same-code twins measure with enough names (the Rerun
-/// Viewer's, 63 busy names: 0.121; the SDK's, 18 names over 13 seconds:
-/// 0.198; docs/statistics.md).
+/// A row's run-to-run spread (log) when too few busy names measure it
+/// (docs/statistics.md's table of constants says why 0.12).
 pub const DEFAULT_TAU: f64 = 0.12;
 /// The drift's standard error (log) when it was not estimated.
 pub const DEFAULT_DRIFT_SE: f64 = 0.03;
@@ -791,33 +786,24 @@ fn incomplete_beta(x: f64, a: f64, b: f64) -> f64 {
     if x > (a + 1.0) / (a + b + 2.0) {
         return 1.0 - incomplete_beta(1.0 - x, b, a);
     }
-    const TINY: f64 = 1e-300;
+    // Away from 0: the fraction's terms are divided by.
+    let tiny = |v: f64| if v.abs() < 1e-300 { 1e-300 } else { v };
     let mut c = 1.0;
-    let mut d = 1.0 - (a + b) * x / (a + 1.0);
-    if d.abs() < TINY {
-        d = TINY;
-    }
-    d = 1.0 / d;
+    let mut d = 1.0 / tiny(1.0 - (a + b) * x / (a + 1.0));
     let mut h = d;
     for m in 1..300 {
         let m = f64::from(m);
         let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
-        d = 1.0 + aa * d;
-        d = if d.abs() < TINY { TINY } else { d };
-        c = 1.0 + aa / c;
-        c = if c.abs() < TINY { TINY } else { c };
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
-        d = 1.0 + aa * d;
-        d = if d.abs() < TINY { TINY } else { d };
-        c = 1.0 + aa / c;
-        c = if c.abs() < TINY { TINY } else { c };
-        d = 1.0 / d;
-        let step = d * c;
-        h *= step;
-        if (step - 1.0).abs() < 1e-15 {
+        // The even step, then the odd one.
+        for aa in [
+            m * (b - m) * x / ((a + m2 - 1.0) * (a + m2)),
+            -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0)),
+        ] {
+            d = 1.0 / tiny(1.0 + aa * d);
+            c = tiny(1.0 + aa / c);
+            h *= d * c;
+        }
+        if (d * c - 1.0).abs() < 1e-15 {
             break;
         }
     }

@@ -311,7 +311,7 @@ pub fn classify(series: &[f64], band_ns: f64) -> Shape {
 /// or its neighbouring units hardly correlate (lag-1 under 0.3: no shape
 /// inflates its variance; the check that keeps this cheap).
 pub fn detrended(series: &[f64], band_ns: f64) -> Option<Vec<f64>> {
-    if series.len() < MIN_UNITS || lag1_raw(series) < 0.3 {
+    if series.len() < MIN_UNITS || lag_raw(series, 1) < 0.3 {
         return None;
     }
     Some(around(
@@ -518,12 +518,6 @@ fn theil_sen(x: &[f64], y: &[f64]) -> (f64, f64) {
     let slope = median(&mut slopes);
     let mut icpts: Vec<f64> = (0..n).map(|k| y[k] - slope * x[k]).collect();
     (slope, median(&mut icpts))
-}
-
-/// The lag-1 autocorrelation of `r` (0 for fewer than 3 values or none
-/// varying).
-fn lag1_raw(r: &[f64]) -> f64 {
-    lag_raw(r, 1)
 }
 
 /// The lag-`k` autocorrelation of `r` (0 for fewer than `k + 2` values or
