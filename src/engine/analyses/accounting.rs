@@ -756,9 +756,9 @@ pub fn frame_change(
     let mut frame = FrameChange {
         basis,
         thread,
-        median_a_ns: judged.median_a_ns.unwrap_or(0),
-        median_b_ns: judged.median_b_ns.unwrap_or(0),
-        delta_median_ns: judged.median_b_ns.unwrap_or(0) - judged.median_a_ns.unwrap_or(0),
+        median_a_ns: median_a,
+        median_b_ns: median_b,
+        delta_median_ns: median_b - median_a,
         mean_a_ns: mean_a,
         mean_b_ns: mean_b,
         delta_mean_ns: delta_mean,

@@ -257,13 +257,7 @@ pub(super) fn all_scopes(trace: &Trace) -> Range<u32> {
 /// The scope instances of frame `f` (contiguous: frames and their streams
 /// are stored in order).
 pub fn frame_scopes(trace: &Trace, f: FrameId) -> Range<u32> {
-    let streams = trace.frames.streams(f);
-    if streams.is_empty() {
-        return 0..0;
-    }
-    let first = trace.streams.scopes(StreamId(streams.start)).start;
-    let last = trace.streams.scopes(StreamId(streams.end - 1)).end;
-    first..last
+    super::stats::frames_scopes(trace, f.0..f.0 + 1)
 }
 
 /// The frame with this `frame_index` (the first in file order when indices
@@ -405,6 +399,19 @@ pub fn lower_median_padded(values: &mut [i64], units: usize) -> i64 {
 pub fn lower_median(v: &mut [i64]) -> i64 {
     let n = v.len();
     lower_median_padded(v, n)
+}
+
+/// The time sorted intervals `[start, end)` cover (their union).
+pub fn union_ns(sorted: impl IntoIterator<Item = (i64, i64)>) -> i64 {
+    let (mut covered, mut reach) = (0i64, i64::MIN);
+    for (a, b) in sorted {
+        let a = a.max(reach);
+        if b > a {
+            covered = covered.saturating_add(b.saturating_sub(a));
+            reach = b;
+        }
+    }
+    covered
 }
 
 /// `part` of `whole` in percent (0 when `whole` is 0).

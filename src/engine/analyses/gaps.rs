@@ -147,15 +147,7 @@ impl ThreadRoles {
                 per_stream.push(None);
                 continue;
             };
-            let (mut covered, mut reach) = (0i64, i64::MIN);
-            for &(a, b) in &tops {
-                let a = a.max(reach);
-                if b > a {
-                    covered = covered.saturating_add(b.saturating_sub(a));
-                    reach = b;
-                }
-            }
-            per_stream.push(Some((first, last, covered)));
+            per_stream.push(Some((first, last, union_ns(tops.iter().copied()))));
         }
         // Each frame's time: its streams' first start to last end.
         let mut frame_range: Vec<Option<(i64, i64)>> = vec![None; trace.frames.len()];
@@ -982,13 +974,5 @@ pub fn covered_in(trace: &Trace, lo_ns: i64, hi_ns: i64) -> (i64, usize) {
         });
     }
     parts.sort_unstable();
-    let (mut covered, mut reach) = (0i64, i64::MIN);
-    for (s, e) in parts {
-        let s = s.max(reach);
-        if e > s {
-            covered = covered.saturating_add(e.saturating_sub(s));
-            reach = e;
-        }
-    }
-    (covered, intervals.len())
+    (union_ns(parts), intervals.len())
 }

@@ -125,9 +125,7 @@ impl GateResult {
             .into_iter()
             .partition(|t| lost.iter().any(|w| w.place.parent() == t.name));
         self.tripped = kept;
-        for t in moved {
-            self.inconclusive.push(t);
-        }
+        self.inconclusive.extend(moved);
         // The wait's own gap, a cause of its own otherwise: not a cause.
         self.tripped_gaps.retain(|g| {
             !lost.iter().any(|w| {

@@ -6,6 +6,7 @@
 use super::common::lower_median;
 use super::effect::band_ns;
 use super::judge::Noise;
+use super::stats::frames_scopes;
 use crate::engine::model::{FrameId, Trace};
 use crate::engine::write::escape;
 use serde::Serialize;
@@ -109,10 +110,7 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
         // Per definition: first and last frame (run positions) with a call.
         let mut first = vec![u32::MAX; names];
         let mut last = vec![0u32; names];
-        let scopes = t.frames.first_stream[frames.start as usize] as usize
-            ..t.frames.first_stream[frames.end as usize] as usize;
-        let scopes = t.streams.first_scope[scopes.start]..t.streams.first_scope[scopes.end];
-        for i in scopes.clone() {
+        for i in frames_scopes(t, frames.clone()) {
             let d = t.scopes.def[i as usize].idx();
             let f = t.scope_frame(crate::engine::model::ScopeIdx(i)).0 - frames.start;
             first[d] = first[d].min(f);
@@ -188,9 +186,7 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
                 .map(|(&name, _)| name)
                 .collect();
             // Their time: the edge's scopes only (contiguous).
-            let edge_scopes = t.streams.first_scope
-                [t.frames.first_stream[range.start as usize] as usize]
-                ..t.streams.first_scope[t.frames.first_stream[range.end as usize] as usize];
+            let edge_scopes = frames_scopes(t, range.clone());
             let mut totals: rustc_hash::FxHashMap<crate::engine::model::StrId, i64> =
                 only.iter().map(|&n| (n, 0)).collect();
             for i in edge_scopes {
