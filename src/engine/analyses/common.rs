@@ -257,7 +257,22 @@ pub(super) fn all_scopes(trace: &Trace) -> Range<u32> {
 /// The scope instances of frame `f` (contiguous: frames and their streams
 /// are stored in order).
 pub fn frame_scopes(trace: &Trace, f: FrameId) -> Range<u32> {
-    super::stats::frames_scopes(trace, f.0..f.0 + 1)
+    frames_scopes(trace, f.0..f.0 + 1)
+}
+
+/// The instances of frames `frames` (positions), as one contiguous range
+/// (frames, their streams and their scopes are stored in order).
+pub fn frames_scopes(trace: &Trace, frames: Range<u32>) -> Range<u32> {
+    let frames = clamp_frames(trace, frames);
+    if frames.is_empty() {
+        return 0..0;
+    }
+    let first = trace.frames.streams(FrameId(frames.start)).start;
+    let last = trace.frames.streams(FrameId(frames.end - 1)).end;
+    if first >= last {
+        return 0..0;
+    }
+    trace.streams.scopes(StreamId(first)).start..trace.streams.scopes(StreamId(last - 1)).end
 }
 
 /// The frame with this `frame_index` (the first in file order when indices

@@ -3,10 +3,10 @@
 //! states. See docs/statistics.md, section "What time conserves" ("A run is
 //! phases"). Linear in the scopes.
 
-use super::common::lower_median;
+use super::common::{frames_scopes, lower_median};
 use super::effect::band_ns;
 use super::judge::Noise;
-use super::stats::frames_scopes;
+
 use crate::engine::model::{FrameId, Trace};
 use crate::engine::write::escape;
 use serde::Serialize;
