@@ -8,13 +8,13 @@
 //! with 60 frames in A and 90 in B an unchanged scope would show +50%; the
 //! tree's changes are B's total per frame minus A's (each side's total
 //! divided by its frames; per second of each side's run when a side is
-//! unframed, see [`super::basis`]). The sums stay beside them.
+//! unframed, see [`super::change::basis`]). The sums stay beside them.
 
-use super::basis::{Basis, Units};
+use super::change::basis::{Basis, Units};
+use super::change::compare::compare_warnings;
+use super::change::judge::{Kind, Noise, Sums, judge_rows, needs_calls, samples};
 use super::common::Applied;
 use super::common::CHUNK;
-use super::compare::compare_warnings;
-use super::judge::{Kind, Noise, Sums, judge_rows, needs_calls, samples};
 use super::transform::{self, Stack};
 use super::tree::{MergedTree, MergedTreeBuilder, NodeId, TreeReport};
 use crate::engine::model::{ScopeIdx, Trace};
@@ -259,7 +259,7 @@ fn judge_nodes(
     const NONE: u32 = u32::MAX;
     let frames = (d.a_frames, d.b_frames);
     // Against the drift the comparison's table judges against.
-    let (noise, _) = super::compare::with_estimated_drift(a, b, *noise);
+    let (noise, _) = super::change::compare::with_estimated_drift(a, b, *noise);
     let noise = &noise;
     let units = (Units::new(a, Basis::Frame), Units::new(b, Basis::Frame));
     let mut kinds = vec![Kind::Unchanged; d.len()];

@@ -1,9 +1,10 @@
 //! Waits traced across threads: what a gap on one thread waits for while
 //! other threads work, split into dispatch, waiting and wake (see
 //! docs/cli.md, "Waits traced across threads"). One recording only, so that
-//! `gaps` can use it without the comparison's imports ([`super::wait_diff`]
-//! compares). Linear: one index of every thread's top-level scopes, sorted
-//! by start and by end; each gap a binary search per thread name.
+//! `gaps` can use it without the comparison's imports
+//! ([`super::change::wait_diff`] compares). Linear: one index of every
+//! thread's top-level scopes, sorted by start and by end; each gap a binary
+//! search per thread name.
 
 use super::common::lower_median;
 use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
@@ -274,7 +275,7 @@ pub struct RecurringWaitsFor {
     /// other threads' work in the waiting part).
     pub busiest_thread: String,
     /// Each traced occurrence's parts, in order (the comparison decomposes
-    /// a wait's change with them: [`super::wait_diff`]).
+    /// a wait's change with them: [`super::change::wait_diff`]).
     #[serde(skip)]
     pub occurrences: Vec<WaitParts>,
 }

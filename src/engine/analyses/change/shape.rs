@@ -274,7 +274,7 @@ pub fn ordinal(n: u32) -> String {
 /// One pass over the scopes.
 pub fn series_by_name(t: &Trace, units: &Units, names: &[&str]) -> Vec<Vec<f64>> {
     let mut out = vec![vec![0.0; units.count]; names.len()];
-    for (slot, i) in super::common::calls_of_names(t, names) {
+    for (slot, i) in super::super::common::calls_of_names(t, names) {
         let u = units.of_scope(t, i) as usize;
         if let Some(v) = out[slot].get_mut(u) {
             *v += t.scopes.duration_ns[i.idx()] as f64;

@@ -48,7 +48,7 @@ pub fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
     let mut counts = vec![0u64; names.len()];
     let mut totals = vec![0i64; names.len()];
     let s = &t.scopes;
-    for (slot, idx) in super::common::calls_of_names(t, names) {
+    for (slot, idx) in super::super::common::calls_of_names(t, names) {
         let i = idx.idx();
         counts[slot] += 1;
         totals[slot] = totals[slot].saturating_add(s.duration_ns[i]);

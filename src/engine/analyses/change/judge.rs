@@ -675,7 +675,7 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
         sa
     };
     let largest = larger.durations_ns.iter().copied().max().unwrap_or(0);
-    if super::common::spike(
+    if super::super::common::spike(
         larger.durations_ns.len() as u64,
         largest,
         larger.total_ns() as i64,

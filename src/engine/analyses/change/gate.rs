@@ -6,9 +6,9 @@
 //! is a cause of its own ([`GateResult::with_gaps`]); `--fail-on-drift PCT`
 //! fails on a drift past PCT percent.
 
+use super::super::gaps::GapPlace;
 use super::drift::Drift;
 use super::gap_diff::{GapChanges, GapVerdict};
-use super::gaps::GapPlace;
 pub use super::judge::Own;
 use super::judge::{Change, Kind};
 use serde::Serialize;
@@ -216,7 +216,7 @@ impl GateResult {
                 verdict: g.verdict,
                 delta_per_frame_ns: g.delta_per_frame_ns,
                 beyond_drift_ns: g.beyond_drift_ns,
-                frame_pct: super::common::pct(g.beyond_drift_ns, frame),
+                frame_pct: super::super::common::pct(g.beyond_drift_ns, frame),
                 sentence: g.sentence.clone(),
             })
             .collect();
@@ -274,7 +274,7 @@ impl Gate {
             delta_per_frame_ns: x.2.delta_per_frame_ns,
             beyond_drift_ns: x.2.beyond_drift_ns(),
             own_beyond_drift_ns: x.3.beyond_drift_ns,
-            frame_pct: super::common::pct(x.2.beyond_drift_ns(), mean_frame_a_ns),
+            frame_pct: super::super::common::pct(x.2.beyond_drift_ns(), mean_frame_a_ns),
             because: None,
             ci_ns: x.4.interval(level_alpha),
             level: 1.0 - level_alpha,

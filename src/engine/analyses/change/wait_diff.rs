@@ -1,13 +1,13 @@
 //! Waits compared across A and B: recurring gaps of A and B at one place
 //! (thread, kind, parent path, neighbours: [`GapPlace`])
 //! whose median moved, each with what it waits for on both sides
-//! ([`super::waits`]) and attributed to the critical work's judged per-call
+//! ([`super::super::waits`]) and attributed to the critical work's judged per-call
 //! change: "main waits 0.99 ms longer in `jobs::run`: `job::cloth` is
 //! 1.0 ms slower per call".
 
+use super::super::waits::RecurringWaitsFor;
 use super::compare::Joined;
 use super::judge::{Kind, Noise};
-use super::waits::RecurringWaitsFor;
 use crate::engine::analyses::gaps::{GapPlace, RecurringGap};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -95,8 +95,8 @@ pub struct WaitPart {
 /// it waits for").
 pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) -> Vec<WaitPart> {
     use super::effect::{Series, Terms, estimate};
-    type Of = fn(&super::waits::WaitParts) -> f64;
-    let usable = |w: &RecurringWaitsFor| -> Vec<super::waits::WaitParts> {
+    type Of = fn(&super::super::waits::WaitParts) -> f64;
+    let usable = |w: &RecurringWaitsFor| -> Vec<super::super::waits::WaitParts> {
         w.occurrences
             .iter()
             .copied()
@@ -127,11 +127,11 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
         ),
     ];
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-    let waits = |o: &[super::waits::WaitParts]| -> Vec<f64> {
+    let waits = |o: &[super::super::waits::WaitParts]| -> Vec<f64> {
         o.iter().map(|o| o.waiting_ns as f64).collect()
     };
     let (wa, wb) = (mean(&waits(&oa)), mean(&waits(&ob)));
-    let log_w = |o: &[super::waits::WaitParts]| -> Vec<f64> {
+    let log_w = |o: &[super::super::waits::WaitParts]| -> Vec<f64> {
         o.iter().map(|o| ln(o.waiting_ns as f64)).collect()
     };
     let d_log = mean(&log_w(&ob)) - mean(&log_w(&oa));
@@ -146,7 +146,7 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
     parts
         .iter()
         .map(|&(part, of, shown)| {
-            let series = |o: &[super::waits::WaitParts]| -> Vec<f64> {
+            let series = |o: &[super::super::waits::WaitParts]| -> Vec<f64> {
                 o.iter().map(|o| ln(of(o))).collect()
             };
             let (xa, xb) = (series(&oa), series(&ob));
@@ -169,8 +169,9 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
             e.band_ns = band_ns;
             e.eq_alpha = noise.alpha;
             let ci_ns = e.interval(noise.alpha);
-            let shown_mean =
-                |o: &[super::waits::WaitParts]| mean(&o.iter().map(shown).collect::<Vec<f64>>());
+            let shown_mean = |o: &[super::super::waits::WaitParts]| {
+                mean(&o.iter().map(shown).collect::<Vec<f64>>())
+            };
             WaitPart {
                 part,
                 delta_ns: e.delta_ns,
@@ -316,7 +317,7 @@ pub fn wait_changes(
             causes,
             attributed_ns: attributed,
             // (+ 0.0: no "-0" when nothing is attributed.)
-            attributed_pct: super::common::pct(attributed, delta as f64) + 0.0,
+            attributed_pct: super::super::common::pct(attributed, delta as f64) + 0.0,
             lost_parallelism,
             parts,
             uneven_split,
@@ -378,7 +379,7 @@ pub fn off_critical_path_names(
     // Every name called on the frame thread (a wrapper's own time may be
     // nothing: it is on the thread all the same).
     let called_on = |t: &'_ crate::engine::model::Trace| -> Vec<String> {
-        let names = super::common::called_names(t, Some(thread));
+        let names = super::super::common::called_names(t, Some(thread));
         names.into_iter().map(|n| t.str(n).to_owned()).collect()
     };
     let on_thread: rustc_hash::FxHashSet<String> =

@@ -4,10 +4,10 @@
 //! section "What time conserves" (the first identity). A name is held by
 //! places when every node of it lies under an unmatched child of one.
 
+use super::super::diff::{DiffTree, joined_with_nodes};
+use super::super::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use super::basis::Units;
-use super::diff::{DiffTree, joined_with_nodes};
 use super::judge::{Change, Noise, Sample, judge_rows};
-use super::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use crate::engine::model::{ScopeIdx, Trace};
 use crate::engine::write::escape;
 use rustc_hash::FxHashMap;
@@ -243,7 +243,7 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
     if !one_side_only_names(a, b) {
         return Restructures::default();
     }
-    let stack = super::transform::Stack::default();
+    let stack = super::super::transform::Stack::default();
     let (d, (of_a, of_b), _) = joined_with_nodes(a, b, None, MAX_REPORT_LEVELS, &stack);
     let (ua, ub) = (units.0.count.max(1) as f64, units.1.count.max(1) as f64);
     let floor_ns = noise.ms * 1e6;
@@ -391,7 +391,7 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
 /// Whether a scope name is called on one side only.
 fn one_side_only_names(a: &Trace, b: &Trace) -> bool {
     fn called(t: &Trace) -> Vec<&str> {
-        let ids = super::common::called_names(t, None);
+        let ids = super::super::common::called_names(t, None);
         let mut names: Vec<&str> = ids.into_iter().map(|n| t.str(n)).collect();
         names.sort_unstable();
         names
@@ -425,8 +425,9 @@ fn place(
     };
     let new = names(&c.new, &|k| d.b_total_ns(k));
     let gone = names(&c.gone, &|k| d.a_total_ns(k));
-    let self_ns =
-        |side: Option<super::diff::SideTotals>, u: f64| side.map_or(0.0, |s| s.self_ns as f64 / u);
+    let self_ns = |side: Option<super::super::diff::SideTotals>, u: f64| {
+        side.map_or(0.0, |s| s.self_ns as f64 / u)
+    };
     let parent_self_delta_per_frame_ns =
         self_ns(d.side(n, true), ub) - self_ns(d.side(n, false), ua);
     let restructured = change.kind == super::judge::Kind::Unchanged;

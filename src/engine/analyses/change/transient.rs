@@ -3,7 +3,7 @@
 //! states. See docs/statistics.md, section "What time conserves" ("A run is
 //! phases"). Linear in the scopes.
 
-use super::common::{frames_scopes, lower_median};
+use super::super::common::{frames_scopes, lower_median};
 use super::effect::band_ns;
 use super::judge::Noise;
 

@@ -7,10 +7,10 @@
 //! spike skews a side's mean the median leads ([`Lead`]). `compare` and the
 //! report answer with it.
 
+use super::super::coverage;
+use super::super::gaps::GapKind;
 use super::basis::{Basis, Units};
-use super::coverage;
 use super::gap_diff::{GapChanges, GapVerdict};
-use super::gaps::GapKind;
 use super::judge::{Kind, Noise, Sample, estimate};
 use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
 use rustc_hash::FxHashMap;
@@ -105,7 +105,7 @@ impl FrameChange {
             ("unaccounted", left),
         ];
         let gross: f64 = parts.iter().map(|(_, x)| x.abs()).sum();
-        let share = |x: f64| super::common::pct(x, gross);
+        let share = |x: f64| super::super::common::pct(x, gross);
         self.parts = parts
             .iter()
             .map(|&(part, delta_ns)| FramePart {
@@ -415,7 +415,7 @@ fn median_parts<'t>(
         }
         by_name.insert(
             group[0].0,
-            super::common::lower_median_padded(&mut values, durations.len()),
+            super::super::common::lower_median_padded(&mut values, durations.len()),
         );
     }
     let mut outside: Vec<i64> = durations
@@ -425,7 +425,7 @@ fn median_parts<'t>(
         .collect();
     MedianParts {
         by_name,
-        outside_ns: super::common::lower_median(&mut outside),
+        outside_ns: super::super::common::lower_median(&mut outside),
     }
 }
 
@@ -767,7 +767,7 @@ pub fn frame_change(
         contributions,
         total_contributions,
         drift_ns,
-        drift_pct: super::common::pct(drift_ns, delta_mean),
+        drift_pct: super::super::common::pct(drift_ns, delta_mean),
         explained_ns: explained,
         explained_pct: 0.0,
         parts: Vec::new(),

@@ -1,10 +1,10 @@
 //! `compare`: two recordings joined per (name, data).
 
+use super::super::common::*;
+use super::super::find::{Acc, Accumulator, GroupBy};
 use super::basis::mean_frame_ns;
 use super::basis::{Basis, Units};
-use super::common::*;
 use super::drift::{self, Drift};
-use super::find::{Acc, Accumulator, GroupBy};
 use super::judge::{
     Change, DriftMode, Kind, Noise, Own, Sums, judge_rows, needs_calls, samples, untested,
 };
@@ -900,7 +900,7 @@ pub fn with_estimated_drift(a: &Trace, b: &Trace, noise: Noise) -> (Noise, Optio
         return (noise, None);
     }
     fn by_name(t: &Trace) -> FxHashMap<&str, drift::Side> {
-        let groups = super::find::accumulate(t, GroupBy::Name, |_| true);
+        let groups = super::super::find::accumulate(t, GroupBy::Name, |_| true);
         sides_by_name(groups.iter().map(|g| (t.str(g.name), g)))
     }
     resolve_drift((&by_name(a), &by_name(b)), |&name| name, noise)

@@ -5,12 +5,12 @@
 //! renames ([`super::rename`]), the gaps ([`super::gap_diff`]) and the
 //! frame's accounting ([`super::accounting`]); nothing below imports it.
 
+use super::super::find::GroupBy;
 use super::basis::{Basis, Units};
 use super::compare::{
     COUNTED_PAIRS, CompareOptions, CompareRow, CompareTable, Joined, Pair, Status, compare_warnings,
 };
 use super::drift::Drift;
-use super::find::GroupBy;
 use super::gate::{Gate, GateResult};
 use super::judge::{Change, Kind, Own};
 use crate::engine::model::Trace;
@@ -121,7 +121,7 @@ fn gate_as_report(
     let (ua, ub) = (Units::new(a, names.basis()), Units::new(b, names.basis()));
     let renamed = super::rename::renames_in(a, b, names, (&ua, &ub), &noise);
     // `report`'s defaults: gaps of 1 ms or more, the 10 largest recurring.
-    let recurring = |t: &Trace| super::gaps::gaps(t, None, 1_000_000, 10).recurring;
+    let recurring = |t: &Trace| super::super::gaps::gaps(t, None, 1_000_000, 10).recurring;
     let (ra, rb) = (recurring(a), recurring(b));
     let waits = super::wait_diff::wait_changes(&ra, &rb, names, &noise);
     let off = super::wait_diff::off_critical_path_names(a, b, thread, (&ra, &rb), &waits);

@@ -6,11 +6,11 @@
 //! B". Linear: the stretches interned into places by ids, one sort of the
 //! occurrences, one hash join of the places by their names.
 
-use super::basis::{Basis, Units};
-use super::gaps::{
+use super::super::gaps::{
     BusyIndex, BusyThread, GapKind, GapPlace, Paths, PlaceId, RECURRING_FLOOR_NS, RecurringGap,
     ThreadRoles, for_each_stretch, path_of,
 };
+use super::basis::{Basis, Units};
 use super::judge::{
     Change, Kind, Noise, Sample, Sums, decide_family, estimate, needs_calls, untested,
 };
@@ -248,7 +248,7 @@ impl GapChanges {
 impl GapChange {
     /// Another thread worked for at least half of its time (in B; in A when
     /// gone), or the other threads did between them (workers that ran one
-    /// after another): a wait for that work (see [`super::waits`]), whose
+    /// after another): a wait for that work (see [`super::super::waits`]), whose
     /// cause is the work, not code without a scope.
     pub fn is_wait(&self) -> bool {
         let side = self.side();
@@ -346,7 +346,7 @@ fn side_of(occ: &[(u32, u32, i64, i64)], units: &Units) -> (Vec<(u32, i64)>, Sum
     let with = sorted.len();
     let frames = units.count.max(with);
     // Lower median over every unit, the units without it 0.
-    let median_all = super::common::lower_median_padded(&mut sorted, frames);
+    let median_all = super::super::common::lower_median_padded(&mut sorted, frames);
     let gs = GapSide {
         frames_with: with,
         frames: units.count,

@@ -88,7 +88,7 @@ pub fn unframed(t: &Trace) -> Option<Unframed> {
         return None;
     }
     let mut d: Vec<i64> = f.ids().map(|i| f.duration_ns(i)).collect();
-    let median = super::common::lower_median(&mut d);
+    let median = super::super::common::lower_median(&mut d);
     (median >= UNFRAMED_MEDIAN_FRAME_NS).then(|| {
         let (lo, hi) = span(t);
         Unframed {

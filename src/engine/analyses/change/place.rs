@@ -66,7 +66,7 @@ fn calls_of(t: &Trace, units: &Units, names: &[&str]) -> (Vec<Vec<Call>>, Keys) 
     let mut keys: Keys = Vec::new();
     let mut out: Vec<Vec<Call>> = vec![Vec::new(); names.len()];
     let s = &t.scopes;
-    for (slot, idx) in super::common::calls_of_names(t, names) {
+    for (slot, idx) in super::super::common::calls_of_names(t, names) {
         let (i, parent) = (idx.idx(), s.parent[idx.idx()]);
         // The callers' name ids, nearest first (0, `""`, past the top).
         let mut chain = [0u32; MAX_DEPTH];
