@@ -650,13 +650,7 @@ pub fn frame_change(
         Some(&Sample::per_unit(db.clone(), &ub)),
         &noise.as_measured(),
     );
-    let mean = |d: &[i64]| {
-        if d.is_empty() {
-            0.0
-        } else {
-            d.iter().map(|&x| x as f64).sum::<f64>() / d.len() as f64
-        }
-    };
+    let mean = |d: &[i64]| d.iter().map(|&x| x as f64).sum::<f64>() / d.len().max(1) as f64;
     let (mean_a, mean_b) = (mean(&da), mean(&db));
     let delta_mean = mean_b - mean_a;
     let (sa, sb) = (
