@@ -787,3 +787,12 @@ fn a_change_with_one_data_value_is_placed_by_its_data() {
         assert!(row["place_words"].is_null(), "seed {seed}: {row}");
     }
 }
+
+#[test]
+fn ordinals() {
+    use puffin_lens::engine::analyses::shape::ordinal;
+    assert_eq!(
+        [ordinal(2), ordinal(12), ordinal(21)],
+        ["2nd", "12th", "21st"]
+    );
+}

@@ -706,10 +706,10 @@ fn gap_tables(
                 ms(g.median_ns),
                 g.share_of_thread_pct
                     .map_or("-".into(), |p| format!("{p:.1}%")),
-                g.kind.as_str().into(),
-                where_(g.kind, &g.thread, &g.path),
-                g.after.clone().unwrap_or_else(|| "-".into()),
-                g.before.clone().unwrap_or_else(|| "-".into()),
+                g.place.kind.as_str().into(),
+                where_(g.place.kind, &g.place.thread, &g.place.path),
+                g.place.after.clone().unwrap_or_else(|| "-".into()),
+                g.place.before.clone().unwrap_or_else(|| "-".into()),
                 meanwhile(&g.other_threads, report.other_threads_recorded),
                 g.waits_for.as_ref().map_or("-".into(), |w| {
                     waits_cell(

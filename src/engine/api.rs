@@ -781,8 +781,8 @@ JSON: {\"warnings\":[...],\"drift\":{\"factor\",\"pct\",\"spread_pct\",\"stderr_
 \"delta_per_frame_ns\",\"beyond_drift_ns\",\"delta_median_per_frame_ns\",\"wait\",\"sentence\"}],\"total_contributions\",\"explained_ns\",\"explained_pct\",\
 \"outside_scopes_ns\",\"drift_ns\",\"drift_pct\",\"notes\",\"median\":{\"contributions\":[{\"name\",\"kind\",\
 \"self_median_a_ns\",\"self_median_b_ns\",\"self_delta_median_ns\"}],\"total_contributions\",\
-\"outside_scopes_a_ns\",\"outside_scopes_b_ns\",\"outside_scopes_ns\",\"accounted_ns\",\"unexplained_ns\",\
-\"explained_ns\",\"explained_pct\"},\"lead\":\"median\"|\"mean\",\"lead_reason\",\"skew\":{\"side\",\"unit\",\
+\"outside_scopes_a_ns\",\"outside_scopes_b_ns\",\"outside_scopes_ns\",\"accounted_ns\",\"unexplained_ns\"},\
+\"lead\":\"median\"|\"mean\",\"lead_reason\",\"skew\":{\"side\",\"unit\",\
 \"frame_index\",\"duration_ns\",\"median_ns\",\"adds_to_mean_ns\",\"mean_minus_median_ns\"}|null},\"frames_a\",\"frames_b\",\"total_rows\",\"changed_rows\",\"counted\":\"name-data pairs\",\
 \"total_names\",\"changed_names\",\"total_pairs\",\"changed_pairs\",\"rows\":[{\"name\",\
 \"data\",\"a\":{\"count\",\"total_ns\",\"per_call_ns\",\"max_ns\"}|null,\"b\":{...}|null,\"delta_total_ns\",\

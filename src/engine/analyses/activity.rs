@@ -1,13 +1,13 @@
 //! A run over time: each thread's busy time per time bucket, for a
 //! recording whose frames say nothing about when it worked (an unframed
-//! one, see [`super::basis`]: the Rerun SDK's one 10 s frame). A thread is
-//! busy while one of its top-level scopes runs (their union, so nested and
-//! overlapping scopes count once); a bucket's busy time is that union's
-//! overlap with the bucket, at most the bucket's width.
+//! one, see [`super::change::basis`]: the Rerun SDK's one 10 s frame). A
+//! thread is busy while one of its top-level scopes runs (their union, so
+//! nested and overlapping scopes count once); a bucket's busy time is that
+//! union's overlap with the bucket, at most the bucket's width.
 //!
 //! The buckets run from the first frame's start to the last frame's end
-//! (the span [`super::basis::unframed`] reports), [`bucket_ns_for`] wide,
-//! the last one cut at the end.
+//! (the span [`super::change::basis::unframed`] reports), [`bucket_ns_for`]
+//! wide, the last one cut at the end.
 
 use crate::engine::model::{StrId, StreamId, Trace};
 use rustc_hash::FxHashMap;

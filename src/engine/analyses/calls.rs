@@ -131,7 +131,7 @@ pub struct CallsComparison {
     pub a: Option<CallsSide>,
     pub b: Option<CallsSide>,
     /// The noise model's judgement (as `compare`'s).
-    pub change: super::judge::Change,
+    pub change: super::change::judge::Change,
     /// Each side's calls, as `calls A`'s `calls` (every call, in time
     /// order; empty for a side without one): as many as `a.count` and
     /// `b.count`.
@@ -145,27 +145,15 @@ pub struct CallsComparison {
 pub fn sample_of(
     trace: &Trace,
     name: &str,
-    units: &super::basis::Units,
-) -> Option<super::judge::Sample> {
+    units: &super::change::basis::Units,
+) -> Option<super::change::judge::Sample> {
     let hits = named_instances(trace, name);
-    if hits.is_empty() {
-        return None;
-    }
-    let mut calls: Vec<(u32, u32, i64)> = hits
-        .iter()
-        .map(|&i| {
-            (
-                0,
-                units.of_scope(trace, i),
-                trace.scopes.duration_ns[i.idx()],
-            )
-        })
-        .collect();
-    calls.sort_unstable();
-    super::judge::samples(&calls, 1, units).pop()
+    let calls =
+        (hits.iter()).map(|&i| (units.of_scope(trace, i), trace.scopes.duration_ns[i.idx()]));
+    (!hits.is_empty()).then(|| super::change::judge::Sample::of_calls(calls, units))
 }
 
-fn side(s: &super::judge::Sample) -> CallsSide {
+fn side(s: &super::change::judge::Sample) -> CallsSide {
     let mut d = s.durations_ns.clone();
     d.sort_unstable();
     let n = d.len();
@@ -196,9 +184,9 @@ pub fn calls_compared(
     a: &Trace,
     b: &Trace,
     name: &str,
-    noise: &super::judge::Noise,
+    noise: &super::change::judge::Noise,
 ) -> Option<CallsComparison> {
-    use super::basis::{Basis, Units};
+    use super::change::basis::{Basis, Units};
     let basis = Basis::of(a, b);
     let (sa, sb) = (
         sample_of(a, name, &Units::new(a, basis)),
@@ -208,13 +196,13 @@ pub fn calls_compared(
         return None;
     }
     // Against the drift the comparison's table judges against.
-    let (noise, _) = super::compare::with_estimated_drift(a, b, *noise);
+    let (noise, _) = super::change::compare::with_estimated_drift(a, b, *noise);
     let noise = &noise;
     Some(CallsComparison {
         name: name.to_owned(),
         a: sa.as_ref().map(side),
         b: sb.as_ref().map(side),
-        change: super::judge::judge(sa.as_ref(), sb.as_ref(), noise),
+        change: super::change::judge::judge(sa.as_ref(), sb.as_ref(), noise),
         calls_a: call_rows(a, named_instances(a, name)),
         calls_b: call_rows(b, named_instances(b, name)),
     })

@@ -28,6 +28,27 @@ pub fn def_slots(t: &Trace, names: &[&str]) -> Vec<u32> {
         .collect()
 }
 
+/// The names `t` calls (a registration may list names it never calls), on
+/// the threads named `thread` when given: sorted by id, each once.
+pub fn called_names(t: &Trace, thread: Option<&str>) -> Vec<StrId> {
+    let on = thread.map(|name| t.strings.find(name));
+    let mut called = vec![false; t.defs.len()];
+    for st in 0..t.streams.len() {
+        if on.is_none_or(|id| Some(t.threads.name[t.streams.thread[st].idx()]) == id) {
+            for i in t.streams.scopes(StreamId(st as u32)) {
+                called[t.scopes.def[i as usize].idx()] = true;
+            }
+        }
+    }
+    let mut names: Vec<StrId> = (0..t.defs.len())
+        .filter(|&k| called[k])
+        .map(|k| t.defs.name[k])
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
 /// The calls of `names` in `t`, in scope order, each as `(its name's index
 /// in names, the scope)`; a call directly inside a call of the same name is
 /// left out (it counts once, in the outer one). One pass over the scopes.
@@ -236,13 +257,22 @@ pub(super) fn all_scopes(trace: &Trace) -> Range<u32> {
 /// The scope instances of frame `f` (contiguous: frames and their streams
 /// are stored in order).
 pub fn frame_scopes(trace: &Trace, f: FrameId) -> Range<u32> {
-    let streams = trace.frames.streams(f);
-    if streams.is_empty() {
+    frames_scopes(trace, f.0..f.0 + 1)
+}
+
+/// The instances of frames `frames` (positions), as one contiguous range
+/// (frames, their streams and their scopes are stored in order).
+pub fn frames_scopes(trace: &Trace, frames: Range<u32>) -> Range<u32> {
+    let frames = clamp_frames(trace, frames);
+    if frames.is_empty() {
         return 0..0;
     }
-    let first = trace.streams.scopes(StreamId(streams.start)).start;
-    let last = trace.streams.scopes(StreamId(streams.end - 1)).end;
-    first..last
+    let first = trace.frames.streams(FrameId(frames.start)).start;
+    let last = trace.frames.streams(FrameId(frames.end - 1)).end;
+    if first >= last {
+        return 0..0;
+    }
+    trace.streams.scopes(StreamId(first)).start..trace.streams.scopes(StreamId(last - 1)).end
 }
 
 /// The frame with this `frame_index` (the first in file order when indices
@@ -392,6 +422,53 @@ pub fn no_scope_named(name: &str) -> String {
 /// the total (the rule of `calls`, `compare` and the scope details).
 pub fn spike(count: u64, max_ns: i64, total_ns: i64) -> bool {
     count >= 2 && max_ns.saturating_mul(2) > total_ns
+}
+
+/// The lower median of `values` padded with zeros to `units` values (a
+/// unit without the name counts 0), which it sorts; 0 for no unit.
+pub fn lower_median_padded(values: &mut [i64], units: usize) -> i64 {
+    if units == 0 {
+        return 0;
+    }
+    values.sort_unstable();
+    let k = (units - 1) / 2;
+    let negative = values.partition_point(|&v| v < 0);
+    let zeros = units.saturating_sub(values.len());
+    if k < negative {
+        values[k]
+    } else if k < negative + zeros {
+        0
+    } else {
+        values.get(k - zeros).copied().unwrap_or(0)
+    }
+}
+
+/// The lower median of `v` (0 when empty), which it sorts.
+pub fn lower_median(v: &mut [i64]) -> i64 {
+    let n = v.len();
+    lower_median_padded(v, n)
+}
+
+/// The time sorted intervals `[start, end)` cover (their union).
+pub fn union_ns(sorted: impl IntoIterator<Item = (i64, i64)>) -> i64 {
+    let (mut covered, mut reach) = (0i64, i64::MIN);
+    for (a, b) in sorted {
+        let a = a.max(reach);
+        if b > a {
+            covered = covered.saturating_add(b.saturating_sub(a));
+            reach = b;
+        }
+    }
+    covered
+}
+
+/// `part` of `whole` in percent (0 when `whole` is 0).
+pub fn pct(part: f64, whole: f64) -> f64 {
+    if whole.abs() > 0.0 {
+        100.0 * part / whole
+    } else {
+        0.0
+    }
 }
 
 /// Frame positions `range` (file order) of the trace, clamped to it.

@@ -8,13 +8,13 @@
 //! with 60 frames in A and 90 in B an unchanged scope would show +50%; the
 //! tree's changes are B's total per frame minus A's (each side's total
 //! divided by its frames; per second of each side's run when a side is
-//! unframed, see [`super::basis`]). The sums stay beside them.
+//! unframed, see [`super::change::basis`]). The sums stay beside them.
 
-use super::basis::{Basis, Units};
+use super::change::basis::{Basis, Units};
+use super::change::compare::compare_warnings;
+use super::change::judge::{Kind, Noise, Sums, judge_rows, needs_calls, samples};
 use super::common::Applied;
 use super::common::CHUNK;
-use super::compare::compare_warnings;
-use super::judge::{Kind, Noise, Sums, judge_rows, needs_calls, samples};
 use super::transform::{self, Stack};
 use super::tree::{MergedTree, MergedTreeBuilder, NodeId, TreeReport};
 use crate::engine::model::{ScopeIdx, Trace};
@@ -195,43 +195,44 @@ fn join_by_name<'t>(a: Side<'t>, b: Side<'t>) -> JoinedNames<'t> {
 /// Joins the merged trees of `a` and `b` (all frames; threads named
 /// `thread` only when given).
 pub fn diff_tree(a: &Trace, b: &Trace, thread: Option<&str>) -> DiffTree {
-    diff_tree_levels(a, b, thread, u32::MAX)
-}
-
-/// [`diff_tree`] of `levels` levels of scopes (roots are level 1).
-pub fn diff_tree_levels(a: &Trace, b: &Trace, thread: Option<&str>, levels: u32) -> DiffTree {
-    DiffTreeBuilder::new(a, b, thread, levels)
+    DiffTreeBuilder::new(a, b, thread, u32::MAX)
         .step(a, b, &mut || true)
         .expect("a build given all the time it needs ends")
 }
 
-/// The join of `a`'s and `b`'s merged trees (every thread, `levels` deep,
-/// untransformed) with each side's instance -> merged node (`u32::MAX` for
-/// an instance deeper than `levels`): what a judgement that reads a node's
+/// The join of `a`'s and `b`'s merged trees (threads named `thread` only
+/// when given; `levels` deep) transformed by `stack`, with each side's
+/// instance -> node ([`transform::transformed_with_nodes`]) and what the
+/// stack did (`None` without one): what a judgement that reads a node's
 /// calls needs.
-pub fn joined_with_nodes(a: &Trace, b: &Trace, levels: u32) -> (DiffTree, Vec<u32>, Vec<u32>) {
-    let merge = |t: &Trace| {
-        let mut build = MergedTreeBuilder::recording(t, 0..t.frames.len() as u32, None, levels);
-        let tree = loop {
-            if let Some(tree) = build.step(t, &mut || true) {
-                break tree;
-            }
-        };
-        (tree, build.take_node_of())
-    };
-    let ((ta, of_a), (tb, of_b)) = (merge(a), merge(b));
-    let mut join = Join::new(a, b, ta, tb);
-    let d = loop {
-        if let Some(d) = join.step(a, b, &mut || true) {
-            break d;
+pub fn joined_with_nodes(
+    a: &Trace,
+    b: &Trace,
+    thread: Option<&str>,
+    levels: u32,
+    stack: &Stack,
+) -> (DiffTree, (Vec<u32>, Vec<u32>), Option<Applied>) {
+    let frames = |t: &Trace| 0..t.frames.len() as u32;
+    let side =
+        |t: &Trace| transform::transformed_with_nodes(t, frames(t), thread, levels, stack, true);
+    let ((ta, of_a), (tb, of_b)) = (side(a), side(b));
+    let applied = (!stack.is_empty()).then(|| {
+        let mut warnings: Vec<String> = ta.warnings.iter().chain(&tb.warnings).cloned().collect();
+        warnings.sort();
+        warnings.dedup();
+        Applied {
+            transforms: stack.written(),
+            warnings,
         }
-    };
-    (d, of_a, of_b)
+    });
+    let d = (Join::new(a, b, ta.tree, tb.tree).step(a, b, &mut || true))
+        .expect("a join given all the time it needs ends");
+    (d, (of_a, of_b), applied)
 }
 
-/// [`diff_tree_levels`] with each node judged by the noise model (its calls
-/// in A against its calls in B, per frame; see `judge`): thread nodes are
-/// `Unchanged`.
+/// [`diff_tree`] of `levels` levels with each node judged by the noise
+/// model (its calls in A against its calls in B, per frame; see `judge`):
+/// thread nodes are `Unchanged`.
 pub fn diff_tree_judged(
     a: &Trace,
     b: &Trace,
@@ -240,46 +241,7 @@ pub fn diff_tree_judged(
     noise: &Noise,
     stack: &Stack,
 ) -> (DiffTree, Vec<Kind>, Option<Applied>) {
-    let levels = if stack.is_empty() { levels } else { u32::MAX };
-    let merge = |t: &Trace| {
-        let mut build = MergedTreeBuilder::recording(t, 0..t.frames.len() as u32, thread, levels)
-            .split_data(stack.split_defs(t));
-        let tree = loop {
-            if let Some(tree) = build.step(t, &mut || true) {
-                break tree;
-            }
-        };
-        let mut of = build.take_node_of();
-        if stack.is_empty() {
-            return (tree, of, Vec::new());
-        }
-        // Each instance's node once transformed: only the calls a node
-        // heads are its calls.
-        let tr = transform::apply(t, &tree, stack);
-        for n in &mut of {
-            if *n != u32::MAX {
-                let m = *n as usize;
-                *n = if tr.heads[m] { tr.node_of[m] } else { u32::MAX };
-            }
-        }
-        (tr.tree, of, tr.warnings)
-    };
-    let ((ta, of_a, warn_a), (tb, of_b, warn_b)) = (merge(a), merge(b));
-    let applied = (!stack.is_empty()).then(|| {
-        let mut warnings: Vec<String> = warn_a.into_iter().chain(warn_b).collect();
-        warnings.sort();
-        warnings.dedup();
-        Applied {
-            transforms: stack.written(),
-            warnings,
-        }
-    });
-    let mut join = Join::new(a, b, ta, tb);
-    let d = loop {
-        if let Some(d) = join.step(a, b, &mut || true) {
-            break d;
-        }
-    };
+    let (d, (of_a, of_b), applied) = joined_with_nodes(a, b, thread, levels, stack);
     let kinds = judge_nodes(a, b, &d, (&of_a, &of_b), noise);
     (d, kinds, applied)
 }
@@ -297,7 +259,7 @@ fn judge_nodes(
     const NONE: u32 = u32::MAX;
     let frames = (d.a_frames, d.b_frames);
     // Against the drift the comparison's table judges against.
-    let (noise, _) = super::compare::with_estimated_drift(a, b, *noise);
+    let (noise, _) = super::change::compare::with_estimated_drift(a, b, *noise);
     let noise = &noise;
     let units = (Units::new(a, Basis::Frame), Units::new(b, Basis::Frame));
     let mut kinds = vec![Kind::Unchanged; d.len()];
@@ -362,7 +324,7 @@ fn judge_nodes(
 
 /// A [`DiffTree`] built a slice at a time: A's merged tree, B's (each a
 /// slice at a time: [`MergedTreeBuilder`]), then their join, node by node,
-/// then its children lists. [`diff_tree_levels`] is this run to its end.
+/// then its children lists. [`diff_tree`] is this run to its end.
 pub struct DiffTreeBuilder {
     build_a: MergedTreeBuilder,
     build_b: MergedTreeBuilder,
@@ -655,7 +617,7 @@ pub struct DiffRow<'r> {
 impl DiffReport {
     /// The report of `d`, listing `depth` levels (roots are level 1; all, up
     /// to [`MAX_REPORT_LEVELS`], when `None`). Build `d` with
-    /// [`diff_tree_levels`] at [`TreeReport::levels_of`]`.max(1)` to join
+    /// [`DiffTreeBuilder`] at [`TreeReport::levels_of`]`.max(1)` to join
     /// no more than is listed.
     pub fn new(a: &Trace, b: &Trace, d: DiffTree, depth: Option<u32>) -> Self {
         DiffReport {

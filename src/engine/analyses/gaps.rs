@@ -1,43 +1,19 @@
-//! `gaps`: unprofiled time, complete. A stretch is time covered by no
-//! child: **leading** (a scope's start to its first child), **between**
-//! children, **trailing** (the last child's end to the scope's end),
-//! **top-level** (between two top-level scopes of a frame-driving thread in
-//! a frame), **idle** (between two top-level scopes of a thread that runs
-//! tasks) and **between-frames** (between consecutive frames, covered by no
-//! scope on any thread). The timeline's hatching, the tree's gap rows and
-//! `children` find the same stretches ([`for_each_stretch`]).
-//!
-//! Idle is not unprofiled work. A thread **drives the frames** when its
-//! top-level scopes make up its frames: summed over the frames it has
-//! scopes in, they cover (their union) at least [`DRIVING_COVER_PCT`] of
-//! those frames' time and span (first start to last end) at least
-//! [`DRIVING_SPAN_PCT`] of it, a frame's time running from the first
-//! top-level scope's start of any thread in it to the last one's end. A
-//! game loop's `main` running `sim::step`, `draw::batch` back to back
-//! does; its 1.5 ms between two of them is unprofiled work. Any other
-//! thread **runs tasks** (a worker, a pool: no scope spans its frame), and
-//! the stretches between its top-level scopes are waiting: `idle`, listed
-//! apart and never ranked as unprofiled cost. A host program calling into
-//! a profiled library (Python into the Rerun SDK, whose main thread has a
-//! few short scopes in a long frame) runs tasks by this rule too: the
-//! time between its calls is the host's own, which no scope of the library
-//! could cover. [`ThreadRoles`] holds the rule's numbers per thread.
-//!
-//! Each gap says what the other threads ran meanwhile (their top-level
-//! scopes' overlap with the gap; a scope that only partly overlaps counts
-//! its overlap). Gaps that recur (same thread, kind, parent path and
-//! neighbours in several frames) are aggregated, ranked by their total, so a
-//! small gap in every frame is found beside the single long ones; their
-//! share is of the thread's span (per frame, its first top-level scope's
-//! start to its last one's end, summed), at most 100%.
+//! `gaps`: unprofiled time, complete: every stretch no child covers
+//! (leading, between, trailing, top-level, idle, between frames), the idle
+//! stretches of threads that run tasks apart, what the other threads ran
+//! meanwhile, and the gaps that recur at one place ([`GapPlace`]). The rule
+//! of a frame-driving thread ([`DRIVING_COVER_PCT`], [`DRIVING_SPAN_PCT`];
+//! [`ThreadRoles`]) and the fields: see docs/cli.md, "Gaps: unprofiled or
+//! idle". The timeline's hatching and the comparison's gap places
+//! (`gap_diff`) find the same stretches ([`for_each_stretch`]).
 
 use super::common::*;
 use super::waits::{RecurringWaitsFor, WaitIndex, WaitsFor};
 use crate::engine::model::{FrameId, ScopeIdx, StrId, StreamId, Trace};
-use rustc_hash::{FxHashMap, FxHasher};
+use crate::engine::write::escape;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::cmp::Reverse;
-use std::hash::{Hash, Hasher};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct NameData {
@@ -119,15 +95,6 @@ pub enum ThreadRole {
     Tasks,
 }
 
-impl ThreadRole {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ThreadRole::FrameDriving => "frame-driving",
-            ThreadRole::Tasks => "tasks",
-        }
-    }
-}
-
 /// One thread name's role and the numbers that decided it, summed over the
 /// frames it has top-level scopes in (a frame counted once per stream).
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -180,15 +147,7 @@ impl ThreadRoles {
                 per_stream.push(None);
                 continue;
             };
-            let (mut covered, mut reach) = (0i64, i64::MIN);
-            for &(a, b) in &tops {
-                let a = a.max(reach);
-                if b > a {
-                    covered = covered.saturating_add(b.saturating_sub(a));
-                    reach = b;
-                }
-            }
-            per_stream.push(Some((first, last, covered)));
+            per_stream.push(Some((first, last, union_ns(tops.iter().copied()))));
         }
         // Each frame's time: its streams' first start to last end.
         let mut frame_range: Vec<Option<(i64, i64)>> = vec![None; trace.frames.len()];
@@ -393,15 +352,59 @@ pub struct Gap {
     pub waits_for: Option<WaitsFor>,
 }
 
+/// Where a stretch of unprofiled time is, by names: what a recurring gap
+/// is grouped by, and what a comparison matches A's and B's gaps on.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct GapPlace {
+    pub thread: String,
+    pub kind: GapKind,
+    /// The parent's path of names from the thread's top level, " > "
+    /// between ("" at the top level).
+    pub path: String,
+    /// The scope before the gap (`null`: the parent's start).
+    pub after: Option<String>,
+    /// The scope after the gap (`null`: the parent's end).
+    pub before: Option<String>,
+}
+
+impl GapPlace {
+    /// The scope the gap is in (the path's last name; "" at the top level).
+    pub fn parent(&self) -> &str {
+        self.path.rsplit(" > ").next().unwrap_or("")
+    }
+
+    /// Where it is, in words ("between `sim::step` and `draw::batch` in
+    /// `main_loop`"): Markdown, each name a code span that holds whatever
+    /// the recording named it (backticks, markup) literally.
+    pub fn words(&self) -> String {
+        let q = |x: &Option<String>| x.as_deref().map_or(String::new(), escape::markdown_code);
+        let parent = escape::markdown_code(self.parent());
+        match self.kind {
+            GapKind::TopLevel | GapKind::Idle => format!(
+                "between top-level {} and {}",
+                q(&self.after),
+                q(&self.before)
+            ),
+            GapKind::Leading => {
+                format!("at the start of {parent}, before {}", q(&self.before))
+            }
+            GapKind::Trailing => format!("at the end of {parent}, after {}", q(&self.after)),
+            GapKind::Between => format!(
+                "between {} and {} in {parent}",
+                q(&self.after),
+                q(&self.before)
+            ),
+            GapKind::BetweenFrames => "between frames".to_owned(),
+        }
+    }
+}
+
 /// Gaps at one place (thread, kind, parent path, neighbours' names) in
 /// several frames.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RecurringGap {
-    pub thread: String,
-    pub kind: GapKind,
-    pub path: String,
-    pub after: Option<String>,
-    pub before: Option<String>,
+    #[serde(flatten)]
+    pub place: GapPlace,
     /// Times the gap occurred (a frame with two counts twice).
     pub occurrences: u64,
     /// Deprecated: `occurrences` under its old name (it counts occurrences,
@@ -638,37 +641,67 @@ struct Found {
     before: Option<ScopeIdx>,
 }
 
-/// Where a stretch is, as one number: thread, kind, the parent's path of
-/// names and the neighbours' names.
-fn place_key(trace: &Trace, path_hash: &[u64], f: &Found) -> u64 {
-    let name = |i: Option<ScopeIdx>| i.map(|i| trace.defs.name[trace.scopes.def[i.idx()].idx()].0);
-    let mut h = FxHasher::default();
-    (
-        f.thread.0,
-        f.kind,
-        f.parent.map(|p| path_hash[p.idx()]),
-        name(f.after),
-        name(f.before),
-    )
-        .hash(&mut h);
-    h.finish()
+/// Where a stretch is by a trace's ids: thread, kind, the parent's path
+/// ([`Paths`]), after's and before's names (`u32::MAX`: none).
+pub(super) type PlaceId = (u32, GapKind, u32, u32, u32);
+
+/// Each scope's path of names, interned (computed for the parents of gaps
+/// and their ancestors only).
+pub(super) struct Paths {
+    id: Vec<u32>,
+    interned: FxHashMap<(u32, u32), u32>,
 }
 
-/// Each scope's path of names from its thread's top level, hashed
-/// (parents are stored before their children).
-fn path_hashes(trace: &Trace) -> Vec<u64> {
-    let s = &trace.scopes;
-    let mut out: Vec<u64> = Vec::with_capacity(s.len());
-    for i in 0..s.len() {
-        let mut h = FxHasher::default();
-        let p = s.parent[i];
-        if p != u32::MAX {
-            out[p as usize].hash(&mut h);
+impl Paths {
+    pub(super) fn new(trace: &Trace) -> Self {
+        Self {
+            id: vec![u32::MAX; trace.scopes.len()],
+            interned: FxHashMap::default(),
         }
-        trace.defs.name[s.def[i].idx()].0.hash(&mut h);
-        out.push(h.finish());
     }
-    out
+
+    fn of(&mut self, trace: &Trace, i: ScopeIdx) -> u32 {
+        let mut chain: Vec<u32> = Vec::new();
+        let mut at = i.0;
+        let mut up = u32::MAX; // the path id above the chain
+        loop {
+            if self.id[at as usize] != u32::MAX {
+                up = self.id[at as usize];
+                break;
+            }
+            chain.push(at);
+            let p = trace.scopes.parent[at as usize];
+            if p == u32::MAX {
+                break;
+            }
+            at = p;
+        }
+        for &k in chain.iter().rev() {
+            let name = trace.defs.name[trace.scopes.def[k as usize].idx()].0;
+            let next = self.interned.len() as u32;
+            up = *self.interned.entry((up, name)).or_insert(next);
+            self.id[k as usize] = up;
+        }
+        up
+    }
+
+    /// The place of a stretch of `kind` on `thread` by its parent, after
+    /// and before.
+    pub(super) fn place(
+        &mut self,
+        trace: &Trace,
+        thread: StrId,
+        kind: GapKind,
+        [parent, after, before]: [Option<ScopeIdx>; 3],
+    ) -> PlaceId {
+        let name = |i: Option<ScopeIdx>| {
+            i.map_or(u32::MAX, |i| {
+                trace.defs.name[trace.scopes.def[i.idx()].idx()].0
+            })
+        };
+        let path = parent.map_or(u32::MAX, |p| self.of(trace, p));
+        (thread.0, kind, path, name(after), name(before))
+    }
 }
 
 /// Unprofiled time (on threads named `thread`, or all): the single gaps of
@@ -724,13 +757,11 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
         }
     }
     let intervals = top_level_intervals(trace);
-    let path_hash = path_hashes(trace);
     let waits = (intervals.len() > 1).then(|| WaitIndex::of(trace));
     let mut ctx = Ctx {
         trace,
         intervals: &intervals,
         roles: &roles,
-        path_hash: &path_hash,
         min_ns,
         top,
         waits: waits.as_ref(),
@@ -768,7 +799,6 @@ struct Ctx<'a> {
     trace: &'a Trace,
     intervals: &'a [(StrId, Intervals)],
     roles: &'a ThreadRoles,
-    path_hash: &'a [u64],
     min_ns: i64,
     top: usize,
     /// Traces what the gaps wait for (`None`: not traced).
@@ -790,22 +820,22 @@ impl Ctx<'_> {
 
         // Recurring: stretches grouped by place: sorted by (place, index), one run a place
         // (no map of vectors: a worst case has a million places).
-        let mut keyed: Vec<(u64, u32)> = found
-            .iter()
-            .enumerate()
-            .map(|(k, f)| (place_key(trace, self.path_hash, f), k as u32))
+        let mut paths = Paths::new(trace);
+        let mut keyed: Vec<(PlaceId, u32)> = (found.iter().enumerate())
+            .map(|(k, f)| {
+                let at = [f.parent, f.after, f.before];
+                (paths.place(trace, f.thread, f.kind, at), k as u32)
+            })
             .collect();
         keyed.sort_unstable();
         let members: Vec<u32> = keyed.iter().map(|&(_, k)| k).collect();
-        let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
         let mut at = 0;
-        while at < keyed.len() {
-            let end = at + keyed[at..].partition_point(|x| x.0 == keyed[at].0);
-            if end - at >= 2 {
-                runs.push(at..end);
-            }
-            at = end;
-        }
+        let runs: Vec<std::ops::Range<usize>> = (keyed.chunk_by(|x, y| x.0 == y.0))
+            .filter_map(|run| {
+                at += run.len();
+                (run.len() >= 2).then_some(at - run.len()..at)
+            })
+            .collect();
         drop(keyed);
         let len = |k: u32| {
             found[k as usize]
@@ -819,8 +849,7 @@ impl Ctx<'_> {
         for r in &runs {
             d.clear();
             d.extend(members[r.clone()].iter().map(|&k| len(k)));
-            d.sort_unstable();
-            let median = d[(d.len() - 1) / 2];
+            let median = lower_median(&mut d);
             for &k in &members[r.clone()] {
                 usual[k as usize] = len(k) <= median.saturating_mul(2);
             }
@@ -842,20 +871,11 @@ impl Ctx<'_> {
             .take(top)
             .map(|(total, ks)| {
                 let first = found[ks[0] as usize];
-                let mut durations: Vec<i64> = ks
-                    .iter()
-                    .map(|&k| {
-                        found[k as usize]
-                            .end
-                            .saturating_sub(found[k as usize].start)
-                    })
-                    .collect();
-                durations.sort_unstable();
-                let longest = ks
-                    .iter()
-                    .map(|&k| found[k as usize])
-                    .max_by_key(|f| (f.end.saturating_sub(f.start), Reverse(f.start)))
-                    .unwrap_or(first);
+                let mut durations: Vec<i64> = ks.iter().map(|&k| len(k)).collect();
+                let median_ns = lower_median(&mut durations);
+                let longest = (ks.iter())
+                    .max_by_key(|&&k| (len(k), Reverse(found[k as usize].start)))
+                    .map_or(first, |&k| found[k as usize]);
                 let windows: Vec<(i64, i64)> = ks
                     .iter()
                     .map(|&k| (found[k as usize].start, found[k as usize].end))
@@ -863,14 +883,16 @@ impl Ctx<'_> {
                 let span = (first.thread.0 != u32::MAX)
                     .then(|| self.roles.span.get(&first.thread).copied().unwrap_or(0));
                 RecurringGap {
-                    thread: thread_name(first.thread),
-                    kind: first.kind,
-                    path: path_of(trace, first.parent),
-                    after: name(first.after),
-                    before: name(first.before),
+                    place: GapPlace {
+                        thread: thread_name(first.thread),
+                        kind: first.kind,
+                        path: path_of(trace, first.parent),
+                        after: name(first.after),
+                        before: name(first.before),
+                    },
                     occurrences: ks.len() as u64,
                     frames: ks.len() as u64,
-                    median_ns: durations[(durations.len() - 1) / 2],
+                    median_ns,
                     max_ns: durations[durations.len() - 1],
                     total_ns: total,
                     share_of_thread_pct: span
@@ -952,13 +974,5 @@ pub fn covered_in(trace: &Trace, lo_ns: i64, hi_ns: i64) -> (i64, usize) {
         });
     }
     parts.sort_unstable();
-    let (mut covered, mut reach) = (0i64, i64::MIN);
-    for (s, e) in parts {
-        let s = s.max(reach);
-        if e > s {
-            covered = covered.saturating_add(e.saturating_sub(s));
-            reach = e;
-        }
-    }
-    (covered, intervals.len())
+    (union_ns(parts), intervals.len())
 }

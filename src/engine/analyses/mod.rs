@@ -9,41 +9,32 @@
 //!
 //! May import: `model` (and `write::escape`, for the report's Markdown and
 //! HTML). The files share helpers from [`common`] and never import this
-//! module's re-exports.
+//! module's re-exports. The comparison of two recordings stands in
+//! [`change`], re-exported here at its modules' old paths.
 
-pub mod accounting;
 pub mod activity;
-pub mod basis;
 pub mod by_child;
 pub mod calls;
+pub mod change;
 pub mod children;
 pub mod common;
-pub mod compare;
 pub mod coverage;
 pub mod diff;
-pub mod drift;
-pub mod effect;
 pub mod find;
 pub mod flame;
 pub mod frames;
-pub mod gap_diff;
 pub mod gaps;
-pub mod gate;
-pub mod judge;
-pub mod kinship;
-pub mod place;
-pub mod rename;
-pub mod restructure;
-pub mod shape;
 pub mod stats;
 pub mod tail;
 pub mod transform;
-pub mod transient;
 pub mod tree;
-pub mod verdict;
-pub mod wait_diff;
 pub mod waits;
 pub mod window;
+
+pub use change::{
+    accounting, basis, compare, drift, effect, gap_diff, gate, judge, kinship, place, rename,
+    restructure, shape, transient, verdict, wait_diff,
+};
 
 pub use by_child::*;
 pub use calls::*;

@@ -4,7 +4,7 @@
 use super::common::*;
 use super::find::GroupBy;
 use super::tree::{CallersReport, callers, instances_named};
-use crate::engine::model::{FrameId, ScopeIdx, StrId, StreamId, Trace};
+use crate::engine::model::{ScopeIdx, StrId, Trace};
 use serde::Serialize;
 use std::ops::Range;
 
@@ -75,21 +75,6 @@ impl ScopeStats {
     pub fn mean_ns(&self, row: usize) -> f64 {
         self.total_ns[row] as f64 / self.count[row].max(1) as f64
     }
-}
-
-/// The instances of frames `frames` (positions), as one contiguous range
-/// (frames, their streams and their scopes are stored in order).
-pub fn frames_scopes(trace: &Trace, frames: Range<u32>) -> Range<u32> {
-    let frames = clamp_frames(trace, frames);
-    if frames.is_empty() {
-        return 0..0;
-    }
-    let first = trace.frames.streams(FrameId(frames.start)).start;
-    let last = trace.frames.streams(FrameId(frames.end - 1)).end;
-    if first >= last {
-        return 0..0;
-    }
-    trace.streams.scopes(StreamId(first)).start..trace.streams.scopes(StreamId(last - 1)).end
 }
 
 /// Statistics per name (or per (name, data)) of the instances of frames

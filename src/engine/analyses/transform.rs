@@ -659,21 +659,46 @@ pub fn transformed_tree(
     levels: u32,
     stack: &Stack,
 ) -> Transformed {
+    transformed_with_nodes(trace, frames, thread, levels, stack, false).0
+}
+
+/// [`transformed_tree`] with each instance's node in it when `record`
+/// ([`HIDDEN`]: deeper than `levels`, or not one of its node's calls): what
+/// a judgement that reads a node's calls needs.
+pub fn transformed_with_nodes(
+    trace: &Trace,
+    frames: std::ops::Range<u32>,
+    thread: Option<&str>,
+    levels: u32,
+    stack: &Stack,
+    record: bool,
+) -> (Transformed, Vec<u32>) {
     let levels = if stack.is_empty() { levels } else { u32::MAX };
-    let tree = MergedTreeBuilder::new(trace, frames, thread, levels)
-        .split_data(stack.split_defs(trace))
-        .step(trace, &mut || true)
-        .expect("a build given all the time it needs ends");
-    if stack.is_empty() {
-        return Transformed {
+    let mut build = match record {
+        true => MergedTreeBuilder::recording(trace, frames, thread, levels),
+        false => MergedTreeBuilder::new(trace, frames, thread, levels),
+    }
+    .split_data(stack.split_defs(trace));
+    let tree = (build.step(trace, &mut || true)).expect("a build given all the time it needs ends");
+    let mut of = build.take_node_of();
+    let tr = if stack.is_empty() {
+        Transformed {
             node_of: (0..tree.len() as u32).collect(),
             heads: vec![true; tree.len()],
             recorded_ns: Vec::new(),
             warnings: Vec::new(),
             tree,
-        };
+        }
+    } else {
+        apply(trace, &tree, stack)
+    };
+    // Each instance's node once transformed: only the calls a node heads
+    // are its calls.
+    for n in of.iter_mut().filter(|n| **n != HIDDEN) {
+        let m = *n as usize;
+        *n = if tr.heads[m] { tr.node_of[m] } else { HIDDEN };
     }
-    apply(trace, &tree, stack)
+    (tr, of)
 }
 
 /// Applies `stack` to `tree` (merged from `trace`); `tree` is read, not

@@ -1,25 +1,12 @@
 //! Waits traced across threads: what a gap on one thread waits for while
-//! other threads work (a leading wait before a join, a blocking call).
-//!
-//! The **critical** work is the last top-level scope on another thread to
-//! end within the gap (its end after the gap's start, at most the gap's
-//! end): the one the thread waited for. The gap splits into three parts that
-//! sum to it: **dispatch** (the gap's start to the first top-level scope of
-//! another thread that starts in it: the thread alone, or with work already
-//! running, dispatching; then the dispatch latency), **waiting** (from there
-//! to the critical work's end: the other threads work) and **wake** (the
-//! critical work's end to the gap's end: the wake-up). A gap whose other
-//! threads' work all ends after it is not traced (nothing it waits for
-//! ended in it).
-//!
-//! Linear: one index of every thread's top-level scopes, sorted by start
-//! and by end, built once; each gap is a binary search per thread name.
-//!
-//! In a comparison ([`super::wait_diff`]), recurring gaps of A and B at one
-//! place whose median grew are attributed to the critical work's judged
-//! per-call change. This module knows one recording only, so that `gaps`
-//! can use it without the comparison's imports.
+//! other threads work, split into dispatch, waiting and wake (see
+//! docs/cli.md, "Waits traced across threads"). One recording only, so that
+//! `gaps` can use it without the comparison's imports
+//! ([`super::change::wait_diff`] compares). Linear: one index of every
+//! thread's top-level scopes, sorted by start and by end; each gap a binary
+//! search per thread name.
 
+use super::common::lower_median;
 use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -99,11 +86,6 @@ impl WaitIndex {
             .collect();
         threads.sort_by(|x, y| trace.str(x.thread).cmp(trace.str(y.thread)));
         Self { threads }
-    }
-
-    /// Whether any thread but one is recorded (else nothing is traced).
-    pub fn has_threads(&self) -> bool {
-        self.threads.len() > 1
     }
 
     /// What the gap `[start, end)` on the threads named `own` waits for
@@ -289,36 +271,23 @@ pub struct RecurringWaitsFor {
     /// for three workers side by side, 1.0 for the same three one after
     /// another.
     pub median_parallelism: f64,
-    /// The other threads' work in the waiting part, summed, the lower
-    /// median over the occurrences.
-    pub median_work_ns: i64,
-    /// The most frequent busiest thread (the one with the most of that
-    /// work), and the median of its share of the work: `1 / threads` for an
-    /// even split.
+    /// The most frequent busiest thread (the one with the most of the
+    /// other threads' work in the waiting part).
     pub busiest_thread: String,
-    pub median_busiest_share: f64,
     /// Each traced occurrence's parts, in order (the comparison decomposes
-    /// a wait's change with them: [`super::wait_diff`]).
+    /// a wait's change with them: [`super::change::wait_diff`]).
     #[serde(skip)]
     pub occurrences: Vec<WaitParts>,
 }
 
-/// One traced occurrence of a wait, as the comparison decomposes it: the
-/// waiting part `W`, the other threads' work in it `T`, how many threads
-/// had work `n`, and the busiest one's work `M`. Then `W = (T / n) · s · o`
-/// with the split `s = n·M / T` (1 when even) and the overlap `o = W / M`
-/// (1 when the busiest thread ran all along).
+/// One traced occurrence of a wait as the comparison decomposes it (`W`,
+/// `T`, `n`, `M` of docs/statistics.md, "A wait is the work it waits for").
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WaitParts {
     pub waiting_ns: i64,
     pub work_ns: i64,
     pub threads: u32,
     pub busiest_ns: i64,
-}
-
-fn lower_median(v: &mut [i64]) -> i64 {
-    v.sort_unstable();
-    v.get(v.len().saturating_sub(1) / 2).copied().unwrap_or(0)
 }
 
 /// The most frequent `(thread, name, data)` of `keys`, with its count.
@@ -395,7 +364,6 @@ pub fn recurring(
         mean_waiting_ns: mean(|t| t.waiting_ns),
         mean_wake_ns: mean(|t| t.wake_ns),
         median_threads_working: lower_median(&mut working) as u32,
-        median_work_ns: part(|t| t.busy_ns),
         busiest_thread: {
             let mut count: FxHashMap<StrId, usize> = FxHashMap::default();
             for t in &traced {
@@ -408,7 +376,6 @@ pub fn recurring(
                 .map(|(_, t)| t.to_owned())
                 .unwrap_or_default()
         },
-        median_busiest_share: median_ratio(&traced, |t| (t.busiest_ns, t.busy_ns)),
         occurrences: traced
             .iter()
             .map(|t| WaitParts {

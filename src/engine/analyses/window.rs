@@ -225,15 +225,7 @@ pub fn thread_splits(
         })
         .collect();
     profiled_parts.sort_unstable();
-    let (mut profiled_any, mut reach) = (0i64, i64::MIN);
-    for (st, en) in profiled_parts {
-        let st = st.max(reach);
-        if en > st {
-            profiled_any += en - st;
-            reach = en;
-        }
-    }
-    (splits, span - profiled_any)
+    (splits, span - super::common::union_ns(profiled_parts))
 }
 
 /// `window`'s answer: what ran inside `[lo_ns, hi_ns]`, how busy each

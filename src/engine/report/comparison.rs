@@ -16,7 +16,8 @@ use crate::engine::analyses::compare::{
 use crate::engine::analyses::diff::{joined_children, joined_threads};
 use crate::engine::analyses::drift;
 use crate::engine::analyses::find::GroupBy;
-use crate::engine::analyses::gap_diff::{GapPlace, GapVerdict, gap_changes};
+use crate::engine::analyses::gap_diff::{GapVerdict, gap_changes};
+use crate::engine::analyses::gaps::GapPlace;
 use crate::engine::analyses::judge::{Change, DriftMode, Kind};
 use crate::engine::analyses::kinship;
 use crate::engine::analyses::place::place;
@@ -104,7 +105,7 @@ fn judged(
     // entered there: restructured places hold no cost.
     let places = restructures(a, b, (&ua, &ub), &noise);
     // A gap in a restructured place is its parent's remaining own time.
-    let gap_diff = gap_diff.without_restructured(&places);
+    let gap_diff = gap_diff.without_places(&places, true);
     listed.retain(|(p, _)| {
         let n = names.name(*p);
         !renamed.iter().any(|r| r.from == n || r.to == n) && !places.is_restructured(n)
@@ -497,11 +498,11 @@ fn parallel_sections(
         // A wait that grew by its work's split, or by its work, is the
         // code's: fewer threads at once is then no condition of the run.
         let code = waits.iter().any(|w| {
-            w.thread == place.thread
-                && w.kind == place.kind
-                && w.path == place.path
-                && w.after == place.after
-                && w.before == place.before
+            w.place.thread == place.thread
+                && w.place.kind == place.kind
+                && w.place.path == place.path
+                && w.place.after == place.after
+                && w.place.before == place.before
                 && (w.uneven_split.is_some()
                     || w.parts.iter().any(|p| p.part == "work" && p.changed))
         });
@@ -510,13 +511,13 @@ fn parallel_sections(
         }
         if wa.median_parallelism >= 1.5 {
             let place = gb.map_or(String::new(), |g| {
-                match g.path.rsplit(" > ").next().filter(|p| !p.is_empty()) {
+                match g.place.path.rsplit(" > ").next().filter(|p| !p.is_empty()) {
                     Some(parent) => format!(
                         "{} in {}",
-                        cell(thread_label(&g.thread)),
+                        cell(thread_label(&g.place.thread)),
                         escape::markdown_code(parent)
                     ),
-                    None => format!("{} at the top level", cell(thread_label(&g.thread))),
+                    None => format!("{} at the top level", cell(thread_label(&g.place.thread))),
                 }
             });
             sections.push((place, wa.median_parallelism, wb.median_parallelism));
@@ -721,7 +722,7 @@ fn off_critical_path(
     let critical_ns = gaps
         .1
         .iter()
-        .filter(|g| g.thread == thread)
+        .filter(|g| g.place.thread == thread)
         .filter_map(|g| g.waits_for.as_ref())
         .map(|w| (w.critical.name.clone(), w.median_critical_duration_ns))
         .max_by_key(|x| x.1);
@@ -1106,9 +1107,6 @@ pub(super) fn spike_call(a: &Trace, b: &Trace, name: &str) -> Option<SpikeCall> 
     })
 }
 
-/// What to look at first: the names that account for the frame's change
-/// (regressions and new ones, largest first), the spikes, then the largest
-/// recurring unprofiled stretch of B.
 /// Whether a recurring gap of a recording's report (JSON) is at `p`.
 fn place_is(p: &GapPlace, g: &serde_json::Value) -> bool {
     p.thread == text(&g["thread"])
@@ -1118,6 +1116,9 @@ fn place_is(p: &GapPlace, g: &serde_json::Value) -> bool {
         && p.before.as_deref() == g["before"].as_str()
 }
 
+/// What to look at first: the names that account for the frame's change
+/// (regressions and new ones, largest first), the spikes, then the largest
+/// recurring unprofiled stretch of B.
 pub(super) fn look_first(
     c: &ComparisonReport,
     b: &RecordingReport,
@@ -1161,11 +1162,11 @@ pub(super) fn look_first(
         }
         // Its own time changed as a gap in it: the gap is the cause.
         if x.gap.is_some()
-            && let Some((_, g)) =
+            && let Some((_, g, _)) =
                 c.gaps
                     .explains(&x.name, Some(&c.frame.thread), x.self_delta_per_frame_ns)
         {
-            told_gaps.push(g.place());
+            told_gaps.push(g.place.clone());
             lines.push(format!(
                 "{}; {} per {unit} of {}'s own time on {thread}",
                 sentence_md(&g.sentence),
@@ -1205,10 +1206,9 @@ pub(super) fn look_first(
             && c.gaps.scope_net_ns(g) >= min_ns
             && (g.verdict == GapVerdict::New || g.delta_median_per_frame_ns >= 0)
     }) {
-        let place = g.place();
-        if !told_gaps.contains(&place) {
+        if !told_gaps.contains(&g.place) {
             lines.push(sentence_md(&g.sentence));
-            told_gaps.push(place);
+            told_gaps.push(g.place.clone());
         }
     }
     // Grown waits no contribution told (on another thread than the
@@ -1241,14 +1241,9 @@ pub(super) fn look_first(
     let frames = b.summary.frames as i64;
     // A wait told above is not told again as unprofiled time.
     let a_told_wait = |g: &serde_json::Value| {
-        c.waits.iter().any(|w| {
-            w.thread == text(&g["thread"])
-                && w.path == text(&g["path"])
-                && w.kind.as_str() == text(&g["kind"])
-                && w.after.as_deref() == g["after"].as_str()
-                && w.before.as_deref() == g["before"].as_str()
-                && w.delta_median_ns as f64 >= min_ns
-        })
+        c.waits
+            .iter()
+            .any(|w| place_is(&w.place, g) && w.delta_median_ns as f64 >= min_ns)
     };
     if let Some(g) = recurring.iter().find(|g| {
         !between_frames(g)
@@ -1263,7 +1258,7 @@ pub(super) fn look_first(
             })
     }) {
         // A place judged unchanged was there before the change too.
-        let unchanged = c.gaps.unchanged.iter().any(|u| place_is(&u.place(), g));
+        let unchanged = c.gaps.unchanged.iter().any(|u| place_is(&u.place, g));
         // (thread, busy %, what it ran), threads that ran the same as much
         // told once: `worker-0..2 busy 96% (`mesh::build`)`.
         let mut others: Vec<(String, String)> = Vec::new();
@@ -1339,9 +1334,9 @@ pub(super) fn wait_in(c: &ComparisonReport, parent: &str, self_delta_ns: f64) ->
     let per_frame =
         |w: &WaitChange| w.delta_median_ns as f64 * w.b.traced as f64 / c.frames_b.max(1) as f64;
     c.waits.iter().position(|w| {
-        w.thread == c.frame.thread
-            && w.parent() == parent
-            && w.kind != crate::engine::analyses::gaps::GapKind::TopLevel
+        w.place.thread == c.frame.thread
+            && w.place.parent() == parent
+            && w.place.kind != crate::engine::analyses::gaps::GapKind::TopLevel
             && per_frame(w) * 2.0 >= self_delta_ns
     })
 }
@@ -1371,16 +1366,16 @@ pub(super) fn wait_md(w: &WaitChange, c: &ComparisonReport) -> String {
     } else {
         "shorter"
     };
-    let place = if w.path.is_empty() {
+    let place = if w.place.path.is_empty() {
         "at the top level".to_owned()
     } else {
-        format!("in {}", escape::markdown_code(w.parent()))
+        format!("in {}", escape::markdown_code(w.place.parent()))
     };
     let head = format!(
         "{} waits {} {longer} {place} (a {} gap, median {} → {})",
-        cell(thread_label(&w.thread)),
+        cell(thread_label(&w.place.thread)),
         msu(w.delta_median_ns.abs()),
-        w.kind.as_str(),
+        w.place.kind.as_str(),
         msu(w.median_a_ns),
         msu(w.median_b_ns),
     );

@@ -18,15 +18,7 @@ pub fn describe(c: &Change) -> String {
 pub fn describe_per(c: &Change, basis: Basis) -> String {
     let unit = basis.unit();
     let mut parts = vec![c.kind.words().to_owned()];
-    let per_call = matches!(
-        c.kind,
-        Kind::Slower
-            | Kind::Faster
-            | Kind::SlowerMoreOften
-            | Kind::SlowerLessOften
-            | Kind::FasterMoreOften
-            | Kind::FasterLessOften
-    );
+    let per_call = c.kind.is_per_call();
     let count = matches!(
         c.kind,
         Kind::MoreOften

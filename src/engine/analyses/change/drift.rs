@@ -6,23 +6,13 @@
 //! ([`super::effect`]) judges each row against the shared shift and carries
 //! both uncertainties in every interval.
 //!
-//! The estimate: take every scope name called at least [`MIN_CALLS`] times
-//! on each side whose own (self) time per call is at least
-//! [`MIN_SELF_PER_CALL_NS`] on each side. Own time, not total: a parent
-//! whose child got slower keeps its own time, so one slower leaf moves one
-//! ratio, not its whole path. Its log ratio is B's own time per call over
-//! A's. The drift factor is the median of the log ratios, one vote a name
-//! (not weighted by time: a change in one heavy scope must not become the
-//! drift). `τ`, the names' own run-to-run spread, is 1.4826 × their median
-//! absolute deviation around it (robust: the names that really changed are
-//! its outliers), and the drift's standard error that of a median,
-//! `1.2533 τ / √n`. Names that moved apart (B does other work per call)
-//! give a wide `τ`, and every row's interval widens with it: no rule
-//! decides whether the drift is "coherent". At least [`MIN_SCOPES`] names,
-//! or there is no estimate (the model then uses its defaults). Linear in
-//! the rows after a sort of the ratios.
+//! The estimate: the median of the busy names' log ratios of own time per
+//! call (B over A; one vote a name, so one heavy scope's change is not the
+//! drift), `τ` their robust spread around it, its standard error `1.2533 τ
+//! / √n`. See docs/statistics.md (the table of constants) and
+//! [`super::effect`]'s module doc.
 
-use super::effect::{four_digits, median};
+use super::effect::four_digits;
 use serde::Serialize;
 
 /// Calls on each side a row needs to vote.
@@ -116,10 +106,8 @@ pub fn estimate<'r>(
     if votes.len() < MIN_SCOPES {
         return None;
     }
-    let mut logs: Vec<f64> = votes.iter().map(|v| v.0).collect();
-    let centre = median(&mut logs);
-    let mut deviations: Vec<f64> = logs.iter().map(|l| (l - centre).abs()).collect();
-    let tau = 1.4826 * median(&mut deviations);
+    let logs: Vec<f64> = votes.iter().map(|v| v.0).collect();
+    let (centre, tau) = super::effect::robust_spread(&logs);
     let n = votes.len() as f64;
     let se = 1.2533 * tau / n.sqrt();
     let factor = libm::exp(centre);

@@ -3,56 +3,18 @@
 //! or shrinking, not levelling off), **periodic** (every Nth unit), a
 //! **burst** (a few neighbouring units) or **scattered** slow units.
 //!
-//! # The rules
-//! A series shorter than [`MIN_UNITS`] is steady (too short to class).
-//!
-//! - **Batches.** The series is cut into `B` contiguous batches
-//!   (`clamp(n / 3, 8, 32)`); each batch's median is robust to a single slow
-//!   unit, and batches tame the units' correlation, as the model of change
-//!   does ([`super::effect`]).
-//! - **Trend.** Mann–Kendall's S over the batch medians (ties corrected),
-//!   significant at [`ALPHA`] (two-sided), its slope the Theil–Sen slope.
-//! - **Step.** The split of the batches with the largest Welch t of the two
-//!   sides differing by more than the band, Bonferroni over the splits,
-//!   refined to the unit that best separates the two levels.
-//! - **Correlated units.** Each form's test is widened for the units' own
-//!   correlation as its fit leaves it: the trend's from the line's
-//!   residuals, the step's from the two levels'. The residuals' first two
-//!   lags give `ρ(k) = ρ₁ φ^(k−1)` (an AR(1) series, or a slow wander seen
-//!   through each call's own jitter, where `ρ₁` alone reads it as short);
-//!   neighbouring batch means then correlate by `ρ_b` (summed from `ρ(k)`),
-//!   or by the batch residuals' own lag-1 read when that is larger (the
-//!   batches average a unit's jitter away), which widens a variance by
-//!   `(1 + ρ_b) / (1 − ρ_b)`. A wander leaves
-//!   correlated residuals from every form; with fewer than 16 independent
-//!   units (`n / (1 + 2 Σ ρ(k))`) nothing is classed. On AR(1) series (φ up
-//!   to 0.99, 60 to 600 units, with and without independent jitter) each
-//!   form is claimed in at most 1% of same-level series (the tests, and the
-//!   calibration harness of the model of change).
-//! - **Which.** Both need the change across the run (the slope times the
-//!   run, or the two levels' difference) past the band
-//!   (`max(pct × mean, ms per unit)`, the comparison's `--noise-pct` and
-//!   `--noise-ms`). When both hold, the line wins when it fits the batch
-//!   medians better (a smaller sum of absolute residuals) **and** the last
-//!   third of the run still moves at least a third as fast as the whole
-//!   (not levelling off); otherwise the step does: a series that rises and
-//!   then holds has stepped to a new level (or, when its ramp leaves the
-//!   two levels' residuals too correlated to tell, is not classed: it is
-//!   never called growing).
-//! - **Slow units.** A unit is slow when it exceeds the series' median by
-//!   more than `max(6 × 1.4826 MAD, band)`. With at least [`MIN_HITS`] slow
-//!   units, at most half of them, they are **periodic** when 80% of the
-//!   intervals between them are within `max(1, period / 10)` units of their
-//!   median interval (the period, at least 2) and 80% of the units the
-//!   period predicts are slow; a **burst** when they all lie within a tenth
-//!   of the run; **scattered** otherwise (at least 3).
-//!
-//! A trend or step is the series' shape first; slow units describe what
-//! is left. Every rule is linear in the units but the `B²` Mann–Kendall
+//! The trend (Mann–Kendall over batch medians, Theil–Sen slope), the step
+//! (the best split's Welch t against the band) and their widening for the
+//! units' correlation: see docs/statistics.md, section "Shapes through a
+//! run". When both hold, the line wins when it fits the batch medians better
+//! and the run's last third still moves a third as fast (not levelling off);
+//! else the step. A unit is slow above the median by more than
+//! `max(HIT_SDS × robust spread, band)`; slow units are periodic, a burst or
+//! scattered (`slow_shape`). Linear in the units but the `B²` Mann–Kendall
 //! and Theil–Sen sums (`B ≤ 32`).
 
 use super::basis::Units;
-use super::effect::{median, t_cdf};
+use super::effect::{median, robust_spread, t_cdf};
 use crate::engine::model::Trace;
 use serde::Serialize;
 
@@ -312,7 +274,7 @@ pub fn ordinal(n: u32) -> String {
 /// One pass over the scopes.
 pub fn series_by_name(t: &Trace, units: &Units, names: &[&str]) -> Vec<Vec<f64>> {
     let mut out = vec![vec![0.0; units.count]; names.len()];
-    for (slot, i) in super::common::calls_of_names(t, names) {
+    for (slot, i) in super::super::common::calls_of_names(t, names) {
         let u = units.of_scope(t, i) as usize;
         if let Some(v) = out[slot].get_mut(u) {
             *v += t.scopes.duration_ns[i.idx()] as f64;
@@ -325,7 +287,7 @@ pub fn series_by_name(t: &Trace, units: &Units, names: &[&str]) -> Vec<Vec<f64>>
 /// ms)` per unit.
 pub fn band_ns(series: &[f64], pct: f64, ms: f64) -> f64 {
     let mean = series.iter().sum::<f64>() / series.len().max(1) as f64;
-    (pct / 100.0 * mean.abs()).max(ms * 1e6)
+    super::effect::band_ns(mean, pct, ms)
 }
 
 /// The shape of `series` (a cost per unit, in order) against the band
@@ -349,7 +311,7 @@ pub fn classify(series: &[f64], band_ns: f64) -> Shape {
 /// or its neighbouring units hardly correlate (lag-1 under 0.3: no shape
 /// inflates its variance; the check that keeps this cheap).
 pub fn detrended(series: &[f64], band_ns: f64) -> Option<Vec<f64>> {
-    if series.len() < MIN_UNITS || lag1_raw(series) < 0.3 {
+    if series.len() < MIN_UNITS || lag_raw(series, 1) < 0.3 {
         return None;
     }
     Some(around(
@@ -478,7 +440,7 @@ fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
             widening(corr_line.batch_correlation(m).max(batch_lag1(&resid))),
         );
         let rise = slope * (n - 1) as f64;
-        let spread = robust_sd(&line_resid);
+        let (_, spread) = robust_spread(&line_resid);
         (enough(corr_line) && p < ALPHA && rise.abs() > band_ns.max(VISIBLE * spread)).then(|| {
             let sar: f64 = resid.iter().map(|r| r.abs()).sum();
             (slope, icpt, sar)
@@ -501,7 +463,7 @@ fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
         let step_resid: Vec<f64> = (0..n)
             .map(|k| x[k] - if k < cut { left } else { right })
             .collect();
-        let spread = robust_sd(&step_resid);
+        let (_, spread) = robust_spread(&step_resid);
         let decided = (right - left).abs() > band_ns.max(VISIBLE * spread)
             && passes(Corr::of(&step_resid), direct);
         decided.then_some((s, left, right, sar))
@@ -556,23 +518,6 @@ fn theil_sen(x: &[f64], y: &[f64]) -> (f64, f64) {
     let slope = median(&mut slopes);
     let mut icpts: Vec<f64> = (0..n).map(|k| y[k] - slope * x[k]).collect();
     (slope, median(&mut icpts))
-}
-
-/// 1.4826 × the median absolute deviation of `r` from its median.
-fn robust_sd(r: &[f64]) -> f64 {
-    if r.is_empty() {
-        return 0.0;
-    }
-    let mut v = r.to_vec();
-    let mid = median(&mut v);
-    let mut dev: Vec<f64> = r.iter().map(|x| (x - mid).abs()).collect();
-    1.4826 * median(&mut dev)
-}
-
-/// The lag-1 autocorrelation of `r` (0 for fewer than 3 values or none
-/// varying).
-fn lag1_raw(r: &[f64]) -> f64 {
-    lag_raw(r, 1)
 }
 
 /// The lag-`k` autocorrelation of `r` (0 for fewer than `k + 2` values or
@@ -779,10 +724,7 @@ pub fn slow_units(x: &[f64], band_ns: f64) -> Vec<usize> {
     if x.is_empty() || x.iter().any(|v| !v.is_finite()) {
         return Vec::new();
     }
-    let mut v = x.to_vec();
-    let typical = median(&mut v);
-    let mut dev: Vec<f64> = x.iter().map(|d| (d - typical).abs()).collect();
-    let sd = 1.4826 * median(&mut dev);
+    let (typical, sd) = robust_spread(x);
     let over = (HIT_SDS * sd).max(band_ns);
     (0..x.len()).filter(|&k| x[k] - typical > over).collect()
 }
@@ -951,83 +893,6 @@ mod tests {
     }
 
     #[test]
-    fn a_linear_trend_grows_and_one_that_levels_off_does_not() {
-        for seed in 0..20 {
-            let n = 60;
-            let j = jitter(seed, n);
-            let grow: Vec<f64> = (0..n)
-                .map(|k| (0.3e6 + 2.7e6 * k as f64 / 59.0) * (1.0 + 0.05 * j[k]))
-                .collect();
-            match classify(&grow, band_ns(&grow, 5.0, 0.05)) {
-                Shape::Trend { slope_ns, .. } => {
-                    assert!(
-                        (slope_ns - 2.7e6 / 59.0).abs() < 0.1 * 2.7e6 / 59.0,
-                        "{slope_ns}"
-                    )
-                }
-                s => panic!("seed {seed}: {s:?}"),
-            }
-            // Rises over the first 15 units, then holds.
-            let settle: Vec<f64> = (0..n)
-                .map(|k| (0.3e6 + 2.7e6 * (k.min(15) as f64 / 15.0)) * (1.0 + 0.05 * j[k]))
-                .collect();
-            let s = classify(&settle, band_ns(&settle, 5.0, 0.05));
-            assert!(!matches!(s, Shape::Trend { .. }), "seed {seed}: {s:?}");
-        }
-    }
-
-    #[test]
-    fn a_step_is_found_at_its_unit() {
-        for seed in 0..20u64 {
-            let n = 80;
-            let at = 20 + (seed as usize * 7) % 40;
-            let x: Vec<f64> = noisy(n, 1e6, 0.05, seed)
-                .into_iter()
-                .enumerate()
-                .map(|(k, v)| if k >= at { v * 1.5 } else { v })
-                .collect();
-            match classify(&x, band_ns(&x, 5.0, 0.05)) {
-                Shape::Step { unit, .. } => assert_eq!(unit as usize, at, "seed {seed}"),
-                s => panic!("seed {seed}: {s:?}"),
-            }
-        }
-    }
-
-    #[test]
-    fn every_nth_unit_is_periodic_and_random_slow_units_are_not() {
-        for seed in 0..20u64 {
-            let n = 60 + seed as usize;
-            let every = 4 + (seed as usize % 9);
-            let phase = seed as usize % every;
-            let mut x = noisy(n, 1e5, 0.1, seed);
-            for k in (phase..n).step_by(every) {
-                x[k] += 12e6;
-            }
-            match classify(&x, band_ns(&x, 5.0, 0.05)) {
-                Shape::Periodic {
-                    every: e, phase: p, ..
-                } => assert_eq!((e as usize, p as usize), (every, phase), "seed {seed}"),
-                s => panic!("seed {seed}: {s:?}"),
-            }
-            // The same number of slow units, at random.
-            let mut y = noisy(n, 1e5, 0.1, seed);
-            let r = jitter(seed + 1000, n);
-            let mut hits = 0;
-            for k in 0..n {
-                if r[k] > 1.0 - 2.0 / every as f64 {
-                    y[k] += 12e6;
-                    hits += 1;
-                }
-            }
-            let s = classify(&y, band_ns(&y, 5.0, 0.05));
-            assert!(
-                !matches!(s, Shape::Periodic { .. }),
-                "seed {seed} ({hits}): {s:?}"
-            );
-        }
-    }
-
-    #[test]
     fn a_burst_is_a_few_neighbouring_units() {
         let mut x = noisy(100, 1e6, 0.05, 7);
         for v in &mut x[40..45] {
@@ -1064,9 +929,6 @@ mod tests {
             p.words("frame", 60),
             "12.000 ms in every 10th frame (6 of 60), 0.000 ms otherwise"
         );
-        assert_eq!(ordinal(2), "2nd");
-        assert_eq!(ordinal(12), "12th");
-        assert_eq!(ordinal(21), "21st");
     }
 
     #[test]

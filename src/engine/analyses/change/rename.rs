@@ -1,25 +1,11 @@
-//! Renames: a name only in A and a name only in B at the same place are one
-//! scope under a new name, judged like any row.
-//!
-//! A name's **place** is where most of its calls are: the thread, the
-//! parent's name (`""` at the top level), and the names of the siblings
-//! just before and after it. A gone name `g` and a new name `n` are a
-//! rename when:
-//! - they have the same thread and parent;
-//! - at least one neighbour matches (the one before or the one after;
-//!   "none" matches "none"), or both have none;
-//! - their calls per unit are within [`CALLS_TOLERANCE`] of each other,
-//!   and their mean calls within a factor of [`MAX_COST_RATIO`];
-//! - and the match is the only one either way (two candidates for one
-//!   name: no rename is claimed).
-//!
-//! The rename is then judged by the model of change as one row: A's calls
-//! of `g` against B's calls of `n` ([`super::judge::judge`]). One pass
-//! over each side's scopes; the matching is over the gone × new names
-//! (both short lists).
+//! Renames: a name only in A and a name only in B at the same place (the
+//! thread, parent and a neighbour where most of its calls are) with as many
+//! calls and a like cost are one scope under a new name, judged as one row.
+//! See docs/statistics.md, section "Places and renames". One pass over each
+//! side's scopes; the matching is over the gone × new names.
 
 use super::basis::Units;
-use super::judge::{Change, Noise, Sample, judge, samples};
+use super::judge::{Change, Noise, Sample, judge};
 use crate::engine::model::{NO_PARENT, ScopeIdx, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -62,7 +48,7 @@ pub fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
     let mut counts = vec![0u64; names.len()];
     let mut totals = vec![0i64; names.len()];
     let s = &t.scopes;
-    for (slot, idx) in super::common::calls_of_names(t, names) {
+    for (slot, idx) in super::super::common::calls_of_names(t, names) {
         let i = idx.idx();
         counts[slot] += 1;
         totals[slot] = totals[slot].saturating_add(s.duration_ns[i]);
@@ -188,15 +174,9 @@ fn sample_of(t: &Trace, name: &str, units: &Units) -> Sample {
     let defs: Vec<bool> = (0..t.defs.len())
         .map(|d| t.str(t.defs.name[d]) == name)
         .collect();
-    let mut calls: Vec<(u32, u32, i64)> = (0..t.scopes.len())
-        .filter(|&i| defs[t.scopes.def[i].0 as usize])
-        .map(|i| {
-            let idx = ScopeIdx(i as u32);
-            (0, units.of_scope(t, idx), t.scopes.duration_ns[i])
-        })
-        .collect();
-    calls.sort_unstable();
-    samples(&calls, 1, units).pop().unwrap_or_default()
+    let calls = (0..t.scopes.len()).filter(|&i| defs[t.scopes.def[i].idx()]);
+    let unit = |i: usize| units.of_scope(t, ScopeIdx(i as u32));
+    Sample::of_calls(calls.map(|i| (unit(i), t.scopes.duration_ns[i])), units)
 }
 
 /// [`renames`] among the names `names` judges gone and new.

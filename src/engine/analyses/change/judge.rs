@@ -1,29 +1,9 @@
-//! The judgement of a change between two recordings: one implementation
-//! for `compare`, `calls A B`, the report, the app's diff table, the tree's
-//! diff, the gaps, the frame and the regression gate.
-//!
-//! A row (a scope name, a (name, data) pair, a call path, a gap, the frame)
-//! has calls in A and in B. Its change per unit (a frame, or a second)
-//! splits exactly into three parts: the **drift**'s, `(f − 1) × A's cost`
-//! (`f` the run-to-run drift factor, [`super::drift`]); the **count** part,
-//! `(rate_B − rate_A) × f × mean_A` (rate = calls per unit, mean = per
-//! call); and the **per-call** part beyond the drift, `rate_B × (mean_B −
-//! f × mean_A)`.
-//!
-//! The verdict is the model of [`super::effect`]: the row's effect (B's cost
-//! per unit minus A's times `f`) with an interval, against the band
-//! `±max(noise %, noise ms)`: **changed**, **unchanged** or
-//! **inconclusive**. Only a changed row has a kind of change, read from the
-//! same batches: the count part's own interval clears the band (runs more
-//! or less often), the per-call part's does (slower or faster per call),
-//! both, or neither (costs more or less per frame: its mix of call sizes,
-//! or a tail).
-//!
-//! A row is a **spike** when one call is more than half of its larger
-//! side's total ([`super::common::spike`]) and the row without that call
-//! (`rest`) is not changed as the whole row is: the change is that call.
-//! The spike never hides a verdict: the row's effect is the whole row's.
-//! Rows on one side only are **new** or **gone**.
+//! The judgement of a row (a name, a (name, data) pair, a call path, a gap,
+//! the frame) between two recordings: its effect ([`super::effect`]), and
+//! for a changed row its kind (count part, per-call part, spike, new, gone).
+//! A row's change splits into the drift's `(f − 1) × A's cost`, the count
+//! part `(rate_B − rate_A) × f × mean_A` and the per-call part `rate_B ×
+//! (mean_B − f × mean_A)`. See docs/statistics.md, section "The verdict".
 
 use super::basis::{Basis, Units};
 use super::effect::{self, Effect, Estimate, Series, Terms, Verdict};
@@ -290,6 +270,18 @@ impl Kind {
         )
     }
 
+    /// Slower or faster per call (as often or not).
+    pub fn is_per_call(self) -> bool {
+        use Kind::*;
+        let both = [
+            SlowerMoreOften,
+            SlowerLessOften,
+            FasterMoreOften,
+            FasterLessOften,
+        ];
+        matches!(self, Slower | Faster) || both.contains(&self)
+    }
+
     /// A change: its interval cleared the band (or the row is on one side
     /// only, or one call is its change).
     pub fn is_change(self) -> bool {
@@ -326,6 +318,13 @@ impl Sample {
             basis: units.basis,
             durations_ns: per_unit,
         }
+    }
+
+    /// One row's side from its calls `(unit, duration)`, in any order.
+    pub fn of_calls(calls: impl Iterator<Item = (u32, i64)>, units: &Units) -> Self {
+        let mut v: Vec<(u32, u32, i64)> = calls.map(|(u, d)| (0, u, d)).collect();
+        v.sort_unstable();
+        samples(&v, 1, units).pop().unwrap_or_default()
     }
 
     fn total_ns(&self) -> f64 {
@@ -676,7 +675,7 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
         sa
     };
     let largest = larger.durations_ns.iter().copied().max().unwrap_or(0);
-    if super::common::spike(
+    if super::super::common::spike(
         larger.durations_ns.len() as u64,
         largest,
         larger.total_ns() as i64,
@@ -1011,53 +1010,17 @@ mod tests {
     }
 
     #[test]
-    fn kinds_of_change() {
-        // The sampling part alone (as a comparison whose busy names agree
-        // exactly would judge).
-        let noise = Noise {
-            tau: 0.0,
-            drift_se: 0.0,
-            ..Noise::default()
-        };
-        let base: Vec<i64> = (0..100).map(|k| 1_000_000 + (k % 7) * 1_000).collect();
-        let slower: Vec<i64> = base.iter().map(|d| d * 3 / 2).collect();
-        let a = sample(base.clone(), 100);
-        let c = judge(Some(&a), Some(&sample(slower, 100)), &noise);
-        assert_eq!(c.kind, Kind::Slower, "{c:?}");
-        assert_eq!(c.effect.verdict, Verdict::Changed);
-        assert!(c.effect.ci_ns[0] > c.effect.band_ns, "{:?}", c.effect);
-        let twice: Vec<i64> = base.iter().chain(&base).copied().collect();
-        let c = judge(Some(&a), Some(&sample(twice, 100)), &noise);
-        assert_eq!(c.kind, Kind::MoreOften, "{c:?}");
-        assert!((c.count_part_ns - c.delta_per_frame_ns).abs() < 1.0);
-        let same = judge(Some(&a), Some(&a), &noise);
-        assert_eq!(same.kind, Kind::Unchanged, "{same:?}");
-        assert_eq!(judge(None, Some(&a), &noise).kind, Kind::New);
-        assert_eq!(judge(Some(&a), None, &noise).kind, Kind::Gone);
-        let mut spiky = base.clone();
-        spiky[3] = 500_000_000;
-        let s = judge(Some(&a), Some(&sample(spiky, 100)), &noise);
-        assert_eq!(
-            (s.kind, s.rest),
-            (Kind::Spike, Some(Kind::Unchanged)),
-            "{s:?}"
-        );
-        // The spike hides no verdict: the row's effect is the whole row's.
-        assert!(s.effect.delta_ns > 4e6, "{:?}", s.effect);
+    fn one_row_alone_is_not_called_unchanged() {
         // One row alone, nothing measured of how rows vary between runs:
         // the same calls are not called unchanged within 5% (the default
         // run-to-run spread is wider than the band), and a 1.5x slower row
         // is still a change.
+        let base: Vec<i64> = (0..100).map(|k| 1_000_000 + (k % 7) * 1_000).collect();
+        let a = sample(base.clone(), 100);
         let alone = judge(Some(&a), Some(&a), &Noise::default());
         assert_eq!(alone.kind, Kind::Inconclusive, "{alone:?}");
-        assert!(
-            alone
-                .effect
-                .settle
-                .as_deref()
-                .unwrap()
-                .contains("runs a side")
-        );
+        let settle = alone.effect.settle.as_deref().unwrap_or_default();
+        assert!(settle.contains("runs a side"), "{settle}");
         let slower: Vec<i64> = base.iter().map(|d| d * 3 / 2).collect();
         let c = judge(Some(&a), Some(&sample(slower, 100)), &Noise::default());
         assert_eq!(c.kind, Kind::Slower, "{c:?}");

@@ -1,31 +1,15 @@
 //! The regression gate (`--fail-on-regression PCT [--min-ms MS]` on
-//! `compare` and `report`), from the rows' intervals ([`super::effect`]).
-//!
-//! The limit is PCT percent of A's mean frame, at least MS milliseconds per
-//! frame. The gate scans **causes**: rows whose change beyond the drift is
-//! mostly their own (self) time, never a wrapper whose change is its
-//! children's, never a gone row, never the drift alone, never the frame
-//! (reported, not gated). A new name counts at its recorded cost net of the
-//! gone names at its place (`Joined::gate_rows`): new code where old code
-//! was costs only what it adds. Its family is controlled
-//! family-wise (Holm, at the noise model's alpha): each cause's p-value is
-//! that of "its effect exceeds the limit".
-//!
-//! - **Failed** (exit 4) when a cause's interval lies above the limit (Holm
-//!   rejects), and its own time's change is past it too.
-//! - **Inconclusive** (exit 5) when none does but a cause's interval (at
-//!   the family's Bonferroni level) straddles the limit: the data cannot
-//!   tell; its message says what to record.
-//! - **Passed** otherwise.
-//!
-//! `--fail-on-drift PCT` fails on a drift past PCT percent (either way)
-//! too. A gap (unprofiled time) judged new or grown past the limit, with no
-//! other thread working through it, is a cause of its own
-//! ([`GateResult::with_gaps`]), and the scope it is in does not trip for it.
+//! `compare` and `report`): the limit is PCT percent of A's mean frame, at
+//! least MS milliseconds per frame, over the causes only (Holm); exit 4
+//! failed, 5 inconclusive. See docs/statistics.md, section "The gate". A gap
+//! judged new or grown past the limit, no other thread working through it,
+//! is a cause of its own ([`GateResult::with_gaps`]); `--fail-on-drift PCT`
+//! fails on a drift past PCT percent.
 
+use super::super::gaps::GapPlace;
 use super::drift::Drift;
 use super::gap_diff::{GapChanges, GapVerdict};
-use super::gaps::GapKind;
+pub use super::judge::Own;
 use super::judge::{Change, Kind};
 use serde::Serialize;
 
@@ -100,11 +84,8 @@ pub struct GateResult {
 /// A gap that tripped the gate.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TrippedGap {
-    pub thread: String,
-    pub kind: GapKind,
-    pub path: String,
-    pub after: Option<String>,
-    pub before: Option<String>,
+    #[serde(flatten)]
+    pub place: GapPlace,
     pub verdict: GapVerdict,
     pub delta_per_frame_ns: f64,
     pub beyond_drift_ns: f64,
@@ -112,8 +93,6 @@ pub struct TrippedGap {
     pub frame_pct: f64,
     pub sentence: String,
 }
-
-pub use super::judge::Own;
 
 impl GateResult {
     /// Causes that tripped only as a wait that ran less in parallel (the
@@ -127,7 +106,7 @@ impl GateResult {
         for t in self.tripped.iter_mut().chain(self.inconclusive.iter_mut()) {
             if let Some(split) = waits
                 .iter()
-                .filter(|w| w.parent() == t.name && w.delta_median_ns > 0)
+                .filter(|w| w.place.parent() == t.name && w.delta_median_ns > 0)
                 .find_map(|w| w.uneven_split.as_ref())
             {
                 t.because = Some(format!("a longer wait: the work it waits for was {split}"));
@@ -144,24 +123,23 @@ impl GateResult {
         }
         let (moved, kept): (Vec<Tripped>, Vec<Tripped>) = std::mem::take(&mut self.tripped)
             .into_iter()
-            .partition(|t| lost.iter().any(|w| w.parent() == t.name));
+            .partition(|t| lost.iter().any(|w| w.place.parent() == t.name));
         self.tripped = kept;
-        for t in moved {
-            self.inconclusive.push(t);
-        }
+        self.inconclusive.extend(moved);
         // The wait's own gap, a cause of its own otherwise: not a cause.
         self.tripped_gaps.retain(|g| {
-            !lost
-                .iter()
-                .any(|w| w.thread == g.thread && w.path == g.path && w.kind == g.kind)
+            !lost.iter().any(|w| {
+                (&w.place.thread, &w.place.path, w.place.kind)
+                    == (&g.place.thread, &g.place.path, g.place.kind)
+            })
         });
         self.lost_parallelism = lost
             .iter()
             .map(|w| {
                 format!(
                     "{} in {}: {}",
-                    crate::engine::write::escape::markdown(&w.thread),
-                    crate::engine::write::escape::markdown_code(w.parent()),
+                    crate::engine::write::escape::markdown(&w.place.thread),
+                    crate::engine::write::escape::markdown_code(w.place.parent()),
                     w.lost_parallelism.as_deref().unwrap_or_default()
                 )
             })
@@ -220,7 +198,7 @@ impl GateResult {
         let limit = self.limit_ns;
         self.tripped.retain(|r| {
             gaps.explains(&r.name, None, r.own_beyond_drift_ns)
-                .is_none_or(|(sum, _)| r.own_beyond_drift_ns - sum > limit)
+                .is_none_or(|(sum, _, _)| r.own_beyond_drift_ns - sum > limit)
         });
         let frame = self.mean_frame_a_ns;
         // A scope's unprofiled time is conserved as a whole: a stretch that
@@ -234,27 +212,17 @@ impl GateResult {
             .filter(|g| g.verdict.is_growth() && !g.is_wait() && g.beyond_drift_ns > limit)
             .filter(|g| gaps.scope_net_ns(g) > limit)
             .map(|g| TrippedGap {
-                thread: g.thread.clone(),
-                kind: g.kind,
-                path: g.path.clone(),
-                after: g.after.clone(),
-                before: g.before.clone(),
+                place: g.place.clone(),
                 verdict: g.verdict,
                 delta_per_frame_ns: g.delta_per_frame_ns,
                 beyond_drift_ns: g.beyond_drift_ns,
-                frame_pct: if frame > 0.0 {
-                    100.0 * g.beyond_drift_ns / frame
-                } else {
-                    0.0
-                },
+                frame_pct: super::super::common::pct(g.beyond_drift_ns, frame),
                 sentence: g.sentence.clone(),
             })
             .collect();
         self
     }
 }
-
-pub use super::basis::mean_frame_ns;
 
 impl Gate {
     /// The gate's result for `rows` (name, data, judgement, own time) of a
@@ -268,7 +236,7 @@ impl Gate {
         rows: impl Iterator<Item = (&'r str, Option<&'r str>, &'r Change, Own)>,
     ) -> GateResult {
         use super::effect::{Estimate, holm};
-        let limit_ns = (self.pct / 100.0 * mean_frame_a_ns).max(self.min_ms * 1e6);
+        let limit_ns = super::effect::band_ns(mean_frame_a_ns, self.pct, self.min_ms);
         // The causes, each with its effect against the limit.
         let causes: Vec<(&str, Option<&str>, &Change, Own, Estimate)> = rows
             .filter(|(_, _, c, own)| {
@@ -299,13 +267,6 @@ impl Gate {
             })
             .collect();
         let rejected = holm(&ps, alpha);
-        let frame_pct = |ns: f64| {
-            if mean_frame_a_ns > 0.0 {
-                100.0 * ns / mean_frame_a_ns
-            } else {
-                0.0
-            }
-        };
         let row = |x: &(&str, Option<&str>, &Change, Own, Estimate), level_alpha: f64| Tripped {
             name: x.0.to_owned(),
             data: x.1.map(str::to_owned),
@@ -313,7 +274,7 @@ impl Gate {
             delta_per_frame_ns: x.2.delta_per_frame_ns,
             beyond_drift_ns: x.2.beyond_drift_ns(),
             own_beyond_drift_ns: x.3.beyond_drift_ns,
-            frame_pct: frame_pct(x.2.beyond_drift_ns()),
+            frame_pct: super::super::common::pct(x.2.beyond_drift_ns(), mean_frame_a_ns),
             because: None,
             ci_ns: x.4.interval(level_alpha),
             level: 1.0 - level_alpha,

@@ -1,18 +1,14 @@
 //! Waits compared across A and B: recurring gaps of A and B at one place
-//! (thread, kind, parent path, neighbours: [`super::gap_diff::GapPlace`])
+//! (thread, kind, parent path, neighbours: [`GapPlace`])
 //! whose median moved, each with what it waits for on both sides
-//! ([`super::waits`]) and attributed to the critical work's judged per-call
+//! ([`super::super::waits`]) and attributed to the critical work's judged per-call
 //! change: "main waits 0.99 ms longer in `jobs::run`: `job::cloth` is
 //! 1.0 ms slower per call".
 
+use super::super::waits::RecurringWaitsFor;
 use super::compare::Joined;
 use super::judge::{Kind, Noise};
-use super::waits::RecurringWaitsFor;
-
-fn escape_code(s: &str) -> String {
-    crate::engine::write::escape::markdown_code(s)
-}
-use crate::engine::analyses::gaps::{GapKind, RecurringGap};
+use crate::engine::analyses::gaps::{GapPlace, RecurringGap};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -37,12 +33,8 @@ pub struct WaitCause {
 /// median grew or shrank beyond the noise.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WaitChange {
-    pub thread: String,
-    pub kind: GapKind,
-    /// The parent's path (" > " between names).
-    pub path: String,
-    pub after: Option<String>,
-    pub before: Option<String>,
+    #[serde(flatten)]
+    pub place: GapPlace,
     pub median_a_ns: i64,
     pub median_b_ns: i64,
     pub delta_median_ns: i64,
@@ -58,9 +50,9 @@ pub struct WaitChange {
     pub attributed_ns: f64,
     /// Of `delta_median_ns`, in percent.
     pub attributed_pct: f64,
-    /// The wait grew while the work it waits for held per call and fewer
-    /// threads ran at once (`median_parallelism` fell by a quarter and by at
-    /// least 0.5): "ran less in parallel: 2.9 → 1.0 threads at once …". A
+    /// The wait grew as its work overlapped less, work, threads and split
+    /// held ([`decompose`]; [`parallelism_fell`] without it), no critical
+    /// name slower: "ran less in parallel: 2.9 → 1.0 threads at once …". A
     /// capture cannot tell fewer free cores from a new lock (absent
     /// otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -97,21 +89,14 @@ pub struct WaitPart {
     pub b: f64,
 }
 
-/// The waiting part's change, decomposed. Each traced occurrence has
-/// `W = (T / n) · s · o` (see [`super::waits::WaitParts`]): so `ln W` is
-/// `ln T − ln n + ln s + ln o` exactly, and the change of its mean over the
-/// occurrences is the sum of the four parts' changes. Each part's change of
-/// mean log is an effect of the model (the occurrences its units, batch
-/// means, sampling only: the structure of the program's run, not the
-/// machine's spread), scaled to nanoseconds by the waiting part's change
-/// over its log change (A's mean waiting part when that change is nil), so
-/// that the parts sum to the waiting part's change. A part changed when
-/// its interval clears the band (the noise percentage of A's waiting part,
-/// at least the noise milliseconds), at the noise's alpha.
+/// The waiting part's change split into work, threads, split and overlap,
+/// each an effect in nanoseconds, the four summing to it. See
+/// docs/statistics.md, section "What time conserves" ("A wait is the work
+/// it waits for").
 pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) -> Vec<WaitPart> {
     use super::effect::{Series, Terms, estimate};
-    type Of = fn(&super::waits::WaitParts) -> f64;
-    let usable = |w: &RecurringWaitsFor| -> Vec<super::waits::WaitParts> {
+    type Of = fn(&super::super::waits::WaitParts) -> f64;
+    let usable = |w: &RecurringWaitsFor| -> Vec<super::super::waits::WaitParts> {
         w.occurrences
             .iter()
             .copied()
@@ -142,11 +127,11 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
         ),
     ];
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-    let waits = |o: &[super::waits::WaitParts]| -> Vec<f64> {
+    let waits = |o: &[super::super::waits::WaitParts]| -> Vec<f64> {
         o.iter().map(|o| o.waiting_ns as f64).collect()
     };
     let (wa, wb) = (mean(&waits(&oa)), mean(&waits(&ob)));
-    let log_w = |o: &[super::waits::WaitParts]| -> Vec<f64> {
+    let log_w = |o: &[super::super::waits::WaitParts]| -> Vec<f64> {
         o.iter().map(|o| ln(o.waiting_ns as f64)).collect()
     };
     let d_log = mean(&log_w(&ob)) - mean(&log_w(&oa));
@@ -157,11 +142,11 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
     } else {
         wa
     };
-    let band_ns = (noise.pct / 100.0 * wa).max(noise.ms * 1e6);
+    let band_ns = super::effect::band_ns(wa, noise.pct, noise.ms);
     parts
         .iter()
         .map(|&(part, of, shown)| {
-            let series = |o: &[super::waits::WaitParts]| -> Vec<f64> {
+            let series = |o: &[super::super::waits::WaitParts]| -> Vec<f64> {
                 o.iter().map(|o| ln(of(o))).collect()
             };
             let (xa, xb) = (series(&oa), series(&ob));
@@ -184,8 +169,9 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
             e.band_ns = band_ns;
             e.eq_alpha = noise.alpha;
             let ci_ns = e.interval(noise.alpha);
-            let shown_mean =
-                |o: &[super::waits::WaitParts]| mean(&o.iter().map(shown).collect::<Vec<f64>>());
+            let shown_mean = |o: &[super::super::waits::WaitParts]| {
+                mean(&o.iter().map(shown).collect::<Vec<f64>>())
+            };
             WaitPart {
                 part,
                 delta_ns: e.delta_ns,
@@ -202,13 +188,6 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
 /// [`WaitChange::lost_parallelism`]).
 pub fn parallelism_fell(a: f64, b: f64) -> bool {
     a >= 1.5 && b <= a - 0.5 && b <= 0.75 * a
-}
-
-impl WaitChange {
-    /// The scope the gap is in (the path's last name; "" at the top level).
-    pub fn parent(&self) -> &str {
-        self.path.rsplit(" > ").next().unwrap_or("")
-    }
 }
 
 /// The recurring gaps of A and B (with their `waits_for`) matched by place
@@ -244,8 +223,8 @@ pub fn wait_changes(
             continue;
         };
         let delta = gb.median_ns.saturating_sub(ga.median_ns);
-        let beyond_pct = delta.unsigned_abs() as f64 >= noise.pct / 100.0 * ga.median_ns as f64;
-        if (delta.unsigned_abs() as f64) < noise.ms * 1e6 || !beyond_pct {
+        let band = super::effect::band_ns(ga.median_ns as f64, noise.pct, noise.ms);
+        if (delta.unsigned_abs() as f64) < band {
             continue;
         }
         let mut causes: Vec<WaitCause> = Vec::new();
@@ -255,7 +234,7 @@ pub fn wait_changes(
         }
         for name in crit_names {
             let Some(c) = changes.get(name) else { continue };
-            if !per_call_changed(c.kind) {
+            if !c.kind.is_per_call() {
                 continue;
             }
             let (Some(ma), Some(mb)) = (c.median_a_ns, c.median_b_ns) else {
@@ -306,7 +285,7 @@ pub fn wait_changes(
             format!(
                 "split unevenly: the busiest thread ({}) did {sb:.0}% of the work it waits for \
                  (A: {sa:.0}%; an even share {:.0}%), the work itself {}",
-                escape_code(&wb.busiest_thread),
+                crate::engine::write::escape::markdown_code(&wb.busiest_thread),
                 100.0 / n,
                 if grew("work") { "grown too" } else { "held" }
             )
@@ -326,11 +305,7 @@ pub fn wait_changes(
             )
         });
         out.push(WaitChange {
-            thread: gb.thread.clone(),
-            kind: gb.kind,
-            path: gb.path.clone(),
-            after: gb.after.clone(),
-            before: gb.before.clone(),
+            place: gb.place.clone(),
             median_a_ns: ga.median_ns,
             median_b_ns: gb.median_ns,
             delta_median_ns: delta,
@@ -341,12 +316,8 @@ pub fn wait_changes(
             b: wb.clone(),
             causes,
             attributed_ns: attributed,
-            attributed_pct: if delta == 0 {
-                0.0
-            } else {
-                // (+ 0.0: no "-0" when nothing is attributed.)
-                100.0 * attributed / delta as f64 + 0.0
-            },
+            // (+ 0.0: no "-0" when nothing is attributed.)
+            attributed_pct: super::super::common::pct(attributed, delta as f64) + 0.0,
             lost_parallelism,
             parts,
             uneven_split,
@@ -356,23 +327,13 @@ pub fn wait_changes(
         y.delta_median_ns
             .unsigned_abs()
             .cmp(&x.delta_median_ns.unsigned_abs())
-            .then_with(|| (&x.thread, &x.path, x.kind).cmp(&(&y.thread, &y.path, y.kind)))
-            .then_with(|| (&x.after, &x.before).cmp(&(&y.after, &y.before)))
+            .then_with(|| {
+                let (p, q) = (&x.place, &y.place);
+                (&p.thread, &p.path, p.kind, &p.after, &p.before)
+                    .cmp(&(&q.thread, &q.path, q.kind, &q.after, &q.before))
+            })
     });
     out
-}
-
-/// Whether a judgement says the calls got slower or faster.
-fn per_call_changed(k: Kind) -> bool {
-    matches!(
-        k,
-        Kind::Slower
-            | Kind::Faster
-            | Kind::SlowerMoreOften
-            | Kind::SlowerLessOften
-            | Kind::FasterMoreOften
-            | Kind::FasterLessOften
-    )
 }
 
 /// With a frame-driving thread (`thread`) that waits for other threads'
@@ -396,7 +357,7 @@ pub fn off_critical_path_names(
         .0
         .iter()
         .chain(gaps.1)
-        .any(|g| g.thread == thread && g.waits_for.is_some());
+        .any(|g| g.place.thread == thread && g.waits_for.is_some());
     if !any_wait {
         return out;
     }
@@ -405,15 +366,7 @@ pub fn off_critical_path_names(
         if place.thread != thread {
             continue;
         }
-        let held = ga.is_some()
-            && gb.is_some()
-            && !moved.iter().any(|w| {
-                w.thread == place.thread
-                    && w.kind == place.kind
-                    && w.path == place.path
-                    && w.after == place.after
-                    && w.before == place.before
-            });
+        let held = ga.is_some() && gb.is_some() && !moved.iter().any(|w| w.place == place);
         if held {
             continue;
         }
@@ -426,21 +379,8 @@ pub fn off_critical_path_names(
     // Every name called on the frame thread (a wrapper's own time may be
     // nothing: it is on the thread all the same).
     let called_on = |t: &'_ crate::engine::model::Trace| -> Vec<String> {
-        let Some(id) = t.strings.find(thread) else {
-            return Vec::new();
-        };
-        let mut seen = vec![false; t.defs.len()];
-        for st in 0..t.streams.len() {
-            if t.threads.name[t.streams.thread[st].idx()] == id {
-                for i in t.streams.scopes(crate::engine::model::StreamId(st as u32)) {
-                    seen[t.scopes.def[i as usize].idx()] = true;
-                }
-            }
-        }
-        (0..t.defs.len())
-            .filter(|&d| seen[d])
-            .map(|d| t.str(t.defs.name[d]).to_owned())
-            .collect()
+        let names = super::super::common::called_names(t, Some(thread));
+        names.into_iter().map(|n| t.str(n).to_owned()).collect()
     };
     let on_thread: rustc_hash::FxHashSet<String> =
         called_on(a).into_iter().chain(called_on(b)).collect();

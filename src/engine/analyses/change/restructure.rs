@@ -1,54 +1,19 @@
-//! Restructured code: scopes that appear or vanish under a scope both
-//! recordings run, judged by what time conserves.
-//!
-//! A scope's inclusive time is its own time plus its children's. When B
-//! adds scopes under a scope `P` that both recordings run at the same place
-//! (thread and path of names), or drops some, the new scopes' recorded cost
-//! is not what the change added: the time they hold may have been `P`'s own
-//! time before (a function split into profiled parts), or a dropped scope's
-//! (a rename, a merge). What *entered* at `P` is the change of
-//!
-//! > `P`'s own time + the time of `P`'s children that only one side has
-//!
-//! (its **unmatched** children: new in B, or gone), per unit (frame, or
-//! second), A against B. The children both sides have are rows of their
-//! own and are not in it, so a real change of theirs is never netted away
-//! here; nor is a change of `P`'s own time that no unmatched child took.
-//!
-//! Each such **place** (a node of both merged trees with an unmatched child
-//! whose cost per unit reaches the band's floor, `--noise-ms`) is one row of
-//! the model of change: one value a unit on each side
-//! ([`Sample::per_unit`]), judged against the drift and the band as any row
-//! ([`judge_rows`]), the places one family. Then:
-//!
-//! - its row is **unchanged** (its interval inside the band): the place
-//!   is **restructured, no cost**. Its new and gone scopes are listed apart
-//!   with what moved and are no new or gone cost: not in Look at first, not
-//!   in the frame's accounting as causes, not causes of the gate, and a gap
-//!   that appears in `P` between them is `P`'s remaining own time;
-//! - its row is a **change**, or **inconclusive**: the change entered at
-//!   `P` (or may have), and that row (not the new scopes' whole cost, which
-//!   the parent may have given up) is what the gate weighs for the new and
-//!   gone scopes under it; they stay new and gone in the lists.
-//!
-//! A name is held by places when every node of it on its side lies under an
-//! unmatched child of a place (the new name `X` under `P`, and `X`'s own
-//! children); a name that also runs elsewhere is judged as its own row.
-//!
-//! At most [`MAX_PLACES`] places are judged (the costliest unmatched
-//! children first): two recordings of different programs have every child
-//! unmatched, and a place per node is a table of units per node.
+//! Restructured code: scopes that appear or vanish under a scope `P` both
+//! recordings run at one place, judged by what entered at `P` (its own
+//! time plus its unmatched children's, per unit). See docs/statistics.md,
+//! section "What time conserves" (the first identity). A name is held by
+//! places when every node of it lies under an unmatched child of one.
 
+use super::super::diff::{DiffTree, joined_with_nodes};
+use super::super::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use super::basis::Units;
-use super::diff::{DiffTree, joined_with_nodes};
 use super::judge::{Change, Noise, Sample, judge_rows};
-use super::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use crate::engine::model::{ScopeIdx, Trace};
 use crate::engine::write::escape;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-/// The most places judged (see the module doc).
+/// The most places judged, the costliest unmatched children first.
 pub const MAX_PLACES: usize = 256;
 
 const NONE: u32 = u32::MAX;
@@ -123,12 +88,11 @@ impl Restructures {
         self.places_of(name).is_some()
     }
 
-    /// A restructured place is at `thread` and `path` (a gap there is the
-    /// parent's remaining own time).
-    pub fn restructured_at(&self, thread: &str, path: &str) -> bool {
-        self.places
-            .iter()
-            .any(|p| p.restructured && p.thread == thread && p.path == path)
+    /// A place (a restructured one with `restructured_only`) is at `thread`
+    /// and `path`: a gap there is its parent's own time.
+    pub fn has_place(&self, thread: &str, path: &str, restructured_only: bool) -> bool {
+        (self.places.iter())
+            .any(|p| (p.restructured || !restructured_only) && p.thread == thread && p.path == path)
     }
 
     /// The names place `k` holds (by name).
@@ -138,14 +102,6 @@ impl Restructures {
             .filter(|(_, ks)| ks.contains(&k))
             .map(|(n, _)| n.as_str())
             .collect()
-    }
-
-    /// A place (restructured or not) is at `thread` and `path`: its gaps
-    /// are part of what its row weighs (the parent's own time).
-    pub fn place_at(&self, thread: &str, path: &str) -> bool {
-        self.places
-            .iter()
-            .any(|p| p.thread == thread && p.path == path)
     }
 
     /// The restructured places.
@@ -299,7 +255,8 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
     if one_side.is_empty() && callers(a) == callers(b) {
         return Restructures::default();
     }
-    let (d, of_a, of_b) = joined_with_nodes(a, b, MAX_REPORT_LEVELS);
+    let stack = super::super::transform::Stack::default();
+    let (d, (of_a, of_b), _) = joined_with_nodes(a, b, None, MAX_REPORT_LEVELS, &stack);
     let (ua, ub) = (units.0.count.max(1) as f64, units.1.count.max(1) as f64);
     let floor_ns = noise.ms * 1e6;
     // Candidate places: a scope node of both trees with unmatched children
@@ -494,16 +451,9 @@ fn callers(t: &Trace) -> Vec<(&str, &str)> {
 /// The scope names called on one side only, sorted.
 fn one_side_only_names<'t>(a: &'t Trace, b: &'t Trace) -> Vec<&'t str> {
     fn called(t: &Trace) -> Vec<&str> {
-        let mut seen = vec![false; t.defs.len()];
-        for d in &t.scopes.def {
-            seen[d.idx()] = true;
-        }
-        let mut names: Vec<&str> = (0..t.defs.len())
-            .filter(|&k| seen[k])
-            .map(|k| t.str(t.defs.name[k]))
-            .collect();
+        let ids = super::super::common::called_names(t, None);
+        let mut names: Vec<&str> = ids.into_iter().map(|n| t.str(n)).collect();
         names.sort_unstable();
-        names.dedup();
         names
     }
     let (a, b) = (called(a), called(b));
@@ -545,8 +495,9 @@ fn place(
     let gone = names(&c.gone, &|k| d.a_total_ns(k));
     let moved_in = names(&c.moved.0, &|k| d.b_total_ns(k));
     let moved_out = names(&c.moved.1, &|k| d.a_total_ns(k));
-    let self_ns =
-        |side: Option<super::diff::SideTotals>, u: f64| side.map_or(0.0, |s| s.self_ns as f64 / u);
+    let self_ns = |side: Option<super::super::diff::SideTotals>, u: f64| {
+        side.map_or(0.0, |s| s.self_ns as f64 / u)
+    };
     let parent_self_delta_per_frame_ns =
         self_ns(d.side(n, true), ub) - self_ns(d.side(n, false), ua);
     let restructured = change.kind == super::judge::Kind::Unchanged;

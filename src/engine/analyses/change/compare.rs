@@ -1,10 +1,10 @@
 //! `compare`: two recordings joined per (name, data).
 
+use super::super::common::*;
+use super::super::find::{Acc, Accumulator, GroupBy};
 use super::basis::mean_frame_ns;
 use super::basis::{Basis, Units};
-use super::common::*;
 use super::drift::{self, Drift};
-use super::find::{Acc, Accumulator, GroupBy};
 use super::judge::{
     Change, DriftMode, Kind, Noise, Own, Sums, judge_rows, needs_calls, samples, sort_calls,
     untested,
@@ -95,23 +95,8 @@ pub struct CompareOptions {
 /// without scopes; two sides with no scope name in common (every row new
 /// or gone: nothing is judged). Linear in the scopes.
 pub fn compare_warnings(a: &Trace, b: &Trace) -> Vec<String> {
-    // The names each side calls (a registration may list names it never
-    // calls), each once.
-    fn called_names(t: &Trace) -> Vec<StrId> {
-        let mut called = vec![false; t.defs.len()];
-        for d in &t.scopes.def {
-            called[d.idx()] = true;
-        }
-        let mut names: Vec<StrId> = (0..t.defs.len())
-            .filter(|&k| called[k])
-            .map(|k| t.defs.name[k])
-            .collect();
-        names.sort_unstable();
-        names.dedup();
-        names
-    }
     let mut warnings = Vec::new();
-    let (na, nb) = (called_names(a), called_names(b));
+    let (na, nb) = (called_names(a, None), called_names(b, None));
     // A side without scopes has no registration either: not a mismatch.
     if a.defs.has_registration() != b.defs.has_registration() && !na.is_empty() && !nb.is_empty() {
         let (with, without) = if a.defs.has_registration() {
@@ -485,15 +470,8 @@ impl CompareBuilder {
             let id = *t.b_to_a.get(g.name.0 as usize)?;
             (id < NONE - 1).then_some((id, g))
         }));
-        let rows = na
-            .iter()
-            .filter_map(|(&name, &sa)| Some((a.str(StrId(name)), sa, *nb.get(&name)?)));
-        let estimate = drift::estimate(rows, t.noise.pct, t.noise.alpha);
-        self.table.noise = self.table.noise.with_drift(estimate.as_ref());
-        // --no-drift: the names' spread still measured, no drift judged.
-        if self.table.noise.drift != DriftMode::Off {
-            self.table.drift = estimate;
-        }
+        let (noise, drift) = resolve_drift((&na, &nb), |&id| a.str(StrId(id)), t.noise);
+        (self.table.noise, self.table.drift) = (noise, drift);
     }
 
     /// The rows whose judgement needs their calls: a possible spike, or a
@@ -679,13 +657,6 @@ impl<'t> Joined<'t> {
             &self.table.noise,
             self.table.basis,
         )
-    }
-
-    /// B − A of a row's own (self) time per unit beyond the drift (A's own
-    /// time times the factor): what the row itself changed, its children
-    /// apart.
-    pub fn own_beyond_drift_ns(&self, p: Pair) -> f64 {
-        self.own(p).beyond_drift_ns
     }
 
     /// A row's own time per unit: its change beyond the drift, and what A's
@@ -930,15 +901,22 @@ pub fn with_estimated_drift(a: &Trace, b: &Trace, noise: Noise) -> (Noise, Optio
         return (noise, None);
     }
     fn by_name(t: &Trace) -> FxHashMap<&str, drift::Side> {
-        let groups = super::find::accumulate(t, GroupBy::Name, |_| true);
+        let groups = super::super::find::accumulate(t, GroupBy::Name, |_| true);
         sides_by_name(groups.iter().map(|g| (t.str(g.name), g)))
     }
-    let (na, nb) = (by_name(a), by_name(b));
-    let rows = na
-        .iter()
-        .filter_map(|(&name, &sa)| Some((name, sa, *nb.get(name)?)));
+    resolve_drift((&by_name(a), &by_name(b)), |&name| name, noise)
+}
+
+/// `noise` judging against the drift of the names both sides of `sides`
+/// have (`name`: a key's name), and the estimate: `None` with `--no-drift`
+/// (the names' spread still measured), or too few busy names.
+fn resolve_drift<'k, K: std::hash::Hash + Eq>(
+    (na, nb): (&'k FxHashMap<K, drift::Side>, &FxHashMap<K, drift::Side>),
+    name: impl Fn(&'k K) -> &'k str,
+    noise: Noise,
+) -> (Noise, Option<Drift>) {
+    let rows = (na.iter()).filter_map(|(k, &sa)| Some((name(k), sa, *nb.get(k)?)));
     let estimate = drift::estimate(rows, noise.pct, noise.alpha);
     let noise = noise.with_drift(estimate.as_ref());
-    // --no-drift: the names' spread still measured, no drift judged.
     (noise, estimate.filter(|_| noise.drift != DriftMode::Off))
 }

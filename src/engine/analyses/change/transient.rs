@@ -1,27 +1,12 @@
-//! A run's phases: its leading transient (start-up, warm-up), its steady
-//! state, and its trailing transient (shutdown). A comparison of two
-//! recordings compares their steady states: a difference confined to one
-//! run's transient is start-up (or shutdown) in that run, never an
-//! improvement, a regression, or a new or gone cost.
-//!
-//! In each run of a recording (of at least [`MIN_FRAMES`] frames), at
-//! each edge, the transient is the longer of:
-//!
-//! - **work only there**: the frames up to the last call of the names that
-//!   the run calls only within its first quarter (its last quarter, at the
-//!   trailing edge): start-up work the rest of the run never does;
-//! - **frames off the steady state**: the frames at the edge, one after
-//!   another, each longer than the steady frame by more than the band: the
-//!   steady frame the lower median of the run's middle half, the band the
-//!   larger of the noise percentage of it, the noise milliseconds and three
-//!   robust spreads (1.4826 × the median absolute deviation) of the middle
-//!   half's frames; at most a quarter of the run.
-//!
-//! A quarter: a transient is an edge of the run; a change through half of
-//! it is a shape of the steady state (`shape`), not a phase. Linear in the
-//! scopes (one pass for the names' first and last frames).
+//! A run's phases: its leading transient (start-up), its steady state and
+//! its trailing transient (shutdown); a comparison compares the steady
+//! states. See docs/statistics.md, section "What time conserves" ("A run is
+//! phases"). Linear in the scopes.
 
+use super::super::common::{frames_scopes, lower_median};
+use super::effect::band_ns;
 use super::judge::Noise;
+
 use crate::engine::model::{FrameId, Trace};
 use crate::engine::write::escape;
 use serde::Serialize;
@@ -63,15 +48,6 @@ impl Transients {
     /// No frame is left out.
     pub fn is_empty(&self) -> bool {
         self.leading.frames == 0 && self.trailing.frames == 0
-    }
-
-    /// The names only a transient calls.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.leading
-            .names
-            .iter()
-            .chain(&self.trailing.names)
-            .map(|n| n.name.as_str())
     }
 
     /// In words ("the first 3 frames are start-up (52.100 ms in all;
@@ -134,10 +110,7 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
         // Per definition: first and last frame (run positions) with a call.
         let mut first = vec![u32::MAX; names];
         let mut last = vec![0u32; names];
-        let scopes = t.frames.first_stream[frames.start as usize] as usize
-            ..t.frames.first_stream[frames.end as usize] as usize;
-        let scopes = t.streams.first_scope[scopes.start]..t.streams.first_scope[scopes.end];
-        for i in scopes.clone() {
+        for i in frames_scopes(t, frames.clone()) {
             let d = t.scopes.def[i as usize].idx();
             let f = t.scope_frame(crate::engine::model::ScopeIdx(i)).0 - frames.start;
             first[d] = first[d].min(f);
@@ -173,14 +146,10 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
             .map(|f| t.frames.duration_ns(FrameId(f)))
             .collect();
         let mut middle: Vec<i64> = dur[quarter as usize..n - quarter as usize].to_vec();
-        middle.sort_unstable();
-        let median = middle[(middle.len() - 1) / 2];
+        let median = lower_median(&mut middle);
         let mut dev: Vec<i64> = middle.iter().map(|&x| (x - median).abs()).collect();
-        dev.sort_unstable();
-        let mad = dev[(dev.len() - 1) / 2] as f64 * 1.4826;
-        let band = (noise.pct / 100.0 * median as f64)
-            .max(noise.ms * 1e6)
-            .max(3.0 * mad);
+        let mad = lower_median(&mut dev) as f64 * 1.4826;
+        let band = band_ns(median as f64, noise.pct, noise.ms).max(3.0 * mad);
         let off = |x: i64| x as f64 > median as f64 + band;
         let lead_frames = dur
             .iter()
@@ -217,9 +186,7 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
                 .map(|(&name, _)| name)
                 .collect();
             // Their time: the edge's scopes only (contiguous).
-            let edge_scopes = t.streams.first_scope
-                [t.frames.first_stream[range.start as usize] as usize]
-                ..t.streams.first_scope[t.frames.first_stream[range.end as usize] as usize];
+            let edge_scopes = frames_scopes(t, range.clone());
             let mut totals: rustc_hash::FxHashMap<crate::engine::model::StrId, i64> =
                 only.iter().map(|&n| (n, 0)).collect();
             for i in edge_scopes {
@@ -273,12 +240,6 @@ fn grow_edge(spans: &[(u32, u32)], at: impl Fn(&(u32, u32)) -> Option<(u32, u32)
     }
 }
 
-/// `t`'s steady state: `t` without its transients' frames (a copy; `None`
-/// when nothing is left out).
-pub fn steady(t: &Trace, tr: &Transients) -> Option<Trace> {
-    (!tr.is_empty()).then(|| crate::engine::model::keep_frames(t, &tr.steady))
-}
-
 /// Two recordings' transients and steady states (what a comparison reads).
 #[derive(Default)]
 pub struct SteadyPair {
@@ -292,6 +253,10 @@ impl SteadyPair {
     /// The transients of `a` and `b`, and their steady states.
     pub fn of(a: &Trace, b: &Trace, noise: &Noise) -> Self {
         let (ta, tb) = (transients(a, noise), transients(b, noise));
+        // Each without its transients' frames (a copy; `None`: none).
+        let steady = |t: &Trace, tr: &Transients| {
+            (!tr.is_empty()).then(|| crate::engine::model::keep_frames(t, &tr.steady))
+        };
         Self {
             steady_a: steady(a, &ta),
             steady_b: steady(b, &tb),

@@ -1,29 +1,16 @@
-//! Gaps judged across A and B: each place of unprofiled time (thread,
-//! kind, the parent's path of names, the neighbours before and after it:
-//! a [`GapPlace`]) is matched between the two recordings and its time per
-//! frame judged with the noise model the scope rows use
-//! ([`super::judge::judge`], the same thresholds and run-to-run drift):
-//! its occurrences are the row's calls, each frame's occurrences its calls
-//! in that frame (a frame without the gap counts 0). The verdict is
-//! **new** (only in B), **gone** (only in A), **grew**, **shrank** or
-//! **unchanged** (within noise; a place on one side only whose time per
-//! frame is under the noise milliseconds is unchanged too).
-//!
-//! Judged: the stretches `gaps` lists as unprofiled (leading, between,
-//! trailing, top-level), each occurrence at least [`RECURRING_FLOOR_NS`].
-//! Not judged: idle stretches (a thread that runs tasks waiting for work)
-//! and the time between frames: waiting, not unprofiled work, and outside
-//! the frames ([`NOT_JUDGED`]).
-//!
-//! Linear: one pass over each side's stretches into places (interned by
-//! ids, no strings), one sort of the occurrences by place and frame, one
-//! hash join of the places by their names.
+//! Gaps judged across A and B: each place of unprofiled time ([`GapPlace`])
+//! matched between the recordings, its time per frame judged as a row is
+//! ([`super::judge`]; a frame without it counts 0): new, gone, grew, shrank
+//! or unchanged. Idle stretches and the time between frames are not judged
+//! ([`NOT_JUDGED`]). See docs/cli.md, "unprofiled gaps judged across A and
+//! B". Linear: the stretches interned into places by ids, one sort of the
+//! occurrences, one hash join of the places by their names.
 
-use super::basis::{Basis, Units};
-use super::gaps::{
-    BusyIndex, BusyThread, GapKind, RECURRING_FLOOR_NS, RecurringGap, ThreadRoles,
-    for_each_stretch, path_of,
+use super::super::gaps::{
+    BusyIndex, BusyThread, GapKind, GapPlace, Paths, PlaceId, RECURRING_FLOOR_NS, RecurringGap,
+    ThreadRoles, for_each_stretch, path_of,
 };
+use super::basis::{Basis, Units};
 use super::judge::{
     Change, Kind, Noise, Sample, Sums, decide_family, estimate, needs_calls, untested,
 };
@@ -37,64 +24,6 @@ use serde::Serialize;
 pub const NOT_JUDGED: &str = "idle stretches (threads that run tasks, waiting for work) and the time \
                               between frames: waiting, not unprofiled work";
 
-/// Where a stretch of unprofiled time is, by names: what A and B are
-/// matched on (and what a recurring gap of `gaps` has, [`GapPlace::of`]).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub struct GapPlace {
-    pub thread: String,
-    pub kind: GapKind,
-    /// The parent's path of names from the thread's top level, " > "
-    /// between ("" at the top level).
-    pub path: String,
-    /// The scope before the gap (`null`: the parent's start).
-    pub after: Option<String>,
-    /// The scope after the gap (`null`: the parent's end).
-    pub before: Option<String>,
-}
-
-impl GapPlace {
-    /// The place of a recurring gap of `gaps`.
-    pub fn of(g: &RecurringGap) -> Self {
-        Self {
-            thread: g.thread.clone(),
-            kind: g.kind,
-            path: g.path.clone(),
-            after: g.after.clone(),
-            before: g.before.clone(),
-        }
-    }
-
-    /// The scope the gap is in (the path's last name; "" at the top level).
-    pub fn parent(&self) -> &str {
-        self.path.rsplit(" > ").next().unwrap_or("")
-    }
-
-    /// Where it is, in words ("between `sim::step` and `draw::batch` in
-    /// `main_loop`"): Markdown, each name a code span that holds whatever
-    /// the recording named it (backticks, markup) literally.
-    pub fn words(&self) -> String {
-        let q = |x: &Option<String>| x.as_deref().map_or(String::new(), escape::markdown_code);
-        let parent = escape::markdown_code(self.parent());
-        match self.kind {
-            GapKind::TopLevel | GapKind::Idle => format!(
-                "between top-level {} and {}",
-                q(&self.after),
-                q(&self.before)
-            ),
-            GapKind::Leading => {
-                format!("at the start of {parent}, before {}", q(&self.before))
-            }
-            GapKind::Trailing => format!("at the end of {parent}, after {}", q(&self.after)),
-            GapKind::Between => format!(
-                "between {} and {} in {parent}",
-                q(&self.after),
-                q(&self.before)
-            ),
-            GapKind::BetweenFrames => "between frames".to_owned(),
-        }
-    }
-}
-
 /// The recurring gaps of A and B matched by place: `(A's, B's)`, either
 /// side `None` where only the other has it; sorted by place.
 pub fn match_recurring<'g>(
@@ -104,10 +33,10 @@ pub fn match_recurring<'g>(
     let mut by_place: FxHashMap<GapPlace, (Option<&RecurringGap>, Option<&RecurringGap>)> =
         FxHashMap::default();
     for g in a {
-        by_place.entry(GapPlace::of(g)).or_default().0 = Some(g);
+        by_place.entry(g.place.clone()).or_default().0 = Some(g);
     }
     for g in b {
-        by_place.entry(GapPlace::of(g)).or_default().1 = Some(g);
+        by_place.entry(g.place.clone()).or_default().1 = Some(g);
     }
     let mut out: Vec<_> = by_place.into_iter().map(|(p, (x, y))| (p, x, y)).collect();
     out.sort_by(|x, y| x.0.cmp(&y.0));
@@ -173,11 +102,8 @@ pub struct GapSide {
 /// A place judged.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GapChange {
-    pub thread: String,
-    pub kind: GapKind,
-    pub path: String,
-    pub after: Option<String>,
-    pub before: Option<String>,
+    #[serde(flatten)]
+    pub place: GapPlace,
     pub verdict: GapVerdict,
     pub a: GapSide,
     pub b: GapSide,
@@ -212,32 +138,12 @@ fn judged_numbers<S: serde::Serializer>(c: &Change, s: S) -> Result<S::Ok, S::Er
 }
 
 impl GapChange {
-    pub fn place(&self) -> GapPlace {
-        GapPlace {
-            thread: self.thread.clone(),
-            kind: self.kind,
-            path: self.path.clone(),
-            after: self.after.clone(),
-            before: self.before.clone(),
-        }
-    }
-
-    /// The scope the gap is in ("" at the top level).
-    pub fn parent(&self) -> &str {
-        self.path.rsplit(" > ").next().unwrap_or("")
-    }
-
     /// In a scope (leading, between, trailing): part of its own time.
     pub fn in_scope(&self) -> bool {
         matches!(
-            self.kind,
+            self.place.kind,
             GapKind::Leading | GapKind::Between | GapKind::Trailing
         )
-    }
-
-    /// A short label for a table's kind cell ("unprofiled: new gap").
-    pub fn label(&self) -> String {
-        format!("unprofiled: {} gap", self.verdict.as_str())
     }
 }
 
@@ -267,66 +173,51 @@ impl GapChanges {
     /// code moved to another caller) sums to about nothing.
     pub fn scope_net_ns(&self, g: &GapChange) -> f64 {
         let scope = |path: &str| path.rsplit(" > ").next().unwrap_or_default().to_owned();
-        let of_g = scope(&g.path);
+        let of_g = scope(&g.place.path);
         self.changed
             .iter()
-            .filter(|x| !x.is_wait() && x.thread == g.thread && scope(&x.path) == of_g)
+            .filter(|x| {
+                !x.is_wait() && x.place.thread == g.place.thread && scope(&x.place.path) == of_g
+            })
             .map(|x| x.beyond_drift_ns)
             .sum()
     }
 
-    /// These changes less the gaps in a restructured place (a scope both
-    /// recordings run, whose own time new or gone scopes split or joined:
-    /// [`super::restructure`]): such a gap is the parent's remaining own
-    /// time, no change of its own.
-    pub fn without_restructured(&self, places: &super::restructure::Restructures) -> Self {
+    /// These changes less the gaps inside a place's parent (restructured
+    /// ones only with `restructured_only`; see [`super::restructure`]): such
+    /// a gap is the parent's remaining own time, which the place's row
+    /// weighs, no change of its own.
+    pub fn without_places(
+        &self,
+        places: &super::restructure::Restructures,
+        restructured_only: bool,
+    ) -> Self {
         let mut out = self.clone();
-        out.changed
-            .retain(|g| !(g.in_scope() && places.restructured_at(&g.thread, &g.path)));
+        out.changed.retain(|g| {
+            let p = &g.place;
+            !(g.in_scope() && places.has_place(&p.thread, &p.path, restructured_only))
+        });
         out
-    }
-
-    /// These changes less the gaps in any place (restructured or not): the
-    /// gate weighs a place's row, which holds the parent's own time and so
-    /// its gaps; a gap there is no cause of its own.
-    pub fn without_places(&self, places: &super::restructure::Restructures) -> Self {
-        let mut out = self.clone();
-        out.changed
-            .retain(|g| !(g.in_scope() && places.place_at(&g.thread, &g.path)));
-        out
-    }
-
-    /// The changed gaps inside scopes named `parent` on the threads named
-    /// `thread` (any thread with `None`): part of those scopes' own time.
-    pub fn in_parent<'s>(
-        &'s self,
-        parent: &'s str,
-        thread: Option<&'s str>,
-    ) -> impl Iterator<Item = &'s GapChange> + 's {
-        self.changed.iter().filter(move |g| {
-            g.in_scope() && g.parent() == parent && thread.is_none_or(|t| g.thread == t)
-        })
     }
 
     /// Of a scope name's own-time change per frame (beyond the drift), what
-    /// its changed gaps that are not waits explain (those that changed the
-    /// same way, summed), and the largest of them: `None` when none did.
+    /// the changed gaps (not waits) inside scopes named `parent` on the
+    /// threads named `thread` (any with `None`) that changed the same way
+    /// explain, summed; the largest of them, and how many they are: `None`
+    /// when none did.
     pub fn explains<'s>(
         &'s self,
-        parent: &'s str,
-        thread: Option<&'s str>,
+        parent: &str,
+        thread: Option<&str>,
         own_beyond_drift_ns: f64,
-    ) -> Option<(f64, &'s GapChange)> {
-        let same_way = |g: &&GapChange| {
-            !g.is_wait() && g.beyond_drift_ns.signum() == own_beyond_drift_ns.signum()
-        };
-        let sum: f64 = self
-            .in_parent(parent, thread)
-            .filter(same_way)
-            .map(|g| g.beyond_drift_ns)
-            .sum();
-        let main = self.in_parent(parent, thread).find(same_way)?;
-        Some((sum, main))
+    ) -> Option<(f64, &'s GapChange, usize)> {
+        let gaps: Vec<&GapChange> = (self.changed.iter())
+            .filter(|g| g.in_scope() && g.place.parent() == parent && !g.is_wait())
+            .filter(|g| thread.is_none_or(|t| g.place.thread == t))
+            .filter(|g| g.beyond_drift_ns.signum() == own_beyond_drift_ns.signum())
+            .collect();
+        let sum = gaps.iter().map(|g| g.beyond_drift_ns).sum();
+        Some((sum, *gaps.first()?, gaps.len()))
     }
 
     /// What a scope name's own-time change is when its changed gaps (not
@@ -339,26 +230,17 @@ impl GapChanges {
         thread: Option<&str>,
         own_delta_ns: f64,
     ) -> Option<(f64, String)> {
-        let (sum, main) = self.explains(parent, thread, own_delta_ns)?;
+        let (sum, main, count) = self.explains(parent, thread, own_delta_ns)?;
         if own_delta_ns == 0.0 || sum.abs() * 2.0 < own_delta_ns.abs() {
             return None;
         }
-        let others = self
-            .in_parent(parent, thread)
-            .filter(|g| !g.is_wait() && g.beyond_drift_ns.signum() == own_delta_ns.signum())
-            .count()
-            - 1;
+        let more = match count - 1 {
+            0 => String::new(),
+            others => format!(" and {others} more"),
+        };
         Some((
             sum,
-            format!(
-                "unprofiled: {}{}",
-                main.short(self.basis.unit()),
-                if others > 0 {
-                    format!(" and {others} more")
-                } else {
-                    String::new()
-                }
-            ),
+            format!("unprofiled: {}{more}", main.short(self.basis.unit())),
         ))
     }
 }
@@ -366,20 +248,25 @@ impl GapChanges {
 impl GapChange {
     /// Another thread worked for at least half of its time (in B; in A when
     /// gone), or the other threads did between them (workers that ran one
-    /// after another): a wait for that work (see [`super::waits`]), whose
+    /// after another): a wait for that work (see [`super::super::waits`]), whose
     /// cause is the work, not code without a scope.
     pub fn is_wait(&self) -> bool {
-        let side = if self.verdict == GapVerdict::Gone {
-            &self.a
-        } else {
-            &self.b
-        };
+        let side = self.side();
         let busy = side
             .other_threads
             .iter()
             .map(|t| t.busy_ns)
             .fold(0i64, i64::saturating_add);
         side.total_ns > 0 && busy.saturating_mul(2) >= side.total_ns
+    }
+
+    /// B's side, or A's when the gap is gone.
+    pub fn side(&self) -> &GapSide {
+        if self.verdict == GapVerdict::Gone {
+            &self.a
+        } else {
+            &self.b
+        }
     }
 
     /// In a few words: "the new gap between `sim::step` and `draw::batch`
@@ -394,7 +281,7 @@ impl GapChange {
                 GapVerdict::Shrank => "shrunk",
                 GapVerdict::Unchanged => "unchanged",
             },
-            self.place().words(),
+            self.place.words(),
             self.delta_per_frame_ns / 1e6
         )
     }
@@ -410,59 +297,13 @@ struct Side {
     units: Units,
 }
 
-/// A place by this trace's ids: thread, kind, parent path, after's and
-/// before's names (`u32::MAX`: none).
-type PlaceId = (u32, GapKind, u32, u32, u32);
-
-/// Each scope's path of names, interned (computed for the parents of gaps
-/// and their ancestors only).
-struct Paths {
-    id: Vec<u32>,
-    interned: FxHashMap<(u32, u32), u32>,
-}
-
-impl Paths {
-    fn of(&mut self, trace: &Trace, i: ScopeIdx) -> u32 {
-        let mut chain: Vec<u32> = Vec::new();
-        let mut at = i.0;
-        let mut up = u32::MAX; // the path id above the chain
-        loop {
-            if self.id[at as usize] != u32::MAX {
-                up = self.id[at as usize];
-                break;
-            }
-            chain.push(at);
-            let p = trace.scopes.parent[at as usize];
-            if p == u32::MAX {
-                break;
-            }
-            at = p;
-        }
-        for &k in chain.iter().rev() {
-            let name = trace.defs.name[trace.scopes.def[k as usize].idx()].0;
-            let next = self.interned.len() as u32;
-            up = *self.interned.entry((up, name)).or_insert(next);
-            self.id[k as usize] = up;
-        }
-        up
-    }
-}
-
 fn side(trace: &Trace, basis: Basis) -> Side {
     let units = Units::new(trace, basis);
     let roles = ThreadRoles::of(trace);
-    let mut paths = Paths {
-        id: vec![u32::MAX; trace.scopes.len()],
-        interned: FxHashMap::default(),
-    };
+    let mut paths = Paths::new(trace);
     let mut index: FxHashMap<PlaceId, u32> = FxHashMap::default();
     let mut places: Vec<(PlaceId, [Option<ScopeIdx>; 3])> = Vec::new();
     let mut occ: Vec<(u32, u32, i64, i64)> = Vec::new();
-    let name = |i: Option<ScopeIdx>| {
-        i.map_or(u32::MAX, |i| {
-            trace.defs.name[trace.scopes.def[i.idx()].idx()].0
-        })
-    };
     for st in 0..trace.streams.len() as u32 {
         let thread: StrId = trace.threads.name[trace.streams.thread[st as usize].idx()];
         for_each_stretch(trace, &roles, StreamId(st), RECURRING_FLOOR_NS, |x| {
@@ -472,13 +313,7 @@ fn side(trace: &Trace, basis: Basis) -> Side {
             let Some(at) = x.parent.or(x.after).or(x.before) else {
                 return;
             };
-            let key: PlaceId = (
-                thread.0,
-                x.kind,
-                x.parent.map_or(u32::MAX, |p| paths.of(trace, p)),
-                name(x.after),
-                name(x.before),
-            );
+            let key = paths.place(trace, thread, x.kind, [x.parent, x.after, x.before]);
             let next = places.len() as u32;
             let k = *index.entry(key).or_insert_with(|| {
                 places.push((key, [x.parent, x.after, x.before]));
@@ -511,10 +346,7 @@ fn side_of(occ: &[(u32, u32, i64, i64)], units: &Units) -> (Vec<(u32, i64)>, Sum
     let with = sorted.len();
     let frames = units.count.max(with);
     // Lower median over every unit, the units without it 0.
-    let median_all = match frames.checked_sub(1).map(|n| n / 2) {
-        Some(k) if k >= frames - with => sorted[k - (frames - with)],
-        _ => 0,
-    };
+    let median_all = super::super::common::lower_median_padded(&mut sorted, frames);
     let gs = GapSide {
         frames_with: with,
         frames: units.count,
@@ -610,15 +442,10 @@ fn thread_md(thread: &str) -> String {
 /// thread escaped): what the report, `compare` and the JSON's `sentence`
 /// give.
 fn sentence(g: &GapChange, unit: &str) -> String {
-    let place = g.place().words();
-    let thread = thread_md(&g.thread);
+    let place = g.place.words();
+    let thread = thread_md(&g.place.thread);
     let (a, b) = (&g.a, &g.b);
-    let busy = if g.verdict == GapVerdict::Gone {
-        &a.other_threads
-    } else {
-        &b.other_threads
-    };
-    let meanwhile = meanwhile(busy);
+    let meanwhile = meanwhile(&g.side().other_threads);
     // Code without a scope unless another thread worked for at least half
     // of it (then a wait for that work).
     let idle = !g.is_wait();
@@ -713,11 +540,9 @@ fn joined(
 fn runs(side: &Side) -> Vec<std::ops::Range<usize>> {
     let mut out = vec![0..0; side.places.len()];
     let mut at = 0;
-    while at < side.occ.len() {
-        let p = side.occ[at].0;
-        let end = at + side.occ[at..].partition_point(|x| x.0 == p);
-        out[p as usize] = at..end;
-        at = end;
+    for run in side.occ.chunk_by(|x, y| x.0 == y.0) {
+        out[run[0].0 as usize] = at..at + run.len();
+        at += run.len();
     }
     out
 }
@@ -763,11 +588,7 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
         .map(|(place, ka, kb, x, y, change)| {
             let v = verdict(&change, ka.is_some(), kb.is_some(), noise);
             let g = GapChange {
-                thread: place.thread,
-                kind: place.kind,
-                path: place.path,
-                after: place.after,
-                before: place.before,
+                place,
                 verdict: v,
                 delta_per_frame_ns: y.2.mean_per_frame_ns - x.2.mean_per_frame_ns,
                 beyond_drift_ns: change.beyond_drift_ns(),
@@ -787,8 +608,7 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
     type Row = (GapChange, Option<u32>, Option<u32>);
     let by_place = |x: &Row, y: &Row| {
         let (x, y) = (&x.0, &y.0);
-        (&x.thread, x.kind, &x.path, &x.after, &x.before)
-            .cmp(&(&y.thread, y.kind, &y.path, &y.after, &y.before))
+        x.place.cmp(&y.place)
     };
     let (mut changed, mut unchanged): (Vec<Row>, Vec<Row>) = judged
         .drain(..)
@@ -831,13 +651,9 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
     };
     let unit = basis.unit();
     for (g, ka, kb) in changed.iter_mut().chain(unchanged.iter_mut()) {
-        g.a.other_threads = busy(a, &sa, &ra, *ka, &ia, &g.thread);
-        g.b.other_threads = busy(b, &sb, &rb, *kb, &ib, &g.thread);
-        g.other_threads_idle = if g.verdict == GapVerdict::Gone {
-            g.a.other_threads.is_empty()
-        } else {
-            g.b.other_threads.is_empty()
-        };
+        g.a.other_threads = busy(a, &sa, &ra, *ka, &ia, &g.place.thread);
+        g.b.other_threads = busy(b, &sb, &rb, *kb, &ib, &g.place.thread);
+        g.other_threads_idle = g.side().other_threads.is_empty();
         g.sentence = sentence(g, unit);
     }
     let strip =

@@ -5,12 +5,12 @@
 //! renames ([`super::rename`]), the gaps ([`super::gap_diff`]) and the
 //! frame's accounting ([`super::accounting`]); nothing below imports it.
 
+use super::super::find::GroupBy;
 use super::basis::{Basis, Units};
 use super::compare::{
     COUNTED_PAIRS, CompareOptions, CompareRow, CompareTable, Joined, Pair, Status, compare_warnings,
 };
 use super::drift::Drift;
-use super::find::GroupBy;
 use super::gate::{Gate, GateResult};
 use super::judge::{Change, Kind, Own};
 use crate::engine::model::Trace;
@@ -64,20 +64,12 @@ pub struct CompareReport {
     pub left_out: Option<String>,
 }
 
-/// The gate over the rows `opts` keep (a row of a whole name has no
-/// data when the table is grouped by name).
 /// The gate as it weighs what reaches the frame, for `report` and
-/// `compare` alike: the rows of `pairs` less the names `left_out`
-/// holds (off the critical path, renamed), each new name net of the
-/// gone ones at its place ([`gate_rows`]); then the changed gaps'
-/// causes ([`GateResult::with_gaps`]); then the waits that ran less in
-/// parallel ([`GateResult::with_lost_parallelism`]).
-///
-/// New and gone names that `places` holds (scopes that appear or vanish
-/// under a scope both recordings run: [`super::restructure`]) are not
-/// rows of their own: each place that holds one is, judged by what
-/// entered there (the parent's own time and its unmatched children's),
-/// named after its costliest new scope (its gone one when none is new).
+/// `compare` alike: the rows of `pairs` less the names `left_out` holds
+/// (off the critical path, renamed) and those `places` holds (each place
+/// that holds one is a row instead: [`super::restructure`]); then the
+/// changed gaps' causes ([`GateResult::with_gaps`]); then the waits that
+/// ran less in parallel ([`GateResult::with_lost_parallelism`]).
 pub fn frame_gate(
     names: &Joined,
     gate: &Gate,
@@ -87,10 +79,14 @@ pub fn frame_gate(
     waits: &[super::wait_diff::WaitChange],
     places: &super::restructure::Restructures,
 ) -> GateResult {
-    let rows = gate_rows(names, pairs, |p| {
-        let name = names.name(p);
-        !left_out(name) && !places.holds(name)
-    });
+    // Two recordings with no name in common (another app, or names that
+    // do not match): nothing is new against anything.
+    let common = (names.pairs().iter()).any(|&p| names.facts(p).status == Status::Both);
+    let rows: Vec<(Pair, Change, Own)> = (pairs.into_iter())
+        .filter(|&p| !left_out(names.name(p)) && !places.holds(names.name(p)))
+        .map(|p| (p, names.change(p), names.own(p)))
+        .filter(|(_, c, _)| common || c.kind != Kind::New)
+        .collect();
     let place_rows = places.gate_rows(names.noise().pct);
     gate.check(
         names.unit_ns(),
@@ -104,88 +100,8 @@ pub fn frame_gate(
                     .map(|(n, c, own)| (n.as_str(), None, c, *own)),
             ),
     )
-    .with_gaps(&gaps.without_places(places))
+    .with_gaps(&gaps.without_places(places, false))
     .with_lost_parallelism(waits)
-}
-
-/// The rows a gate scans, of `pairs` that `keep` keeps (and the gone
-/// names it nets them against, of those `keep` keeps): those judged
-/// from their calls, and the new ones, each new name net of the gone
-/// names at its place (thread and caller, `rename::places`; each gone
-/// name netted once, against the costliest new name there): new code
-/// where old code was costs only what it adds.
-pub fn gate_rows(
-    names: &Joined,
-    pairs: Vec<Pair>,
-    keep: impl Fn(Pair) -> bool,
-) -> Vec<(Pair, Change, Own)> {
-    let mut rows: Vec<(Pair, Change, Own)> = pairs
-        .into_iter()
-        .filter(|&p| keep(p))
-        .map(|p| (p, names.change(p), names.own(p)))
-        .filter(|(_, c, _)| c.tested || c.kind == Kind::New)
-        .collect();
-    // Two recordings with no name in common (another app, or names
-    // that do not match): nothing is new against anything.
-    let common = names
-        .pairs()
-        .iter()
-        .any(|&p| matches!(names.facts(p).status, Status::Both));
-    if !common {
-        rows.retain(|(_, c, _)| c.kind != Kind::New);
-        return rows;
-    }
-    let new: Vec<usize> = (0..rows.len())
-        .filter(|&k| rows[k].1.kind == Kind::New)
-        .collect();
-    if new.is_empty() {
-        return rows;
-    }
-    let gone: Vec<(Pair, Change)> = names
-        .pairs()
-        .iter()
-        .filter(|&&p| keep(p))
-        .map(|&p| (p, names.change(p)))
-        .filter(|(_, c)| c.kind == Kind::Gone)
-        .collect();
-    if gone.is_empty() {
-        return rows;
-    }
-    let new_names: Vec<&str> = new.iter().map(|&k| names.name(rows[k].0)).collect();
-    let gone_names: Vec<&str> = gone.iter().map(|(p, _)| names.name(*p)).collect();
-    let pb = super::rename::places(names.traces().1, &new_names);
-    let pa = super::rename::places(names.traces().0, &gone_names);
-    // The costliest new name at each place takes its gone names.
-    let mut order: Vec<usize> = (0..new.len()).collect();
-    order.sort_by(|&x, &y| {
-        rows[new[y]]
-            .1
-            .delta_per_frame_ns
-            .total_cmp(&rows[new[x]].1.delta_per_frame_ns)
-            .then_with(|| new_names[x].cmp(new_names[y]))
-    });
-    let mut taken = vec![false; gone.len()];
-    for j in order {
-        let place = &pb[j].0;
-        let mut net = 0.0;
-        for (g, (_, gc)) in gone.iter().enumerate() {
-            if !taken[g] && pa[g].0.thread == place.thread && pa[g].0.parent == place.parent {
-                taken[g] = true;
-                net += gc.delta_per_frame_ns;
-            }
-        }
-        if net != 0.0 {
-            let (_, c, own) = &mut rows[new[j]];
-            c.delta_per_frame_ns += net;
-            c.raw.row.delta_ns += net;
-            if let Some(e) = c.raw.row.exact.as_mut() {
-                e[0] += net;
-                e[1] += net;
-            }
-            own.beyond_drift_ns += net;
-        }
-    }
-    rows
 }
 
 /// `compare`'s gate: `report`'s ([`frame_gate`]) over the rows
@@ -205,7 +121,7 @@ fn gate_as_report(
     let (ua, ub) = (Units::new(a, names.basis()), Units::new(b, names.basis()));
     let renamed = super::rename::renames_in(a, b, names, (&ua, &ub), &noise);
     // `report`'s defaults: gaps of 1 ms or more, the 10 largest recurring.
-    let recurring = |t: &Trace| super::gaps::gaps(t, None, 1_000_000, 10).recurring;
+    let recurring = |t: &Trace| super::super::gaps::gaps(t, None, 1_000_000, 10).recurring;
     let (ra, rb) = (recurring(a), recurring(b));
     let waits = super::wait_diff::wait_changes(&ra, &rb, names, &noise);
     let off = super::wait_diff::off_critical_path_names(a, b, thread, (&ra, &rb), &waits);

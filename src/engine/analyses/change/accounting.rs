@@ -7,10 +7,10 @@
 //! spike skews a side's mean the median leads ([`Lead`]). `compare` and the
 //! report answer with it.
 
+use super::super::coverage;
+use super::super::gaps::GapKind;
 use super::basis::{Basis, Units};
-use super::coverage;
 use super::gap_diff::{GapChanges, GapVerdict};
-use super::gaps::GapKind;
 use super::judge::{Kind, Noise, Sample, estimate};
 use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
 use rustc_hash::FxHashMap;
@@ -47,13 +47,9 @@ pub struct FrameChange {
     /// Of `delta_mean_ns`, in percent.
     pub drift_pct: f64,
     /// The contributions of every name judged a change (listed or not),
-    /// summed, beyond
-    /// the drift (each name's own time in A times the factor is its
-    /// expected time in B).
+    /// summed, beyond the drift.
     pub explained_ns: f64,
-    /// `explained_ns`'s share of the frame's movement, signed: of the
-    /// parts' absolute values summed (`parts`), so never beyond 100 (parts
-    /// that cancel are each told, not netted into a share past the whole).
+    /// `explained_ns`'s share of the frame's movement (see `parts`).
     pub explained_pct: f64,
     /// The mean's change outside `thread`'s scopes (unprofiled time, idle,
     /// other threads): the mean's change minus every name's self time.
@@ -72,11 +68,7 @@ pub struct FrameChange {
     /// The frame that skews a side's mean when the lead is the median.
     pub skew: Option<Skew>,
     /// The mean's change in signed parts that sum to it, each counted once
-    /// ([`FrameChange::account`]): `causes` (`explained_ns`), `drift`
-    /// (`drift_ns`), `restructured` (time that only moved between a scope
-    /// and the scopes that appear or vanish under it: about nothing) and
-    /// `unaccounted` (the rest: names within noise, time outside the
-    /// thread's scopes that no judged gap holds).
+    /// (see docs/statistics.md, "The frame's parts").
     pub parts: Vec<FramePart>,
     /// The restructured places' own-time changes on `thread`, summed (set
     /// by the comparison that finds them; 0 otherwise).
@@ -95,8 +87,7 @@ pub struct FramePart {
     /// `causes`, `drift`, `restructured` or `unaccounted`.
     pub part: &'static str,
     pub delta_ns: f64,
-    /// Its share of the frame's movement, signed: `delta_ns` over the parts'
-    /// absolute values summed (their absolute shares sum to 100).
+    /// Its share of the frame's movement, signed.
     pub share_pct: f64,
 }
 
@@ -114,7 +105,7 @@ impl FrameChange {
             ("unaccounted", left),
         ];
         let gross: f64 = parts.iter().map(|(_, x)| x.abs()).sum();
-        let share = |x: f64| if gross > 0.0 { 100.0 * x / gross } else { 0.0 };
+        let share = |x: f64| super::super::common::pct(x, gross);
         self.parts = parts
             .iter()
             .map(|&(part, delta_ns)| FramePart {
@@ -180,10 +171,6 @@ pub struct MedianChange {
     pub accounted_ns: i64,
     /// `delta_median_ns − accounted_ns`.
     pub unexplained_ns: i64,
-    /// The changes of the names judged a change (listed or not), summed.
-    pub explained_ns: i64,
-    /// Of `delta_median_ns`, in percent.
-    pub explained_pct: f64,
 }
 
 /// A name's median own time per frame on the frame thread, A and B.
@@ -310,10 +297,6 @@ pub fn self_by_name<'t>(t: &'t Trace, thread: Option<&str>) -> FxHashMap<&'t str
     out
 }
 
-fn frame_durations(t: &Trace) -> Vec<i64> {
-    t.frames.ids().map(|f| t.frames.duration_ns(f)).collect()
-}
-
 /// The units' durations: the frames' (`own_frames`: `thread`'s own frame
 /// time, when frames overlap and each frame's range mixes two), or per
 /// second the time the threads named `thread` spend in top-level scopes in
@@ -323,7 +306,7 @@ fn unit_durations(t: &Trace, units: &Units, thread: &str, own_frames: bool) -> V
         if own_frames {
             return crate::engine::analyses::frames::thread_frame_ns(t, thread);
         }
-        return frame_durations(t);
+        return t.frames.ids().map(|f| t.frames.duration_ns(f)).collect();
     }
     let mut busy = vec![0i64; units.count];
     let Some(id) = t.strings.find(thread) else {
@@ -405,31 +388,6 @@ fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> Vec<(&'t str,
         .collect()
 }
 
-/// The lower median of `values` padded with zeros to `units` values (a
-/// unit without the name counts 0); 0 for no unit.
-fn lower_median_padded(values: &mut [i64], units: usize) -> i64 {
-    if units == 0 {
-        return 0;
-    }
-    values.sort_unstable();
-    let k = (units - 1) / 2;
-    let negative = values.partition_point(|&v| v < 0);
-    let zeros = units.saturating_sub(values.len());
-    if k < negative {
-        values[k]
-    } else if k < negative + zeros {
-        0
-    } else {
-        values.get(k - zeros).copied().unwrap_or(0)
-    }
-}
-
-/// The lower median of `v` (0 when empty).
-fn lower_median(v: &[i64]) -> i64 {
-    let n = v.len();
-    lower_median_padded(&mut v.to_vec(), n)
-}
-
 /// One side's median parts: each name's median own time per unit, and
 /// the median time outside the thread's scopes per unit.
 struct MedianParts<'t> {
@@ -457,17 +415,17 @@ fn median_parts<'t>(
         }
         by_name.insert(
             group[0].0,
-            lower_median_padded(&mut values, durations.len()),
+            super::super::common::lower_median_padded(&mut values, durations.len()),
         );
     }
-    let outside: Vec<i64> = durations
+    let mut outside: Vec<i64> = durations
         .iter()
         .zip(&scoped)
         .map(|(&d, &s)| d.saturating_sub(s))
         .collect();
     MedianParts {
         by_name,
-        outside_ns: lower_median(&outside),
+        outside_ns: super::super::common::lower_median(&mut outside),
     }
 }
 
@@ -507,17 +465,9 @@ fn median_change(
             })
         })
         .collect();
-    contributions.sort_by(|x, y| {
-        y.self_delta_median_ns
-            .unsigned_abs()
-            .cmp(&x.self_delta_median_ns.unsigned_abs())
-            .then_with(|| x.name.cmp(&y.name))
+    largest_first(&mut contributions, |c| {
+        (c.self_delta_median_ns as f64, &c.name)
     });
-    let explained: i64 = contributions
-        .iter()
-        .filter(|c| c.kind.is_change())
-        .map(|c| c.self_delta_median_ns)
-        .sum();
     let total_contributions = contributions.len();
     contributions.truncate(top);
     let outside = pb.outside_ns.saturating_sub(pa.outside_ns);
@@ -530,13 +480,15 @@ fn median_change(
         outside_scopes_ns: outside,
         accounted_ns: accounted,
         unexplained_ns: delta_median_ns.saturating_sub(accounted),
-        explained_ns: explained,
-        explained_pct: if delta_median_ns != 0 {
-            100.0 * explained as f64 / delta_median_ns as f64
-        } else {
-            0.0
-        },
     }
+}
+
+/// Largest |change| first (`of`: a row's change and name), ties by name.
+fn largest_first<T>(rows: &mut [T], of: impl Fn(&T) -> (f64, &String)) {
+    rows.sort_by(|x, y| {
+        let ((dx, nx), (dy, ny)) = (of(x), of(y));
+        dy.abs().total_cmp(&dx.abs()).then_with(|| nx.cmp(ny))
+    });
 }
 
 /// "frame 136" or "second 4".
@@ -562,8 +514,8 @@ fn lead(
     let delta_mean = mean_b - mean_a;
     let delta_median = (median_b - median_a) as f64;
     let gap = (delta_mean - delta_median).abs();
-    let threshold =
-        (noise.ms * 1e6).max(noise.pct / 100.0 * delta_mean.abs().max(delta_median.abs()));
+    let larger = delta_mean.abs().max(delta_median.abs());
+    let threshold = super::effect::band_ns(larger, noise.pct, noise.ms);
     let unit = basis.unit();
     let moved = format!(
         "the mean {unit} moved {:+.3} ms, the median {:+.3} ms",
@@ -698,13 +650,7 @@ pub fn frame_change(
         Some(&Sample::per_unit(db.clone(), &ub)),
         &noise.as_measured(),
     );
-    let mean = |d: &[i64]| {
-        if d.is_empty() {
-            0.0
-        } else {
-            d.iter().map(|&x| x as f64).sum::<f64>() / d.len() as f64
-        }
-    };
+    let mean = |d: &[i64]| d.iter().map(|&x| x as f64).sum::<f64>() / d.len().max(1) as f64;
     let (mean_a, mean_b) = (mean(&da), mean(&db));
     let delta_mean = mean_b - mean_a;
     let (sa, sb) = (
@@ -732,12 +678,7 @@ pub fn frame_change(
             })
         })
         .collect();
-    contributions.sort_by(|x, y| {
-        y.self_delta_per_frame_ns
-            .abs()
-            .total_cmp(&x.self_delta_per_frame_ns.abs())
-            .then_with(|| x.name.cmp(&y.name))
-    });
+    largest_first(&mut contributions, |c| (c.self_delta_per_frame_ns, &c.name));
     // Explained by every name judged a change, not only the listed ones:
     // --top limits what is printed, never what is explained.
     let own_a = |n: &str| sa.get(n).copied().unwrap_or(0) as f64 / fa;
@@ -772,13 +713,6 @@ pub fn frame_change(
         judged.drift_part_ns = drift_ns;
         judged.decide(noise.alpha);
     }
-    let pct_of_mean = |x: f64| {
-        if delta_mean.abs() > 0.0 {
-            100.0 * x / delta_mean
-        } else {
-            0.0
-        }
-    };
     let mut notes = Vec::new();
     for (label, t) in [("A", a), ("B", b)] {
         if let Some(note) = coverage::frame_coverage(t)
@@ -817,9 +751,9 @@ pub fn frame_change(
     let mut frame = FrameChange {
         basis,
         thread,
-        median_a_ns: judged.median_a_ns.unwrap_or(0),
-        median_b_ns: judged.median_b_ns.unwrap_or(0),
-        delta_median_ns: judged.median_b_ns.unwrap_or(0) - judged.median_a_ns.unwrap_or(0),
+        median_a_ns: median_a,
+        median_b_ns: median_b,
+        delta_median_ns: median_b - median_a,
         mean_a_ns: mean_a,
         mean_b_ns: mean_b,
         delta_mean_ns: delta_mean,
@@ -828,7 +762,7 @@ pub fn frame_change(
         contributions,
         total_contributions,
         drift_ns,
-        drift_pct: pct_of_mean(drift_ns),
+        drift_pct: super::super::common::pct(drift_ns, delta_mean),
         explained_ns: explained,
         explained_pct: 0.0,
         parts: Vec::new(),
@@ -871,14 +805,14 @@ pub fn with_gaps(frame: &mut FrameChange, gaps: &GapChanges) {
     frame.gaps = gaps
         .changed
         .iter()
-        .filter(|g| g.thread == frame.thread)
+        .filter(|g| g.place.thread == frame.thread)
         .map(|g| GapContribution {
             verdict: g.verdict,
-            kind: g.kind,
-            path: g.path.clone(),
-            after: g.after.clone(),
-            before: g.before.clone(),
-            parent: g.in_scope().then(|| g.parent().to_owned()),
+            kind: g.place.kind,
+            path: g.place.path.clone(),
+            after: g.place.after.clone(),
+            before: g.place.before.clone(),
+            parent: g.in_scope().then(|| g.place.parent().to_owned()),
             delta_per_frame_ns: g.delta_per_frame_ns,
             beyond_drift_ns: g.beyond_drift_ns,
             delta_median_per_frame_ns: g.delta_median_per_frame_ns,

@@ -88,8 +88,7 @@ pub fn unframed(t: &Trace) -> Option<Unframed> {
         return None;
     }
     let mut d: Vec<i64> = f.ids().map(|i| f.duration_ns(i)).collect();
-    d.sort_unstable();
-    let median = d[(d.len() - 1) / 2];
+    let median = super::super::common::lower_median(&mut d);
     (median >= UNFRAMED_MEDIAN_FRAME_NS).then(|| {
         let (lo, hi) = span(t);
         Unframed {
@@ -191,30 +190,11 @@ impl Units {
         )
     }
 
-    /// The run unit `u` belongs to.
-    pub fn run_of(&self, u: u32) -> u32 {
-        match self.basis {
-            Basis::Frame => self.frame_runs.partition_point(|&first| first <= u) as u32,
-            Basis::Second => self
-                .run_starts
-                .partition_point(|&(_, first)| first <= u)
-                .saturating_sub(1) as u32,
-        }
-    }
-
     /// The first unit of each run after the first (empty: one run).
     pub fn run_starts(&self) -> Vec<u32> {
         match self.basis {
             Basis::Frame => self.frame_runs.clone(),
             Basis::Second => self.run_starts.iter().skip(1).map(|r| r.1).collect(),
-        }
-    }
-
-    /// How many runs the units cover.
-    pub fn runs(&self) -> usize {
-        match self.basis {
-            Basis::Frame => self.frame_runs.len() + 1,
-            Basis::Second => self.run_starts.len().max(1),
         }
     }
 

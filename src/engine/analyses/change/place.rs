@@ -1,20 +1,12 @@
-//! Where a changed name changed: its calls split by call site (the caller's
-//! name and the thread), each site judged by the model of change as a row
-//! of its own, the sites of one name as one family.
-//!
-//! The name is **placed** at a site when that site holds more than half of
-//! the name's effect (the same sign), its own verdict is a change and no
-//! other site's is: "slower where `ui::tooltip` calls it on main (0.500 →
-//! 2.490 ms per call); its other call site unchanged: `ui::label`". When
-//! every site changed, the change is "at every call site"; when some did,
-//! they are named. A name with one call site has its one site listed (no
-//! words). Placed at a caller, it descends: that caller's calls split by
-//! their own caller, and so on ([`MAX_DEPTH`] callers), while one part holds
-//! the change and the others held ("where `ui::popup > ui::tooltip` calls
-//! it"). One pass over each side's scopes for every name asked.
+//! Where a changed name changed: its calls split by call site (caller and
+//! thread), each site a row, the sites of one name a family. See
+//! docs/statistics.md, section "Places and renames". Placed at a caller,
+//! it descends (that caller's own callers, [`MAX_DEPTH`] at most) while one
+//! part holds the change and the others held. One pass over each side's
+//! scopes for every name asked.
 
 use super::basis::{Basis, Units};
-use super::judge::{Change, Kind, Noise, Sample, decide_family, estimate, samples};
+use super::judge::{Change, Kind, Noise, Sample, decide_family, estimate};
 use crate::engine::model::{NO_PARENT, Trace};
 use crate::engine::write::escape::markdown_code;
 use rustc_hash::FxHashMap;
@@ -74,7 +66,7 @@ fn calls_of(t: &Trace, units: &Units, names: &[&str]) -> (Vec<Vec<Call>>, Keys) 
     let mut keys: Keys = Vec::new();
     let mut out: Vec<Vec<Call>> = vec![Vec::new(); names.len()];
     let s = &t.scopes;
-    for (slot, idx) in super::common::calls_of_names(t, names) {
+    for (slot, idx) in super::super::common::calls_of_names(t, names) {
         let (i, parent) = (idx.idx(), s.parent[idx.idx()]);
         // The callers' name ids, nearest first (0, `""`, past the top).
         let mut chain = [0u32; MAX_DEPTH];
@@ -107,12 +99,8 @@ fn calls_of(t: &Trace, units: &Units, names: &[&str]) -> (Vec<Vec<Call>>, Keys) 
 }
 
 fn sample(calls: &[&Call], units: &Units) -> Option<Sample> {
-    if calls.is_empty() {
-        return None;
-    }
-    let mut v: Vec<(u32, u32, i64)> = calls.iter().map(|c| (0, c.unit, c.duration_ns)).collect();
-    v.sort_unstable();
-    samples(&v, 1, units).pop()
+    let of = |c: &&Call| (c.unit, c.duration_ns);
+    (!calls.is_empty()).then(|| Sample::of_calls(calls.iter().map(of), units))
 }
 
 /// The sites of `a`'s and `b`'s calls at `depth` callers, judged as one

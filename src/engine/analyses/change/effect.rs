@@ -52,28 +52,10 @@
 //!
 //! ## The verdict
 //!
-//! The band is `±max(noise % of f · mean_A, noise ms)` per unit. With the
-//! two-sided interval at level `1 − α'`:
-//!
-//! - **changed** when the whole interval lies outside the band;
-//! - **unchanged** when the `1 − 2α` interval (two one-sided tests at the
-//!   comparison's nominal α, whatever the family's level) lies inside it;
-//! - **inconclusive** otherwise, with what would settle it (`settle`).
-//!
-//! The printed interval and level are those the verdict rests on.
-//!
-//! `α' = α` for a row judged alone. A comparison's rows are one family: its
-//! p-values (`2 (1 − T((|Δ| − band) / se))`, the test of "outside the
-//! band") go through Benjamini–Hochberg at `α` (the false-discovery rate),
-//! and every row's interval is printed at the level the selection used,
-//! `α' = R α / m` (Benjamini–Yekutieli's false-coverage intervals, R of m
-//! rows selected): a row is changed exactly when its printed interval
-//! clears the band. The gate's family is controlled family-wise (Holm).
-//!
-//! An exact prefilter keeps the worst case cheap: a row whose larger side
-//! (A's times `f`, or B's) costs less than the band per unit is unchanged by
-//! construction (Δ lies in `[−f·mean_A, mean_B]`), with that as its
-//! interval.
+//! Changed, unchanged (the `1 − 2α` interval inside the band: two one-sided
+//! tests at the nominal α) or inconclusive, the printed interval the one the
+//! verdict rests on. See docs/statistics.md, section "The verdict" (the
+//! family's level, the prefilter).
 //!
 //! Everything here is `f64` arithmetic plus `libm`'s `exp`, `log` and
 //! `lgamma`, the same on native and wasm: both print the same figures and
@@ -85,15 +67,10 @@ use serde::Serialize;
 pub const MAX_BATCHES: usize = 32;
 /// Fewer effective batches than this on a side: the row is inconclusive.
 pub const MIN_EFFECTIVE_BATCHES: f64 = 3.0;
-/// The most weight (degrees of freedom) the spread every row shares gets
-/// in the moderated variance of several runs a side (rows whose variances
-/// agree as sampling alone would: as good as known).
+/// The most weight (degrees of freedom) of the moderated variance's prior.
 pub const MAX_PRIOR_DF: f64 = 1000.0;
-/// A row's run-to-run spread (log ratio between one run of A and one of
-/// B, beyond the drift) when too few busy names measure it: what the
-/// repo's real same-code twins measure with enough names (the Rerun
-/// Viewer's, 63 busy names: 0.121; the SDK's, 18 names over 13 seconds:
-/// 0.198; docs/statistics.md).
+/// A row's run-to-run spread (log) when too few busy names measure it
+/// (docs/statistics.md's table of constants says why 0.12).
 pub const DEFAULT_TAU: f64 = 0.12;
 /// The drift's standard error (log) when it was not estimated.
 pub const DEFAULT_DRIFT_SE: f64 = 0.03;
@@ -563,9 +540,7 @@ pub fn shared_tau(rows: &[&Estimate]) -> Option<f64> {
     if logs.len() < MIN_SCOPES {
         return None;
     }
-    let centre = median(&mut logs);
-    let mut dev: Vec<f64> = logs.iter().map(|l| (l - centre).abs()).collect();
-    let spread = 1.4826 * median(&mut dev);
+    let (_, spread) = robust_spread(&logs);
     let sampled = median(&mut sampling);
     Some((spread * spread - sampled).max(0.0).sqrt())
 }
@@ -580,6 +555,17 @@ pub(super) fn median(v: &mut [f64]) -> f64 {
     } else {
         (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
+}
+
+/// The median of `v` ([`median`]'s) and the robust spread around it,
+/// 1.4826 × the median absolute deviation; `(0, 0)` when empty.
+pub(super) fn robust_spread(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0);
+    }
+    let centre = median(&mut v.to_vec());
+    let mut dev: Vec<f64> = v.iter().map(|x| (x - centre).abs()).collect();
+    (centre, 1.4826 * median(&mut dev))
 }
 
 /// A row whose larger side costs less than the band per unit: unchanged by
@@ -800,33 +786,24 @@ fn incomplete_beta(x: f64, a: f64, b: f64) -> f64 {
     if x > (a + 1.0) / (a + b + 2.0) {
         return 1.0 - incomplete_beta(1.0 - x, b, a);
     }
-    const TINY: f64 = 1e-300;
+    // Away from 0: the fraction's terms are divided by.
+    let tiny = |v: f64| if v.abs() < 1e-300 { 1e-300 } else { v };
     let mut c = 1.0;
-    let mut d = 1.0 - (a + b) * x / (a + 1.0);
-    if d.abs() < TINY {
-        d = TINY;
-    }
-    d = 1.0 / d;
+    let mut d = 1.0 / tiny(1.0 - (a + b) * x / (a + 1.0));
     let mut h = d;
     for m in 1..300 {
         let m = f64::from(m);
         let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
-        d = 1.0 + aa * d;
-        d = if d.abs() < TINY { TINY } else { d };
-        c = 1.0 + aa / c;
-        c = if c.abs() < TINY { TINY } else { c };
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
-        d = 1.0 + aa * d;
-        d = if d.abs() < TINY { TINY } else { d };
-        c = 1.0 + aa / c;
-        c = if c.abs() < TINY { TINY } else { c };
-        d = 1.0 / d;
-        let step = d * c;
-        h *= step;
-        if (step - 1.0).abs() < 1e-15 {
+        // The even step, then the odd one.
+        for aa in [
+            m * (b - m) * x / ((a + m2 - 1.0) * (a + m2)),
+            -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0)),
+        ] {
+            d = 1.0 / tiny(1.0 + aa * d);
+            c = tiny(1.0 + aa / c);
+            h *= d * c;
+        }
+        if (d * c - 1.0).abs() < 1e-15 {
             break;
         }
     }
