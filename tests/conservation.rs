@@ -1401,6 +1401,17 @@ fn code_moved_between_subtrees_is_one_movement_and_no_cost() {
             c.new,
             c.gone
         );
+        // Neither parent changed by its own: `sim::update`'s own time went
+        // to its children, `frame` only lost what moved; the frame's change
+        // is accounted for, not left to a remainder.
+        assert!(c.changes.is_empty(), "{:?}", c.changes);
+        assert!(
+            c.places.iter().any(|p| p.moved_in == ["ai::think"])
+                && c.places.iter().any(|p| p.moved_out == ["ai::think"]),
+            "{:#?}",
+            c.places
+        );
+        assert_frame_accounted(&c, "code moved");
     }
 }
 

@@ -108,7 +108,12 @@ fn judged(
     let gap_diff = gap_diff.without_places(&places, true);
     listed.retain(|(p, _)| {
         let n = names.name(*p);
-        !renamed.iter().any(|r| r.from == n || r.to == n) && !places.is_restructured(n)
+        // The parent of a restructured place changed only by what it holds
+        // (its own time went to the new scopes, code moved in or out is
+        // judged on its own rows): no change of its own.
+        !renamed.iter().any(|r| r.from == n || r.to == n)
+            && !places.is_restructured(n)
+            && !places.is_restructured_parent(n)
     });
     let changed_rows = listed.len();
     listed.sort_by(|(x, cx), (y, cy)| {
@@ -231,10 +236,12 @@ fn judged(
             r.place = p;
         }
     }
-    // A restructured name is no change of the frame's.
+    // A restructured name is no change of the frame's, nor is the parent
+    // of a restructured place: its own time went to the scopes it holds
+    // now, and what it holds more or less is its children's (code moved).
     let mut kinds = names.kinds_by_name();
     for (n, k) in kinds.iter_mut() {
-        if places.is_restructured(n) {
+        if places.is_restructured(n) || places.is_restructured_parent(n) {
             *k = Kind::Unchanged;
         }
     }

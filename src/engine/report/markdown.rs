@@ -1077,12 +1077,15 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                 .join(", ")
         }
     };
-    // A wrapper (its total moved, its own time did not) is no second cause.
+    // A wrapper (its total moved, its own time did not, or went to the
+    // scopes it holds now: a restructured place's parent) is no second
+    // cause.
     let wrapper = |n: &String| {
         c.rows
             .iter()
             .find(|r| &r.name == n)
             .is_some_and(|r| is_wrapper(r, c.noise.ms * 1e6))
+            || c.places.iter().any(|p| p.restructured && &p.parent == n)
     };
     let (wrappers, causes): (Vec<String>, Vec<String>) =
         c.changes.iter().cloned().partition(wrapper);
@@ -1094,8 +1097,8 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
     if !wrappers.is_empty() {
         let _ = writeln!(
             o,
-            "- **Through their children only** (their own time did not change: not a second \
-             cause): {}",
+            "- **Through their children only** (their own time did not change, or went to new \
+             scopes under them: not a second cause): {}",
             list(&wrappers)
         );
     }

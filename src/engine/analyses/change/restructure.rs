@@ -68,6 +68,13 @@ pub struct Restructures {
 }
 
 impl Restructures {
+    /// Whether `name` is the parent of a restructured place.
+    pub fn is_restructured_parent(&self, name: &str) -> bool {
+        self.places
+            .iter()
+            .any(|p| p.restructured && p.parent == name)
+    }
+
     /// The places `name` (a new or gone name) is held by, if every node of
     /// it is under one.
     pub fn places_of(&self, name: &str) -> Option<&[u32]> {
