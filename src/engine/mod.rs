@@ -34,3 +34,20 @@ pub use read::{
     decode_puffin, load,
 };
 pub use write::json::{export_string, write_export};
+
+/// `a` and `b` at once where there are threads (rayon's pool), one after
+/// the other in the browser (the page's workers split work by recording
+/// instead). The answers are the same either way.
+pub fn join<A: Send, B: Send>(
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        rayon::join(a, b)
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        (a(), b())
+    }
+}

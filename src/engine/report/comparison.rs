@@ -53,7 +53,7 @@ pub(super) fn comparison(
     opts: &ReportOptions,
 ) -> (ComparisonReport, Sides) {
     let (a, b) = (&a.trace, &b.trace);
-    let (sides, (edges, by_name)) = rayon::join(sides, || {
+    let (sides, (edges, by_name)) = crate::engine::join(sides, || {
         // The steady states are compared: each run's start-up and shutdown
         // (its transients) are left out and said so.
         let edges = SteadyPair::of(a, b, &opts.noise);
@@ -84,7 +84,7 @@ fn judged(
     // The (name, data) rows judged against the names' drift.
     let noise = names.noise();
     // The gap places judged with the same noise and drift.
-    let (gap_diff, by_data) = rayon::join(
+    let (gap_diff, by_data) = crate::engine::join(
         || gap_changes(a, b, &noise, names.basis(), opts.top),
         || CompareTable::judged(a, b, noise),
     );

@@ -536,7 +536,8 @@ impl Report {
                 None
             }
             Some((name, decoded)) => {
-                let sides = || rayon::join(|| side("A", a.0, a.1), || side("B", name, decoded));
+                let sides =
+                    || crate::engine::join(|| side("A", a.0, a.1), || side("B", name, decoded));
                 let (mut c, ((tr_a, section_a), (tr_b, section_b))) =
                     comparison(a.1, decoded, sides, &opts);
                 c.look_first = look_first(&c, &section_b, &opts);

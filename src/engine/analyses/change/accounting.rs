@@ -729,7 +729,7 @@ pub fn frame_change(
         judged.median_a_ns.unwrap_or(0),
         judged.median_b_ns.unwrap_or(0),
     );
-    let parts = rayon::join(
+    let parts = crate::engine::join(
         || median_parts(a, &ua, &thread, &da),
         || median_parts(b, &ub, &thread, &db),
     );
