@@ -454,6 +454,12 @@ fn start_up_in_one_run_only_is_left_out_never_a_change() {
         );
         assert!(names(&c["changes"]).is_empty(), "{}", c["changes"]);
         assert_eq!(c["frame"]["kind"], "unchanged", "{:#}", c["frame"]);
+        // The differential tree's path walks the steady states too.
+        let path = c["change_paths"].to_string();
+        assert!(
+            !path.contains("assets::preload") && !path.contains("shaders::compile"),
+            "{path}"
+        );
         assert_eq!(status, 0, "{:#}", c["gate"]);
         let first = c["conditions"][0].as_str().unwrap();
         let which = if side == 0 { "in A only" } else { "in B only" };

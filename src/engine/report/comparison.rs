@@ -24,7 +24,7 @@ use crate::engine::analyses::place::place;
 use crate::engine::analyses::rename::{Rename, renames_in};
 use crate::engine::analyses::restructure::{Restructures, restructures};
 use crate::engine::analyses::shape::{self, Shape, classify_runs, compared_words, series_by_name};
-use crate::engine::analyses::transform::Transformed;
+use crate::engine::analyses::transform::{Stack, Transformed, transformed_tree};
 use crate::engine::analyses::transient::SteadyPair;
 use crate::engine::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use crate::engine::analyses::verdict::frame_gate;
@@ -51,6 +51,7 @@ pub(super) fn comparison(
     b: &Decoded,
     sides: impl FnOnce() -> Sides + Send,
     opts: &ReportOptions,
+    stack: &Stack,
 ) -> (ComparisonReport, Sides) {
     let (a, b) = (&a.trace, &b.trace);
     let (sides, (edges, by_name)) = crate::engine::join(sides, || {
@@ -63,7 +64,7 @@ pub(super) fn comparison(
         let by_name = CompareTable::grouped(sa, sb, GroupBy::Name, opts.noise);
         (edges, by_name)
     });
-    let c = judged(a, b, &edges, by_name, &sides, opts);
+    let c = judged(a, b, &edges, by_name, (&sides, stack), opts);
     (c, sides)
 }
 
@@ -72,14 +73,25 @@ fn judged(
     b: &Trace,
     edges: &SteadyPair,
     by_name: CompareTable,
-    sides: &Sides,
+    (sides, stack): (&Sides, &Stack),
     opts: &ReportOptions,
 ) -> ComparisonReport {
-    let (ta, tb) = (&sides.0.0.tree, &sides.1.0.tree);
     let gaps = (&sides.0.1.recurring_gaps[..], &sides.1.1.recurring_gaps[..]);
-    // The whole recordings: what the given merged trees were made of.
-    let whole = (a, b);
     let (a, b) = edges.traces(a, b);
+    // The change path walks the steady states' trees: the sides' own
+    // (their whole recordings') where a side has no transient.
+    let steady_tree = |t: &Trace, trimmed: bool| {
+        trimmed.then(|| {
+            let frames = 0..t.frames.len() as u32;
+            transformed_tree(t, frames, None, MAX_REPORT_LEVELS, stack).tree
+        })
+    };
+    let (sta, stb) = crate::engine::join(
+        || steady_tree(a, !edges.a.is_empty()),
+        || steady_tree(b, !edges.b.is_empty()),
+    );
+    let ta = sta.as_ref().unwrap_or(&sides.0.0.tree);
+    let tb = stb.as_ref().unwrap_or(&sides.1.0.tree);
     let names = by_name.with(a, b);
     // The (name, data) rows judged against the names' drift.
     let noise = names.noise();
@@ -270,11 +282,10 @@ fn judged(
     // one path instead of built whole.
     // Per unit of the basis (frame or second): with 60 frames in A and 90
     // in B an unchanged scope's sums differ by half, its time per frame not.
-    // The trees are the whole recordings' (transients included): their
-    // units.
+    // The trees are the steady states': their units.
     let (ua, ub) = (
-        Units::new(whole.0, names.basis()).count,
-        Units::new(whole.1, names.basis()).count,
+        Units::new(a, names.basis()).count,
+        Units::new(b, names.basis()).count,
     );
     let (ua, ub) = (ua.max(1) as f64, ub.max(1) as f64);
     let change_paths = joined_threads((a, ta), (b, tb))
@@ -296,7 +307,8 @@ fn judged(
                 };
                 let (at, bt) = (total(ta, ca), total(tb, cb));
                 let delta_per_unit = per_unit(at, bt);
-                if delta_per_unit.abs() < 0.5 {
+                // Down to the band's floor: below it nothing changed.
+                if delta_per_unit.abs() < (noise.ms * 1e6).max(0.5) {
                     break;
                 }
                 steps.push(json!({

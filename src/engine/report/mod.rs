@@ -539,7 +539,7 @@ impl Report {
                 let sides =
                     || crate::engine::join(|| side("A", a.0, a.1), || side("B", name, decoded));
                 let (mut c, ((tr_a, section_a), (tr_b, section_b))) =
-                    comparison(a.1, decoded, sides, &opts);
+                    comparison(a.1, decoded, sides, &opts, stack);
                 c.look_first = look_first(&c, &section_b, &opts);
                 warnings.extend(tr_a.warnings.into_iter().chain(tr_b.warnings));
                 recordings.extend([section_a, section_b]);
