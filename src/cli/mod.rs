@@ -4,6 +4,7 @@
 //! recording, answered from the intact frames; 4 the regression gate
 //! (`--fail-on-regression`) tripped.
 
+mod ab;
 mod analyze;
 mod desktop;
 mod export;
@@ -263,6 +264,57 @@ how many runs a side would settle it)."
         gate: engine::api::GateArgs,
         #[command(flatten)]
         transform: engine::api::TransformArgs,
+    },
+    /// Run builds A and B alternately, keep every run's recording, and judge them
+    #[command(
+        long_about = "Run build A and build B alternately on this machine, A B B A … (an order \
+that cancels a linear drift of the machine), --runs times each; keep each run's recording in \
+--out (a1.puffin, b1.puffin, …) with manifest.json (the order, commands, start times, \
+durations and exit codes); then judge them as `report A1 A2 … --vs B1 B2 …` does. Each \
+command writes its own recording: put {out} where it takes the output file (the tool puts \
+each run's path there, quoted). Commands run with `sh -c`.",
+        after_help = "Examples:\n  \
+puffin-lens ab --a './old/game --bench --record {out}' --b './new/game --bench --record {out}' \
+--runs 5 --out runs/\n  \
+puffin-lens report runs/a*.puffin --vs runs/b*.puffin     # judge the kept runs again\n\n\
+A progress line per run goes to stderr. A run that cannot start, exits non-zero or writes no \
+recording stops the session with an error naming it; the runs before it stay in --out and \
+in its manifest (so does every finished run on Ctrl-C). Not built yet: recording a running \
+app's puffin_http server between runs, stopping once the gate is decided, and judging the \
+runs as pairs.\n\
+Exit status: as `report` (0 written; 4 or 5 from --fail-on-regression); 1 a run failed or a \
+recording is unusable; 2 usage error (--out not empty without --force, a command without \
+{out})."
+    )]
+    Ab {
+        /// Build A's command (before), writing its recording to {out}.
+        #[arg(long, value_name = "CMD")]
+        a: String,
+        /// Build B's command (after), writing its recording to {out}.
+        #[arg(long, value_name = "CMD")]
+        b: String,
+        /// Runs of each build.
+        #[arg(long, default_value_t = 5, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1000))]
+        runs: u64,
+        /// The folder the runs and manifest.json are kept in (new or empty).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Write into --out even when it holds files.
+        #[arg(long)]
+        force: bool,
+        /// md (GitHub Markdown), html or json.
+        #[arg(long, value_enum)]
+        format: Option<ReportFormat>,
+        /// Write the report to this file instead of stdout.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Rows per list.
+        #[arg(long, default_value_t = 10, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+        top: u64,
+        #[command(flatten)]
+        noise: engine::api::NoiseArgs,
+        #[command(flatten)]
+        gate: engine::api::GateArgs,
     },
     /// An interactive flame graph (SVG) of the merged call tree, or of A against B.
     #[command(
@@ -709,6 +761,39 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             },
             &transform.transforms,
         ),
+        Command::Ab {
+            a,
+            b,
+            runs,
+            out,
+            force,
+            format,
+            output,
+            top,
+            noise,
+            gate,
+        } => {
+            let runs = runs as usize;
+            if let Err(err) = ab::check(&a, &b, runs, &out, force) {
+                eprintln!("puffin-lens: error: {err:#}");
+                return Ok(EXIT_USAGE);
+            }
+            let opts = engine::report::ReportOptions {
+                top: top as usize,
+                gap_ms: 1.0,
+                noise: noise.noise().map_err(anyhow::Error::msg)?,
+                gate: gate.gate().map_err(anyhow::Error::msg)?,
+            };
+            let (files_a, files_b) = ab::record(&a, &b, runs, &out)?;
+            report_cmd(
+                files_a,
+                Some(files_b),
+                format,
+                output.as_deref(),
+                opts,
+                &engine::analyses::transform::Stack::default(),
+            )
+        }
         Command::Flamegraph {
             file,
             diff,
