@@ -4,8 +4,10 @@
 //! …` judges several runs a side.
 //!
 //! Each run is a command that writes its own recording to `{out}` (the
-//! tool puts the run's path there). Recording a running app's puffin_http
-//! server between runs is not built yet.
+//! tool puts the run's path there), or an app that serves its frames with
+//! puffin_http at `--addr`: the tool waits until it listens, skips the
+//! warm-up frames, records the frames asked for and stops the app (its
+//! process group).
 
 use anyhow::{Context as _, bail};
 use serde::Serialize;
@@ -57,6 +59,21 @@ pub struct Manifest {
     pub runs: Vec<Run>,
 }
 
+/// How a run's recording is made.
+#[derive(Clone, Debug)]
+pub enum Recorder {
+    /// The command writes it to `{out}`.
+    Out,
+    /// The command serves puffin_http at `addr`: `warmup` frames skipped,
+    /// then `frames` recorded; `start_timeout_s` to start listening.
+    Http {
+        addr: String,
+        frames: u64,
+        warmup: u64,
+        start_timeout_s: f64,
+    },
+}
+
 /// `command` with `{out}` replaced by `out`, quoted for `sh -c`.
 fn with_out(command: &str, out: &Path) -> String {
     let quoted = format!("'{}'", out.to_string_lossy().replace('\'', r"'\''"));
@@ -65,14 +82,29 @@ fn with_out(command: &str, out: &Path) -> String {
 
 /// Checks what can be checked before anything runs: both commands write
 /// `{out}`, the folder is new (or empty, or `force`).
-pub fn check(a: &str, b: &str, runs: usize, out: &Path, force: bool) -> anyhow::Result<()> {
+pub fn check(
+    a: &str,
+    b: &str,
+    runs: usize,
+    out: &Path,
+    force: bool,
+    recorder: &Recorder,
+) -> anyhow::Result<()> {
     for (side, cmd) in [("--a", a), ("--b", b)] {
-        if !cmd.contains("{out}") {
-            bail!(
+        match recorder {
+            Recorder::Out if !cmd.contains("{out}") => bail!(
                 "{side} {cmd:?} does not write its recording: put {{out}} where the command takes \
-                 the output file (recording a running app's puffin_http server is not built yet)"
-            );
+                 the output file, or give --addr where the app serves puffin_http"
+            ),
+            Recorder::Http { .. } if cmd.contains("{out}") => bail!(
+                "{side} {cmd:?} writes {{out}} while --addr records the app's server: one or the \
+                 other"
+            ),
+            _ => {}
         }
+    }
+    if cfg!(not(unix)) && matches!(recorder, Recorder::Http { .. }) {
+        bail!("--addr starts and stops the app by its process group: a Unix shell is needed");
     }
     if runs == 0 {
         bail!("--runs must be at least 1");
@@ -104,6 +136,7 @@ pub fn record(
     b: &str,
     runs: usize,
     out: &Path,
+    recorder: &Recorder,
 ) -> anyhow::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
     std::fs::create_dir_all(out).with_context(|| format!("{}", out.display()))?;
     let mut manifest = Manifest {
@@ -129,12 +162,19 @@ pub fn record(
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis());
         let started = Instant::now();
-        let status = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(&command)
-            .stdin(std::process::Stdio::null())
-            .status()
-            .with_context(|| format!("run {} ({letter}{index}): `sh` could not start", k + 1))?;
+        let what = format!("run {} of {total} ({letter}{index})", k + 1);
+        let (status, served) = match recorder {
+            Recorder::Out => {
+                let status = std::process::Command::new("sh")
+                    .arg("-c")
+                    .arg(&command)
+                    .stdin(std::process::Stdio::null())
+                    .status()
+                    .with_context(|| format!("{what}: `sh` could not start"))?;
+                (Some(status), Ok(()))
+            }
+            Recorder::Http { .. } => serve_and_record(&command, &path, recorder, &what)?,
+        };
         let duration_ms = started.elapsed().as_millis();
         manifest.runs.push(Run {
             side,
@@ -143,14 +183,18 @@ pub fn record(
             command: command.clone(),
             started_unix_ms,
             duration_ms,
-            exit_code: status.code(),
+            exit_code: status.and_then(|s| s.code()),
         });
         write_manifest(out, &manifest)?;
-        if !status.success() {
+        if let Err(err) = served {
             bail!(
-                "run {} of {total} ({letter}{index}): `{command}` failed ({status}); the {k} \
-                 run(s) before it are kept in {}",
-                k + 1,
+                "{what}: {err:#}; the {k} run(s) before it are kept in {}",
+                out.display()
+            );
+        }
+        if let Some(status) = status.filter(|s| !s.success()) {
+            bail!(
+                "{what}: `{command}` failed ({status}); the {k} run(s) before it are kept in {}",
                 out.display()
             );
         }
@@ -172,6 +216,104 @@ pub fn record(
         files.push(path);
     }
     Ok((files_a, files_b))
+}
+
+/// Starts `command` (an app serving puffin_http at the recorder's address)
+/// in its own process group, waits until it listens, records its frames to
+/// `path`, and stops the group. The command's exit status when it ended by
+/// itself (`None` when stopped), and whether the recording was made.
+#[cfg(unix)]
+fn serve_and_record(
+    command: &str,
+    path: &Path,
+    recorder: &Recorder,
+    what: &str,
+) -> anyhow::Result<(Option<std::process::ExitStatus>, anyhow::Result<()>)> {
+    use std::os::unix::process::CommandExt as _;
+    use std::time::Duration;
+    let Recorder::Http {
+        addr,
+        frames,
+        warmup,
+        start_timeout_s,
+    } = recorder
+    else {
+        bail!("{what}: not a puffin_http run")
+    };
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .stdin(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .with_context(|| format!("{what}: `sh` could not start"))?;
+    let group = child.id();
+    // The app and whatever it started: TERM, then KILL after 2 s.
+    let stop = |child: &mut std::process::Child| {
+        for signal in ["-TERM", "-KILL"] {
+            let _ = std::process::Command::new("kill")
+                .args([signal, "--", &format!("-{group}")])
+                .stderr(std::process::Stdio::null())
+                .status();
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        let _ = child.wait();
+    };
+    // Listening: a connection accepted, the command ended first, or the
+    // time-out.
+    let started = Instant::now();
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            let err = anyhow::anyhow!(
+                "`{command}` exited ({status}) before serving puffin_http at {addr}"
+            );
+            return Ok((Some(status), Err(err)));
+        }
+        if std::net::TcpStream::connect(addr.as_str()).is_ok() {
+            break;
+        }
+        if started.elapsed().as_secs_f64() > *start_timeout_s {
+            stop(&mut child);
+            let err = anyhow::anyhow!(
+                "`{command}` did not serve puffin_http at {addr} within {start_timeout_s} s \
+                 (--start-timeout)"
+            );
+            return Ok((None, Err(err)));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let limit = Some(start_timeout_s + 600.0);
+    let recorded = (|| -> anyhow::Result<()> {
+        if *warmup > 0 {
+            super::live::capture(addr, Some(*warmup), limit, &never, false)
+                .context("the warm-up frames")?;
+        }
+        let captured = super::live::capture(addr, Some(*frames), limit, &never, false)?;
+        if let Some(why) = captured.broke {
+            bail!("the stream broke after {} frames: {why}", captured.frames);
+        }
+        std::fs::write(path, &captured.bytes).with_context(|| format!("{}", path.display()))
+    })();
+    let ended = child.try_wait().ok().flatten();
+    stop(&mut child);
+    Ok((ended, recorded))
+}
+
+#[cfg(not(unix))]
+fn serve_and_record(
+    _command: &str,
+    _path: &Path,
+    _recorder: &Recorder,
+    what: &str,
+) -> anyhow::Result<(Option<std::process::ExitStatus>, anyhow::Result<()>)> {
+    bail!("{what}: --addr needs a Unix shell")
 }
 
 fn write_manifest(out: &Path, manifest: &Manifest) -> anyhow::Result<()> {

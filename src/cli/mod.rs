@@ -272,16 +272,19 @@ that cancels a linear drift of the machine), --runs times each; keep each run's 
 --out (a1.puffin, b1.puffin, …) with manifest.json (the order, commands, start times, \
 durations and exit codes); then judge them as `report A1 A2 … --vs B1 B2 …` does. Each \
 command writes its own recording: put {out} where it takes the output file (the tool puts \
-each run's path there, quoted). Commands run with `sh -c`.",
+each run's path there, quoted); or, with --addr, each command starts the app serving \
+puffin_http there: the tool waits until it listens (--start-timeout), skips --warmup frames, \
+records --frames frames and stops the app (its process group). Commands run with `sh -c`.",
         after_help = "Examples:\n  \
 puffin-lens ab --a './old/game --bench --record {out}' --b './new/game --bench --record {out}' \
 --runs 5 --out runs/\n  \
+puffin-lens ab --a './old/game' --b './new/game' --addr 127.0.0.1:8585 --frames 300 --out runs/\n  \
 puffin-lens report runs/a*.puffin --vs runs/b*.puffin     # judge the kept runs again\n\n\
 A progress line per run goes to stderr. A run that cannot start, exits non-zero or writes no \
 recording stops the session with an error naming it; the runs before it stay in --out and \
-in its manifest (so does every finished run on Ctrl-C). Not built yet: recording a running \
-app's puffin_http server between runs, stopping once the gate is decided, and judging the \
-runs as pairs.\n\
+in its manifest (so does every finished run on Ctrl-C); with --addr so does an app that \
+exits before serving or never serves. Not built yet: stopping once the gate is decided, and \
+judging the runs as pairs.\n\
 Exit status: as `report` (0 written; 4 or 5 from --fail-on-regression); 1 a run failed or a \
 recording is unusable; 2 usage error (--out not empty without --force, a command without \
 {out})."
@@ -302,6 +305,19 @@ recording is unusable; 2 usage error (--out not empty without --force, a command
         /// Write into --out even when it holds files.
         #[arg(long)]
         force: bool,
+        /// Record each run from the app's puffin_http server at this address (the
+        /// commands start the app; the tool stops it) instead of a file it writes.
+        #[arg(long, value_name = "HOST:PORT")]
+        addr: Option<String>,
+        /// With --addr: the frames recorded from each run.
+        #[arg(long, default_value_t = 300, value_name = "N", requires = "addr", value_parser = clap::value_parser!(u64).range(1..))]
+        frames: u64,
+        /// With --addr: the frames skipped first in each run (start-up, warm-up).
+        #[arg(long, default_value_t = 30, value_name = "N", requires = "addr")]
+        warmup: u64,
+        /// With --addr: the seconds an app may take to start serving.
+        #[arg(long, default_value_t = 30.0, value_name = "S", requires = "addr", value_parser = positive_seconds)]
+        start_timeout: f64,
         /// md (GitHub Markdown), html or json.
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
@@ -601,7 +617,7 @@ fn flamegraph(
     Ok(if damaged { EXIT_DAMAGED } else { EXIT_OK })
 }
 
-/// `--seconds`: a positive number.
+/// `--seconds`, `--start-timeout`: a positive number.
 fn positive_seconds(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
@@ -767,6 +783,10 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             runs,
             out,
             force,
+            addr,
+            frames,
+            warmup,
+            start_timeout,
             format,
             output,
             top,
@@ -774,7 +794,16 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             gate,
         } => {
             let runs = runs as usize;
-            if let Err(err) = ab::check(&a, &b, runs, &out, force) {
+            let recorder = match addr {
+                Some(addr) => ab::Recorder::Http {
+                    addr,
+                    frames,
+                    warmup,
+                    start_timeout_s: start_timeout,
+                },
+                None => ab::Recorder::Out,
+            };
+            if let Err(err) = ab::check(&a, &b, runs, &out, force, &recorder) {
                 eprintln!("puffin-lens: error: {err:#}");
                 return Ok(EXIT_USAGE);
             }
@@ -784,7 +813,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 noise: noise.noise().map_err(anyhow::Error::msg)?,
                 gate: gate.gate().map_err(anyhow::Error::msg)?,
             };
-            let (files_a, files_b) = ab::record(&a, &b, runs, &out)?;
+            let (files_a, files_b) = ab::record(&a, &b, runs, &out, &recorder)?;
             report_cmd(
                 files_a,
                 Some(files_b),
