@@ -48,9 +48,7 @@ fn runs_alternate_are_kept_and_judged_as_report_judges_them() {
         assert!(line.contains(want) && line.contains("60 frames"), "{line}");
     }
     // Every run kept, with the manifest.
-    let manifest: Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("runs/manifest.json")).unwrap())
-            .unwrap();
+    let manifest = common::manifest(&dir.path().join("runs"));
     assert_eq!(manifest["order"], serde_json::json!(["a", "b", "b", "a"]));
     let runs = manifest["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 4);
@@ -116,9 +114,7 @@ fn a_run_that_fails_is_named_and_the_runs_before_it_are_kept() {
         err.contains("run 2 of 4 (b1)") && err.contains("failed"),
         "{err}"
     );
-    let manifest: Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("runs/manifest.json")).unwrap())
-            .unwrap();
+    let manifest = common::manifest(&dir.path().join("runs"));
     let runs = manifest["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
     assert_eq!(runs[0]["exit_code"], 0);

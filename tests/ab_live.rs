@@ -51,9 +51,7 @@ fn an_app_serving_puffin_http_is_recorded_run_by_run_and_stopped() {
     stop.store(true, Ordering::SeqCst);
     app.join().unwrap();
     assert!(matches!(code(&out), 0 | 5), "{}", stderr(&out));
-    let manifest: Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("runs/manifest.json")).unwrap())
-            .unwrap();
+    let manifest = common::manifest(&dir.path().join("runs"));
     for (r, file) in manifest["runs"]
         .as_array()
         .unwrap()
@@ -114,8 +112,6 @@ fn an_app_that_never_serves_is_named_and_stopped() {
         err.contains("did not serve") && err.contains("--start-timeout"),
         "{err}"
     );
-    let manifest: Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("runs/manifest.json")).unwrap())
-            .unwrap();
+    let manifest = common::manifest(&dir.path().join("runs"));
     assert!(manifest["runs"][0]["exit_code"].is_null());
 }

@@ -49,6 +49,12 @@ pub fn code(out: &Output) -> i32 {
     out.status.code().expect("exited normally, not by a signal")
 }
 
+/// `puffin-lens ab`'s `manifest.json` in `dir`.
+pub fn manifest(dir: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).expect("a manifest"))
+        .expect("the manifest is JSON")
+}
+
 /// A temp dir holding `name` with `bytes`.
 pub fn temp_file(name: &str, bytes: &[u8]) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
