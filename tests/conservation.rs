@@ -231,59 +231,12 @@ enum Jobs {
 }
 
 fn jobs_game(jobs: Jobs, frames: usize, seed: u64) -> Vec<Frame> {
-    let mut rng = Rng::new(seed);
-    (0..frames)
-        .map(|f| {
-            let start = T0 + f as i64 * 2 * PERIOD_NS;
-            let mut t = start;
-            let mut main = Span::new("frame", start, 0);
-            for (name, ms) in [
-                ("input", 0.5),
-                ("sim::step", 2.0),
-                ("ai::think", 0.8),
-                ("net::poll", 0.4),
-                ("anim::blend", 0.6),
-            ] {
-                main = main.child(leaf(name, ms, &mut t, &mut rng));
-            }
-            let r0 = t;
-            let d0 = r0 + 100_000;
-            let per_thread: [usize; 3] = match jobs {
-                Jobs::Even | Jobs::Serial => [2, 2, 2],
-                Jobs::Uneven => [4, 1, 1],
-            };
-            let mut last_end = d0;
-            let mut thread_start = d0;
-            let workers: Vec<(String, Vec<Span>)> = per_thread
-                .iter()
-                .enumerate()
-                .map(|(w, &n)| {
-                    let mut u = if jobs == Jobs::Serial {
-                        thread_start
-                    } else {
-                        d0
-                    };
-                    let spans: Vec<Span> = (0..n)
-                        .map(|k| {
-                            leaf("job::task", 1.0, &mut u, &mut rng).data(format!("job {w}.{k}"))
-                        })
-                        .collect();
-                    last_end = last_end.max(u);
-                    thread_start = u;
-                    (format!("pool-{w}"), spans)
-                })
-                .collect();
-            let mut u = last_end + 30_000;
-            let merge = leaf("jobs::merge", 0.3, &mut u, &mut rng);
-            main = main.child(Span::new("jobs::run", r0, u).child(merge));
-            t = u;
-            main = main.child(leaf("present", 0.5, &mut t, &mut rng));
-            main.end_ns = t;
-            let mut frame = vec![("main".to_owned(), vec![main])];
-            frame.extend(workers);
-            frame
-        })
-        .collect()
+    let per_thread: [usize; 3] = match jobs {
+        Jobs::Even | Jobs::Serial => [2, 2, 2],
+        Jobs::Uneven => [4, 1, 1],
+    };
+    let tasks: Vec<Vec<f64>> = per_thread.iter().map(|&n| vec![1.0; n]).collect();
+    pool_game(&tasks, jobs == Jobs::Serial, (2, true), frames, seed)
 }
 
 fn jobs_pair(b: Jobs, seeds: (u64, u64)) -> tempfile::TempDir {
@@ -1068,15 +1021,28 @@ fn compared(a: &[Frame], b: &[Frame]) -> puffin_lens::engine::report::Comparison
         .unwrap()
 }
 
+/// [`pool_game`] a frame every three periods, its tasks without data.
+fn work_game(tasks: &[Vec<f64>], serial: bool, frames: usize, seed: u64) -> Vec<Frame> {
+    pool_game(tasks, serial, (3, false), frames, seed)
+}
+
 /// Main's frame (five busy names) then `jobs::run`, waiting for workers
 /// `pool-0`, `pool-1`, …: `tasks[w]` are the costs (ms) of the
 /// `job::task` calls thread `w` runs each frame, all threads from one
-/// dispatch (or, `serial`, each after the one before).
-fn work_game(tasks: &[Vec<f64>], serial: bool, frames: usize, seed: u64) -> Vec<Frame> {
+/// dispatch (or, `serial`, each after the one before). A frame starts
+/// every `periods` periods; `with_data`: each task's data names it
+/// (`job 0.1`).
+fn pool_game(
+    tasks: &[Vec<f64>],
+    serial: bool,
+    (periods, with_data): (i64, bool),
+    frames: usize,
+    seed: u64,
+) -> Vec<Frame> {
     let mut rng = Rng::new(seed);
     (0..frames)
         .map(|f| {
-            let start = T0 + f as i64 * 3 * PERIOD_NS;
+            let start = T0 + f as i64 * periods * PERIOD_NS;
             let mut t = start;
             let mut main = Span::new("frame", start, 0);
             for (name, ms) in [
@@ -1096,7 +1062,15 @@ fn work_game(tasks: &[Vec<f64>], serial: bool, frames: usize, seed: u64) -> Vec<
                 let mut u = if serial { thread_start } else { d0 };
                 let spans: Vec<Span> = costs
                     .iter()
-                    .map(|&ms| leaf("job::task", ms, &mut u, &mut rng))
+                    .enumerate()
+                    .map(|(k, &ms)| {
+                        let s = leaf("job::task", ms, &mut u, &mut rng);
+                        if with_data {
+                            s.data(format!("job {w}.{k}"))
+                        } else {
+                            s
+                        }
+                    })
                     .collect();
                 last_end = last_end.max(u);
                 thread_start = u;
