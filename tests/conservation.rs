@@ -617,12 +617,12 @@ fn a_worker_slower_that_the_frame_never_waits_for_is_not_gated() {
 }
 
 /// Pairs per setting of [`pairs_where_the_answer_is_known`]
-/// (`CONSERVATION_PAIRS`, 24 by default; docs/statistics.md quotes 100).
+/// (`CONSERVATION_PAIRS`, 200 by default: hundreds of pairs in `cargo test`; docs/statistics.md quotes 100).
 fn pairs_per_setting() -> u64 {
     std::env::var("CONSERVATION_PAIRS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(24)
+        .unwrap_or(200)
 }
 
 /// What the report said of one pair.
