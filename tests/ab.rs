@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::planted::{self, AFTER, BEFORE};
+use common::planted::{self, AFTER, BEFORE, Plan};
 use common::{code, json_in, run_in, stderr};
 use serde_json::Value;
 use std::path::Path;
@@ -73,7 +73,7 @@ fn runs_alternate_are_kept_and_judged_as_report_judges_them() {
             .count(),
         0
     );
-    // The answer is `report`'s on the kept runs, two a side.
+    // The answer is `report --paired`'s on the kept runs, two a side.
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let (again_status, again) = json_in(
         &dir.path().join("runs"),
@@ -84,6 +84,7 @@ fn runs_alternate_are_kept_and_judged_as_report_judges_them() {
             "--vs",
             "b1.puffin",
             "b2.puffin",
+            "--paired",
             "--format",
             "json",
             "--fail-on-regression",
@@ -170,4 +171,192 @@ fn usage_errors_are_caught_before_anything_runs() {
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert!(dir.path().join("runs/b1.puffin").is_file());
+}
+
+/// The machine's speed in each pair of runs: both builds of a pair ran at
+/// it (they alternated), and it moves ±20% between pairs, as a shared
+/// runner's does between minutes.
+const MACHINE: [f64; 4] = [1.0, 1.22, 0.84, 1.12];
+
+/// Pools of `MACHINE.len()` runs a side: A `a`, B `b`, run `k` of both at
+/// the machine's speed `MACHINE[k]`.
+fn machine_pools(a: Plan, b: Plan) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (pool, plan, seed) in [("pool_a", a, 300), ("pool_b", b, 400)] {
+        std::fs::create_dir(dir.path().join(pool)).unwrap();
+        for (k, scale) in MACHINE.iter().enumerate() {
+            let plan = Plan {
+                scale: plan.scale * scale,
+                ..plan
+            };
+            let bytes = planted::record(&planted::game_loop(plan, seed + k as u64));
+            std::fs::write(dir.path().join(pool).join(format!("{k}.puffin")), bytes).unwrap();
+        }
+    }
+    dir
+}
+
+/// `ab` on the pools (judged paired), then the same runs judged unpaired
+/// (`report A… --vs B…`): each status and comparison.
+fn paired_and_not(dir: &Path) -> ((i32, Value), (i32, Value)) {
+    let (a, b) = (pop("pool_a"), pop("pool_b"));
+    let runs = MACHINE.len().to_string();
+    let gate = ["--format", "json", "--fail-on-regression", "2"];
+    let mut ab = vec!["ab", "--a", &a, "--b", &b, "--runs", &runs, "--out", "runs"];
+    ab.extend(gate);
+    let out = run_in(dir, &ab);
+    let paired: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let files = |side: &'static str| (1..=MACHINE.len()).map(move |k| format!("{side}{k}.puffin"));
+    let mut report: Vec<String> = vec!["report".into()];
+    report.extend(files("a"));
+    report.push("--vs".into());
+    report.extend(files("b"));
+    report.extend(gate.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = report.iter().map(String::as_str).collect();
+    let (status, unpaired) = json_in(&dir.join("runs"), &args);
+    (
+        (code(&out), paired["comparison"].clone()),
+        (status, unpaired["comparison"].clone()),
+    )
+}
+
+/// A name's row in a comparison.
+fn row<'c>(c: &'c Value, name: &str) -> &'c Value {
+    c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == name)
+        .unwrap_or_else(|| panic!("{name} not in {:#}", c["rows"]))
+}
+
+#[test]
+fn paired_runs_decide_a_10_percent_change_the_machine_hides_unpaired() {
+    let keep = std::env::var("KEEP").is_ok();
+    // `physics::solve_contacts` 10% slower per call (+0.2 ms a frame, 2%
+    // of the frame's work); the machine's ±20% between pairs.
+    let dir = machine_pools(
+        BEFORE,
+        Plan {
+            solve_ms: BEFORE.solve_ms * 1.1,
+            ..BEFORE
+        },
+    );
+    let ((status, paired), (_, unpaired)) = paired_and_not(dir.path());
+    if keep {
+        let _ = std::fs::remove_dir_all("/tmp/paired10");
+        std::fs::rename(dir.path().join("runs"), "/tmp/paired10").unwrap();
+    }
+    assert_eq!(
+        paired["noise"]["model"], "paired-runs",
+        "{:#}",
+        paired["noise"]
+    );
+    assert_eq!(unpaired["noise"]["model"], "between-runs");
+    let solve = row(&paired, "physics::solve_contacts");
+    assert_eq!(solve["change"]["kind"], "slower", "{solve:#}");
+    let ci = &solve["change"]["effect"]["ci_ns"];
+    let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+    // +0.2 ms a call at the machine's mean speed.
+    let truth = 200_000.0 * MACHINE.iter().sum::<f64>() / MACHINE.len() as f64;
+    assert!(lo > 0.0 && lo < truth && hi > truth, "{ci}");
+    // Every other row unchanged or inconclusive, none a change.
+    let changed: Vec<&Value> = (paired["rows"].as_array().unwrap().iter())
+        .filter(|r| r["change"]["effect"]["verdict"] == "changed")
+        .collect();
+    assert!(
+        changed.iter().all(|r| matches!(
+            r["name"].as_str(),
+            Some("physics::solve_contacts" | "physics::step" | "frame")
+        )),
+        "{changed:#?}"
+    );
+    // Unpaired, the same runs cannot tell it from the machine.
+    let inconclusive = &unpaired["inconclusive"]["names"];
+    assert!(
+        inconclusive
+            .as_array()
+            .unwrap()
+            .contains(&"physics::solve_contacts".into()),
+        "{inconclusive}"
+    );
+    // 2% of the frame: the gate counts it when paired.
+    assert!(matches!(status, 4 | 5), "{status}");
+}
+
+#[test]
+fn paired_runs_of_the_same_code_judge_nothing_changed() {
+    let dir = machine_pools(BEFORE, BEFORE);
+    let ((status, paired), _) = paired_and_not(dir.path());
+    assert_eq!(status, 0, "{:#}", paired["gate"]);
+    let changed: Vec<&Value> = (paired["rows"].as_array().unwrap().iter())
+        .filter(|r| r["change"]["effect"]["verdict"] == "changed")
+        .collect();
+    assert!(changed.is_empty(), "{changed:#?}");
+}
+
+#[test]
+fn a_slowdown_every_name_shares_is_the_codes_when_paired_the_machines_unpaired() {
+    // B 15% slower across the board (an allocator, a build flag).
+    let dir = machine_pools(
+        BEFORE,
+        Plan {
+            scale: 1.15,
+            ..BEFORE
+        },
+    );
+    let ((status, paired), (unpaired_status, unpaired)) = paired_and_not(dir.path());
+    // Paired: the shift is told as the code's, every busy row is slower,
+    // and the gate fails.
+    assert_eq!(status, 4, "{:#}", paired["gate"]);
+    assert_eq!(paired["drift_judged"], false);
+    let d = &paired["drift"];
+    assert!((d["pct"].as_f64().unwrap() - 15.0).abs() < 2.0, "{d:#}");
+    let look = paired["look_first"].to_string();
+    assert!(
+        look.contains("the code's") && look.contains("alternated"),
+        "{look}"
+    );
+    let solve = row(&paired, "physics::solve_contacts");
+    assert_eq!(solve["change"]["kind"], "slower", "{solve:#}");
+    // Unpaired: the same shift is taken for the machine's, judged beyond,
+    // and the gate does not fail on it.
+    assert_eq!(unpaired["drift_judged"], true);
+    assert_ne!(unpaired_status, 4, "{:#}", unpaired["gate"]);
+}
+
+#[test]
+fn a_folder_of_runs_is_judged_paired_again() {
+    let dir = machine_pools(BEFORE, BEFORE);
+    let ((status, paired), _) = paired_and_not(dir.path());
+    let args = [
+        "report",
+        "runs",
+        "--format",
+        "json",
+        "--fail-on-regression",
+        "2",
+    ];
+    let (again_status, again) = json_in(dir.path(), &args);
+    assert_eq!(status, again_status);
+    assert_eq!(paired, again["comparison"]);
+    // Pairs are run k of A and run k of B: as many a side.
+    let out = run_in(
+        &dir.path().join("runs"),
+        &[
+            "report",
+            "a1.puffin",
+            "a2.puffin",
+            "--vs",
+            "b1.puffin",
+            "--paired",
+        ],
+    );
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("as many a side"), "{}", stderr(&out));
+    // A folder without a manifest.
+    std::fs::remove_file(dir.path().join("runs/manifest.json")).unwrap();
+    let out = run_in(dir.path(), &["report", "runs"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(stderr(&out).contains("manifest.json"), "{}", stderr(&out));
 }

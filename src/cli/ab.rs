@@ -10,12 +10,12 @@
 //! process group).
 
 use anyhow::{Context as _, bail};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// Which build a run is of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Side {
     A,
@@ -34,7 +34,7 @@ pub fn order(runs: usize) -> Vec<Side> {
 }
 
 /// One run as the manifest keeps it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Run {
     pub side: Side,
     /// 1, 2, … within its side.
@@ -49,7 +49,7 @@ pub struct Run {
 }
 
 /// `manifest.json`: what was run, in which order, and how it went.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Manifest {
     pub tool: String,
     pub a: String,
@@ -216,6 +216,44 @@ pub fn record(
         files.push(path);
     }
     Ok((files_a, files_b))
+}
+
+/// The runs a folder of `ab` holds, paired: A's and B's recordings in
+/// their order, as many a side (the pairs its manifest lists as finished:
+/// a session cut short keeps its whole pairs, and says what it left out).
+pub fn runs_in(dir: &Path) -> anyhow::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
+    let path = dir.join("manifest.json");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("{}: not a folder of `ab` runs", path.display()))?;
+    let manifest: Manifest = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not an `ab` manifest", path.display()))?;
+    let finished = |side: Side| -> Vec<PathBuf> {
+        let mut runs: Vec<&Run> = (manifest.runs.iter())
+            .filter(|r| r.side == side && r.exit_code == Some(0) && dir.join(&r.file).is_file())
+            .collect();
+        runs.sort_by_key(|r| r.index);
+        runs.iter().map(|r| dir.join(&r.file)).collect()
+    };
+    let (mut a, mut b) = (finished(Side::A), finished(Side::B));
+    let pairs = a.len().min(b.len());
+    if pairs == 0 {
+        bail!(
+            "{}: no finished pair of runs (A: {}, B: {})",
+            path.display(),
+            a.len(),
+            b.len()
+        );
+    }
+    if a.len() != b.len() || manifest.runs.len() != 2 * manifest.runs_per_side {
+        eprintln!(
+            "puffin-lens: {}: {pairs} finished pair(s) of {} planned; judging those",
+            dir.display(),
+            manifest.runs_per_side
+        );
+    }
+    a.truncate(pairs);
+    b.truncate(pairs);
+    Ok((a, b))
 }
 
 /// Starts `command` (an app serving puffin_http at the recorder's address)

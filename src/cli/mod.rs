@@ -227,6 +227,7 @@ puffin-lens report capture.puffin                       # Markdown on the termin
 puffin-lens report before.puffin after.puffin -o report.md   # for a pull request\n  \
 puffin-lens report before.puffin after.puffin --fail-on-regression 2 --min-ms 0.1 -o report.md\n  \
 puffin-lens report a1.puffin a2.puffin --vs b1.puffin b2.puffin -o report.md   # runs a side\n  \
+puffin-lens report runs/ -o report.md                   # the pairs `ab` recorded in runs/\n  \
 puffin-lens report capture.puffin -o report.html        # one self-contained page with charts\n  \
 puffin-lens report before.puffin after.puffin --format json | jq .comparison.look_first\n\n\
 --format defaults to the extension of -o (md, html, json), else md. In JSON the recordings' \
@@ -238,7 +239,8 @@ how many runs a side would settle it)."
     )]
     Report {
         /// The recording (A), and a second one (B) to compare with it; with --vs, every
-        /// recording of A (several runs of the same code).
+        /// recording of A (several runs of the same code); or a folder `ab` recorded (its
+        /// finished pairs, judged paired).
         #[arg(required = true, num_args = 1.., value_name = "A [B]")]
         files: Vec<PathBuf>,
         /// Several runs a side: the recordings before --vs are A's, these are B's (the noise
@@ -270,7 +272,9 @@ how many runs a side would settle it)."
         long_about = "Run build A and build B alternately on this machine, A B B A … (an order \
 that cancels a linear drift of the machine), --runs times each; keep each run's recording in \
 --out (a1.puffin, b1.puffin, …) with manifest.json (the order, commands, start times, \
-durations and exit codes); then judge them as `report A1 A2 … --vs B1 B2 …` does. Each \
+durations and exit codes); then judge them as pairs (run k of A with run k of B, which met the \
+same machine: `report A1 A2 … --vs B1 B2 … --paired`; no drift subtracted, a slowdown every \
+name shares is the code's). Each \
 command writes its own recording: put {out} where it takes the output file (the tool puts \
 each run's path there, quoted); or, with --addr, each command starts the app serving \
 puffin_http there: the tool waits until it listens (--start-timeout), skips --warmup frames, \
@@ -279,12 +283,11 @@ records --frames frames and stops the app (its process group). Commands run with
 puffin-lens ab --a './old/game --bench --record {out}' --b './new/game --bench --record {out}' \
 --runs 5 --out runs/\n  \
 puffin-lens ab --a './old/game' --b './new/game' --addr 127.0.0.1:8585 --frames 300 --out runs/\n  \
-puffin-lens report runs/a*.puffin --vs runs/b*.puffin     # judge the kept runs again\n\n\
+puffin-lens report runs/                                  # judge the kept pairs again\n\n\
 A progress line per run goes to stderr. A run that cannot start, exits non-zero or writes no \
 recording stops the session with an error naming it; the runs before it stay in --out and \
 in its manifest (so does every finished run on Ctrl-C); with --addr so does an app that \
-exits before serving or never serves. Not built yet: stopping once the gate is decided, and \
-judging the runs as pairs.\n\
+exits before serving or never serves. Not built yet: stopping once the gate is decided.\n\
 Exit status: as `report` (0 written; 4 or 5 from --fail-on-regression); 1 a run failed or a \
 recording is unusable; 2 usage error (--out not empty without --force, a command without \
 {out})."
@@ -482,7 +485,36 @@ fn report_cmd(
             _ => ReportFormat::Md,
         }
     });
-    // `A`, `A B`, or several runs a side: `A1 A2 --vs B1 B2`.
+    // `A`, `A B`, several runs a side (`A1 A2 --vs B1 B2`), or a folder of
+    // `ab` runs (paired).
+    let mut opts = opts;
+    let (files, vs) = match (files.as_slice(), &vs) {
+        ([dir], None) if dir.is_dir() => {
+            let (a, b) = match ab::runs_in(dir) {
+                Ok(runs) => runs,
+                Err(err) => {
+                    eprintln!("puffin-lens: error: {err:#}");
+                    return Ok(EXIT_BAD_INPUT);
+                }
+            };
+            opts.noise = engine::analyses::judge::Noise {
+                paired: true,
+                drift: engine::analyses::judge::DriftMode::Off,
+                ..opts.noise
+            };
+            (a, Some(b))
+        }
+        _ => (files, vs),
+    };
+    if opts.noise.paired && vs.as_ref().is_some_and(|b| b.len() != files.len()) {
+        eprintln!(
+            "puffin-lens: error: --paired pairs run k of A with run k of B: give as many a side \
+             ({} against {})",
+            files.len(),
+            vs.as_ref().map_or(0, Vec::len)
+        );
+        return Ok(EXIT_USAGE);
+    }
     let (a, b): (Vec<PathBuf>, Option<Vec<PathBuf>>) = match vs {
         Some(b) => (files, Some(b)),
         None => match files.as_slice() {
@@ -807,6 +839,11 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 eprintln!("puffin-lens: error: {err:#}");
                 return Ok(EXIT_USAGE);
             }
+            // The runs alternated: paired, the machine not subtracted.
+            let noise = engine::api::NoiseArgs {
+                paired: true,
+                ..noise
+            };
             let opts = engine::report::ReportOptions {
                 top: top as usize,
                 gap_ms: 1.0,

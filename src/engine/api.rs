@@ -453,15 +453,22 @@ pub struct NoiseArgs {
     /// the busy scopes share: machine speed or load between the two runs).
     #[arg(long)]
     pub no_drift: bool,
+    /// The runs a side were recorded alternately on one machine (as `ab` records them):
+    /// run k of A and run k of B are a pair. Each row is judged by the pairs' differences,
+    /// the machine cancelled in each, and no drift is subtracted (a shift every name shares
+    /// is the code's, and is told).
+    #[arg(long)]
+    pub paired: bool,
 }
 
 impl NoiseArgs {
     /// The thresholds, checked (the JavaScript API's arguments skip clap).
     pub fn noise(&self) -> Result<Noise, String> {
         let noise = Noise::new(self.noise_pct, self.noise_ms, self.alpha)?;
-        Ok(if self.no_drift {
+        Ok(if self.no_drift || self.paired {
             Noise {
                 drift: judge::DriftMode::Off,
+                paired: self.paired,
                 ..noise
             }
         } else {

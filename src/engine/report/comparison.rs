@@ -351,7 +351,9 @@ fn judged(
             ms: opts.noise.ms,
             alpha: opts.noise.alpha,
             runs: (a.run_count(), b.run_count()),
-            model: if a.run_count() > 1 && b.run_count() > 1 {
+            model: if opts.noise.paired && a.run_count() == b.run_count() && a.run_count() > 1 {
+                "paired-runs"
+            } else if a.run_count() > 1 && b.run_count() > 1 {
                 "between-runs"
             } else {
                 "within-run"
@@ -1338,10 +1340,14 @@ pub(super) fn look_first(
     // The drift, past the noise, after the changes (the only line when
     // nothing else changed: it is then the answer).
     if let Some(d) = c.drift.as_ref().filter(|d| d.named) {
-        lines.push(format!(
-            "run-to-run drift, not a change in the code: {}",
-            drift::sentence(d)
-        ));
+        lines.push(if c.drift_judged {
+            format!(
+                "run-to-run drift, not a change in the code: {}",
+                drift::sentence(d)
+            )
+        } else {
+            drift::paired_sentence(d)
+        });
     }
     lines
 }

@@ -1054,7 +1054,15 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         c.noise.pct,
         c.noise.ms,
         c.noise.alpha,
-        if c.noise.model == "between-runs" {
+        if c.noise.model == "paired-runs" {
+            format!(
+                "Noise model: paired runs ({} pairs recorded alternately, A B B A): each row is \
+                 judged by its differences within pairs, so the machine, which weighed on both \
+                 runs of a pair alike, cancels, and a change must exceed how far those \
+                 differences vary.",
+                c.noise.runs.0
+            )
+        } else if c.noise.model == "between-runs" {
             format!(
                 "Noise model: between runs ({} runs of A, {} of B): a change must also exceed \
                  how far the row varies between one side's runs.",
@@ -1212,6 +1220,20 @@ fn is_wrapper(r: &super::JudgedRow, min_ns: f64) -> bool {
 /// percentage, mentioned otherwise.
 fn drift_md(c: &ComparisonReport) -> String {
     match (&c.drift, c.drift_judged) {
+        (Some(d), false) if c.noise.model == "paired-runs" && d.named => format!(
+            "> [!IMPORTANT]\n> **Shared change**: {}",
+            drift::paired_sentence(d)
+        ),
+        (Some(d), false) if c.noise.model == "paired-runs" => format!(
+            "**Shared change**: none past the noise: B's busy scopes {:+.1}% per call across the \
+             board (±{:.1}% standard error). The runs alternated, so rows are judged B against A \
+             as they are, the machine cancelled in each pair.",
+            d.pct, d.stderr_pct
+        ),
+        (None, false) if c.noise.model == "paired-runs" => "**Shared change**: not estimated \
+             (too few busy names); rows are judged B against A as they are: the runs \
+             alternated, so the machine is not subtracted."
+            .to_owned(),
         (_, false) => "**Run-to-run drift**: not judged (--no-drift): each row's per-call change \
              is B against A as it is, machine speed included."
             .to_owned(),

@@ -201,7 +201,9 @@ pub struct ComparisonReport {
     /// `compare`'s warnings (a registration mismatch).
     pub warnings: Vec<String>,
     /// The run-to-run drift every row was judged against (`null` with
-    /// `--no-drift`, or with too few busy names to estimate it).
+    /// `--no-drift`, or with too few busy names to estimate it); with paired
+    /// runs, the shift every busy name shares, told and not subtracted (the
+    /// machine weighed on both sides alike: it is the code's).
     pub drift: Option<Drift>,
     /// Rows were judged against the drift (false with `--no-drift`).
     pub drift_judged: bool,
@@ -359,6 +361,8 @@ pub struct NoiseUsed {
     pub alpha: f64,
     /// Recordings of A and of B (several runs a side: `A1 A2 --vs B1 B2`).
     pub runs: (usize, usize),
+    /// `paired-runs` (runs recorded alternately, `ab`: each row judged by
+    /// its differences within pairs, the machine cancelled in each),
     /// `between-runs` (both sides have several runs: a change must exceed how
     /// far each row's cost varies between one side's runs) or `within-run`
     /// (how far it wanders between fifths of each capture).

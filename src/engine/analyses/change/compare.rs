@@ -918,5 +918,8 @@ fn resolve_drift<'k, K: std::hash::Hash + Eq>(
     let rows = (na.iter()).filter_map(|(k, &sa)| Some((name(k), sa, *nb.get(k)?)));
     let estimate = drift::estimate(rows, noise.pct, noise.alpha);
     let noise = noise.with_drift(estimate.as_ref());
-    (noise, estimate.filter(|_| noise.drift != DriftMode::Off))
+    (
+        noise,
+        estimate.filter(|_| noise.drift != DriftMode::Off || noise.paired),
+    )
 }

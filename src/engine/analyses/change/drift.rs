@@ -163,6 +163,23 @@ pub fn sentence(d: &Drift) -> String {
     )
 }
 
+/// What paired runs say of the shift the busy names share: the runs
+/// alternated, so it is not the machine's, and no row is judged beyond it.
+pub fn paired_sentence(d: &Drift) -> String {
+    let how = if d.factor >= 1.0 { "slower" } else { "faster" };
+    format!(
+        "B's busy scopes run {:.1}% {how} per call across the board (±{} standard error; {} of \
+         {} moved together, the others spread ±{}). The runs alternated on one machine, so this \
+         is the code's (an allocator, a build flag, a helper called everywhere), not the \
+         machine's: every row is judged B against A as it is, this shift included.",
+        d.pct.abs(),
+        small_pct(d.stderr_pct),
+        d.moved_together,
+        d.scopes_used,
+        small_pct(d.spread_pct)
+    )
+}
+
 /// A percentage to one decimal, two significant digits under 0.1% ("0.03%",
 /// not "0.0%").
 fn small_pct(p: f64) -> String {

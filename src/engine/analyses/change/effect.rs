@@ -162,6 +162,9 @@ pub struct Terms {
     pub run_var: f64,
     /// Its weight in the moderated variance (degrees of freedom).
     pub run_df: f64,
+    /// The runs were recorded alternately (`ab`): run `k` of A and run `k`
+    /// of B are a pair, judged by their difference.
+    pub paired: bool,
 }
 
 impl Default for Terms {
@@ -172,6 +175,7 @@ impl Default for Terms {
             tau: DEFAULT_TAU,
             run_var: 0.0,
             run_df: 0.0,
+            paired: false,
         }
     }
 }
@@ -186,6 +190,7 @@ impl Terms {
             tau: 0.0,
             run_var: 0.0,
             run_df: 0.0,
+            paired: false,
         }
     }
 }
@@ -345,13 +350,20 @@ fn run_means(s: &Series) -> Vec<f64> {
         .collect()
 }
 
-/// A row's relative between-run variance pooled over both sides, and its
-/// degrees of freedom (`None` with one run a side). Each side's runs are
-/// taken relative to that side's mean (rows of any size pool together).
-pub fn run_variance(a: &Series, b: &Series) -> Option<(f64, f64)> {
+/// A row's relative between-run variance and its degrees of freedom
+/// (`None` with one run a side). Unpaired, pooled over both sides, each
+/// side's runs taken relative to that side's mean (rows of any size pool
+/// together). Paired (`terms.paired`, as many runs a side): the variance of
+/// the pairs' relative differences ([`paired_differences`]).
+pub fn run_variance(a: &Series, b: &Series, terms: &Terms) -> Option<(f64, f64)> {
     let (ya, yb) = (run_means(a), run_means(b));
     if ya.len() < 2 && yb.len() < 2 {
         return None;
+    }
+    if let Some(d) = paired_differences(&ya, &yb, terms) {
+        let m = mean(&d);
+        let df = (d.len() - 1) as f64;
+        return Some((d.iter().map(|v| (v - m).powi(2)).sum::<f64>() / df, df));
     }
     let (mut ss, mut df) = (0.0, 0.0);
     for y in [&ya, &yb] {
@@ -362,6 +374,29 @@ pub fn run_variance(a: &Series, b: &Series) -> Option<(f64, f64)> {
         }
     }
     Some((if df > 0.0 { ss / df } else { 0.0 }, df))
+}
+
+/// Paired runs' relative differences (`None` unpaired, or with fewer than
+/// two pairs: the sides' run counts differ only when a run was cut). The
+/// machine of a pair scales both its runs alike, so each pair's log ratio
+/// `ln(B_k / (f·A_k))` holds the code's change without it; a row absent
+/// from a run has no ratio, and its pairs' differences `B_k − f·A_k` are
+/// taken relative to its mean cost.
+fn paired_differences(ya: &[f64], yb: &[f64], terms: &Terms) -> Option<Vec<f64>> {
+    if !(terms.paired && ya.len() == yb.len() && ya.len() >= 2) {
+        return None;
+    }
+    let f = terms.factor;
+    let pairs = ya.iter().zip(yb);
+    if ya.iter().chain(yb).all(|&v| v > 0.0) {
+        return Some(pairs.map(|(a, b)| libm::log(b / (f * a))).collect());
+    }
+    let scale = (mean(yb) + f * mean(ya)) / 2.0;
+    Some(if scale > 0.0 {
+        pairs.map(|(a, b)| (b - f * a) / scale).collect()
+    } else {
+        vec![0.0; ya.len()]
+    })
 }
 
 /// The prior of the rows' variances `(s², d)` (relative, with their
@@ -466,7 +501,7 @@ pub fn estimate(a: &Series, b: &Series, terms: &Terms, noise_pct: f64, noise_ms:
         // The runs are the units.
         let (ya, yb) = (run_means(a), run_means(b));
         let (na, nb) = (ya.len().max(1) as f64, yb.len().max(1) as f64);
-        let (v, d) = run_variance(a, b).unwrap_or((0.0, 0.0));
+        let (v, d) = run_variance(a, b, terms).unwrap_or((0.0, 0.0));
         let d0 = if terms.run_var > 0.0 {
             terms.run_df
         } else {
@@ -477,7 +512,15 @@ pub fn estimate(a: &Series, b: &Series, terms: &Terms, noise_pct: f64, noise_ms:
             return e;
         }
         let moderated = (d0 * terms.run_var + d * v) / (d0 + d);
-        e.se_ns = (moderated * (mb * mb / nb + f * f * ma * ma / na) + drift).sqrt();
+        e.se_ns = match paired_differences(&ya, &yb, terms) {
+            // The pairs' mean difference: the machine each pair shared
+            // cancels in it.
+            Some(diffs) => {
+                let scale = (mb + f * ma) / 2.0;
+                (moderated * scale * scale / diffs.len() as f64 + drift).sqrt()
+            }
+            None => (moderated * (mb * mb / nb + f * f * ma * ma / na) + drift).sqrt(),
+        };
         e.df = d + d0;
         return e;
     }

@@ -30,6 +30,9 @@ pub struct Noise {
     pub run_var: f64,
     /// The weight (degrees of freedom) of `run_var`.
     pub run_df: f64,
+    /// The sides' runs were recorded alternately and pair up (`ab`,
+    /// `report --paired`): each row is judged by the pairs' differences.
+    pub paired: bool,
 }
 
 /// Whether a comparison judges against the run-to-run drift
@@ -58,6 +61,7 @@ impl Default for Noise {
             drift_se: t.drift_se,
             run_var: t.run_var,
             run_df: t.run_df,
+            paired: false,
         }
     }
 }
@@ -113,6 +117,7 @@ impl Noise {
             tau: self.tau,
             run_var: self.run_var,
             run_df: self.run_df,
+            paired: self.paired,
         }
     }
 
@@ -653,7 +658,10 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
         },
         // Sampling alone: the spread and the drift are of the cost per
         // call; how often code runs is the program's, not the machine's.
-        &Terms::none(),
+        &Terms {
+            paired: noise.paired,
+            ..Terms::none()
+        },
         0.0,
         0.0,
     );
@@ -696,7 +704,7 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
 /// each row's estimates, decided as one family ([`decide_family`]).
 pub fn judge_rows(a: &[Sample], b: &[Sample], noise: &mut Noise) -> Vec<Change> {
     if a.iter().chain(b).any(|s| !s.run_starts.is_empty()) {
-        (noise.run_var, noise.run_df) = shared_run_variance(a, b);
+        (noise.run_var, noise.run_df) = shared_run_variance(a, b, &noise.terms());
     }
     let mut changes: Vec<Change> = a
         .iter()
@@ -746,7 +754,7 @@ pub fn decide_family<'c>(rows: impl Iterator<Item = &'c mut Change>, alpha: f64)
 /// and its weight, fitted to the rows' relative between-run variances
 /// ([`effect::run_variance`], [`effect::fit_prior`]); `(0, 0)` with one run
 /// a side, or no row in several runs.
-pub fn shared_run_variance(a: &[Sample], b: &[Sample]) -> (f64, f64) {
+pub fn shared_run_variance(a: &[Sample], b: &[Sample], terms: &Terms) -> (f64, f64) {
     let vars: Vec<(f64, f64)> = a
         .iter()
         .zip(b)
@@ -761,6 +769,7 @@ pub fn shared_run_variance(a: &[Sample], b: &[Sample]) -> (f64, f64) {
                     per_unit: &cb,
                     run_starts: &b.run_starts,
                 },
+                terms,
             )?;
             (df > 0.0 && v.is_finite() && v > 0.0).then_some((v, df))
         })
