@@ -360,3 +360,80 @@ fn a_folder_of_runs_is_judged_paired_again() {
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     assert!(stderr(&out).contains("manifest.json"), "{}", stderr(&out));
 }
+
+/// Pools of `runs` a side for `--until-decided`: run `k` of both sides at
+/// the machine's speed `MACHINE[k % 4]`, and `physics::solve_contacts`
+/// varying ±4% of its own from run to run (a name's run-to-run spread,
+/// which no pairing cancels). B's call costs `factor` times A's.
+fn noisy_pools(runs: usize, factor: f64) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut rng = planted::Rng::new(7);
+    for (pool, factor, seed) in [("pool_a", 1.0, 500), ("pool_b", factor, 600)] {
+        std::fs::create_dir(dir.path().join(pool)).unwrap();
+        for k in 0..runs {
+            let plan = Plan {
+                solve_ms: BEFORE.solve_ms * factor * (1.0 + 0.04 * rng.unit()),
+                scale: MACHINE[k % MACHINE.len()],
+                ..BEFORE
+            };
+            let bytes = planted::record(&planted::game_loop(plan, seed + k as u64));
+            std::fs::write(dir.path().join(pool).join(format!("{k:03}.puffin")), bytes).unwrap();
+        }
+    }
+    dir
+}
+
+fn until_decided(dir: &Path, max: &str, limit_pct: &str) -> (i32, String) {
+    let (a, b) = (pop("pool_a"), pop("pool_b"));
+    let out = run_in(
+        dir,
+        &[
+            "ab",
+            "--a",
+            &a,
+            "--b",
+            &b,
+            "--until-decided",
+            "--max-runs",
+            max,
+            "--out",
+            "runs",
+            "--fail-on-regression",
+            limit_pct,
+            "--format",
+            "json",
+        ],
+    );
+    (code(&out), stderr(&out))
+}
+
+#[test]
+fn until_decided_records_more_pairs_only_while_the_gate_is_undecided() {
+    // 10% slower per call: 0.2 ms a frame against a limit of 1% (0.09 ms).
+    let dir = noisy_pools(12, 1.1);
+    let (status, err) = until_decided(dir.path(), "12", "1");
+    assert_eq!(status, 4, "{err}");
+    // Three pairs first (3 looks planned: 3, 6, 12 at most), then more.
+    assert!(err.contains("after 3 pairs the gate is undecided"), "{err}");
+    let last = err.lines().find(|l| l.contains("judged after")).unwrap();
+    assert!(last.contains("each at alpha 0.0033"), "{last}");
+    let pairs: usize = last
+        .split("judged after ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert!(pairs > 3 && pairs <= 12, "{last}");
+    // Every run recorded is in the manifest, and judged again the same.
+    let manifest = common::manifest(&dir.path().join("runs"));
+    assert_eq!(manifest["runs"].as_array().unwrap().len(), 2 * pairs);
+    assert_eq!(manifest["runs_per_side"], pairs);
+    // The same code against a limit of 2% (0.17 ms; the name's ±4% a run
+    // leaves 1% undecidable in 12 pairs): passed within the budget, never
+    // a failure on the way.
+    let dir = noisy_pools(12, 1.0);
+    let (status, err) = until_decided(dir.path(), "12", "2");
+    assert_eq!(status, 0, "{err}");
+    assert!(!err.contains("FAILED"), "{err}");
+    assert!(err.contains("judged after"), "{err}");
+}

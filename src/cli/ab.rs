@@ -126,96 +126,162 @@ pub fn check(
     Ok(())
 }
 
-/// Runs A and B alternately (`runs` each) into `out`, a progress line per
-/// run on stderr and the manifest written after each; the runs' files, A's
-/// then B's. A run that fails (cannot start, exits non-zero, writes no
-/// recording) ends the session with an error naming it; the runs before
-/// it are kept in the folder and the manifest.
-pub fn record(
-    a: &str,
-    b: &str,
-    runs: usize,
-    out: &Path,
-    recorder: &Recorder,
-) -> anyhow::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
-    std::fs::create_dir_all(out).with_context(|| format!("{}", out.display()))?;
-    let mut manifest = Manifest {
-        tool: format!("puffin-lens {}", env!("CARGO_PKG_VERSION")),
-        a: a.to_owned(),
-        b: b.to_owned(),
-        runs_per_side: runs,
-        order: order(runs),
-        runs: Vec::new(),
-    };
-    let (mut files_a, mut files_b) = (Vec::new(), Vec::new());
-    let total = manifest.order.len();
-    for (k, side) in manifest.order.clone().into_iter().enumerate() {
-        let (cmd, files, letter) = match side {
-            Side::A => (a, &mut files_a, "a"),
-            Side::B => (b, &mut files_b, "b"),
-        };
-        let index = files.len() + 1;
-        let name = format!("{letter}{index}.puffin");
-        let path = out.join(&name);
-        let command = with_out(cmd, &path);
-        let started_unix_ms = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis());
-        let started = Instant::now();
-        let what = format!("run {} of {total} ({letter}{index})", k + 1);
-        let (status, served) = match recorder {
-            Recorder::Out => {
-                let status = std::process::Command::new("sh")
-                    .arg("-c")
-                    .arg(&command)
-                    .stdin(std::process::Stdio::null())
-                    .status()
-                    .with_context(|| format!("{what}: `sh` could not start"))?;
-                (Some(status), Ok(()))
-            }
-            Recorder::Http { .. } => serve_and_record(&command, &path, recorder, &what)?,
-        };
-        let duration_ms = started.elapsed().as_millis();
-        manifest.runs.push(Run {
-            side,
-            index,
-            file: name.clone(),
-            command: command.clone(),
-            started_unix_ms,
-            duration_ms,
-            exit_code: status.and_then(|s| s.code()),
-        });
-        write_manifest(out, &manifest)?;
-        if let Err(err) = served {
-            bail!(
-                "{what}: {err:#}; the {k} run(s) before it are kept in {}",
-                out.display()
-            );
-        }
-        if let Some(status) = status.filter(|s| !s.success()) {
-            bail!(
-                "{what}: `{command}` failed ({status}); the {k} run(s) before it are kept in {}",
-                out.display()
-            );
-        }
-        let frames = match super::load(&path) {
-            Ok(d) => d.trace.frames.len(),
-            Err(err) => bail!(
-                "run {} of {total} ({letter}{index}): no recording in {}: {err:#}; the {k} run(s) \
-                 before it are kept",
-                k + 1,
-                path.display()
-            ),
-        };
-        eprintln!(
-            "puffin-lens ab: run {}/{total}: {} #{index}, {:.2} s, {frames} frames",
-            k + 1,
-            letter.to_uppercase(),
-            duration_ms as f64 / 1e3
-        );
-        files.push(path);
+/// A session of runs in `out`: A's and B's recordings so far, and the
+/// manifest written after each run.
+pub struct Session<'s> {
+    a: &'s str,
+    b: &'s str,
+    out: &'s Path,
+    recorder: &'s Recorder,
+    manifest: Manifest,
+    pub files_a: Vec<PathBuf>,
+    pub files_b: Vec<PathBuf>,
+}
+
+impl<'s> Session<'s> {
+    pub fn new(
+        a: &'s str,
+        b: &'s str,
+        out: &'s Path,
+        recorder: &'s Recorder,
+    ) -> anyhow::Result<Self> {
+        std::fs::create_dir_all(out).with_context(|| format!("{}", out.display()))?;
+        Ok(Self {
+            a,
+            b,
+            out,
+            recorder,
+            manifest: Manifest {
+                tool: format!("puffin-lens {}", env!("CARGO_PKG_VERSION")),
+                a: a.to_owned(),
+                b: b.to_owned(),
+                runs_per_side: 0,
+                order: Vec::new(),
+                runs: Vec::new(),
+            },
+            files_a: Vec::new(),
+            files_b: Vec::new(),
+        })
     }
-    Ok((files_a, files_b))
+
+    /// Pairs recorded so far.
+    pub fn pairs(&self) -> usize {
+        self.files_a.len().min(self.files_b.len())
+    }
+
+    /// Runs A and B alternately until each has `runs` (the order A B B A
+    /// continued from the runs before), a progress line per run on stderr
+    /// and the manifest written after each. A run that fails (cannot
+    /// start, exits non-zero, writes no recording) ends the session with an
+    /// error naming it; the runs before it are kept in the folder and the
+    /// manifest.
+    pub fn record_until(&mut self, runs: usize) -> anyhow::Result<()> {
+        let done = self.manifest.runs.len();
+        self.manifest.runs_per_side = runs;
+        self.manifest.order = order(runs);
+        write_manifest(self.out, &self.manifest)?;
+        let total = self.manifest.order.len();
+        for (k, side) in self
+            .manifest
+            .order
+            .clone()
+            .into_iter()
+            .enumerate()
+            .skip(done)
+        {
+            let (cmd, letter) = match side {
+                Side::A => (self.a, "a"),
+                Side::B => (self.b, "b"),
+            };
+            let index = match side {
+                Side::A => self.files_a.len(),
+                Side::B => self.files_b.len(),
+            } + 1;
+            let name = format!("{letter}{index}.puffin");
+            let path = self.out.join(&name);
+            let command = with_out(cmd, &path);
+            let started_unix_ms = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis());
+            let started = Instant::now();
+            let what = format!("run {} of {total} ({letter}{index})", k + 1);
+            let (status, served) = match self.recorder {
+                Recorder::Out => {
+                    let status = std::process::Command::new("sh")
+                        .arg("-c")
+                        .arg(&command)
+                        .stdin(std::process::Stdio::null())
+                        .status()
+                        .with_context(|| format!("{what}: `sh` could not start"))?;
+                    (Some(status), Ok(()))
+                }
+                Recorder::Http { .. } => serve_and_record(&command, &path, self.recorder, &what)?,
+            };
+            let duration_ms = started.elapsed().as_millis();
+            self.manifest.runs.push(Run {
+                side,
+                index,
+                file: name.clone(),
+                command: command.clone(),
+                started_unix_ms,
+                duration_ms,
+                exit_code: status.and_then(|s| s.code()),
+            });
+            write_manifest(self.out, &self.manifest)?;
+            let kept = || {
+                format!(
+                    "the {k} run(s) before it are kept in {}",
+                    self.out.display()
+                )
+            };
+            if let Err(err) = served {
+                bail!("{what}: {err:#}; {}", kept());
+            }
+            if let Some(status) = status.filter(|s| !s.success()) {
+                bail!("{what}: `{command}` failed ({status}); {}", kept());
+            }
+            let frames = match super::load(&path) {
+                Ok(d) => d.trace.frames.len(),
+                Err(err) => bail!(
+                    "{what}: no recording in {}: {err:#}; {}",
+                    path.display(),
+                    kept()
+                ),
+            };
+            eprintln!(
+                "puffin-lens ab: run {}/{total}: {} #{index}, {:.2} s, {frames} frames",
+                k + 1,
+                letter.to_uppercase(),
+                duration_ms as f64 / 1e3
+            );
+            match side {
+                Side::A => self.files_a.push(path),
+                Side::B => self.files_b.push(path),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `--until-decided`: the looks at the gate a session may take, from
+/// `first` pairs to at most `max` (each look at least doubles the pairs),
+/// so that each look's test runs at `alpha / looks` and the chance of a
+/// false trip over the whole session stays at most `alpha` (Bonferroni's
+/// spending of alpha over the looks).
+pub fn looks(first: usize, max: usize) -> usize {
+    let mut n = first.max(1);
+    let mut looks = 1;
+    while n < max {
+        n = (2 * n).min(max);
+        looks += 1;
+    }
+    looks
+}
+
+/// The pairs of the next look: the gate's own estimate of what settles its
+/// undecided causes, at least twice the pairs so far, at most `max`.
+pub fn next_look(pairs: usize, settle: usize, max: usize) -> usize {
+    settle.max(2 * pairs).min(max)
 }
 
 /// The runs a folder of `ab` holds, paired: A's and B's recordings in
@@ -375,6 +441,16 @@ mod tests {
             assert_eq!(o.iter().filter(|s| **s == A).count(), n);
             assert_eq!(o.iter().filter(|s| **s == B).count(), n);
         }
+    }
+
+    #[test]
+    fn looks_double_the_pairs_up_to_the_budget() {
+        assert_eq!(looks(3, 3), 1);
+        assert_eq!(looks(3, 20), 4); // 3, 6, 12, 20
+        assert_eq!(looks(2, 16), 4); // 2, 4, 8, 16
+        assert_eq!(next_look(3, 4, 20), 6);
+        assert_eq!(next_look(3, 15, 20), 15);
+        assert_eq!(next_look(12, 40, 20), 20);
     }
 
     #[test]

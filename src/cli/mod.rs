@@ -283,11 +283,17 @@ records --frames frames and stops the app (its process group). Commands run with
 puffin-lens ab --a './old/game --bench --record {out}' --b './new/game --bench --record {out}' \
 --runs 5 --out runs/\n  \
 puffin-lens ab --a './old/game' --b './new/game' --addr 127.0.0.1:8585 --frames 300 --out runs/\n  \
+puffin-lens ab --a './old/game --bench --record {out}' --b './new/game --bench --record {out}' \
+--until-decided --max-runs 20 --fail-on-regression 2 --out runs/\n  \
 puffin-lens report runs/                                  # judge the kept pairs again\n\n\
 A progress line per run goes to stderr. A run that cannot start, exits non-zero or writes no \
 recording stops the session with an error naming it; the runs before it stay in --out and \
 in its manifest (so does every finished run on Ctrl-C); with --addr so does an app that \
-exits before serving or never serves. Not built yet: stopping once the gate is decided.\n\
+exits before serving or never serves. With --until-decided (and --fail-on-regression) the \
+session looks at the gate after --runs pairs (3) and, while a cause straddles the limit, records \
+up to as many pairs as it needs (at least twice as many) until --max-runs (20); each look at \
+alpha divided by the looks planned, so that looking more than once does not raise the chance of \
+a false failure.\n\
 Exit status: as `report` (0 written; 4 or 5 from --fail-on-regression); 1 a run failed or a \
 recording is unusable; 2 usage error (--out not empty without --force, a command without \
 {out})."
@@ -299,9 +305,18 @@ recording is unusable; 2 usage error (--out not empty without --force, a command
         /// Build B's command (after), writing its recording to {out}.
         #[arg(long, value_name = "CMD")]
         b: String,
-        /// Runs of each build.
-        #[arg(long, default_value_t = 5, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1000))]
-        runs: u64,
+        /// Runs of each build (5); with --until-decided, the pairs of the first look (3).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1000))]
+        runs: Option<u64>,
+        /// Record until the regression gate is decided: look at the gate after --runs
+        /// pairs, then after at least twice as many (as many as its undecided causes
+        /// need), up to --max-runs; each look at alpha divided by the looks the budget
+        /// allows, so the session's chance of a false failure stays within alpha.
+        #[arg(long, requires = "fail_on_regression")]
+        until_decided: bool,
+        /// With --until-decided: the most runs of each build.
+        #[arg(long, default_value_t = 20, value_name = "N", requires = "until_decided", value_parser = clap::value_parser!(u64).range(1..=1000))]
+        max_runs: u64,
         /// The folder the runs and manifest.json are kept in (new or empty).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
@@ -473,18 +488,7 @@ fn report_cmd(
     opts: engine::report::ReportOptions,
     stack: &engine::analyses::transform::Stack,
 ) -> anyhow::Result<i32> {
-    let format = format.unwrap_or_else(|| {
-        match output
-            .and_then(|o| o.extension())
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            Some("html" | "htm") => ReportFormat::Html,
-            Some("json") => ReportFormat::Json,
-            _ => ReportFormat::Md,
-        }
-    });
+    let format = report_format(format, output);
     // `A`, `A B`, several runs a side (`A1 A2 --vs B1 B2`), or a folder of
     // `ab` runs (paired).
     let mut opts = opts;
@@ -529,7 +533,58 @@ fn report_cmd(
             }
         },
     };
-    let (da, db) = load_sides(&a, b.as_deref())?;
+    if opts.gate.is_some() && b.is_none() {
+        eprintln!("puffin-lens: error: --fail-on-regression compares two recordings: give B too");
+        return Ok(EXIT_USAGE);
+    }
+    let judged = judge(&a, b.as_deref(), opts, stack)?;
+    emit(&judged, format, output)
+}
+
+/// The report's format: as asked, else by `output`'s extension (md, html,
+/// json), else Markdown.
+fn report_format(format: Option<ReportFormat>, output: Option<&Path>) -> ReportFormat {
+    format.unwrap_or_else(|| {
+        match output
+            .and_then(|o| o.extension())
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("html" | "htm") => ReportFormat::Html,
+            Some("json") => ReportFormat::Json,
+            _ => ReportFormat::Md,
+        }
+    })
+}
+
+/// A report judged: the report, A's first timestamp (JSON's times count
+/// from it), and whether a recording was damaged.
+struct Judged {
+    report: engine::report::Report,
+    start_ns: i64,
+    damaged: bool,
+}
+
+/// Loads A's recordings (and B's) and judges them as `report` does.
+fn judge(
+    a: &[PathBuf],
+    b: Option<&[PathBuf]>,
+    opts: engine::report::ReportOptions,
+    stack: &engine::analyses::transform::Stack,
+) -> anyhow::Result<Judged> {
+    let (da, db) = load_sides(a, b)?;
+    if opts.noise.paired
+        && let Some(db) = &db
+        && da.trace.run_count() != db.trace.run_count()
+    {
+        anyhow::bail!(
+            "--paired: {} run(s) of A could be read against {} of B; run k of A pairs with run \
+             k of B, so a run that cannot be read leaves its pair out: judge the others",
+            da.trace.run_count(),
+            db.trace.run_count()
+        );
+    }
     let name = |paths: &[PathBuf]| {
         let names: Vec<String> = paths
             .iter()
@@ -537,24 +592,31 @@ fn report_cmd(
             .collect();
         names.join(" + ")
     };
-    let (na, nb) = (name(&a), b.as_deref().map(name));
-    if opts.gate.is_some() && b.is_none() {
-        eprintln!("puffin-lens: error: --fail-on-regression compares two recordings: give B too");
-        return Ok(EXIT_USAGE);
-    }
+    let (na, nb) = (name(a), b.map(name));
     let report = engine::report::Report::transformed(
         (&na, &da),
         nb.as_deref().zip(db.as_ref()),
         opts,
         stack,
     );
+    Ok(Judged {
+        report,
+        start_ns: da.trace.recording_start_ns(),
+        damaged: da.is_damaged() || db.as_ref().is_some_and(|d| d.is_damaged()),
+    })
+}
+
+/// Writes a judged report in `format` (to `output`, or stdout) and tells
+/// the gate's verdict on stderr: the exit status.
+fn emit(judged: &Judged, format: ReportFormat, output: Option<&Path>) -> anyhow::Result<i32> {
+    let report = &judged.report;
     let text = match format {
         ReportFormat::Md => report.markdown(),
         ReportFormat::Html => report.html(),
         // Each recording's times from its own start; the comparison's from A's.
         ReportFormat::Json => {
-            let start_ns = da.trace.recording_start_ns();
-            serde_json::to_string_pretty(&engine::reltime::RelTimes::new(&report, start_ns))? + "\n"
+            serde_json::to_string_pretty(&engine::reltime::RelTimes::new(report, judged.start_ns))?
+                + "\n"
         }
     };
     match output {
@@ -565,7 +627,6 @@ fn report_cmd(
             stdout.flush()?;
         }
     }
-    let damaged = da.is_damaged() || db.as_ref().is_some_and(|d| d.is_damaged());
     let gate = report.comparison.as_ref().and_then(|c| c.gate.as_ref());
     if let Some(g) = gate.filter(|g| g.failed() || g.is_inconclusive()) {
         let mut text = String::new();
@@ -577,7 +638,11 @@ fn report_cmd(
             EXIT_INCONCLUSIVE
         });
     }
-    Ok(if damaged { EXIT_DAMAGED } else { EXIT_OK })
+    Ok(if judged.damaged {
+        EXIT_DAMAGED
+    } else {
+        EXIT_OK
+    })
 }
 
 fn flamegraph(
@@ -813,6 +878,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             a,
             b,
             runs,
+            until_decided,
+            max_runs,
             out,
             force,
             addr,
@@ -825,7 +892,16 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             noise,
             gate,
         } => {
-            let runs = runs as usize;
+            let runs = runs.unwrap_or(if until_decided { 3 } else { 5 }) as usize;
+            let max_runs = if until_decided {
+                max_runs as usize
+            } else {
+                runs
+            };
+            if runs > max_runs {
+                eprintln!("puffin-lens: error: --runs {runs} is more than --max-runs {max_runs}");
+                return Ok(EXIT_USAGE);
+            }
             let recorder = match addr {
                 Some(addr) => ab::Recorder::Http {
                     addr,
@@ -844,20 +920,54 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 paired: true,
                 ..noise
             };
-            let opts = engine::report::ReportOptions {
+            let mut opts = engine::report::ReportOptions {
                 top: top as usize,
                 gap_ms: 1.0,
                 noise: noise.noise().map_err(anyhow::Error::msg)?,
                 gate: gate.gate().map_err(anyhow::Error::msg)?,
             };
-            let (files_a, files_b) = ab::record(&a, &b, runs, &out, &recorder)?;
-            report_cmd(
-                files_a,
-                Some(files_b),
-                format,
+            // Each look at the gate spends its share of alpha.
+            let looks = ab::looks(runs, max_runs);
+            opts.noise.alpha /= looks as f64;
+            let stack = engine::analyses::transform::Stack::default();
+            let mut session = ab::Session::new(&a, &b, &out, &recorder)?;
+            let mut pairs = runs;
+            let judged = loop {
+                session.record_until(pairs)?;
+                let judged = judge(&session.files_a, Some(&session.files_b), opts, &stack)?;
+                let gate = (judged.report.comparison.as_ref()).and_then(|c| c.gate.as_ref());
+                let Some(g) = gate.filter(|g| until_decided && g.is_inconclusive()) else {
+                    break judged;
+                };
+                if pairs >= max_runs {
+                    eprintln!(
+                        "puffin-lens ab: {pairs} pairs (--max-runs) and the gate is still \
+                         undecided"
+                    );
+                    break judged;
+                }
+                let next = ab::next_look(pairs, g.runs_to_settle(pairs), max_runs);
+                eprintln!(
+                    "puffin-lens ab: after {pairs} pairs the gate is undecided ({} cause(s) \
+                     straddle the limit at alpha {:.4}): recording up to {next} pairs",
+                    g.inconclusive.len(),
+                    opts.noise.alpha
+                );
+                pairs = next;
+            };
+            if until_decided {
+                eprintln!(
+                    "puffin-lens ab: judged after {} pairs ({} run(s) in all, {looks} look(s) \
+                     planned, each at alpha {:.4})",
+                    session.pairs(),
+                    2 * session.pairs(),
+                    opts.noise.alpha
+                );
+            }
+            emit(
+                &judged,
+                report_format(format, output.as_deref()),
                 output.as_deref(),
-                opts,
-                &engine::analyses::transform::Stack::default(),
             )
         }
         Command::Flamegraph {

@@ -160,6 +160,21 @@ impl GateResult {
     }
 
     /// What would settle an inconclusive gate.
+    /// The runs a side (or pairs) that would put every undecided cause's
+    /// interval on one side of the limit, from `runs` now: the interval's
+    /// half-width shrinks as `1/√runs` (at least `runs + 1`; `runs` when
+    /// nothing is undecided).
+    pub fn runs_to_settle(&self, runs: usize) -> usize {
+        (self.inconclusive.iter())
+            .map(|r| {
+                let half = (r.ci_ns[1] - r.ci_ns[0]) / 2.0;
+                let room = (r.beyond_drift_ns - self.limit_ns).abs().max(1.0);
+                ((half / room).powi(2) * runs as f64).ceil().min(1e6) as usize
+            })
+            .max()
+            .map_or(runs, |n| n.max(runs + 1))
+    }
+
     pub fn settle(&self) -> String {
         let runs = self
             .inconclusive
