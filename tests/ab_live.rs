@@ -16,57 +16,148 @@ fn free_port() -> u16 {
         .port()
 }
 
-#[test]
-fn an_app_serving_puffin_http_is_recorded_run_by_run_and_stopped() {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicBool, Ordering};
-    // The app: this process's own profiler and puffin_http server on the
-    // real clock; each run's command (`sleep`) stands for starting it, and
-    // the tool stops it (its process group) once the run is recorded.
-    puffin::set_scopes_on(true);
-    let port = free_port();
-    let _server = puffin_http::Server::new(&format!("127.0.0.1:{port}")).unwrap();
-    let stop = Arc::new(AtomicBool::new(false));
-    let running = stop.clone();
-    let app = std::thread::spawn(move || {
-        while !running.load(Ordering::SeqCst) {
-            {
-                puffin::profile_scope!("frame_body");
-                puffin::profile_scope!("update");
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
-            puffin::GlobalProfiler::lock().new_frame();
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-    });
-    let dir = tempfile::tempdir().unwrap();
-    let addr = format!("127.0.0.1:{port}");
+/// examples/ab_app.rs as `cargo test` built it (debug: its frames take
+/// tens of milliseconds), serving at `addr`, with `plant` ("" for none).
+fn ab_app(addr: &str, plant: &str) -> String {
+    let deps = std::env::current_exe().unwrap();
+    let exe = deps
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples/ab_app");
+    assert!(
+        exe.is_file(),
+        "{} (cargo test builds the examples)",
+        exe.display()
+    );
+    format!("'{}' {addr} {plant}", exe.display())
+}
+
+/// `ab` on the example app, A against B (`plant`), two pairs of short runs
+/// with the gate at 2%: its exit status, stderr and the JSON report.
+fn session(dir: &std::path::Path, plant: &str) -> (i32, String, Value) {
+    let addr = format!("127.0.0.1:{}", free_port());
+    let (a, b) = (ab_app(&addr, ""), ab_app(&addr, plant));
     let out = run_in(
-        dir.path(),
+        dir,
         &[
-            "ab", "--a", "sleep 30", "--b", "sleep 30", "--addr", &addr, "--frames", "20",
-            "--warmup", "3", "--runs", "1", "--out", "runs", "--format", "json",
+            "ab",
+            "--a",
+            &a,
+            "--b",
+            &b,
+            "--addr",
+            &addr,
+            "--frames",
+            "20",
+            "--warmup",
+            "3",
+            "--runs",
+            "2",
+            "--out",
+            "runs",
+            "--format",
+            "json",
+            "--fail-on-regression",
+            "2",
         ],
     );
-    stop.store(true, Ordering::SeqCst);
-    app.join().unwrap();
-    assert!(matches!(code(&out), 0 | 5), "{}", stderr(&out));
+    let report = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (code(&out), stderr(&out), report)
+}
+
+#[test]
+fn the_example_app_against_itself_is_recorded_run_by_run_and_never_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let (status, err, report) = session(dir.path(), "");
+    assert!(matches!(status, 0 | 5), "{status}: {err}");
     let manifest = common::manifest(&dir.path().join("runs"));
     for (r, file) in manifest["runs"]
         .as_array()
         .unwrap()
         .iter()
-        .zip(["a1", "b1"])
+        .zip(["a1", "b1", "b2", "a2"])
     {
-        // Stopped by the tool, well before its 30 s: no exit status.
+        // Stopped by the tool (the app runs until killed): no exit status.
         assert!(r["exit_code"].is_null(), "{r}");
-        assert!(r["duration_ms"].as_u64().unwrap() < 20_000, "{r}");
         let bytes = std::fs::read(dir.path().join("runs").join(format!("{file}.puffin"))).unwrap();
         let d = puffin_lens::engine::load(&bytes).unwrap();
         assert_eq!(d.trace.frames.len(), 20, "{file}");
     }
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["comparison"]["frames_a"], 20);
+    let c = &report["comparison"];
+    assert_eq!(c["noise"]["model"], "paired-runs", "{}", c["noise"]);
+}
+
+#[test]
+fn the_example_app_calling_a_scope_twice_a_frame_runs_more_often() {
+    let dir = tempfile::tempdir().unwrap();
+    let (status, err, report) = session(dir.path(), "--plant more-often");
+    // Calls are the program's: said whether or not two short pairs of a
+    // debug build tell its time per frame apart.
+    let c = &report["comparison"];
+    let changed = (c["rows"].as_array().unwrap().iter())
+        .find(|r| r["name"] == "ai::plan")
+        .map(|r| &r["change"]);
+    let said = (c["calls_changed"].as_array().unwrap().iter()).find(|r| r["name"] == "ai::plan");
+    let plan = changed
+        .or(said)
+        .unwrap_or_else(|| panic!("{status}: {err}\n{:#}", c["calls_changed"]));
+    assert_eq!(plan["calls_per_frame_a"], 1.0, "{plan:#}");
+    assert_eq!(plan["calls_per_frame_b"], 2.0, "{plan:#}");
+    assert_eq!(plan["calls"], "more-often", "{plan:#}");
+    assert!(matches!(status, 4 | 5), "{status}: {err}");
+}
+
+#[test]
+fn a_port_in_use_or_an_app_that_hangs_is_named_and_the_session_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    // Something else listens at the address: it would be recorded in the
+    // run's place.
+    let other = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = other.local_addr().unwrap().to_string();
+    let app = ab_app(&addr, "");
+    let args = |a: &str| -> Vec<String> {
+        [
+            "ab", "--a", a, "--b", a, "--addr", &addr, "--runs", "1", "--out", "runs", "--force",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain(["--start-timeout".into(), "1".into()])
+        .collect()
+    };
+    let run = |a: &str| {
+        let args = args(a);
+        run_in(
+            dir.path(),
+            &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        )
+    };
+    let out = run(&app);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("run 1 of 2 (a1)") && stderr(&out).contains("in use"),
+        "{}",
+        stderr(&out)
+    );
+    drop(other);
+    // An app that accepts the connection and never sends a frame: stopped
+    // after --start-timeout without one, named.
+    let port = addr.rsplit(':').next().unwrap();
+    let hangs = format!(
+        "python3 -c 'import socket, time; s = socket.socket(); \
+         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind((\"127.0.0.1\", {port})); \
+         s.listen(); c = s.accept(); time.sleep(60)'"
+    );
+    let started = std::time::Instant::now();
+    let out = run(&hangs);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    let err = stderr(&out);
+    assert!(
+        err.contains("run 1 of 2 (a1)") && err.contains("no frame"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -344,6 +344,14 @@ fn serve_and_record(
     else {
         bail!("{what}: not a puffin_http run")
     };
+    // Something serving there already (another app, a run that did not
+    // stop) would be recorded in the run's place.
+    if std::net::TcpStream::connect(addr.as_str()).is_ok() {
+        bail!(
+            "{what}: {addr} is in use before the run started (another app, or one that did not \
+             stop): stop it, or give another --addr"
+        );
+    }
     let mut child = std::process::Command::new("sh")
         .arg("-c")
         .arg(command)
@@ -352,16 +360,23 @@ fn serve_and_record(
         .spawn()
         .with_context(|| format!("{what}: `sh` could not start"))?;
     let group = child.id();
-    // The app and whatever it started: TERM, then KILL after 2 s.
+    // The app and whatever it started: TERM, then KILL after 2 s; done when
+    // no process of the group is left (the next run's app needs the port).
+    let kill = |signal: &str| {
+        std::process::Command::new("kill")
+            .args([signal, "--", &format!("-{group}")])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
     let stop = |child: &mut std::process::Child| {
         for signal in ["-TERM", "-KILL"] {
-            let _ = std::process::Command::new("kill")
-                .args([signal, "--", &format!("-{group}")])
-                .stderr(std::process::Stdio::null())
-                .status();
+            kill(signal);
             let deadline = Instant::now() + Duration::from_secs(2);
             while Instant::now() < deadline {
-                if let Ok(Some(_)) = child.try_wait() {
+                // Reaped, so that a finished shell is no member left.
+                let _ = child.try_wait();
+                if !kill("-0") {
                     return;
                 }
                 std::thread::sleep(Duration::from_millis(20));
@@ -393,13 +408,20 @@ fn serve_and_record(
         std::thread::sleep(Duration::from_millis(50));
     }
     let never = std::sync::atomic::AtomicBool::new(false);
-    let limit = Some(start_timeout_s + 600.0);
+    // No whole-run limit: a run takes what its frames take; an app that
+    // stops sending frames for --start-timeout is one that hangs.
+    let capture = |frames: u64| {
+        let stall = Some(*start_timeout_s);
+        super::live::capture_until_stalled(addr, Some(frames), None, stall, &never, false)
+    };
     let recorded = (|| -> anyhow::Result<()> {
         if *warmup > 0 {
-            super::live::capture(addr, Some(*warmup), limit, &never, false)
-                .context("the warm-up frames")?;
+            let warm = capture(*warmup).context("the warm-up frames")?;
+            if let Some(why) = warm.broke {
+                bail!("the warm-up frames: {why}");
+            }
         }
-        let captured = super::live::capture(addr, Some(*frames), limit, &never, false)?;
+        let captured = capture(*frames)?;
         if let Some(why) = captured.broke {
             bail!("the stream broke after {} frames: {why}", captured.frames);
         }

@@ -66,6 +66,19 @@ pub(crate) fn capture(
     stop: &AtomicBool,
     progress: bool,
 ) -> anyhow::Result<Captured> {
+    capture_until_stalled(addr, frames, seconds, None, stop, progress)
+}
+
+/// [`capture`], also ended when no frame arrived for `stall_s` seconds (an
+/// app that hangs): the frames before it are kept, and `broke` says so.
+pub(crate) fn capture_until_stalled(
+    addr: &str,
+    frames: Option<u64>,
+    seconds: Option<f64>,
+    stall_s: Option<f64>,
+    stop: &AtomicBool,
+    progress: bool,
+) -> anyhow::Result<Captured> {
     let options = LiveOptions {
         reconnect: false,
         max_frames: frames,
@@ -84,8 +97,20 @@ pub(crate) fn capture(
     );
     let started = Instant::now();
     let deadline = seconds.map(|s| started + Duration::from_secs_f64(s.max(0.0)));
+    let (mut last_frames, mut last_frame_at, mut stalled) = (0, started, None);
     while !client.is_finished() {
         if stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d) {
+            client.stop();
+            break;
+        }
+        let received = client.state().recording.received_frames;
+        if received != last_frames {
+            (last_frames, last_frame_at) = (received, Instant::now());
+        } else if let Some(s) = stall_s.filter(|&s| last_frame_at.elapsed().as_secs_f64() > s) {
+            stalled = Some(format!(
+                "{addr}: no frame for {s} s after {received} (the app hangs, or stopped ending \
+                 frames)"
+            ));
             client.stop();
             break;
         }
@@ -108,6 +133,7 @@ pub(crate) fn capture(
     let state = client.state();
     let n = state.recording.frames();
     let broke = match &state.status {
+        _ if stalled.is_some() => stalled,
         LiveStatus::Ended(Some(why)) => Some(why.clone()),
         _ => None,
     };
