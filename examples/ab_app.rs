@@ -19,7 +19,9 @@
 //! - `everything`: every scope does 10% more work (a slower allocator or
 //!   build flag would).
 //!
-//! Runs until killed.
+//! Runs until killed; with `AB_APP_FRAMES=N` it runs N frames and prints
+//! the mean work of a frame (its scopes and puffin's end of frame, by the
+//! wall clock) and exits: how `scripts/bench-ab.sh cost` measures what recording adds.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -117,7 +119,16 @@ fn main() {
         }
     };
     eprintln!("ab_app: serving puffin frames on {addr} (plant: {plant})");
+    let frames: Option<u64> = std::env::var("AB_APP_FRAMES")
+        .ok()
+        .and_then(|n| n.parse().ok());
+    let mut work = Duration::ZERO;
     for frame in 0u64.. {
+        if frames == Some(frame) {
+            let mean_ms = work.as_secs_f64() * 1e3 / frame.max(1) as f64;
+            println!("{mean_ms:.4}");
+            return;
+        }
         let started = Instant::now();
         {
             puffin::profile_scope!("frame");
@@ -128,6 +139,7 @@ fn main() {
             black_box(render(plan_of.render));
         }
         puffin::GlobalProfiler::lock().new_frame();
+        work += started.elapsed();
         std::thread::sleep(Duration::from_millis(16).saturating_sub(started.elapsed()));
     }
 }

@@ -16,6 +16,7 @@
 #   SESSIONS=3 scripts/bench-ab.sh      # 3 of each (a quick look)
 #   HOG=1 scripts/bench-ab.sh           # beside a CPU hog (a busy loop per core)
 #   SCENARIOS="same slower" FRAMES=300 MAX_RUNS=10 LIMIT=1 scripts/bench-ab.sh
+#   scripts/bench-ab.sh cost            # what recording adds to the app's work
 #
 # Environment: SESSIONS (every scenario; default 20 for same, 10 others),
 # SCENARIOS, FRAMES (180 a run), WARMUP (30), FIRST (3 pairs), MAX_RUNS (10
@@ -36,6 +37,34 @@ mkdir -p "$work"
 cargo build --release --locked --bin puffin-lens --example ab_app >&2
 lens=target/release/puffin-lens
 app=target/release/examples/ab_app
+
+# `scripts/bench-ab.sh cost`: what recording adds to the app's own work.
+# The app runs 600 frames alone, then 600 while `puffin-lens record` takes
+# its frames, alternately, 5 times each; its mean work a frame each time.
+if [[ ${1:-} == cost ]]; then
+  alone=() recorded=()
+  for k in 1 2 3 4 5; do
+    alone+=("$(AB_APP_FRAMES=600 "$app" "127.0.0.1:$port" 2>/dev/null)")
+    rm -f "$work/cost.puffin"
+    (for _ in $(seq 100); do
+       "$lens" record "127.0.0.1:$port" --frames 100000 -o "$work/cost.puffin" >/dev/null 2>&1 && break
+       sleep 0.05
+     done) &
+    rec=$!
+    recorded+=("$(AB_APP_FRAMES=600 "$app" "127.0.0.1:$port" 2>/dev/null)")
+    wait "$rec" || true
+  done
+  python3 - "${alone[*]}" "${recorded[*]}" <<'EOF'
+import statistics, sys
+a = [float(x) for x in sys.argv[1].split()]
+r = [float(x) for x in sys.argv[2].split()]
+ma, mr = statistics.median(a), statistics.median(r)
+print(f"mean work a frame, alone: {' '.join(f'{x:.3f}' for x in a)} ms (median {ma:.3f})")
+print(f"while recorded:          {' '.join(f'{x:.3f}' for x in r)} ms (median {mr:.3f})")
+print(f"recording adds {100 * (mr / ma - 1):+.1f}% to the app's own work")
+EOF
+  exit 0
+fi
 
 hogs=()
 stop_hogs() {
