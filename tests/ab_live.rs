@@ -87,6 +87,21 @@ fn the_example_app_against_itself_is_recorded_run_by_run_and_never_fails() {
     }
     let c = &report["comparison"];
     assert_eq!(c["noise"]["model"], "paired-runs", "{}", c["noise"]);
+    // The folder judged again: the same comparison.
+    let again = run_in(
+        dir.path(),
+        &[
+            "report",
+            "runs",
+            "--format",
+            "json",
+            "--fail-on-regression",
+            "2",
+        ],
+    );
+    assert_eq!(code(&again), status, "{}", stderr(&again));
+    let again: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(again["comparison"], report["comparison"]);
 }
 
 #[test]

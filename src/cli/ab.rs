@@ -44,8 +44,12 @@ pub struct Run {
     pub command: String,
     pub started_unix_ms: u128,
     pub duration_ms: u128,
-    /// The command's exit status (`null`: ended by a signal).
+    /// The command's exit status (`null`: ended by a signal, as an app
+    /// served with `--addr` is when its frames are recorded).
     pub exit_code: Option<i32>,
+    /// Its recording was made and reads: the run counts.
+    #[serde(default)]
+    pub recorded: bool,
 }
 
 /// `manifest.json`: what was run, in which order, and how it went.
@@ -226,6 +230,7 @@ impl<'s> Session<'s> {
                 started_unix_ms,
                 duration_ms,
                 exit_code: status.and_then(|s| s.code()),
+                recorded: false,
             });
             write_manifest(self.out, &self.manifest)?;
             let kept = || {
@@ -248,6 +253,10 @@ impl<'s> Session<'s> {
                     kept()
                 ),
             };
+            if let Some(run) = self.manifest.runs.last_mut() {
+                run.recorded = true;
+            }
+            write_manifest(self.out, &self.manifest)?;
             eprintln!(
                 "puffin-lens ab: run {}/{total}: {} #{index}, {:.2} s, {frames} frames",
                 k + 1,
@@ -295,7 +304,7 @@ pub fn runs_in(dir: &Path) -> anyhow::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
         .with_context(|| format!("{}: not an `ab` manifest", path.display()))?;
     let finished = |side: Side| -> Vec<PathBuf> {
         let mut runs: Vec<&Run> = (manifest.runs.iter())
-            .filter(|r| r.side == side && r.exit_code == Some(0) && dir.join(&r.file).is_file())
+            .filter(|r| r.side == side && r.recorded && dir.join(&r.file).is_file())
             .collect();
         runs.sort_by_key(|r| r.index);
         runs.iter().map(|r| dir.join(&r.file)).collect()
