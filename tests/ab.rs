@@ -437,3 +437,77 @@ fn until_decided_records_more_pairs_only_while_the_gate_is_undecided() {
     assert!(!err.contains("FAILED"), "{err}");
     assert!(err.contains("judged after"), "{err}");
 }
+
+/// The pull-request check's `ab` mode (scripts/pr-ab.sh, action.yml's
+/// `run`): a repository whose base commit's `run.sh` hands out A's
+/// recordings and whose head's hands out B's; both built (`BUILD`), run
+/// alternately and judged as pairs, the summary and outputs written.
+#[test]
+fn the_pull_request_check_builds_base_and_head_and_judges_their_runs_paired() {
+    let dir = machine_pools(BEFORE, AFTER);
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(&repo)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    let script = |pool: &str| {
+        format!(
+            "#!/bin/sh\ntest -f built || exit 9\n{}\n",
+            pop(&dir.path().join(pool).to_string_lossy()).replace("{out}", "\"$1\"")
+        )
+    };
+    git(&["init", "-q"]);
+    std::fs::write(repo.join("run.sh"), script("pool_a")).unwrap();
+    git(&["add", "run.sh"]);
+    git(&["commit", "-qm", "base"]);
+    let base = git(&["rev-parse", "HEAD"]);
+    std::fs::write(repo.join("run.sh"), script("pool_b")).unwrap();
+    git(&["commit", "-qam", "head"]);
+    let pr_ab = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/pr-ab.sh");
+    let output = dir.path().join("output.txt");
+    let out = std::process::Command::new("bash")
+        .arg(&pr_ab)
+        .args([base.as_str(), "report.md"])
+        .current_dir(&repo)
+        .env("PUFFIN_LENS", env!("CARGO_BIN_EXE_puffin-lens"))
+        .env("GITHUB_STEP_SUMMARY", dir.path().join("summary.md"))
+        .env("GITHUB_OUTPUT", &output)
+        .env("BUILD", "touch built")
+        .env("RUN", "sh run.sh {out}")
+        .env("RUNS", MACHINE.len().to_string())
+        .env("FAIL_ON_REGRESSION", "2")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&output).unwrap(),
+        "report=report.md\ntripped=true\ninconclusive=false\nruns=puffin-lens-ab-runs\n"
+    );
+    let summary = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
+    assert!(
+        summary.contains("Noise model: paired runs (4 pairs"),
+        "{summary}"
+    );
+    assert!(summary.contains("Judged from 4 pairs of runs"), "{summary}");
+    // Both revisions were built in their own trees; the base's is gone.
+    assert!(repo.join("built").is_file());
+    assert!(git(&["worktree", "list"]).lines().count() == 1);
+    // A base the checkout does not have: a usage error, said.
+    let out = std::process::Command::new("bash")
+        .arg(&pr_ab)
+        .arg("0123456789abcdef0123456789abcdef01234567")
+        .current_dir(&repo)
+        .env("PUFFIN_LENS", env!("CARGO_BIN_EXE_puffin-lens"))
+        .env("RUN", "sh run.sh {out}")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    assert!(stderr(&out).contains("fetch-depth"), "{}", stderr(&out));
+}

@@ -203,7 +203,8 @@ impl<'s> Session<'s> {
             } + 1;
             let name = format!("{letter}{index}.puffin");
             let path = self.out.join(&name);
-            let command = with_out(cmd, &path);
+            // Absolute: the command may change folder first.
+            let command = with_out(cmd, &std::path::absolute(&path).unwrap_or(path.clone()));
             let started_unix_ms = SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis());
