@@ -221,3 +221,64 @@ fn an_app_that_never_serves_is_named_and_stopped() {
     let manifest = common::manifest(&dir.path().join("runs"));
     assert!(manifest["runs"][0]["exit_code"].is_null());
 }
+
+#[test]
+fn ctrl_c_stops_the_running_app_and_keeps_the_finished_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let addr = format!("127.0.0.1:{}", free_port());
+    let app = ab_app(&addr, "");
+    let mut ab = std::process::Command::new(env!("CARGO_BIN_EXE_puffin-lens"))
+        .args([
+            "ab", "--a", &app, "--b", &app, "--addr", &addr, "--frames", "20", "--warmup", "2",
+            "--runs", "50", "--out", "runs",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Two runs finished (a pair), the third one's app serving: interrupt.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let manifest = dir.path().join("runs/manifest.json");
+    loop {
+        assert!(std::time::Instant::now() < deadline, "no two runs in 120 s");
+        let recorded = std::fs::read_to_string(&manifest)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .map_or(0, |m| {
+                m["runs"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|r| r["recorded"] == true)
+                    .count()
+            });
+        if recorded >= 2 && std::net::TcpStream::connect(&addr).is_ok() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let pid = ab.id().to_string();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = ab.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted") && err.contains("kept"), "{err}");
+    // The app it had started is stopped: nothing serves any more.
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    assert!(
+        std::net::TcpStream::connect(&addr).is_err(),
+        "the app still serves"
+    );
+    // The finished runs are judged as the pairs they are.
+    let again = run_in(dir.path(), &["report", "runs", "--format", "json"]);
+    assert_eq!(code(&again), 0, "{}", stderr(&again));
+    let report: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert!(report["comparison"]["noise"]["runs"][0].as_u64().unwrap() >= 1);
+}

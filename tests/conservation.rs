@@ -236,7 +236,7 @@ fn jobs_game(jobs: Jobs, frames: usize, seed: u64) -> Vec<Frame> {
         Jobs::Uneven => [4, 1, 1],
     };
     let tasks: Vec<Vec<f64>> = per_thread.iter().map(|&n| vec![1.0; n]).collect();
-    pool_game(&tasks, jobs == Jobs::Serial, (2, true), frames, seed)
+    pool_game(&tasks, jobs == Jobs::Serial, (2, true, false), frames, seed)
 }
 
 fn jobs_pair(b: Jobs, seeds: (u64, u64)) -> tempfile::TempDir {
@@ -1021,9 +1021,16 @@ fn compared(a: &[Frame], b: &[Frame]) -> puffin_lens::engine::report::Comparison
         .unwrap()
 }
 
-/// [`pool_game`] a frame every three periods, its tasks without data.
-fn work_game(tasks: &[Vec<f64>], serial: bool, frames: usize, seed: u64) -> Vec<Frame> {
-    pool_game(tasks, serial, (3, false), frames, seed)
+/// [`pool_game`] a frame every three periods, its tasks without data;
+/// `whole`: main waits in `jobs::wait`, a scope with nothing in it.
+fn work_game(
+    tasks: &[Vec<f64>],
+    serial: bool,
+    whole: bool,
+    frames: usize,
+    seed: u64,
+) -> Vec<Frame> {
+    pool_game(tasks, serial, (3, false, whole), frames, seed)
 }
 
 /// Main's frame (five busy names) then `jobs::run`, waiting for workers
@@ -1031,11 +1038,13 @@ fn work_game(tasks: &[Vec<f64>], serial: bool, frames: usize, seed: u64) -> Vec<
 /// `job::task` calls thread `w` runs each frame, all threads from one
 /// dispatch (or, `serial`, each after the one before). A frame starts
 /// every `periods` periods; `with_data`: each task's data names it
-/// (`job 0.1`).
+/// (`job 0.1`); `whole`: main waits in a scope of its own with nothing in
+/// it (`jobs::wait`, a join), `jobs::merge` after it, not in a gap of
+/// `jobs::run`.
 fn pool_game(
     tasks: &[Vec<f64>],
     serial: bool,
-    (periods, with_data): (i64, bool),
+    (periods, with_data, whole): (i64, bool, bool),
     frames: usize,
     seed: u64,
 ) -> Vec<Frame> {
@@ -1077,8 +1086,13 @@ fn pool_game(
                 frame.push((format!("pool-{w}"), spans));
             }
             let mut u = last_end + 30_000;
+            let wait = Span::new("jobs::wait", r0, u);
             let merge = leaf("jobs::merge", 0.3, &mut u, &mut rng);
-            main = main.child(Span::new("jobs::run", r0, u).child(merge));
+            main = main.child(if whole {
+                Span::new("jobs::run", r0, u).child(wait).child(merge)
+            } else {
+                Span::new("jobs::run", r0, u).child(merge)
+            });
             t = u;
             main = main.child(leaf("present", 0.5, &mut t, &mut rng));
             main.end_ns = t;
@@ -1142,8 +1156,14 @@ fn any_redistribution_of_a_parallel_sections_work_is_told_by_its_part() {
         let per = 2 + (g.next_u64() % 2) as usize;
         let ms = 0.6 + 0.9 * u01(&mut g);
         let even: Vec<Vec<f64>> = vec![vec![ms; per]; threads];
-        let a = work_game(&even, false, 60, 2000 + 2 * k);
-        let what = format!("pair {k}: {threads} threads × {per} tasks of {ms:.2} ms");
+        // Half the pairs wait in a gap of `jobs::run`, half in a scope
+        // with nothing in it.
+        let whole = k % 2 == 1;
+        let a = work_game(&even, false, whole, 60, 2000 + 2 * k);
+        let what = format!(
+            "pair {k}: {threads} threads × {per} tasks of {ms:.2} ms{}",
+            if whole { ", waiting in jobs::wait" } else { "" }
+        );
         // The same total, moved: `moved` tasks from the others onto pool-0.
         let moved = 1 + (g.next_u64() % (per as u64 - 1).max(1)) as usize;
         let mut uneven = even.clone();
@@ -1152,7 +1172,7 @@ fn any_redistribution_of_a_parallel_sections_work_is_told_by_its_part() {
             uneven[from].pop();
             uneven[0].push(ms);
         }
-        let c = compared(&a, &work_game(&uneven, false, 60, 2001 + 2 * k));
+        let c = compared(&a, &work_game(&uneven, false, whole, 60, 2001 + 2 * k));
         let gate = c.gate.as_ref().unwrap();
         assert_eq!(
             changed_parts(&c),
@@ -1166,7 +1186,7 @@ fn any_redistribution_of_a_parallel_sections_work_is_told_by_its_part() {
         assert_frame_accounted(&c, &what);
         // More work, split evenly: one more task a thread.
         let more: Vec<Vec<f64>> = vec![vec![ms; per + 1]; threads];
-        let c = compared(&a, &work_game(&more, false, 60, 3001 + 2 * k));
+        let c = compared(&a, &work_game(&more, false, whole, 60, 3001 + 2 * k));
         assert_eq!(
             changed_parts(&c)[..2],
             [true, false],
@@ -1178,7 +1198,7 @@ fn any_redistribution_of_a_parallel_sections_work_is_told_by_its_part() {
         assert_frame_accounted(&c, &what);
         // The same work, the threads one after another: overlap alone,
         // a condition of the run (inconclusive), never a failure.
-        let c = compared(&a, &work_game(&even, true, 60, 4001 + 2 * k));
+        let c = compared(&a, &work_game(&even, true, whole, 60, 4001 + 2 * k));
         let gate = c.gate.as_ref().unwrap();
         assert_eq!(
             changed_parts(&c),
@@ -1430,4 +1450,79 @@ fn any_move_of_a_subtree_is_no_change_and_no_gate_trip() {
     }
     eprintln!("random moves: {moved} of {n} pairs");
     assert!(moved * 2 >= n, "{moved} of {n}");
+}
+
+/// Main's frame with `physics::solve` (`solve_ms`, a scope with nothing in
+/// it) while three workers decode a stream of short tasks (`task_ms`) for
+/// the first 6 ms of the frame: work beside busy threads, or that goes on
+/// after they stop, not a wait.
+fn beside_workers(solve_ms: f64, task_ms: f64, frames: usize, seed: u64) -> Vec<Frame> {
+    let mut rng = Rng::new(seed);
+    (0..frames)
+        .map(|f| {
+            let start = T0 + f as i64 * 2 * PERIOD_NS;
+            let mut t = start;
+            let mut main = Span::new("frame", start, 0);
+            for (name, ms) in [
+                ("input", 0.5),
+                ("sim::step", 2.0),
+                ("physics::solve", solve_ms),
+                ("ai::think", 0.8),
+                ("net::poll", 0.4),
+                ("anim::blend", 0.6),
+                ("present", 0.5),
+            ] {
+                main = main.child(leaf(name, ms, &mut t, &mut rng));
+            }
+            main.end_ns = t;
+            let mut frame: Frame = vec![("main".to_owned(), vec![main])];
+            for w in 0..3 {
+                // From the frame's start, 0.05 ms apart, 6 ms of them
+                // (into `physics::solve`, or past it), whatever main does.
+                let mut u = start + w * 37_000;
+                let spans: Vec<Span> = (0..(6.0 / (task_ms + 0.05)) as usize)
+                    .map(|_| {
+                        let s = leaf("stream::decode", task_ms, &mut u, &mut rng);
+                        u += 50_000;
+                        s
+                    })
+                    .collect();
+                frame.push((format!("decoder-{w}"), spans));
+            }
+            frame
+        })
+        .collect()
+}
+
+#[test]
+fn a_scope_that_works_beside_busy_threads_is_no_wait() {
+    let n = pairs_per_setting().min(60);
+    let mut g = Rng::new(0x5eed_0057);
+    for k in 0..n {
+        let solve = 2.0 + 2.0 * u01(&mut g);
+        let slower = 1.2 + 0.15 * u01(&mut g);
+        let task = 0.1 + 0.3 * u01(&mut g);
+        let what = format!("pair {k}: solve {solve:.2} ms ×{slower:.2}, tasks of {task:.2} ms");
+        let a = beside_workers(solve, task, 60, 7000 + 2 * k);
+        let c = compared(&a, &beside_workers(solve * slower, task, 60, 7001 + 2 * k));
+        // Its own work got slower: a cause, never a wait.
+        assert!(c.waits.is_empty(), "{what}: {:#?}", c.waits);
+        let row = (c.rows.iter().find(|r| r.name == "physics::solve")).unwrap_or_else(|| {
+            panic!("{what}: {:#?} {:#?}", c.inconclusive, c.frame.contributions)
+        });
+        assert_eq!(row.change.kind.as_str(), "slower", "{what}");
+        let gate = c.gate.as_ref().unwrap();
+        let tripped = gate.tripped.iter().find(|t| t.name == "physics::solve");
+        assert!(
+            tripped.is_some_and(|t| t.because.is_none()),
+            "{what}: {gate:#?}"
+        );
+        // The same code: nothing.
+        let c = compared(&a, &beside_workers(solve, task, 60, 9001 + 2 * k));
+        assert!(
+            c.waits.is_empty() && c.rows.is_empty(),
+            "{what}: {:#?}",
+            c.rows
+        );
+    }
 }

@@ -142,6 +142,30 @@ pub struct Session<'s> {
     pub files_b: Vec<PathBuf>,
 }
 
+/// The process group of the app a run started (`--addr`; 0: none), for
+/// Ctrl-C to stop it: the app runs in a group of its own, which the
+/// terminal's interrupt does not reach.
+static RUNNING_GROUP: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+/// Ctrl-C came: the handler stops the app and ends the process.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A run that failed because Ctrl-C stopped its app is no failure to
+/// report: this thread waits for the handler to end the process.
+fn unless_interrupted() {
+    while INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// `kill SIGNAL -- -GROUP`: whether the signal was delivered.
+fn kill_group(signal: &str, group: u32) -> bool {
+    std::process::Command::new("kill")
+        .args([signal, "--", &format!("-{group}")])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 impl<'s> Session<'s> {
     pub fn new(
         a: &'s str,
@@ -150,6 +174,22 @@ impl<'s> Session<'s> {
         recorder: &'s Recorder,
     ) -> anyhow::Result<Self> {
         std::fs::create_dir_all(out).with_context(|| format!("{}", out.display()))?;
+        // Ctrl-C: the running app stopped, the finished runs kept (the
+        // manifest is written after each).
+        let kept = out.display().to_string();
+        let _ = ctrlc::set_handler(move || {
+            INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+            let group = RUNNING_GROUP.load(std::sync::atomic::Ordering::SeqCst);
+            if group != 0 && kill_group("-TERM", group) {
+                std::thread::sleep(std::time::Duration::from_millis(500));
+                kill_group("-KILL", group);
+            }
+            eprintln!(
+                "puffin-lens ab: interrupted; the finished runs are kept in {kept} (its \
+                 manifest.json lists them; `puffin-lens report {kept}` judges their pairs)"
+            );
+            std::process::exit(130);
+        });
         Ok(Self {
             a,
             b,
@@ -241,9 +281,11 @@ impl<'s> Session<'s> {
                 )
             };
             if let Err(err) = served {
+                unless_interrupted();
                 bail!("{what}: {err:#}; {}", kept());
             }
             if let Some(status) = status.filter(|s| !s.success()) {
+                unless_interrupted();
                 bail!("{what}: `{command}` failed ({status}); {}", kept());
             }
             let frames = match super::load(&path) {
@@ -370,15 +412,10 @@ fn serve_and_record(
         .spawn()
         .with_context(|| format!("{what}: `sh` could not start"))?;
     let group = child.id();
+    RUNNING_GROUP.store(group, std::sync::atomic::Ordering::SeqCst);
     // The app and whatever it started: TERM, then KILL after 2 s; done when
     // no process of the group is left (the next run's app needs the port).
-    let kill = |signal: &str| {
-        std::process::Command::new("kill")
-            .args([signal, "--", &format!("-{group}")])
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    };
+    let kill = |signal: &str| kill_group(signal, group);
     let stop = |child: &mut std::process::Child| {
         for signal in ["-TERM", "-KILL"] {
             kill(signal);
@@ -393,6 +430,7 @@ fn serve_and_record(
             }
         }
         let _ = child.wait();
+        RUNNING_GROUP.store(0, std::sync::atomic::Ordering::SeqCst);
     };
     // Listening: a connection accepted, the command ended first, or the
     // time-out.

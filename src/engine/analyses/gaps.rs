@@ -47,6 +47,9 @@ pub enum GapKind {
     /// Between two top-level scopes of a thread that runs tasks: waiting,
     /// not unprofiled work.
     Idle,
+    /// The whole of a scope with no child that waits for other threads'
+    /// work (a join, a barrier): a wait, never unprofiled time.
+    Whole,
 }
 
 impl GapKind {
@@ -58,6 +61,7 @@ impl GapKind {
             GapKind::TopLevel => "top-level",
             GapKind::BetweenFrames => "between-frames",
             GapKind::Idle => "idle",
+            GapKind::Whole => "whole",
         }
     }
 }
@@ -395,6 +399,7 @@ impl GapPlace {
                 q(&self.before)
             ),
             GapKind::BetweenFrames => "between frames".to_owned(),
+            GapKind::Whole => format!("all through {parent} (no scope in it: it waits)"),
         }
     }
 }

@@ -170,6 +170,44 @@ impl WaitIndex {
     }
 }
 
+impl WaitIndex {
+    /// Whether another thread than `own` is inside a top-level scope at
+    /// `t` (one started before it and ends after it).
+    pub fn busy_at(&self, own: StrId, t: i64) -> bool {
+        (self.threads.iter().filter(|x| x.thread != own)).any(|x| {
+            let k = x.by_start.partition_point(|s| s.0 < t);
+            k > 0 && x.max_end[k - 1] > t
+        })
+    }
+}
+
+impl WaitIndex {
+    /// The threads other than `own` that ran a top-level scope named
+    /// `name` overlapping one of `windows`, by name.
+    pub fn threads_running(
+        &self,
+        t: &Trace,
+        own: StrId,
+        name: &str,
+        windows: &[(i64, i64)],
+    ) -> Vec<String> {
+        let mut out: Vec<String> = (self.threads.iter().filter(|x| x.thread != own))
+            .filter(|x| {
+                windows.iter().any(|&(lo, hi)| {
+                    let k = x.by_start.partition_point(|s| s.0 < hi);
+                    (0..k)
+                        .rev()
+                        .take_while(|&j| x.max_end[j] > lo)
+                        .any(|j| x.by_start[j].1 > lo && t.scope_name(x.by_start[j].2) == name)
+                })
+            })
+            .map(|x| t.str(x.thread).to_owned())
+            .collect();
+        out.sort();
+        out
+    }
+}
+
 /// A scope another thread ran: its thread, name, data and time.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct WaitWork {

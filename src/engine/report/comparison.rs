@@ -17,7 +17,7 @@ use crate::engine::analyses::diff::{joined_children, joined_threads};
 use crate::engine::analyses::drift;
 use crate::engine::analyses::find::GroupBy;
 use crate::engine::analyses::gap_diff::{GapVerdict, gap_changes};
-use crate::engine::analyses::gaps::GapPlace;
+use crate::engine::analyses::gaps::{GapKind, GapPlace};
 use crate::engine::analyses::judge::{Change, DriftMode, Kind};
 use crate::engine::analyses::kinship;
 use crate::engine::analyses::place::place;
@@ -171,7 +171,7 @@ fn judged(
     // Own time per unit of the comparison's basis (per second when a side
     // is unframed), as the rows' changes are.
     let (fa, fb) = (ua.count.max(1) as f64, ub.count.max(1) as f64);
-    let waits = wait_changes(gaps.0, gaps.1, &names, &noise);
+    let waits = wait_changes((a, b), gaps.0, gaps.1, &names, &noise);
     // Which listed names run on several threads at once (A's and B's).
     let listed_names: Vec<&str> = listed.iter().map(|(p, _)| names.name(*p)).collect();
     let (conc_a, conc_b) = (concurrency(a, &listed_names), concurrency(b, &listed_names));
@@ -1396,11 +1396,15 @@ pub(super) fn wait_md(w: &WaitChange, c: &ComparisonReport) -> String {
     } else {
         format!("in {}", escape::markdown_code(w.place.parent()))
     };
+    let what = if w.place.kind == GapKind::Whole {
+        "the whole scope, no scope in it".to_owned()
+    } else {
+        format!("a {} gap", w.place.kind.as_str())
+    };
     let head = format!(
-        "{} waits {} {longer} {place} (a {} gap, median {} → {})",
+        "{} waits {} {longer} {place} ({what}, median {} → {})",
         cell(thread_label(&w.place.thread)),
         msu(w.delta_median_ns.abs()),
-        w.place.kind.as_str(),
         msu(w.median_a_ns),
         msu(w.median_b_ns),
     );

@@ -123,7 +123,7 @@ fn gate_as_report(
     // `report`'s defaults: gaps of 1 ms or more, the 10 largest recurring.
     let recurring = |t: &Trace| super::super::gaps::gaps(t, None, 1_000_000, 10).recurring;
     let (ra, rb) = (recurring(a), recurring(b));
-    let waits = super::wait_diff::wait_changes(&ra, &rb, names, &noise);
+    let waits = super::wait_diff::wait_changes((a, b), &ra, &rb, names, &noise);
     let off = super::wait_diff::off_critical_path_names(a, b, thread, (&ra, &rb), &waits);
     let places = super::restructure::restructures(a, b, (&ua, &ub), &noise);
     frame_gate(

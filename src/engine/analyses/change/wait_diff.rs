@@ -8,7 +8,7 @@
 use super::super::waits::RecurringWaitsFor;
 use super::compare::Joined;
 use super::judge::{Kind, Noise};
-use crate::engine::analyses::gaps::{GapPlace, RecurringGap};
+use crate::engine::analyses::gaps::{GapKind, GapPlace, RecurringGap};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -184,28 +184,32 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
         .collect()
 }
 
+/// Each name's judged change.
+fn changes_by_name<'t>(names: &Joined<'t>) -> FxHashMap<&'t str, super::judge::Change> {
+    (names.pairs().iter())
+        .map(|&p| (names.name(p), names.change(p)))
+        .collect()
+}
+
 /// Whether the waits' parallelism fell from `a` to `b` (see
 /// [`WaitChange::lost_parallelism`]).
 pub fn parallelism_fell(a: f64, b: f64) -> bool {
     a >= 1.5 && b <= a - 0.5 && b <= 0.75 * a
 }
 
-/// The recurring gaps of A and B (with their `waits_for`) matched by place
-/// whose median changed by at least the noise (its milliseconds and its
+/// The recurring gaps of A and B (with their `waits_for`) matched by place,
+/// and the waits inside scopes ([`held_waits`]), whose median changed by at least the noise (its milliseconds and its
 /// percentage of A's median), each attributed to the critical work's judged
 /// per-call change (`names`, the names' table); largest |change| first,
 /// ties by place.
 pub fn wait_changes(
+    traces: (&crate::engine::model::Trace, &crate::engine::model::Trace),
     a: &[RecurringGap],
     b: &[RecurringGap],
     names: &Joined,
     noise: &Noise,
 ) -> Vec<WaitChange> {
-    let changes: FxHashMap<&str, super::judge::Change> = names
-        .pairs()
-        .iter()
-        .map(|&p| (names.name(p), names.change(p)))
-        .collect();
+    let changes = changes_by_name(names);
     let mut out: Vec<WaitChange> = Vec::new();
     // Matched by the place `gap_diff` judges gaps by.
     for (_, ga, gb) in super::gap_diff::match_recurring(a, b) {
@@ -222,107 +226,25 @@ pub fn wait_changes(
         let (Some(wa), Some(wb)) = (usual(ga), usual(gb)) else {
             continue;
         };
-        let delta = gb.median_ns.saturating_sub(ga.median_ns);
-        let band = super::effect::band_ns(ga.median_ns as f64, noise.pct, noise.ms);
-        if (delta.unsigned_abs() as f64) < band {
-            continue;
-        }
-        let mut causes: Vec<WaitCause> = Vec::new();
-        let mut crit_names: Vec<&str> = vec![&wb.critical.name];
-        if wa.critical.name != wb.critical.name {
-            crit_names.push(&wa.critical.name);
-        }
-        for name in crit_names {
-            let Some(c) = changes.get(name) else { continue };
-            if !c.kind.is_per_call() {
-                continue;
-            }
-            let (Some(ma), Some(mb)) = (c.median_a_ns, c.median_b_ns) else {
-                continue;
-            };
-            let d = (mb - ma) as f64;
-            let mut threads: Vec<String> = gb
-                .other_threads
-                .iter()
+        let threads_of = |name: &str| -> Vec<String> {
+            let mut threads: Vec<String> = (gb.other_threads.iter())
                 .filter(|o| o.scopes.iter().any(|s| s.name == name))
                 .map(|o| o.thread.clone())
                 .collect();
             threads.sort();
-            causes.push(WaitCause {
-                name: name.to_owned(),
-                kind: c.kind,
-                critical_thread: if name == wb.critical.name {
-                    wb.critical.thread.clone()
-                } else {
-                    wa.critical.thread.clone()
-                },
-                threads,
-                per_call_delta_ns: d,
-                attributed_ns: d,
-            });
-        }
-        causes.sort_by(|x, y| {
-            y.attributed_ns
-                .abs()
-                .total_cmp(&x.attributed_ns.abs())
-                .then_with(|| x.name.cmp(&y.name))
-        });
-        let attributed: f64 = causes.iter().map(|c| c.attributed_ns).sum();
-        let (pa, pb) = (wa.median_parallelism, wb.median_parallelism);
-        let parts = decompose(wa, wb, noise);
-        let grew = |name: &str| {
-            parts
-                .iter()
-                .any(|p| p.part == name && p.changed && p.delta_ns > 0.0)
+            threads
         };
-        // The work split less evenly: the code's (the gate counts it).
-        let uneven_split = (delta > 0 && grew("split")).then(|| {
-            let share = |p: &WaitPart| (100.0 * p.a, 100.0 * p.b);
-            let split = parts.iter().find(|p| p.part == "split");
-            let threads = parts.iter().find(|p| p.part == "threads");
-            let (sa, sb) = split.map_or((0.0, 0.0), share);
-            let n = threads.map_or(0.0, |t| t.b.max(1.0));
-            format!(
-                "split unevenly: the busiest thread ({}) did {sb:.0}% of the work it waits for \
-                 (A: {sa:.0}%; an even share {:.0}%), the work itself {}",
-                crate::engine::write::escape::markdown_code(&wb.busiest_thread),
-                100.0 / n,
-                if grew("work") { "grown too" } else { "held" }
-            )
-        });
-        // Less overlap alone, the work and its split held: a condition of
-        // the run (fewer free cores, or a lock), not told apart.
-        let overlap_only = if parts.is_empty() {
-            parallelism_fell(pa, pb)
-        } else {
-            grew("overlap") && !grew("split") && !grew("work") && !grew("threads")
-        };
-        let lost_parallelism = (delta > 0 && causes.is_empty() && overlap_only).then(|| {
-            format!(
-                "ran less in parallel: {pa:.1} → {pb:.1} threads at once while the work it waits \
-                 for held, per call, in total and in its split (fewer free cores, or a lock: a \
-                 capture cannot tell which)"
-            )
-        });
-        out.push(WaitChange {
-            place: gb.place.clone(),
-            median_a_ns: ga.median_ns,
-            median_b_ns: gb.median_ns,
-            delta_median_ns: delta,
-            delta_dispatch_ns: wb.median_dispatch_ns - wa.median_dispatch_ns,
-            delta_waiting_ns: wb.median_waiting_ns - wa.median_waiting_ns,
-            delta_wake_ns: wb.median_wake_ns - wa.median_wake_ns,
-            a: wa.clone(),
-            b: wb.clone(),
-            causes,
-            attributed_ns: attributed,
-            // (+ 0.0: no "-0" when nothing is attributed.)
-            attributed_pct: super::super::common::pct(attributed, delta as f64) + 0.0,
-            lost_parallelism,
-            parts,
-            uneven_split,
-        });
+        let medians = (ga.median_ns, gb.median_ns);
+        out.extend(judged_wait(
+            &gb.place,
+            medians,
+            (wa, wb),
+            &threads_of,
+            &changes,
+            noise,
+        ));
     }
+    out.extend(held_waits(traces.0, traces.1, names, noise));
     out.sort_by(|x, y| {
         y.delta_median_ns
             .unsigned_abs()
@@ -333,6 +255,241 @@ pub fn wait_changes(
                     .cmp(&(&q.thread, &q.path, q.kind, &q.after, &q.before))
             })
     });
+    out
+}
+
+/// A wait at `place` matched in A and B (its medians, what it waits for on
+/// each side), judged: `None` when its median moved less than the band;
+/// else attributed to the critical work's judged per-call change
+/// (`changes`; `threads_of` names the threads that ran a name in B's
+/// waits) and decomposed ([`decompose`]).
+fn judged_wait(
+    place: &GapPlace,
+    medians: (i64, i64),
+    (wa, wb): (&RecurringWaitsFor, &RecurringWaitsFor),
+    threads_of: &dyn Fn(&str) -> Vec<String>,
+    changes: &FxHashMap<&str, super::judge::Change>,
+    noise: &Noise,
+) -> Option<WaitChange> {
+    let delta = medians.1.saturating_sub(medians.0);
+    let band = super::effect::band_ns(medians.0 as f64, noise.pct, noise.ms);
+    if (delta.unsigned_abs() as f64) < band {
+        return None;
+    }
+    let mut causes: Vec<WaitCause> = Vec::new();
+    let mut crit_names: Vec<&str> = vec![&wb.critical.name];
+    if wa.critical.name != wb.critical.name {
+        crit_names.push(&wa.critical.name);
+    }
+    for name in crit_names {
+        let Some(c) = changes.get(name) else { continue };
+        if !c.kind.is_per_call() {
+            continue;
+        }
+        let (Some(ma), Some(mb)) = (c.median_a_ns, c.median_b_ns) else {
+            continue;
+        };
+        let d = (mb - ma) as f64;
+        let threads = threads_of(name);
+        causes.push(WaitCause {
+            name: name.to_owned(),
+            kind: c.kind,
+            critical_thread: if name == wb.critical.name {
+                wb.critical.thread.clone()
+            } else {
+                wa.critical.thread.clone()
+            },
+            threads,
+            per_call_delta_ns: d,
+            attributed_ns: d,
+        });
+    }
+    causes.sort_by(|x, y| {
+        y.attributed_ns
+            .abs()
+            .total_cmp(&x.attributed_ns.abs())
+            .then_with(|| x.name.cmp(&y.name))
+    });
+    let attributed: f64 = causes.iter().map(|c| c.attributed_ns).sum();
+    let (pa, pb) = (wa.median_parallelism, wb.median_parallelism);
+    let parts = decompose(wa, wb, noise);
+    let grew = |name: &str| {
+        parts
+            .iter()
+            .any(|p| p.part == name && p.changed && p.delta_ns > 0.0)
+    };
+    // The work split less evenly: the code's (the gate counts it).
+    let uneven_split = (delta > 0 && grew("split")).then(|| {
+        let share = |p: &WaitPart| (100.0 * p.a, 100.0 * p.b);
+        let split = parts.iter().find(|p| p.part == "split");
+        let threads = parts.iter().find(|p| p.part == "threads");
+        let (sa, sb) = split.map_or((0.0, 0.0), share);
+        let n = threads.map_or(0.0, |t| t.b.max(1.0));
+        format!(
+            "split unevenly: the busiest thread ({}) did {sb:.0}% of the work it waits for \
+             (A: {sa:.0}%; an even share {:.0}%), the work itself {}",
+            crate::engine::write::escape::markdown_code(&wb.busiest_thread),
+            100.0 / n,
+            if grew("work") { "grown too" } else { "held" }
+        )
+    });
+    // Less overlap alone, the work and its split held: a condition of
+    // the run (fewer free cores, or a lock), not told apart.
+    let overlap_only = if parts.is_empty() {
+        parallelism_fell(pa, pb)
+    } else {
+        grew("overlap") && !grew("split") && !grew("work") && !grew("threads")
+    };
+    let lost_parallelism = (delta > 0 && causes.is_empty() && overlap_only).then(|| {
+        format!(
+            "ran less in parallel: {pa:.1} → {pb:.1} threads at once while the work it waits \
+             for held, per call, in total and in its split (fewer free cores, or a lock: a \
+             capture cannot tell which)"
+        )
+    });
+    Some(WaitChange {
+        place: place.clone(),
+        median_a_ns: medians.0,
+        median_b_ns: medians.1,
+        delta_median_ns: delta,
+        delta_dispatch_ns: wb.median_dispatch_ns - wa.median_dispatch_ns,
+        delta_waiting_ns: wb.median_waiting_ns - wa.median_waiting_ns,
+        delta_wake_ns: wb.median_wake_ns - wa.median_wake_ns,
+        a: wa.clone(),
+        b: wb.clone(),
+        causes,
+        attributed_ns: attributed,
+        // (+ 0.0: no "-0" when nothing is attributed.)
+        attributed_pct: super::super::common::pct(attributed, delta as f64) + 0.0,
+        lost_parallelism,
+        parts,
+        uneven_split,
+    })
+}
+
+/// Waits inside a scope: a name judged changed that has no child where a
+/// thread that drives frames calls it, whose calls other threads' work
+/// ends inside, and that end once no other thread works any more (a
+/// join, a barrier, a blocking receive; a scope doing its own work beside
+/// busy workers ends while some are still busy). In at least half its
+/// calls on each side (as a gap's wait), and its change carried by the
+/// waiting part (its dispatch and wake-up parts held): its time is the
+/// work it waits for, judged as a gap's wait is ([`judged_wait`]), at the
+/// place `GapKind::Whole` of the scope itself.
+pub fn held_waits(
+    a: &crate::engine::model::Trace,
+    b: &crate::engine::model::Trace,
+    names: &Joined,
+    noise: &Noise,
+) -> Vec<WaitChange> {
+    use crate::engine::model::{ScopeIdx, StreamId, Trace};
+    let changes = changes_by_name(names);
+    let mut candidates: Vec<&str> = (changes.iter())
+        .filter(|(_, c)| c.kind.is_change() && !matches!(c.kind, Kind::New | Kind::Gone))
+        .map(|(n, _)| *n)
+        .collect();
+    candidates.sort_unstable();
+    if candidates.is_empty() {
+        return Vec::new();
+    }
+    // Per (thread, candidate): its calls' windows, whether every call is
+    // a leaf, and its first call (for its path).
+    type Calls = (Vec<(i64, i64)>, bool, ScopeIdx);
+    let calls = |t: &Trace| -> FxHashMap<(crate::engine::model::StrId, usize), Calls> {
+        let roles = super::super::gaps::ThreadRoles::of(t);
+        let mut out: FxHashMap<_, Calls> = FxHashMap::default();
+        for st in 0..t.streams.len() as u32 {
+            if roles.runs_tasks(StreamId(st)) {
+                continue;
+            }
+            let thread = t.threads.name[t.streams.thread[st as usize].idx()];
+            for i in t.streams.scopes(StreamId(st)) {
+                let Ok(k) = candidates.binary_search(&t.scope_name(ScopeIdx(i))) else {
+                    continue;
+                };
+                let s = &t.scopes;
+                let e = out
+                    .entry((thread, k))
+                    .or_insert((Vec::new(), true, ScopeIdx(i)));
+                e.0.push((s.start_ns[i as usize], s.end_ns(ScopeIdx(i))));
+                e.1 &= s.subtree_end[i as usize] <= i + 1;
+            }
+        }
+        out
+    };
+    let (ca, cb) = (calls(a), calls(b));
+    let mut keys: Vec<(&str, usize)> = (ca.iter())
+        .filter(|(_, c)| c.1)
+        .map(|(&(th, k), _)| (a.str(th), k))
+        .filter(|&(th, k)| {
+            let th = b.strings.find(th);
+            th.and_then(|th| cb.get(&(th, k))).is_some_and(|c| c.1)
+        })
+        .collect();
+    if keys.is_empty() {
+        return Vec::new();
+    }
+    keys.sort_unstable();
+    let (ia, ib) = (
+        super::super::waits::WaitIndex::of(a),
+        super::super::waits::WaitIndex::of(b),
+    );
+    // The calls that are waits, and what they wait for (`None` in fewer
+    // than half the calls).
+    let waits =
+        |t: &Trace, index: &super::super::waits::WaitIndex, thread, windows: &[(i64, i64)]| {
+            let held: Vec<(i64, i64)> = (windows.iter().copied())
+                .filter(|&(s, e)| index.trace(thread, s, e).is_some() && !index.busy_at(thread, e))
+                .collect();
+            if held.len() * 2 < windows.len() {
+                return None;
+            }
+            super::super::waits::recurring(t, index, thread, &held).map(|w| (w, held))
+        };
+    let median = |w: &[(i64, i64)]| {
+        super::super::common::lower_median(&mut w.iter().map(|(s, e)| e - s).collect::<Vec<_>>())
+    };
+    let mut out = Vec::new();
+    for (thread, k) in keys {
+        let (Some(ta), Some(tb)) = (a.strings.find(thread), b.strings.find(thread)) else {
+            continue;
+        };
+        let (Some(xa), Some(xb)) = (ca.get(&(ta, k)), cb.get(&(tb, k))) else {
+            continue;
+        };
+        let (Some((wa, _)), Some((wb, held_b))) =
+            (waits(a, &ia, ta, &xa.0), waits(b, &ib, tb, &xb.0))
+        else {
+            continue;
+        };
+        // The scope's time is its dispatch, waiting and wake-up parts: its
+        // change is the wait's only when the waiting part carries it (a
+        // scope that works on after the others went idle grew its wake-up
+        // part, its own work).
+        let medians = (median(&xa.0), median(&xb.0));
+        let band = super::effect::band_ns(medians.0 as f64, noise.pct, noise.ms);
+        let around = (wb.median_dispatch_ns - wa.median_dispatch_ns)
+            + (wb.median_wake_ns - wa.median_wake_ns);
+        if around.unsigned_abs() as f64 >= band {
+            continue;
+        }
+        let place = GapPlace {
+            thread: thread.to_owned(),
+            kind: GapKind::Whole,
+            path: super::super::gaps::path_of(b, Some(xb.2)),
+            after: None,
+            before: None,
+        };
+        let threads_of = |name: &str| ib.threads_running(b, tb, name, &held_b);
+        out.extend(judged_wait(
+            &place,
+            medians,
+            (&wa, &wb),
+            &threads_of,
+            &changes,
+            noise,
+        ));
+    }
     out
 }
 
@@ -353,15 +510,20 @@ pub fn off_critical_path_names(
     moved: &[WaitChange],
 ) -> std::collections::BTreeSet<String> {
     let mut out = std::collections::BTreeSet::new();
+    // Waits inside scopes are found where they moved only.
+    let held =
+        || (moved.iter()).filter(|w| w.place.thread == thread && w.place.kind == GapKind::Whole);
     let any_wait = gaps
         .0
         .iter()
         .chain(gaps.1)
         .any(|g| g.place.thread == thread && g.waits_for.is_some());
-    if !any_wait {
+    if !any_wait && held().next().is_none() {
         return out;
     }
-    let mut critical: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+    let mut critical: rustc_hash::FxHashSet<&str> = (held())
+        .flat_map(|w| [w.a.critical.name.as_str(), w.b.critical.name.as_str()])
+        .collect();
     for (place, ga, gb) in super::gap_diff::match_recurring(gaps.0, gaps.1) {
         if place.thread != thread {
             continue;
