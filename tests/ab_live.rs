@@ -227,7 +227,7 @@ fn ctrl_c_stops_the_running_app_and_keeps_the_finished_runs() {
     let dir = tempfile::tempdir().unwrap();
     let addr = format!("127.0.0.1:{}", free_port());
     let app = ab_app(&addr, "");
-    let mut ab = std::process::Command::new(env!("CARGO_BIN_EXE_puffin-lens"))
+    let ab = std::process::Command::new(env!("CARGO_BIN_EXE_puffin-lens"))
         .args([
             "ab", "--a", &app, "--b", &app, "--addr", &addr, "--frames", "20", "--warmup", "2",
             "--runs", "50", "--out", "runs",
