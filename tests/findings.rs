@@ -352,8 +352,11 @@ fn several_runs_a_side_are_judged_between_runs_as_the_cli_judges_them() {
         serde_json::json!({
             "a": ["a1.puffin", "a2.puffin", "a3.puffin"],
             "b": ["b1.puffin", "b2.puffin", "b3.puffin"],
+            // Added by hand, not a folder of `ab` runs: not pairs.
+            "paired": false,
         })
     );
+    assert!(ui["paired"].is_null(), "{}", ui["paired"]);
     assert_eq!(ui["noise"]["model"], "between-runs", "{}", ui["noise"]);
     // The CLI binary on the same runs says the same.
     let dir = runs_dir(&a, &b);

@@ -6,8 +6,9 @@
 // page -> worker: {id: 0, init: {script, module}} once, then
 //                 {id, bytes: ArrayBuffer, len, base, record, out?} (the run: the first
 //                 len bytes; out: a fragment's buffer given back to write in);
-//                 or {id, findings: {a: [ArrayBuffer], b: [ArrayBuffer] | null, name_a, name_b}}
-//                 (the findings of side a against b, each its runs' files, decoded here);
+//                 or {id, findings: {a: [ArrayBuffer], b: [ArrayBuffer] | null, name_a, name_b,
+//                 paired}} (the findings of side a against b, each its runs' files, decoded
+//                 here; judged as paired runs when paired);
 // worker -> page: {id: 0, ready: true} | {id, out: ArrayBuffer, len, bytes, ms} | {id, json}
 //                 (the findings, engine::report::Findings as JSON) | {id, error}
 //                 (the fragment: out's first len bytes; bytes: the run's buffer given
@@ -35,7 +36,7 @@ self.onmessage = async (event) => {
     if (msg.findings) {
       // The findings of a (against b): both decoded here, then reported.
       const f = msg.findings;
-      const json = self.puffinLensFindings(f.a, f.b, f.name_a, f.b ? f.name_b : null);
+      const json = self.puffinLensFindings(f.a, f.b, f.name_a, f.b ? f.name_b : null, !!f.paired);
       self.postMessage({ id: msg.id, json });
       return;
     }

@@ -658,7 +658,7 @@ await test("a pair opens on its findings: the CLI report's sentences, each link 
   assert.equal(got.noise.model, c.noise.model);
   assert.deepEqual(got.conditions, c.conditions);
   assert.deepEqual(got.changes.map((r) => r.name), c.rows.map((r) => r.name));
-  assert.deepEqual(got.runs, { a: [SAMPLE], b: ["cut.puffin"] });
+  assert.deepEqual(got.runs, { a: [SAMPLE], b: ["cut.puffin"], paired: false });
   await page.screenshot({ path: join(OUT, "findings.png") });
   // A link opens the diff table on its scope with both sides' calls;
   // Back returns to the page.
@@ -871,7 +871,7 @@ await test("repeated ?url= and &b= open several runs a side, judged between runs
     return u && u.view === "findings" && u.computing === false && u.runs.a.length === 2 && u.runs.b.length === 2;
   }, null, { timeout: 120_000 });
   const got = await p.evaluate(() => window.puffinLens.ui());
-  assert.deepEqual(got.runs, { a: [SAMPLE, SAMPLE], b: ["cut.puffin", "cut.puffin"] });
+  assert.deepEqual(got.runs, { a: [SAMPLE, SAMPLE], b: ["cut.puffin", "cut.puffin"], paired: false });
   assert.equal(got.noise.model, "between-runs");
   assert.deepEqual(got.noise.runs, [2, 2]);
   const cut = join(work, "cut.puffin");
@@ -887,7 +887,7 @@ await test("repeated ?url= and &b= open several runs a side, judged between runs
     return u && u.view === "findings" && u.computing === false && u.runs.b.length === 3;
   }, null, { timeout: 120_000 });
   const three = await p.evaluate(() => window.puffinLens.ui());
-  assert.deepEqual(three.runs, { a: [SAMPLE, SAMPLE], b: ["cut.puffin", "cut.puffin", "cut.puffin"] });
+  assert.deepEqual(three.runs, { a: [SAMPLE, SAMPLE], b: ["cut.puffin", "cut.puffin", "cut.puffin"], paired: false });
   assert.deepEqual(three.noise.runs, [2, 3]);
   await p.close();
 });

@@ -24,29 +24,43 @@ impl PuffinLensApp {
             self.start_load(ctx, item);
         }
         let dropped = ctx.input(|i| i.raw.dropped_files.clone());
+        let dropped_any = !dropped.is_empty();
         let names: Vec<String> = dropped
             .iter()
             .map(|f| file_name(&f.path().to_string_lossy()))
             .collect();
         // Dropped onto A or B in the top bar (where the browser says):
         // runs of that side.
-        let onto = if dropped.is_empty() {
+        let onto = if !dropped_any {
             None
         } else {
             let at = self.shared.borrow_mut().drop_pos.take();
             at.and_then(|at| self.chip_at(ctx, at))
         };
-        let targets = given_targets(&names, onto);
-        if let Some(side) = onto {
-            self.notice = Some(format!(
-                "Added {} as {} of {}: each side's runs are judged between runs.",
-                names.join(", "),
-                if names.len() == 1 { "a run" } else { "runs" },
-                side.label()
-            ));
+        // Picked together as a folder of `ab` runs, or read in the browser.
+        let (runs_files, runs_given) = {
+            let mut shared = self.shared.borrow_mut();
+            (shared.runs_files.take(), shared.runs_given.take())
+        };
+        if let Some((names, mut files)) = runs_files {
+            self.open_runs_folder(&names, &mut files);
         }
-        if !dropped.is_empty() {
-            let files: Vec<GivenFile> = dropped.into_iter().map(GivenFile::Dropped).collect();
+        if let Some(given) = runs_given {
+            self.open_runs(given);
+        }
+        let mut files: Vec<GivenFile> = dropped.into_iter().map(GivenFile::Dropped).collect();
+        // A folder of `ab` runs (its manifest, or its zip): opened by the
+        // manifest, whatever it was dropped onto.
+        if !files.is_empty() && !self.open_runs_folder(&names, &mut files) {
+            let targets = given_targets(&names, onto);
+            if let Some(side) = onto {
+                self.notice = Some(format!(
+                    "Added {} as {} of {}: each side's runs are judged between runs.",
+                    names.join(", "),
+                    if names.len() == 1 { "a run" } else { "runs" },
+                    side.label()
+                ));
+            }
             if onto.is_none() && names.len() > 2 {
                 // Which are A's and which B's: the user says.
                 self.shared.borrow_mut().split = Some(Split::new(names, files));
@@ -257,6 +271,12 @@ impl PuffinLensApp {
                     .as_ref()
                     .map(|s| s.to_json())
                     .into();
+                // A and B as a folder of `ab` runs paired them (judged as
+                // pairs: the findings' `noise.model` is `paired-runs`).
+                v["paired"] = self
+                    .paired()
+                    .map(|p| serde_json::json!({"source": p.source, "pairs": p.pairs}))
+                    .into();
                 if let (View::Findings, Some(f)) = (rec.view, &self.findings)
                     && let (serde_json::Value::Object(out), serde_json::Value::Object(fj)) =
                         (&mut v, f.to_json())
@@ -316,6 +336,7 @@ impl PuffinLensApp {
         let mut h = rustc_hash::FxHasher::default();
         self.shown.label().hash(&mut h);
         self.filter.hash(&mut h);
+        self.paired().map(|p| p.pairs).hash(&mut h);
         if let Some(s) = self.shared.borrow().split.as_ref() {
             (&s.names, &s.to_a).hash(&mut h);
         }

@@ -8,8 +8,9 @@
 //!
 //! May import: `engine`. Within the shell the imports run
 //! `mod.rs` and its concerns → `recording` → `views` → `nav`, `loaded` and
-//! `loader` → `platform` → `shared` → `loaded`; what differs per target lives
-//! in `platform`.
+//! `loader` → `platform` → `shared` → `runs_given` and `loaded`; what
+//! differs per target lives in `platform`. `open_runs` (a folder of `ab`
+//! runs opened by its manifest) is one of the shell's concerns.
 
 mod connect;
 mod dispatch;
@@ -18,8 +19,10 @@ mod loaded;
 mod loader;
 pub mod nav;
 mod open_export;
+mod open_runs;
 pub mod platform;
 mod recording;
+mod runs_given;
 mod shared;
 mod split;
 mod top_bar;
@@ -29,6 +32,7 @@ pub use loaded::{Loaded, Source};
 pub use loader::{LoadJob, Poll, SLICE};
 pub use nav::{FrameSel, View};
 pub use open_export::{Export, flame_file, report_file};
+pub use open_runs::Paired;
 pub use platform::file_name;
 pub use recording::{Action, Recording, UI_ROWS};
 pub use shared::{
@@ -165,6 +169,13 @@ pub struct PuffinLensApp {
     /// A recording loaded this frame: its first view is marked ("shown
     /// NAME") once the frame is drawn.
     shown_mark: Option<String>,
+    /// The runs of a folder of `ab` runs being decoded, and when they were
+    /// asked for (on the clock of [`Self::tick`]).
+    runs_open: Option<open_runs::RunsOpen>,
+    runs_asked_at: u64,
+    /// A and B as a folder of `ab` runs paired them ([`Self::paired`]: while
+    /// both sides show what it opened).
+    paired: Option<Paired>,
 }
 
 impl PuffinLensApp {
@@ -217,6 +228,9 @@ impl PuffinLensApp {
             chip_rects: [None; 2],
             frames_drawn: 0,
             shown_mark: None,
+            runs_open: None,
+            runs_asked_at: 0,
+            paired: None,
         }
     }
 
@@ -269,13 +283,16 @@ impl PuffinLensApp {
     /// The diff view of A against B, made (or remade, when A or B changed)
     /// on demand; `None` unless both are open.
     pub fn diff_view(&mut self) -> Option<&mut DiffView> {
+        let paired = self.paired().is_some();
         let (a, b) = (self.a.rec.as_ref()?.loaded(), self.b.rec.as_ref()?.loaded());
-        if !self.diff.as_ref().is_some_and(|d| d.shows(a, b)) {
+        if !self.diff.as_ref().is_some_and(|d| d.shows(a, b, paired)) {
+            // Judged as pairs when A and B are a folder's paired runs.
+            let noise = runs_given::noise(paired);
             // In the browser its table is built a slice per frame as it is drawn.
             self.diff = Some(if platform::SLICED_VIEWS {
-                DiffView::start(a.clone(), b.clone())
+                DiffView::start_with(a.clone(), b.clone(), noise)
             } else {
-                DiffView::new(a.clone(), b.clone())
+                DiffView::new_with(a.clone(), b.clone(), noise)
             });
         }
         self.diff.as_mut()
@@ -283,8 +300,9 @@ impl PuffinLensApp {
 
     /// The findings of A against B (of the one recording open, when only
     /// one is), made (or remade, when A or B changed) on demand; `None`
-    /// without a recording.
+    /// without a recording. A folder's paired runs are judged as pairs.
     pub fn findings_view(&mut self) -> Option<&mut views::findings::FindingsView> {
+        let paired = self.paired().is_some();
         let (a, b) = match (self.a.rec.as_ref(), self.b.rec.as_ref()) {
             (Some(a), b) => (a.loaded().clone(), b.map(|b| b.loaded().clone())),
             (None, Some(b)) => (b.loaded().clone(), None),
@@ -293,14 +311,14 @@ impl PuffinLensApp {
         if !self
             .findings
             .as_ref()
-            .is_some_and(|f| f.shows(&a, b.as_ref()))
+            .is_some_and(|f| f.shows(&a, b.as_ref(), paired))
         {
-            let mut view = views::findings::FindingsView::start(a, b);
+            let mut view = views::findings::FindingsView::start_with(a, b, paired);
             // Off the page's thread where the platform can (a thread, a
             // worker); else the view makes them after saying so.
             if let Some((a, b)) = view.wants_work()
                 && let Some(ctx) = self.shared.borrow().ctx.clone()
-                && let Some(poll) = platform::findings_elsewhere(a, b, &ctx, self.threaded)
+                && let Some(poll) = platform::findings_elsewhere(a, b, paired, &ctx, self.threaded)
             {
                 view.set_poller(poll);
             }
@@ -329,7 +347,7 @@ impl PuffinLensApp {
     }
 
     pub fn is_loading(&self) -> bool {
-        self.a.job.is_some() || self.b.job.is_some()
+        self.a.job.is_some() || self.b.job.is_some() || self.runs_open.is_some()
     }
 
     fn slot(&self, side: Side) -> &Slot {
@@ -422,7 +440,9 @@ impl PuffinLensApp {
             None if open[0] || open[1] => "Drop to open (a second recording opens as B)\n\
                  or drop onto A or B in the top bar to add runs to that side"
                 .to_owned(),
-            None => "Drop to open (a second recording opens as B)".to_owned(),
+            None => "Drop to open (a second recording opens as B;\n\
+                 an `ab` folder's files or its zip open as paired runs)"
+                .to_owned(),
         };
         painter.text(
             shade.center(),

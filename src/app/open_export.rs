@@ -69,6 +69,13 @@ impl PuffinLensApp {
             log::info!("{name}: loading as one more run of {}", side.label());
             return;
         }
+        // A plain request made after a folder of runs was given replaces it.
+        if self
+            .runs_turn()
+            .is_some_and(|t| incoming.turn == 0 || incoming.turn > t)
+        {
+            self.cancel_runs(&incoming.name);
+        }
         // A plain request for the side drops the runs queued for it before
         // it (those asked for after it stay: `?url=A1&url=A2`).
         let turn = incoming.turn;
@@ -198,11 +205,17 @@ impl PuffinLensApp {
                 }
             }
         }
-        self.shared.borrow_mut().loading = running;
-        needs_frames
+        let (runs_frames, runs_status) = self.poll_runs(frame_start);
+        self.shared.borrow_mut().loading = running.or(runs_status);
+        needs_frames || runs_frames
     }
 
-    fn finish_load(&mut self, side: Side, result: Result<Loaded, String>, on_done: Option<OnDone>) {
+    pub(super) fn finish_load(
+        &mut self,
+        side: Side,
+        result: Result<Loaded, String>,
+        on_done: Option<OnDone>,
+    ) {
         match result {
             Ok(loaded) => {
                 for d in &loaded.summary.diagnostics {
@@ -337,10 +350,12 @@ impl PuffinLensApp {
             return;
         };
         let file = match (what, &self.a.rec, &self.b.rec) {
-            // The report of A, and of B against A when both are open.
-            (Export::Report, Some(a), b) => Ok(report_file(
+            // The report of A, and of B against A when both are open (a
+            // folder's paired runs judged as pairs).
+            (Export::Report, Some(a), b) => Ok(report_file_with(
                 a.loaded(),
                 b.as_ref().map(|b| b.loaded().as_ref()),
+                self.paired().is_some(),
             )),
             // What the flame view shows: the frame selection, its thread.
             (Export::Flame, ..) => flame_file(
@@ -384,11 +399,21 @@ pub enum Export {
 
 /// The HTML report of `a` (and of B against A): name, MIME type, contents.
 pub fn report_file(a: &Loaded, b: Option<&Loaded>) -> (String, &'static str, Vec<u8>) {
-    use crate::engine::report::{Report, ReportOptions};
+    report_file_with(a, b, false)
+}
+
+/// [`report_file`], judged as paired runs when `paired` (a folder of `ab`
+/// runs, as `report DIR` judges them).
+fn report_file_with(
+    a: &Loaded,
+    b: Option<&Loaded>,
+    paired: bool,
+) -> (String, &'static str, Vec<u8>) {
+    use crate::engine::report::Report;
     let report = Report::new(
         (&a.name, &a.decoded),
         b.map(|b| (b.name.as_str(), &b.decoded)),
-        ReportOptions::default(),
+        super::runs_given::report_options(paired),
     );
     let name = match b {
         Some(b) => format!("{}-vs-{}.report.html", a.name, b.name),

@@ -112,6 +112,12 @@ pub struct SharedState {
     /// Three or more files given at once, waiting for the user to say
     /// which are runs of A and which of B.
     pub split: Option<Split>,
+    /// Files picked together that are a folder of `ab` runs (its manifest
+    /// among them, or one zip), for the app to read and open by the
+    /// manifest: names and files.
+    pub runs_files: Option<(Vec<String>, Vec<GivenFile>)>,
+    /// A folder of `ab` runs read in the browser, for the app to open.
+    pub runs_given: Option<super::runs_given::RunsGiven>,
 }
 
 /// A download in flight, to become side `side` once it arrives.

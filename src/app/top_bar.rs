@@ -100,6 +100,7 @@ impl PuffinLensApp {
             });
             ui.separator();
             self.chip_rects = [None; 2];
+            let paired = self.paired().map(|p| p.source.clone());
             for side in [Side::A, Side::B] {
                 let Some(rec) = self.slot(side).rec.as_ref() else {
                     continue;
@@ -107,17 +108,24 @@ impl PuffinLensApp {
                 // Long names are elided in the middle: the bar stays one row.
                 let loaded = rec.loaded();
                 let name = &loaded.name;
-                let label = match loaded.runs.len() {
-                    1 => format!("{}: {}", side.label(), crate::units::elide(name, 18)),
-                    n => format!(
+                let label = match (loaded.runs.len(), &paired) {
+                    (1, None) => format!("{}: {}", side.label(), crate::units::elide(name, 18)),
+                    (n, Some(_)) => format!("{}: {n} run{}, paired", side.label(), plural(n)),
+                    (n, None) => format!(
                         "{}: {n} runs ({})",
                         side.label(),
                         crate::units::elide(&loaded.runs[0], 12)
                     ),
                 };
-                let hover = match loaded.runs.len() {
-                    1 => format!("Show this recording ({name})"),
-                    n => format!(
+                let hover = match (loaded.runs.len(), &paired) {
+                    (n, Some(source)) => format!(
+                        "Show this side: {n} run{} of {source}, recorded alternately with the \
+                         other side's: run k of A is judged against run k of B (paired runs):\n{}",
+                        plural(n),
+                        loaded.runs.join("\n")
+                    ),
+                    (1, None) => format!("Show this recording ({name})"),
+                    (n, None) => format!(
                         "Show this side: {n} runs, judged between runs against the other side's \
                          when it has several too:\n{}",
                         loaded.runs.join("\n")
@@ -469,4 +477,9 @@ fn theme_buttons(ui: &mut egui::Ui) {
 
 pub(super) fn filter_id() -> egui::Id {
     egui::Id::unique("scope_filter")
+}
+
+/// `"s"` unless one.
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }

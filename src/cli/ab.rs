@@ -10,17 +10,9 @@
 //! process group).
 
 use anyhow::{Context as _, bail};
-use serde::{Deserialize, Serialize};
+use puffin_lens::engine::runs_manifest::{self, MANIFEST, Manifest, Run, Side};
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
-
-/// Which build a run is of.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Side {
-    A,
-    B,
-}
 
 /// The order of `runs` runs a side: A B B A, repeated (a linear drift of
 /// the machine then weighs on both sides alike).
@@ -31,36 +23,6 @@ pub fn order(runs: usize) -> Vec<Side> {
             _ => Side::B,
         })
         .collect()
-}
-
-/// One run as the manifest keeps it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Run {
-    pub side: Side,
-    /// 1, 2, … within its side.
-    pub index: usize,
-    /// The recording, relative to the folder.
-    pub file: String,
-    pub command: String,
-    pub started_unix_ms: u128,
-    pub duration_ms: u128,
-    /// The command's exit status (`null`: ended by a signal, as an app
-    /// served with `--addr` is when its frames are recorded).
-    pub exit_code: Option<i32>,
-    /// Its recording was made and reads: the run counts.
-    #[serde(default)]
-    pub recorded: bool,
-}
-
-/// `manifest.json`: what was run, in which order, and how it went.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Manifest {
-    pub tool: String,
-    pub a: String,
-    pub b: String,
-    pub runs_per_side: usize,
-    pub order: Vec<Side>,
-    pub runs: Vec<Run>,
 }
 
 /// How a run's recording is made.
@@ -337,41 +299,43 @@ pub fn next_look(pairs: usize, settle: usize, max: usize) -> usize {
 }
 
 /// The runs a folder of `ab` holds, paired: A's and B's recordings in
-/// their order, as many a side (the pairs its manifest lists as finished:
-/// a session cut short keeps its whole pairs, and says what it left out).
+/// their order, as many a side (the pairs its manifest lists as finished,
+/// `engine::runs_manifest::finished_pairs`: a session cut short keeps its
+/// whole pairs, and says what it left out).
 pub fn runs_in(dir: &Path) -> anyhow::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
-    let path = dir.join("manifest.json");
-    let text = std::fs::read_to_string(&path)
+    let path = dir.join(MANIFEST);
+    let text = std::fs::read(&path)
         .with_context(|| format!("{}: not a folder of `ab` runs", path.display()))?;
-    let manifest: Manifest = serde_json::from_str(&text)
-        .with_context(|| format!("{}: not an `ab` manifest", path.display()))?;
-    let finished = |side: Side| -> Vec<PathBuf> {
-        let mut runs: Vec<&Run> = (manifest.runs.iter())
-            .filter(|r| r.side == side && r.recorded && dir.join(&r.file).is_file())
-            .collect();
-        runs.sort_by_key(|r| r.index);
-        runs.iter().map(|r| dir.join(&r.file)).collect()
-    };
-    let (mut a, mut b) = (finished(Side::A), finished(Side::B));
-    let pairs = a.len().min(b.len());
-    if pairs == 0 {
+    let manifest = Manifest::parse(&text)
+        .map_err(anyhow::Error::msg)
+        .with_context(|| format!("{}", path.display()))?;
+    // Only plain names are joined to the folder (runs_manifest::plain_name).
+    let found = runs_manifest::finished_pairs(&manifest, |file| dir.join(file).is_file());
+    if found.pairs.is_empty() {
         bail!(
             "{}: no finished pair of runs (A: {}, B: {})",
             path.display(),
-            a.len(),
-            b.len()
+            found.finished.0,
+            found.finished.1
         );
     }
-    if a.len() != b.len() || manifest.runs.len() != 2 * manifest.runs_per_side {
+    let pairs = found.pairs.len();
+    if pairs != manifest.runs_per_side || !found.unusable.is_empty() {
+        let unusable = found.unusable.join(", ");
         eprintln!(
-            "puffin-lens: {}: {pairs} finished pair(s) of {} planned; judging those",
+            "puffin-lens: {}: {pairs} finished pair(s) of {} planned; judging those{}",
             dir.display(),
-            manifest.runs_per_side
+            manifest.runs_per_side,
+            if unusable.is_empty() {
+                String::new()
+            } else {
+                format!(" ({unusable})")
+            }
         );
     }
-    a.truncate(pairs);
-    b.truncate(pairs);
-    Ok((a, b))
+    let (a, b) = found.files();
+    let join = |files: Vec<String>| files.iter().map(|f| dir.join(f)).collect();
+    Ok((join(a), join(b)))
 }
 
 /// Starts `command` (an app serving puffin_http at the recorder's address)
@@ -491,7 +455,7 @@ fn serve_and_record(
 }
 
 fn write_manifest(out: &Path, manifest: &Manifest) -> anyhow::Result<()> {
-    let path = out.join("manifest.json");
+    let path = out.join(MANIFEST);
     let text = serde_json::to_string_pretty(manifest)? + "\n";
     std::fs::write(&path, text).with_context(|| format!("{}", path.display()))
 }

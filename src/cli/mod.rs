@@ -501,11 +501,7 @@ fn report_cmd(
                     return Ok(EXIT_BAD_INPUT);
                 }
             };
-            opts.noise = engine::analyses::judge::Noise {
-                paired: true,
-                drift: engine::analyses::judge::DriftMode::Off,
-                ..opts.noise
-            };
+            opts.noise = engine::runs_manifest::paired_noise(opts.noise);
             (a, Some(b))
         }
         _ => (files, vs),

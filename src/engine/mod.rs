@@ -15,7 +15,9 @@
 //! - [`write`]: what leaves the engine: the JSON export, Parquet, `.puffin`
 //!   files, and the escaping of a recording's text for each target;
 //! - [`api`]: each analysis declared once (arguments, answer) for the CLI and
-//!   the JavaScript API.
+//!   the JavaScript API;
+//! - [`runs_manifest`]: a folder of `ab` runs' manifest and its finished
+//!   pairs, for the CLI and the app.
 
 pub mod analyses;
 pub mod api;
@@ -24,6 +26,7 @@ pub mod model;
 pub mod read;
 pub mod reltime;
 pub mod report;
+pub mod runs_manifest;
 pub mod write;
 
 pub use model::{DefId, FrameId, ScopeIdx, ScopeKind, StrId, StreamId, ThreadId, Trace};

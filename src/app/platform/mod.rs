@@ -16,14 +16,46 @@ pub const SLICED_VIEWS: bool = cfg!(target_arch = "wasm32");
 /// Opens the file picker; the chosen files arrive through `shared`
 /// (`into`: each added as a run of that side; see
 /// [`super::shared::given_targets`]).
+use super::runs_given::is_runs_folder;
 use super::shared::{GivenFile, Split};
+
+/// A file the user gave, read now (natively: dropped bytes, or its path).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_given_now(file: &GivenFile, name: &str) -> Result<Vec<u8>, String> {
+    let path = match file {
+        GivenFile::Dropped(f) => match f.bytes() {
+            Ok(bytes) => return Ok(bytes),
+            Err(_) => f.path().to_path_buf(),
+        },
+        GivenFile::Path(path) => path.clone(),
+    };
+    std::fs::read(&path).map_err(|err| format!("{name}: cannot read: {err}"))
+}
+
+/// A file the user gave, read (in the browser, in chunks with progress).
+#[cfg(target_arch = "wasm32")]
+pub async fn read_given(file: &GivenFile, name: &str) -> Result<Vec<u8>, String> {
+    match file {
+        GivenFile::Picked(f) => web::read_file(f.inner(), name).await,
+        GivenFile::Dropped(f) => match f.web_file() {
+            Some(web_file) => web::read_file(web_file, name).await,
+            None => f
+                .bytes_async()
+                .await
+                .map_err(|err| format!("{name}: cannot read: {err}")),
+        },
+    }
+}
 
 pub fn pick_files(shared: &Shared, into: Option<super::Side>) {
     #[cfg(not(target_arch = "wasm32"))]
     {
         let picked = rfd::FileDialog::new()
             .set_title("Open a .puffin recording or JSON dump")
-            .add_filter("puffin recordings and JSON dumps", &["puffin", "json"])
+            .add_filter(
+                "puffin recordings, JSON dumps, zipped folders of ab runs",
+                &["puffin", "json", "zip"],
+            )
             .add_filter("all files", &["*"])
             .pick_files();
         let mut state = shared.borrow_mut();
@@ -32,6 +64,15 @@ pub fn pick_files(shared: &Shared, into: Option<super::Side>) {
             .iter()
             .map(|p| file_name(&p.to_string_lossy()))
             .collect();
+        if is_runs_folder(&names) {
+            // A folder of `ab` runs: the app opens it by its manifest.
+            let files = picked.into_iter().map(GivenFile::Path).collect();
+            state.runs_files = Some((names, files));
+            if let Some(ctx) = &state.ctx {
+                ctx.request_repaint();
+            }
+            return;
+        }
         if into.is_none() && names.len() > 2 {
             // Which are A's and which B's: the app asks.
             let files = picked.into_iter().map(GivenFile::Path).collect();
@@ -61,11 +102,24 @@ pub fn pick_files(shared: &Shared, into: Option<super::Side>) {
         let shared = shared.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let picked = rfd::AsyncFileDialog::new()
-                .add_filter("puffin recordings and JSON dumps", &["puffin", "json"])
+                .add_filter(
+                    "puffin recordings, JSON dumps, zipped folders of ab runs",
+                    &["puffin", "json", "zip"],
+                )
                 .pick_files()
                 .await;
             let picked = picked.unwrap_or_default();
             let names: Vec<String> = picked.iter().map(|f| f.file_name()).collect();
+            if is_runs_folder(&names) {
+                // A folder of `ab` runs: the app opens it by its manifest.
+                let files = picked.into_iter().map(GivenFile::Picked).collect();
+                let mut state = shared.borrow_mut();
+                state.runs_files = Some((names, files));
+                if let Some(ctx) = &state.ctx {
+                    ctx.request_repaint();
+                }
+                return;
+            }
             if into.is_none() && names.len() > 2 {
                 // Which are A's and which B's: the app asks.
                 let files = picked.into_iter().map(GivenFile::Picked).collect();
@@ -152,6 +206,7 @@ pub type FindingsPoll = Box<dyn FnMut() -> Option<Result<crate::engine::report::
 pub fn findings_elsewhere(
     a: std::sync::Arc<crate::app::Loaded>,
     b: Option<std::sync::Arc<crate::app::Loaded>>,
+    paired: bool,
     ctx: &egui::Context,
     threaded: bool,
 ) -> Option<FindingsPoll> {
@@ -164,9 +219,10 @@ pub fn findings_elsewhere(
         let ctx = ctx.clone();
         std::thread::spawn(move || {
             let started = web_time::Instant::now();
-            let mut f = crate::engine::report::findings(
+            let mut f = crate::engine::report::findings_with(
                 (&a.name, &a.decoded),
                 b.as_deref().map(|b| (b.name.as_str(), &b.decoded)),
+                super::runs_given::report_options(paired),
             );
             f.compute_ms = started.elapsed().as_secs_f64() * 1e3;
             let _ = tx.send(f);
@@ -183,7 +239,7 @@ pub fn findings_elsewhere(
     #[cfg(target_arch = "wasm32")]
     {
         let _ = threaded;
-        web::workers::findings(a, b, ctx)
+        web::workers::findings(a, b, paired, ctx)
     }
 }
 

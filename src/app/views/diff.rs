@@ -21,8 +21,8 @@ use crate::engine::analyses::flame::{FlameLayout, icicle};
 use crate::engine::analyses::rename::{Rename, renames_in};
 use crate::engine::analyses::transform::Stack;
 use crate::engine::analyses::{
-    self, CompareBuilder, CompareTable, HistogramBin, Joined, Kind, NameOrder, Pair, SideStats,
-    compare_warnings,
+    self, CompareBuilder, CompareTable, GroupBy, HistogramBin, Joined, Kind, NameOrder, Noise,
+    Pair, SideStats, compare_warnings,
 };
 use crate::units::{ms_f, thread_label};
 use egui::{Color32, RichText, Sense};
@@ -159,6 +159,9 @@ pub struct DiffDetails {
 pub struct DiffView {
     a: Arc<Loaded>,
     b: Arc<Loaded>,
+    /// The noise model the rows are judged with (paired runs: a folder of
+    /// `ab` runs).
+    noise: Noise,
     mode: DiffMode,
     normalize: Normalize,
     /// What "per frame" is per, and each side's units (frames, or seconds).
@@ -283,7 +286,12 @@ impl DiffBuild {
 impl DiffView {
     /// The view with its table built before it returns.
     pub fn new(a: Arc<Loaded>, b: Arc<Loaded>) -> Self {
-        let mut view = Self::start(a, b);
+        Self::new_with(a, b, Noise::default())
+    }
+
+    /// [`Self::new`], the rows judged with `noise`.
+    pub fn new_with(a: Arc<Loaded>, b: Arc<Loaded>, noise: Noise) -> Self {
+        let mut view = Self::start_with(a, b, noise);
         view.sliced = false;
         while view.step_build(None) {}
         view
@@ -292,6 +300,12 @@ impl DiffView {
     /// The view, its table to be built a slice per frame ([`Self::step_build`],
     /// which its `ui` calls): a page's thread keeps drawing meanwhile.
     pub fn start(a: Arc<Loaded>, b: Arc<Loaded>) -> Self {
+        Self::start_with(a, b, Noise::default())
+    }
+
+    /// [`Self::start`], the rows judged with `noise` (paired runs: a folder
+    /// of `ab` runs, as `report DIR` judges it).
+    pub fn start_with(a: Arc<Loaded>, b: Arc<Loaded>, noise: Noise) -> Self {
         let (ta, tb) = (a.trace(), b.trace());
         let basis = Basis::of(ta, tb);
         let units = (Units::new(ta, basis).count, Units::new(tb, basis).count);
@@ -307,10 +321,14 @@ impl DiffView {
             drift: None,
             a,
             b,
+            noise,
             mode: DiffMode::Table,
             normalize,
             table: CompareTable::default(),
-            building: Some(DiffBuild::Table(CompareBuilder::new())),
+            building: Some(DiffBuild::Table(CompareBuilder::grouped(
+                GroupBy::NameData,
+                noise,
+            ))),
             build_started: web_time::Instant::now(),
             build_slices: 0,
             by_name: Vec::new(),
@@ -398,9 +416,16 @@ impl DiffView {
         };
         let with = table.with(ta, tb);
         let noise_pct = with.noise().pct;
-        self.drift = with
-            .drift()
-            .map(|d| crate::engine::analyses::drift::status(d, noise_pct));
+        // Paired runs alternated: the shift every name shares is the
+        // code's, and no row is judged beyond it (as the report says).
+        let paired = self.noise.paired;
+        self.drift = with.drift().map(|d| {
+            if paired {
+                crate::engine::analyses::drift::paired_sentence(d)
+            } else {
+                crate::engine::analyses::drift::status(d, noise_pct)
+            }
+        });
         self.table = table;
         self.find_renames(&by_name);
         self.building = Some(DiffBuild::Sort {
@@ -428,9 +453,15 @@ impl DiffView {
         }
     }
 
-    /// Whether this view shows `a` and `b` (else it must be rebuilt).
-    pub fn shows(&self, a: &Arc<Loaded>, b: &Arc<Loaded>) -> bool {
-        Arc::ptr_eq(&self.a, a) && Arc::ptr_eq(&self.b, b)
+    /// Whether this view shows `a` and `b`, judged as paired runs or not
+    /// (else it must be rebuilt).
+    pub fn shows(&self, a: &Arc<Loaded>, b: &Arc<Loaded>, paired: bool) -> bool {
+        Arc::ptr_eq(&self.a, a) && Arc::ptr_eq(&self.b, b) && self.noise.paired == paired
+    }
+
+    /// The noise model its rows are judged with.
+    pub fn noise(&self) -> Noise {
+        self.noise
     }
 
     pub fn mode(&self) -> DiffMode {

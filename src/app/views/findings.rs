@@ -82,6 +82,8 @@ enum State {
 pub struct FindingsView {
     a: Arc<Loaded>,
     b: Option<Arc<Loaded>>,
+    /// A and B are a folder of `ab` runs: judged as pairs.
+    paired: bool,
     state: State,
     /// Handed to the shell once ([`Self::wants_work`]).
     offered: bool,
@@ -92,10 +94,11 @@ pub struct FindingsView {
 impl FindingsView {
     /// The findings of `a` (against `b`), made at once.
     pub fn new(a: Arc<Loaded>, b: Option<Arc<Loaded>>) -> Self {
-        let findings = ready(made_here(&a, b.as_deref()), &a, b.as_deref());
+        let findings = ready(made_here(&a, b.as_deref(), false), &a, b.as_deref());
         Self {
             a,
             b,
+            paired: false,
             state: State::Ready(Box::new(findings)),
             offered: true,
             fallback: None,
@@ -106,9 +109,16 @@ impl FindingsView {
     /// shell takes the work ([`Self::wants_work`], [`Self::set_poller`]),
     /// else here once the view has drawn that they are being made.
     pub fn start(a: Arc<Loaded>, b: Option<Arc<Loaded>>) -> Self {
+        Self::start_with(a, b, false)
+    }
+
+    /// [`Self::start`], A and B judged as paired runs when `paired` (a
+    /// folder of `ab` runs, as `report DIR` judges it).
+    pub fn start_with(a: Arc<Loaded>, b: Option<Arc<Loaded>>, paired: bool) -> Self {
         Self {
             a,
             b,
+            paired,
             state: State::Asked { drawn: false },
             offered: false,
             fallback: None,
@@ -132,9 +142,10 @@ impl FindingsView {
         }
     }
 
-    /// Whether it shows these recordings.
-    pub fn shows(&self, a: &Arc<Loaded>, b: Option<&Arc<Loaded>>) -> bool {
-        Arc::ptr_eq(&self.a, a)
+    /// Whether it shows these recordings, judged so.
+    pub fn shows(&self, a: &Arc<Loaded>, b: Option<&Arc<Loaded>>, paired: bool) -> bool {
+        self.paired == paired
+            && Arc::ptr_eq(&self.a, a)
             && match (&self.b, b) {
                 (Some(x), Some(y)) => Arc::ptr_eq(x, y),
                 (None, None) => true,
@@ -164,7 +175,7 @@ impl FindingsView {
     /// here once the "being made" frame was drawn. True when they changed.
     pub fn step(&mut self) -> bool {
         let data = match &mut self.state {
-            State::Asked { drawn: true } => made_here(&self.a, self.b.as_deref()),
+            State::Asked { drawn: true } => made_here(&self.a, self.b.as_deref(), self.paired),
             State::Asked { drawn: false } | State::Ready(_) => return false,
             State::Elsewhere(poll) => match poll() {
                 None => return false,
@@ -235,8 +246,8 @@ impl FindingsView {
         clicked
     }
 
-    /// `puffinLens.ui()`'s part: `{computing, runs: {a, b}` (each side's
-    /// runs' files), `look_first:
+    /// `puffinLens.ui()`'s part: `{computing, runs: {a, b, paired}` (each
+    /// side's runs' files; judged as pairs), `look_first:
     /// [{sentence, link}], compute_ms}` and the engine's facts (`noise`,
     /// `drift`, `conditions`, `frame`, `changes` with each one's `link`,
     /// `renames`; one recording: `over_time`, `outliers`). No epoch
@@ -247,7 +258,11 @@ impl FindingsView {
         };
         let mut v = serde_json::json!({
             "computing": self.computing(),
-            "runs": { "a": runs(Some(&self.a)), "b": runs(self.b.as_ref()) },
+            "runs": {
+                "a": runs(Some(&self.a)),
+                "b": runs(self.b.as_ref()),
+                "paired": self.paired,
+            },
             "look_first": [],
         });
         let Some(f) = self.findings() else {
@@ -286,12 +301,14 @@ pub fn scope_link(name: &str, pair: bool) -> String {
     }
 }
 
-/// The engine's findings of `a` (against `b`), made on this thread.
-fn made_here(a: &Loaded, b: Option<&Loaded>) -> report::Findings {
+/// The engine's findings of `a` (against `b`, as paired runs when
+/// `paired`), made on this thread.
+fn made_here(a: &Loaded, b: Option<&Loaded>, paired: bool) -> report::Findings {
     let started = web_time::Instant::now();
-    let mut data = report::findings(
+    let mut data = report::findings_with(
         (&a.name, &a.decoded),
         b.map(|b| (b.name.as_str(), &b.decoded)),
+        crate::app::runs_given::report_options(paired),
     );
     data.compute_ms = started.elapsed().as_secs_f64() * 1e3;
     data

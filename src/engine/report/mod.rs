@@ -583,7 +583,17 @@ pub struct Findings {
 /// The [`Findings`] of the report `puffin-lens report A [B]` writes (the
 /// default options).
 pub fn findings(a: (&str, &Decoded), b: Option<(&str, &Decoded)>) -> Findings {
-    let report = Report::new(a, b, ReportOptions::default());
+    findings_with(a, b, ReportOptions::default())
+}
+
+/// [`findings`] of the report made with `opts` (paired runs: the noise of
+/// `report DIR`, [`crate::engine::runs_manifest::paired_noise`]).
+pub fn findings_with(
+    a: (&str, &Decoded),
+    b: Option<(&str, &Decoded)>,
+    opts: ReportOptions,
+) -> Findings {
+    let report = Report::new(a, b, opts);
     let markdown = report.markdown();
     let mut facts = serde_json::json!({});
     let mut look_first = Vec::new();

@@ -424,6 +424,7 @@ impl Pool {
         &self,
         a: (&str, &[std::sync::Arc<Vec<u8>>]),
         b: Option<(&str, &[std::sync::Arc<Vec<u8>>])>,
+        paired: bool,
     ) -> impl std::future::Future<Output = Result<crate::engine::report::Findings, String>> + use<>
     {
         let request = Object::new();
@@ -445,6 +446,7 @@ impl Pool {
                 }
             }
         }
+        let _ = Reflect::set(&request, &"paired".into(), &paired.into());
         let message = Object::new();
         let _ = Reflect::set(&message, &"findings".into(), &request);
         let answer = self.request(self.slots.len().saturating_sub(1), &message, &transfer);
@@ -464,6 +466,7 @@ impl Pool {
 pub fn findings(
     a: std::sync::Arc<crate::app::Loaded>,
     b: Option<std::sync::Arc<crate::app::Loaded>>,
+    paired: bool,
     ctx: &egui::Context,
 ) -> Option<super::super::FindingsPoll> {
     let pool = live().filter(|p| !p.is_empty())?;
@@ -477,6 +480,7 @@ pub fn findings(
     let answer = pool.findings(
         (&a.name, &a_bytes),
         b_side.as_ref().map(|(n, runs)| (n.as_str(), &runs[..])),
+        paired,
     );
     let slot: Rc<RefCell<Option<Result<crate::engine::report::Findings, String>>>> = Rc::default();
     let (into, ctx) = (slot.clone(), ctx.clone());
@@ -525,11 +529,12 @@ pub fn install_worker_api() {
         run.as_ref(),
     );
     run.forget();
-    // `puffinLensFindings(a, b, name_a, name_b)`: the findings (JSON) of
-    // recording `a` (against `b`, or `null`), decoded here.
+    // `puffinLensFindings(a, b, name_a, name_b, paired)`: the findings
+    // (JSON) of recording `a` (against `b`, or `null`; judged as paired
+    // runs when `paired`), decoded here.
     let findings =
-        Closure::<dyn Fn(Array, JsValue, String, JsValue) -> Result<String, JsValue>>::new(
-            |a: Array, b: JsValue, name_a: String, name_b: JsValue| {
+        Closure::<dyn Fn(Array, JsValue, String, JsValue, bool) -> Result<String, JsValue>>::new(
+            |a: Array, b: JsValue, name_a: String, name_b: JsValue, paired: bool| {
                 let started = js_sys::Date::now();
                 // A side: its runs decoded and joined (engine::model::concat).
                 let side = |runs: &Array, name: &str| -> Result<crate::engine::Decoded, JsValue> {
@@ -553,9 +558,10 @@ pub fn install_worker_api() {
                     Ok(b) => Some(side(&b, &name_b)?),
                     Err(_) => None,
                 };
-                let mut f = crate::engine::report::findings(
+                let mut f = crate::engine::report::findings_with(
                     (&name_a, &da),
                     db.as_ref().map(|d| (name_b.as_str(), d)),
+                    crate::app::runs_given::report_options(paired),
                 );
                 f.compute_ms = js_sys::Date::now() - started;
                 serde_json::to_string(&f).map_err(|e| JsValue::from(e.to_string()))

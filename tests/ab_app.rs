@@ -1,0 +1,329 @@
+//! A folder of `ab` runs opened in the app (egui_kittest): its
+//! `manifest.json` and runs dropped together, or one zip of the folder,
+//! open as A's and B's runs by the manifest and are judged as pairs, as
+//! `puffin-lens report DIR` (the binary, run as a process) judges them. The
+//! runs are planted recordings of the game loop handed out by `ab` itself
+//! (as tests/ab.rs does), the machine's speed moving ±20% between pairs.
+
+mod common;
+
+use common::planted::{self, BEFORE, Plan};
+use common::ui::ui_now;
+use common::{code, json_in, run_in, stderr};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use puffin_lens::app::{PuffinLensApp, Settings, Side};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The machine's speed in each pair of runs (both builds of a pair ran at
+/// it), as in tests/ab.rs.
+const MACHINE: [f64; 4] = [1.0, 1.22, 0.84, 1.12];
+
+/// `ab` run in a temp dir: A the game loop, B with
+/// `physics::solve_contacts` 10% slower per call (a change the machine's
+/// ±20% hides unless the runs are paired), run k of both at `MACHINE[k]`;
+/// the runs and manifest in `runs/`.
+fn ab_folder() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let b = Plan {
+        solve_ms: BEFORE.solve_ms * 1.1,
+        ..BEFORE
+    };
+    for (pool, plan, seed) in [("pool_a", BEFORE, 300), ("pool_b", b, 400)] {
+        std::fs::create_dir(dir.path().join(pool)).unwrap();
+        for (k, scale) in MACHINE.iter().enumerate() {
+            let plan = Plan {
+                scale: plan.scale * scale,
+                ..plan
+            };
+            let bytes = planted::record(&planted::game_loop(plan, seed + k as u64));
+            std::fs::write(dir.path().join(pool).join(format!("{k}.puffin")), bytes).unwrap();
+        }
+    }
+    // Each run takes the next recording of its pool, as a build's
+    // `--record {out}` would write it.
+    let pop = |pool: &str| format!("f=$(ls -1 {pool}/*.puffin | head -n 1) && mv \"$f\" {{out}}");
+    let (a, b) = (pop("pool_a"), pop("pool_b"));
+    let runs = MACHINE.len().to_string();
+    let out = run_in(
+        dir.path(),
+        &["ab", "--a", &a, "--b", &b, "--runs", &runs, "--out", "runs"],
+    );
+    assert!(
+        matches!(code(&out), 0 | 4 | 5),
+        "{}: {}",
+        code(&out),
+        stderr(&out)
+    );
+    dir
+}
+
+/// A file dropped in a test, as the desktop gives one (a path, its bytes).
+#[derive(Debug)]
+struct Dropped(PathBuf, Vec<u8>);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        Ok(self.1.clone())
+    }
+}
+
+/// The app (decoding on this thread) with `files` dropped on it at once,
+/// run until both sides are open and the findings are made.
+fn dropped(files: Vec<(String, Vec<u8>)>) -> Harness<'static, PuffinLensApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_eframe(|cc| {
+            PuffinLensApp::with_context(&cc.egui_ctx, Default::default(), Settings::default())
+                .with_threaded_loading(false)
+        });
+    h.run_steps(1);
+    for (name, bytes) in files {
+        h.input_mut()
+            .dropped_files
+            .push(std::sync::Arc::new(Dropped(name.into(), bytes)));
+    }
+    for _ in 0..2000 {
+        h.step();
+        let opened = h.state().recording(Side::B).is_some() && ui_now(&h)["computing"] == false;
+        let refused = h.state().recording(Side::A).is_none() && h.state().error().is_some();
+        if !h.state().is_loading() && (opened || refused) {
+            break;
+        }
+    }
+    h.run_steps(2);
+    h
+}
+
+/// The files of a side's runs.
+fn runs_of(h: &Harness<'static, PuffinLensApp>, side: Side) -> Vec<String> {
+    h.state().recording(side).unwrap().loaded().runs.clone()
+}
+
+/// Every file of `dir`, by name (as a folder's files are dropped).
+fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// `dir` zipped (deflated, as `zip -r` and CI artifacts are) under the
+/// folder `inside/`, with the `extra` entries.
+fn zipped(dir: &Path, inside: &str, extra: &[(&str, Vec<u8>)]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    zip.add_directory(inside, options).unwrap();
+    for (name, bytes) in files_of(dir) {
+        zip.start_file(format!("{inside}{name}"), options).unwrap();
+        zip.write_all(&bytes).unwrap();
+    }
+    for (name, bytes) in extra {
+        zip.start_file(*name, options).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+/// The names of a list of rows (`changes` of the app, `rows` of the CLI).
+fn names(v: &Value) -> Vec<(String, String)> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let kind = r["kind"].as_str().or(r["change"]["kind"].as_str());
+            (
+                r["name"].as_str().unwrap().to_owned(),
+                kind.unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The app's findings (its `ui()`) are the CLI's `report DIR` comparison.
+fn assert_as_cli(ui: &Value, c: &Value, what: &str) {
+    assert_eq!(ui["view"], "findings", "{what}: {ui}");
+    assert_eq!(c["noise"]["model"], "paired-runs", "{what}: {}", c["noise"]);
+    assert_eq!(ui["noise"], c["noise"], "{what}");
+    assert_eq!(ui["drift"], c["drift"], "{what}");
+    assert_eq!(ui["conditions"], c["conditions"], "{what}");
+    assert_eq!(ui["frame"]["median_a_ns"], c["frame"]["median_a_ns"]);
+    assert_eq!(ui["frame"]["median_b_ns"], c["frame"]["median_b_ns"]);
+    assert_eq!(ui["frame"]["kind"], c["frame"]["kind"], "{what}");
+    let sentences: Vec<&Value> = (ui["look_first"].as_array().unwrap().iter())
+        .map(|x| &x["sentence"])
+        .collect();
+    let expected: Vec<&Value> = c["look_first"].as_array().unwrap().iter().collect();
+    assert_eq!(sentences, expected, "{what}");
+    assert_eq!(names(&ui["changes"]), names(&c["rows"]), "{what}");
+}
+
+#[test]
+fn an_ab_folder_dropped_opens_as_paired_runs_judged_as_report_dir_judges_them() {
+    let dir = ab_folder();
+    let runs = dir.path().join("runs");
+    let (_, cli) = json_in(dir.path(), &["report", "runs", "--format", "json"]);
+    let c = &cli["comparison"];
+    // The 10% change is told apart from the machine only paired.
+    let solve = (c["rows"].as_array().unwrap().iter())
+        .find(|r| r["name"] == "physics::solve_contacts")
+        .unwrap_or_else(|| panic!("{:#}", c["rows"]));
+    assert_eq!(solve["change"]["kind"], "slower");
+
+    // The folder's files dropped at once (no split dialog: the manifest
+    // says which are A's and B's).
+    let mut h = dropped(files_of(&runs));
+    let ui = ui_now(&h);
+    assert!(ui["split"].is_null(), "{}", ui["split"]);
+    assert!(h.state().error().is_none(), "{:?}", h.state().error());
+    let files = |s: &str| {
+        (1..=4)
+            .map(|k| format!("{s}{k}.puffin"))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(runs_of(&h, Side::A), files("a"));
+    assert_eq!(runs_of(&h, Side::B), files("b"));
+    assert_eq!(
+        ui["paired"],
+        serde_json::json!({"source": "manifest.json", "pairs": 4})
+    );
+    assert_eq!(ui["runs"]["paired"], true);
+    assert_as_cli(&ui, c, "the folder's files");
+    // The side chips say so.
+    h.get_by_label("A: 4 runs, paired");
+    h.get_by_label("B: 4 runs, paired");
+    // The diff view judges with the same noise: the change is slower there
+    // too.
+    let diff = h.state_mut().diff_view().unwrap();
+    assert!(diff.noise().paired);
+    let rows = diff.rows_json(usize::MAX);
+    let row = (rows.iter())
+        .find(|r| r["name"] == "physics::solve_contacts")
+        .unwrap_or_else(|| panic!("{rows:#?}"));
+    assert_eq!(row["change"]["kind"], "slower", "{row:#}");
+
+    // A run added to a side ends the pairing: judged between runs again.
+    let extra = std::fs::read(runs.join("a1.puffin")).unwrap();
+    h.state().open_run(
+        "extra.puffin",
+        puffin_lens::app::Source::Bytes(extra),
+        Side::A,
+    );
+    for _ in 0..400 {
+        h.step();
+        if !h.state().is_loading() && runs_of(&h, Side::A).len() == 5 {
+            break;
+        }
+    }
+    h.run_steps(2);
+    assert!(h.state().paired().is_none());
+    assert!(!h.state_mut().diff_view().unwrap().noise().paired);
+    h.get_by_label_contains("A: 5 runs (");
+
+    // A zip of the folder (a CI artifact) opens the same.
+    let h = dropped(vec![(
+        "artifact.zip".to_owned(),
+        zipped(&runs, "runs/", &[]),
+    )]);
+    let ui = ui_now(&h);
+    assert!(h.state().error().is_none(), "{:?}", h.state().error());
+    assert_eq!(
+        ui["paired"],
+        serde_json::json!({"source": "artifact.zip: runs/manifest.json", "pairs": 4})
+    );
+    assert_as_cli(&ui, c, "the zip");
+
+    // A manifest naming a path is not followed, even to a file the zip
+    // holds there: that pair is left out, named.
+    let manifest = std::fs::read_to_string(runs.join("manifest.json")).unwrap();
+    let hostile = manifest.replace("\"a1.puffin\"", "\"../a1.puffin\"");
+    assert_ne!(hostile, manifest);
+    std::fs::write(runs.join("manifest.json"), hostile).unwrap();
+    let a1 = std::fs::read(runs.join("a1.puffin")).unwrap();
+    let zip = zipped(&runs, "runs/", &[("a1.puffin", a1)]);
+    let h = dropped(vec![("artifact.zip".to_owned(), zip)]);
+    assert_eq!(
+        h.state().error(),
+        Some(
+            "artifact.zip: runs/manifest.json: ../a1.puffin: not a plain file name; 3 of 4 \
+             pairs opened"
+        )
+    );
+    assert_eq!(
+        runs_of(&h, Side::A),
+        ["a2.puffin", "a3.puffin", "a4.puffin"]
+    );
+    assert_eq!(
+        runs_of(&h, Side::B),
+        ["b2.puffin", "b3.puffin", "b4.puffin"]
+    );
+    assert_eq!(ui_now(&h)["paired"]["pairs"], 3);
+}
+
+#[test]
+fn a_manifest_naming_a_missing_run_opens_the_other_pairs_and_says_which() {
+    let dir = ab_folder();
+    let runs = dir.path().join("runs");
+    std::fs::remove_file(runs.join("b3.puffin")).unwrap();
+    let h = dropped(files_of(&runs));
+    assert_eq!(
+        h.state().error(),
+        Some("manifest.json: b3.puffin: missing; 3 of 4 pairs opened")
+    );
+    h.get_by_label_contains("b3.puffin: missing");
+    assert_eq!(
+        runs_of(&h, Side::A),
+        ["a1.puffin", "a2.puffin", "a4.puffin"]
+    );
+    assert_eq!(
+        runs_of(&h, Side::B),
+        ["b1.puffin", "b2.puffin", "b4.puffin"]
+    );
+    // The CLI judges the same three pairs.
+    let (_, cli) = json_in(dir.path(), &["report", "runs", "--format", "json"]);
+    let ui = ui_now(&h);
+    assert_eq!(ui["paired"]["pairs"], 3);
+    assert_as_cli(&ui, &cli["comparison"], "three pairs");
+
+    // A run that does not read leaves its pair out, named.
+    std::fs::write(runs.join("a2.puffin"), b"not a recording").unwrap();
+    let h = dropped(files_of(&runs));
+    let err = h.state().error().unwrap_or_default().to_owned();
+    assert!(
+        err.starts_with("manifest.json: b3.puffin: missing; a2.puffin: ")
+            && err.ends_with("(pair 2 left out); 2 of 4 pairs opened"),
+        "{err}"
+    );
+    assert_eq!(ui_now(&h)["paired"]["pairs"], 2);
+
+    // A manifest with no pair left: nothing opens, the line says why.
+    let lone = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        runs.join("manifest.json"),
+        lone.path().join("manifest.json"),
+    )
+    .unwrap();
+    std::fs::copy(runs.join("a1.puffin"), lone.path().join("a1.puffin")).unwrap();
+    let h = dropped(files_of(lone.path()));
+    assert!(h.state().recording(Side::A).is_none());
+    let err = h.state().error().unwrap_or_default();
+    assert!(
+        err.starts_with(
+            "manifest.json: no finished pair of runs (A: 1, B: 0): b1.puffin: missing, \
+             b2.puffin: missing, a2.puffin: missing"
+        ),
+        "{err}"
+    );
+}
