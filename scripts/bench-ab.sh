@@ -81,7 +81,7 @@ fi
 label=$([[ ${HOG:-0} == 1 ]] && echo hog || echo quiet)
 
 results=$work/results-$label.tsv
-printf 'scenario\tsession\texit\tpairs\tseconds\tplanted\tshared_change\n' >"$results"
+printf 'scenario\tsession\texit\tpairs\tseconds\tplanted\tshared_change\tload\n' >"$results"
 for scenario in $scenarios; do
   n=${SESSIONS:-$([[ $scenario == same ]] && echo 20 || echo 10)}
   plant=$([[ $scenario == same ]] && echo "" || echo "--plant $scenario")
@@ -115,7 +115,9 @@ shared = f'{d.get("pct", 0):+.1f}%' + ("(named)" if d.get("named") else "")
 print(pairs, planted, shared)
 EOF
 )
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scenario" "$s" "$status" "$pairs" "$secs" "$planted" "$shared" | tee -a "$results" >&2
+    # The machine's load over the last minute: what else ran beside it.
+    load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo -)
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scenario" "$s" "$status" "$pairs" "$secs" "$planted" "$shared" "$load" | tee -a "$results" >&2
   done
 done
 
