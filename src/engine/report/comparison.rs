@@ -329,7 +329,7 @@ fn judged(
         })
         .filter(|p| !p.steps.is_empty())
         .collect();
-    ComparisonReport {
+    let mut c = ComparisonReport {
         warnings: compare_warnings(a, b),
         drift: names.drift().cloned(),
         drift_judged: noise.drift != DriftMode::Off,
@@ -390,7 +390,36 @@ fn judged(
                 rename: r,
             })
             .collect(),
+    };
+    // A row whose own-time change is a wait's: the wait is what changed.
+    for k in 0..c.rows.len() {
+        let r = &c.rows[k];
+        if r.gap.is_none()
+            && let Some(w) = wait_in(&c, &r.name, r.self_delta_per_frame_ns)
+        {
+            let w = &c.waits[w];
+            let why = (w.uneven_split.as_deref())
+                .or(w.lost_parallelism.as_deref())
+                .map_or_else(
+                    || match w.causes.first() {
+                        Some(x) => format!("the work it waits for, `{}`, changed per call", x.name),
+                        None => "its parts in `waits`".to_owned(),
+                    },
+                    str::to_owned,
+                );
+            c.rows[k].gap = Some(format!(
+                "a {} wait (median {} → {}): {why}",
+                if w.delta_median_ns >= 0 {
+                    "longer"
+                } else {
+                    "shorter"
+                },
+                msu(w.median_a_ns),
+                msu(w.median_b_ns)
+            ));
+        }
     }
+    c
 }
 
 /// The names whose calls per unit changed while their time is not a

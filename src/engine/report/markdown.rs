@@ -1025,7 +1025,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                 c,
                 (
                     r.parallel.as_ref().map(|p| p.threads.len()),
-                    r.gap.as_deref().or(wait.as_deref()),
+                    wait.as_deref().or(r.gap.as_deref()),
                 ),
             );
             for d in &r.by_data {
