@@ -369,15 +369,7 @@ pub(super) fn stream_filter(
 
 /// Instances whose name or data equals `name`, in file order.
 pub fn named_instances(trace: &Trace, name: &str) -> Vec<ScopeIdx> {
-    let Some(id) = trace.strings.find(name) else {
-        return Vec::new();
-    };
-    let def_ok: Vec<bool> = trace.defs.name.iter().map(|&n| n == id).collect();
-    let s = &trace.scopes;
-    all_scopes(trace)
-        .filter(|&i| def_ok[s.def[i as usize].idx()] || s.data[i as usize] == id)
-        .map(ScopeIdx)
-        .collect()
+    named_instances_of(trace, &[name]).swap_remove(0)
 }
 
 /// [`named_instances`] of several names in one pass over the scopes: each
@@ -489,6 +481,28 @@ pub(super) fn preorder<'t, N: Copy + 't>(
         stack.extend(children(n).iter().rev());
         Some(n)
     })
+}
+
+/// Children lists (CSR) of `len` nodes from `(parent, child)` edges, each
+/// list in edge order: node `n`'s children are `list[start[n]..start[n + 1]]`.
+pub(super) fn children_lists<C: Copy + Default>(
+    len: usize,
+    edges: impl Iterator<Item = (u32, C)> + Clone,
+) -> (Vec<u32>, Vec<C>) {
+    let mut start = vec![0u32; len + 1];
+    for (p, _) in edges.clone() {
+        start[p as usize + 1] += 1;
+    }
+    for i in 0..len {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut list = vec![C::default(); start[len] as usize];
+    for (p, c) in edges {
+        list[fill[p as usize] as usize] = c;
+        fill[p as usize] += 1;
+    }
+    (start, list)
 }
 
 /// Rows with a name and a data string, as [`NameOrder`] sorts them.

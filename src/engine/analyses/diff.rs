@@ -80,11 +80,6 @@ impl DiffTree {
         self.b_node[n as usize].map_or(0, |x| self.b.total_ns[x.idx()])
     }
 
-    /// B − A of the totals (a missing side counts 0).
-    pub fn delta_total_ns(&self, n: u32) -> i64 {
-        self.b_total_ns(n).saturating_sub(self.a_total_ns(n))
-    }
-
     /// A's total of node `n` per unit (frame, or second: [`Self::basis`]).
     pub fn a_total_per_frame_ns(&self, n: u32) -> f64 {
         self.a_total_ns(n) as f64 / self.a_units.max(1) as f64
@@ -523,21 +518,8 @@ impl Join {
         let mut d = std::mem::take(&mut self.d);
         let edges = std::mem::take(&mut self.edges);
         // Children (CSR), by |delta per frame| descending, then name.
-        let len = d.len();
-        let mut start = vec![0u32; len + 1];
-        for &(p, _) in &edges {
-            start[p as usize + 1] += 1;
-        }
-        for i in 0..len {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut list = vec![0u32; edges.len()];
-        for &(p, c) in &edges {
-            list[fill[p as usize] as usize] = c;
-            fill[p as usize] += 1;
-        }
-        for n in 0..len {
+        let (start, mut list) = super::common::children_lists(d.len(), edges.iter().copied());
+        for n in 0..d.len() {
             let kids = &mut list[start[n] as usize..start[n + 1] as usize];
             kids.sort_by(|&x, &y| {
                 d.order_key(y)

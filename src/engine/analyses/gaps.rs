@@ -76,6 +76,12 @@ pub struct Stretch {
     pub before: Option<ScopeIdx>,
 }
 
+impl Stretch {
+    fn len_ns(&self) -> i64 {
+        self.end_ns.saturating_sub(self.start_ns)
+    }
+}
+
 /// Top-level scopes cover at least this share of a frame-driving thread's
 /// frames' time (percent; see the module doc).
 pub const DRIVING_COVER_PCT: f64 = 50.0;
@@ -631,14 +637,9 @@ pub fn path_of(trace: &Trace, i: Option<ScopeIdx>) -> String {
 /// A found stretch, without strings.
 #[derive(Clone, Copy)]
 struct Found {
-    start: i64,
-    end: i64,
+    x: Stretch,
     thread: StrId,
     frame: FrameId,
-    kind: GapKind,
-    parent: Option<ScopeIdx>,
-    after: Option<ScopeIdx>,
-    before: Option<ScopeIdx>,
 }
 
 /// Where a stretch is by a trace's ids: thread, kind, the parent's path
@@ -718,16 +719,7 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
         let thread = trace.threads.name[trace.streams.thread[st].idx()];
         let frame = trace.streams.frame[st];
         for_each_stretch(trace, &roles, StreamId(st as u32), floor, |x| {
-            found.push(Found {
-                start: x.start_ns,
-                end: x.end_ns,
-                thread,
-                frame,
-                kind: x.kind,
-                parent: x.parent,
-                after: x.after,
-                before: x.before,
-            });
+            found.push(Found { x, thread, frame });
         });
     }
     // Between frames: consecutive frame indices only (a frame the capture
@@ -743,15 +735,19 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
             }
             let (start, end) = (fr.range_ns[x.idx()].1, fr.range_ns[y.idx()].0);
             if end.saturating_sub(start) >= floor {
-                found.push(Found {
-                    start,
-                    end,
-                    thread: StrId(u32::MAX),
-                    frame: x,
+                let x = Stretch {
+                    start_ns: start,
+                    end_ns: end,
+                    depth: 0,
                     kind: GapKind::BetweenFrames,
                     parent: None,
                     after: None,
                     before: None,
+                };
+                found.push(Found {
+                    x,
+                    thread: StrId(u32::MAX),
+                    frame: w[0],
                 });
             }
         }
@@ -767,7 +763,7 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
         waits: waits.as_ref(),
     };
     let (idle, found): (Vec<Found>, Vec<Found>) =
-        found.into_iter().partition(|f| f.kind == GapKind::Idle);
+        found.into_iter().partition(|f| f.x.kind == GapKind::Idle);
     let unprofiled = ctx.rank(found);
     // Idle stretches wait for work, not for a thread's result.
     ctx.waits = None;
@@ -823,8 +819,8 @@ impl Ctx<'_> {
         let mut paths = Paths::new(trace);
         let mut keyed: Vec<(PlaceId, u32)> = (found.iter().enumerate())
             .map(|(k, f)| {
-                let at = [f.parent, f.after, f.before];
-                (paths.place(trace, f.thread, f.kind, at), k as u32)
+                let at = [f.x.parent, f.x.after, f.x.before];
+                (paths.place(trace, f.thread, f.x.kind, at), k as u32)
             })
             .collect();
         keyed.sort_unstable();
@@ -837,11 +833,7 @@ impl Ctx<'_> {
             })
             .collect();
         drop(keyed);
-        let len = |k: u32| {
-            found[k as usize]
-                .end
-                .saturating_sub(found[k as usize].start)
-        };
+        let len = |k: u32| found[k as usize].x.len_ns();
         // A usual occurrence of a recurring gap (at most twice its median) is
         // listed with it, not again as a one-off.
         let mut usual = vec![false; found.len()];
@@ -864,7 +856,8 @@ impl Ctx<'_> {
             .filter(|(total, _)| *total >= min_ns.max(1))
             .collect();
         // Largest total first; ties by the first occurrence's start.
-        groups.sort_by_key(|(total, ks)| (Reverse(*total), found[ks[0] as usize].start, ks[0]));
+        groups
+            .sort_by_key(|(total, ks)| (Reverse(*total), found[ks[0] as usize].x.start_ns, ks[0]));
         let total_recurring = groups.len();
         let recurring: Vec<RecurringGap> = groups
             .into_iter()
@@ -874,21 +867,21 @@ impl Ctx<'_> {
                 let mut durations: Vec<i64> = ks.iter().map(|&k| len(k)).collect();
                 let median_ns = lower_median(&mut durations);
                 let longest = (ks.iter())
-                    .max_by_key(|&&k| (len(k), Reverse(found[k as usize].start)))
+                    .max_by_key(|&&k| (len(k), Reverse(found[k as usize].x.start_ns)))
                     .map_or(first, |&k| found[k as usize]);
                 let windows: Vec<(i64, i64)> = ks
                     .iter()
-                    .map(|&k| (found[k as usize].start, found[k as usize].end))
+                    .map(|&k| (found[k as usize].x.start_ns, found[k as usize].x.end_ns))
                     .collect();
                 let span = (first.thread.0 != u32::MAX)
                     .then(|| self.roles.span.get(&first.thread).copied().unwrap_or(0));
                 RecurringGap {
                     place: GapPlace {
                         thread: thread_name(first.thread),
-                        kind: first.kind,
-                        path: path_of(trace, first.parent),
-                        after: name(first.after),
-                        before: name(first.before),
+                        kind: first.x.kind,
+                        path: path_of(trace, first.x.parent),
+                        after: name(first.x.after),
+                        before: name(first.x.before),
                     },
                     occurrences: ks.len() as u64,
                     frames: ks.len() as u64,
@@ -902,10 +895,10 @@ impl Ctx<'_> {
                     thread_span_ns: span,
                     other_threads: busy_threads(trace, intervals, except(first.thread), &windows),
                     longest_frame_index: trace.frames.frame_index[longest.frame.idx()],
-                    longest_start_ns: longest.start,
+                    longest_start_ns: longest.x.start_ns,
                     waits_for: self
                         .waits
-                        .filter(|_| first.kind != GapKind::BetweenFrames)
+                        .filter(|_| first.x.kind != GapKind::BetweenFrames)
                         .and_then(|w| super::waits::recurring(trace, w, first.thread, &windows)),
                 }
             })
@@ -915,15 +908,15 @@ impl Ctx<'_> {
         let mut singles: Vec<Found> = found
             .into_iter()
             .zip(usual)
-            .filter(|(f, usual)| !usual && f.end.saturating_sub(f.start) >= min_ns.max(1))
+            .filter(|(f, usual)| !usual && f.x.len_ns() >= min_ns.max(1))
             .map(|(f, _)| f)
             .collect();
         singles.sort_by_key(|f| {
             (
-                Reverse(f.end.saturating_sub(f.start)),
-                f.start,
-                f.kind,
-                f.parent.map_or(u32::MAX, |p| p.0),
+                Reverse(f.x.len_ns()),
+                f.x.start_ns,
+                f.x.kind,
+                f.x.parent.map_or(u32::MAX, |p| p.0),
             )
         });
         let total_gaps = singles.len();
@@ -933,24 +926,24 @@ impl Ctx<'_> {
             .map(|f| Gap {
                 thread: thread_name(f.thread),
                 frame_index: trace.frames.frame_index[f.frame.idx()],
-                kind: f.kind,
-                parent: f.parent.map(|p| NameData::of(trace, p)),
-                path: path_of(trace, f.parent),
-                after: f.after.map(|i| NameData::of(trace, i)),
-                before: f.before.map(|i| NameData::of(trace, i)),
-                start_ns: f.start,
-                end_ns: f.end,
-                duration_ns: f.end.saturating_sub(f.start),
+                kind: f.x.kind,
+                parent: f.x.parent.map(|p| NameData::of(trace, p)),
+                path: path_of(trace, f.x.parent),
+                after: f.x.after.map(|i| NameData::of(trace, i)),
+                before: f.x.before.map(|i| NameData::of(trace, i)),
+                start_ns: f.x.start_ns,
+                end_ns: f.x.end_ns,
+                duration_ns: f.x.len_ns(),
                 other_threads: busy_threads(
                     trace,
                     intervals,
                     except(f.thread),
-                    &[(f.start, f.end)],
+                    &[(f.x.start_ns, f.x.end_ns)],
                 ),
                 waits_for: self
                     .waits
-                    .filter(|_| f.kind != GapKind::BetweenFrames)
-                    .and_then(|w| w.trace(f.thread, f.start, f.end))
+                    .filter(|_| f.x.kind != GapKind::BetweenFrames)
+                    .and_then(|w| w.trace(f.thread, f.x.start_ns, f.x.end_ns))
                     .map(|t| WaitsFor::of(trace, &t)),
             })
             .collect();

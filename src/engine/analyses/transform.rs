@@ -497,9 +497,8 @@ impl Target {
     pub fn offers(&self) -> Vec<(String, Transform)> {
         let mut out = Vec::new();
         let pat = |n: &str| Pattern::new(&Pattern::escape(n)).ok();
-        if let Some(name) = &self.name
-            && let Some(p) = pat(name)
-        {
+        let named = self.name.as_ref().and_then(|n| Some((n, pat(n)?)));
+        if let Some((name, p)) = &named {
             out.push((format!("Merge {name}"), Transform::Merge(p.clone())));
         }
         if !self.path.is_empty() && !self.path.iter().any(|p| p.contains(';')) {
@@ -508,9 +507,7 @@ impl Target {
                 Transform::Focus(self.path.clone()),
             ));
         }
-        if let Some(name) = &self.name
-            && let Some(p) = pat(name)
-        {
+        if let Some((name, p)) = &named {
             out.push((
                 format!("Focus on function {name}"),
                 Transform::FocusFunction(p.clone()),
@@ -522,9 +519,7 @@ impl Target {
         {
             out.push((format!("Collapse crate {c}"), Transform::CollapseCrate(p)));
         }
-        if let Some(name) = &self.name
-            && let Some(p) = pat(name)
-        {
+        if let Some((name, p)) = named {
             out.push((
                 format!("Collapse recursion of {name}"),
                 Transform::CollapseRecursion(Some(p.clone())),
@@ -754,7 +749,7 @@ impl Applier {
                 .map(|&t| (t.0, tree.total_ns[t.idx()]))
                 .collect(),
             warnings: Vec::new(),
-            origins: Origins::new(),
+            origins: Origins::default(),
             run: None,
             sorting: None,
             work: (tree.len() * stack.0.len()).max(1),
@@ -873,15 +868,12 @@ impl Applier {
 /// Crates of scope names, found once (when a crate transform first asks):
 /// each name's first definition's file, each file read once (a recording
 /// has many names, few files).
+#[derive(Default)]
 struct Origins {
     by_name: Option<FxHashMap<StrId, Option<Origin>>>,
 }
 
 impl Origins {
-    fn new() -> Self {
-        Self { by_name: None }
-    }
-
     fn of(&mut self, trace: &Trace, name: StrId) -> Option<&Origin> {
         let by_name = self.by_name.get_or_insert_with(|| {
             let mut by_file: FxHashMap<StrId, Option<Option<Origin>>> = FxHashMap::default();
@@ -1132,20 +1124,9 @@ impl Run {
             scope.is_some_and(|s| *memo.entry(s).or_insert_with(|| pat.matches(trace.str(s))))
         };
         let act = match t {
-            Transform::Merge(pat) => {
-                if hit(pat) {
-                    Act::Absorb
-                } else {
-                    Act::Keep
-                }
-            }
-            Transform::Drop(pat) => {
-                if hit(pat) {
-                    Act::Hide
-                } else {
-                    Act::Keep
-                }
-            }
+            Transform::Merge(pat) if hit(pat) => Act::Absorb,
+            Transform::Drop(pat) if hit(pat) => Act::Hide,
+            Transform::Merge(_) | Transform::Drop(_) | Transform::SplitData(_) => Act::Keep,
             Transform::Collapse(pat) => {
                 if state[p as usize] == INSIDE {
                     state[x] = INSIDE;
@@ -1158,13 +1139,14 @@ impl Run {
                     Act::Keep
                 }
             }
-            Transform::CollapseRecursion(pat) => {
-                if !is_root && name == input.name[p as usize] && pat.as_ref().is_none_or(&mut hit) {
-                    Act::Absorb
-                } else {
-                    Act::Keep
-                }
+            Transform::CollapseRecursion(pat)
+                if !is_root
+                    && name == input.name[p as usize]
+                    && pat.as_ref().is_none_or(&mut hit) =>
+            {
+                Act::Absorb
             }
+            Transform::CollapseRecursion(_) => Act::Keep,
             Transform::CollapseCrate(_) | Transform::OnlyMyCode => {
                 let krate: Option<String> = if name.0 & LABEL_BIT != 0
                     && let Some(c) = &input.labels[(name.0 & !LABEL_BIT) as usize].crate_name
@@ -1240,7 +1222,6 @@ impl Run {
                     Act::Outside
                 }
             }
-            Transform::SplitData(_) => Act::Keep,
         };
         let (img, head) = match act {
             Act::Keep | Act::Relabel(_) | Act::Root => {
@@ -1323,18 +1304,6 @@ impl Run {
         for n in node_of.iter_mut() {
             if *n == OUTSIDE {
                 *n = HIDDEN;
-            }
-        }
-        // A thread's total: its own (merged roots') time and its roots'.
-        for n in 0..out.len() {
-            if out.parent[n] == u32::MAX {
-                out.total_ns[n] = out.self_ns[n];
-            }
-        }
-        for n in 0..out.len() {
-            let p = out.parent[n];
-            if p != u32::MAX && out.parent[p as usize] == u32::MAX {
-                out.total_ns[p as usize] = out.total_ns[p as usize].saturating_add(out.total_ns[n]);
             }
         }
         // Threads with nothing left (a focus elsewhere) are left out.

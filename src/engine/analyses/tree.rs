@@ -145,27 +145,26 @@ impl MergedTree {
         self.sort_children(trace, 0..self.len());
     }
 
-    /// The children lists (CSR, in node order: [`Self::sort_children`]
-    /// sorts them) and the thread list (by name).
+    /// Each thread node's total (its own time, merged roots', plus its
+    /// roots' totals), the children lists (CSR, in node order:
+    /// [`Self::sort_children`] sorts them) and the thread list (by name).
     pub(crate) fn link(&mut self, trace: &Trace, threads: Vec<u32>) {
-        let len = self.len();
-        let mut start = vec![0u32; len + 1];
-        for &p in &self.parent {
-            if p != u32::MAX {
-                start[p as usize + 1] += 1;
+        for n in 0..self.len() {
+            if self.parent[n] == u32::MAX {
+                self.total_ns[n] = self.self_ns[n];
             }
         }
-        for i in 0..len {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut list = vec![NodeId(0); start[len] as usize];
-        for (n, &p) in self.parent.iter().enumerate() {
-            if p != u32::MAX {
-                list[fill[p as usize] as usize] = NodeId(n as u32);
-                fill[p as usize] += 1;
+        for n in 0..self.len() {
+            let p = self.parent[n];
+            if p != u32::MAX && self.parent[p as usize] == u32::MAX {
+                self.total_ns[p as usize] =
+                    self.total_ns[p as usize].saturating_add(self.total_ns[n]);
             }
         }
+        let edges = (self.parent.iter().enumerate())
+            .filter(|(_, p)| **p != u32::MAX)
+            .map(|(n, &p)| (p, NodeId(n as u32)));
+        let (start, list) = children_lists(self.len(), edges);
         let mut threads: Vec<NodeId> = threads.into_iter().map(NodeId).collect();
         threads.sort_by(|a, b| self.label(trace, *a).cmp(self.label(trace, *b)));
         self.threads = threads;
@@ -383,14 +382,6 @@ impl MergedTreeBuilder {
         let mut tree = std::mem::take(tree);
         let thread_node = std::mem::take(thread_node);
         self.child_of = GroupIndex::new();
-        // A thread's total is the sum of its roots'.
-        for n in 0..tree.len() {
-            let p = tree.parent[n];
-            if p != u32::MAX && tree.parent[p as usize] == u32::MAX {
-                tree.total_ns[p as usize] =
-                    tree.total_ns[p as usize].saturating_add(tree.total_ns[n]);
-            }
-        }
         let threads = thread_node.into_values().collect();
         tree.finish(trace, threads);
         Some(tree)
