@@ -472,88 +472,24 @@ pub struct GapsReport {
 /// resolution and the profiler's own cost).
 pub const RECURRING_FLOOR_NS: i64 = 10_000;
 
-/// Top-level intervals of one thread name across all frames, sorted by start,
-/// with the running maximum of ends for overlap queries.
-struct Intervals {
-    start: Vec<i64>,
-    end: Vec<i64>,
-    name: Vec<StrId>,
-    max_end: Vec<i64>,
-}
-
-impl Intervals {
-    /// Each interval overlapping `[lo, hi)` with its overlap.
-    fn overlaps(&self, lo: i64, hi: i64, mut f: impl FnMut(usize, i64)) {
-        let upper = self.start.partition_point(|&s| s < hi);
-        for k in (0..upper).rev() {
-            if self.max_end[k] <= lo {
-                break;
-            }
-            let overlap = self.end[k].min(hi).saturating_sub(self.start[k].max(lo));
-            if overlap > 0 {
-                f(k, overlap);
-            }
-        }
-    }
-}
-
-fn top_level_intervals(trace: &Trace) -> Vec<(StrId, Intervals)> {
-    let mut by_name: FxHashMap<StrId, Vec<(i64, i64, StrId)>> = FxHashMap::default();
-    for st in 0..trace.streams.len() as u32 {
-        let name = trace.threads.name[trace.streams.thread[st as usize].idx()];
-        let list = by_name.entry(name).or_default();
-        for i in trace.scopes.top_level(trace.streams.scopes(StreamId(st))) {
-            list.push((
-                trace.scopes.start_ns[i.idx()],
-                trace.scopes.end_ns(i),
-                trace.defs.name[trace.scopes.def[i.idx()].idx()],
-            ));
-        }
-    }
-    let mut out: Vec<(StrId, Intervals)> = by_name
-        .into_iter()
-        .map(|(name, mut list)| {
-            list.sort_unstable();
-            let mut max_end = Vec::with_capacity(list.len());
-            let mut m = i64::MIN;
-            for &(_, e, _) in &list {
-                m = m.max(e);
-                max_end.push(m);
-            }
-            let mut iv = Intervals {
-                start: Vec::with_capacity(list.len()),
-                end: Vec::with_capacity(list.len()),
-                name: Vec::with_capacity(list.len()),
-                max_end,
-            };
-            for (s, e, n) in list {
-                iv.start.push(s);
-                iv.end.push(e);
-                iv.name.push(n);
-            }
-            (name, iv)
-        })
-        .collect();
-    out.sort_by(|a, b| trace.str(a.0).cmp(trace.str(b.0)));
-    out
-}
-
 /// What the threads but `except` ran in the windows `[lo, hi)` (summed
-/// over them): busiest thread first, ties by name; idle threads left out.
-fn busy_threads(
+/// over them), from the index of every thread's top-level scopes:
+/// busiest thread first, ties by name; idle threads left out.
+pub fn busy_threads(
     trace: &Trace,
-    intervals: &[(StrId, Intervals)],
+    index: &WaitIndex,
     except: Option<StrId>,
     windows: &[(i64, i64)],
 ) -> Vec<BusyThread> {
     let mut out: Vec<BusyThread> = Vec::new();
-    for (thread, iv) in intervals.iter().filter(|(n, _)| Some(*n) != except) {
+    for iv in index.threads.iter().filter(|t| Some(t.thread) != except) {
         let mut busy = 0i64;
         let mut by_name: FxHashMap<StrId, i64> = FxHashMap::default();
         for &(lo, hi) in windows {
-            iv.overlaps(lo, hi, |k, o| {
+            iv.overlaps(lo, hi, |&(_, _, i), o| {
                 busy = busy.saturating_add(o);
-                let e = by_name.entry(iv.name[k]).or_default();
+                let e = by_name.entry(trace.defs.name[trace.scopes.def[i.idx()].idx()]);
+                let e = e.or_default();
                 *e = e.saturating_add(o);
             });
         }
@@ -570,12 +506,12 @@ fn busy_threads(
         scopes.sort_by(|x, y| y.busy_ns.cmp(&x.busy_ns).then_with(|| x.name.cmp(&y.name)));
         scopes.truncate(3);
         out.push(BusyThread {
-            thread: trace.str(*thread).to_owned(),
+            thread: trace.str(iv.thread).to_owned(),
             busy_ns: busy,
             scopes,
         });
     }
-    // Intervals are sorted by name: a stable sort keeps name order on ties.
+    // Threads are indexed by name: a stable sort keeps name order on ties.
     out.sort_by_key(|b| Reverse(b.busy_ns));
     out
 }
@@ -585,40 +521,7 @@ fn busy_threads(
 /// busy first, ties by name; idle threads are left out.
 pub fn busy_in(trace: &Trace, lo_ns: i64, hi_ns: i64, except: Option<&str>) -> Vec<BusyThread> {
     let except = except.and_then(|name| trace.strings.find(name));
-    busy_threads(
-        trace,
-        &top_level_intervals(trace),
-        except,
-        &[(lo_ns, hi_ns)],
-    )
-}
-
-/// Every thread's top-level scopes indexed once, for many
-/// [`BusyIndex::busy`] lookups (what ran meanwhile, as a gap's
-/// `other_threads`).
-pub struct BusyIndex(Vec<(StrId, Intervals)>);
-
-impl BusyIndex {
-    pub fn of(trace: &Trace) -> Self {
-        Self(top_level_intervals(trace))
-    }
-
-    /// An index of no thread (what ran meanwhile: nothing).
-    pub fn empty() -> Self {
-        Self(Vec::new())
-    }
-
-    /// What the threads but `except` ran in the windows `[lo, hi)`
-    /// (summed over them): busiest thread first, ties by name; idle
-    /// threads left out.
-    pub fn busy(
-        &self,
-        trace: &Trace,
-        except: Option<StrId>,
-        windows: &[(i64, i64)],
-    ) -> Vec<BusyThread> {
-        busy_threads(trace, &self.0, except, windows)
-    }
+    busy_threads(trace, &WaitIndex::of(trace), except, &[(lo_ns, hi_ns)])
 }
 
 /// Names from the top level down to `i`, " > " between.
@@ -752,15 +655,15 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
             }
         }
     }
-    let intervals = top_level_intervals(trace);
-    let waits = (intervals.len() > 1).then(|| WaitIndex::of(trace));
+    let index = WaitIndex::of(trace);
+    let others = index.threads.len() > 1;
     let mut ctx = Ctx {
         trace,
-        intervals: &intervals,
+        index: &index,
         roles: &roles,
         min_ns,
         top,
-        waits: waits.as_ref(),
+        waits: others.then_some(&index),
     };
     let (idle, found): (Vec<Found>, Vec<Found>) =
         found.into_iter().partition(|f| f.x.kind == GapKind::Idle);
@@ -769,7 +672,7 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
     ctx.waits = None;
     let idle = ctx.rank(idle);
     GapsReport {
-        other_threads_recorded: intervals.len() > 1,
+        other_threads_recorded: others,
         gaps: unprofiled.gaps,
         total_gaps: unprofiled.total_gaps,
         recurring: unprofiled.recurring,
@@ -793,7 +696,7 @@ struct Ranked {
 /// What ranking a list of stretches reads.
 struct Ctx<'a> {
     trace: &'a Trace,
-    intervals: &'a [(StrId, Intervals)],
+    index: &'a WaitIndex,
     roles: &'a ThreadRoles,
     min_ns: i64,
     top: usize,
@@ -803,7 +706,7 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn rank(&self, found: Vec<Found>) -> Ranked {
-        let (trace, intervals, min_ns, top) = (self.trace, self.intervals, self.min_ns, self.top);
+        let (trace, index, min_ns, top) = (self.trace, self.index, self.min_ns, self.top);
         let thread_name = |t: StrId| {
             if t.0 == u32::MAX {
                 String::new()
@@ -893,7 +796,7 @@ impl Ctx<'_> {
                         .map(|span| (100.0 * total as f64 / span as f64).min(100.0)),
                     share_of: span.map(|_| "thread-span"),
                     thread_span_ns: span,
-                    other_threads: busy_threads(trace, intervals, except(first.thread), &windows),
+                    other_threads: busy_threads(trace, index, except(first.thread), &windows),
                     longest_frame_index: trace.frames.frame_index[longest.frame.idx()],
                     longest_start_ns: longest.x.start_ns,
                     waits_for: self
@@ -936,7 +839,7 @@ impl Ctx<'_> {
                 duration_ns: f.x.len_ns(),
                 other_threads: busy_threads(
                     trace,
-                    intervals,
+                    index,
                     except(f.thread),
                     &[(f.x.start_ns, f.x.end_ns)],
                 ),
@@ -959,13 +862,13 @@ impl Ctx<'_> {
 /// Time within `[lo_ns, hi_ns)` that some thread's top-level scope covers
 /// (their union), and how many thread names the recording has.
 pub fn covered_in(trace: &Trace, lo_ns: i64, hi_ns: i64) -> (i64, usize) {
-    let intervals = top_level_intervals(trace);
+    let index = WaitIndex::of(trace);
     let mut parts: Vec<(i64, i64)> = Vec::new();
-    for (_, iv) in &intervals {
-        iv.overlaps(lo_ns, hi_ns, |k, _| {
-            parts.push((iv.start[k].max(lo_ns), iv.end[k].min(hi_ns)));
+    for iv in &index.threads {
+        iv.overlaps(lo_ns, hi_ns, |&(start, end, _), _| {
+            parts.push((start.max(lo_ns), end.min(hi_ns)));
         });
     }
     parts.sort_unstable();
-    (union_ns(parts), intervals.len())
+    (union_ns(parts), index.threads.len())
 }

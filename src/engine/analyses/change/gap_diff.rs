@@ -7,9 +7,10 @@
 //! occurrences, one hash join of the places by their names.
 
 use super::super::gaps::{
-    BusyIndex, BusyThread, GapKind, GapPlace, Paths, PlaceId, RECURRING_FLOOR_NS, RecurringGap,
-    ThreadRoles, for_each_stretch, path_of,
+    BusyThread, GapKind, GapPlace, Paths, PlaceId, RECURRING_FLOOR_NS, RecurringGap, ThreadRoles,
+    busy_threads, for_each_stretch, path_of,
 };
+use super::super::waits::WaitIndex;
 use super::basis::{Basis, Units};
 use super::judge::{
     Change, Kind, Noise, Sample, Sums, decide_family, estimate, needs_calls, untested,
@@ -632,22 +633,22 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
     // (Indexed only when a place is listed: a worst case has none.)
     let listed = !changed.is_empty() || !unchanged.is_empty();
     let (ia, ib) = if listed {
-        (BusyIndex::of(a), BusyIndex::of(b))
+        (WaitIndex::of(a), WaitIndex::of(b))
     } else {
-        (BusyIndex::empty(), BusyIndex::empty())
+        (WaitIndex::default(), WaitIndex::default())
     };
     let busy = |t: &Trace,
                 s: &Side,
                 r: &[std::ops::Range<usize>],
                 k: Option<u32>,
-                ix: &BusyIndex,
+                ix: &WaitIndex,
                 thread: &str| {
         let Some(k) = k else { return Vec::new() };
         let w: Vec<(i64, i64)> = s.occ[r[k as usize].clone()]
             .iter()
             .map(|o| (o.2, o.3))
             .collect();
-        ix.busy(t, t.strings.find(thread), &w)
+        busy_threads(t, ix, t.strings.find(thread), &w)
     };
     let unit = basis.unit();
     for (g, ka, kb) in changed.iter_mut().chain(unchanged.iter_mut()) {
