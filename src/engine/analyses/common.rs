@@ -505,6 +505,18 @@ pub(super) fn children_lists<C: Copy + Default>(
     (start, list)
 }
 
+/// `items` written as a JSON list, each as `f` makes it: the nested tree
+/// answers, written while walked.
+pub(super) struct SeqOf<I, F>(pub I, pub F);
+
+impl<I: Iterator + Clone, T: serde::Serialize, F: Fn(I::Item) -> T> serde::Serialize
+    for SeqOf<I, F>
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.clone().map(&self.1))
+    }
+}
+
 /// Rows with a name and a data string, as [`NameOrder`] sorts them.
 pub trait NamedRows<R> {
     /// The same for rows of the same name, different otherwise.

@@ -687,15 +687,13 @@ impl DiffReport {
 
 impl Serialize for DiffReport {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use super::common::SeqOf;
         use serde::ser::SerializeStruct as _;
-        struct Nodes<'r>(&'r DiffReport, u32);
         struct Node<'r>(&'r DiffReport, u32);
         struct Thread<'r>(&'r DiffReport, u32);
-        struct Threads<'r>(&'r DiffReport);
-        impl Serialize for Nodes<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.children(self.1).iter().map(|&c| Node(self.0, c)))
-            }
+        /// A node's children as a JSON list of nodes.
+        fn nodes(r: &DiffReport, n: u32) -> impl Serialize + '_ {
+            SeqOf(r.children(n).iter(), move |&c| Node(r, c))
         }
         impl Serialize for Node<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -712,7 +710,7 @@ impl Serialize for DiffReport {
                 if let Some(kind) = r.kind {
                     st.serialize_field("kind", &kind)?;
                 }
-                st.serialize_field("children", &Nodes(self.0, self.1))?;
+                st.serialize_field("children", &nodes(self.0, self.1))?;
                 st.end()
             }
         }
@@ -726,13 +724,8 @@ impl Serialize for DiffReport {
                 st.serialize_field("a_total_per_frame_ns", &r.a_total_per_frame_ns)?;
                 st.serialize_field("b_total_per_frame_ns", &r.b_total_per_frame_ns)?;
                 st.serialize_field("delta_pct", &r.delta_pct)?;
-                st.serialize_field("roots", &Nodes(self.0, self.1))?;
+                st.serialize_field("roots", &nodes(self.0, self.1))?;
                 st.end()
-            }
-        }
-        impl Serialize for Threads<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.tree.threads.iter().map(|&t| Thread(self.0, t)))
             }
         }
         let mut st = s.serialize_struct("DiffReport", 7)?;
@@ -744,7 +737,8 @@ impl Serialize for DiffReport {
         if let Some(t) = &self.transforms {
             st.serialize_field("transforms", t)?;
         }
-        st.serialize_field("threads", &Threads(self))?;
+        let threads = SeqOf(self.tree.threads.iter(), |&t| Thread(self, t));
+        st.serialize_field("threads", &threads)?;
         st.end()
     }
 }

@@ -532,14 +532,11 @@ impl TreeReport {
 impl Serialize for TreeReport {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct as _;
-        /// A node's children as a JSON list of nodes.
-        struct Nodes<'r>(&'r TreeReport, NodeId);
         struct Node<'r>(&'r TreeReport, NodeId);
         struct Thread<'r>(&'r TreeReport, NodeId);
-        impl Serialize for Nodes<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.children(self.1).iter().map(|&c| Node(self.0, c)))
-            }
+        /// A node's children as a JSON list of nodes.
+        fn nodes(r: &TreeReport, n: NodeId) -> impl Serialize + '_ {
+            SeqOf(r.children(n).iter(), move |&c| Node(r, c))
         }
         impl Serialize for Node<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -550,7 +547,7 @@ impl Serialize for TreeReport {
                 st.serialize_field("total_ns", &r.total_ns)?;
                 st.serialize_field("self_ns", &r.self_ns)?;
                 st.serialize_field("max_ns", &r.max_ns)?;
-                st.serialize_field("children", &Nodes(self.0, self.1))?;
+                st.serialize_field("children", &nodes(self.0, self.1))?;
                 st.end()
             }
         }
@@ -563,14 +560,8 @@ impl Serialize for TreeReport {
                 if let Some(ns) = self.0.recorded_total_ns(self.1) {
                     st.serialize_field("recorded_total_ns", &ns)?;
                 }
-                st.serialize_field("roots", &Nodes(self.0, self.1))?;
+                st.serialize_field("roots", &nodes(self.0, self.1))?;
                 st.end()
-            }
-        }
-        struct Threads<'r>(&'r TreeReport);
-        impl Serialize for Threads<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.tree.threads.iter().map(|&t| Thread(self.0, t)))
             }
         }
         let mut st = s.serialize_struct("TreeReport", 4)?;
@@ -579,7 +570,8 @@ impl Serialize for TreeReport {
             st.serialize_field("transforms", &a.transforms)?;
             st.serialize_field("warnings", &a.warnings)?;
         }
-        st.serialize_field("threads", &Threads(self))?;
+        let threads = SeqOf(self.tree.threads.iter(), |&t| Thread(self, t));
+        st.serialize_field("threads", &threads)?;
         st.end()
     }
 }
