@@ -15,7 +15,7 @@ use serde::Serialize;
 /// (with the running maximum of ends) and by end.
 pub(super) struct ThreadIndex {
     pub(super) thread: StrId,
-    by_start: Vec<(i64, i64, ScopeIdx)>,
+    pub(super) by_start: Vec<(i64, i64, ScopeIdx)>,
     max_end: Vec<i64>,
     by_end: Vec<(i64, i64, ScopeIdx)>,
 }
