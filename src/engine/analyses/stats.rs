@@ -36,7 +36,7 @@ pub fn scope(trace: &Trace, id: u32) -> Option<ScopeInfo> {
 }
 
 /// Lower median and nearest-rank p95 of sorted durations (not empty).
-fn median_p95(sorted: &[i64]) -> (i64, i64) {
+pub(super) fn median_p95(sorted: &[i64]) -> (i64, i64) {
     let n = sorted.len();
     let p95_rank = (95 * n).div_ceil(100).max(1);
     (sorted[(n - 1) / 2], sorted[p95_rank - 1])
@@ -108,7 +108,7 @@ pub struct StatsBuilder {
     /// out), until the durations are bucketed.
     group_of: Vec<u32>,
     /// Once bucketed: each group's durations, `durations[start[g]..start[g + 1]]`.
-    start: Vec<usize>,
+    start: Vec<u32>,
     durations: Vec<i64>,
     /// Groups whose quantiles are done.
     done: usize,
@@ -194,21 +194,11 @@ impl StatsBuilder {
         if self.start.is_empty() {
             // Bucket the durations by group (counting sort).
             self.index = PairIndex::default();
-            let mut start = vec![0usize; groups + 1];
-            for g in 0..groups {
-                start[g + 1] = start[g] + out.count[g] as usize;
-            }
-            let mut fill = start.clone();
-            let mut durations = vec![0i64; start[groups]];
-            for (k, &g) in self.group_of.iter().enumerate() {
-                if g != u32::MAX {
-                    durations[fill[g as usize]] = s.duration_ns[self.range.start as usize + k];
-                    fill[g as usize] += 1;
-                }
-            }
+            let grouped = (self.group_of.iter().enumerate())
+                .filter(|(_, g)| **g != u32::MAX)
+                .map(|(k, &g)| (g, s.duration_ns[self.range.start as usize + k]));
+            (self.start, self.durations) = children_lists(groups, grouped);
             self.group_of = Vec::new();
-            self.start = start;
-            self.durations = durations;
             out.min_ns.reserve_exact(groups);
             out.median_ns.reserve_exact(groups);
             out.p95_ns.reserve_exact(groups);
@@ -221,7 +211,7 @@ impl StatsBuilder {
         let mut sorted = 0;
         while self.done < groups {
             let g = self.done;
-            let bucket = &mut self.durations[self.start[g]..self.start[g + 1]];
+            let bucket = &mut self.durations[self.start[g] as usize..self.start[g + 1] as usize];
             bucket.sort_unstable();
             let (median, p95) = median_p95(bucket);
             out.min_ns.push(bucket[0]);
