@@ -274,10 +274,8 @@ impl Placed {
         let at = &self.sites[at];
         let caller = if self.path.len() > 1 {
             markdown_code(&self.path.join(" > "))
-        } else if at.caller.is_empty() {
-            "the top level".to_owned()
         } else {
-            markdown_code(&at.caller)
+            name(at)
         };
         let kind = match at.change.kind {
             Kind::New => "new".to_owned(),
@@ -289,23 +287,15 @@ impl Placed {
             ms_f(at.per_call_a_ns),
             ms_f(at.per_call_b_ns)
         );
-        let others: Vec<&Site> = self
-            .sites
-            .iter()
-            .enumerate()
+        let others = (self.sites.iter().enumerate())
             .filter(|(k, _)| Some(*k) != self.at)
-            .map(|(_, s)| s)
-            .collect();
+            .map(|(_, s)| s);
         let say = |v: &[&Site]| {
             v.iter()
                 .map(|s| {
                     format!(
                         "{} ({:.2} calls per {})",
-                        if s.caller.is_empty() {
-                            "the top level".to_owned()
-                        } else {
-                            markdown_code(&s.caller)
-                        },
+                        name(s),
                         s.calls_per_unit_b.max(s.calls_per_unit_a),
                         basis.unit()
                     )
@@ -314,7 +304,7 @@ impl Placed {
                 .join(", ")
         };
         let (same, moved): (Vec<&Site>, Vec<&Site>) =
-            others.into_iter().partition(|s| !s.change.kind.is_change());
+            others.partition(|s| !s.change.kind.is_change());
         if !same.is_empty() {
             s += &format!(
                 "; its other call site{} unchanged or not told apart: {}",
