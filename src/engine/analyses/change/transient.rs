@@ -7,8 +7,9 @@ use super::super::common::{frames_scopes, lower_median};
 use super::effect::band_ns;
 use super::judge::Noise;
 
-use crate::engine::model::{FrameId, Trace};
+use crate::engine::model::{FrameId, ScopeIdx, StrId, Trace};
 use crate::engine::write::escape;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::ops::Range;
 
@@ -112,14 +113,13 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
         let mut last = vec![0u32; names];
         for i in frames_scopes(t, frames.clone()) {
             let d = t.scopes.def[i as usize].idx();
-            let f = t.scope_frame(crate::engine::model::ScopeIdx(i)).0 - frames.start;
+            let f = t.scope_frame(ScopeIdx(i)).0 - frames.start;
             first[d] = first[d].min(f);
             last[d] = last[d].max(f);
         }
         // Per name: a name is only at an edge when each of its definitions
         // is (two definitions can share a name).
-        let mut by_name: rustc_hash::FxHashMap<crate::engine::model::StrId, (u32, u32)> =
-            rustc_hash::FxHashMap::default();
+        let mut by_name: FxHashMap<StrId, (u32, u32)> = FxHashMap::default();
         for d in 0..names {
             if first[d] == u32::MAX {
                 continue;
@@ -178,7 +178,7 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
                 .map(|f| t.frames.duration_ns(FrameId(f)))
                 .sum::<i64>();
             // The names called only in this edge, with their time.
-            let only: Vec<crate::engine::model::StrId> = by_name
+            let only: Vec<StrId> = by_name
                 .iter()
                 .filter(|&(_, &(f, l))| {
                     f + frames.start >= range.start && l + frames.start < range.end
@@ -187,8 +187,7 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
                 .collect();
             // Their time: the edge's scopes only (contiguous).
             let edge_scopes = frames_scopes(t, range.clone());
-            let mut totals: rustc_hash::FxHashMap<crate::engine::model::StrId, i64> =
-                only.iter().map(|&n| (n, 0)).collect();
+            let mut totals: FxHashMap<StrId, i64> = only.iter().map(|&n| (n, 0)).collect();
             for i in edge_scopes {
                 let name = t.defs.name[t.scopes.def[i as usize].idx()];
                 if let Some(x) = totals.get_mut(&name) {
