@@ -420,13 +420,7 @@ impl Stack {
 
 impl fmt::Display for Stack {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, t) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{t}")?;
-        }
-        Ok(())
+        f.write_str(&self.written().join(", "))
     }
 }
 
@@ -1127,17 +1121,16 @@ impl Run {
             Transform::Merge(pat) if hit(pat) => Act::Absorb,
             Transform::Drop(pat) if hit(pat) => Act::Hide,
             Transform::Merge(_) | Transform::Drop(_) | Transform::SplitData(_) => Act::Keep,
+            Transform::Collapse(_) if state[p as usize] == INSIDE => {
+                state[x] = INSIDE;
+                Act::Absorb
+            }
             Transform::Collapse(pat) => {
-                if state[p as usize] == INSIDE {
+                if hit(pat) {
                     state[x] = INSIDE;
-                    Act::Absorb
-                } else {
-                    if hit(pat) {
-                        state[x] = INSIDE;
-                        *matched = true;
-                    }
-                    Act::Keep
+                    *matched = true;
                 }
+                Act::Keep
             }
             Transform::CollapseRecursion(pat)
                 if !is_root
@@ -1192,36 +1185,29 @@ impl Run {
                     }
                 }
             }
+            // Inside the focused subtree.
+            Transform::Focus(_) | Transform::FocusFunction(_) if pimg != OUTSIDE && !is_root => {
+                Act::Keep
+            }
             Transform::Focus(path) => {
-                if pimg != OUTSIDE && !is_root {
-                    Act::Keep
-                } else {
-                    let k = if is_root { 0 } else { state[p as usize] };
-                    let depth = input.depth[x] as usize;
-                    if k as usize + 1 == depth
-                        && path.get(k as usize).map(String::as_str)
-                            == Some(input.label(trace, NodeId(x as u32)))
-                    {
-                        state[x] = k + 1;
-                        if depth == path.len() {
-                            Act::Root
-                        } else {
-                            Act::Outside
-                        }
+                let k = if is_root { 0 } else { state[p as usize] };
+                let depth = input.depth[x] as usize;
+                if k as usize + 1 == depth
+                    && path.get(k as usize).map(String::as_str)
+                        == Some(input.label(trace, NodeId(x as u32)))
+                {
+                    state[x] = k + 1;
+                    if depth == path.len() {
+                        Act::Root
                     } else {
-                        Act::Hide
+                        Act::Outside
                     }
-                }
-            }
-            Transform::FocusFunction(pat) => {
-                if pimg != OUTSIDE && !is_root {
-                    Act::Keep
-                } else if hit(pat) {
-                    Act::Root
                 } else {
-                    Act::Outside
+                    Act::Hide
                 }
             }
+            Transform::FocusFunction(pat) if hit(pat) => Act::Root,
+            Transform::FocusFunction(_) => Act::Outside,
         };
         let (img, head) = match act {
             Act::Keep | Act::Relabel(_) | Act::Root => {
