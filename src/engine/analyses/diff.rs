@@ -428,6 +428,7 @@ impl DiffTreeBuilder {
 /// The join of A's and B's merged trees, a slice at a time: pairs of nodes
 /// (A's, B's, either missing) taken from a stack, their children joined by
 /// name; then the children lists made and sorted.
+#[derive(Default)]
 struct Join {
     /// The tree so far (`a` and `b` hold the merged trees joined).
     d: DiffTree,
@@ -451,9 +452,7 @@ impl Join {
                 b_units: Units::new(b, basis).count,
                 ..Default::default()
             },
-            local: Default::default(),
-            edges: Vec::new(),
-            stack: Vec::new(),
+            ..Default::default()
         };
         for (name, na, nb) in joined_threads((a, &ta), (b, &tb)) {
             let name = join.intern(name);

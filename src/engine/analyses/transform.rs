@@ -707,6 +707,7 @@ const APPLY_CHUNK: usize = 1 << 14;
 /// slices): each transform node by node, [`APPLY_CHUNK`] nodes between
 /// two questions to `more`. The tree it applies to is given to each
 /// [`Self::step`] (the caller keeps it).
+#[derive(Default)]
 pub struct Applier {
     stack: Stack,
     /// The transform in progress.
@@ -733,8 +734,6 @@ impl Applier {
     pub fn new(tree: &MergedTree, stack: &Stack) -> Self {
         Self {
             stack: stack.clone(),
-            next: 0,
-            current: None,
             node_of: (0..tree.len() as u32).collect(),
             heads: vec![true; tree.len()],
             recorded: tree
@@ -742,13 +741,9 @@ impl Applier {
                 .iter()
                 .map(|&t| (t.0, tree.total_ns[t.idx()]))
                 .collect(),
-            warnings: Vec::new(),
-            origins: Origins::default(),
-            run: None,
-            sorting: None,
             work: (tree.len() * stack.0.len()).max(1),
-            done: 0,
             chunk: APPLY_CHUNK,
+            ..Default::default()
         }
     }
 
