@@ -243,9 +243,9 @@ impl PairIndex {
         match self.first.get(slot) {
             Some(&(g, _)) if g == Self::NONE => None,
             Some(&(g, first_name)) if first_name == name => Some(g),
-            Some(_) => self.others.get(&key).copied(),
-            // Sparse (every pair in the map), or a string made after it.
-            None => self.others.get(&key).copied(),
+            // First seen with another name; sparse (every pair in the map),
+            // or a string made after it.
+            _ => self.others.get(&key).copied(),
         }
     }
 }
@@ -355,11 +355,8 @@ pub(super) fn stream_filter(
     let thread_id: Option<Option<StrId>> = thread.map(|t| trace.strings.find(t));
     (0..trace.streams.len())
         .map(|s| {
-            let name_ok = match thread_id {
-                None => true,
-                Some(None) => false,
-                Some(Some(name)) => trace.threads.name[trace.streams.thread[s].idx()] == name,
-            };
+            let name = trace.threads.name[trace.streams.thread[s].idx()];
+            let name_ok = thread_id.is_none_or(|id| id == Some(name));
             let frame_ok = frame_index
                 .is_none_or(|fi| trace.frames.frame_index[trace.streams.frame[s].idx()] == fi);
             name_ok && frame_ok
