@@ -70,12 +70,11 @@ pub fn calls(trace: &Trace, name: &str) -> Option<CallsReport> {
 
 /// [`calls`] of a name from its instances `hits` (found with others' in one
 /// pass: [`super::common::named_instances_of`]).
-pub fn calls_of(trace: &Trace, mut hits: Vec<ScopeIdx>) -> Option<CallsReport> {
+pub fn calls_of(trace: &Trace, hits: Vec<ScopeIdx>) -> Option<CallsReport> {
     if hits.is_empty() {
         return None;
     }
     let s = &trace.scopes;
-    hits.sort_by_key(|&i| (s.start_ns[i.idx()], i.0));
     let summary = summary(hits.iter().map(|&i| s.duration_ns[i.idx()]).collect());
     let tail = super::tail::tail(
         &hits
@@ -93,7 +92,7 @@ pub fn calls_of(trace: &Trace, mut hits: Vec<ScopeIdx>) -> Option<CallsReport> {
 }
 
 /// The rows of instances `hits`, sorted by start (ties in file order).
-fn call_rows(trace: &Trace, mut hits: Vec<crate::engine::model::ScopeIdx>) -> Vec<CallRow> {
+fn call_rows(trace: &Trace, mut hits: Vec<ScopeIdx>) -> Vec<CallRow> {
     let s = &trace.scopes;
     hits.sort_by_key(|&i| (s.start_ns[i.idx()], i.0));
     hits.into_iter()

@@ -188,9 +188,8 @@ impl Accumulator {
     /// [`Self::new`], also keeping each instance's group (`group_of`).
     pub(super) fn recording(by: GroupBy) -> Self {
         Self {
-            by,
             group_of: Some(Vec::new()),
-            ..Default::default()
+            ..Self::new(by)
         }
     }
 
