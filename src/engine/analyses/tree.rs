@@ -603,18 +603,12 @@ pub struct CallersReport {
     pub applied: Option<Applied>,
 }
 
-/// Which definitions are named `name` (`None` when no definition is).
-fn defs_named(trace: &Trace, name: &str) -> Option<Vec<bool>> {
-    let id = trace.strings.find(name)?;
-    let ok: Vec<bool> = trace.defs.name.iter().map(|&n| n == id).collect();
-    ok.contains(&true).then_some(ok)
-}
-
 /// Instances named `name` (by name only, not data), in file order.
 pub fn instances_named(trace: &Trace, name: &str) -> Vec<ScopeIdx> {
-    let Some(def_ok) = defs_named(trace, name) else {
+    let Some(id) = trace.strings.find(name) else {
         return Vec::new();
     };
+    let def_ok: Vec<bool> = trace.defs.name.iter().map(|&n| n == id).collect();
     let s = &trace.scopes;
     all_scopes(trace)
         .filter(|&i| def_ok[s.def[i as usize].idx()])
@@ -624,11 +618,13 @@ pub fn instances_named(trace: &Trace, name: &str) -> Vec<ScopeIdx> {
 
 /// Sorted rows of a name -> (count, total) grouping: total descending,
 /// then name (`None` as "").
-fn caller_rows(trace: &Trace, groups: FxHashMap<Option<StrId>, (u64, i64)>) -> Vec<CallerRow> {
+fn caller_rows<S: Into<String>>(
+    groups: impl IntoIterator<Item = (Option<S>, (u64, i64))>,
+) -> Vec<CallerRow> {
     let mut rows: Vec<CallerRow> = groups
         .into_iter()
         .map(|(name, (count, total_ns))| CallerRow {
-            name: name.map(|n| trace.str(n).to_owned()),
+            name: name.map(Into::into),
             count,
             total_ns,
         })
@@ -676,8 +672,8 @@ pub fn callers(trace: &Trace, name: &str) -> Option<CallersReport> {
         count: hits.len() as u64,
         total_ns: total,
         self_ns: self_total,
-        callers: caller_rows(trace, up),
-        callees: caller_rows(trace, down),
+        callers: caller_rows(up.into_iter().map(|(n, x)| (n.map(|n| trace.str(n)), x))),
+        callees: caller_rows(down.into_iter().map(|(n, x)| (n.map(|n| trace.str(n)), x))),
         applied: None,
     })
 }
@@ -759,26 +755,13 @@ pub fn callers_in_tree(trace: &Trace, tree: &MergedTree, name: &str) -> Option<C
     if count == 0 {
         return None;
     }
-    let rows = |m: BTreeMap<Option<&str>, (u64, i64)>| {
-        let mut rows: Vec<CallerRow> = m
-            .into_iter()
-            .map(|(name, (count, total_ns))| CallerRow {
-                name: name.map(str::to_owned),
-                count,
-                total_ns,
-            })
-            .collect();
-        // By name already (None first, as ""): a stable sort by total.
-        rows.sort_by_key(|r| std::cmp::Reverse(r.total_ns));
-        rows
-    };
     Some(CallersReport {
         name: name.to_owned(),
         count,
         total_ns: total,
         self_ns: self_total,
-        callers: rows(up),
-        callees: rows(down),
+        callers: caller_rows(up),
+        callees: caller_rows(down),
         applied: None,
     })
 }
