@@ -450,13 +450,11 @@ impl Target {
         let id = tree.name[n.idx()];
         let label = (id.0 & LABEL_BIT != 0).then(|| &tree.labels[(id.0 & !LABEL_BIT) as usize]);
         let scope = tree.scope_name(n);
-        let crate_name = match label.and_then(|l| l.crate_name.clone()) {
-            Some(c) => Some(c),
-            None => scope.and_then(|s| {
-                let def = trace.defs.name.iter().position(|&d| d == s)?;
-                origin(trace.str(trace.defs.file[def]), trace.str(s)).map(|o| o.crate_name)
-            }),
-        };
+        let crate_name = label.and_then(|l| l.crate_name.clone()).or_else(|| {
+            let s = scope?;
+            let def = trace.defs.name.iter().position(|&d| d == s)?;
+            origin(trace.str(trace.defs.file[def]), trace.str(s)).map(|o| o.crate_name)
+        });
         Self {
             name: scope.map(|s| trace.str(s).to_owned()),
             path,
@@ -1288,17 +1286,10 @@ impl Run {
             }
         }
         // Threads with nothing left (a focus elsewhere) are left out.
-        let mut shown = vec![false; out.len()];
-        for n in 0..out.len() {
-            let p = out.parent[n];
-            if p != u32::MAX {
-                shown[p as usize] = true;
-            }
-        }
         let threads: Vec<u32> = thread_of
             .values()
             .copied()
-            .filter(|&th| !focus || shown[th as usize])
+            .filter(|&th| !focus || out.parent.contains(&th))
             .collect();
         out.link(trace, threads);
         Step {
