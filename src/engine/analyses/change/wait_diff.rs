@@ -221,11 +221,13 @@ pub fn wait_changes(
             continue;
         }
         let mut causes: Vec<WaitCause> = Vec::new();
-        let mut crit_names: Vec<&str> = vec![&wb.critical.name];
-        if wa.critical.name != wb.critical.name {
-            crit_names.push(&wa.critical.name);
-        }
-        for name in crit_names {
+        // B's critical work, and A's when it is other work.
+        let same = wa.critical.name == wb.critical.name;
+        for crit in [&wb.critical]
+            .into_iter()
+            .chain((!same).then_some(&wa.critical))
+        {
+            let name = crit.name.as_str();
             let Some(c) = changes.get(name) else { continue };
             if !c.kind.is_per_call() {
                 continue;
@@ -244,11 +246,7 @@ pub fn wait_changes(
             causes.push(WaitCause {
                 name: name.to_owned(),
                 kind: c.kind,
-                critical_thread: if name == wb.critical.name {
-                    wb.critical.thread.clone()
-                } else {
-                    wa.critical.thread.clone()
-                },
+                critical_thread: crit.thread.clone(),
                 threads,
                 per_call_delta_ns: d,
                 attributed_ns: d,
