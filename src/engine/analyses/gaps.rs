@@ -707,14 +707,10 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn rank(&self, found: Vec<Found>) -> Ranked {
         let (trace, index, min_ns, top) = (self.trace, self.index, self.min_ns, self.top);
-        let thread_name = |t: StrId| {
-            if t.0 == u32::MAX {
-                String::new()
-            } else {
-                trace.str(t).to_owned()
-            }
-        };
+        // The thread, none between frames.
         let except = |t: StrId| (t.0 != u32::MAX).then_some(t);
+        let thread_name =
+            |t: StrId| except(t).map_or_else(String::new, |t| trace.str(t).to_owned());
         let name = |i: Option<ScopeIdx>| i.map(|i| trace.scope_name(i).to_owned());
 
         // Recurring: stretches grouped by place: sorted by (place, index), one run a place
