@@ -15,6 +15,7 @@ use super::judge::{Kind, Noise, Sample, estimate};
 use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use std::collections::BTreeSet;
 
 /// The frame's change (per second, see [`super::basis`]: the busiest
 /// thread's scope time in each second takes the frame's place).
@@ -434,14 +435,12 @@ fn median_change(
     min_ns: f64,
     top: usize,
 ) -> MedianChange {
-    let mut names: Vec<&str> = pa
+    let names: BTreeSet<&str> = pa
         .by_name
         .keys()
         .chain(pb.by_name.keys())
         .copied()
         .collect();
-    names.sort_unstable();
-    names.dedup();
     let mut all_names = 0i64;
     let mut contributions: Vec<MedianContribution> = names
         .into_iter()
@@ -650,9 +649,7 @@ pub fn frame_change(
         self_by_name(b, Some(&thread)),
     );
     let (fa, fb) = (ua.count.max(1) as f64, ub.count.max(1) as f64);
-    let mut all_names: Vec<&str> = sa.keys().chain(sb.keys()).copied().collect();
-    all_names.sort_unstable();
-    all_names.dedup();
+    let all_names: BTreeSet<&str> = sa.keys().chain(sb.keys()).copied().collect();
     let min_ns = (noise.ms * 1e6).max(f64::MIN_POSITIVE);
     let factor = noise.drift_factor();
     let mut profiled = 0.0;

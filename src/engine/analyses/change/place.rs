@@ -126,9 +126,7 @@ fn sites_at(
             groups.entry(k.clone()).or_default().push(c);
         }
     }
-    let mut keys: Vec<Key> = ga.keys().chain(gb.keys()).cloned().collect();
-    keys.sort();
-    keys.dedup();
+    let keys: std::collections::BTreeSet<Key> = ga.keys().chain(gb.keys()).cloned().collect();
     let (ua, ub) = (units.0.count.max(1) as f64, units.1.count.max(1) as f64);
     let empty: Vec<&Call> = Vec::new();
     let mut sites: Vec<(Site, Key)> = keys
