@@ -8,10 +8,11 @@ use super::super::diff::{DiffTree, joined_with_nodes};
 use super::super::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use super::basis::Units;
 use super::judge::{Change, Noise, Sample, judge_rows};
-use crate::engine::model::{ScopeIdx, Trace};
+use crate::engine::model::{DefId, NO_PARENT, ScopeIdx, Trace};
 use crate::engine::write::escape;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use std::collections::BTreeSet;
 
 /// The most places judged, the costliest unmatched children first.
 pub const MAX_PLACES: usize = 256;
@@ -405,48 +406,31 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
 /// Each (caller's name, name) a recording calls, sorted (`""` for the top
 /// level): the same on both sides when no code moved (one pass over the
 /// scopes, by definition).
-fn callers(t: &Trace) -> Vec<(&str, &str)> {
+fn callers(t: &Trace) -> BTreeSet<(&str, &str)> {
     let s = &t.scopes;
-    let mut pairs: rustc_hash::FxHashSet<(u32, u32)> = Default::default();
+    // By definition (`None`: the top level), then by name.
+    let mut pairs: rustc_hash::FxHashSet<(Option<DefId>, DefId)> = Default::default();
     for i in 0..s.len() {
         let p = s.parent[i];
-        let caller = if p == crate::engine::model::NO_PARENT {
-            u32::MAX
-        } else {
-            s.def[p as usize].0
-        };
-        pairs.insert((caller, s.def[i].0));
+        pairs.insert(((p != NO_PARENT).then(|| s.def[p as usize]), s.def[i]));
     }
-    let name = |d: u32| {
-        if d == u32::MAX {
-            ""
-        } else {
-            t.str(t.defs.name[d as usize])
-        }
-    };
-    let mut out: Vec<(&str, &str)> = pairs.into_iter().map(|(p, d)| (name(p), name(d))).collect();
-    out.sort_unstable();
-    out.dedup();
-    out
+    let name = |d: Option<DefId>| d.map_or("", |d| t.str(t.defs.name[d.idx()]));
+    pairs
+        .into_iter()
+        .map(|(p, d)| (name(p), name(Some(d))))
+        .collect()
 }
 
 /// The scope names called on one side only, sorted.
 fn one_side_only_names<'t>(a: &'t Trace, b: &'t Trace) -> Vec<&'t str> {
-    fn called(t: &Trace) -> Vec<&str> {
+    fn called(t: &Trace) -> BTreeSet<&str> {
         let ids = super::super::common::called_names(t, None);
-        let mut names: Vec<&str> = ids.into_iter().map(|n| t.str(n)).collect();
-        names.sort_unstable();
-        names
+        ids.into_iter().map(|n| t.str(n)).collect()
     }
-    let (a, b) = (called(a), called(b));
-    let mut out: Vec<&str> = a
-        .iter()
-        .filter(|n| b.binary_search(n).is_err())
-        .chain(b.iter().filter(|n| a.binary_search(n).is_err()))
+    called(a)
+        .symmetric_difference(&called(b))
         .copied()
-        .collect();
-    out.sort_unstable();
-    out
+        .collect()
 }
 
 /// A candidate place made a [`Place`], its words included.
