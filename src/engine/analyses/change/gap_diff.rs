@@ -337,10 +337,9 @@ fn side_of(occ: &[(u32, u32, i64, i64)], units: &Units) -> (Vec<(u32, i64)>, Sum
         }
     }
     let mut sorted: Vec<i64> = per_unit.iter().map(|x| x.1).collect();
-    sorted.sort_unstable();
     let with = sorted.len();
     let frames = units.count.max(with);
-    // Lower median over every unit, the units without it 0.
+    // Lower median over every unit, the units without it 0 (which sorts them).
     let median_all = super::super::common::lower_median_padded(&mut sorted, frames);
     let gs = GapSide {
         frames_with: with,
