@@ -151,18 +151,14 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
         let mad = lower_median(&mut dev) as f64 * 1.4826;
         let band = band_ns(median as f64, noise.pct, noise.ms).max(3.0 * mad);
         let off = |x: i64| x as f64 > median as f64 + band;
-        let lead_frames = dur
-            .iter()
-            .take(quarter as usize)
-            .take_while(|&&x| off(x))
-            .count() as u32;
-        let trail_frames = dur
-            .iter()
-            .rev()
-            .take(quarter as usize)
-            .take_while(|&&x| off(x))
-            .count() as u32;
-        let (lead, trail) = (lead.max(lead_frames), trail.max(trail_frames));
+        // Off frames from an edge, within its quarter.
+        let off_at = |from: &mut dyn Iterator<Item = &i64>| {
+            from.take(quarter as usize).take_while(|&&x| off(x)).count() as u32
+        };
+        let (lead, trail) = (
+            lead.max(off_at(&mut dur.iter())),
+            trail.max(off_at(&mut dur.iter().rev())),
+        );
         let steady = frames.start + lead..frames.end - trail;
         // What each edge holds.
         for (edge, range, k) in [
