@@ -7,7 +7,7 @@
 
 use super::basis::{Basis, Units};
 use super::judge::{Change, Kind, Noise, Sample, decide_family, estimate};
-use crate::engine::model::{NO_PARENT, Trace};
+use crate::engine::model::{NO_PARENT, StrId, Trace};
 use crate::engine::write::escape::markdown_code;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -81,11 +81,8 @@ fn calls_of(t: &Trace, units: &Units, names: &[&str]) -> (Vec<Vec<Call>>, Keys) 
         let thread = t.threads.name[t.scope_thread(idx).idx()].0;
         let key = *ids.entry((thread, chain)).or_insert_with(|| {
             keys.push((
-                t.str(crate::engine::model::StrId(thread)).to_owned(),
-                chain
-                    .iter()
-                    .map(|&c| t.str(crate::engine::model::StrId(c)).to_owned())
-                    .collect(),
+                t.str(StrId(thread)).to_owned(),
+                chain.iter().map(|&c| t.str(StrId(c)).to_owned()).collect(),
             ));
             (keys.len() - 1) as u32
         });
