@@ -313,11 +313,6 @@ fn threads_listed(known: &[String]) -> String {
     }
 }
 
-/// A thread's name as the tables print it, quoted: `"(unnamed)"`, `"main"`.
-fn quoted_label(name: &str) -> String {
-    format!("\"{}\"", visible(thread_label(name)))
-}
-
 /// The thread name `asked` selects in `traces` (one recording, or A and B):
 /// the name itself when a thread has it, else the name of the threads whose
 /// label the tables print is `asked` (`(unnamed)` for the empty name, control
@@ -337,12 +332,13 @@ pub fn resolve_thread(traces: &[&Trace], asked: &str) -> Result<String, UnknownT
     if let Some(name) = names.iter().find(|&&n| visible(thread_label(n)) == asked) {
         return Ok((*name).to_owned());
     }
-    let mut known: Vec<String> = names.iter().map(|n| quoted_label(n)).collect();
-    known.sort_unstable();
-    known.dedup();
+    // As the tables print them, quoted: `"(unnamed)"`, `"main"`.
+    let known: std::collections::BTreeSet<String> = (names.iter())
+        .map(|n| format!("\"{}\"", visible(thread_label(n))))
+        .collect();
     Err(UnknownThread {
         asked: format!("\"{}\"", visible(asked)),
-        known,
+        known: known.into_iter().collect(),
     })
 }
 
