@@ -147,19 +147,14 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
             let series = |o: &[WaitParts]| -> Vec<f64> { o.iter().map(|o| ln(of(o))).collect() };
             let (xa, xb) = (series(&oa), series(&ob));
             let sign = if part == "threads" { -1.0 } else { 1.0 };
-            let mut e = estimate(
-                &Series {
-                    per_unit: &xa,
+            // A side's occurrences as one run.
+            fn one_run(per_unit: &[f64]) -> Series<'_> {
+                Series {
+                    per_unit,
                     run_starts: &[],
-                },
-                &Series {
-                    per_unit: &xb,
-                    run_starts: &[],
-                },
-                &Terms::none(),
-                0.0,
-                0.0,
-            );
+                }
+            }
+            let mut e = estimate(&one_run(&xa), &one_run(&xb), &Terms::none(), 0.0, 0.0);
             e.delta_ns *= sign * scale;
             e.se_ns *= scale.abs();
             e.band_ns = band_ns;
