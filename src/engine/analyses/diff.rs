@@ -388,11 +388,7 @@ impl DiffTreeBuilder {
             return 0.8 + 0.2 * join.progress();
         }
         let side = |built: &Option<MergedTree>, build: &MergedTreeBuilder| {
-            if built.is_some() {
-                1.0
-            } else {
-                build.progress()
-            }
+            built.as_ref().map_or_else(|| build.progress(), |_| 1.0)
         };
         0.4 * side(&self.ta, &self.build_a) + 0.4 * side(&self.tb, &self.build_b)
     }

@@ -636,17 +636,16 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
             if fr.frame_index[x.idx()].checked_add(1) != Some(fr.frame_index[y.idx()]) {
                 continue;
             }
-            let (start, end) = (fr.range_ns[x.idx()].1, fr.range_ns[y.idx()].0);
-            if end.saturating_sub(start) >= floor {
-                let x = Stretch {
-                    start_ns: start,
-                    end_ns: end,
-                    depth: 0,
-                    kind: GapKind::BetweenFrames,
-                    parent: None,
-                    after: None,
-                    before: None,
-                };
+            let x = Stretch {
+                start_ns: fr.range_ns[x.idx()].1,
+                end_ns: fr.range_ns[y.idx()].0,
+                depth: 0,
+                kind: GapKind::BetweenFrames,
+                parent: None,
+                after: None,
+                before: None,
+            };
+            if x.len_ns() >= floor {
                 found.push(Found {
                     x,
                     thread: StrId(u32::MAX),
