@@ -9,8 +9,7 @@
 //! (the span [`super::change::basis::unframed`] reports), [`bucket_ns_for`]
 //! wide, the last one cut at the end.
 
-use crate::engine::model::{StrId, StreamId, Trace};
-use rustc_hash::FxHashMap;
+use crate::engine::model::Trace;
 use serde::Serialize;
 
 /// At most this many buckets (a chart's width in bars).
@@ -136,23 +135,19 @@ pub fn busy_over_time(trace: &Trace, bucket_ns: i64) -> BusyOverTime {
         return BusyOverTime::default();
     };
     let end_ns = end_ns.max(start_ns);
-    let s = &trace.scopes;
-    let mut by_name: FxHashMap<StrId, Vec<(i64, i64)>> = FxHashMap::default();
-    for st in 0..trace.streams.len() as u32 {
-        let name = trace.threads.name[trace.streams.thread[st as usize].idx()];
-        let tops = s.top_level(trace.streams.scopes(StreamId(st)));
-        let v = by_name.entry(name).or_default();
-        v.extend(tops.map(|i| (s.start_ns[i.idx()], s.end_ns(i))));
-    }
-    let mut threads: Vec<ThreadBusy> = by_name
-        .into_iter()
-        .filter(|(_, v)| v.iter().any(|&(a, b)| b > a && b > start_ns && a < end_ns))
+    let threads: Vec<ThreadBusy> = (super::waits::WaitIndex::of(trace).threads.iter())
+        .map(|t| {
+            (
+                t.thread,
+                t.by_start.iter().map(|&(a, b, _)| (a, b)).collect(),
+            )
+        })
+        .filter(|(_, v): &(_, Vec<_>)| v.iter().any(|&(a, b)| b > a && b > start_ns && a < end_ns))
         .map(|(name, mut v)| ThreadBusy {
             thread: trace.str(name).to_owned(),
             busy_ns: busy_buckets(&mut v, start_ns, end_ns, bucket_ns),
         })
         .collect();
-    threads.sort_by(|a, b| a.thread.cmp(&b.thread));
     BusyOverTime {
         start_ns,
         end_ns,

@@ -140,13 +140,11 @@ pub fn by_child(trace: &Trace, parent: &str, child: &str) -> Result<ByChildRepor
         acc.child_self_ns = acc.child_self_ns.saturating_add(own);
     }
     if child_calls == 0 {
-        let mut inside: Vec<String> = hits
-            .iter()
+        let inside: std::collections::BTreeSet<&str> = (hits.iter())
             .flat_map(|&call| s.children(call))
-            .map(|c| trace.scope_name(c).to_owned())
+            .map(|c| trace.scope_name(c))
             .collect();
-        inside.sort_unstable();
-        inside.dedup();
+        let inside = inside.into_iter().map(str::to_owned).collect();
         return Err(ByChildError::NoChild { inside });
     }
     let total_ns = hits

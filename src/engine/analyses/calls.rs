@@ -39,6 +39,29 @@ pub struct CallsReport {
     pub calls: Vec<CallRow>,
 }
 
+/// The summary of calls lasting `durations` (not empty).
+fn summary(mut durations: Vec<i64>) -> CallsSummary {
+    durations.sort_unstable();
+    let n = durations.len();
+    let total: i64 = durations.iter().fold(0i64, |a, &d| a.saturating_add(d));
+    let max = durations[n - 1];
+    let (median_ns, p95_ns) = super::stats::median_p95(&durations);
+    CallsSummary {
+        count: n as u64,
+        total_ns: total,
+        min_ns: durations[0],
+        median_ns,
+        mean_ns: total as f64 / n as f64,
+        p95_ns,
+        max_ns: max,
+        max_share: if total == 0 {
+            0.0
+        } else {
+            max as f64 / total as f64
+        },
+    }
+}
+
 /// Every instance named (or with data) `name`, in time order (ties in file
 /// order), with a summary. `None` when none matches.
 pub fn calls(trace: &Trace, name: &str) -> Option<CallsReport> {
@@ -47,32 +70,12 @@ pub fn calls(trace: &Trace, name: &str) -> Option<CallsReport> {
 
 /// [`calls`] of a name from its instances `hits` (found with others' in one
 /// pass: [`super::common::named_instances_of`]).
-pub fn calls_of(trace: &Trace, mut hits: Vec<ScopeIdx>) -> Option<CallsReport> {
+pub fn calls_of(trace: &Trace, hits: Vec<ScopeIdx>) -> Option<CallsReport> {
     if hits.is_empty() {
         return None;
     }
     let s = &trace.scopes;
-    hits.sort_by_key(|&i| (s.start_ns[i.idx()], i.0));
-    let mut durations: Vec<i64> = hits.iter().map(|&i| s.duration_ns[i.idx()]).collect();
-    durations.sort_unstable();
-    let n = durations.len();
-    let total: i64 = durations.iter().fold(0i64, |a, &d| a.saturating_add(d));
-    let max = durations[n - 1];
-    let p95_rank = (95 * n).div_ceil(100).max(1);
-    let summary = CallsSummary {
-        count: n as u64,
-        total_ns: total,
-        min_ns: durations[0],
-        median_ns: durations[(n - 1) / 2],
-        mean_ns: total as f64 / n as f64,
-        p95_ns: durations[p95_rank - 1],
-        max_ns: max,
-        max_share: if total == 0 {
-            0.0
-        } else {
-            max as f64 / total as f64
-        },
-    };
+    let summary = summary(hits.iter().map(|&i| s.duration_ns[i.idx()]).collect());
     let tail = super::tail::tail(
         &hits
             .iter()
@@ -89,7 +92,7 @@ pub fn calls_of(trace: &Trace, mut hits: Vec<ScopeIdx>) -> Option<CallsReport> {
 }
 
 /// The rows of instances `hits`, sorted by start (ties in file order).
-fn call_rows(trace: &Trace, mut hits: Vec<crate::engine::model::ScopeIdx>) -> Vec<CallRow> {
+fn call_rows(trace: &Trace, mut hits: Vec<ScopeIdx>) -> Vec<CallRow> {
     let s = &trace.scopes;
     hits.sort_by_key(|&i| (s.start_ns[i.idx()], i.0));
     hits.into_iter()
@@ -154,27 +157,19 @@ pub fn sample_of(
 }
 
 fn side(s: &super::change::judge::Sample) -> CallsSide {
-    let mut d = s.durations_ns.clone();
-    d.sort_unstable();
-    let n = d.len();
-    let total = d.iter().fold(0i64, |a, &x| a.saturating_add(x));
-    let p95_rank = (95 * n).div_ceil(100).max(1);
+    let x = summary(s.durations_ns.clone());
     CallsSide {
-        count: n as u64,
+        count: x.count,
         frames: s.frames,
         frames_with_calls: s.calls_in_frames.len(),
-        calls_per_frame: n as f64 / s.frames.max(1) as f64,
-        total_ns: total,
-        per_frame_ns: total as f64 / s.frames.max(1) as f64,
-        min_ns: d[0],
-        median_ns: d[(n - 1) / 2],
-        p95_ns: d[p95_rank - 1],
-        max_ns: d[n - 1],
-        max_share: if total == 0 {
-            0.0
-        } else {
-            d[n - 1] as f64 / total as f64
-        },
+        calls_per_frame: x.count as f64 / s.frames.max(1) as f64,
+        total_ns: x.total_ns,
+        per_frame_ns: x.total_ns as f64 / s.frames.max(1) as f64,
+        min_ns: x.min_ns,
+        median_ns: x.median_ns,
+        p95_ns: x.p95_ns,
+        max_ns: x.max_ns,
+        max_share: x.max_share,
     }
 }
 

@@ -31,13 +31,6 @@ pub struct ChildrenReport {
     pub trailing_gap_ns: i64,
 }
 
-/// Children of `i` in time order (ties in stream order).
-fn children_in_time_order(trace: &Trace, i: ScopeIdx) -> Vec<ScopeIdx> {
-    let mut kids: Vec<ScopeIdx> = trace.scopes.children(i).collect();
-    kids.sort_by_key(|&c| (trace.scopes.start_ns[c.idx()], c.0));
-    kids
-}
-
 /// The children of the slowest instance named (or with data) `name`:
 /// slowest first (ties by earlier start), or in time order with `ordered`.
 /// `None` when no instance matches.
@@ -55,7 +48,9 @@ pub fn children(trace: &Trace, name: &str, ordered: bool) -> Option<ChildrenRepo
 /// [`children`] for a given instance.
 pub fn children_of(trace: &Trace, parent: ScopeIdx, ordered: bool) -> ChildrenReport {
     let s = &trace.scopes;
-    let timed = children_in_time_order(trace, parent);
+    // In time order (ties in stream order).
+    let mut timed: Vec<ScopeIdx> = s.children(parent).collect();
+    timed.sort_by_key(|&c| (s.start_ns[c.idx()], c.0));
     let mut prev_end = s.start_ns[parent.idx()];
     let mut rows: Vec<(ScopeIdx, ChildRow)> = Vec::with_capacity(timed.len());
     for &c in &timed {

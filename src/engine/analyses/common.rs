@@ -243,9 +243,9 @@ impl PairIndex {
         match self.first.get(slot) {
             Some(&(g, _)) if g == Self::NONE => None,
             Some(&(g, first_name)) if first_name == name => Some(g),
-            Some(_) => self.others.get(&key).copied(),
-            // Sparse (every pair in the map), or a string made after it.
-            None => self.others.get(&key).copied(),
+            // First seen with another name; sparse (every pair in the map),
+            // or a string made after it.
+            _ => self.others.get(&key).copied(),
         }
     }
 }
@@ -313,11 +313,6 @@ fn threads_listed(known: &[String]) -> String {
     }
 }
 
-/// A thread's name as the tables print it, quoted: `"(unnamed)"`, `"main"`.
-fn quoted_label(name: &str) -> String {
-    format!("\"{}\"", visible(thread_label(name)))
-}
-
 /// The thread name `asked` selects in `traces` (one recording, or A and B):
 /// the name itself when a thread has it, else the name of the threads whose
 /// label the tables print is `asked` (`(unnamed)` for the empty name, control
@@ -337,12 +332,13 @@ pub fn resolve_thread(traces: &[&Trace], asked: &str) -> Result<String, UnknownT
     if let Some(name) = names.iter().find(|&&n| visible(thread_label(n)) == asked) {
         return Ok((*name).to_owned());
     }
-    let mut known: Vec<String> = names.iter().map(|n| quoted_label(n)).collect();
-    known.sort_unstable();
-    known.dedup();
+    // As the tables print them, quoted: `"(unnamed)"`, `"main"`.
+    let known: std::collections::BTreeSet<String> = (names.iter())
+        .map(|n| format!("\"{}\"", visible(thread_label(n))))
+        .collect();
     Err(UnknownThread {
         asked: format!("\"{}\"", visible(asked)),
-        known,
+        known: known.into_iter().collect(),
     })
 }
 
@@ -355,11 +351,8 @@ pub(super) fn stream_filter(
     let thread_id: Option<Option<StrId>> = thread.map(|t| trace.strings.find(t));
     (0..trace.streams.len())
         .map(|s| {
-            let name_ok = match thread_id {
-                None => true,
-                Some(None) => false,
-                Some(Some(name)) => trace.threads.name[trace.streams.thread[s].idx()] == name,
-            };
+            let name = trace.threads.name[trace.streams.thread[s].idx()];
+            let name_ok = thread_id.is_none_or(|id| id == Some(name));
             let frame_ok = frame_index
                 .is_none_or(|fi| trace.frames.frame_index[trace.streams.frame[s].idx()] == fi);
             name_ok && frame_ok
@@ -369,15 +362,7 @@ pub(super) fn stream_filter(
 
 /// Instances whose name or data equals `name`, in file order.
 pub fn named_instances(trace: &Trace, name: &str) -> Vec<ScopeIdx> {
-    let Some(id) = trace.strings.find(name) else {
-        return Vec::new();
-    };
-    let def_ok: Vec<bool> = trace.defs.name.iter().map(|&n| n == id).collect();
-    let s = &trace.scopes;
-    all_scopes(trace)
-        .filter(|&i| def_ok[s.def[i as usize].idx()] || s.data[i as usize] == id)
-        .map(ScopeIdx)
-        .collect()
+    named_instances_of(trace, &[name]).swap_remove(0)
 }
 
 /// [`named_instances`] of several names in one pass over the scopes: each
@@ -489,6 +474,40 @@ pub(super) fn preorder<'t, N: Copy + 't>(
         stack.extend(children(n).iter().rev());
         Some(n)
     })
+}
+
+/// Children lists (CSR) of `len` nodes from `(parent, child)` edges, each
+/// list in edge order: node `n`'s children are `list[start[n]..start[n + 1]]`.
+pub(super) fn children_lists<C: Copy + Default>(
+    len: usize,
+    edges: impl Iterator<Item = (u32, C)> + Clone,
+) -> (Vec<u32>, Vec<C>) {
+    let mut start = vec![0u32; len + 1];
+    for (p, _) in edges.clone() {
+        start[p as usize + 1] += 1;
+    }
+    for i in 0..len {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut list = vec![C::default(); start[len] as usize];
+    for (p, c) in edges {
+        list[fill[p as usize] as usize] = c;
+        fill[p as usize] += 1;
+    }
+    (start, list)
+}
+
+/// `items` written as a JSON list, each as `f` makes it: the nested tree
+/// answers, written while walked.
+pub(super) struct SeqOf<I, F>(pub I, pub F);
+
+impl<I: Iterator + Clone, T: serde::Serialize, F: Fn(I::Item) -> T> serde::Serialize
+    for SeqOf<I, F>
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.clone().map(&self.1))
+    }
 }
 
 /// Rows with a name and a data string, as [`NameOrder`] sorts them.

@@ -80,11 +80,6 @@ impl DiffTree {
         self.b_node[n as usize].map_or(0, |x| self.b.total_ns[x.idx()])
     }
 
-    /// B − A of the totals (a missing side counts 0).
-    pub fn delta_total_ns(&self, n: u32) -> i64 {
-        self.b_total_ns(n).saturating_sub(self.a_total_ns(n))
-    }
-
     /// A's total of node `n` per unit (frame, or second: [`Self::basis`]).
     pub fn a_total_per_frame_ns(&self, n: u32) -> f64 {
         self.a_total_ns(n) as f64 / self.a_units.max(1) as f64
@@ -393,11 +388,7 @@ impl DiffTreeBuilder {
             return 0.8 + 0.2 * join.progress();
         }
         let side = |built: &Option<MergedTree>, build: &MergedTreeBuilder| {
-            if built.is_some() {
-                1.0
-            } else {
-                build.progress()
-            }
+            built.as_ref().map_or_else(|| build.progress(), |_| 1.0)
         };
         0.4 * side(&self.ta, &self.build_a) + 0.4 * side(&self.tb, &self.build_b)
     }
@@ -433,6 +424,7 @@ impl DiffTreeBuilder {
 /// The join of A's and B's merged trees, a slice at a time: pairs of nodes
 /// (A's, B's, either missing) taken from a stack, their children joined by
 /// name; then the children lists made and sorted.
+#[derive(Default)]
 struct Join {
     /// The tree so far (`a` and `b` hold the merged trees joined).
     d: DiffTree,
@@ -456,9 +448,7 @@ impl Join {
                 b_units: Units::new(b, basis).count,
                 ..Default::default()
             },
-            local: Default::default(),
-            edges: Vec::new(),
-            stack: Vec::new(),
+            ..Default::default()
         };
         for (name, na, nb) in joined_threads((a, &ta), (b, &tb)) {
             let name = join.intern(name);
@@ -523,21 +513,8 @@ impl Join {
         let mut d = std::mem::take(&mut self.d);
         let edges = std::mem::take(&mut self.edges);
         // Children (CSR), by |delta per frame| descending, then name.
-        let len = d.len();
-        let mut start = vec![0u32; len + 1];
-        for &(p, _) in &edges {
-            start[p as usize + 1] += 1;
-        }
-        for i in 0..len {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut list = vec![0u32; edges.len()];
-        for &(p, c) in &edges {
-            list[fill[p as usize] as usize] = c;
-            fill[p as usize] += 1;
-        }
-        for n in 0..len {
+        let (start, mut list) = super::common::children_lists(d.len(), edges.iter().copied());
+        for n in 0..d.len() {
             let kids = &mut list[start[n] as usize..start[n + 1] as usize];
             kids.sort_by(|&x, &y| {
                 d.order_key(y)
@@ -705,15 +682,13 @@ impl DiffReport {
 
 impl Serialize for DiffReport {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use super::common::SeqOf;
         use serde::ser::SerializeStruct as _;
-        struct Nodes<'r>(&'r DiffReport, u32);
         struct Node<'r>(&'r DiffReport, u32);
         struct Thread<'r>(&'r DiffReport, u32);
-        struct Threads<'r>(&'r DiffReport);
-        impl Serialize for Nodes<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.children(self.1).iter().map(|&c| Node(self.0, c)))
-            }
+        /// A node's children as a JSON list of nodes.
+        fn nodes(r: &DiffReport, n: u32) -> impl Serialize + '_ {
+            SeqOf(r.children(n).iter(), move |&c| Node(r, c))
         }
         impl Serialize for Node<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -730,7 +705,7 @@ impl Serialize for DiffReport {
                 if let Some(kind) = r.kind {
                     st.serialize_field("kind", &kind)?;
                 }
-                st.serialize_field("children", &Nodes(self.0, self.1))?;
+                st.serialize_field("children", &nodes(self.0, self.1))?;
                 st.end()
             }
         }
@@ -744,13 +719,8 @@ impl Serialize for DiffReport {
                 st.serialize_field("a_total_per_frame_ns", &r.a_total_per_frame_ns)?;
                 st.serialize_field("b_total_per_frame_ns", &r.b_total_per_frame_ns)?;
                 st.serialize_field("delta_pct", &r.delta_pct)?;
-                st.serialize_field("roots", &Nodes(self.0, self.1))?;
+                st.serialize_field("roots", &nodes(self.0, self.1))?;
                 st.end()
-            }
-        }
-        impl Serialize for Threads<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.tree.threads.iter().map(|&t| Thread(self.0, t)))
             }
         }
         let mut st = s.serialize_struct("DiffReport", 7)?;
@@ -762,7 +732,8 @@ impl Serialize for DiffReport {
         if let Some(t) = &self.transforms {
             st.serialize_field("transforms", t)?;
         }
-        st.serialize_field("threads", &Threads(self))?;
+        let threads = SeqOf(self.tree.threads.iter(), |&t| Thread(self, t));
+        st.serialize_field("threads", &threads)?;
         st.end()
     }
 }

@@ -168,8 +168,9 @@ pub(super) fn accumulate(trace: &Trace, by: GroupBy, keep: impl Fn(u32) -> bool)
 /// [`accumulate`] a range of instances at a time (of one trace).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Accumulator {
-    by: GroupBy,
-    index: Option<PairIndex>,
+    pub(super) by: GroupBy,
+    /// Made for every scope of the trace at the first add, unless given.
+    pub(super) index: Option<PairIndex>,
     pub(super) groups: Vec<Acc>,
     /// With [`Self::recording`]: each added instance's group, in the order
     /// added (`u32::MAX` for one `keep` left out).
@@ -187,9 +188,8 @@ impl Accumulator {
     /// [`Self::new`], also keeping each instance's group (`group_of`).
     pub(super) fn recording(by: GroupBy) -> Self {
         Self {
-            by,
             group_of: Some(Vec::new()),
-            ..Default::default()
+            ..Self::new(by)
         }
     }
 

@@ -30,12 +30,10 @@ impl FlameOrder {
         }
     }
 
+    /// As [`Self::as_str`] writes it.
     pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "heavy" => Some(FlameOrder::Heavy),
-            "name" => Some(FlameOrder::Name),
-            _ => None,
-        }
+        use serde::de::{Deserialize as _, value};
+        Self::deserialize(value::StrDeserializer::<value::Error>::new(s)).ok()
     }
 }
 
@@ -51,7 +49,7 @@ pub struct FlameRect<N = NodeId> {
 }
 
 /// The laid-out nodes, by depth then left to right.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct FlameLayout<N = NodeId> {
     pub rects: Vec<FlameRect<N>>,
     /// The shown roots' total: the full width.
@@ -61,17 +59,6 @@ pub struct FlameLayout<N = NodeId> {
     /// Nodes at least `min_width` wide were left out to stay within
     /// `max_rects`.
     pub truncated: bool,
-}
-
-impl<N> Default for FlameLayout<N> {
-    fn default() -> Self {
-        Self {
-            rects: Vec::new(),
-            total_ns: 0,
-            rows: 0,
-            truncated: false,
-        }
-    }
 }
 
 impl<N> FlameLayout<N> {
@@ -134,7 +121,7 @@ pub fn flame_layout(
 /// narrower than `min_width` left out with what is under them (when
 /// `largest_first`, the siblings after the first such one too), at most
 /// `max_rects` nodes. Edges come from integer offsets, so they are exact.
-pub fn icicle<N: Copy>(
+pub fn icicle<N: Copy + Default>(
     roots: &[N],
     children: &dyn Fn(N) -> Vec<N>,
     total: &dyn Fn(N) -> i64,

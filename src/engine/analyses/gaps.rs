@@ -80,6 +80,12 @@ pub struct Stretch {
     pub before: Option<ScopeIdx>,
 }
 
+impl Stretch {
+    fn len_ns(&self) -> i64 {
+        self.end_ns.saturating_sub(self.start_ns)
+    }
+}
+
 /// Top-level scopes cover at least this share of a frame-driving thread's
 /// frames' time (percent; see the module doc).
 pub const DRIVING_COVER_PCT: f64 = 50.0;
@@ -471,88 +477,24 @@ pub struct GapsReport {
 /// resolution and the profiler's own cost).
 pub const RECURRING_FLOOR_NS: i64 = 10_000;
 
-/// Top-level intervals of one thread name across all frames, sorted by start,
-/// with the running maximum of ends for overlap queries.
-struct Intervals {
-    start: Vec<i64>,
-    end: Vec<i64>,
-    name: Vec<StrId>,
-    max_end: Vec<i64>,
-}
-
-impl Intervals {
-    /// Each interval overlapping `[lo, hi)` with its overlap.
-    fn overlaps(&self, lo: i64, hi: i64, mut f: impl FnMut(usize, i64)) {
-        let upper = self.start.partition_point(|&s| s < hi);
-        for k in (0..upper).rev() {
-            if self.max_end[k] <= lo {
-                break;
-            }
-            let overlap = self.end[k].min(hi).saturating_sub(self.start[k].max(lo));
-            if overlap > 0 {
-                f(k, overlap);
-            }
-        }
-    }
-}
-
-fn top_level_intervals(trace: &Trace) -> Vec<(StrId, Intervals)> {
-    let mut by_name: FxHashMap<StrId, Vec<(i64, i64, StrId)>> = FxHashMap::default();
-    for st in 0..trace.streams.len() as u32 {
-        let name = trace.threads.name[trace.streams.thread[st as usize].idx()];
-        let list = by_name.entry(name).or_default();
-        for i in trace.scopes.top_level(trace.streams.scopes(StreamId(st))) {
-            list.push((
-                trace.scopes.start_ns[i.idx()],
-                trace.scopes.end_ns(i),
-                trace.defs.name[trace.scopes.def[i.idx()].idx()],
-            ));
-        }
-    }
-    let mut out: Vec<(StrId, Intervals)> = by_name
-        .into_iter()
-        .map(|(name, mut list)| {
-            list.sort_unstable();
-            let mut max_end = Vec::with_capacity(list.len());
-            let mut m = i64::MIN;
-            for &(_, e, _) in &list {
-                m = m.max(e);
-                max_end.push(m);
-            }
-            let mut iv = Intervals {
-                start: Vec::with_capacity(list.len()),
-                end: Vec::with_capacity(list.len()),
-                name: Vec::with_capacity(list.len()),
-                max_end,
-            };
-            for (s, e, n) in list {
-                iv.start.push(s);
-                iv.end.push(e);
-                iv.name.push(n);
-            }
-            (name, iv)
-        })
-        .collect();
-    out.sort_by(|a, b| trace.str(a.0).cmp(trace.str(b.0)));
-    out
-}
-
 /// What the threads but `except` ran in the windows `[lo, hi)` (summed
-/// over them): busiest thread first, ties by name; idle threads left out.
-fn busy_threads(
+/// over them), from the index of every thread's top-level scopes:
+/// busiest thread first, ties by name; idle threads left out.
+pub fn busy_threads(
     trace: &Trace,
-    intervals: &[(StrId, Intervals)],
+    index: &WaitIndex,
     except: Option<StrId>,
     windows: &[(i64, i64)],
 ) -> Vec<BusyThread> {
     let mut out: Vec<BusyThread> = Vec::new();
-    for (thread, iv) in intervals.iter().filter(|(n, _)| Some(*n) != except) {
+    for iv in index.threads.iter().filter(|t| Some(t.thread) != except) {
         let mut busy = 0i64;
         let mut by_name: FxHashMap<StrId, i64> = FxHashMap::default();
         for &(lo, hi) in windows {
-            iv.overlaps(lo, hi, |k, o| {
+            iv.overlaps(lo, hi, |&(_, _, i), o| {
                 busy = busy.saturating_add(o);
-                let e = by_name.entry(iv.name[k]).or_default();
+                let e = by_name.entry(trace.defs.name[trace.scopes.def[i.idx()].idx()]);
+                let e = e.or_default();
                 *e = e.saturating_add(o);
             });
         }
@@ -569,12 +511,12 @@ fn busy_threads(
         scopes.sort_by(|x, y| y.busy_ns.cmp(&x.busy_ns).then_with(|| x.name.cmp(&y.name)));
         scopes.truncate(3);
         out.push(BusyThread {
-            thread: trace.str(*thread).to_owned(),
+            thread: trace.str(iv.thread).to_owned(),
             busy_ns: busy,
             scopes,
         });
     }
-    // Intervals are sorted by name: a stable sort keeps name order on ties.
+    // Threads are indexed by name: a stable sort keeps name order on ties.
     out.sort_by_key(|b| Reverse(b.busy_ns));
     out
 }
@@ -584,40 +526,7 @@ fn busy_threads(
 /// busy first, ties by name; idle threads are left out.
 pub fn busy_in(trace: &Trace, lo_ns: i64, hi_ns: i64, except: Option<&str>) -> Vec<BusyThread> {
     let except = except.and_then(|name| trace.strings.find(name));
-    busy_threads(
-        trace,
-        &top_level_intervals(trace),
-        except,
-        &[(lo_ns, hi_ns)],
-    )
-}
-
-/// Every thread's top-level scopes indexed once, for many
-/// [`BusyIndex::busy`] lookups (what ran meanwhile, as a gap's
-/// `other_threads`).
-pub struct BusyIndex(Vec<(StrId, Intervals)>);
-
-impl BusyIndex {
-    pub fn of(trace: &Trace) -> Self {
-        Self(top_level_intervals(trace))
-    }
-
-    /// An index of no thread (what ran meanwhile: nothing).
-    pub fn empty() -> Self {
-        Self(Vec::new())
-    }
-
-    /// What the threads but `except` ran in the windows `[lo, hi)`
-    /// (summed over them): busiest thread first, ties by name; idle
-    /// threads left out.
-    pub fn busy(
-        &self,
-        trace: &Trace,
-        except: Option<StrId>,
-        windows: &[(i64, i64)],
-    ) -> Vec<BusyThread> {
-        busy_threads(trace, &self.0, except, windows)
-    }
+    busy_threads(trace, &WaitIndex::of(trace), except, &[(lo_ns, hi_ns)])
 }
 
 /// Names from the top level down to `i`, " > " between.
@@ -636,14 +545,9 @@ pub fn path_of(trace: &Trace, i: Option<ScopeIdx>) -> String {
 /// A found stretch, without strings.
 #[derive(Clone, Copy)]
 struct Found {
-    start: i64,
-    end: i64,
+    x: Stretch,
     thread: StrId,
     frame: FrameId,
-    kind: GapKind,
-    parent: Option<ScopeIdx>,
-    after: Option<ScopeIdx>,
-    before: Option<ScopeIdx>,
 }
 
 /// Where a stretch is by a trace's ids: thread, kind, the parent's path
@@ -723,16 +627,7 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
         let thread = trace.threads.name[trace.streams.thread[st].idx()];
         let frame = trace.streams.frame[st];
         for_each_stretch(trace, &roles, StreamId(st as u32), floor, |x| {
-            found.push(Found {
-                start: x.start_ns,
-                end: x.end_ns,
-                thread,
-                frame,
-                kind: x.kind,
-                parent: x.parent,
-                after: x.after,
-                before: x.before,
-            });
+            found.push(Found { x, thread, frame });
         });
     }
     // Between frames: consecutive frame indices only (a frame the capture
@@ -746,39 +641,42 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
             if fr.frame_index[x.idx()].checked_add(1) != Some(fr.frame_index[y.idx()]) {
                 continue;
             }
-            let (start, end) = (fr.range_ns[x.idx()].1, fr.range_ns[y.idx()].0);
-            if end.saturating_sub(start) >= floor {
+            let x = Stretch {
+                start_ns: fr.range_ns[x.idx()].1,
+                end_ns: fr.range_ns[y.idx()].0,
+                depth: 0,
+                kind: GapKind::BetweenFrames,
+                parent: None,
+                after: None,
+                before: None,
+            };
+            if x.len_ns() >= floor {
                 found.push(Found {
-                    start,
-                    end,
+                    x,
                     thread: StrId(u32::MAX),
-                    frame: x,
-                    kind: GapKind::BetweenFrames,
-                    parent: None,
-                    after: None,
-                    before: None,
+                    frame: w[0],
                 });
             }
         }
     }
-    let intervals = top_level_intervals(trace);
-    let waits = (intervals.len() > 1).then(|| WaitIndex::of(trace));
+    let index = WaitIndex::of(trace);
+    let others = index.threads.len() > 1;
     let mut ctx = Ctx {
         trace,
-        intervals: &intervals,
+        index: &index,
         roles: &roles,
         min_ns,
         top,
-        waits: waits.as_ref(),
+        waits: others.then_some(&index),
     };
     let (idle, found): (Vec<Found>, Vec<Found>) =
-        found.into_iter().partition(|f| f.kind == GapKind::Idle);
+        found.into_iter().partition(|f| f.x.kind == GapKind::Idle);
     let unprofiled = ctx.rank(found);
     // Idle stretches wait for work, not for a thread's result.
     ctx.waits = None;
     let idle = ctx.rank(idle);
     GapsReport {
-        other_threads_recorded: intervals.len() > 1,
+        other_threads_recorded: others,
         gaps: unprofiled.gaps,
         total_gaps: unprofiled.total_gaps,
         recurring: unprofiled.recurring,
@@ -802,7 +700,7 @@ struct Ranked {
 /// What ranking a list of stretches reads.
 struct Ctx<'a> {
     trace: &'a Trace,
-    intervals: &'a [(StrId, Intervals)],
+    index: &'a WaitIndex,
     roles: &'a ThreadRoles,
     min_ns: i64,
     top: usize,
@@ -812,15 +710,11 @@ struct Ctx<'a> {
 
 impl Ctx<'_> {
     fn rank(&self, found: Vec<Found>) -> Ranked {
-        let (trace, intervals, min_ns, top) = (self.trace, self.intervals, self.min_ns, self.top);
-        let thread_name = |t: StrId| {
-            if t.0 == u32::MAX {
-                String::new()
-            } else {
-                trace.str(t).to_owned()
-            }
-        };
+        let (trace, index, min_ns, top) = (self.trace, self.index, self.min_ns, self.top);
+        // The thread, none between frames.
         let except = |t: StrId| (t.0 != u32::MAX).then_some(t);
+        let thread_name =
+            |t: StrId| except(t).map_or_else(String::new, |t| trace.str(t).to_owned());
         let name = |i: Option<ScopeIdx>| i.map(|i| trace.scope_name(i).to_owned());
 
         // Recurring: stretches grouped by place: sorted by (place, index), one run a place
@@ -828,8 +722,8 @@ impl Ctx<'_> {
         let mut paths = Paths::new(trace);
         let mut keyed: Vec<(PlaceId, u32)> = (found.iter().enumerate())
             .map(|(k, f)| {
-                let at = [f.parent, f.after, f.before];
-                (paths.place(trace, f.thread, f.kind, at), k as u32)
+                let at = [f.x.parent, f.x.after, f.x.before];
+                (paths.place(trace, f.thread, f.x.kind, at), k as u32)
             })
             .collect();
         keyed.sort_unstable();
@@ -842,11 +736,7 @@ impl Ctx<'_> {
             })
             .collect();
         drop(keyed);
-        let len = |k: u32| {
-            found[k as usize]
-                .end
-                .saturating_sub(found[k as usize].start)
-        };
+        let len = |k: u32| found[k as usize].x.len_ns();
         // A usual occurrence of a recurring gap (at most twice its median) is
         // listed with it, not again as a one-off.
         let mut usual = vec![false; found.len()];
@@ -869,7 +759,8 @@ impl Ctx<'_> {
             .filter(|(total, _)| *total >= min_ns.max(1))
             .collect();
         // Largest total first; ties by the first occurrence's start.
-        groups.sort_by_key(|(total, ks)| (Reverse(*total), found[ks[0] as usize].start, ks[0]));
+        groups
+            .sort_by_key(|(total, ks)| (Reverse(*total), found[ks[0] as usize].x.start_ns, ks[0]));
         let total_recurring = groups.len();
         let recurring: Vec<RecurringGap> = groups
             .into_iter()
@@ -879,21 +770,21 @@ impl Ctx<'_> {
                 let mut durations: Vec<i64> = ks.iter().map(|&k| len(k)).collect();
                 let median_ns = lower_median(&mut durations);
                 let longest = (ks.iter())
-                    .max_by_key(|&&k| (len(k), Reverse(found[k as usize].start)))
+                    .max_by_key(|&&k| (len(k), Reverse(found[k as usize].x.start_ns)))
                     .map_or(first, |&k| found[k as usize]);
                 let windows: Vec<(i64, i64)> = ks
                     .iter()
-                    .map(|&k| (found[k as usize].start, found[k as usize].end))
+                    .map(|&k| (found[k as usize].x.start_ns, found[k as usize].x.end_ns))
                     .collect();
                 let span = (first.thread.0 != u32::MAX)
                     .then(|| self.roles.span.get(&first.thread).copied().unwrap_or(0));
                 RecurringGap {
                     place: GapPlace {
                         thread: thread_name(first.thread),
-                        kind: first.kind,
-                        path: path_of(trace, first.parent),
-                        after: name(first.after),
-                        before: name(first.before),
+                        kind: first.x.kind,
+                        path: path_of(trace, first.x.parent),
+                        after: name(first.x.after),
+                        before: name(first.x.before),
                     },
                     occurrences: ks.len() as u64,
                     frames: ks.len() as u64,
@@ -905,12 +796,12 @@ impl Ctx<'_> {
                         .map(|span| (100.0 * total as f64 / span as f64).min(100.0)),
                     share_of: span.map(|_| "thread-span"),
                     thread_span_ns: span,
-                    other_threads: busy_threads(trace, intervals, except(first.thread), &windows),
+                    other_threads: busy_threads(trace, index, except(first.thread), &windows),
                     longest_frame_index: trace.frames.frame_index[longest.frame.idx()],
-                    longest_start_ns: longest.start,
+                    longest_start_ns: longest.x.start_ns,
                     waits_for: self
                         .waits
-                        .filter(|_| first.kind != GapKind::BetweenFrames)
+                        .filter(|_| first.x.kind != GapKind::BetweenFrames)
                         .and_then(|w| super::waits::recurring(trace, w, first.thread, &windows)),
                 }
             })
@@ -920,15 +811,15 @@ impl Ctx<'_> {
         let mut singles: Vec<Found> = found
             .into_iter()
             .zip(usual)
-            .filter(|(f, usual)| !usual && f.end.saturating_sub(f.start) >= min_ns.max(1))
+            .filter(|(f, usual)| !usual && f.x.len_ns() >= min_ns.max(1))
             .map(|(f, _)| f)
             .collect();
         singles.sort_by_key(|f| {
             (
-                Reverse(f.end.saturating_sub(f.start)),
-                f.start,
-                f.kind,
-                f.parent.map_or(u32::MAX, |p| p.0),
+                Reverse(f.x.len_ns()),
+                f.x.start_ns,
+                f.x.kind,
+                f.x.parent.map_or(u32::MAX, |p| p.0),
             )
         });
         let total_gaps = singles.len();
@@ -938,24 +829,24 @@ impl Ctx<'_> {
             .map(|f| Gap {
                 thread: thread_name(f.thread),
                 frame_index: trace.frames.frame_index[f.frame.idx()],
-                kind: f.kind,
-                parent: f.parent.map(|p| NameData::of(trace, p)),
-                path: path_of(trace, f.parent),
-                after: f.after.map(|i| NameData::of(trace, i)),
-                before: f.before.map(|i| NameData::of(trace, i)),
-                start_ns: f.start,
-                end_ns: f.end,
-                duration_ns: f.end.saturating_sub(f.start),
+                kind: f.x.kind,
+                parent: f.x.parent.map(|p| NameData::of(trace, p)),
+                path: path_of(trace, f.x.parent),
+                after: f.x.after.map(|i| NameData::of(trace, i)),
+                before: f.x.before.map(|i| NameData::of(trace, i)),
+                start_ns: f.x.start_ns,
+                end_ns: f.x.end_ns,
+                duration_ns: f.x.len_ns(),
                 other_threads: busy_threads(
                     trace,
-                    intervals,
+                    index,
                     except(f.thread),
-                    &[(f.start, f.end)],
+                    &[(f.x.start_ns, f.x.end_ns)],
                 ),
                 waits_for: self
                     .waits
-                    .filter(|_| f.kind != GapKind::BetweenFrames)
-                    .and_then(|w| w.trace(f.thread, f.start, f.end))
+                    .filter(|_| f.x.kind != GapKind::BetweenFrames)
+                    .and_then(|w| w.trace(f.thread, f.x.start_ns, f.x.end_ns))
                     .map(|t| WaitsFor::of(trace, &t)),
             })
             .collect();
@@ -971,13 +862,13 @@ impl Ctx<'_> {
 /// Time within `[lo_ns, hi_ns)` that some thread's top-level scope covers
 /// (their union), and how many thread names the recording has.
 pub fn covered_in(trace: &Trace, lo_ns: i64, hi_ns: i64) -> (i64, usize) {
-    let intervals = top_level_intervals(trace);
+    let index = WaitIndex::of(trace);
     let mut parts: Vec<(i64, i64)> = Vec::new();
-    for (_, iv) in &intervals {
-        iv.overlaps(lo_ns, hi_ns, |k, _| {
-            parts.push((iv.start[k].max(lo_ns), iv.end[k].min(hi_ns)));
+    for iv in &index.threads {
+        iv.overlaps(lo_ns, hi_ns, |&(start, end, _), _| {
+            parts.push((start.max(lo_ns), end.min(hi_ns)));
         });
     }
     parts.sort_unstable();
-    (union_ns(parts), intervals.len())
+    (union_ns(parts), index.threads.len())
 }

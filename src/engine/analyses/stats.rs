@@ -2,7 +2,7 @@
 //! statistics and the details of one scope name.
 
 use super::common::*;
-use super::find::GroupBy;
+use super::find::{Accumulator, GroupBy};
 use super::tree::{CallersReport, callers, instances_named};
 use crate::engine::model::{ScopeIdx, StrId, Trace};
 use serde::Serialize;
@@ -36,7 +36,7 @@ pub fn scope(trace: &Trace, id: u32) -> Option<ScopeInfo> {
 }
 
 /// Lower median and nearest-rank p95 of sorted durations (not empty).
-fn median_p95(sorted: &[i64]) -> (i64, i64) {
+pub(super) fn median_p95(sorted: &[i64]) -> (i64, i64) {
     let n = sorted.len();
     let p95_rank = (95 * n).div_ceil(100).max(1);
     (sorted[(n - 1) / 2], sorted[p95_rank - 1])
@@ -97,18 +97,16 @@ pub fn scope_stats(
 /// each group's quantiles. [`scope_stats`] is this run to its end.
 pub struct StatsBuilder {
     out: ScopeStats,
-    by: GroupBy,
     stream_ok: Vec<bool>,
     window: (i64, i64),
     /// The instances to group, and the next one.
     range: Range<u32>,
     next: u32,
-    index: PairIndex,
-    /// The group of every instance grouped so far (`u32::MAX`: filtered
-    /// out), until the durations are bucketed.
-    group_of: Vec<u32>,
+    /// The groups so far, with the group of every instance grouped
+    /// (`u32::MAX`: filtered out), until the durations are bucketed.
+    groups: Accumulator,
     /// Once bucketed: each group's durations, `durations[start[g]..start[g + 1]]`.
-    start: Vec<usize>,
+    start: Vec<u32>,
     durations: Vec<i64>,
     /// Groups whose quantiles are done.
     done: usize,
@@ -124,13 +122,15 @@ impl StatsBuilder {
     ) -> Self {
         let range = frames_scopes(trace, frames);
         Self {
-            index: PairIndex::new(by, trace.strings.len(), range.len()),
+            // Sized for the instances asked (sparse for a frame of many).
+            groups: Accumulator {
+                index: Some(PairIndex::new(by, trace.strings.len(), range.len())),
+                ..Accumulator::recording(by)
+            },
             out: ScopeStats::default(),
-            by,
             stream_ok: stream_filter(trace, thread, None),
             window: window.unwrap_or((i64::MIN, i64::MAX)),
             next: range.start,
-            group_of: Vec::with_capacity(range.len()),
             range,
             start: Vec::new(),
             durations: Vec::new(),
@@ -151,77 +151,53 @@ impl StatsBuilder {
     pub fn step(&mut self, trace: &Trace, more: &mut dyn FnMut() -> bool) -> Option<ScopeStats> {
         let s = &trace.scopes;
         let (lo, hi) = self.window;
-        let out = &mut self.out;
+        // Only what ran entirely inside the window, when there is one.
+        let keep = |i: u32| {
+            let i = i as usize;
+            self.stream_ok[s.stream[i].idx()]
+                && s.start_ns[i] >= lo
+                && s.end_ns(ScopeIdx(i as u32)) <= hi
+        };
         while self.next < self.range.end {
             let end = self.range.end.min(self.next.saturating_add(CHUNK as u32));
-            for i in self.next as usize..end as usize {
-                // Only what ran entirely inside the window, when there is one.
-                if !self.stream_ok[s.stream[i].idx()]
-                    || s.start_ns[i] < lo
-                    || s.end_ns(ScopeIdx(i as u32)) > hi
-                {
-                    self.group_of.push(u32::MAX);
-                    continue;
-                }
-                let name = trace.defs.name[s.def[i].idx()];
-                let data = if self.by == GroupBy::Name {
-                    StrId(0)
-                } else {
-                    s.data[i]
-                };
-                let g = self.index.get_or_insert(name, data, || {
-                    out.name.push(name);
-                    out.data.push(data);
-                    out.count.push(0);
-                    out.total_ns.push(0);
-                    out.self_ns.push(0);
-                    out.name.len() as u32 - 1
-                });
-                let gi = g as usize;
-                let d = s.duration_ns[i];
-                out.count[gi] += 1;
-                out.total_ns[gi] = out.total_ns[gi].saturating_add(d);
-                out.self_ns[gi] = out.self_ns[gi].saturating_add(s.self_ns[i]);
-                out.all_self_ns = out.all_self_ns.saturating_add(s.self_ns[i]);
-                self.group_of.push(g);
-            }
+            self.groups.add(trace, self.next..end, keep);
             self.next = end;
             if !more() {
                 return None;
             }
         }
-        let groups = out.len();
+        let out = &mut self.out;
         if self.start.is_empty() {
+            let groups = std::mem::take(&mut self.groups.groups);
+            for g in &groups {
+                out.name.push(g.name);
+                out.data.push(g.data);
+                out.count.push(g.count);
+                out.total_ns.push(g.total_ns);
+                out.self_ns.push(g.self_ns);
+                out.all_self_ns = out.all_self_ns.saturating_add(g.self_ns);
+            }
             // Bucket the durations by group (counting sort).
-            self.index = PairIndex::default();
-            let mut start = vec![0usize; groups + 1];
-            for g in 0..groups {
-                start[g + 1] = start[g] + out.count[g] as usize;
-            }
-            let mut fill = start.clone();
-            let mut durations = vec![0i64; start[groups]];
-            for (k, &g) in self.group_of.iter().enumerate() {
-                if g != u32::MAX {
-                    durations[fill[g as usize]] = s.duration_ns[self.range.start as usize + k];
-                    fill[g as usize] += 1;
-                }
-            }
-            self.group_of = Vec::new();
-            self.start = start;
-            self.durations = durations;
-            out.min_ns.reserve_exact(groups);
-            out.median_ns.reserve_exact(groups);
-            out.p95_ns.reserve_exact(groups);
-            out.max_ns.reserve_exact(groups);
+            let group_of = self.groups.group_of.take().unwrap_or_default();
+            let grouped = (group_of.iter().enumerate())
+                .filter(|(_, g)| **g != u32::MAX)
+                .map(|(k, &g)| (g, s.duration_ns[self.range.start as usize + k]));
+            (self.start, self.durations) = children_lists(groups.len(), grouped);
+            self.groups = Accumulator::default();
+            out.min_ns.reserve_exact(groups.len());
+            out.median_ns.reserve_exact(groups.len());
+            out.p95_ns.reserve_exact(groups.len());
+            out.max_ns.reserve_exact(groups.len());
             if !more() {
                 return None;
             }
         }
+        let groups = out.len();
         // Each group's durations sorted, a chunk of instances at a time.
         let mut sorted = 0;
         while self.done < groups {
             let g = self.done;
-            let bucket = &mut self.durations[self.start[g]..self.start[g + 1]];
+            let bucket = &mut self.durations[self.start[g] as usize..self.start[g + 1] as usize];
             bucket.sort_unstable();
             let (median, p95) = median_p95(bucket);
             out.min_ns.push(bucket[0]);

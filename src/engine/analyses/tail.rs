@@ -57,21 +57,15 @@ impl Tail {
     pub fn words(&self) -> String {
         use crate::units::ms;
         let c = &self.cadence;
-        let recurs = if c.regular {
-            format!(
-                "recurring {} (median interval {} ms, IQR {} ms)",
-                c.words(),
-                ms(c.median_interval_ns),
-                ms(c.q3_interval_ns - c.q1_interval_ns)
-            )
-        } else if c.intervals > 0 {
-            format!(
-                "irregular (median interval {} ms, IQR {} ms)",
-                ms(c.median_interval_ns),
-                ms(c.q3_interval_ns - c.q1_interval_ns)
-            )
-        } else {
-            "irregular".to_owned()
+        let spread = format!(
+            "(median interval {} ms, IQR {} ms)",
+            ms(c.median_interval_ns),
+            ms(c.q3_interval_ns - c.q1_interval_ns)
+        );
+        let recurs = match (c.regular, c.intervals) {
+            (true, _) => format!("recurring {} {spread}", c.words()),
+            (false, 0) => "irregular".to_owned(),
+            (false, _) => format!("irregular {spread}"),
         };
         format!(
             "{} slow calls (over {} ms: {TAIL_K}x the median, at least {} ms) hold {:.0}% of the \
@@ -137,10 +131,11 @@ pub fn is_tail(slow_calls: u64, slow_total_ns: i64, total_ns: i64) -> bool {
         && slow_total_ns as f64 >= TAIL_MIN_SHARE * total_ns as f64
 }
 
-/// Nearest rank `pct` of sorted values (not empty).
+/// Nearest rank `pct` of sorted values (0 when empty; rank 50 is the lower
+/// median).
 fn rank(sorted: &[i64], pct: usize) -> i64 {
     let r = (pct * sorted.len()).div_ceil(100).max(1);
-    sorted[r - 1]
+    sorted.get(r - 1).copied().unwrap_or(0)
 }
 
 /// The tail of a scope's calls, `(start_ns, duration_ns)` each, in any
@@ -173,26 +168,19 @@ pub fn tail(calls: &[(i64, i64)]) -> Option<Tail> {
         .map(|w| w[1].saturating_sub(w[0]))
         .collect();
     intervals.sort_unstable();
-    let cadence = if intervals.is_empty() {
-        Cadence {
-            intervals: 0,
-            median_interval_ns: 0,
-            q1_interval_ns: 0,
-            q3_interval_ns: 0,
-            regular: false,
-        }
-    } else {
-        let median = intervals[(intervals.len() - 1) / 2];
-        let (q1, q3) = (rank(&intervals, 25), rank(&intervals, 75));
-        Cadence {
-            intervals: intervals.len() as u64,
-            median_interval_ns: median,
-            q1_interval_ns: q1,
-            q3_interval_ns: q3,
-            regular: intervals.len() >= CADENCE_MIN_INTERVALS
-                && median > 0
-                && (q3 - q1) as f64 <= REGULAR_IQR * median as f64,
-        }
+    let (median, q1, q3) = (
+        rank(&intervals, 50),
+        rank(&intervals, 25),
+        rank(&intervals, 75),
+    );
+    let cadence = Cadence {
+        intervals: intervals.len() as u64,
+        median_interval_ns: median,
+        q1_interval_ns: q1,
+        q3_interval_ns: q3,
+        regular: intervals.len() >= CADENCE_MIN_INTERVALS
+            && median > 0
+            && (q3 - q1) as f64 <= REGULAR_IQR * median as f64,
     };
     Some(Tail {
         threshold_ns,

@@ -420,13 +420,7 @@ impl Stack {
 
 impl fmt::Display for Stack {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, t) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{t}")?;
-        }
-        Ok(())
+        f.write_str(&self.written().join(", "))
     }
 }
 
@@ -456,13 +450,11 @@ impl Target {
         let id = tree.name[n.idx()];
         let label = (id.0 & LABEL_BIT != 0).then(|| &tree.labels[(id.0 & !LABEL_BIT) as usize]);
         let scope = tree.scope_name(n);
-        let crate_name = match label.and_then(|l| l.crate_name.clone()) {
-            Some(c) => Some(c),
-            None => scope.and_then(|s| {
-                let def = trace.defs.name.iter().position(|&d| d == s)?;
-                origin(trace.str(trace.defs.file[def]), trace.str(s)).map(|o| o.crate_name)
-            }),
-        };
+        let crate_name = label.and_then(|l| l.crate_name.clone()).or_else(|| {
+            let s = scope?;
+            let def = trace.defs.name.iter().position(|&d| d == s)?;
+            origin(trace.str(trace.defs.file[def]), trace.str(s)).map(|o| o.crate_name)
+        });
         Self {
             name: scope.map(|s| trace.str(s).to_owned()),
             path,
@@ -497,9 +489,8 @@ impl Target {
     pub fn offers(&self) -> Vec<(String, Transform)> {
         let mut out = Vec::new();
         let pat = |n: &str| Pattern::new(&Pattern::escape(n)).ok();
-        if let Some(name) = &self.name
-            && let Some(p) = pat(name)
-        {
+        let named = self.name.as_ref().and_then(|n| Some((n, pat(n)?)));
+        if let Some((name, p)) = &named {
             out.push((format!("Merge {name}"), Transform::Merge(p.clone())));
         }
         if !self.path.is_empty() && !self.path.iter().any(|p| p.contains(';')) {
@@ -508,9 +499,7 @@ impl Target {
                 Transform::Focus(self.path.clone()),
             ));
         }
-        if let Some(name) = &self.name
-            && let Some(p) = pat(name)
-        {
+        if let Some((name, p)) = &named {
             out.push((
                 format!("Focus on function {name}"),
                 Transform::FocusFunction(p.clone()),
@@ -522,9 +511,7 @@ impl Target {
         {
             out.push((format!("Collapse crate {c}"), Transform::CollapseCrate(p)));
         }
-        if let Some(name) = &self.name
-            && let Some(p) = pat(name)
-        {
+        if let Some((name, p)) = named {
             out.push((
                 format!("Collapse recursion of {name}"),
                 Transform::CollapseRecursion(Some(p.clone())),
@@ -718,6 +705,7 @@ const APPLY_CHUNK: usize = 1 << 14;
 /// slices): each transform node by node, [`APPLY_CHUNK`] nodes between
 /// two questions to `more`. The tree it applies to is given to each
 /// [`Self::step`] (the caller keeps it).
+#[derive(Default)]
 pub struct Applier {
     stack: Stack,
     /// The transform in progress.
@@ -744,8 +732,6 @@ impl Applier {
     pub fn new(tree: &MergedTree, stack: &Stack) -> Self {
         Self {
             stack: stack.clone(),
-            next: 0,
-            current: None,
             node_of: (0..tree.len() as u32).collect(),
             heads: vec![true; tree.len()],
             recorded: tree
@@ -753,13 +739,9 @@ impl Applier {
                 .iter()
                 .map(|&t| (t.0, tree.total_ns[t.idx()]))
                 .collect(),
-            warnings: Vec::new(),
-            origins: Origins::new(),
-            run: None,
-            sorting: None,
             work: (tree.len() * stack.0.len()).max(1),
-            done: 0,
             chunk: APPLY_CHUNK,
+            ..Default::default()
         }
     }
 
@@ -873,15 +855,12 @@ impl Applier {
 /// Crates of scope names, found once (when a crate transform first asks):
 /// each name's first definition's file, each file read once (a recording
 /// has many names, few files).
+#[derive(Default)]
 struct Origins {
     by_name: Option<FxHashMap<StrId, Option<Origin>>>,
 }
 
 impl Origins {
-    fn new() -> Self {
-        Self { by_name: None }
-    }
-
     fn of(&mut self, trace: &Trace, name: StrId) -> Option<&Origin> {
         let by_name = self.by_name.get_or_insert_with(|| {
             let mut by_file: FxHashMap<StrId, Option<Option<Origin>>> = FxHashMap::default();
@@ -1132,39 +1111,28 @@ impl Run {
             scope.is_some_and(|s| *memo.entry(s).or_insert_with(|| pat.matches(trace.str(s))))
         };
         let act = match t {
-            Transform::Merge(pat) => {
-                if hit(pat) {
-                    Act::Absorb
-                } else {
-                    Act::Keep
-                }
-            }
-            Transform::Drop(pat) => {
-                if hit(pat) {
-                    Act::Hide
-                } else {
-                    Act::Keep
-                }
+            Transform::Merge(pat) if hit(pat) => Act::Absorb,
+            Transform::Drop(pat) if hit(pat) => Act::Hide,
+            Transform::Merge(_) | Transform::Drop(_) | Transform::SplitData(_) => Act::Keep,
+            Transform::Collapse(_) if state[p as usize] == INSIDE => {
+                state[x] = INSIDE;
+                Act::Absorb
             }
             Transform::Collapse(pat) => {
-                if state[p as usize] == INSIDE {
+                if hit(pat) {
                     state[x] = INSIDE;
-                    Act::Absorb
-                } else {
-                    if hit(pat) {
-                        state[x] = INSIDE;
-                        *matched = true;
-                    }
-                    Act::Keep
+                    *matched = true;
                 }
+                Act::Keep
             }
-            Transform::CollapseRecursion(pat) => {
-                if !is_root && name == input.name[p as usize] && pat.as_ref().is_none_or(&mut hit) {
-                    Act::Absorb
-                } else {
-                    Act::Keep
-                }
+            Transform::CollapseRecursion(pat)
+                if !is_root
+                    && name == input.name[p as usize]
+                    && pat.as_ref().is_none_or(&mut hit) =>
+            {
+                Act::Absorb
             }
+            Transform::CollapseRecursion(_) => Act::Keep,
             Transform::CollapseCrate(_) | Transform::OnlyMyCode => {
                 let krate: Option<String> = if name.0 & LABEL_BIT != 0
                     && let Some(c) = &input.labels[(name.0 & !LABEL_BIT) as usize].crate_name
@@ -1210,37 +1178,29 @@ impl Run {
                     }
                 }
             }
+            // Inside the focused subtree.
+            Transform::Focus(_) | Transform::FocusFunction(_) if pimg != OUTSIDE && !is_root => {
+                Act::Keep
+            }
             Transform::Focus(path) => {
-                if pimg != OUTSIDE && !is_root {
-                    Act::Keep
-                } else {
-                    let k = if is_root { 0 } else { state[p as usize] };
-                    let depth = input.depth[x] as usize;
-                    if k as usize + 1 == depth
-                        && path.get(k as usize).map(String::as_str)
-                            == Some(input.label(trace, NodeId(x as u32)))
-                    {
-                        state[x] = k + 1;
-                        if depth == path.len() {
-                            Act::Root
-                        } else {
-                            Act::Outside
-                        }
+                let k = if is_root { 0 } else { state[p as usize] };
+                let depth = input.depth[x] as usize;
+                if k as usize + 1 == depth
+                    && path.get(k as usize).map(String::as_str)
+                        == Some(input.label(trace, NodeId(x as u32)))
+                {
+                    state[x] = k + 1;
+                    if depth == path.len() {
+                        Act::Root
                     } else {
-                        Act::Hide
+                        Act::Outside
                     }
-                }
-            }
-            Transform::FocusFunction(pat) => {
-                if pimg != OUTSIDE && !is_root {
-                    Act::Keep
-                } else if hit(pat) {
-                    Act::Root
                 } else {
-                    Act::Outside
+                    Act::Hide
                 }
             }
-            Transform::SplitData(_) => Act::Keep,
+            Transform::FocusFunction(pat) if hit(pat) => Act::Root,
+            Transform::FocusFunction(_) => Act::Outside,
         };
         let (img, head) = match act {
             Act::Keep | Act::Relabel(_) | Act::Root => {
@@ -1325,30 +1285,11 @@ impl Run {
                 *n = HIDDEN;
             }
         }
-        // A thread's total: its own (merged roots') time and its roots'.
-        for n in 0..out.len() {
-            if out.parent[n] == u32::MAX {
-                out.total_ns[n] = out.self_ns[n];
-            }
-        }
-        for n in 0..out.len() {
-            let p = out.parent[n];
-            if p != u32::MAX && out.parent[p as usize] == u32::MAX {
-                out.total_ns[p as usize] = out.total_ns[p as usize].saturating_add(out.total_ns[n]);
-            }
-        }
         // Threads with nothing left (a focus elsewhere) are left out.
-        let mut shown = vec![false; out.len()];
-        for n in 0..out.len() {
-            let p = out.parent[n];
-            if p != u32::MAX {
-                shown[p as usize] = true;
-            }
-        }
         let threads: Vec<u32> = thread_of
             .values()
             .copied()
-            .filter(|&th| !focus || shown[th as usize])
+            .filter(|&th| !focus || out.parent.contains(&th))
             .collect();
         out.link(trace, threads);
         Step {

@@ -145,27 +145,26 @@ impl MergedTree {
         self.sort_children(trace, 0..self.len());
     }
 
-    /// The children lists (CSR, in node order: [`Self::sort_children`]
-    /// sorts them) and the thread list (by name).
+    /// Each thread node's total (its own time, merged roots', plus its
+    /// roots' totals), the children lists (CSR, in node order:
+    /// [`Self::sort_children`] sorts them) and the thread list (by name).
     pub(crate) fn link(&mut self, trace: &Trace, threads: Vec<u32>) {
-        let len = self.len();
-        let mut start = vec![0u32; len + 1];
-        for &p in &self.parent {
-            if p != u32::MAX {
-                start[p as usize + 1] += 1;
+        for n in 0..self.len() {
+            if self.parent[n] == u32::MAX {
+                self.total_ns[n] = self.self_ns[n];
             }
         }
-        for i in 0..len {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut list = vec![NodeId(0); start[len] as usize];
-        for (n, &p) in self.parent.iter().enumerate() {
-            if p != u32::MAX {
-                list[fill[p as usize] as usize] = NodeId(n as u32);
-                fill[p as usize] += 1;
+        for n in 0..self.len() {
+            let p = self.parent[n];
+            if p != u32::MAX && self.parent[p as usize] == u32::MAX {
+                self.total_ns[p as usize] =
+                    self.total_ns[p as usize].saturating_add(self.total_ns[n]);
             }
         }
+        let edges = (self.parent.iter().enumerate())
+            .filter(|(_, p)| **p != u32::MAX)
+            .map(|(n, &p)| (p, NodeId(n as u32)));
+        let (start, list) = children_lists(self.len(), edges);
         let mut threads: Vec<NodeId> = threads.into_iter().map(NodeId).collect();
         threads.sort_by(|a, b| self.label(trace, *a).cmp(self.label(trace, *b)));
         self.threads = threads;
@@ -383,14 +382,6 @@ impl MergedTreeBuilder {
         let mut tree = std::mem::take(tree);
         let thread_node = std::mem::take(thread_node);
         self.child_of = GroupIndex::new();
-        // A thread's total is the sum of its roots'.
-        for n in 0..tree.len() {
-            let p = tree.parent[n];
-            if p != u32::MAX && tree.parent[p as usize] == u32::MAX {
-                tree.total_ns[p as usize] =
-                    tree.total_ns[p as usize].saturating_add(tree.total_ns[n]);
-            }
-        }
         let threads = thread_node.into_values().collect();
         tree.finish(trace, threads);
         Some(tree)
@@ -541,14 +532,11 @@ impl TreeReport {
 impl Serialize for TreeReport {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct as _;
-        /// A node's children as a JSON list of nodes.
-        struct Nodes<'r>(&'r TreeReport, NodeId);
         struct Node<'r>(&'r TreeReport, NodeId);
         struct Thread<'r>(&'r TreeReport, NodeId);
-        impl Serialize for Nodes<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.children(self.1).iter().map(|&c| Node(self.0, c)))
-            }
+        /// A node's children as a JSON list of nodes.
+        fn nodes(r: &TreeReport, n: NodeId) -> impl Serialize + '_ {
+            SeqOf(r.children(n).iter(), move |&c| Node(r, c))
         }
         impl Serialize for Node<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -559,7 +547,7 @@ impl Serialize for TreeReport {
                 st.serialize_field("total_ns", &r.total_ns)?;
                 st.serialize_field("self_ns", &r.self_ns)?;
                 st.serialize_field("max_ns", &r.max_ns)?;
-                st.serialize_field("children", &Nodes(self.0, self.1))?;
+                st.serialize_field("children", &nodes(self.0, self.1))?;
                 st.end()
             }
         }
@@ -572,14 +560,8 @@ impl Serialize for TreeReport {
                 if let Some(ns) = self.0.recorded_total_ns(self.1) {
                     st.serialize_field("recorded_total_ns", &ns)?;
                 }
-                st.serialize_field("roots", &Nodes(self.0, self.1))?;
+                st.serialize_field("roots", &nodes(self.0, self.1))?;
                 st.end()
-            }
-        }
-        struct Threads<'r>(&'r TreeReport);
-        impl Serialize for Threads<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.tree.threads.iter().map(|&t| Thread(self.0, t)))
             }
         }
         let mut st = s.serialize_struct("TreeReport", 4)?;
@@ -588,7 +570,8 @@ impl Serialize for TreeReport {
             st.serialize_field("transforms", &a.transforms)?;
             st.serialize_field("warnings", &a.warnings)?;
         }
-        st.serialize_field("threads", &Threads(self))?;
+        let threads = SeqOf(self.tree.threads.iter(), |&t| Thread(self, t));
+        st.serialize_field("threads", &threads)?;
         st.end()
     }
 }
@@ -620,18 +603,12 @@ pub struct CallersReport {
     pub applied: Option<Applied>,
 }
 
-/// Which definitions are named `name` (`None` when no definition is).
-fn defs_named(trace: &Trace, name: &str) -> Option<Vec<bool>> {
-    let id = trace.strings.find(name)?;
-    let ok: Vec<bool> = trace.defs.name.iter().map(|&n| n == id).collect();
-    ok.contains(&true).then_some(ok)
-}
-
 /// Instances named `name` (by name only, not data), in file order.
 pub fn instances_named(trace: &Trace, name: &str) -> Vec<ScopeIdx> {
-    let Some(def_ok) = defs_named(trace, name) else {
+    let Some(id) = trace.strings.find(name) else {
         return Vec::new();
     };
+    let def_ok: Vec<bool> = trace.defs.name.iter().map(|&n| n == id).collect();
     let s = &trace.scopes;
     all_scopes(trace)
         .filter(|&i| def_ok[s.def[i as usize].idx()])
@@ -641,11 +618,13 @@ pub fn instances_named(trace: &Trace, name: &str) -> Vec<ScopeIdx> {
 
 /// Sorted rows of a name -> (count, total) grouping: total descending,
 /// then name (`None` as "").
-fn caller_rows(trace: &Trace, groups: FxHashMap<Option<StrId>, (u64, i64)>) -> Vec<CallerRow> {
+fn caller_rows<S: Into<String>>(
+    groups: impl IntoIterator<Item = (Option<S>, (u64, i64))>,
+) -> Vec<CallerRow> {
     let mut rows: Vec<CallerRow> = groups
         .into_iter()
         .map(|(name, (count, total_ns))| CallerRow {
-            name: name.map(|n| trace.str(n).to_owned()),
+            name: name.map(Into::into),
             count,
             total_ns,
         })
@@ -693,8 +672,8 @@ pub fn callers(trace: &Trace, name: &str) -> Option<CallersReport> {
         count: hits.len() as u64,
         total_ns: total,
         self_ns: self_total,
-        callers: caller_rows(trace, up),
-        callees: caller_rows(trace, down),
+        callers: caller_rows(up.into_iter().map(|(n, x)| (n.map(|n| trace.str(n)), x))),
+        callees: caller_rows(down.into_iter().map(|(n, x)| (n.map(|n| trace.str(n)), x))),
         applied: None,
     })
 }
@@ -776,26 +755,13 @@ pub fn callers_in_tree(trace: &Trace, tree: &MergedTree, name: &str) -> Option<C
     if count == 0 {
         return None;
     }
-    let rows = |m: BTreeMap<Option<&str>, (u64, i64)>| {
-        let mut rows: Vec<CallerRow> = m
-            .into_iter()
-            .map(|(name, (count, total_ns))| CallerRow {
-                name: name.map(str::to_owned),
-                count,
-                total_ns,
-            })
-            .collect();
-        // By name already (None first, as ""): a stable sort by total.
-        rows.sort_by_key(|r| std::cmp::Reverse(r.total_ns));
-        rows
-    };
     Some(CallersReport {
         name: name.to_owned(),
         count,
         total_ns: total,
         self_ns: self_total,
-        callers: rows(up),
-        callees: rows(down),
+        callers: caller_rows(up),
+        callees: caller_rows(down),
         applied: None,
     })
 }

@@ -13,17 +13,36 @@ use serde::Serialize;
 
 /// One thread name's top-level scopes: `(start, end, scope)` by start
 /// (with the running maximum of ends) and by end.
-struct ThreadIndex {
-    thread: StrId,
-    by_start: Vec<(i64, i64, ScopeIdx)>,
+pub(super) struct ThreadIndex {
+    pub(super) thread: StrId,
+    pub(super) by_start: Vec<(i64, i64, ScopeIdx)>,
     max_end: Vec<i64>,
     by_end: Vec<(i64, i64, ScopeIdx)>,
 }
 
-/// Every thread's top-level scopes, sorted for [`WaitIndex::trace`] (thread
-/// names in name order).
+impl ThreadIndex {
+    /// Each scope overlapping `[lo, hi)`, with its overlap.
+    pub(super) fn overlaps(&self, lo: i64, hi: i64, mut f: impl FnMut(&(i64, i64, ScopeIdx), i64)) {
+        let upper = self.by_start.partition_point(|x| x.0 < hi);
+        for k in (0..upper).rev() {
+            if self.max_end[k] <= lo {
+                break;
+            }
+            let (a, b, _) = self.by_start[k];
+            let overlap = b.min(hi).saturating_sub(a.max(lo));
+            if overlap > 0 {
+                f(&self.by_start[k], overlap);
+            }
+        }
+    }
+}
+
+/// Every thread's top-level scopes, sorted for [`WaitIndex::trace`] and
+/// what ran meanwhile (thread names in name order; none: an index of no
+/// thread).
+#[derive(Default)]
 pub struct WaitIndex {
-    threads: Vec<ThreadIndex>,
+    pub(super) threads: Vec<ThreadIndex>,
 }
 
 /// A traced wait, without strings.
@@ -137,17 +156,9 @@ impl WaitIndex {
             if k > 0 && t.max_end[k - 1] > first_start {
                 working += 1;
             }
-            // Its scopes overlapping the waiting part (the prefix maximum
-            // of their ends says where to stop).
+            // Its scopes overlapping the waiting part.
             let mut mine = 0i64;
-            for j in (0..k).rev() {
-                if t.max_end[j] <= first_start {
-                    break;
-                }
-                let (a, b, _) = t.by_start[j];
-                mine =
-                    mine.saturating_add(b.min(crit_end).saturating_sub(a.max(first_start)).max(0));
-            }
+            t.overlaps(first_start, crit_end, |_, o| mine = mine.saturating_add(o));
             busy_ns = busy_ns.saturating_add(mine);
             if mine > busiest.0 {
                 busiest = (mine, t.thread);

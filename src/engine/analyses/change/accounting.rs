@@ -15,6 +15,7 @@ use super::judge::{Kind, Noise, Sample, estimate};
 use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use std::collections::BTreeSet;
 
 /// The frame's change (per second, see [`super::basis`]: the busiest
 /// thread's scope time in each second takes the frame's place).
@@ -271,12 +272,9 @@ fn busiest_thread(t: &Trace) -> Option<&str> {
 /// strings, not one lookup per instance).
 pub fn self_by_name<'t>(t: &'t Trace, thread: Option<&str>) -> FxHashMap<&'t str, i64> {
     let mut out: FxHashMap<&str, i64> = FxHashMap::default();
-    let id = match thread {
-        Some(name) => match t.strings.find(name) {
-            Some(id) => Some(id),
-            None => return out,
-        },
-        None => None,
+    let id = match thread.map(|name| t.strings.find(name)) {
+        Some(None) => return out,
+        id => id.flatten(),
     };
     let mut per_def = vec![0i64; t.defs.len()];
     for st in 0..t.streams.len() as u32 {
@@ -437,14 +435,12 @@ fn median_change(
     min_ns: f64,
     top: usize,
 ) -> MedianChange {
-    let mut names: Vec<&str> = pa
+    let names: BTreeSet<&str> = pa
         .by_name
         .keys()
         .chain(pb.by_name.keys())
         .copied()
         .collect();
-    names.sort_unstable();
-    names.dedup();
     let mut all_names = 0i64;
     let mut contributions: Vec<MedianContribution> = names
         .into_iter()
@@ -549,10 +545,6 @@ fn lead(
         .then(|| t.frames.frame_index.get(pos).copied())
         .flatten();
     let adds = (dur - median) as f64 / d.len() as f64;
-    let which = match frame_index {
-        Some(i) => format!("{side}'s frame {i}"),
-        None => format!("{side}'s second {pos}"),
-    };
     // Several slow units (a stall every Nth frame, or a few at random):
     // they skew the mean together, and are said as such.
     let x: Vec<f64> = d.iter().map(|&v| v as f64).collect();
@@ -563,6 +555,17 @@ fn lead(
         _ => None,
     };
     let slow_adds: f64 = hits.iter().map(|&k| (d[k] - median) as f64).sum::<f64>() / d.len() as f64;
+    let slowest = which_frame(frame_index, pos, unit);
+    let at = format!(
+        "{:.2} ms; {side}'s median {unit} {:.3} ms)",
+        dur as f64 / 1e6,
+        median as f64 / 1e6
+    );
+    let leads = format!(
+        "({side}'s mean lies {:+.3} ms from its median): {moved}, so the median (what most \
+         {unit}s did) leads",
+        skew / 1e6
+    );
     let reason = if hits.len() >= 2 {
         let which = match every {
             Some(e) => format!(
@@ -573,26 +576,14 @@ fn lead(
             ),
             None => format!("{} of {side}'s {} {unit}s (", hits.len(), d.len()),
         };
+        let adds = slow_adds / 1e6;
         format!(
-            "{which} the slowest {which_one}, {:.2} ms; {side}'s median {unit} {:.3} ms) skew \
-             {side}'s mean by {:+.3} ms together ({side}'s mean lies {:+.3} ms from its \
-             median): {moved}, so the median (what most {unit}s did) leads",
-            dur as f64 / 1e6,
-            median as f64 / 1e6,
-            slow_adds / 1e6,
-            skew / 1e6,
-            which_one = which_frame(frame_index, pos, unit),
+            "{which} the slowest {slowest}, {at} skew {side}'s mean by {adds:+.3} ms together \
+             {leads}"
         )
     } else {
-        format!(
-            "{which} ({:.2} ms; {side}'s median {unit} {:.3} ms) skews {side}'s mean by {:+.3} ms \
-             ({side}'s mean lies {:+.3} ms from its median): {moved}, so the median (what most \
-             {unit}s did) leads",
-            dur as f64 / 1e6,
-            median as f64 / 1e6,
-            adds / 1e6,
-            skew / 1e6,
-        )
+        let adds = adds / 1e6;
+        format!("{side}'s {slowest} ({at} skews {side}'s mean by {adds:+.3} ms {leads}")
     };
     (
         Lead::Median,
@@ -658,9 +649,7 @@ pub fn frame_change(
         self_by_name(b, Some(&thread)),
     );
     let (fa, fb) = (ua.count.max(1) as f64, ub.count.max(1) as f64);
-    let mut all_names: Vec<&str> = sa.keys().chain(sb.keys()).copied().collect();
-    all_names.sort_unstable();
-    all_names.dedup();
+    let all_names: BTreeSet<&str> = sa.keys().chain(sb.keys()).copied().collect();
     let min_ns = (noise.ms * 1e6).max(f64::MIN_POSITIVE);
     let factor = noise.drift_factor();
     let mut profiled = 0.0;

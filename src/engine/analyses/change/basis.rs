@@ -90,7 +90,7 @@ pub fn unframed(t: &Trace) -> Option<Unframed> {
     let mut d: Vec<i64> = f.ids().map(|i| f.duration_ns(i)).collect();
     let median = super::super::common::lower_median(&mut d);
     (median >= UNFRAMED_MEDIAN_FRAME_NS).then(|| {
-        let (lo, hi) = span(t);
+        let (lo, hi) = span(&f.range_ns);
         Unframed {
             frames: f.len(),
             median_frame_ns: median,
@@ -99,9 +99,8 @@ pub fn unframed(t: &Trace) -> Option<Unframed> {
     })
 }
 
-/// The first frame's start and the last frame's end.
-fn span(t: &Trace) -> (i64, i64) {
-    let r = &t.frames.range_ns;
+/// The first start and the last end of frame ranges `r`.
+fn span(r: &[(i64, i64)]) -> (i64, i64) {
     let lo = r.iter().map(|r| r.0).min().unwrap_or(0);
     let hi = r.iter().map(|r| r.1).max().unwrap_or(lo);
     (lo, hi.max(lo))
@@ -140,9 +139,8 @@ impl Units {
                     if frames.is_empty() {
                         continue;
                     }
-                    let r = &t.frames.range_ns[frames.start as usize..frames.end as usize];
-                    let lo = r.iter().map(|r| r.0).min().unwrap_or(0);
-                    let hi = r.iter().map(|r| r.1).max().unwrap_or(lo).max(lo);
+                    let (lo, hi) =
+                        span(&t.frames.range_ns[frames.start as usize..frames.end as usize]);
                     run_starts.push((lo, count));
                     count += ((hi - lo) as u64).div_ceil(SECOND_NS as u64).max(1) as u32;
                 }

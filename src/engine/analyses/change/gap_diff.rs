@@ -7,9 +7,10 @@
 //! occurrences, one hash join of the places by their names.
 
 use super::super::gaps::{
-    BusyIndex, BusyThread, GapKind, GapPlace, Paths, PlaceId, RECURRING_FLOOR_NS, RecurringGap,
-    ThreadRoles, for_each_stretch, path_of,
+    BusyThread, GapKind, GapPlace, Paths, PlaceId, RECURRING_FLOOR_NS, RecurringGap, ThreadRoles,
+    busy_threads, for_each_stretch, path_of,
 };
+use super::super::waits::WaitIndex;
 use super::basis::{Basis, Units};
 use super::judge::{
     Change, Kind, Noise, Sample, Sums, decide_family, estimate, needs_calls, untested,
@@ -137,16 +138,6 @@ fn judged_numbers<S: serde::Serializer>(c: &Change, s: S) -> Result<S::Ok, S::Er
     v.serialize(s)
 }
 
-impl GapChange {
-    /// In a scope (leading, between, trailing): part of its own time.
-    pub fn in_scope(&self) -> bool {
-        matches!(
-            self.place.kind,
-            GapKind::Leading | GapKind::Between | GapKind::Trailing
-        )
-    }
-}
-
 /// The gap places of A and B judged.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GapChanges {
@@ -172,13 +163,9 @@ impl GapChanges {
     /// (between neighbours, a place gone and another new; or with its scope,
     /// code moved to another caller) sums to about nothing.
     pub fn scope_net_ns(&self, g: &GapChange) -> f64 {
-        let scope = |path: &str| path.rsplit(" > ").next().unwrap_or_default().to_owned();
-        let of_g = scope(&g.place.path);
-        self.changed
-            .iter()
-            .filter(|x| {
-                !x.is_wait() && x.place.thread == g.place.thread && scope(&x.place.path) == of_g
-            })
+        let (thread, scope) = (&g.place.thread, g.place.parent());
+        (self.changed.iter())
+            .filter(|x| !x.is_wait() && x.place.thread == *thread && x.place.parent() == scope)
             .map(|x| x.beyond_drift_ns)
             .sum()
     }
@@ -246,6 +233,14 @@ impl GapChanges {
 }
 
 impl GapChange {
+    /// In a scope (leading, between, trailing): part of its own time.
+    pub fn in_scope(&self) -> bool {
+        matches!(
+            self.place.kind,
+            GapKind::Leading | GapKind::Between | GapKind::Trailing
+        )
+    }
+
     /// Another thread worked for at least half of its time (in B; in A when
     /// gone), or the other threads did between them (workers that ran one
     /// after another): a wait for that work (see [`super::super::waits`]), whose
@@ -342,10 +337,9 @@ fn side_of(occ: &[(u32, u32, i64, i64)], units: &Units) -> (Vec<(u32, i64)>, Sum
         }
     }
     let mut sorted: Vec<i64> = per_unit.iter().map(|x| x.1).collect();
-    sorted.sort_unstable();
     let with = sorted.len();
     let frames = units.count.max(with);
-    // Lower median over every unit, the units without it 0.
+    // Lower median over every unit, the units without it 0 (which sorts them).
     let median_all = super::super::common::lower_median_padded(&mut sorted, frames);
     let gs = GapSide {
         frames_with: with,
@@ -454,8 +448,7 @@ fn sentence(g: &GapChange, unit: &str) -> String {
     let per_frame = format!("{:+.2} ms per {unit}", g.delta_per_frame_ns / 1e6);
     match g.verdict {
         GapVerdict::New => format!(
-            "{}: a new unprofiled stretch {place}, {} ms in {} (none in A), {meanwhile}: {}",
-            thread,
+            "{thread}: a new unprofiled stretch {place}, {} ms in {} (none in A), {meanwhile}: {}",
             med(b),
             frames(b),
             if idle {
@@ -465,24 +458,18 @@ fn sentence(g: &GapChange, unit: &str) -> String {
             }
         ),
         GapVerdict::Gone => format!(
-            "{}: the unprofiled stretch {place} is gone ({} ms in {} in A, in 0 of {} in B), \
-             {meanwhile} in A: code without a scope, or a blocking call, removed by the change",
-            thread,
+            "{thread}: the unprofiled stretch {place} is gone ({} ms in {} in A, in 0 of {} in \
+             B), {meanwhile} in A: code without a scope, or a blocking call, removed by the change",
             med(a),
             frames(a),
             b.frames
         ),
         GapVerdict::Grew | GapVerdict::Shrank => format!(
-            "{}: the unprofiled stretch {place} {} from {} to {} ms per {unit} on average \
+            "{thread}: the unprofiled stretch {place} {} from {} to {} ms per {unit} on average \
              ({per_frame}; median {} -> {} ms per {unit} in {} in A, {} in B; longest single \
              stretch {} -> {} ms), \
              {meanwhile}: {}",
-            thread,
-            if g.verdict == GapVerdict::Grew {
-                "grew"
-            } else {
-                "shrank"
-            },
+            g.verdict.as_str(),
             ms(a.mean_per_frame_ns),
             ms(b.mean_per_frame_ns),
             med(a),
@@ -499,9 +486,8 @@ fn sentence(g: &GapChange, unit: &str) -> String {
             }
         ),
         GapVerdict::Unchanged => format!(
-            "{}: the unprofiled stretch {place}, {} ms in {} in A and {} ms in {} in B: \
+            "{thread}: the unprofiled stretch {place}, {} ms in {} in A and {} ms in {} in B: \
              unchanged (within noise)",
-            thread,
             med(a),
             frames(a),
             med(b),
@@ -583,36 +569,28 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
         })
         .collect();
     decide_family(estimated.iter_mut().map(|e| &mut e.5), noise.alpha);
-    let mut judged: Vec<(GapChange, Option<u32>, Option<u32>)> = estimated
-        .into_iter()
-        .map(|(place, ka, kb, x, y, change)| {
-            let v = verdict(&change, ka.is_some(), kb.is_some(), noise);
-            let g = GapChange {
-                place,
-                verdict: v,
-                delta_per_frame_ns: y.2.mean_per_frame_ns - x.2.mean_per_frame_ns,
-                beyond_drift_ns: change.beyond_drift_ns(),
-                delta_median_per_frame_ns: y
-                    .2
-                    .median_per_frame_ns
-                    .saturating_sub(x.2.median_per_frame_ns),
-                a: x.2,
-                b: y.2,
-                other_threads_idle: true,
-                change,
-                sentence: String::new(),
-            };
-            (g, ka, kb)
-        })
-        .collect();
     type Row = (GapChange, Option<u32>, Option<u32>);
-    let by_place = |x: &Row, y: &Row| {
-        let (x, y) = (&x.0, &y.0);
-        x.place.cmp(&y.place)
-    };
-    let (mut changed, mut unchanged): (Vec<Row>, Vec<Row>) = judged
-        .drain(..)
-        .partition(|g| g.0.verdict != GapVerdict::Unchanged);
+    let judged = estimated.into_iter().map(|(place, ka, kb, x, y, change)| {
+        let g = GapChange {
+            place,
+            verdict: verdict(&change, ka.is_some(), kb.is_some(), noise),
+            delta_per_frame_ns: y.2.mean_per_frame_ns - x.2.mean_per_frame_ns,
+            beyond_drift_ns: change.beyond_drift_ns(),
+            delta_median_per_frame_ns: y
+                .2
+                .median_per_frame_ns
+                .saturating_sub(x.2.median_per_frame_ns),
+            a: x.2,
+            b: y.2,
+            other_threads_idle: true,
+            change,
+            sentence: String::new(),
+        };
+        (g, ka, kb)
+    });
+    let by_place = |x: &Row, y: &Row| x.0.place.cmp(&y.0.place);
+    let (mut changed, mut unchanged): (Vec<Row>, Vec<Row>) =
+        judged.partition(|g| g.0.verdict != GapVerdict::Unchanged);
     changed.sort_by(|x, y| {
         y.0.beyond_drift_ns
             .abs()
@@ -632,22 +610,22 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
     // (Indexed only when a place is listed: a worst case has none.)
     let listed = !changed.is_empty() || !unchanged.is_empty();
     let (ia, ib) = if listed {
-        (BusyIndex::of(a), BusyIndex::of(b))
+        (WaitIndex::of(a), WaitIndex::of(b))
     } else {
-        (BusyIndex::empty(), BusyIndex::empty())
+        (WaitIndex::default(), WaitIndex::default())
     };
     let busy = |t: &Trace,
                 s: &Side,
                 r: &[std::ops::Range<usize>],
                 k: Option<u32>,
-                ix: &BusyIndex,
+                ix: &WaitIndex,
                 thread: &str| {
         let Some(k) = k else { return Vec::new() };
         let w: Vec<(i64, i64)> = s.occ[r[k as usize].clone()]
             .iter()
             .map(|o| (o.2, o.3))
             .collect();
-        ix.busy(t, t.strings.find(thread), &w)
+        busy_threads(t, ix, t.strings.find(thread), &w)
     };
     let unit = basis.unit();
     for (g, ka, kb) in changed.iter_mut().chain(unchanged.iter_mut()) {
@@ -656,8 +634,7 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
         g.other_threads_idle = g.side().other_threads.is_empty();
         g.sentence = sentence(g, unit);
     }
-    let strip =
-        |v: Vec<(GapChange, Option<u32>, Option<u32>)>| v.into_iter().map(|x| x.0).collect();
+    let strip = |v: Vec<Row>| v.into_iter().map(|x| x.0).collect();
     GapChanges {
         basis,
         places: changed.len() + total_unchanged,

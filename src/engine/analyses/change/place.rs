@@ -7,7 +7,7 @@
 
 use super::basis::{Basis, Units};
 use super::judge::{Change, Kind, Noise, Sample, decide_family, estimate};
-use crate::engine::model::{NO_PARENT, Trace};
+use crate::engine::model::{NO_PARENT, StrId, Trace};
 use crate::engine::write::escape::markdown_code;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -81,11 +81,8 @@ fn calls_of(t: &Trace, units: &Units, names: &[&str]) -> (Vec<Vec<Call>>, Keys) 
         let thread = t.threads.name[t.scope_thread(idx).idx()].0;
         let key = *ids.entry((thread, chain)).or_insert_with(|| {
             keys.push((
-                t.str(crate::engine::model::StrId(thread)).to_owned(),
-                chain
-                    .iter()
-                    .map(|&c| t.str(crate::engine::model::StrId(c)).to_owned())
-                    .collect(),
+                t.str(StrId(thread)).to_owned(),
+                chain.iter().map(|&c| t.str(StrId(c)).to_owned()).collect(),
             ));
             (keys.len() - 1) as u32
         });
@@ -126,9 +123,7 @@ fn sites_at(
             groups.entry(k.clone()).or_default().push(c);
         }
     }
-    let mut keys: Vec<Key> = ga.keys().chain(gb.keys()).cloned().collect();
-    keys.sort();
-    keys.dedup();
+    let keys: std::collections::BTreeSet<Key> = ga.keys().chain(gb.keys()).cloned().collect();
     let (ua, ub) = (units.0.count.max(1) as f64, units.1.count.max(1) as f64);
     let empty: Vec<&Call> = Vec::new();
     let mut sites: Vec<(Site, Key)> = keys
@@ -274,10 +269,8 @@ impl Placed {
         let at = &self.sites[at];
         let caller = if self.path.len() > 1 {
             markdown_code(&self.path.join(" > "))
-        } else if at.caller.is_empty() {
-            "the top level".to_owned()
         } else {
-            markdown_code(&at.caller)
+            name(at)
         };
         let kind = match at.change.kind {
             Kind::New => "new".to_owned(),
@@ -289,23 +282,15 @@ impl Placed {
             ms_f(at.per_call_a_ns),
             ms_f(at.per_call_b_ns)
         );
-        let others: Vec<&Site> = self
-            .sites
-            .iter()
-            .enumerate()
+        let others = (self.sites.iter().enumerate())
             .filter(|(k, _)| Some(*k) != self.at)
-            .map(|(_, s)| s)
-            .collect();
+            .map(|(_, s)| s);
         let say = |v: &[&Site]| {
             v.iter()
                 .map(|s| {
                     format!(
                         "{} ({:.2} calls per {})",
-                        if s.caller.is_empty() {
-                            "the top level".to_owned()
-                        } else {
-                            markdown_code(&s.caller)
-                        },
+                        name(s),
                         s.calls_per_unit_b.max(s.calls_per_unit_a),
                         basis.unit()
                     )
@@ -314,7 +299,7 @@ impl Placed {
                 .join(", ")
         };
         let (same, moved): (Vec<&Site>, Vec<&Site>) =
-            others.into_iter().partition(|s| !s.change.kind.is_change());
+            others.partition(|s| !s.change.kind.is_change());
         if !same.is_empty() {
             s += &format!(
                 "; its other call site{} unchanged or not told apart: {}",

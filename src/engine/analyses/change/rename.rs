@@ -19,7 +19,7 @@ pub const CALLS_TOLERANCE: f64 = 0.1;
 pub const MAX_COST_RATIO: f64 = 2.0;
 
 /// Where a name's calls mostly are.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Place {
     pub thread: String,
     pub parent: String,
@@ -92,16 +92,7 @@ pub fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
             // The most frequent place (ties: the least, for determinism).
             let place = m
                 .into_iter()
-                .max_by(|(p, x), (q, y)| {
-                    x.cmp(y).then_with(|| {
-                        (&q.thread, &q.parent, &q.previous, &q.next).cmp(&(
-                            &p.thread,
-                            &p.parent,
-                            &p.previous,
-                            &p.next,
-                        ))
-                    })
-                })
+                .max_by(|(p, x), (q, y)| x.cmp(y).then_with(|| q.cmp(p)))
                 .map(|(p, _)| p)
                 .unwrap_or_default();
             (place, c, total)

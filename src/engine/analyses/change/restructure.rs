@@ -8,10 +8,11 @@ use super::super::diff::{DiffTree, joined_with_nodes};
 use super::super::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use super::basis::Units;
 use super::judge::{Change, Noise, Sample, judge_rows};
-use crate::engine::model::{ScopeIdx, Trace};
+use crate::engine::model::{DefId, NO_PARENT, ScopeIdx, Trace};
 use crate::engine::write::escape;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use std::collections::BTreeSet;
 
 /// The most places judged, the costliest unmatched children first.
 pub const MAX_PLACES: usize = 256;
@@ -240,6 +241,7 @@ impl<'t> Side<'t> {
 
 /// A scope node of both trees with unmatched children (diff nodes), and
 /// their time per unit on their side.
+#[derive(Default)]
 struct Candidate {
     node: u32,
     new: Vec<u32>,
@@ -278,13 +280,7 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
         }
         let mut c = Candidate {
             node: n,
-            new: Vec::new(),
-            gone: Vec::new(),
-            matched: Vec::new(),
-            moved: (Vec::new(), Vec::new()),
-            new_ns: 0.0,
-            gone_ns: 0.0,
-            moved_ns: 0.0,
+            ..Default::default()
         };
         for &k in d.children(n) {
             // A child whose name both sides call is a row of its own
@@ -334,30 +330,17 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
     let (mut sa, mut sb) = (Side::new(a, &d.a, &of_a), Side::new(b, &d.b, &of_b));
     for (k, c) in candidates.iter().enumerate() {
         let k = k as u32;
-        let n = c.node as usize;
-        let (xa, xb) = (d.a_node[n].map(|x| x.idx()), d.b_node[n].map(|x| x.idx()));
-        if let Some(x) = xa {
-            sa.place[x] = k;
-        }
-        if let Some(x) = xb {
-            sb.place[x] = k;
-        }
-        for &m in &c.matched {
-            if let Some(x) = d.a_node[m as usize] {
-                sa.matched[x.idx()] = true;
+        // Each side's node of diff node `m`, and what it holds there.
+        for (side, of, held) in [(&mut sa, &d.a_node, &c.gone), (&mut sb, &d.b_node, &c.new)] {
+            let node = |m: u32| of[m as usize].map(|x| x.idx());
+            if let Some(x) = node(c.node) {
+                side.place[x] = k;
             }
-            if let Some(x) = d.b_node[m as usize] {
-                sb.matched[x.idx()] = true;
+            for x in c.matched.iter().filter_map(|&m| node(m)) {
+                side.matched[x] = true;
             }
-        }
-        for &m in &c.gone {
-            if let Some(x) = d.a_node[m as usize] {
-                sa.held[x.idx()] = k;
-            }
-        }
-        for &m in &c.new {
-            if let Some(x) = d.b_node[m as usize] {
-                sb.held[x.idx()] = k;
+            for x in held.iter().filter_map(|&m| node(m)) {
+                side.held[x] = k;
             }
         }
     }
@@ -377,16 +360,12 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
         .map(|s| s.durations_ns.iter().map(|&x| x as f64).sum())
         .collect();
     let changes = judge_rows(&xa, &xb, &mut noise.clone());
-    let mut places: Vec<Place> = candidates
-        .iter()
-        .zip(changes)
-        .zip(sums)
+    let mut places: Vec<(usize, Place)> = (candidates.iter().zip(changes).zip(sums))
         .map(|((c, change), s)| place(&d, c, change, s, (ua, ub)))
+        .enumerate()
         .collect();
     // Largest |change| first; the indices the names keep follow the sort.
-    let mut order: Vec<usize> = (0..places.len()).collect();
-    order.sort_by(|&x, &y| {
-        let (p, q) = (&places[x], &places[y]);
+    places.sort_by(|(_, p), (_, q)| {
         q.change
             .beyond_drift_ns()
             .abs()
@@ -395,23 +374,20 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
             .then_with(|| p.path.cmp(&q.path))
     });
     let mut rank = vec![0u32; places.len()];
-    for (r, &k) in order.iter().enumerate() {
+    for (r, &(k, _)) in places.iter().enumerate() {
         rank[k] = r as u32;
     }
-    let mut taken: Vec<Option<Place>> = places.drain(..).map(Some).collect();
-    let places: Vec<Place> = order.iter().filter_map(|&k| taken[k].take()).collect();
+    let places: Vec<Place> = places.into_iter().map(|(_, p)| p).collect();
     // A name is held on a side when every node of it there is; a name both
     // sides run is a row of its own (held on neither).
     let (mut names, mut on_a) = (FxHashMap::default(), FxHashMap::default());
     sb.held_names(&mut names);
     sa.held_names(&mut on_a);
     for (name, side_a) in on_a {
-        match names.get_mut(&name) {
-            Some(e) => e.0 = false,
-            None => {
-                names.insert(name, side_a);
-            }
-        }
+        names
+            .entry(name)
+            .and_modify(|e| e.0 = false)
+            .or_insert(side_a);
     }
     let mut held: Vec<(String, Vec<u32>)> = names
         .into_iter()
@@ -430,48 +406,31 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
 /// Each (caller's name, name) a recording calls, sorted (`""` for the top
 /// level): the same on both sides when no code moved (one pass over the
 /// scopes, by definition).
-fn callers(t: &Trace) -> Vec<(&str, &str)> {
+fn callers(t: &Trace) -> BTreeSet<(&str, &str)> {
     let s = &t.scopes;
-    let mut pairs: rustc_hash::FxHashSet<(u32, u32)> = Default::default();
+    // By definition (`None`: the top level), then by name.
+    let mut pairs: rustc_hash::FxHashSet<(Option<DefId>, DefId)> = Default::default();
     for i in 0..s.len() {
         let p = s.parent[i];
-        let caller = if p == crate::engine::model::NO_PARENT {
-            u32::MAX
-        } else {
-            s.def[p as usize].0
-        };
-        pairs.insert((caller, s.def[i].0));
+        pairs.insert(((p != NO_PARENT).then(|| s.def[p as usize]), s.def[i]));
     }
-    let name = |d: u32| {
-        if d == u32::MAX {
-            ""
-        } else {
-            t.str(t.defs.name[d as usize])
-        }
-    };
-    let mut out: Vec<(&str, &str)> = pairs.into_iter().map(|(p, d)| (name(p), name(d))).collect();
-    out.sort_unstable();
-    out.dedup();
-    out
+    let name = |d: Option<DefId>| d.map_or("", |d| t.str(t.defs.name[d.idx()]));
+    pairs
+        .into_iter()
+        .map(|(p, d)| (name(p), name(Some(d))))
+        .collect()
 }
 
 /// The scope names called on one side only, sorted.
 fn one_side_only_names<'t>(a: &'t Trace, b: &'t Trace) -> Vec<&'t str> {
-    fn called(t: &Trace) -> Vec<&str> {
+    fn called(t: &Trace) -> BTreeSet<&str> {
         let ids = super::super::common::called_names(t, None);
-        let mut names: Vec<&str> = ids.into_iter().map(|n| t.str(n)).collect();
-        names.sort_unstable();
-        names
+        ids.into_iter().map(|n| t.str(n)).collect()
     }
-    let (a, b) = (called(a), called(b));
-    let mut out: Vec<&str> = a
-        .iter()
-        .filter(|n| b.binary_search(n).is_err())
-        .chain(b.iter().filter(|n| a.binary_search(n).is_err()))
+    called(a)
+        .symmetric_difference(&called(b))
         .copied()
-        .collect();
-    out.sort_unstable();
-    out
+        .collect()
 }
 
 /// A candidate place made a [`Place`], its words included.
@@ -491,17 +450,15 @@ fn place(
     }
     let thread = d.name(at).to_owned();
     path.reverse();
-    let names = |kids: &[u32], total: &dyn Fn(u32) -> i64| {
+    // Costliest first (on the side that has them), then name.
+    let names = |kids: &[u32], b: bool| {
+        let total = |k| if b { d.b_total_ns(k) } else { d.a_total_ns(k) };
         let mut v: Vec<(i64, &str)> = kids.iter().map(|&k| (total(k), d.name(k))).collect();
         v.sort_by(|x, y| y.0.cmp(&x.0).then_with(|| x.1.cmp(y.1)));
-        v.into_iter()
-            .map(|(_, s)| s.to_owned())
-            .collect::<Vec<String>>()
+        v.into_iter().map(|(_, s)| s.to_owned()).collect::<Vec<_>>()
     };
-    let new = names(&c.new, &|k| d.b_total_ns(k));
-    let gone = names(&c.gone, &|k| d.a_total_ns(k));
-    let moved_in = names(&c.moved.0, &|k| d.b_total_ns(k));
-    let moved_out = names(&c.moved.1, &|k| d.a_total_ns(k));
+    let (new, gone) = (names(&c.new, true), names(&c.gone, false));
+    let (moved_in, moved_out) = (names(&c.moved.0, true), names(&c.moved.1, false));
     let self_ns = |side: Option<super::super::diff::SideTotals>, u: f64| {
         side.map_or(0.0, |s| s.self_ns as f64 / u)
     };
@@ -543,10 +500,11 @@ fn words(p: &Place) -> String {
     let parent = escape::markdown_code(&p.parent);
     let per = p.change.effect.per;
     let mut moved = Vec::new();
+    let scopes = |v: &[String]| if v.len() == 1 { "scope" } else { "scopes" };
     if !p.new.is_empty() {
         moved.push(format!(
             "new {} {} ({} ms per {per} in B)",
-            if p.new.len() == 1 { "scope" } else { "scopes" },
+            scopes(&p.new),
             code(&p.new),
             ms_f(p.new_per_frame_ns)
         ));
@@ -554,7 +512,7 @@ fn words(p: &Place) -> String {
     if !p.gone.is_empty() {
         moved.push(format!(
             "{} {} gone ({} ms per {per} in A)",
-            if p.gone.len() == 1 { "scope" } else { "scopes" },
+            scopes(&p.gone),
             code(&p.gone),
             ms_f(p.gone_per_frame_ns)
         ));
@@ -569,19 +527,17 @@ fn words(p: &Place) -> String {
         p.parent_self_delta_per_frame_ns / 1e6
     );
     let net = p.change.effect.text();
+    let thread = escape::markdown(crate::units::thread_label(&p.thread));
+    let moved = moved.join("; ");
     if p.restructured {
         format!(
-            "restructured, no cost: in {parent} ({}), {}, {own}; {parent} and these scopes \
-             together: {net}",
-            escape::markdown(crate::units::thread_label(&p.thread)),
-            moved.join("; "),
+            "restructured, no cost: in {parent} ({thread}), {moved}, {own}; {parent} and these \
+             scopes together: {net}"
         )
     } else {
         format!(
-            "in {parent} ({}): {}, {own}; what entered at {parent} (its own time and these \
-             scopes): {net}",
-            escape::markdown(crate::units::thread_label(&p.thread)),
-            moved.join("; "),
+            "in {parent} ({thread}): {moved}, {own}; what entered at {parent} (its own time and \
+             these scopes): {net}"
         )
     }
 }

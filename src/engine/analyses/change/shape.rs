@@ -621,11 +621,7 @@ fn mann_kendall_p(y: &[f64], widen: f64) -> f64 {
     let mut s = 0i64;
     for i in 0..n {
         for j in i + 1..n {
-            s += match y[j].total_cmp(&y[i]) {
-                std::cmp::Ordering::Greater => 1,
-                std::cmp::Ordering::Less => -1,
-                std::cmp::Ordering::Equal => 0,
-            };
+            s += y[j].total_cmp(&y[i]) as i64;
         }
     }
     let nf = n as f64;

@@ -7,8 +7,9 @@ use super::super::common::{frames_scopes, lower_median};
 use super::effect::band_ns;
 use super::judge::Noise;
 
-use crate::engine::model::{FrameId, Trace};
+use crate::engine::model::{FrameId, ScopeIdx, StrId, Trace};
 use crate::engine::write::escape;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::ops::Range;
 
@@ -112,14 +113,13 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
         let mut last = vec![0u32; names];
         for i in frames_scopes(t, frames.clone()) {
             let d = t.scopes.def[i as usize].idx();
-            let f = t.scope_frame(crate::engine::model::ScopeIdx(i)).0 - frames.start;
+            let f = t.scope_frame(ScopeIdx(i)).0 - frames.start;
             first[d] = first[d].min(f);
             last[d] = last[d].max(f);
         }
         // Per name: a name is only at an edge when each of its definitions
         // is (two definitions can share a name).
-        let mut by_name: rustc_hash::FxHashMap<crate::engine::model::StrId, (u32, u32)> =
-            rustc_hash::FxHashMap::default();
+        let mut by_name: FxHashMap<StrId, (u32, u32)> = FxHashMap::default();
         for d in 0..names {
             if first[d] == u32::MAX {
                 continue;
@@ -151,18 +151,14 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
         let mad = lower_median(&mut dev) as f64 * 1.4826;
         let band = band_ns(median as f64, noise.pct, noise.ms).max(3.0 * mad);
         let off = |x: i64| x as f64 > median as f64 + band;
-        let lead_frames = dur
-            .iter()
-            .take(quarter as usize)
-            .take_while(|&&x| off(x))
-            .count() as u32;
-        let trail_frames = dur
-            .iter()
-            .rev()
-            .take(quarter as usize)
-            .take_while(|&&x| off(x))
-            .count() as u32;
-        let (lead, trail) = (lead.max(lead_frames), trail.max(trail_frames));
+        // Off frames from an edge, within its quarter.
+        let off_at = |from: &mut dyn Iterator<Item = &i64>| {
+            from.take(quarter as usize).take_while(|&&x| off(x)).count() as u32
+        };
+        let (lead, trail) = (
+            lead.max(off_at(&mut dur.iter())),
+            trail.max(off_at(&mut dur.iter().rev())),
+        );
         let steady = frames.start + lead..frames.end - trail;
         // What each edge holds.
         for (edge, range, k) in [
@@ -178,7 +174,7 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
                 .map(|f| t.frames.duration_ns(FrameId(f)))
                 .sum::<i64>();
             // The names called only in this edge, with their time.
-            let only: Vec<crate::engine::model::StrId> = by_name
+            let only: Vec<StrId> = by_name
                 .iter()
                 .filter(|&(_, &(f, l))| {
                     f + frames.start >= range.start && l + frames.start < range.end
@@ -187,8 +183,7 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
                 .collect();
             // Their time: the edge's scopes only (contiguous).
             let edge_scopes = frames_scopes(t, range.clone());
-            let mut totals: rustc_hash::FxHashMap<crate::engine::model::StrId, i64> =
-                only.iter().map(|&n| (n, 0)).collect();
+            let mut totals: FxHashMap<StrId, i64> = only.iter().map(|&n| (n, 0)).collect();
             for i in edge_scopes {
                 let name = t.defs.name[t.scopes.def[i as usize].idx()];
                 if let Some(x) = totals.get_mut(&name) {

@@ -5,7 +5,7 @@
 //! change: "main waits 0.99 ms longer in `jobs::run`: `job::cloth` is
 //! 1.0 ms slower per call".
 
-use super::super::waits::RecurringWaitsFor;
+use super::super::waits::{RecurringWaitsFor, WaitParts};
 use super::compare::Joined;
 use super::judge::{Kind, Noise};
 use crate::engine::analyses::gaps::{GapKind, GapPlace, RecurringGap};
@@ -95,8 +95,8 @@ pub struct WaitPart {
 /// it waits for").
 pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) -> Vec<WaitPart> {
     use super::effect::{Series, Terms, estimate};
-    type Of = fn(&super::super::waits::WaitParts) -> f64;
-    let usable = |w: &RecurringWaitsFor| -> Vec<super::super::waits::WaitParts> {
+    type Of = fn(&WaitParts) -> f64;
+    let usable = |w: &RecurringWaitsFor| -> Vec<WaitParts> {
         w.occurrences
             .iter()
             .copied()
@@ -126,15 +126,13 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
             |o| o.busiest_ns as f64 / o.waiting_ns as f64,
         ),
     ];
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-    let waits = |o: &[super::super::waits::WaitParts]| -> Vec<f64> {
-        o.iter().map(|o| o.waiting_ns as f64).collect()
+    let mean = |o: &[WaitParts], f: &dyn Fn(&WaitParts) -> f64| {
+        o.iter().map(f).sum::<f64>() / o.len().max(1) as f64
     };
-    let (wa, wb) = (mean(&waits(&oa)), mean(&waits(&ob)));
-    let log_w = |o: &[super::super::waits::WaitParts]| -> Vec<f64> {
-        o.iter().map(|o| ln(o.waiting_ns as f64)).collect()
-    };
-    let d_log = mean(&log_w(&ob)) - mean(&log_w(&oa));
+    let wait = |o: &WaitParts| o.waiting_ns as f64;
+    let (wa, wb) = (mean(&oa, &wait), mean(&ob, &wait));
+    let log_w = |o: &WaitParts| ln(o.waiting_ns as f64);
+    let d_log = mean(&ob, &log_w) - mean(&oa, &log_w);
     let dw = wb - wa;
     // Nanoseconds per unit of log change.
     let scale = if d_log.abs() > 1e-9 && dw / d_log > 0.0 {
@@ -146,39 +144,29 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
     parts
         .iter()
         .map(|&(part, of, shown)| {
-            let series = |o: &[super::super::waits::WaitParts]| -> Vec<f64> {
-                o.iter().map(|o| ln(of(o))).collect()
-            };
+            let series = |o: &[WaitParts]| -> Vec<f64> { o.iter().map(|o| ln(of(o))).collect() };
             let (xa, xb) = (series(&oa), series(&ob));
             let sign = if part == "threads" { -1.0 } else { 1.0 };
-            let mut e = estimate(
-                &Series {
-                    per_unit: &xa,
+            // A side's occurrences as one run.
+            fn one_run(per_unit: &[f64]) -> Series<'_> {
+                Series {
+                    per_unit,
                     run_starts: &[],
-                },
-                &Series {
-                    per_unit: &xb,
-                    run_starts: &[],
-                },
-                &Terms::none(),
-                0.0,
-                0.0,
-            );
+                }
+            }
+            let mut e = estimate(&one_run(&xa), &one_run(&xb), &Terms::none(), 0.0, 0.0);
             e.delta_ns *= sign * scale;
             e.se_ns *= scale.abs();
             e.band_ns = band_ns;
             e.eq_alpha = noise.alpha;
             let ci_ns = e.interval(noise.alpha);
-            let shown_mean = |o: &[super::super::waits::WaitParts]| {
-                mean(&o.iter().map(shown).collect::<Vec<f64>>())
-            };
             WaitPart {
                 part,
                 delta_ns: e.delta_ns,
                 ci_ns,
                 changed: e.verdict(noise.alpha) == super::effect::Verdict::Changed,
-                a: shown_mean(&oa),
-                b: shown_mean(&ob),
+                a: mean(&oa, &shown),
+                b: mean(&ob, &shown),
             }
         })
         .collect()
@@ -277,11 +265,13 @@ fn judged_wait(
         return None;
     }
     let mut causes: Vec<WaitCause> = Vec::new();
-    let mut crit_names: Vec<&str> = vec![&wb.critical.name];
-    if wa.critical.name != wb.critical.name {
-        crit_names.push(&wa.critical.name);
-    }
-    for name in crit_names {
+    // B's critical work, and A's when it is other work.
+    let same = wa.critical.name == wb.critical.name;
+    for crit in [&wb.critical]
+        .into_iter()
+        .chain((!same).then_some(&wa.critical))
+    {
+        let name = crit.name.as_str();
         let Some(c) = changes.get(name) else { continue };
         if !c.kind.is_per_call() {
             continue;
@@ -290,16 +280,11 @@ fn judged_wait(
             continue;
         };
         let d = (mb - ma) as f64;
-        let threads = threads_of(name);
         causes.push(WaitCause {
             name: name.to_owned(),
             kind: c.kind,
-            critical_thread: if name == wb.critical.name {
-                wb.critical.thread.clone()
-            } else {
-                wa.critical.thread.clone()
-            },
-            threads,
+            critical_thread: crit.thread.clone(),
+            threads: threads_of(name),
             per_call_delta_ns: d,
             attributed_ns: d,
         });
