@@ -516,11 +516,20 @@ impl Change {
         };
         let (per_call, count) = match &self.raw.count {
             Some(c) => {
+                // Its variance the two parts' sum, its degrees of freedom
+                // Welch–Satterthwaite's over them: a count that does not
+                // vary (as many calls in every unit) adds neither.
+                let (vr, vc) = (row.se_ns * row.se_ns, c.se_ns * c.se_ns);
+                let den = vr * vr / row.df.max(1e-9) + vc * vc / c.df.max(1e-9);
                 let pc = Estimate {
                     delta_ns: row.delta_ns - c.delta_ns,
                     // (Not `hypot`: the same bits on native and wasm.)
-                    se_ns: (row.se_ns * row.se_ns + c.se_ns * c.se_ns).sqrt(),
-                    df: row.df.min(c.df),
+                    se_ns: (vr + vc).sqrt(),
+                    df: if den > 0.0 {
+                        ((vr + vc) * (vr + vc) / den).min(row.df + c.df)
+                    } else {
+                        row.df
+                    },
                     ..*row
                 };
                 (
