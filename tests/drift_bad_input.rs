@@ -270,7 +270,7 @@ fn too_few_busy_names_leave_the_drift_unestimated_and_the_report_says_so() {
         "{line}"
     );
     assert!(
-        line.contains("judged B against A as they are, with the default run-to-run spread"),
+        line.contains("judged B against A as they are, with the prior run-to-run spread"),
         "{line}"
     );
 

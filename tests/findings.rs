@@ -97,6 +97,9 @@ fn a_pair_opens_on_its_findings_in_the_reports_words_and_links_to_the_evidence()
                 .collect()
         };
         assert_eq!(names(&ui["changes"]), names(&c["rows"]), "{what}");
+        // The glance is the report's, as drawn: the headline on the page.
+        assert_eq!(ui["glance"], c["glance"], "{what}");
+        h.get_by_label(c["glance"]["headline"].as_str().unwrap());
         // The page says it: its first heading is the report's.
         h.get_by_label_contains("What changed (B against A)");
         // Each link opens the diff table on its scope, both sides' calls;
@@ -119,6 +122,71 @@ fn a_pair_opens_on_its_findings_in_the_reports_words_and_links_to_the_evidence()
             assert_eq!(back["view"], "findings", "{what}");
         }
     }
+}
+
+#[test]
+fn the_glance_adds_up_to_the_frames_change_and_names_each_change_by_its_kind() {
+    for (what, a, b) in pairs() {
+        let c = &cli_report(&a, &b)["comparison"];
+        let g = &c["glance"];
+        let f = |v: &Value| v.as_f64().unwrap();
+        // A's frame, every part, B's frame: the waterfall closes exactly.
+        let parts: f64 = g["bars"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| f(&b["delta_ns"]))
+            .sum();
+        assert!(
+            (f(&g["a_ns"]) + parts - f(&g["b_ns"])).abs() < 1.0,
+            "{what}: {g}"
+        );
+        assert_eq!(g["a_ns"], c["frame"]["mean_a_ns"], "{what}");
+        // Each cause bar is a name the accounting counted as a change, its
+        // share beyond the drift.
+        for bar in g["bars"].as_array().unwrap() {
+            if bar["part"] == "cause" {
+                let name = bar["name"].as_str().unwrap();
+                let x = c["frame"]["contributions"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|x| x["name"] == name)
+                    .unwrap_or_else(|| panic!("{what}: {name}"));
+                assert_eq!(x["beyond_drift_ns"], bar["delta_ns"], "{what}: {name}");
+                assert!(!matches!(
+                    x["kind"].as_str(),
+                    Some("unchanged" | "inconclusive")
+                ));
+            } else if bar["part"] != "unprofiled" {
+                assert_eq!(bar["cost"], false, "{what}: {bar}");
+            }
+        }
+        // The headline says the frame's verdict.
+        let h = g["headline"].as_str().unwrap();
+        match c["frame"]["effect"]["verdict"].as_str().unwrap() {
+            "changed" => assert!(h.contains("slower") || h.contains("faster"), "{what}: {h}"),
+            "unchanged" => assert!(h.contains("unchanged"), "{what}: {h}"),
+            _ => assert!(h.contains("not told apart"), "{what}: {h}"),
+        }
+    }
+    // The planted editor: the new periodic stall and the growing lookup,
+    // each one line with its kind.
+    let (_, a, b) = pairs().remove(0);
+    let g = &cli_report(&a, &b)["comparison"]["glance"];
+    let badge = |name: &str| {
+        g["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {g}"))["badge"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    assert!(badge("gc::sweep").starts_with("new"), "{g}");
+    assert!(badge("cache::lookup").contains("grows through B"), "{g}");
 }
 
 #[test]

@@ -459,12 +459,24 @@ pub struct NoiseArgs {
     /// is the code's, and is told).
     #[arg(long)]
     pub paired: bool,
+    /// With one run a side: how far one name's cost per call varies between two runs of
+    /// the same code on this machine, beyond the drift they share (the prior: measured on
+    /// real twins, see docs/statistics.md). The pair's own names measure it too, but their
+    /// changes only widen it: the smaller of the two is used. Raise it on a noisy shared
+    /// runner; several runs a side (or `ab`) measure it instead. [default: 12.75, a log
+    /// spread of 0.12]
+    #[arg(long, value_name = "PCT", value_parser = percent_arg)]
+    pub run_spread_pct: Option<f64>,
 }
 
 impl NoiseArgs {
     /// The thresholds, checked (the JavaScript API's arguments skip clap).
     pub fn noise(&self) -> Result<Noise, String> {
-        let noise = Noise::new(self.noise_pct, self.noise_ms, self.alpha)?;
+        let mut noise = Noise::new(self.noise_pct, self.noise_ms, self.alpha)?;
+        if let Some(pct) = self.run_spread_pct {
+            percent_arg(&pct.to_string()).map_err(|e| format!("run_spread_pct: {e}"))?;
+            noise.tau = libm::log1p(pct / 100.0);
+        }
         Ok(if self.no_drift || self.paired {
             Noise {
                 drift: judge::DriftMode::Off,

@@ -222,6 +222,11 @@ impl FindingsView {
             .auto_shrink([false, false])
             .show(ui, |ui| {
                 ui.set_max_width(ui.available_width().min(1100.0));
+                if let Some(g) = &f.data.glance {
+                    super::glance::ui(ui, g, &|n| scope_link(n, true), &mut clicked);
+                    ui.add_space(8.0);
+                    ui.separator();
+                }
                 if !f.look_first.is_empty() {
                     ui.heading("Look at first");
                     for (k, item) in f.look_first.iter().enumerate() {
@@ -329,14 +334,24 @@ fn ready(data: report::Findings, a: &Loaded, b: Option<&Loaded>) -> Findings {
     // with it, each with its link) are left out.
     let mut blocks = blocks(&data.markdown, &link);
     let text = |spans: &[Span]| spans.iter().map(|s| s.text.as_str()).collect::<String>();
-    let mut in_look_first = false;
+    // The glance's section too: the page draws it from its vectors.
+    let (mut in_look_first, mut in_glance) = (false, false);
     blocks.retain(|b| match b {
         Block::Heading(1, _) => false,
         Block::Heading(_, spans) if text(spans) == "Look at first" => {
             in_look_first = true;
             false
         }
+        Block::Heading(_, spans) if text(spans) == "At a glance" => {
+            in_glance = true;
+            false
+        }
+        Block::Heading(..) => {
+            (in_look_first, in_glance) = (false, false);
+            true
+        }
         Block::Numbered(..) if in_look_first => false,
+        _ if in_glance => false,
         _ => {
             in_look_first = false;
             true

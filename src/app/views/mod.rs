@@ -25,6 +25,7 @@ pub mod details;
 pub mod diff;
 pub mod findings;
 pub mod flame;
+pub mod glance;
 pub mod overview;
 pub mod sandwich;
 pub mod table;

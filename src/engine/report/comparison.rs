@@ -351,6 +351,13 @@ fn judged(
             ms: opts.noise.ms,
             alpha: opts.noise.alpha,
             runs: (a.run_count(), b.run_count()),
+            run_spread: (a.run_count() == 1 && b.run_count() == 1).then(|| super::RunSpread {
+                pct: crate::engine::analyses::effect::four_digits(100.0 * libm::expm1(noise.tau)),
+                prior_pct: crate::engine::analyses::effect::four_digits(
+                    100.0 * libm::expm1(opts.noise.tau),
+                ),
+                measured_pct: names.drift().map(|d| d.spread_pct),
+            }),
             model: if opts.noise.paired && a.run_count() == b.run_count() && a.run_count() > 1 {
                 "paired-runs"
             } else if a.run_count() > 1 && b.run_count() > 1 {
@@ -361,6 +368,7 @@ fn judged(
         },
         frame,
         look_first: Vec::new(),
+        glance: Default::default(),
         total_rows,
         changed_rows,
         counted: COUNTED_NAMES,
@@ -684,6 +692,7 @@ fn merge_entries(
                 name: name.clone(),
                 kind,
                 self_delta_per_frame_ns: sum,
+                beyond_drift_ns: mean.iter().map(|x| x.beyond_drift_ns).sum(),
                 gap: None,
             });
             frame.total_contributions += 1;

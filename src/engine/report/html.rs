@@ -23,7 +23,9 @@ impl Report {
             out.push_str(&rest[..at]);
             let end = rest[at..].find("-->").map_or(rest.len(), |e| at + e + 3);
             let spec: Vec<&str> = rest[at + 10..end.saturating_sub(3)].split(':').collect();
-            if let [kind, r, j] = spec.as_slice() {
+            if let (["waterfall", ..], Some(c)) = (spec.as_slice(), &self.comparison) {
+                out.push_str(&super::svg::waterfall_svg(&c.glance));
+            } else if let [kind, r, j] = spec.as_slice() {
                 let r = r.parse::<usize>().ok().and_then(|r| self.recordings.get(r));
                 let j = j.parse::<usize>().unwrap_or(0);
                 if let Some(r) = r {

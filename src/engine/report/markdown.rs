@@ -61,6 +61,7 @@ impl Report {
             }
         }
         if let Some(c) = &self.comparison {
+            glance_md(&mut o, c, charts);
             comparison_md(&mut o, c);
         }
         for (k, r) in self.recordings.iter().enumerate() {
@@ -718,6 +719,82 @@ fn more_md(o: &mut String, shown: usize, total: i64) {
     }
 }
 
+/// The comparison at a glance: the headline, where the frame's time went
+/// (an SVG waterfall in HTML, its bars as a table in Markdown) and one line
+/// a finding.
+fn glance_md(o: &mut String, c: &ComparisonReport, charts: bool) {
+    use super::glance::with_interval;
+    let g = &c.glance;
+    let unit = c.frame.basis.unit();
+    let _ = writeln!(
+        o,
+        "## At a glance
+
+**{}**
+",
+        cell(&g.headline)
+    );
+    if charts {
+        let _ = writeln!(
+            o,
+            "<!--chart:waterfall:0:0-->
+"
+        );
+    }
+    let _ = writeln!(
+        o,
+        "**Where the {unit}'s time went** (the mean {unit}, each part counted once):
+
+         | part | per {unit} | what it is |\n| --- | ---: | --- |\n| A's {unit} | {} | |",
+        msu(g.a_ns.round() as i64)
+    );
+    for b in &g.bars {
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} |",
+            b.name
+                .as_deref()
+                .map_or_else(|| cell(&b.label).into_owned(), escape::markdown_code),
+            with_interval(b.delta_ns, b.ci_ns),
+            match (b.part.as_str(), b.cost) {
+                ("cause", _) => "a cause",
+                ("unprofiled", _) => "a cause (unprofiled or smaller)",
+                (_, false) => "not a cost",
+                _ => "",
+            }
+        );
+    }
+    let _ = writeln!(o, "| B's {unit} | {} | |\n", msu(g.b_ns.round() as i64));
+    if g.findings.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        o,
+        "| # | scope | what | per {unit} | where |\n| ---: | --- | --- | ---: | --- |"
+    );
+    for x in &g.findings {
+        let _ = writeln!(
+            o,
+            "| {} | {} | {}{} | {} | {} |",
+            x.rank,
+            escape::markdown_code(&x.name),
+            cell(&x.badge),
+            if x.cost { "" } else { " ○" },
+            if x.delta_ns == 0.0 && x.ci_ns.is_none() {
+                "–".to_owned()
+            } else {
+                with_interval(x.delta_ns, x.ci_ns)
+            },
+            cell(&x.place)
+        );
+    }
+    let _ = writeln!(
+        o,
+        "\n○ not a cost of the code (restructured, start-up, calls alone). Intervals are at the \
+         level the family of rows allows; the details below say how each was judged.\n"
+    );
+}
+
 fn comparison_md(o: &mut String, c: &ComparisonReport) {
     let unit = c.frame.basis.unit();
     let _ = writeln!(o, "## What changed (B against A)\n");
@@ -1069,10 +1146,16 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                 c.noise.runs.0, c.noise.runs.1
             )
         } else {
-            "Noise model: within one run a side: a change must also exceed how far the row \
-             wanders between fifths of each capture (frames are not independent); record \
-             several runs a side (A1 A2 --vs B1 B2) for the honest noise."
-                .to_owned()
+            format!(
+                "Noise model: within one run a side: a change must also exceed how far the row \
+                 wanders between fifths of each capture (frames are not independent), and how \
+                 far a name varies between two runs of the same code, ±{}; record several runs \
+                 a side (A1 A2 --vs B1 B2), or alternate them with `ab`, for the honest noise.",
+                c.noise
+                    .run_spread
+                    .as_ref()
+                    .map_or(String::new(), run_spread_words)
+            )
         }
     );
     let list = |v: &[String]| {
@@ -1216,6 +1299,25 @@ fn is_wrapper(r: &super::JudgedRow, min_ns: f64) -> bool {
         && !matches!(r.change.kind, Kind::New | Kind::Gone)
 }
 
+/// Which run-to-run spread of a name one run a side was judged with.
+fn run_spread_words(r: &super::RunSpread) -> String {
+    match r.measured_pct {
+        Some(m) if m > r.prior_pct => format!(
+            "{:.1}% (the prior, `--run-spread-pct`: this pair's busy names spread ±{m:.1}%, \
+             more than runs of the same code do here, which is the changes themselves)",
+            r.pct
+        ),
+        Some(m) => format!(
+            "{m:.1}% (this pair's busy names, within the prior ±{:.1}%)",
+            r.prior_pct
+        ),
+        None => format!(
+            "{:.1}% (the prior, `--run-spread-pct`: too few busy names to measure it)",
+            r.pct
+        ),
+    }
+}
+
 /// The drift's line at the top of the comparison: named past the noise
 /// percentage, mentioned otherwise.
 fn drift_md(c: &ComparisonReport) -> String {
@@ -1240,13 +1342,16 @@ fn drift_md(c: &ComparisonReport) -> String {
         (None, true) => format!(
             "**Run-to-run drift**: not estimated: fewer than {} names with at least {} calls \
              and {} µs of own time per call on both sides. Rows are judged B against A as they \
-             are, with the default run-to-run spread of a name (±{:.1}%) and the machine's \
+             are, with the prior run-to-run spread of a name (±{:.1}%) and the machine's \
              possible drift (±{:.1}%) in every interval: a change smaller than those is \
              inconclusive from one run a side.",
             drift::MIN_SCOPES,
             drift::MIN_CALLS,
             drift::MIN_SELF_PER_CALL_NS / 1e3,
-            100.0 * (libm::exp(crate::engine::analyses::effect::DEFAULT_TAU) - 1.0),
+            c.noise.run_spread.as_ref().map_or(
+                100.0 * libm::expm1(crate::engine::analyses::effect::DEFAULT_TAU),
+                |r| r.pct
+            ),
             100.0 * (libm::exp(crate::engine::analyses::effect::DEFAULT_DRIFT_SE) - 1.0),
         ),
         (Some(d), true) if d.named => format!(

@@ -29,6 +29,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 mod comparison;
+pub mod glance;
 mod html;
 mod markdown;
 mod recording;
@@ -227,6 +228,10 @@ pub struct ComparisonReport {
     pub frame: FrameChange,
     /// What to look at first, most costly first (Markdown sentences).
     pub look_first: Vec<String>,
+    /// The comparison at a glance: a headline, where the frame's time went
+    /// (a waterfall that sums to the frame's change) and one line a finding
+    /// (see `report::glance`).
+    pub glance: glance::Glance,
     /// Names in A or B.
     pub total_rows: usize,
     /// Names judged a change (not within noise).
@@ -367,6 +372,21 @@ pub struct NoiseUsed {
     /// far each row's cost varies between one side's runs) or `within-run`
     /// (how far it wanders between fifths of each capture).
     pub model: &'static str,
+    /// With one run a side (`null` otherwise): how far a name's cost per
+    /// call was taken to vary between runs beyond the drift, and whence.
+    pub run_spread: Option<RunSpread>,
+}
+
+/// A name's run-to-run spread with one run a side, `exp(τ) − 1` in percent:
+/// the pair's busy names' spread around the drift (`measured_pct`; `null`
+/// with too few busy names), at most the prior (`prior_pct`,
+/// `--run-spread-pct`). `pct` is the one the comparison judges against (a
+/// table whose own rows agree better measures less, and uses that).
+#[derive(Clone, Debug, Serialize)]
+pub struct RunSpread {
+    pub pct: f64,
+    pub prior_pct: f64,
+    pub measured_pct: Option<f64>,
 }
 
 /// A name's row: both sides' totals, its judgement, and its (name, data)
@@ -545,6 +565,7 @@ impl Report {
                 let (mut c, ((tr_a, section_a), (tr_b, section_b))) =
                     comparison(a.1, decoded, sides, &opts, stack);
                 c.look_first = look_first(&c, &section_b, &opts);
+                c.glance = glance::glance(&c, opts.top);
                 warnings.extend(tr_a.warnings.into_iter().chain(tr_b.warnings));
                 recordings.extend([section_a, section_b]);
                 Some(c)
@@ -574,6 +595,8 @@ impl Report {
 pub struct Findings {
     pub markdown: String,
     pub look_first: Vec<String>,
+    /// A pair's comparison at a glance (`None` for one recording).
+    pub glance: Option<glance::Glance>,
     pub facts: Value,
     /// Wall time to make it (set by the caller, which has a clock on
     /// every target; 0 until then).
@@ -614,9 +637,12 @@ pub fn findings_with(
                 .collect()
         })
         .collect();
+    let mut glance = None;
     if let Some(c) = &report.comparison {
         look_first = c.look_first.clone();
+        glance = Some(c.glance.clone());
         facts = serde_json::json!({
+            "glance": c.glance,
             "noise": c.noise,
             "drift": c.drift,
             "conditions": c.conditions,
@@ -654,6 +680,7 @@ pub fn findings_with(
     Findings {
         markdown,
         look_first,
+        glance,
         facts,
         compute_ms: 0.0,
     }

@@ -149,3 +149,125 @@ pub(super) fn calls_svg(x: &Outlier) -> String {
     );
     o
 }
+
+/// Where the frame's time went: A's mean frame, each part of its change as
+/// a bar up (slower, orange, "▲") or down (faster, blue, "▼") from where the
+/// last ended, its interval as a whisker, the parts that are not a cost
+/// grey and hatched, and B's mean frame. Colour is never the only mark: the
+/// arrows and the hatching say it too.
+pub(super) fn waterfall_svg(g: &super::glance::Glance) -> String {
+    let rows = g.bars.len() + 2;
+    let (label_w, bar_w, row_h) = (300.0, 560.0, 22.0);
+    let w = label_w + bar_w + 160.0;
+    let h = rows as f64 * row_h + 10.0;
+    // The scale: every level the bars reach, and their whiskers.
+    let mut lo = g.a_ns.min(g.b_ns);
+    let mut hi = g.a_ns.max(g.b_ns);
+    let mut level = g.a_ns;
+    for b in &g.bars {
+        let next = level + b.delta_ns;
+        lo = lo.min(level.min(next));
+        hi = hi.max(level.max(next));
+        if let Some([l, u]) = b.ci_ns {
+            lo = lo.min(level + l);
+            hi = hi.max(level + u);
+        }
+        level = next;
+    }
+    // A waterfall reads its parts against the frames: start the axis near
+    // the smaller frame, not at zero, when the change is small beside it.
+    let span = (hi - lo).max(1.0);
+    let lo = (lo - 0.15 * span).max(0.0);
+    let hi = hi + 0.05 * span;
+    let x = |ns: f64| label_w + (ns - lo) / (hi - lo) * bar_w;
+    let mut o = format!(
+        "<svg class=\"chart waterfall\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" \
+         height=\"{h}\" role=\"img\"><title>where the frame's time went: A's mean frame, each \
+         part of the change, B's mean frame</title><defs><pattern id=\"hatch\" width=\"6\" \
+         height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect \
+         width=\"6\" height=\"6\" fill=\"#ddd\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" \
+         stroke=\"#999\" stroke-width=\"2\"/></pattern></defs>"
+    );
+    let row = |o: &mut String,
+               k: usize,
+               label: &str,
+               from: f64,
+               to: f64,
+               style: &str,
+               note: &str,
+               ci: Option<[f64; 2]>| {
+        let y = 5.0 + k as f64 * row_h;
+        let (x0, x1) = (x(from.min(to)), x(from.max(to)));
+        let _ = write!(
+            o,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" font-size=\"12\">{}</text>\
+             <rect x=\"{x0:.2}\" y=\"{:.1}\" width=\"{:.2}\" height=\"{:.1}\" {style}/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\">{}</text>",
+            label_w - 6.0,
+            y + 15.0,
+            escape::html(label),
+            y + 3.0,
+            (x1 - x0).max(1.0),
+            row_h - 6.0,
+            x(from.max(to)).max(x(to)) + 6.0,
+            y + 15.0,
+            escape::html(note),
+        );
+        if let Some([l, u]) = ci {
+            let (xl, xu, ym) = (x(from + l), x(from + u), y + row_h / 2.0);
+            let _ = write!(
+                o,
+                "<line x1=\"{xl:.2}\" x2=\"{xu:.2}\" y1=\"{ym:.1}\" y2=\"{ym:.1}\" stroke=\"#222\"/>\
+                 <line x1=\"{xl:.2}\" x2=\"{xl:.2}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#222\"/>\
+                 <line x1=\"{xu:.2}\" x2=\"{xu:.2}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#222\"/>",
+                ym - 4.0,
+                ym + 4.0,
+                ym - 4.0,
+                ym + 4.0
+            );
+        }
+    };
+    let ms = |ns: f64| format!("{:.3} ms", ns / 1e6);
+    row(
+        &mut o,
+        0,
+        "A's frame (mean)",
+        lo,
+        g.a_ns,
+        "fill=\"#777\"",
+        &ms(g.a_ns),
+        None,
+    );
+    let mut level = g.a_ns;
+    for (k, b) in g.bars.iter().enumerate() {
+        let next = level + b.delta_ns;
+        let up = b.delta_ns > 0.0;
+        let style = if !b.cost {
+            "fill=\"url(#hatch)\" stroke=\"#999\""
+        } else if up {
+            "fill=\"#d9822b\""
+        } else {
+            "fill=\"#4a78b0\""
+        };
+        let note = format!(
+            "{} {:+.3} ms{}",
+            if up { "▲" } else { "▼" },
+            b.delta_ns / 1e6,
+            if b.cost { "" } else { " (not a cost)" }
+        );
+        row(&mut o, k + 1, &b.label, level, next, style, &note, b.ci_ns);
+        level = next;
+    }
+    row(
+        &mut o,
+        rows - 1,
+        "B's frame (mean)",
+        lo,
+        g.b_ns,
+        "fill=\"#777\"",
+        &ms(g.b_ns),
+        None,
+    );
+    o.push_str("</svg>");
+    o
+}

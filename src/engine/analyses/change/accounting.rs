@@ -239,6 +239,9 @@ pub struct Contribution {
     pub kind: Kind,
     /// B − A of its self time per frame on the thread.
     pub self_delta_per_frame_ns: f64,
+    /// Of it, what is beyond the drift (its own time in A times `f − 1`
+    /// taken out): what a changed name adds to the frame's causes.
+    pub beyond_drift_ns: f64,
     /// When changed gaps in it (not waits) make up at least half of its
     /// own-time change: what it is ("unprofiled: the new gap between
     /// `sim::step` and `draw::batch` (+1.50 ms per frame)"), not a change
@@ -653,6 +656,7 @@ pub fn frame_change(
     let min_ns = (noise.ms * 1e6).max(f64::MIN_POSITIVE);
     let factor = noise.drift_factor();
     let mut profiled = 0.0;
+    let own_a = |n: &str| sa.get(n).copied().unwrap_or(0) as f64 / fa;
     let mut contributions: Vec<Contribution> = all_names
         .into_iter()
         .filter_map(|n| {
@@ -663,6 +667,7 @@ pub fn frame_change(
                 name: n.to_owned(),
                 kind: kind_of.get(n).copied().unwrap_or_default(),
                 self_delta_per_frame_ns: d,
+                beyond_drift_ns: d - own_a(n) * (factor - 1.0),
                 gap: None,
             })
         })
@@ -670,11 +675,10 @@ pub fn frame_change(
     largest_first(&mut contributions, |c| (c.self_delta_per_frame_ns, &c.name));
     // Explained by every name judged a change, not only the listed ones:
     // --top limits what is printed, never what is explained.
-    let own_a = |n: &str| sa.get(n).copied().unwrap_or(0) as f64 / fa;
     let explained: f64 = contributions
         .iter()
         .filter(|c| c.kind.is_change())
-        .map(|c| c.self_delta_per_frame_ns - own_a(&c.name) * (factor - 1.0))
+        .map(|c| c.beyond_drift_ns)
         .sum();
     let total_contributions = contributions.len();
     contributions.truncate(top);

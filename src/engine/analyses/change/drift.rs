@@ -268,8 +268,11 @@ mod tests {
         let d = estimate(rows.iter().copied(), 5.0, 0.01).unwrap();
         assert!(d.spread_pct > 100.0 && d.stderr_pct > 50.0, "{d:?}");
         assert_eq!(d.moved_together, 1);
+        // Names that moved apart are the pair's changes: with one run a side
+        // they never widen a name's spread past the prior.
         let noise = super::super::judge::Noise::default().with_drift(Some(&d));
-        assert_eq!(noise.tau, d.tau);
+        assert!(d.tau > super::super::effect::DEFAULT_TAU);
+        assert_eq!(noise.tau, super::super::effect::DEFAULT_TAU);
         // 20% slower together: a drift, named, its error small.
         let rows: Vec<(&str, Side, Side)> = names
             .iter()
@@ -279,5 +282,7 @@ mod tests {
         assert!(d.named && d.tau == 0.0, "{d:?}");
         let noise = super::super::judge::Noise::default().with_drift(Some(&d));
         assert!((noise.drift_factor() - 1.2).abs() < 1e-3);
+        // Names that agree better than the prior: their own spread.
+        assert_eq!(noise.tau, 0.0);
     }
 }

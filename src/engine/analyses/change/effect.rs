@@ -773,7 +773,7 @@ fn round_ns(x: f64) -> f64 {
 
 /// To 4 significant digits: `ln`/`exp` may differ in their last bit between
 /// platforms; the rounded value does not.
-pub(super) fn four_digits(x: f64) -> f64 {
+pub fn four_digits(x: f64) -> f64 {
     format!("{x:.3e}").parse().unwrap_or(x)
 }
 

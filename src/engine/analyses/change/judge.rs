@@ -121,6 +121,17 @@ impl Noise {
         }
     }
 
+    /// A name's own run-to-run spread `τ` (log) with one run a side: the
+    /// pair's busy names' spread around the drift, at most the prior
+    /// (`self.tau`: [`effect::DEFAULT_TAU`] or `--run-spread-pct`, what
+    /// runs of the same code vary on this kind of machine). The pair's own
+    /// changes can only widen its names' spread, so they never raise `τ`
+    /// past the prior and hide themselves; a pair quieter than the prior
+    /// (names that agree) is judged at its own spread.
+    pub fn one_run_tau(&self, drift: Option<&super::drift::Drift>) -> f64 {
+        drift.map_or(self.tau, |d| d.tau.min(self.tau))
+    }
+
     /// These thresholds judging against `drift` (an estimate, with its
     /// error and the names' spread; or none: no factor, and the default
     /// spread and error), unless drift is off (no factor, no drift error).
@@ -129,18 +140,17 @@ impl Noise {
         match (self.drift, drift) {
             (DriftMode::Off, _) => Self {
                 drift_se: 0.0,
-                tau: drift.map_or(t.tau, |d| d.tau),
+                tau: self.one_run_tau(drift),
                 ..self
             },
             (_, Some(d)) => Self {
                 drift: DriftMode::Factor(d.factor),
-                tau: d.tau,
+                tau: self.one_run_tau(drift),
                 drift_se: d.se,
                 ..self
             },
             (_, None) => Self {
                 drift: DriftMode::Factor(1.0),
-                tau: t.tau,
                 drift_se: t.drift_se,
                 ..self
             },

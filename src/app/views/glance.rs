@@ -1,0 +1,255 @@
+//! A pair's findings at a glance, at the top of the Findings page: the
+//! headline, where the frame's time went as a waterfall, and one line a
+//! finding. Everything is drawn from the engine's
+//! [`Glance`](crate::engine::report::glance::Glance) (the vectors
+//! `puffinLens.ui()` returns as `glance`), made once with the findings:
+//! drawing is O(bars + lines).
+//!
+//! Colour is never the only mark: a slower part carries "▲", a faster one
+//! "▼", and a part that is not a cost of the code is grey with "○ not a
+//! cost".
+
+use crate::engine::report::glance::{Bar, Glance, with_interval};
+use egui::{Align, Color32, Layout, RichText, Sense, Stroke, pos2, vec2};
+
+const UP: Color32 = Color32::from_rgb(0xd9, 0x82, 0x2b);
+const DOWN: Color32 = Color32::from_rgb(0x4a, 0x78, 0xb0);
+const GREY: Color32 = Color32::from_gray(150);
+const FRAME: Color32 = Color32::from_gray(110);
+const ROW_H: f32 = 20.0;
+
+/// The bar's colour and its mark in words.
+fn look(b: &Bar) -> (Color32, &'static str) {
+    match (b.cost, b.delta_ns > 0.0) {
+        (false, _) => (GREY, "○"),
+        (true, true) => (UP, "▲"),
+        (true, false) => (DOWN, "▼"),
+    }
+}
+
+/// Draws the glance; a clicked scope's evidence goes to `clicked` (`link`
+/// makes its location hash).
+pub fn ui(
+    ui: &mut egui::Ui,
+    g: &Glance,
+    link: &dyn Fn(&str) -> String,
+    clicked: &mut Option<String>,
+) {
+    ui.label(RichText::new(&g.headline).size(18.0).strong());
+    ui.add_space(6.0);
+    waterfall_ui(ui, g, link, clicked);
+    ui.add_space(8.0);
+    if !g.findings.is_empty() {
+        findings_ui(ui, g, link, clicked);
+    }
+}
+
+/// Where the frame's time went: A's mean frame, each part from where the
+/// last ended, its interval as a whisker, B's mean frame.
+fn waterfall_ui(
+    ui: &mut egui::Ui,
+    g: &Glance,
+    link: &dyn Fn(&str) -> String,
+    clicked: &mut Option<String>,
+) {
+    ui.label(RichText::new("Where the frame's time went").strong());
+    let width = ui.available_width().min(1000.0);
+    let label_w = (width * 0.3).clamp(120.0, 300.0);
+    let value_w = 230.0;
+    let bar_w = (width - label_w - value_w).max(80.0);
+    // The scale: every level the bars reach, whiskers included.
+    let (mut lo, mut hi, mut level) = (g.a_ns.min(g.b_ns), g.a_ns.max(g.b_ns), g.a_ns);
+    for b in &g.bars {
+        let next = level + b.delta_ns;
+        lo = lo.min(level.min(next));
+        hi = hi.max(level.max(next));
+        if let Some([l, u]) = b.ci_ns {
+            lo = lo.min(level + l);
+            hi = hi.max(level + u);
+        }
+        level = next;
+    }
+    let span = (hi - lo).max(1.0);
+    let (lo, hi) = ((lo - 0.15 * span).max(0.0), hi + 0.05 * span);
+    let row = |ui: &mut egui::Ui,
+               label: &str,
+               name: Option<&str>,
+               (from, to): (f64, f64),
+               colour: Color32,
+               ci: Option<[f64; 2]>,
+               value: String,
+               clicked: &mut Option<String>| {
+        ui.horizontal(|ui| {
+            ui.allocate_ui_with_layout(
+                vec2(label_w, ROW_H),
+                Layout::right_to_left(Align::Center),
+                |ui| match name {
+                    Some(n) => {
+                        if ui
+                            .link(RichText::new(label).code())
+                            .on_hover_text("Show its evidence")
+                            .clicked()
+                        {
+                            *clicked = Some(link(n));
+                        }
+                    }
+                    None => {
+                        ui.label(label);
+                    }
+                },
+            );
+            let (rect, _) = ui.allocate_exact_size(vec2(bar_w, ROW_H), Sense::hover());
+            let x = |ns: f64| rect.left() + ((ns - lo) / (hi - lo)) as f32 * rect.width();
+            let (x0, x1) = (x(from.min(to)), x(from.max(to)).max(x(from.min(to)) + 1.0));
+            let bar = egui::Rect::from_x_y_ranges(x0..=x1, rect.top() + 3.0..=rect.bottom() - 3.0);
+            let p = ui.painter();
+            p.rect_filled(bar, 2.0, colour);
+            if colour == GREY {
+                // Hatched: not a cost, whatever the colours show.
+                let mut hx = bar.left() - bar.height();
+                while hx < bar.right() {
+                    let (a, b) = (pos2(hx, bar.bottom()), pos2(hx + bar.height(), bar.top()));
+                    p.with_clip_rect(bar)
+                        .line_segment([a, b], Stroke::new(1.0, Color32::from_gray(90)));
+                    hx += 6.0;
+                }
+            }
+            if let Some([l, u]) = ci {
+                let (xl, xu, y) = (x(from + l), x(from + u), rect.center().y);
+                let s = Stroke::new(1.0, ui.visuals().text_color());
+                p.line_segment([pos2(xl, y), pos2(xu, y)], s);
+                p.line_segment([pos2(xl, y - 4.0), pos2(xl, y + 4.0)], s);
+                p.line_segment([pos2(xu, y - 4.0), pos2(xu, y + 4.0)], s);
+            }
+            ui.label(RichText::new(value).monospace());
+        });
+    };
+    let ms = |ns: f64| format!("{:.3} ms", ns / 1e6);
+    row(
+        ui,
+        "A's frame (mean)",
+        None,
+        (lo, g.a_ns),
+        FRAME,
+        None,
+        ms(g.a_ns),
+        clicked,
+    );
+    let mut level = g.a_ns;
+    for b in &g.bars {
+        let (colour, mark) = look(b);
+        let value = format!(
+            "{mark} {}{}",
+            with_interval(b.delta_ns, b.ci_ns),
+            if b.cost { "" } else { " not a cost" }
+        );
+        row(
+            ui,
+            &b.label,
+            b.name.as_deref(),
+            (level, level + b.delta_ns),
+            colour,
+            b.ci_ns,
+            value,
+            clicked,
+        );
+        level += b.delta_ns;
+    }
+    row(
+        ui,
+        "B's frame (mean)",
+        None,
+        (lo, g.b_ns),
+        FRAME,
+        None,
+        ms(g.b_ns),
+        clicked,
+    );
+}
+
+/// One line a finding: rank, scope, kind, change per frame with its
+/// interval drawn against the band, where. The sentence behind it on hover.
+fn findings_ui(
+    ui: &mut egui::Ui,
+    g: &Glance,
+    link: &dyn Fn(&str) -> String,
+    clicked: &mut Option<String>,
+) {
+    egui::Grid::new("glance-findings")
+        .striped(true)
+        .num_columns(6)
+        .spacing(vec2(10.0, 4.0))
+        .show(ui, |ui| {
+            for h in [
+                "#",
+                "scope",
+                "what",
+                "per frame",
+                "against the noise",
+                "where",
+            ] {
+                ui.label(RichText::new(h).strong());
+            }
+            ui.end_row();
+            for x in &g.findings {
+                ui.label(x.rank.to_string());
+                if ui
+                    .link(RichText::new(&x.name).code())
+                    .on_hover_text(&x.details)
+                    .clicked()
+                {
+                    *clicked = Some(link(&x.name));
+                }
+                let (fill, mark) = match (x.cost, x.delta_ns > 0.0) {
+                    (false, _) => (GREY, "○ "),
+                    (true, true) => (UP, "▲ "),
+                    (true, false) => (DOWN, "▼ "),
+                };
+                egui::Frame::new()
+                    .fill(fill.gamma_multiply(0.35))
+                    .corner_radius(3.0)
+                    .inner_margin(vec2(4.0, 1.0))
+                    .show(ui, |ui| {
+                        ui.label(format!("{mark}{}", x.badge));
+                    })
+                    .response
+                    .on_hover_text(&x.details);
+                ui.label(
+                    RichText::new(if x.ci_ns.is_none() && x.delta_ns == 0.0 {
+                        "–".to_owned()
+                    } else {
+                        with_interval(x.delta_ns, x.ci_ns)
+                    })
+                    .monospace(),
+                );
+                interval_ui(ui, x.delta_ns, x.ci_ns, x.band_ns);
+                ui.label(&x.place);
+                ui.end_row();
+            }
+        });
+}
+
+/// A change's interval against the noise band around zero: the band grey,
+/// the interval a line with the estimate a dot.
+fn interval_ui(ui: &mut egui::Ui, delta_ns: f64, ci: Option<[f64; 2]>, band: Option<f64>) {
+    let (rect, _) = ui.allocate_exact_size(vec2(140.0, 14.0), Sense::hover());
+    let (Some([l, u]), Some(band)) = (ci, band) else {
+        return;
+    };
+    let reach = l.abs().max(u.abs()).max(band).max(1.0) * 1.1;
+    let x = |ns: f64| rect.center().x + (ns / reach) as f32 * rect.width() / 2.0;
+    let p = ui.painter();
+    p.rect_filled(
+        egui::Rect::from_x_y_ranges(x(-band)..=x(band), rect.y_range()),
+        0.0,
+        Color32::from_gray(200).gamma_multiply(0.6),
+    );
+    let y = rect.center().y;
+    let s = Stroke::new(2.0, ui.visuals().text_color());
+    p.line_segment([pos2(x(l), y), pos2(x(u), y)], s);
+    p.circle_filled(pos2(x(delta_ns), y), 3.0, ui.visuals().text_color());
+    p.line_segment(
+        [pos2(x(0.0), rect.top()), pos2(x(0.0), rect.bottom())],
+        Stroke::new(1.0, FRAME),
+    );
+}

@@ -1,0 +1,355 @@
+//! The comparison at a glance: one headline, where the frame's time went as
+//! a waterfall, and one line a finding. Read from the comparison's own
+//! accounting ([`crate::engine::analyses::accounting::FrameChange`]) and
+//! rows, nothing recomputed: the bars sum to the frame's change exactly, as
+//! its parts do. The Markdown, the HTML report (an SVG waterfall) and the
+//! app's findings page draw these vectors.
+
+use super::ComparisonReport;
+use crate::engine::analyses::effect::Verdict;
+use crate::engine::analyses::judge::Kind;
+use serde::{Deserialize, Serialize};
+
+/// The comparison in one sentence, a waterfall and one line a finding.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Glance {
+    /// "B's frame is 3.912 ms (27%) slower [+3.5, +4.4]: 3 causes; the gate
+    /// fails." Plain text (names in backticks).
+    pub headline: String,
+    /// A's mean frame, the parts of its change in order, B's mean frame:
+    /// `a_ns` plus every bar's `delta_ns` is `b_ns`.
+    pub a_ns: f64,
+    pub b_ns: f64,
+    pub bars: Vec<Bar>,
+    /// The findings, costliest first (at most the report's --top).
+    pub findings: Vec<Finding>,
+}
+
+/// One part of the frame's change.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Bar {
+    /// What it is: a scope's name, "2 more causes", "unprofiled time",
+    /// "the machine (drift)", "restructured", "not accounted for".
+    pub label: String,
+    /// `cause`, `unprofiled`, `drift`, `restructured` or `unaccounted`.
+    pub part: String,
+    /// A cost of the code (false: restructured, the machine, or what no
+    /// part accounts for; drawn apart and grey).
+    pub cost: bool,
+    /// Its change of the mean frame, beyond the drift for a cause.
+    pub delta_ns: f64,
+    /// Its interval, where one is known: a cause whose row is its own time
+    /// (a leaf); `null` otherwise.
+    pub ci_ns: Option<[f64; 2]>,
+    /// The scope it links to (`null` for the sums).
+    pub name: Option<String>,
+}
+
+/// One finding, in one line.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Finding {
+    pub rank: usize,
+    /// The scope (or the place, for unprofiled time).
+    pub name: String,
+    /// The kind in a few words: "slower per call", "runs more often",
+    /// "new", "spike", "grows through B", "restructured", "start-up".
+    pub badge: String,
+    /// Its change per frame, its interval and the band it was judged
+    /// against (`ci_ns` and `band_ns` absent where none was judged).
+    pub delta_ns: f64,
+    pub ci_ns: Option<[f64; 2]>,
+    pub band_ns: Option<f64>,
+    /// Where: the call site, the thread or the data ("" when nothing more
+    /// than the name).
+    pub place: String,
+    /// A cost of the code (false: restructured, start-up, calls alone).
+    pub cost: bool,
+    /// The sentence behind it (Markdown), for the details.
+    pub details: String,
+}
+
+/// A kind in the fewest words a badge holds.
+pub fn badge(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Unchanged => "unchanged",
+        Kind::Inconclusive => "not told apart",
+        Kind::Slower => "slower per call",
+        Kind::Faster => "faster per call",
+        Kind::MoreOften => "runs more often",
+        Kind::LessOften => "runs less often",
+        Kind::SlowerMoreOften => "slower, more often",
+        Kind::SlowerLessOften => "slower, less often",
+        Kind::FasterMoreOften => "faster, more often",
+        Kind::FasterLessOften => "faster, less often",
+        Kind::Costlier => "costs more per frame",
+        Kind::Cheaper => "costs less per frame",
+        Kind::Spike => "one spike",
+        Kind::New => "new",
+        Kind::Gone => "gone",
+    }
+}
+
+/// `+1.234` (ms, signed, three decimals; "0.000" under half a nanosecond).
+fn ms(ns: f64) -> String {
+    let ns = if ns.abs() < 0.5 { 0.0 } else { ns };
+    format!("{:+.3}", ns / 1e6)
+}
+
+/// `+1.234 ms [+1.100, +1.400]`: one notation everywhere.
+pub fn with_interval(delta_ns: f64, ci_ns: Option<[f64; 2]>) -> String {
+    match ci_ns {
+        Some([lo, hi]) => format!("{} ms [{}, {}]", ms(delta_ns), ms(lo), ms(hi)),
+        None => format!("{} ms", ms(delta_ns)),
+    }
+}
+
+/// The glance of a comparison whose accounting, rows and gate are final.
+pub fn glance(c: &ComparisonReport, top: usize) -> Glance {
+    let f = &c.frame;
+    let min_ns = (c.noise.ms * 1e6).max(0.5);
+    let row = |name: &str| c.rows.iter().find(|r| r.name == name);
+    let mut bars: Vec<Bar> = Vec::new();
+    // The causes the accounting counted (names judged a change), each
+    // beyond the drift; what the list leaves out, summed.
+    let mut listed = 0.0;
+    for x in f.contributions.iter().filter(|x| x.kind.is_change()) {
+        if x.beyond_drift_ns.abs() < min_ns {
+            continue;
+        }
+        listed += x.beyond_drift_ns;
+        // The row's interval is of its whole time: a whisker only where
+        // that is its own time (within a tenth).
+        let ci_ns = row(&x.name).and_then(|r| {
+            let e = &r.change.effect;
+            let beyond = e.delta_ns;
+            ((beyond - x.beyond_drift_ns).abs() <= 0.1 * x.beyond_drift_ns.abs()).then(|| {
+                [
+                    e.ci_ns[0] - beyond + x.beyond_drift_ns,
+                    e.ci_ns[1] - beyond + x.beyond_drift_ns,
+                ]
+            })
+        });
+        bars.push(Bar {
+            label: x.name.clone(),
+            part: "cause".to_owned(),
+            cost: true,
+            delta_ns: x.beyond_drift_ns,
+            ci_ns,
+            name: Some(x.name.clone()),
+        });
+    }
+    let rest = f.explained_ns - listed;
+    if rest.abs() >= min_ns {
+        bars.push(Bar {
+            label: "unprofiled time and smaller causes".to_owned(),
+            part: "unprofiled".to_owned(),
+            cost: true,
+            delta_ns: rest,
+            ci_ns: None,
+            name: None,
+        });
+    }
+    // The parts that are not the code's cost, in the accounting's order;
+    // the last, what no part accounts for, closes the waterfall on B (with
+    // any part under the noise milliseconds that drew no bar).
+    for p in f
+        .parts
+        .iter()
+        .filter(|p| matches!(p.part, "drift" | "restructured"))
+    {
+        if p.delta_ns.abs() < min_ns {
+            continue;
+        }
+        bars.push(Bar {
+            label: if p.part == "drift" {
+                "the machine (run-to-run drift)"
+            } else {
+                "restructured (no cost)"
+            }
+            .to_owned(),
+            part: p.part.to_owned(),
+            cost: false,
+            delta_ns: p.delta_ns,
+            ci_ns: None,
+            name: None,
+        });
+    }
+    let left = f.delta_mean_ns - bars.iter().map(|b| b.delta_ns).sum::<f64>();
+    if left.abs() >= 0.5 {
+        bars.push(Bar {
+            label: "not accounted for (noise)".to_owned(),
+            part: "unaccounted".to_owned(),
+            cost: false,
+            delta_ns: left,
+            ci_ns: None,
+            name: None,
+        });
+    }
+    let findings = findings(c, top);
+    Glance {
+        headline: headline(c, bars.iter().filter(|b| b.cost).count()),
+        a_ns: f.mean_a_ns,
+        b_ns: f.mean_b_ns,
+        bars,
+        findings,
+    }
+}
+
+/// The headline: the frame's change with its interval, the causes, the gate.
+fn headline(c: &ComparisonReport, causes: usize) -> String {
+    let f = &c.frame;
+    let unit = f.basis.unit();
+    let e = &f.effect;
+    let pct = if f.mean_a_ns > 0.0 {
+        100.0 * f.delta_mean_ns / f.mean_a_ns
+    } else {
+        0.0
+    };
+    let interval = format!("[{}, {}] ms", ms(e.ci_ns[0]), ms(e.ci_ns[1]));
+    let frame = match e.verdict {
+        Verdict::Changed => format!(
+            "B's {unit} is {:.3} ms ({:.0}%) {} {interval}",
+            f.delta_mean_ns.abs() / 1e6,
+            pct.abs(),
+            if f.delta_mean_ns > 0.0 {
+                "slower"
+            } else {
+                "faster"
+            },
+        ),
+        Verdict::Unchanged => format!(
+            "B's {unit} is unchanged: {} ms {interval}, within ±{:.3} ms",
+            ms(f.delta_mean_ns),
+            e.band_ns / 1e6
+        ),
+        Verdict::Inconclusive => format!(
+            "B's {unit}: {} ms {interval}, not told apart from noise (±{:.3} ms)",
+            ms(f.delta_mean_ns),
+            e.band_ns / 1e6
+        ),
+    };
+    let causes = match causes {
+        0 => "no cause in the code".to_owned(),
+        1 => "1 cause".to_owned(),
+        n => format!("{n} causes"),
+    };
+    let gate = match &c.gate {
+        None => String::new(),
+        Some(g) if !g.tripped.is_empty() || !g.tripped_gaps.is_empty() || g.drift_tripped => {
+            "; the gate fails".to_owned()
+        }
+        Some(g) if !g.inconclusive.is_empty() => "; the gate is undecided".to_owned(),
+        Some(_) => "; the gate passes".to_owned(),
+    };
+    format!("{frame}: {causes}{gate}.")
+}
+
+/// One line a finding: the changed rows (the gate's causes among them),
+/// then calls that changed alone, restructured places and start-up.
+fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
+    let mut out: Vec<Finding> = Vec::new();
+    for r in c.rows.iter().filter(|r| r.change.kind.is_change()) {
+        let e = &r.change.effect;
+        let mut badge = badge(r.change.kind).to_owned();
+        if r.gap.is_some() {
+            badge = "a longer wait or gap".to_owned();
+        }
+        if let Some(t) = &r.over_time {
+            let shape = match (&t.a, &t.b) {
+                (_, crate::engine::analyses::shape::Shape::Trend { slope_ns, .. })
+                    if *slope_ns > 0.0 =>
+                {
+                    Some("grows through B")
+                }
+                (_, crate::engine::analyses::shape::Shape::Periodic { .. }) => {
+                    Some("periodic in B")
+                }
+                (_, crate::engine::analyses::shape::Shape::Step { .. }) => Some("steps in B"),
+                _ => None,
+            };
+            if let Some(s) = shape {
+                badge = format!("{badge}, {s}");
+            }
+        }
+        let place = r.place_words.clone().unwrap_or_else(|| {
+            r.parallel
+                .as_ref()
+                .and_then(|p| p.critical_thread.clone())
+                .map_or(String::new(), |t| format!("on {t}"))
+        });
+        out.push(Finding {
+            rank: 0,
+            name: r.name.clone(),
+            badge,
+            delta_ns: e.delta_ns,
+            ci_ns: Some(e.ci_ns),
+            band_ns: Some(e.band_ns),
+            place,
+            cost: r.change.kind != Kind::Spike,
+            details: r
+                .gap
+                .clone()
+                .unwrap_or_else(|| super::text::describe_per(&r.change, c.basis)),
+        });
+    }
+    for x in &c.calls_changed {
+        out.push(Finding {
+            rank: 0,
+            name: x.name.clone(),
+            badge: format!("{} (calls alone)", badge(x.calls)),
+            delta_ns: 0.0,
+            ci_ns: None,
+            band_ns: None,
+            place: format!(
+                "{:.2} → {:.2} calls a frame",
+                x.calls_per_frame_a, x.calls_per_frame_b
+            ),
+            cost: false,
+            details: x.words.clone(),
+        });
+    }
+    for p in c.places.iter().filter(|p| p.restructured) {
+        out.push(Finding {
+            rank: 0,
+            name: p.parent.clone(),
+            badge: "restructured (no cost)".to_owned(),
+            delta_ns: p.change.effect.delta_ns,
+            ci_ns: Some(p.change.effect.ci_ns),
+            band_ns: Some(p.change.effect.band_ns),
+            place: format!("on {}", p.thread),
+            cost: false,
+            details: p.words.clone(),
+        });
+    }
+    for (side, t) in [("A", &c.transients.0), ("B", &c.transients.1)] {
+        if let Some(w) = t.words() {
+            out.push(Finding {
+                rank: 0,
+                name: t
+                    .leading
+                    .names
+                    .first()
+                    .map_or_else(|| format!("{side}'s start-up"), |n| n.name.clone()),
+                badge: format!("start-up in {side} only (left out)"),
+                delta_ns: 0.0,
+                ci_ns: None,
+                band_ns: None,
+                place: format!("{} frames", t.leading.frames + t.trailing.frames),
+                cost: false,
+                details: w,
+            });
+        }
+    }
+    // Costs first, largest first; then the rest in the order above.
+    out.sort_by(|x, y| {
+        y.cost
+            .cmp(&x.cost)
+            .then_with(|| y.delta_ns.abs().total_cmp(&x.delta_ns.abs()))
+            .then_with(|| x.name.cmp(&y.name))
+    });
+    out.truncate(top);
+    for (k, x) in out.iter_mut().enumerate() {
+        x.rank = k + 1;
+    }
+    out
+}
