@@ -168,8 +168,9 @@ fn check_markdown(md: &str) -> String {
             Event::Start(Tag::Heading { .. }) => heading = Some(String::new()),
             Event::End(TagEnd::Heading(_)) => {
                 let h = heading.take().unwrap_or_default();
-                const OURS: [&str; 16] = [
+                const OURS: [&str; 17] = [
                     "puffin-lens report",
+                    "At a glance",
                     "Over time",
                     "Look at first",
                     "Judged changes",

@@ -1100,6 +1100,8 @@ fn overview(full: &Value, top: usize, call: &Value) -> Value {
             }
         }
         let comparison = json!({
+            "headline": c["glance"]["headline"],
+            "glance": c["glance"],
             "warnings": c["warnings"],
             "drift": c["drift"],
             "conditions": c["conditions"],

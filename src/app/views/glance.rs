@@ -193,7 +193,9 @@ fn findings_ui(
             ui.end_row();
             for x in &g.findings {
                 ui.label(x.rank.to_string());
-                if ui
+                if x.name.is_empty() {
+                    ui.label("–").on_hover_text(&x.details);
+                } else if ui
                     .link(RichText::new(&x.name).code())
                     .on_hover_text(&x.details)
                     .clicked()

@@ -49,7 +49,7 @@ pub struct Bar {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Finding {
     pub rank: usize,
-    /// The scope (or the place, for unprofiled time).
+    /// The scope ("" for a start-up with no name of its own).
     pub name: String,
     /// The kind in a few words: "slower per call", "runs more often",
     /// "new", "spike", "grows through B", "restructured", "start-up".
@@ -228,7 +228,19 @@ fn headline(c: &ComparisonReport, causes: usize) -> String {
             e.band_ns / 1e6
         ),
     };
+    // Names whose change the frame carries but that were not told apart
+    // from noise: the honest answer is to record more, not "nothing".
+    let untold = f
+        .contributions
+        .iter()
+        .filter(|x| x.kind == Kind::Inconclusive && x.self_delta_per_frame_ns.abs() >= e.band_ns)
+        .count();
     let causes = match causes {
+        0 if untold > 0 => format!(
+            "no cause told apart from noise ({untold} name{} moved as much as the band; \
+             several runs a side, or puffin-lens ab, would tell)",
+            if untold == 1 { "" } else { "s" }
+        ),
         0 => "no cause in the code".to_owned(),
         1 => "1 cause".to_owned(),
         n => format!("{n} causes"),
@@ -325,11 +337,12 @@ fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
         if let Some(w) = t.words() {
             out.push(Finding {
                 rank: 0,
+                // Its first name only there, or none (not a scope).
                 name: t
                     .leading
                     .names
                     .first()
-                    .map_or_else(|| format!("{side}'s start-up"), |n| n.name.clone()),
+                    .map_or_else(String::new, |n| n.name.clone()),
                 badge: format!("start-up in {side} only (left out)"),
                 delta_ns: 0.0,
                 ci_ns: None,
@@ -337,6 +350,29 @@ fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
                 place: format!("{} frames", t.leading.frames + t.trailing.frames),
                 cost: false,
                 details: w,
+            });
+        }
+    }
+    // What moved as much as the band but was not told apart from noise.
+    for x in c
+        .frame
+        .contributions
+        .iter()
+        .filter(|x| x.kind == Kind::Inconclusive)
+    {
+        if x.self_delta_per_frame_ns.abs() >= c.frame.effect.band_ns {
+            out.push(Finding {
+                rank: 0,
+                name: x.name.clone(),
+                badge: "not told apart from noise".to_owned(),
+                delta_ns: x.self_delta_per_frame_ns,
+                ci_ns: None,
+                band_ns: None,
+                place: format!("own time on {}", c.frame.thread),
+                cost: false,
+                details: "its interval straddles the band's edge: record more frames or several \
+                          runs a side (`ab`)"
+                    .to_owned(),
             });
         }
     }

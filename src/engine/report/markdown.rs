@@ -83,7 +83,7 @@ fn heading(r: &RecordingReport) -> String {
 fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
     let s = &r.summary;
     let h = heading(r);
-    let _ = writeln!(o, "## {h}Summary\n");
+    let _ = writeln!(o, "## {h}Summary\n\n**{}**\n", r.headline);
     let _ = writeln!(
         o,
         "{} frames, {} threads, {} scopes over {}; format {} ({}){}.\n",
@@ -726,25 +726,13 @@ fn glance_md(o: &mut String, c: &ComparisonReport, charts: bool) {
     use super::glance::with_interval;
     let g = &c.glance;
     let unit = c.frame.basis.unit();
-    let _ = writeln!(
-        o,
-        "## At a glance
-
-**{}**
-",
-        cell(&g.headline)
-    );
+    let _ = writeln!(o, "## At a glance\n\n**{}**\n", cell(&g.headline));
     if charts {
-        let _ = writeln!(
-            o,
-            "<!--chart:waterfall:0:0-->
-"
-        );
+        let _ = writeln!(o, "<!--chart:waterfall:0:0-->\n");
     }
     let _ = writeln!(
         o,
-        "**Where the {unit}'s time went** (the mean {unit}, each part counted once):
-
+        "**Where the {unit}'s time went** (the mean {unit}, each part counted once):\n\n\
          | part | per {unit} | what it is |\n| --- | ---: | --- |\n| A's {unit} | {} | |",
         msu(g.a_ns.round() as i64)
     );
@@ -777,7 +765,11 @@ fn glance_md(o: &mut String, c: &ComparisonReport, charts: bool) {
             o,
             "| {} | {} | {}{} | {} | {} |",
             x.rank,
-            escape::markdown_code(&x.name),
+            if x.name.is_empty() {
+                "–".to_owned()
+            } else {
+                escape::markdown_code(&x.name)
+            },
             cell(&x.badge),
             if x.cost { "" } else { " ○" },
             if x.delta_ns == 0.0 && x.ci_ns.is_none() {

@@ -25,6 +25,7 @@ use crate::engine::Decoded;
 use crate::engine::api::{self, Answer, Request, Summary};
 use comparison::{comparison, look_first};
 use recording::recording;
+pub use recording::recording_headline;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -78,6 +79,9 @@ pub struct Report {
 /// One recording's sections.
 #[derive(Clone, Debug, Serialize)]
 pub struct RecordingReport {
+    /// The recording in one sentence: its frames and median, the slowest
+    /// frame, the name with the most own time (see [`recording_headline`]).
+    pub headline: String,
     /// `A` or `B` (empty with one recording).
     pub label: String,
     /// The recording's start: this recording's `*_rel_ms` count from it

@@ -20,8 +20,10 @@ use crate::engine::analyses::tail::{NamedTail, tails_by_name};
 use crate::engine::analyses::tree::MergedTree;
 use crate::engine::api::{self, Answer};
 use crate::engine::model::{ScopeIdx, StrId, Trace};
+use crate::engine::write::escape;
 use rustc_hash::FxHashMap;
 use serde_json::{Value, json};
+use std::fmt::Write as _;
 
 pub(super) fn recording(
     label: &str,
@@ -154,7 +156,8 @@ pub(super) fn recording(
             }
         })
         .collect();
-    RecordingReport {
+    let mut r = RecordingReport {
+        headline: String::new(),
         label: label.to_owned(),
         recording_start_ns: summary.recording_start_ns,
         summary,
@@ -203,7 +206,60 @@ pub(super) fn recording(
             .and_then(coverage::absent_note),
         over_time,
         frame_shape,
+    };
+    r.headline = recording_headline(&r);
+    r
+}
+
+/// One recording in a sentence: "300 frames, median 16.201 ms; the slowest
+/// 35.600 ms (frame 20, 2.2x the median); the most own time: `render` 8.120
+/// ms a frame." (names in backticks; per second when unframed).
+pub fn recording_headline(r: &RecordingReport) -> String {
+    let s = &r.summary;
+    let ms = |ns: f64| format!("{:.3} ms", ns / 1e6);
+    let top = r
+        .totals
+        .iter()
+        .max_by(|x, y| x.self_ns.cmp(&y.self_ns).then_with(|| y.name.cmp(&x.name)));
+    let (per, units) = match &r.unframed {
+        Some(_) => ("a second", (s.span_ns as f64 / 1e9).max(1e-9)),
+        None => ("a frame", (s.frames as f64).max(1.0)),
+    };
+    let mut out = match &r.unframed {
+        Some(_) => format!(
+            "{} scopes over {}, no frames",
+            s.scopes,
+            ms(s.span_ns as f64)
+        ),
+        None => {
+            let mut o = format!(
+                "{} frames, median {}",
+                s.frames,
+                ms(r.median_frame_ns as f64)
+            );
+            if let Some(f) = r.slowest_frames.get(0) {
+                let d = f["duration_ns"].as_i64().unwrap_or(0);
+                let _ = write!(
+                    o,
+                    "; the slowest {} (frame {}, {:.1}x the median)",
+                    ms(d as f64),
+                    f["frame_index"].as_u64().unwrap_or(0),
+                    d as f64 / r.median_frame_ns.max(1) as f64
+                );
+            }
+            o
+        }
+    };
+    if let Some(t) = top {
+        let _ = write!(
+            out,
+            "; the most own time: {} {} {per}",
+            escape::markdown_code(&t.name),
+            ms(t.self_ns as f64 / units)
+        );
     }
+    out.push('.');
+    out
 }
 
 /// Names classed over time: the heaviest this many (by total).

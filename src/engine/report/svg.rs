@@ -153,7 +153,7 @@ pub(super) fn calls_svg(x: &Outlier) -> String {
 /// Where the frame's time went: A's mean frame, each part of its change as
 /// a bar up (slower, orange, "▲") or down (faster, blue, "▼") from where the
 /// last ended, its interval as a whisker, the parts that are not a cost
-/// grey and hatched, and B's mean frame. Colour is never the only mark: the
+/// grey and dashed, and B's mean frame. Colour is never the only mark: the
 /// arrows and the hatching say it too.
 pub(super) fn waterfall_svg(g: &super::glance::Glance) -> String {
     let rows = g.bars.len() + 2;
@@ -183,10 +183,7 @@ pub(super) fn waterfall_svg(g: &super::glance::Glance) -> String {
     let mut o = format!(
         "<svg class=\"chart waterfall\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" \
          height=\"{h}\" role=\"img\"><title>where the frame's time went: A's mean frame, each \
-         part of the change, B's mean frame</title><defs><pattern id=\"hatch\" width=\"6\" \
-         height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\"><rect \
-         width=\"6\" height=\"6\" fill=\"#ddd\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" \
-         stroke=\"#999\" stroke-width=\"2\"/></pattern></defs>"
+         part of the change, B's mean frame</title>"
     );
     let row = |o: &mut String,
                k: usize,
@@ -200,12 +197,12 @@ pub(super) fn waterfall_svg(g: &super::glance::Glance) -> String {
         let (x0, x1) = (x(from.min(to)), x(from.max(to)));
         let _ = write!(
             o,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" font-size=\"12\">{}</text>\
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\">{}</text>\
              <rect x=\"{x0:.2}\" y=\"{:.1}\" width=\"{:.2}\" height=\"{:.1}\" {style}/>\
              <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\">{}</text>",
-            label_w - 6.0,
+            4.0,
             y + 15.0,
-            escape::html(label),
+            escape::html(&short(label, 44)),
             y + 3.0,
             (x1 - x0).max(1.0),
             row_h - 6.0,
@@ -243,7 +240,7 @@ pub(super) fn waterfall_svg(g: &super::glance::Glance) -> String {
         let next = level + b.delta_ns;
         let up = b.delta_ns > 0.0;
         let style = if !b.cost {
-            "fill=\"url(#hatch)\" stroke=\"#999\""
+            "fill=\"#ddd\" stroke=\"#777\" stroke-dasharray=\"3 2\""
         } else if up {
             "fill=\"#d9822b\""
         } else {
@@ -270,4 +267,15 @@ pub(super) fn waterfall_svg(g: &super::glance::Glance) -> String {
     );
     o.push_str("</svg>");
     o
+}
+
+/// `s` cut to `n` characters, "…" marking the cut.
+fn short(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_owned()
+    } else {
+        let mut t: String = s.chars().take(n - 1).collect();
+        t.push('…');
+        t
+    }
 }
