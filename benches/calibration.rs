@@ -30,6 +30,12 @@ fn main() {
             tau: 0.12,
             ..aa("tau 12%")
         },
+        // A machine noisier than the prior (12.75%): the pair's spread is
+        // held to the prior, so this is where a too small prior shows.
+        Setting {
+            tau: 0.2,
+            ..aa("tau 20% (past the prior)")
+        },
         Setting {
             phi: 0.9,
             frames: 600,

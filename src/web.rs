@@ -71,12 +71,13 @@ pub fn start() {
     if let Err(err) = install_api(&shared) {
         log::error!("cannot install window.puffinLens: {err:?}");
     }
-    // ?url=A opens A; ?url=A&b=B opens both and lands on the diff view;
-    // a repeated url= or b= adds runs to that side (?url=A1&url=A2&b=B1&b=B2:
-    // several runs a side, judged between runs) and lands on the findings.
+    // ?url=A opens A; ?url=A&b=B opens both and lands on A's side, on the
+    // pair's findings (as a drop does); a repeated url= or b= adds runs to
+    // that side (?url=A1&url=A2&b=B1&b=B2: several runs a side, judged
+    // between runs) and lands on the findings.
     let (a, b) = (page_params("url"), page_params("b"));
     if a.len() == 1 && b.len() == 1 {
-        shared.borrow_mut().diff_when_loaded = true;
+        shared.borrow_mut().pair_when_loaded = true;
     }
     for (side, urls) in [(Side::A, a), (Side::B, b)] {
         for (k, url) in urls.into_iter().enumerate() {
@@ -235,7 +236,7 @@ fn fetch_into(shared: Shared, url: String, side: Side, add_run: bool) {
                 turn,
             }),
             Err(err) => {
-                state.diff_when_loaded = false;
+                state.pair_when_loaded = false;
                 state.fail(err);
             }
         }

@@ -300,3 +300,66 @@ fn too_few_busy_names_leave_the_drift_unestimated_and_the_report_says_so() {
     assert!(!md.contains("not estimated"), "{md}");
     assert!(md.contains("B ran 30.0% slower across the board"), "{md}");
 }
+
+/// One run a side whose own changes are half its busy names (five much
+/// slower or faster, one 80% slower, six within ±10%): their spread around
+/// the drift is the changes', far past what runs of the same code vary.
+/// The name's run-to-run spread is then the prior, and the 80% slower name
+/// is told; taken from the pair (a prior as wide as the pair's spread) the
+/// changes would hide it.
+#[test]
+fn a_pairs_own_changes_never_widen_a_names_spread_past_the_prior() {
+    let names: Vec<String> = (0..12).map(|k| format!("job_{k:02}")).collect();
+    let b_times = [
+        0.90, 0.94, 0.98, 1.02, 1.06, 1.10, 2.5, 2.5, 0.4, 0.4, 2.5, 1.8,
+    ];
+    let a: Vec<(&str, f64)> = names.iter().map(|n| (n.as_str(), 1000.0)).collect();
+    let b: Vec<(&str, f64)> = names
+        .iter()
+        .zip(b_times)
+        .map(|(n, x)| (n.as_str(), 1000.0 * x))
+        .collect();
+    let d = pair(&capture(&a, 1.0), &capture(&b, 1.0));
+    let kind_of = |v: &Value, name: &str| -> String {
+        let c = &v["comparison"];
+        c["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .map_or_else(
+                || {
+                    let inconclusive = c["inconclusive"]["names"].as_array().unwrap();
+                    if inconclusive.iter().any(|n| n == name) {
+                        "inconclusive".to_owned()
+                    } else {
+                        "unchanged".to_owned()
+                    }
+                },
+                |r| r["change"]["kind"].as_str().unwrap().to_owned(),
+            )
+    };
+    let args = [
+        "report", "a.puffin", "b.puffin", "--format", "json", "--top", "50",
+    ];
+    let (_, v) = json(d.path(), &args);
+    let spread = &v["comparison"]["noise"]["run_spread"];
+    let (pct, prior, measured) = (
+        spread["pct"].as_f64().unwrap(),
+        spread["prior_pct"].as_f64().unwrap(),
+        spread["measured_pct"].as_f64().unwrap(),
+    );
+    assert!(measured > 2.0 * prior, "{spread}");
+    assert_eq!(pct, prior, "{spread}");
+    assert_eq!(kind_of(&v, "job_11"), "slower", "{spread}");
+    // A prior wider than the pair's spread: the pair's own (the changes).
+    let mut wide = args.to_vec();
+    wide.extend(["--run-spread-pct", "1000"]);
+    let (_, v) = json(d.path(), &wide);
+    let spread = &v["comparison"]["noise"]["run_spread"];
+    assert!(
+        (spread["pct"].as_f64().unwrap() - measured).abs() < 0.05,
+        "{spread}"
+    );
+    assert_eq!(kind_of(&v, "job_11"), "inconclusive", "{spread}");
+}

@@ -841,17 +841,28 @@ await test("?url= loads a recording from the same server", async () => {
   await missing.close();
 });
 
-await test("?url=A&b=B opens both and lands on the diff view; a fetch that fails says why", async () => {
+await test("?url=A&b=B opens both and lands on their findings at a glance; a fetch that fails says why", async () => {
   const p = await openApp(context, `${server.base}?url=../recordings/${SAMPLE}&b=../recordings/cut.puffin`);
   await waitLoaded(p, "cut.puffin", "b");
   await waitLoaded(p, SAMPLE, "a");
-  // Its table is built a slice per frame: rows once it is done.
-  await p.waitForFunction(() => window.puffinLens.ui()?.view === "diff" && window.puffinLens.ui().building === null, null, {
-    timeout: 30_000,
+  await p.waitForFunction(() => window.puffinLens.ui()?.view === "findings" && window.puffinLens.ui().computing === false, null, {
+    timeout: 120_000,
   });
   const ui = await p.evaluate(() => window.puffinLens.ui());
   assert.equal(ui.shown, "a");
-  assert.ok(ui.rows.length > 0);
+  // The glance is the CLI's: its headline and its waterfall's parts.
+  const report = JSON.parse(
+    cli(["report", SAMPLE, join(work, "cut.puffin"), "--format", "json"], { cwd: SAMPLES, status: 3 }),
+  );
+  assert.equal(ui.glance.headline, report.comparison.glance.headline);
+  assert.deepEqual(ui.glance.bars.map((b) => b.part), report.comparison.glance.bars.map((b) => b.part));
+  // The diff table is one key away; its table is built a slice per frame.
+  const diff = await show(p, "diff", { mode: "table" });
+  assert.equal(diff.view, "diff");
+  await p.waitForFunction(() => window.puffinLens.ui()?.view === "diff" && window.puffinLens.ui().building === null, null, {
+    timeout: 30_000,
+  });
+  assert.ok((await p.evaluate(() => window.puffinLens.ui())).rows.length > 0);
   await p.close();
   // Nothing listens there (as for a cross-origin file without CORS headers).
   unreachableUrl = `http://127.0.0.1:${await freePort()}/x.puffin`;
@@ -897,7 +908,7 @@ await test("at 1280x800 with A and B open, the top bar is one row", async () => 
   const p = await openApp(narrow, `${server.base}?url=../recordings/${SAMPLE}&b=../recordings/cut.puffin`);
   await waitLoaded(p, "cut.puffin", "b");
   await waitLoaded(p, SAMPLE, "a");
-  await p.waitForFunction(() => window.puffinLens.ui() && window.puffinLens.ui().view === "diff", null, { timeout: 30_000 });
+  await p.waitForFunction(() => window.puffinLens.ui() && window.puffinLens.ui().view === "findings", null, { timeout: 30_000 });
   // Measured by the app's own layout (rows of controls), not in pixels.
   assert.equal(await p.evaluate(() => window.puffinLens.ui().top_bar_rows), 1);
   await p.screenshot({ path: join(OUT, "topbar_1280.png") });
@@ -1140,7 +1151,10 @@ await test("the worst case (2M scopes on random paths, A and B): every view answ
   const p = await openApp(wctx, `${server.base}?url=../recordings/worst_a.puffin&b=../recordings/worst_b.puffin`);
   await waitLoaded(p, "worst_b.puffin", "b", 300_000);
   await waitLoaded(p, "worst_a.puffin", "a", 300_000);
-  // ?url=A&b=B lands on the diff table: built after both loaded.
+  // ?url=A&b=B lands on the findings (made in a worker); the diff table
+  // is built once asked for.
+  await p.waitForFunction(() => window.puffinLens.ui()?.view === "findings", null, { timeout: 300_000 });
+  await p.evaluate(() => window.puffinLens.show("diff", { mode: "table" }));
   await p.waitForFunction(() => window.puffinLens.ui()?.view === "diff" && window.puffinLens.ui().rows.length > 0, null, {
     timeout: 300_000,
   });

@@ -289,15 +289,18 @@ impl PuffinLensApp {
                 {
                     rec.view = View::Findings;
                 }
-                let diff_now = self.a.rec.is_some() && self.b.rec.is_some() && {
+                let pair_now = self.a.rec.is_some() && self.b.rec.is_some() && {
                     let mut shared = self.shared.borrow_mut();
-                    std::mem::take(&mut shared.diff_when_loaded)
+                    std::mem::take(&mut shared.pair_when_loaded)
                 };
-                if diff_now {
+                // ?url=A&b=B: A shown, on the pair's findings (a hash that
+                // names a view wins).
+                if pair_now {
                     self.shown = Side::A;
-                    self.notice = None;
-                    if let Some(rec) = self.a.rec.as_mut() {
-                        rec.view = View::Diff;
+                    if let Some(rec) = self.a.rec.as_mut()
+                        && linked.is_none()
+                    {
+                        rec.view = View::Findings;
                     }
                 }
                 self.publish();

@@ -97,8 +97,8 @@ pub struct SharedState {
     pub ui: Option<String>,
     /// A live connection to open (`?live=`, `puffinLens.connect`).
     pub connect: Option<String>,
-    /// `?url=A&b=B`: show the diff view once both are open.
-    pub diff_when_loaded: bool,
+    /// `?url=A&b=B`: show A's side, on the pair's findings, once both are open.
+    pub pair_when_loaded: bool,
     /// The live connection's status, for `status()`.
     pub live: Option<serde_json::Value>,
     /// The last turn given to a request ([`Self::take_turn`]).
@@ -227,8 +227,8 @@ impl SharedState {
             if let Some(abort) = fetch.abort {
                 abort();
             }
-            // ?url=A&b=B: the pair the diff waited for is no more.
-            self.diff_when_loaded = false;
+            // ?url=A&b=B: the pair the findings waited for is no more.
+            self.pair_when_loaded = false;
             lines.push(format!(
                 "the download of {} ({}) was cancelled: {by} replaced it",
                 fetch.url,

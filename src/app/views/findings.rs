@@ -710,7 +710,7 @@ pub fn inline(s: &str, link: &dyn Fn(&str) -> Option<String>) -> Vec<Span> {
     out
 }
 
-fn spans_ui(ui: &mut egui::Ui, spans: &[Span], clicked: &mut Option<String>) {
+pub(super) fn spans_ui(ui: &mut egui::Ui, spans: &[Span], clicked: &mut Option<String>) {
     for s in spans {
         let mut t = RichText::new(&s.text);
         if s.code {

@@ -225,7 +225,12 @@ fn findings_ui(
                     .monospace(),
                 );
                 interval_ui(ui, x.delta_ns, x.ci_ns, x.band_ns);
-                ui.label(&x.place);
+                // Markdown, its names in code spans: each a link.
+                ui.horizontal_wrapped(|ui| {
+                    ui.spacing_mut().item_spacing.x = 0.0;
+                    let spans = super::findings::inline(&x.place, &|n| Some(link(n)));
+                    super::findings::spans_ui(ui, &spans, clicked);
+                });
                 ui.end_row();
             }
         });

@@ -6,6 +6,7 @@
 //! app's findings page draw these vectors.
 
 use super::ComparisonReport;
+use super::text::cell;
 use crate::engine::analyses::effect::Verdict;
 use crate::engine::analyses::judge::Kind;
 use serde::{Deserialize, Serialize};
@@ -60,7 +61,7 @@ pub struct Finding {
     pub ci_ns: Option<[f64; 2]>,
     pub band_ns: Option<f64>,
     /// Where: the call site, the thread or the data ("" when nothing more
-    /// than the name).
+    /// than the name). Markdown: names in code spans, text escaped.
     pub place: String,
     /// A cost of the code (false: restructured, start-up, calls alone).
     pub cost: bool,
@@ -247,9 +248,13 @@ fn headline(c: &ComparisonReport, causes: usize) -> String {
     };
     let gate = match &c.gate {
         None => String::new(),
-        Some(g) if !g.tripped.is_empty() || !g.tripped_gaps.is_empty() || g.drift_tripped => {
-            "; the gate fails".to_owned()
+        Some(g) if !g.tripped.is_empty() || !g.tripped_gaps.is_empty() => {
+            format!(
+                "; the gate fails on {}",
+                g.tripped.len() + g.tripped_gaps.len()
+            )
         }
+        Some(g) if g.drift_tripped => "; the gate fails on the drift".to_owned(),
         Some(g) if !g.inconclusive.is_empty() => "; the gate is undecided".to_owned(),
         Some(_) => "; the gate passes".to_owned(),
     };
@@ -260,7 +265,15 @@ fn headline(c: &ComparisonReport, causes: usize) -> String {
 /// then calls that changed alone, restructured places and start-up.
 fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
+    let min_ns = (c.noise.ms * 1e6).max(0.5);
     for r in c.rows.iter().filter(|r| r.change.kind.is_change()) {
+        // A wrapper: its change is its children's, each a line of its own.
+        if r.spike_call.is_none()
+            && r.self_delta_per_frame_ns.abs() < min_ns
+            && !matches!(r.change.kind, Kind::New | Kind::Gone)
+        {
+            continue;
+        }
         let e = &r.change.effect;
         let mut badge = badge(r.change.kind).to_owned();
         if r.gap.is_some() {
@@ -287,7 +300,7 @@ fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
             r.parallel
                 .as_ref()
                 .and_then(|p| p.critical_thread.clone())
-                .map_or(String::new(), |t| format!("on {t}"))
+                .map_or(String::new(), |t| format!("on {}", cell(&t)))
         });
         out.push(Finding {
             rank: 0,
@@ -297,7 +310,7 @@ fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
             ci_ns: Some(e.ci_ns),
             band_ns: Some(e.band_ns),
             place,
-            cost: r.change.kind != Kind::Spike,
+            cost: true,
             details: r
                 .gap
                 .clone()
@@ -328,7 +341,7 @@ fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
             delta_ns: p.change.effect.delta_ns,
             ci_ns: Some(p.change.effect.ci_ns),
             band_ns: Some(p.change.effect.band_ns),
-            place: format!("on {}", p.thread),
+            place: format!("on {}", cell(&p.thread)),
             cost: false,
             details: p.words.clone(),
         });
@@ -368,7 +381,7 @@ fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
                 delta_ns: x.self_delta_per_frame_ns,
                 ci_ns: None,
                 band_ns: None,
-                place: format!("own time on {}", c.frame.thread),
+                place: format!("own time on {}", cell(&c.frame.thread)),
                 cost: false,
                 details: "its interval straddles the band's edge: record more frames or several \
                           runs a side (`ab`)"

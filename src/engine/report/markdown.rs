@@ -777,7 +777,7 @@ fn glance_md(o: &mut String, c: &ComparisonReport, charts: bool) {
             } else {
                 with_interval(x.delta_ns, x.ci_ns)
             },
-            cell(&x.place)
+            sentence_md(&x.place)
         );
     }
     let _ = writeln!(

@@ -143,12 +143,21 @@ impl Noise {
                 tau: self.one_run_tau(drift),
                 ..self
             },
-            (_, Some(d)) => Self {
-                drift: DriftMode::Factor(d.factor),
-                tau: self.one_run_tau(drift),
-                drift_se: d.se,
-                ..self
-            },
+            (_, Some(d)) => {
+                // The median's error is the names' spread over √n: the same
+                // spread, held to the prior as `τ` is.
+                let tau = self.one_run_tau(drift);
+                Self {
+                    drift: DriftMode::Factor(d.factor),
+                    tau,
+                    drift_se: if d.tau > tau {
+                        d.se * tau / d.tau
+                    } else {
+                        d.se
+                    },
+                    ..self
+                }
+            }
             (_, None) => Self {
                 drift: DriftMode::Factor(1.0),
                 drift_se: t.drift_se,
