@@ -187,6 +187,28 @@ fn the_glance_adds_up_to_the_frames_change_and_names_each_change_by_its_kind() {
     };
     assert!(badge("gc::sweep").starts_with("new"), "{g}");
     assert!(badge("cache::lookup").contains("grows through B"), "{g}");
+    // Its line's sparkline grows through B, flat through A.
+    let lookup = g["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["name"] == "cache::lookup")
+        .unwrap();
+    let series = |k: &str| -> Vec<f64> {
+        lookup[k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect()
+    };
+    let (sa, sb) = (series("spark_a_ns"), series("spark_b_ns"));
+    assert!(!sa.is_empty() && sb.len() > 10, "{lookup}");
+    assert!(sb[sb.len() - 1] > 5.0 * sb[0], "{sb:?}");
+    let (lo, hi) = sa
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(l, h), &v| (l.min(v), h.max(v)));
+    assert!(hi < 1.5 * lo, "{sa:?}");
 }
 
 #[test]
@@ -356,6 +378,26 @@ fn one_recording_has_the_same_page() {
     assert_eq!(ui["computing"], false, "{ui}");
     h.get_by_label_contains("Slowest frames");
     assert!(ui["outliers"].as_u64().is_some(), "{ui}");
+    // Its picture first: the headline (the CLI's), then its frame times,
+    // the slowest frame among the bars.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.puffin"),
+        std::fs::read(common::fixtures_dir().join("real/rerun_viewer_plots_a.puffin")).unwrap(),
+    )
+    .unwrap();
+    let (_, cli) = common::json_in(dir.path(), &["report", "a.puffin", "--format", "json"]);
+    let headline = cli["recordings"][0]["headline"].as_str().unwrap();
+    assert_eq!(ui["headline"], headline);
+    h.get_by_label(&headline.replace('`', ""));
+    let bars = ui["picture"]["bars"].as_array().unwrap();
+    assert!(!bars.is_empty() && bars.len() <= 400, "{}", bars.len());
+    let slowest = &cli["recordings"][0]["slowest_frames"][0];
+    assert!(
+        bars.iter()
+            .any(|b| b[0] == slowest["frame_index"] && b[1] == slowest["duration_ns"]),
+        "{slowest}"
+    );
 }
 
 /// Runs `a{k}.puffin` and `b{k}.puffin` of `runs` each in a temp dir.

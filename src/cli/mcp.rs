@@ -1101,7 +1101,22 @@ fn overview(full: &Value, top: usize, call: &Value) -> Value {
         }
         let comparison = json!({
             "headline": c["glance"]["headline"],
-            "glance": c["glance"],
+            // The glance without its sparklines and sentences (the rows
+            // and look_first below say those): the budget is the reader's.
+            "glance": {
+                "a_ns": c["glance"]["a_ns"],
+                "b_ns": c["glance"]["b_ns"],
+                "bars": c["glance"]["bars"],
+                "findings": c["glance"]["findings"].as_array().map(|l| l.iter().take(top.max(5)).map(|x| json!({
+                    "rank": x["rank"],
+                    "name": x["name"],
+                    "badge": x["badge"],
+                    "delta_ns": x["delta_ns"],
+                    "ci_ns": x["ci_ns"],
+                    "place": x["place"],
+                    "cost": x["cost"],
+                })).collect::<Vec<_>>()),
+            },
             "warnings": c["warnings"],
             "drift": c["drift"],
             "conditions": c["conditions"],

@@ -62,7 +62,21 @@ pub struct Findings {
     pub data: report::Findings,
     pub blocks: Vec<Block>,
     pub look_first: Vec<Finding>,
+    /// One recording: its frames' durations, the picture at the top (a
+    /// pair draws its glance instead).
+    pub frames: Option<FramePicture>,
 }
+
+/// One recording's frame times as drawn: at most [`PICTURE_BARS`] bars,
+/// each the slowest frame of its stretch (a stall stays visible), with the
+/// frame index it shows.
+pub struct FramePicture {
+    pub bars: Vec<(u64, i64)>,
+    pub median_ns: i64,
+}
+
+/// The most bars of one recording's frame picture.
+const PICTURE_BARS: usize = 400;
 
 /// Asks for the engine's findings elsewhere (a thread, a worker): `None`
 /// until they are there, then once the answer (an error: made here instead).
@@ -226,6 +240,9 @@ impl FindingsView {
                     super::glance::ui(ui, g, &|n| scope_link(n, true), &mut clicked);
                     ui.add_space(8.0);
                     ui.separator();
+                } else if let (Some(p), Some(h)) = (&f.frames, f.data.facts["headline"].as_str()) {
+                    picture_ui(ui, h, p, &mut clicked);
+                    ui.separator();
                 }
                 if !f.look_first.is_empty() {
                     ui.heading("Look at first");
@@ -282,6 +299,10 @@ impl FindingsView {
         // Why a worker did not make them (the page did), if one failed.
         v["fallback"] = self.fallback.clone().into();
         v["look_first"] = serde_json::to_value(&f.look_first).unwrap_or_default();
+        // One recording's picture as drawn: [frame index, duration ns] a bar.
+        if let Some(p) = &f.frames {
+            v["picture"] = serde_json::json!({ "bars": p.bars, "median_ns": p.median_ns });
+        }
         if let Some(changes) = v["changes"].as_array_mut() {
             for c in changes {
                 let link = c["name"].as_str().map(|n| scope_link(n, self.b.is_some()));
@@ -372,11 +393,115 @@ fn ready(data: report::Findings, a: &Loaded, b: Option<&Loaded>) -> Findings {
             }
         })
         .collect();
+    let frames = b.is_none().then(|| {
+        let t = a.trace();
+        let all: Vec<(u64, i64)> = t
+            .frames
+            .ids()
+            .map(|f| (t.frames.frame_index[f.idx()], t.frames.duration_ns(f)))
+            .collect();
+        let mut sorted: Vec<i64> = all.iter().map(|x| x.1).collect();
+        sorted.sort_unstable();
+        let median_ns = sorted
+            .get(sorted.len().saturating_sub(1) / 2)
+            .copied()
+            .unwrap_or(0);
+        let n = all.len().min(PICTURE_BARS);
+        let bars = (0..n)
+            .filter_map(|k| {
+                let (lo, hi) = (
+                    k * all.len() / n,
+                    ((k + 1) * all.len() / n).max(k * all.len() / n + 1),
+                );
+                all[lo..hi]
+                    .iter()
+                    .copied()
+                    .max_by_key(|x| (x.1, std::cmp::Reverse(x.0)))
+            })
+            .collect();
+        FramePicture { bars, median_ns }
+    });
     Findings {
         data,
         blocks,
         look_first,
+        frames,
     }
+}
+
+/// One recording's picture: its headline, then its frame times (the
+/// median dashed, frames over twice it marked "▲"), each bar a link to the
+/// timeline at its frame.
+fn picture_ui(ui: &mut egui::Ui, headline: &str, p: &FramePicture, clicked: &mut Option<String>) {
+    let spans = inline(headline, &|_| None);
+    let text: String = spans.iter().map(|s| s.text.as_str()).collect();
+    ui.label(RichText::new(text).size(18.0).strong());
+    ui.add_space(4.0);
+    if p.bars.is_empty() {
+        return;
+    }
+    ui.label(
+        RichText::new("Frame times (each bar the slowest of its stretch; click: the timeline)")
+            .weak(),
+    );
+    let width = ui.available_width().min(1000.0);
+    let (rect, resp) = ui.allocate_exact_size(egui::vec2(width, 120.0), egui::Sense::click());
+    let max = p.bars.iter().map(|x| x.1).max().unwrap_or(1).max(1) as f32;
+    let bw = rect.width() / p.bars.len() as f32;
+    let painter = ui.painter_at(rect);
+    let slow = Color32::from_rgb(0xd9, 0x82, 0x2b);
+    for (k, &(_, ns)) in p.bars.iter().enumerate() {
+        let h = rect.height() * ns as f32 / max;
+        let x0 = rect.left() + k as f32 * bw;
+        let bar = egui::Rect::from_min_max(
+            egui::pos2(x0, rect.bottom() - h),
+            egui::pos2(x0 + (bw - 0.5).max(0.5), rect.bottom()),
+        );
+        let over = ns > 2 * p.median_ns;
+        painter.rect_filled(
+            bar,
+            0.0,
+            if over {
+                slow
+            } else {
+                Color32::from_rgb(0x4a, 0x78, 0xb0)
+            },
+        );
+        if over && bw >= 6.0 {
+            painter.text(
+                bar.center_top(),
+                egui::Align2::CENTER_BOTTOM,
+                "▲",
+                egui::FontId::proportional(9.0),
+                slow,
+            );
+        }
+    }
+    let my = rect.bottom() - rect.height() * p.median_ns as f32 / max;
+    let dash = egui::Shape::dashed_line(
+        &[egui::pos2(rect.left(), my), egui::pos2(rect.right(), my)],
+        egui::Stroke::new(1.0, ui.visuals().text_color()),
+        4.0,
+        3.0,
+    );
+    painter.extend(dash);
+    let at = |pos: egui::Pos2| ((pos.x - rect.left()) / bw) as usize;
+    if let Some(pos) = resp.hover_pos()
+        && let Some(&(frame, ns)) = p.bars.get(at(pos))
+    {
+        resp.clone()
+            .on_hover_text(format!("frame {frame}: {:.3} ms", ns as f64 / 1e6));
+    }
+    if resp.clicked()
+        && let Some(pos) = resp.interact_pointer_pos()
+        && let Some(&(frame, _)) = p.bars.get(at(pos))
+    {
+        *clicked = Some(crate::app::nav::encode_hash(&[
+            ("view", "timeline".to_owned()),
+            ("frame", frame.to_string()),
+        ]));
+    }
+    ui.add_space(8.0);
 }
 
 /// Links a path's list item: its code spans are the path's steps in order

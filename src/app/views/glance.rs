@@ -177,7 +177,7 @@ fn findings_ui(
 ) {
     egui::Grid::new("glance-findings")
         .striped(true)
-        .num_columns(6)
+        .num_columns(7)
         .spacing(vec2(10.0, 4.0))
         .show(ui, |ui| {
             for h in [
@@ -186,6 +186,7 @@ fn findings_ui(
                 "what",
                 "per frame",
                 "against the noise",
+                "A | B",
                 "where",
             ] {
                 ui.label(RichText::new(h).strong());
@@ -225,11 +226,15 @@ fn findings_ui(
                     .monospace(),
                 );
                 interval_ui(ui, x.delta_ns, x.ci_ns, x.band_ns);
-                // Markdown, its names in code spans: each a link.
-                ui.horizontal_wrapped(|ui| {
-                    ui.spacing_mut().item_spacing.x = 0.0;
-                    let spans = super::findings::inline(&x.place, &|n| Some(link(n)));
-                    super::findings::spans_ui(ui, &spans, clicked);
+                spark_ui(ui, &x.spark_a_ns, &x.spark_b_ns, fill);
+                // Markdown: its text on one line (cut to the column; all
+                // of it on hover), the evidence one click away on the name.
+                let spans = super::findings::inline(&x.place, &|_| None);
+                let text: String = spans.iter().map(|s| s.text.as_str()).collect();
+                ui.scope(|ui| {
+                    ui.set_max_width(360.0);
+                    ui.add(egui::Label::new(&text).truncate())
+                        .on_hover_text(&text);
                 });
                 ui.end_row();
             }
@@ -258,5 +263,36 @@ fn interval_ui(ui: &mut egui::Ui, delta_ns: f64, ci: Option<[f64; 2]>, band: Opt
     p.line_segment(
         [pos2(x(0.0), rect.top()), pos2(x(0.0), rect.bottom())],
         Stroke::new(1.0, FRAME),
+    );
+}
+
+/// A finding's cost per frame through A's run then B's, on one scale (B in
+/// the finding's colour), a tick where B starts.
+fn spark_ui(ui: &mut egui::Ui, a: &[f64], b: &[f64], colour: Color32) {
+    let (rect, _) = ui.allocate_exact_size(vec2(90.0, 16.0), Sense::hover());
+    if a.len() + b.len() < 2 {
+        return;
+    }
+    let max = a.iter().chain(b).copied().fold(f64::MIN_POSITIVE, f64::max);
+    let n = (a.len() + b.len()) as f32;
+    let x = |k: usize| rect.left() + rect.width() * k as f32 / (n - 1.0);
+    let y = |v: f64| rect.bottom() - rect.height() * (v / max).clamp(0.0, 1.0) as f32;
+    let p = ui.painter();
+    let line = |from: usize, vals: &[f64], c: Color32| {
+        let pts: Vec<egui::Pos2> = vals
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| pos2(x(from + k), y(v)))
+            .collect();
+        p.add(egui::Shape::line(pts, Stroke::new(1.0, c)));
+    };
+    line(0, a, ui.visuals().weak_text_color());
+    line(a.len(), b, colour);
+    p.line_segment(
+        [
+            pos2(x(a.len()), rect.top()),
+            pos2(x(a.len()), rect.bottom()),
+        ],
+        Stroke::new(1.0, ui.visuals().strong_text_color()),
     );
 }

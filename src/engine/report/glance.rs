@@ -47,7 +47,7 @@ pub struct Bar {
 }
 
 /// One finding, in one line.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Finding {
     pub rank: usize,
     /// The scope ("" for a start-up with no name of its own).
@@ -67,6 +67,56 @@ pub struct Finding {
     pub cost: bool,
     /// The sentence behind it (Markdown), for the details.
     pub details: String,
+    /// Its cost per unit (frame, or second) through A's run and B's, at
+    /// most [`SPARK_POINTS`] points a side, each the largest of its stretch
+    /// (a stall stays visible); empty for a line that is not a scope.
+    pub spark_a_ns: Vec<f64>,
+    pub spark_b_ns: Vec<f64>,
+}
+
+/// The most points a side of a finding's sparkline.
+pub const SPARK_POINTS: usize = 60;
+
+/// Each finding's sparkline through A's and B's runs (one pass over each
+/// side's scopes for all of them).
+pub fn with_sparks(
+    g: &mut Glance,
+    (a, b): (&crate::engine::model::Trace, &crate::engine::model::Trace),
+    basis: crate::engine::analyses::basis::Basis,
+) {
+    use crate::engine::analyses::basis::Units;
+    let names: Vec<String> = g
+        .findings
+        .iter()
+        .filter(|x| !x.name.is_empty())
+        .map(|x| x.name.clone())
+        .collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let series = |t: &crate::engine::model::Trace| {
+        crate::engine::analyses::shape::series_by_name(t, &Units::new(t, basis), &refs)
+    };
+    let (sa, sb) = crate::engine::join(|| series(a), || series(b));
+    for x in g.findings.iter_mut().filter(|x| !x.name.is_empty()) {
+        if let Some(k) = names.iter().position(|n| *n == x.name) {
+            x.spark_a_ns = pooled(&sa[k], SPARK_POINTS);
+            x.spark_b_ns = pooled(&sb[k], SPARK_POINTS);
+        }
+    }
+}
+
+/// `x` in at most `n` points, each the largest of its stretch, in whole
+/// nanoseconds.
+fn pooled(x: &[f64], n: usize) -> Vec<f64> {
+    let n = n.min(x.len());
+    (0..n)
+        .map(|k| {
+            let (lo, hi) = (
+                k * x.len() / n,
+                ((k + 1) * x.len() / n).max(k * x.len() / n + 1),
+            );
+            x[lo..hi].iter().copied().fold(0.0, f64::max).round()
+        })
+        .collect()
 }
 
 /// A kind in the fewest words a badge holds.
@@ -315,6 +365,7 @@ fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
                 .gap
                 .clone()
                 .unwrap_or_else(|| super::text::describe_per(&r.change, c.basis)),
+            ..Default::default()
         });
     }
     for x in &c.calls_changed {
@@ -331,6 +382,7 @@ fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
             ),
             cost: false,
             details: x.words.clone(),
+            ..Default::default()
         });
     }
     for p in c.places.iter().filter(|p| p.restructured) {
@@ -344,6 +396,7 @@ fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
             place: format!("on {}", cell(&p.thread)),
             cost: false,
             details: p.words.clone(),
+            ..Default::default()
         });
     }
     for (side, t) in [("A", &c.transients.0), ("B", &c.transients.1)] {
@@ -363,6 +416,7 @@ fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
                 place: format!("{} frames", t.leading.frames + t.trailing.frames),
                 cost: false,
                 details: w,
+                ..Default::default()
             });
         }
     }
@@ -386,6 +440,7 @@ fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
                 details: "its interval straddles the band's edge: record more frames or several \
                           runs a side (`ab`)"
                     .to_owned(),
+                ..Default::default()
             });
         }
     }

@@ -570,6 +570,7 @@ impl Report {
                     comparison(a.1, decoded, sides, &opts, stack);
                 c.look_first = look_first(&c, &section_b, &opts);
                 c.glance = glance::glance(&c, opts.top);
+                glance::with_sparks(&mut c.glance, (&a.1.trace, &decoded.trace), c.basis);
                 warnings.extend(tr_a.warnings.into_iter().chain(tr_b.warnings));
                 recordings.extend([section_a, section_b]);
                 Some(c)
@@ -676,6 +677,7 @@ pub fn findings_with(
         });
     } else if let Some(r) = report.recordings.first() {
         facts = serde_json::json!({
+            "headline": r.headline,
             "over_time": r.over_time,
             "outliers": r.outliers.len(),
         });
