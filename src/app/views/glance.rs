@@ -189,7 +189,27 @@ fn findings_ui(
                 "A | B",
                 "where",
             ] {
-                ui.label(RichText::new(h).strong());
+                let hint = match h {
+                    "against the noise" => {
+                        "The grey band is the noise a change must clear (± around zero); the \
+                         line is the change's interval, the dot its estimate: a change when \
+                         the whole line lies outside the band"
+                    }
+                    "A | B" => {
+                        "Its cost per frame through A's frames, then B's (after the tick), on \
+                         one scale"
+                    }
+                    "per frame" => {
+                        "The change of its time per frame, B against A, with its interval \
+                         [low, high]; none for a scope one side lacks (as recorded)"
+                    }
+                    "what" => "▲ costs more, ▼ costs less, ○ not a cost of the code",
+                    _ => "",
+                };
+                let label = ui.label(RichText::new(h).strong());
+                if !hint.is_empty() {
+                    label.on_hover_text(hint);
+                }
             }
             ui.end_row();
             for x in &g.findings {

@@ -140,6 +140,12 @@ pub fn badge(kind: Kind) -> &'static str {
     }
 }
 
+/// An interval worth drawing: none for a row one side lacks (new, gone),
+/// whose figure is as recorded, not estimated.
+fn interval(kind: Kind, ci_ns: [f64; 2]) -> Option<[f64; 2]> {
+    (!matches!(kind, Kind::New | Kind::Gone) && ci_ns[1] - ci_ns[0] >= 1.0).then_some(ci_ns)
+}
+
 /// `+1.234` (ms, signed, three decimals; "0.000" under half a nanosecond).
 fn ms(ns: f64) -> String {
     let ns = if ns.abs() < 0.5 { 0.0 } else { ns };
@@ -172,6 +178,7 @@ pub fn glance(c: &ComparisonReport, top: usize) -> Glance {
         // that is its own time (within a tenth).
         let ci_ns = row(&x.name).and_then(|r| {
             let e = &r.change.effect;
+            interval(r.change.kind, e.ci_ns)?;
             let beyond = e.delta_ns;
             ((beyond - x.beyond_drift_ns).abs() <= 0.1 * x.beyond_drift_ns.abs()).then(|| {
                 [
@@ -357,7 +364,7 @@ fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
             name: r.name.clone(),
             badge,
             delta_ns: e.delta_ns,
-            ci_ns: Some(e.ci_ns),
+            ci_ns: interval(r.change.kind, e.ci_ns),
             band_ns: Some(e.band_ns),
             place,
             cost: true,
