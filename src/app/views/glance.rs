@@ -57,20 +57,7 @@ fn waterfall_ui(
     let label_w = (width * 0.3).clamp(120.0, 300.0);
     let value_w = 230.0;
     let bar_w = (width - label_w - value_w).max(80.0);
-    // The scale: every level the bars reach, whiskers included.
-    let (mut lo, mut hi, mut level) = (g.a_ns.min(g.b_ns), g.a_ns.max(g.b_ns), g.a_ns);
-    for b in &g.bars {
-        let next = level + b.delta_ns;
-        lo = lo.min(level.min(next));
-        hi = hi.max(level.max(next));
-        if let Some([l, u]) = b.ci_ns {
-            lo = lo.min(level + l);
-            hi = hi.max(level + u);
-        }
-        level = next;
-    }
-    let span = (hi - lo).max(1.0);
-    let (lo, hi) = ((lo - 0.15 * span).max(0.0), hi + 0.05 * span);
+    let (lo, hi) = g.range_ns();
     let row = |ui: &mut egui::Ui,
                label: &str,
                name: Option<&str>,

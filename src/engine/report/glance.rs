@@ -26,6 +26,31 @@ pub struct Glance {
     pub findings: Vec<Finding>,
 }
 
+impl Glance {
+    /// The waterfall's axis, in ns: every level its bars reach and their
+    /// whiskers, from a little below the lowest (not from zero: the parts
+    /// are read against the frames) to a little above the highest.
+    pub fn range_ns(&self) -> (f64, f64) {
+        let (mut lo, mut hi, mut level) = (
+            self.a_ns.min(self.b_ns),
+            self.a_ns.max(self.b_ns),
+            self.a_ns,
+        );
+        for b in &self.bars {
+            let next = level + b.delta_ns;
+            lo = lo.min(level.min(next));
+            hi = hi.max(level.max(next));
+            if let Some([l, u]) = b.ci_ns {
+                lo = lo.min(level + l);
+                hi = hi.max(level + u);
+            }
+            level = next;
+        }
+        let span = (hi - lo).max(1.0);
+        ((lo - 0.15 * span).max(0.0), hi + 0.05 * span)
+    }
+}
+
 /// One part of the frame's change.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Bar {

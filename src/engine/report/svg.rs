@@ -160,25 +160,7 @@ pub(super) fn waterfall_svg(g: &super::glance::Glance) -> String {
     let (label_w, bar_w, row_h) = (300.0, 560.0, 22.0);
     let w = label_w + bar_w + 160.0;
     let h = rows as f64 * row_h + 10.0;
-    // The scale: every level the bars reach, and their whiskers.
-    let mut lo = g.a_ns.min(g.b_ns);
-    let mut hi = g.a_ns.max(g.b_ns);
-    let mut level = g.a_ns;
-    for b in &g.bars {
-        let next = level + b.delta_ns;
-        lo = lo.min(level.min(next));
-        hi = hi.max(level.max(next));
-        if let Some([l, u]) = b.ci_ns {
-            lo = lo.min(level + l);
-            hi = hi.max(level + u);
-        }
-        level = next;
-    }
-    // A waterfall reads its parts against the frames: start the axis near
-    // the smaller frame, not at zero, when the change is small beside it.
-    let span = (hi - lo).max(1.0);
-    let lo = (lo - 0.15 * span).max(0.0);
-    let hi = hi + 0.05 * span;
+    let (lo, hi) = g.range_ns();
     let x = |ns: f64| label_w + (ns - lo) / (hi - lo) * bar_w;
     let mut o = format!(
         "<svg class=\"chart waterfall\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" \
