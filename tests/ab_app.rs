@@ -327,3 +327,221 @@ fn a_manifest_naming_a_missing_run_opens_the_other_pairs_and_says_which() {
         "{err}"
     );
 }
+
+/// The app (decoding on this thread) recording A/B runs as `form` says,
+/// run until the session ended and its pairs are open on their findings.
+fn recorded(form: puffin_lens::app::AbForm) -> Harness<'static, PuffinLensApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_eframe(|cc| {
+            PuffinLensApp::with_context(&cc.egui_ctx, Default::default(), Settings::default())
+                .with_threaded_loading(false)
+        });
+    h.run_steps(1);
+    let ctx = h.ctx.clone();
+    h.state_mut().record_ab(&ctx, form).unwrap();
+    assert!(h.state().is_recording_ab());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while h.state().is_recording_ab() {
+        assert!(std::time::Instant::now() < deadline, "no end in 300 s");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        h.step();
+    }
+    for _ in 0..2000 {
+        h.step();
+        if !h.state().is_loading()
+            && h.state().recording(Side::B).is_some()
+            && ui_now(&h)["computing"] == false
+        {
+            break;
+        }
+    }
+    h.run_steps(2);
+    h
+}
+
+#[test]
+fn record_ab_runs_two_commands_alternately_and_opens_them_paired_as_report_dir_judges_them() {
+    // The planted pools of `ab_folder`, each run's command taking the next
+    // recording of its side's pool.
+    let pools = ab_folder();
+    let pop = |pool: &str| {
+        let pool = pools.path().join(pool);
+        format!(
+            "f=$(ls -1 '{}'/*.puffin | head -n 1) && mv \"$f\" {{out}}",
+            pool.display()
+        )
+    };
+    // ab_folder's own session took its pools: fill them again.
+    let b = Plan {
+        solve_ms: BEFORE.solve_ms * 1.1,
+        ..BEFORE
+    };
+    for (pool, plan, seed) in [("pool_a", BEFORE, 300), ("pool_b", b, 400)] {
+        for (k, scale) in MACHINE.iter().enumerate() {
+            let plan = Plan {
+                scale: plan.scale * scale,
+                ..plan
+            };
+            let bytes = planted::record(&planted::game_loop(plan, seed + k as u64));
+            std::fs::write(pools.path().join(pool).join(format!("{k}.puffin")), bytes).unwrap();
+        }
+    }
+    let out = pools.path().join("app_runs");
+    let h = recorded(puffin_lens::app::AbForm {
+        mode: puffin_lens::app::AbMode::Writes,
+        a: pop("pool_a"),
+        b: pop("pool_b"),
+        runs: MACHINE.len(),
+        out: out.display().to_string(),
+        ..Default::default()
+    });
+    assert!(h.state().error().is_none(), "{:?}", h.state().error());
+    assert!(h.state().record_ab_error().is_none());
+    let files = |s: &str| {
+        (1..=4)
+            .map(|k| format!("{s}{k}.puffin"))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(runs_of(&h, Side::A), files("a"));
+    assert_eq!(runs_of(&h, Side::B), files("b"));
+    let ui = ui_now(&h);
+    assert_eq!(
+        ui["paired"],
+        serde_json::json!({"source": "manifest.json", "pairs": 4})
+    );
+    // The runs the app recorded, judged by the CLI, read the same; and
+    // the 10% change is found, as in the folder `ab` recorded.
+    let (_, cli) = json_in(pools.path(), &["report", "app_runs", "--format", "json"]);
+    let c = &cli["comparison"];
+    assert_as_cli(&ui, c, "recorded by the app");
+    let solve = (c["rows"].as_array().unwrap().iter())
+        .find(|r| r["name"] == "physics::solve_contacts")
+        .unwrap_or_else(|| panic!("{:#}", c["rows"]));
+    assert_eq!(solve["change"]["kind"], "slower");
+
+    // A folder that holds files is refused before anything runs, in the
+    // dialog's words.
+    let mut h = recorded_refused(puffin_lens::app::AbForm {
+        mode: puffin_lens::app::AbMode::Writes,
+        a: pop("pool_a"),
+        b: pop("pool_b"),
+        out: out.display().to_string(),
+        ..Default::default()
+    });
+    let err = h.state().record_ab_error().unwrap_or_default().to_owned();
+    assert!(
+        err.starts_with("Record A/B: ") && err.contains("exists and is not empty"),
+        "{err}"
+    );
+    h.run_steps(3);
+    h.get_by_label_contains("exists and is not empty");
+}
+
+/// The app given `form`, which does not hold: nothing starts.
+fn recorded_refused(form: puffin_lens::app::AbForm) -> Harness<'static, PuffinLensApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_eframe(|cc| {
+            PuffinLensApp::with_context(&cc.egui_ctx, Default::default(), Settings::default())
+        });
+    h.run_steps(1);
+    let ctx = h.ctx.clone();
+    assert!(h.state_mut().record_ab(&ctx, form).is_err());
+    assert!(!h.state().is_recording_ab());
+    h
+}
+
+#[test]
+fn record_ab_from_two_running_apps_opens_their_runs_paired_and_stop_keeps_the_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (addr_a, addr_b) = (
+        format!("127.0.0.1:{}", common::free_port()),
+        format!("127.0.0.1:{}", common::free_port()),
+    );
+    let _a = common::Started::serving(&common::example_app(&addr_a, ""), &addr_a);
+    let _b = common::Started::serving(&common::example_app(&addr_b, "--plant more-often"), &addr_b);
+    let out = dir.path().join("runs");
+    let form = puffin_lens::app::AbForm {
+        mode: puffin_lens::app::AbMode::TwoApps,
+        a: addr_a.clone(),
+        b: addr_b.clone(),
+        runs: 2,
+        frames: 20,
+        warmup: 3,
+        out: out.display().to_string(),
+        ..Default::default()
+    };
+    let h = recorded(form.clone());
+    assert!(h.state().error().is_none(), "{:?}", h.state().error());
+    assert_eq!(runs_of(&h, Side::A), ["a1.puffin", "a2.puffin"]);
+    assert_eq!(runs_of(&h, Side::B), ["b1.puffin", "b2.puffin"]);
+    let ui = ui_now(&h);
+    assert_eq!(ui["view"], "findings", "{ui}");
+    assert_eq!(ui["paired"]["pairs"], 2);
+    let manifest = common::manifest(&out);
+    let commands: Vec<&str> = (manifest["runs"].as_array().unwrap().iter())
+        .map(|r| r["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(commands, [&addr_a, &addr_b, &addr_b, &addr_a]);
+    let (_, cli) = json_in(dir.path(), &["report", "runs", "--format", "json"]);
+    assert_as_cli(&ui, &cli["comparison"], "two running apps");
+
+    // Stopped after its first pair: the pair kept opens, and the dialog
+    // says the session ended early.
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_eframe(|cc| {
+            PuffinLensApp::with_context(&cc.egui_ctx, Default::default(), Settings::default())
+                .with_threaded_loading(false)
+        });
+    h.run_steps(1);
+    let ctx = h.ctx.clone();
+    let more = dir.path().join("more");
+    let form = puffin_lens::app::AbForm {
+        runs: 50,
+        out: more.display().to_string(),
+        ..form
+    };
+    h.state_mut().record_ab(&ctx, form).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !h
+        .state()
+        .record_ab_status()
+        .unwrap_or_default()
+        .starts_with("run 3 of")
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no third run in 120 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        h.step();
+    }
+    // The dialog shows how it goes.
+    h.run_steps(2);
+    h.get_by_label_contains("Recording into");
+    h.get_by_label_contains("run 3 of 100 (b2)");
+    h.get_by_label("Stop").click();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while h.state().is_recording_ab() || h.state().recording(Side::B).is_none() {
+        assert!(std::time::Instant::now() < deadline, "not stopped in 60 s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        h.step();
+    }
+    h.run_steps(3);
+    let err = h.state().record_ab_error().unwrap_or_default().to_owned();
+    assert!(
+        err.starts_with("Record A/B ended early (stopped in run 3 of 100 (b2)")
+            && err.ends_with("its 1 finished pair(s) open"),
+        "{err}"
+    );
+    h.get_by_label_contains("Record A/B ended early");
+    let notice = h.state().notice().unwrap_or_default();
+    assert!(notice.starts_with("Opened 1 pair of runs"), "{notice}");
+    assert_eq!(runs_of(&h, Side::A), ["a1.puffin"]);
+    assert_eq!(runs_of(&h, Side::B), ["b1.puffin"]);
+    // Nothing was started, so nothing was stopped: both apps still serve.
+    assert!(std::net::TcpStream::connect(&addr_a).is_ok());
+    assert!(std::net::TcpStream::connect(&addr_b).is_ok());
+}

@@ -5,34 +5,8 @@
 
 mod common;
 
-use common::{code, run_in, stderr};
+use common::{code, example_app as ab_app, free_port, run_in, stderr};
 use serde_json::Value;
-
-/// A free port on the loopback (nothing listens on it once returned).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
-
-/// examples/ab_app.rs as `cargo test` built it (debug: its frames take
-/// tens of milliseconds), serving at `addr`, with `plant` ("" for none).
-fn ab_app(addr: &str, plant: &str) -> String {
-    let deps = std::env::current_exe().unwrap();
-    let exe = deps
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("examples/ab_app");
-    assert!(
-        exe.is_file(),
-        "{} (cargo test builds the examples)",
-        exe.display()
-    );
-    format!("'{}' {addr} {plant}", exe.display())
-}
 
 /// `ab` on the example app, A against B (`plant`), two pairs of short runs
 /// with the gate at 2%: its exit status, stderr and the JSON report.
@@ -281,4 +255,67 @@ fn ctrl_c_stops_the_running_app_and_keeps_the_finished_runs() {
     assert_eq!(code(&again), 0, "{}", stderr(&again));
     let report: Value = serde_json::from_slice(&again.stdout).unwrap();
     assert!(report["comparison"]["noise"]["runs"][0].as_u64().unwrap() >= 1);
+}
+
+#[test]
+fn two_apps_already_running_are_recorded_alternately_and_left_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let (addr_a, addr_b) = (
+        format!("127.0.0.1:{}", free_port()),
+        format!("127.0.0.1:{}", free_port()),
+    );
+    let _a = common::Started::serving(&ab_app(&addr_a, ""), &addr_a);
+    let _b = common::Started::serving(&ab_app(&addr_b, "--plant more-often"), &addr_b);
+    let args = |a: &str, b: &str| {
+        [
+            "ab", "--attach", "--a", a, "--b", b, "--frames", "20", "--warmup", "3", "--runs", "2",
+            "--out", "runs", "--format", "json",
+        ]
+        .map(str::to_owned)
+    };
+    // One app twice is no A/B session.
+    let same = run_in(
+        dir.path(),
+        &args(&addr_a, &addr_a).each_ref().map(|s| s.as_str()),
+    );
+    assert_eq!(code(&same), 2, "{}", stderr(&same));
+    assert!(
+        stderr(&same).contains("are the same address"),
+        "{}",
+        stderr(&same)
+    );
+    let out = run_in(
+        dir.path(),
+        &args(&addr_a, &addr_b).each_ref().map(|s| s.as_str()),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let manifest = common::manifest(&dir.path().join("runs"));
+    for (r, (file, addr)) in manifest["runs"].as_array().unwrap().iter().zip([
+        ("a1", &addr_a),
+        ("b1", &addr_b),
+        ("b2", &addr_b),
+        ("a2", &addr_a),
+    ]) {
+        // Recorded from the address; nothing started, nothing stopped.
+        assert_eq!(r["command"], addr.as_str(), "{r}");
+        assert!(r["exit_code"].is_null(), "{r}");
+        assert_eq!(r["recorded"], true, "{r}");
+        let bytes = std::fs::read(dir.path().join("runs").join(format!("{file}.puffin"))).unwrap();
+        let d = puffin_lens::engine::load(&bytes).unwrap();
+        assert_eq!(d.trace.frames.len(), 20, "{file}");
+    }
+    // B's app calls ai::plan twice a frame: its runs say so.
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = &report["comparison"];
+    assert_eq!(c["noise"]["model"], "paired-runs", "{}", c["noise"]);
+    let plan = (c["rows"].as_array().unwrap().iter())
+        .find(|r| r["name"] == "ai::plan")
+        .map(|r| &r["change"])
+        .or((c["calls_changed"].as_array().unwrap().iter()).find(|r| r["name"] == "ai::plan"))
+        .unwrap_or_else(|| panic!("{:#}", c["calls_changed"]));
+    assert_eq!(plan["calls_per_frame_a"], 1.0, "{plan:#}");
+    assert_eq!(plan["calls_per_frame_b"], 2.0, "{plan:#}");
+    // Both apps still serve.
+    assert!(std::net::TcpStream::connect(&addr_a).is_ok());
+    assert!(std::net::TcpStream::connect(&addr_b).is_ok());
 }

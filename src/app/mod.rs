@@ -34,6 +34,8 @@ pub use nav::{FrameSel, View};
 pub use open_export::{Export, flame_file, report_file};
 pub use open_runs::Paired;
 pub use platform::file_name;
+#[cfg(not(target_arch = "wasm32"))]
+pub use platform::record_ab::{AbForm, AbMode};
 pub use recording::{Action, Recording, UI_ROWS};
 pub use shared::{
     Fetch, Incoming, LoadStatus, OnDone, Shared, SharedState, Side, UiCommand, dropped_side,
@@ -159,6 +161,9 @@ pub struct PuffinLensApp {
     live: Option<LiveSession>,
     /// The Connect… dialog, with the address being typed.
     connect_dialog: Option<String>,
+    /// The Record A/B… dialog and its session (the desktop only).
+    #[cfg(not(target_arch = "wasm32"))]
+    record_ab: Option<platform::record_ab::RecordAb>,
     /// Rows the top bar took on the last frame.
     top_bar_rows: u32,
     /// Where each side's name (with its + and ×) is in the top bar, on the
@@ -224,6 +229,8 @@ impl PuffinLensApp {
             findings: None,
             live: None,
             connect_dialog: None,
+            #[cfg(not(target_arch = "wasm32"))]
+            record_ab: None,
             top_bar_rows: 1,
             chip_rects: [None; 2],
             frames_drawn: 0,
@@ -468,6 +475,8 @@ impl eframe::App for PuffinLensApp {
         }
         self.poll_live(&ctx);
         self.connect_dialog(&ctx);
+        #[cfg(not(target_arch = "wasm32"))]
+        self.record_ab_frame(&ctx);
         self.split_dialog(&ctx);
         self.take_commands();
         egui::Panel::top("top_bar").show(ui, |ui| self.top_bar(ui));

@@ -44,6 +44,17 @@ impl PuffinLensApp {
             {
                 self.connect_dialog = Some(self.settings.live_addr.clone());
             }
+            #[cfg(not(target_arch = "wasm32"))]
+            if ui
+                .button("Record A/B…")
+                .on_hover_text(
+                    "Record two builds' runs alternately (two running apps, or two commands) \
+                     and open them as pairs, judged as `puffin-lens ab` judges them",
+                )
+                .clicked()
+            {
+                self.open_record_ab();
+            }
             let has_view = self.slot(self.shown).rec.is_some();
             ui.add_enabled_ui(has_view, |ui| {
                 ui.menu_button("Export", |ui| {

@@ -4,15 +4,16 @@
 
 use super::{EXIT_BAD_INPUT, EXIT_DAMAGED, EXIT_OK, write_atomically};
 use anyhow::Context as _;
-use puffin_lens::engine::read::live::{Message, Retention};
-use puffin_lens::engine::read::live_tcp::{self, LiveClient, LiveOptions, LiveSink, LiveStatus};
+use puffin_lens::engine::read::live::Message;
+use puffin_lens::engine::read::live_tcp::{self, LiveSink, LiveStatus};
+use puffin_lens::engine::record;
+use puffin_lens::engine::record::capture::{Captured, Tick, Until};
 use puffin_lens::engine::write::escape;
 use std::io::{IsTerminal as _, Write as _};
 use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
 
 /// Sets `flag` on Ctrl-C (once per process).
 fn on_ctrl_c(flag: &Arc<AtomicBool>) {
@@ -47,14 +48,6 @@ pub fn record(
     })
 }
 
-/// What a capture recorded: the `.puffin` bytes of its frames.
-pub(crate) struct Captured {
-    pub bytes: Vec<u8>,
-    pub frames: usize,
-    /// Why the stream broke after some frames (those are in `bytes`).
-    pub broke: Option<String>,
-}
-
 /// Records from the puffin_http server at `addr` until `frames` frames
 /// arrived, `seconds` passed, `stop` is set or the app closes the
 /// connection (`record`'s capture; the MCP server's `record` tool). Errors
@@ -66,92 +59,33 @@ pub(crate) fn capture(
     stop: &AtomicBool,
     progress: bool,
 ) -> anyhow::Result<Captured> {
-    capture_until_stalled(addr, frames, seconds, None, stop, progress)
-}
-
-/// [`capture`], also ended when no frame arrived for `stall_s` seconds (an
-/// app that hangs): the frames before it are kept, and `broke` says so.
-pub(crate) fn capture_until_stalled(
-    addr: &str,
-    frames: Option<u64>,
-    seconds: Option<f64>,
-    stall_s: Option<f64>,
-    stop: &AtomicBool,
-    progress: bool,
-) -> anyhow::Result<Captured> {
-    let options = LiveOptions {
-        reconnect: false,
-        max_frames: frames,
-        retention: Retention {
-            max_frames: usize::MAX,
-            max_mb: usize::MAX,
-        },
-    };
-    let mut client =
-        LiveClient::start(addr, options, || {}).context("cannot start the capture thread")?;
-    let addr = client.addr.clone();
     eprintln!(
-        "puffin-lens: recording {addr}{}{} (Ctrl-C stops and saves)",
+        "puffin-lens: recording {}{}{} (Ctrl-C stops and saves)",
+        live_tcp::with_default_port(addr),
         frames.map_or(String::new(), |n| format!(", {n} frames")),
         seconds.map_or(String::new(), |s| format!(", at most {s} s")),
     );
-    let started = Instant::now();
-    let deadline = seconds.map(|s| started + Duration::from_secs_f64(s.max(0.0)));
-    let (mut last_frames, mut last_frame_at, mut stalled) = (0, started, None);
-    while !client.is_finished() {
-        if stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d) {
-            client.stop();
-            break;
-        }
-        let received = client.state().recording.received_frames;
-        if received != last_frames {
-            (last_frames, last_frame_at) = (received, Instant::now());
-        } else if let Some(s) = stall_s.filter(|&s| last_frame_at.elapsed().as_secs_f64() > s) {
-            stalled = Some(format!(
-                "{addr}: no frame for {s} s after {received} (the app hangs, or stopped ending \
-                 frames)"
-            ));
-            client.stop();
-            break;
-        }
+    let until = Until {
+        frames,
+        seconds,
+        stall_s: None,
+    };
+    let captured = record::capture::capture(addr, until, stop, &mut |t: &Tick<'_>| {
         if progress {
-            let state = client.state();
             eprint!(
                 "\r{:>8} frames  {:>9.1} MB  {:>6.1} s  {}   ",
-                state.recording.received_frames,
-                state.bytes_received as f64 / 1e6,
-                started.elapsed().as_secs_f64(),
-                state.status.describe(),
+                t.frames,
+                t.bytes_received as f64 / 1e6,
+                t.elapsed_s,
+                t.status.describe(),
             );
             let _ = std::io::stderr().flush();
         }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    });
     if progress {
         eprintln!();
     }
-    let state = client.state();
-    let n = state.recording.frames();
-    let broke = match &state.status {
-        _ if stalled.is_some() => stalled,
-        LiveStatus::Ended(Some(why)) => Some(why.clone()),
-        _ => None,
-    };
-    if n == 0 {
-        let why = broke.unwrap_or_else(|| {
-            format!(
-                "{addr}: no frame arrived in {:.1} s (puffin_http sends a frame when the app \
-                 ends one: is it calling GlobalProfiler::lock().new_frame() with scopes on?)",
-                started.elapsed().as_secs_f64()
-            )
-        });
-        anyhow::bail!("{why}; nothing saved");
-    }
-    Ok(Captured {
-        bytes: state.recording.to_puffin(),
-        frames: n,
-        broke,
-    })
+    captured
 }
 
 /// An origin that may open the relay's WebSocket besides the loopback ones:

@@ -278,11 +278,14 @@ name shares is the code's). Each \
 command writes its own recording: put {out} where it takes the output file (the tool puts \
 each run's path there, quoted); or, with --addr, each command starts the app serving \
 puffin_http there: the tool waits until it listens (--start-timeout), skips --warmup frames, \
-records --frames frames and stops the app (its process group). Commands run with `sh -c`.",
+records --frames frames and stops the app (its process group); or, with --attach, --a and \
+--b are the addresses of two apps already running and each run records --frames frames from one \
+of them. Commands run with `sh -c`.",
         after_help = "Examples:\n  \
 puffin-lens ab --a './old/game --bench --record {out}' --b './new/game --bench --record {out}' \
 --runs 5 --out runs/\n  \
 puffin-lens ab --a './old/game' --b './new/game' --addr 127.0.0.1:8585 --frames 300 --out runs/\n  \
+puffin-lens ab --attach --a 127.0.0.1:8585 --b 127.0.0.1:8586 --frames 300 --out runs/\n  \
 puffin-lens ab --a './old/game --bench --record {out}' --b './new/game --bench --record {out}' \
 --until-decided --max-runs 20 --fail-on-regression 2 --out runs/\n  \
 puffin-lens report runs/                                  # judge the kept pairs again\n\n\
@@ -327,14 +330,21 @@ recording is unusable; 2 usage error (--out not empty without --force, a command
         /// commands start the app; the tool stops it) instead of a file it writes.
         #[arg(long, value_name = "HOST:PORT")]
         addr: Option<String>,
-        /// With --addr: the frames recorded from each run.
-        #[arg(long, default_value_t = 300, value_name = "N", requires = "addr", value_parser = clap::value_parser!(u64).range(1..))]
+        /// --a and --b are the addresses (host:port) of two apps already running and
+        /// serving puffin_http: each run records --frames frames from one of them,
+        /// alternately (nothing is started or stopped).
+        #[arg(long, conflicts_with = "addr")]
+        attach: bool,
+        /// With --addr or --attach: the frames recorded in each run.
+        #[arg(long, default_value_t = 300, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
         frames: u64,
-        /// With --addr: the frames skipped first in each run (start-up, warm-up).
-        #[arg(long, default_value_t = 30, value_name = "N", requires = "addr")]
+        /// With --addr or --attach: the frames skipped first in each run (start-up,
+        /// warm-up).
+        #[arg(long, default_value_t = 30, value_name = "N")]
         warmup: u64,
-        /// With --addr: the seconds an app may take to start serving.
-        #[arg(long, default_value_t = 30.0, value_name = "S", requires = "addr", value_parser = positive_seconds)]
+        /// With --addr: the seconds an app may take to start serving (and, with --attach
+        /// too, the longest a frame may take to come).
+        #[arg(long, default_value_t = 30.0, value_name = "S", value_parser = positive_seconds)]
         start_timeout: f64,
         /// md (GitHub Markdown), html or json.
         #[arg(long, value_enum)]
@@ -879,6 +889,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             out,
             force,
             addr,
+            attach,
             frames,
             warmup,
             start_timeout,
@@ -905,9 +916,16 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                     warmup,
                     start_timeout_s: start_timeout,
                 },
+                None if attach => ab::Recorder::Attached {
+                    frames,
+                    warmup,
+                    stall_s: start_timeout,
+                },
                 None => ab::Recorder::Out,
             };
-            if let Err(err) = ab::check(&a, &b, runs, &out, force, &recorder) {
+            if let Err(err) =
+                engine::record::ab::check(&a, &b, runs, &out, force, &recorder, ab::NAMES)
+            {
                 eprintln!("puffin-lens: error: {err:#}");
                 return Ok(EXIT_USAGE);
             }
@@ -926,10 +944,10 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             let looks = ab::looks(runs, max_runs);
             opts.noise.alpha /= looks as f64;
             let stack = engine::analyses::transform::Stack::default();
-            let mut session = ab::Session::new(&a, &b, &out, &recorder)?;
+            let mut session = ab::session(&a, &b, &out, &recorder)?;
             let mut pairs = runs;
             let judged = loop {
-                session.record_until(pairs)?;
+                ab::record_until(&mut session, pairs)?;
                 let judged = judge(&session.files_a, Some(&session.files_b), opts, &stack)?;
                 let gate = (judged.report.comparison.as_ref()).and_then(|c| c.gate.as_ref());
                 let Some(g) = gate.filter(|g| until_decided && g.is_inconclusive()) else {

@@ -16,6 +16,9 @@
 //!   files, and the escaping of a recording's text for each target;
 //! - [`api`]: each analysis declared once (arguments, answer) for the CLI and
 //!   the JavaScript API;
+//! - [`record`] (native): a running app's frames captured, and the
+//!   alternated A/B runs of two builds recorded, for the CLI and the
+//!   desktop app;
 //! - [`runs_manifest`]: a folder of `ab` runs' manifest and its finished
 //!   pairs, for the CLI and the app.
 
@@ -24,6 +27,8 @@ pub mod api;
 pub mod invariants;
 pub mod model;
 pub mod read;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod record;
 pub mod reltime;
 pub mod report;
 pub mod runs_manifest;

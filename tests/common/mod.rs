@@ -205,3 +205,63 @@ fn registration_json(reg: &Registration) -> Value {
 pub fn parse(bytes: &[u8]) -> Value {
     serde_json::from_slice(bytes).expect("valid JSON")
 }
+
+/// A free port on the loopback (nothing listens on it once returned).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// examples/ab_app.rs as `cargo test` built it (debug: its frames take
+/// tens of milliseconds), as a shell command serving at `addr`, with
+/// `plant` ("" for none).
+pub fn example_app(addr: &str, plant: &str) -> String {
+    let deps = std::env::current_exe().unwrap();
+    let exe = deps
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples/ab_app");
+    assert!(
+        exe.is_file(),
+        "{} (cargo test builds the examples)",
+        exe.display()
+    );
+    format!("'{}' {addr} {plant}", exe.display())
+}
+
+/// An app started for a test (`sh -c 'exec COMMAND'`), killed when dropped.
+pub struct Started(pub std::process::Child);
+
+impl Started {
+    /// Starts `command` and waits (up to 60 s) until `addr` accepts.
+    pub fn serving(command: &str, addr: &str) -> Self {
+        let child = Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec {command}"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("starts the app");
+        let started = Self(child);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while std::net::TcpStream::connect(addr).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{command} serves no puffin_http at {addr} in 60 s"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        started
+    }
+}
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

@@ -5,6 +5,9 @@
 //! never the other way round.
 
 use super::shared::Shared;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub mod record_ab;
 #[cfg(not(target_arch = "wasm32"))]
 use super::{loaded::Source, shared::Incoming};
 
