@@ -146,7 +146,61 @@ fn frame_times(mut draw: impl FnMut(&mut egui::Ui)) -> (f64, f64) {
     (mean, worst)
 }
 
+/// The findings page of a pair, from the pair loaded to its first frame:
+/// the report (off the page's thread in the app), then the first frame
+/// drawn (a fresh context: fonts, the glance laid out and tessellated);
+/// then frames of the page, scrolling.
+fn findings_first_paint(
+    what: &str,
+    a: &std::sync::Arc<puffin_lens::app::Loaded>,
+    b: &std::sync::Arc<puffin_lens::app::Loaded>,
+) {
+    let (report, findings) = best_of(RUNS, || FindingsView::new(a.clone(), Some(b.clone())));
+    let mut firsts = Vec::new();
+    for _ in 0..RUNS {
+        let mut view = FindingsView::new(a.clone(), Some(b.clone()));
+        let ctx = egui::Context::default();
+        let raw = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(1280.0, 720.0),
+            )),
+            ..Default::default()
+        };
+        let started = Instant::now();
+        let out = ctx.run_ui(raw, |ui| {
+            view.ui(ui);
+        });
+        std::hint::black_box(ctx.tessellate(out.shapes, out.pixels_per_point));
+        firsts.push(ms(started.elapsed()));
+    }
+    firsts.sort_by(f64::total_cmp);
+    let mut findings = findings;
+    let (mean, worst) = frame_times(|ui| {
+        findings.ui(ui);
+    });
+    println!(
+        "findings at a glance, {what}: the report {:.1} ms, the first frame {:.1} ms (median of \
+         {RUNS}; {:.1}-{:.1}), first paint {:.1} ms; then {mean:.2} ms per frame (worst {worst:.2})",
+        ms(report),
+        firsts[RUNS / 2],
+        firsts[0],
+        firsts[RUNS - 1],
+        ms(report) + firsts[RUNS / 2],
+    );
+}
+
 fn main() {
+    // `VIEWS_ONLY=findings`: the findings page's first paint alone.
+    if std::env::var("VIEWS_ONLY").as_deref() == Ok("findings") {
+        let a = loaded("a_200k", &worst_case_capture(20, 10_000, 300, 1));
+        let b = loaded("b_200k", &worst_case_capture(20, 10_000, 300, 2));
+        findings_first_paint("200k-scope pair (random paths)", &a, &b);
+        let a = loaded("a_2m", &worst_case_capture(200, 10_000, 300, 1));
+        let b = loaded("b_2m", &worst_case_capture(200, 10_000, 300, 2));
+        findings_first_paint("2M-scope worst case", &a, &b);
+        return;
+    }
     // The merged tree of 2M scopes.
     let big = loaded("big", &synthetic_capture(200, 3, 10_000));
     let trace = big.trace();

@@ -20,27 +20,33 @@ use std::path::{Path, PathBuf};
 /// it), as in tests/ab.rs.
 const MACHINE: [f64; 4] = [1.0, 1.22, 0.84, 1.12];
 
-/// `ab` run in a temp dir: A the game loop, B with
-/// `physics::solve_contacts` 10% slower per call (a change the machine's
-/// ±20% hides unless the runs are paired), run k of both at `MACHINE[k]`;
-/// the runs and manifest in `runs/`.
-fn ab_folder() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+/// `dir/pool_a` and `dir/pool_b` filled with A's and B's recordings (see
+/// [`ab_folder`]), made when missing.
+fn fill_pools(dir: &Path) {
     let b = Plan {
         solve_ms: BEFORE.solve_ms * 1.1,
         ..BEFORE
     };
     for (pool, plan, seed) in [("pool_a", BEFORE, 300), ("pool_b", b, 400)] {
-        std::fs::create_dir(dir.path().join(pool)).unwrap();
+        std::fs::create_dir_all(dir.join(pool)).unwrap();
         for (k, scale) in MACHINE.iter().enumerate() {
             let plan = Plan {
                 scale: plan.scale * scale,
                 ..plan
             };
             let bytes = planted::record(&planted::game_loop(plan, seed + k as u64));
-            std::fs::write(dir.path().join(pool).join(format!("{k}.puffin")), bytes).unwrap();
+            std::fs::write(dir.join(pool).join(format!("{k}.puffin")), bytes).unwrap();
         }
     }
+}
+
+/// `ab` run in a temp dir: A the game loop, B with
+/// `physics::solve_contacts` 10% slower per call (a change the machine's
+/// ±20% hides unless the runs are paired), run k of both at `MACHINE[k]`;
+/// the runs and manifest in `runs/`.
+fn ab_folder() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fill_pools(dir.path());
     // Each run takes the next recording of its pool, as a build's
     // `--record {out}` would write it.
     let pop = |pool: &str| format!("f=$(ls -1 {pool}/*.puffin | head -n 1) && mv \"$f\" {{out}}");
@@ -72,9 +78,8 @@ impl egui::DroppedFile for Dropped {
     }
 }
 
-/// The app (decoding on this thread) with `files` dropped on it at once,
-/// run until both sides are open and the findings are made.
-fn dropped(files: Vec<(String, Vec<u8>)>) -> Harness<'static, PuffinLensApp> {
+/// The app (decoding on this thread), its first frame drawn.
+fn app() -> Harness<'static, PuffinLensApp> {
     let mut h = Harness::builder()
         .with_size(egui::vec2(1400.0, 900.0))
         .build_eframe(|cc| {
@@ -82,6 +87,13 @@ fn dropped(files: Vec<(String, Vec<u8>)>) -> Harness<'static, PuffinLensApp> {
                 .with_threaded_loading(false)
         });
     h.run_steps(1);
+    h
+}
+
+/// The app (decoding on this thread) with `files` dropped on it at once,
+/// run until both sides are open and the findings are made.
+fn dropped(files: Vec<(String, Vec<u8>)>) -> Harness<'static, PuffinLensApp> {
+    let mut h = app();
     for (name, bytes) in files {
         h.input_mut()
             .dropped_files
@@ -331,13 +343,7 @@ fn a_manifest_naming_a_missing_run_opens_the_other_pairs_and_says_which() {
 /// The app (decoding on this thread) recording A/B runs as `form` says,
 /// run until the session ended and its pairs are open on their findings.
 fn recorded(form: puffin_lens::app::AbForm) -> Harness<'static, PuffinLensApp> {
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .build_eframe(|cc| {
-            PuffinLensApp::with_context(&cc.egui_ctx, Default::default(), Settings::default())
-                .with_threaded_loading(false)
-        });
-    h.run_steps(1);
+    let mut h = app();
     let ctx = h.ctx.clone();
     h.state_mut().record_ab(&ctx, form).unwrap();
     assert!(h.state().is_recording_ab());
@@ -373,20 +379,7 @@ fn record_ab_runs_two_commands_alternately_and_opens_them_paired_as_report_dir_j
         )
     };
     // ab_folder's own session took its pools: fill them again.
-    let b = Plan {
-        solve_ms: BEFORE.solve_ms * 1.1,
-        ..BEFORE
-    };
-    for (pool, plan, seed) in [("pool_a", BEFORE, 300), ("pool_b", b, 400)] {
-        for (k, scale) in MACHINE.iter().enumerate() {
-            let plan = Plan {
-                scale: plan.scale * scale,
-                ..plan
-            };
-            let bytes = planted::record(&planted::game_loop(plan, seed + k as u64));
-            std::fs::write(pools.path().join(pool).join(format!("{k}.puffin")), bytes).unwrap();
-        }
-    }
+    fill_pools(pools.path());
     let out = pools.path().join("app_runs");
     let h = recorded(puffin_lens::app::AbForm {
         mode: puffin_lens::app::AbMode::Writes,
@@ -440,12 +433,7 @@ fn record_ab_runs_two_commands_alternately_and_opens_them_paired_as_report_dir_j
 
 /// The app given `form`, which does not hold: nothing starts.
 fn recorded_refused(form: puffin_lens::app::AbForm) -> Harness<'static, PuffinLensApp> {
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .build_eframe(|cc| {
-            PuffinLensApp::with_context(&cc.egui_ctx, Default::default(), Settings::default())
-        });
-    h.run_steps(1);
+    let mut h = app();
     let ctx = h.ctx.clone();
     assert!(h.state_mut().record_ab(&ctx, form).is_err());
     assert!(!h.state().is_recording_ab());
@@ -489,13 +477,7 @@ fn record_ab_from_two_running_apps_opens_their_runs_paired_and_stop_keeps_the_pa
 
     // Stopped after its first pair: the pair kept opens, and the dialog
     // says the session ended early.
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1400.0, 900.0))
-        .build_eframe(|cc| {
-            PuffinLensApp::with_context(&cc.egui_ctx, Default::default(), Settings::default())
-                .with_threaded_loading(false)
-        });
-    h.run_steps(1);
+    let mut h = app();
     let ctx = h.ctx.clone();
     let more = dir.path().join("more");
     let form = puffin_lens::app::AbForm {

@@ -924,3 +924,60 @@ fn a_hot_path_links_to_the_flame_graph_of_its_side() {
         "{one:?}"
     );
 }
+
+/// The findings read with the keyboard: Tab reaches each finding's scope
+/// (in the waterfall and the table, in rank order), and Enter on one opens
+/// its evidence, as a click does.
+#[test]
+fn the_findings_are_reached_and_opened_with_the_keyboard() {
+    use egui_kittest::kittest::NodeT as _;
+    let (_, a, b) = pairs().remove(0);
+    let mut h = open_pair(&a, &b);
+    let ui = ui_now(&h);
+    let names: Vec<String> = ui["glance"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(names.len() >= 2, "{}", ui["glance"]);
+    // Tab through the page, noting what takes the focus.
+    let mut focused: Vec<String> = Vec::new();
+    for _ in 0..120 {
+        h.key_press(egui::Key::Tab);
+        h.run_steps(1);
+        let now = h
+            .query_by(|n| n.is_focused())
+            .and_then(|n| n.accesskit_node().label());
+        if let Some(label) = now {
+            focused.push(label);
+        }
+    }
+    let first = |name: &str| focused.iter().position(|l| l == name);
+    for name in &names {
+        assert!(first(name).is_some(), "{name} never focused: {focused:?}");
+    }
+    // In rank order (each name's first focus).
+    let order: Vec<usize> = names.iter().filter_map(|n| first(n)).collect();
+    assert!(
+        order.windows(2).all(|w| w[0] < w[1]),
+        "{names:?}: {focused:?}"
+    );
+    // Enter on the first finding opens its evidence.
+    let target = &names[0];
+    for _ in 0..240 {
+        let now = h
+            .query_by(|n| n.is_focused())
+            .and_then(|n| n.accesskit_node().label());
+        if now.as_deref() == Some(target.as_str()) {
+            break;
+        }
+        h.key_press(egui::Key::Tab);
+        h.run_steps(1);
+    }
+    h.key_press(egui::Key::Enter);
+    h.run_steps(3);
+    let ui = ui_now(&h);
+    assert_ne!(ui["view"], "findings", "Enter on {target} opened nothing");
+    assert!(ui.to_string().contains(target.as_str()), "{target}: {ui}");
+}

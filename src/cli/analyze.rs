@@ -1206,7 +1206,7 @@ pub(super) fn render_gate(out: &mut String, g: &analyses::gate::GateResult) {
     }
     let row = |r: &analyses::gate::Tripped| {
         format!(
-            "  {}{}: {}, {:+.3} ms per frame [{:+.3}, {:+.3}] ({}% family-wise; {:.1}% of the frame)",
+            "  {}{}: {}, {:+.3} ms per frame [{:+.3}, {:+.3}] ({:.1}% of the frame)",
             printable(&r.name),
             r.data
                 .as_deref()
@@ -1216,9 +1216,6 @@ pub(super) fn render_gate(out: &mut String, g: &analyses::gate::GateResult) {
             r.beyond_drift_ns / 1e6,
             r.ci_ns[0] / 1e6,
             r.ci_ns[1] / 1e6,
-            format!("{:.4}", r.level * 100.0)
-                .trim_end_matches('0')
-                .trim_end_matches('.'),
             r.frame_pct
         )
     };

@@ -782,8 +782,9 @@ fn glance_md(o: &mut String, c: &ComparisonReport, charts: bool) {
     }
     let _ = writeln!(
         o,
-        "\n○ not a cost of the code (restructured, start-up, calls alone). Intervals are at the \
-         level the family of rows allows; the details below say how each was judged.\n"
+        "\n○ not a cost of the code (restructured, start-up, calls alone). [lo, hi]: where the \
+         change lies, 99% sure or more (how sure, row by row, is the JSON's `level`; \
+         docs/statistics.md says how it is set). The details below say how each was judged.\n"
     );
 }
 

@@ -116,8 +116,10 @@ pub struct Effect {
 }
 
 impl Effect {
-    /// In words: "+1.980 ms per frame [+1.930, +2.030] (99%)", with the
-    /// band when the verdict is not a change ("within ±0.050").
+    /// In words: "+1.980 ms per frame [+1.930, +2.030]", with the band
+    /// when the verdict is not a change ("within ±0.050"). The interval's
+    /// level is not in the words (it is `level` in the JSON, and
+    /// docs/statistics.md says how it is set): one notation everywhere.
     pub fn text(&self) -> String {
         let num = |ns: f64| {
             let ns = if ns.abs() < 0.5 { 0.0 } else { ns };
@@ -131,18 +133,17 @@ impl Effect {
         // A row one side lacks is as recorded: no sampling interval.
         if self.ci_ns[0] == self.ci_ns[1] && self.ci_ns[0] == self.delta_ns {
             return format!(
-                "{} ms per {} (as recorded: no interval without both sides){band}",
+                "{} ms per {} (as recorded){band}",
                 num(self.delta_ns),
                 self.per
             );
         }
         format!(
-            "{} ms per {} [{}, {}]{band} ({}%)",
+            "{} ms per {} [{}, {}]{band}",
             num(self.delta_ns),
             self.per,
             num(self.ci_ns[0]),
             num(self.ci_ns[1]),
-            four_digits(self.level * 100.0)
         )
     }
 }
