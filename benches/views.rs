@@ -196,6 +196,16 @@ fn main() {
         let a = loaded("a_200k", &worst_case_capture(20, 10_000, 300, 1));
         let b = loaded("b_200k", &worst_case_capture(20, 10_000, 300, 2));
         findings_first_paint("200k-scope pair (random paths)", &a, &b);
+        let a = loaded("a_capture", &synthetic_capture(20, 3, 10_000));
+        let b = loaded("b_capture", &synthetic_capture(20, 3, 10_000));
+        findings_first_paint(
+            "200k-scope pair (the benchmark capture, versus.mjs's)",
+            &a,
+            &b,
+        );
+        if std::env::var("VIEWS_2M").as_deref() == Ok("0") {
+            return;
+        }
         let a = loaded("a_2m", &worst_case_capture(200, 10_000, 300, 1));
         let b = loaded("b_2m", &worst_case_capture(200, 10_000, 300, 2));
         findings_first_paint("2M-scope worst case", &a, &b);

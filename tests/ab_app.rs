@@ -527,3 +527,38 @@ fn record_ab_from_two_running_apps_opens_their_runs_paired_and_stop_keeps_the_pa
     assert!(std::net::TcpStream::connect(&addr_a).is_ok());
     assert!(std::net::TcpStream::connect(&addr_b).is_ok());
 }
+
+/// Connect… ▸ Record A/B runs… opens the dialog; A and B the same address
+/// is refused there, before anything runs.
+#[test]
+fn the_record_ab_dialog_opens_from_the_top_bar_and_says_what_does_not_hold() {
+    let mut h = app();
+    h.get_by_label("Connect…").click();
+    h.run_steps(2);
+    h.get_by_label("Record A/B runs…").click();
+    h.run_steps(3);
+    h.get_by_label_contains("A's and B's runs alternate");
+    h.get_by_label("Two running apps").click();
+    h.run_steps(1);
+    let boxes = h
+        .query_all_by_role(egui::accesskit::Role::TextInput)
+        .count();
+    assert!(boxes >= 3, "A, B and the folder: {boxes}");
+    // Record with B given A's address (the form as the dialog holds it).
+    let dir = tempfile::tempdir().unwrap();
+    let form = puffin_lens::app::AbForm {
+        b: "127.0.0.1:8585".to_owned(),
+        out: dir.path().join("runs").display().to_string(),
+        ..Default::default()
+    };
+    let ctx = h.ctx.clone();
+    let err = h.state_mut().record_ab(&ctx, form).unwrap_err();
+    assert!(
+        err.contains("A and B are the same address (127.0.0.1:8585)"),
+        "{err}"
+    );
+    h.run_steps(3);
+    h.get_by_label_contains("are the same address");
+    assert!(!h.state().is_recording_ab());
+    assert!(!dir.path().join("runs").exists(), "nothing was written");
+}

@@ -981,3 +981,58 @@ fn the_findings_are_reached_and_opened_with_the_keyboard() {
     assert_ne!(ui["view"], "findings", "Enter on {target} opened nothing");
     assert!(ui.to_string().contains(target.as_str()), "{target}: {ui}");
 }
+
+/// The Markdown report (a pull request's comment) draws the waterfall as a
+/// Mermaid chart: A's frame, the frame after each part in turn, B's frame,
+/// the same numbers as the JSON's `glance`.
+#[test]
+fn the_markdown_waterfall_chart_steps_through_the_glances_parts() {
+    for (what, a, b) in pairs() {
+        let json = cli_report(&a, &b);
+        let g = &json["comparison"]["glance"];
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.puffin"), &a).unwrap();
+        std::fs::write(dir.path().join("b.puffin"), &b).unwrap();
+        let out = common::run_in(dir.path(), &["report", "a.puffin", "b.puffin"]);
+        let md = String::from_utf8(out.stdout).unwrap();
+        let chart = md
+            .split("```mermaid\n")
+            .nth(1)
+            .and_then(|c| c.split("```").next())
+            .unwrap_or_else(|| panic!("{what}: no chart in\n{md}"));
+        let bars: Vec<f64> = (chart.lines())
+            .find_map(|l| l.strip_prefix("    bar ["))
+            .and_then(|l| l.strip_suffix(']'))
+            .unwrap_or_else(|| panic!("{what}: {chart}"))
+            .split(", ")
+            .map(|v| v.parse().unwrap())
+            .collect();
+        let parts = g["bars"].as_array().unwrap();
+        assert_eq!(bars.len(), parts.len() + 2, "{what}: {chart}");
+        let mut total = g["a_ns"].as_f64().unwrap();
+        let mut expected = vec![total / 1e6];
+        for p in parts {
+            total += p["delta_ns"].as_f64().unwrap();
+            expected.push(total / 1e6);
+        }
+        expected.push(g["b_ns"].as_f64().unwrap() / 1e6);
+        for (got, want) in bars.iter().zip(&expected) {
+            assert!(
+                (got - want).abs() < 0.0006,
+                "{what}: {bars:?} against {expected:?}"
+            );
+        }
+        // Each part's label is on the axis, in order.
+        let axis = (chart.lines())
+            .find(|l| l.starts_with("    x-axis"))
+            .unwrap();
+        let mut at = 0;
+        for p in parts {
+            let label = p["label"].as_str().unwrap();
+            let shown = &label[label.len().saturating_sub(24)..];
+            at += axis[at..]
+                .find(shown)
+                .unwrap_or_else(|| panic!("{what}: {label} not after {at} in {axis}"));
+        }
+    }
+}

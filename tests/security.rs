@@ -159,8 +159,25 @@ fn check_markdown(md: &str) -> String {
     let mut shown = String::new();
     let mut heading: Option<String> = None;
     let (mut header_cells, mut row_cells, mut in_head) = (0, 0, false);
+    let mut code: Option<String> = None;
     for event in markdown_events(md) {
+        if let Some(c) = &mut code {
+            match event {
+                Event::Text(t) => c.push_str(&t),
+                Event::End(TagEnd::CodeBlock) => check_mermaid(&code.take().unwrap()),
+                e => panic!("{e:?} in a code block"),
+            }
+            continue;
+        }
         match event {
+            // The one code block is ours: the waterfall as a Mermaid chart.
+            Event::Start(Tag::CodeBlock(kind)) => {
+                assert!(
+                    matches!(&kind, pulldown_cmark::CodeBlockKind::Fenced(l) if &**l == "mermaid"),
+                    "a code block that is not ours: {kind:?}"
+                );
+                code = Some(String::new());
+            }
             Event::Html(h) | Event::InlineHtml(h) => panic!("raw HTML in the Markdown: {h:.200}"),
             Event::Start(Tag::Link { dest_url, .. }) => panic!("a link to {dest_url:.200}"),
             Event::Start(Tag::Image { dest_url, .. }) => panic!("an image from {dest_url:.200}"),
@@ -210,6 +227,30 @@ fn check_markdown(md: &str) -> String {
         }
     }
     shown
+}
+
+/// The waterfall's Mermaid chart: its five lines, each label of the few
+/// characters kept (nothing of a name closes the label, the list or the
+/// block, or reaches Mermaid's markup).
+fn check_mermaid(chart: &str) {
+    let lines: Vec<&str> = chart.lines().collect();
+    assert_eq!(lines.len(), 5, "{chart}");
+    assert_eq!(lines[0], "xychart-beta");
+    assert!(lines[1].starts_with("    title \""), "{chart}");
+    let axis = (lines[2].strip_prefix("    x-axis [\"")).and_then(|l| l.strip_suffix("\"]"));
+    let axis = axis.unwrap_or_else(|| panic!("{chart}"));
+    for label in axis.split("\", \"") {
+        assert!(
+            (label.chars()).all(|c| c.is_ascii_alphanumeric() || " _:.-/()'?…".contains(c)),
+            "{label:?} in {chart}"
+        );
+    }
+    assert!(lines[3].starts_with("    y-axis \"ms per "), "{chart}");
+    let bars = (lines[4].strip_prefix("    bar [")).and_then(|l| l.strip_suffix(']'));
+    for v in bars.unwrap_or_else(|| panic!("{chart}")).split(", ") {
+        v.parse::<f64>()
+            .unwrap_or_else(|_| panic!("{v:?} in {chart}"));
+    }
 }
 
 #[test]

@@ -37,6 +37,10 @@ impl PuffinLensApp {
                     Some(Side::A),
                 );
             }
+            // The browser: a live app through the relay. The desktop: that,
+            // or A/B runs recorded (one menu: the bar stays one row at
+            // 1280 px).
+            #[cfg(target_arch = "wasm32")]
             if ui
                 .button("Connect…")
                 .on_hover_text("Watch a running app live (its puffin_http server)")
@@ -45,16 +49,27 @@ impl PuffinLensApp {
                 self.connect_dialog = Some(self.settings.live_addr.clone());
             }
             #[cfg(not(target_arch = "wasm32"))]
-            if ui
-                .button("Record A/B…")
-                .on_hover_text(
-                    "Record two builds' runs alternately (two running apps, or two commands) \
-                     and open them as pairs, judged as `puffin-lens ab` judges them",
-                )
-                .clicked()
-            {
-                self.open_record_ab();
-            }
+            ui.menu_button("Connect…", |ui| {
+                if ui
+                    .button("Watch a running app live…")
+                    .on_hover_text("Its puffin_http server's frames, as they come")
+                    .clicked()
+                {
+                    self.connect_dialog = Some(self.settings.live_addr.clone());
+                }
+                if ui
+                    .button("Record A/B runs…")
+                    .on_hover_text(
+                        "Two builds' runs alternately (two running apps, or two commands), \
+                         opened as pairs, judged as `puffin-lens ab` judges them",
+                    )
+                    .clicked()
+                {
+                    self.open_record_ab();
+                }
+            })
+            .response
+            .on_hover_text("Watch a running app live, or record A/B runs of two builds");
             let has_view = self.slot(self.shown).rec.is_some();
             ui.add_enabled_ui(has_view, |ui| {
                 ui.menu_button("Export", |ui| {

@@ -1,4 +1,4 @@
-//! Record A/B… (the desktop only: the browser cannot start programs or open
+//! Connect… ▸ Record A/B runs… (the desktop only: the browser cannot start programs or open
 //! TCP connections): two builds' runs recorded alternately, as `puffin-lens
 //! ab` records them (`engine::record::ab`), into a folder with its
 //! manifest, then opened as paired runs on their findings. A's and B's are

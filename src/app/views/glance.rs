@@ -236,7 +236,7 @@ fn findings_ui(
                 spark_ui(ui, &x.spark_a_ns, &x.spark_b_ns, fill);
                 // Markdown: its text on one line (cut to the column; all
                 // of it on hover), the evidence one click away on the name.
-                let spans = super::findings::inline(&x.place, &|_| None);
+                let spans = super::inline_md::inline(&x.place, &|_| None);
                 let text: String = spans.iter().map(|s| s.text.as_str()).collect();
                 ui.scope(|ui| {
                     ui.set_max_width(360.0);

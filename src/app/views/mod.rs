@@ -26,6 +26,7 @@ pub mod diff;
 pub mod findings;
 pub mod flame;
 pub mod glance;
+pub mod inline_md;
 pub mod overview;
 pub mod sandwich;
 pub mod table;

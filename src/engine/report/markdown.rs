@@ -753,6 +753,9 @@ fn glance_md(o: &mut String, c: &ComparisonReport, charts: bool) {
         );
     }
     let _ = writeln!(o, "| B's {unit} | {} | |\n", msu(g.b_ns.round() as i64));
+    if !charts {
+        waterfall_mermaid(o, g, unit);
+    }
     if g.findings.is_empty() {
         return;
     }
@@ -785,6 +788,58 @@ fn glance_md(o: &mut String, c: &ComparisonReport, charts: bool) {
         "\n○ not a cost of the code (restructured, start-up, calls alone). [lo, hi]: where the \
          change lies, 99% sure or more (how sure, row by row, is the JSON's `level`; \
          docs/statistics.md says how it is set). The details below say how each was judged.\n"
+    );
+}
+
+/// The waterfall as a picture where Markdown allows no SVG (a pull
+/// request's comment, a job summary: GitHub draws Mermaid charts): a bar a
+/// step, A's frame, the frame after each part of the change in turn, B's
+/// frame, on an axis around them, so that each step up or down is the
+/// part's change. Names are the recording's: only letters, digits and
+/// `_:.-/()'` and spaces are kept in a label (the rest become `?`), long
+/// ones cut to their last 24 characters.
+fn waterfall_mermaid(o: &mut String, g: &super::glance::Glance, unit: &str) {
+    if g.bars.is_empty() {
+        return;
+    }
+    let label = |text: &str| {
+        let safe: String = text
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || " _:.-/()'".contains(c) {
+                    c
+                } else {
+                    '?'
+                }
+            })
+            .collect();
+        let n = safe.chars().count();
+        let cut: String = safe.chars().skip(n.saturating_sub(24)).collect();
+        format!("\"{}{cut}\"", if n > 24 { "…" } else { "" })
+    };
+    let mut labels = vec![label(&format!("A's {unit}"))];
+    let mut totals_ms = vec![g.a_ns / 1e6];
+    let mut total_ns = g.a_ns;
+    for b in &g.bars {
+        total_ns += b.delta_ns;
+        labels.push(label(&b.label));
+        totals_ms.push(total_ns / 1e6);
+    }
+    labels.push(label(&format!("B's {unit}")));
+    totals_ms.push(g.b_ns / 1e6);
+    let (lo, hi) = totals_ms
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let pad = ((hi - lo) * 0.25).max(0.01);
+    let values: Vec<String> = totals_ms.iter().map(|v| format!("{v:.3}")).collect();
+    let _ = writeln!(
+        o,
+        "```mermaid\nxychart-beta\n    title \"The mean {unit}, A to B: after each part (ms)\"\n    \
+         x-axis [{}]\n    y-axis \"ms per {unit}\" {:.3} --> {:.3}\n    bar [{}]\n```\n",
+        labels.join(", "),
+        (lo - pad).max(0.0),
+        hi + pad,
+        values.join(", ")
     );
 }
 
