@@ -220,9 +220,22 @@ pub fn joined_with_nodes(
             warnings,
         }
     });
-    let d = (Join::new(a, b, ta.tree, tb.tree).step(a, b, &mut || true))
-        .expect("a join given all the time it needs ends");
-    (d, (of_a, of_b), applied)
+    (joined(a, b, ta.tree, tb.tree, None), (of_a, of_b), applied)
+}
+
+/// The join of `a`'s merged tree `ta` and `b`'s `tb`; with `floor`
+/// `(A's units, B's units, ns)`, only nodes whose totals per unit sum to
+/// `ns` or more have their children joined (what they hold cannot reach it).
+pub fn joined(
+    a: &Trace,
+    b: &Trace,
+    ta: MergedTree,
+    tb: MergedTree,
+    floor: Option<(f64, f64, f64)>,
+) -> DiffTree {
+    let mut join = Join::new(a, b, ta, tb);
+    join.floor = floor;
+    (join.step(a, b, &mut || true)).expect("a join given all the time it needs ends")
 }
 
 /// [`diff_tree`] of `levels` levels with each node judged by the noise
@@ -434,6 +447,8 @@ struct Join {
     edges: Vec<(u32, u32)>,
     /// Pairs to join: (diff node, A node, B node).
     stack: Vec<(u32, Option<NodeId>, Option<NodeId>)>,
+    /// See [`joined`].
+    floor: Option<(f64, f64, f64)>,
 }
 
 impl Join {
@@ -485,6 +500,15 @@ impl Join {
         let (ta, tb) = (std::mem::take(&mut self.d.a), std::mem::take(&mut self.d.b));
         let mut paused = false;
         while let Some((id, na, nb)) = self.stack.pop() {
+            if let Some((ua, ub, ns)) = self.floor {
+                let per_unit = |t: &MergedTree, n: Option<NodeId>, u: f64| {
+                    n.map_or(0.0, |n| t.total_ns[n.idx()] as f64 / u)
+                };
+                // A margin for the sums of quotients the caller compares.
+                if per_unit(&ta, na, ua) + per_unit(&tb, nb, ub) < ns * (1.0 - 1e-9) {
+                    continue;
+                }
+            }
             let depth = self.d.depth[id as usize] + 1;
             for (name, ca, cb) in joined_children((a, &ta, na), (b, &tb, nb)) {
                 let name = self.intern(name);
@@ -514,12 +538,12 @@ impl Join {
         let edges = std::mem::take(&mut self.edges);
         // Children (CSR), by |delta per frame| descending, then name.
         let (start, mut list) = super::common::children_lists(d.len(), edges.iter().copied());
+        let keys: Vec<u128> = (0..d.len() as u32).map(|n| d.order_key(n)).collect();
         for n in 0..d.len() {
             let kids = &mut list[start[n] as usize..start[n + 1] as usize];
-            kids.sort_by(|&x, &y| {
-                d.order_key(y)
-                    .cmp(&d.order_key(x))
-                    .then_with(|| d.name(x).cmp(d.name(y)))
+            // Siblings' names differ: the order is total.
+            kids.sort_unstable_by(|&x, &y| {
+                (keys[y as usize].cmp(&keys[x as usize])).then_with(|| d.name(x).cmp(d.name(y)))
             });
         }
         d.child_start = start;

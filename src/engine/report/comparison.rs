@@ -24,7 +24,7 @@ use crate::engine::analyses::place::place;
 use crate::engine::analyses::rename::{Rename, renames_in};
 use crate::engine::analyses::restructure::{Restructures, restructures};
 use crate::engine::analyses::shape::{self, Shape, classify_runs, compared_words, series_by_name};
-use crate::engine::analyses::transform::{Stack, Transformed, transformed_tree};
+use crate::engine::analyses::transform::{Stack, Transformed, transformed_with_nodes};
 use crate::engine::analyses::transient::SteadyPair;
 use crate::engine::analyses::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use crate::engine::analyses::verdict::frame_gate;
@@ -36,11 +36,13 @@ use crate::units::thread_label;
 use rustc_hash::FxHashMap;
 use serde_json::json;
 
-/// Both recordings' trees and sections ([`super::Report::transformed`]'s
-/// `sides`), made beside the comparison's first steps.
+/// Both recordings' trees, sections and each scope's node in the tree
+/// (empty when the report's stack transforms the trees):
+/// [`super::Report::transformed`]'s `sides`, made beside the comparison's
+/// first steps.
 pub(super) type Sides = (
-    (Transformed, RecordingReport),
-    (Transformed, RecordingReport),
+    (Transformed, RecordingReport, Vec<u32>),
+    (Transformed, RecordingReport, Vec<u32>),
 );
 
 /// The comparison of `a` and `b`, with their trees and sections: `sides`
@@ -83,21 +85,46 @@ fn judged(
     let steady_tree = |t: &Trace, trimmed: bool| {
         trimmed.then(|| {
             let frames = 0..t.frames.len() as u32;
-            transformed_tree(t, frames, None, MAX_REPORT_LEVELS, stack).tree
+            let (tr, of) =
+                transformed_with_nodes(t, frames, None, MAX_REPORT_LEVELS, stack, stack.is_empty());
+            (tr.tree, of)
         })
     };
     let (sta, stb) = crate::engine::join(
         || steady_tree(a, !edges.a.is_empty()),
         || steady_tree(b, !edges.b.is_empty()),
     );
-    let ta = sta.as_ref().unwrap_or(&sides.0.0.tree);
-    let tb = stb.as_ref().unwrap_or(&sides.1.0.tree);
+    let (ta, of_a) = sta
+        .as_ref()
+        .map_or((&sides.0.0.tree, &sides.0.2), |(t, of)| (t, of));
+    let (tb, of_b) = stb
+        .as_ref()
+        .map_or((&sides.1.0.tree, &sides.1.2), |(t, of)| (t, of));
+    // The untransformed trees, each scope's node in them: the restructured
+    // places are judged on them (built there when a stack transformed these).
+    let built = stack
+        .is_empty()
+        .then_some(((ta, &of_a[..]), (tb, &of_b[..])));
     let names = by_name.with(a, b);
     // The (name, data) rows judged against the names' drift.
     let noise = names.noise();
-    // The gap places judged with the same noise and drift.
-    let (gap_diff, by_data) = crate::engine::join(
-        || gap_changes(a, b, &noise, names.basis(), opts.top),
+    // Each side's units on the comparison's basis, once.
+    let (ua, ub) = (Units::new(a, names.basis()), Units::new(b, names.basis()));
+    // Beside the (name, data) rows: the gap places judged with the same
+    // noise and drift; a gone name and a new one at the same place (one
+    // renamed row, out of the new and gone); scopes that appear or vanish
+    // under a scope both run, judged by what entered there (restructured
+    // places hold no cost).
+    let ((gap_diff, renamed, places), by_data) = crate::engine::join(
+        || {
+            let gap_diff = gap_changes(a, b, &noise, names.basis(), opts.top);
+            let renamed = renames_in(a, b, &names, (&ua, &ub), &noise);
+            (
+                gap_diff,
+                renamed,
+                restructures(a, b, (&ua, &ub), &noise, built),
+            )
+        },
         || CompareTable::judged(a, b, noise),
     );
     let data_rows = by_data.with(a, b);
@@ -108,14 +135,6 @@ fn judged(
         .filter(|&&p| names.kind(p).is_change())
         .map(|&p| (p, names.change(p)))
         .collect();
-    // Each side's units on the comparison's basis, once.
-    let (ua, ub) = (Units::new(a, names.basis()), Units::new(b, names.basis()));
-    // A gone name and a new one at the same place: one renamed row, out of
-    // the new and gone.
-    let renamed = renames_in(a, b, &names, (&ua, &ub), &noise);
-    // Scopes that appear or vanish under a scope both run, judged by what
-    // entered there: restructured places hold no cost.
-    let places = restructures(a, b, (&ua, &ub), &noise);
     // A gap in a restructured place is its parent's remaining own time.
     let gap_diff = gap_diff.without_places(&places, true);
     listed.retain(|(p, _)| {

@@ -18,7 +18,7 @@ use super::analyses::gate::{Gate, GateResult};
 use super::analyses::judge::{Change, Noise};
 use super::analyses::shape::Shape;
 use super::analyses::tail::Tail;
-use super::analyses::transform::{Stack, transformed_tree};
+use super::analyses::transform::{Stack, transformed_with_nodes};
 use super::analyses::tree::MAX_REPORT_LEVELS;
 use super::analyses::wait_diff::WaitChange;
 use crate::engine::Decoded;
@@ -549,16 +549,21 @@ impl Report {
         // the `tree` answer lists), made once for its hot paths and the
         // comparison's, and its section: A's and B's at once (rayon; one
         // thread where there are no others, as in the browser).
+        // A pair's untransformed trees keep each scope's node: the
+        // restructured places are judged on them.
+        let record = b.is_some() && stack.is_empty();
         let side = |label: &str, name: &str, d: &Decoded| {
             let t = &d.trace;
-            let tr = transformed_tree(t, 0..t.frames.len() as u32, None, MAX_REPORT_LEVELS, stack);
+            let frames = 0..t.frames.len() as u32;
+            let (tr, of) =
+                transformed_with_nodes(t, frames, None, MAX_REPORT_LEVELS, stack, record);
             let section = recording(label, name, d, &tr.tree, opts);
-            (tr, section)
+            (tr, section, of)
         };
         let (mut recordings, mut warnings) = (Vec::new(), Vec::new());
         let comparison = match b {
             None => {
-                let (tr, section) = side(&label("A"), a.0, a.1);
+                let (tr, section, _) = side(&label("A"), a.0, a.1);
                 warnings = tr.warnings;
                 recordings.push(section);
                 None
@@ -566,7 +571,7 @@ impl Report {
             Some((name, decoded)) => {
                 let sides =
                     || crate::engine::join(|| side("A", a.0, a.1), || side("B", name, decoded));
-                let (mut c, ((tr_a, section_a), (tr_b, section_b))) =
+                let (mut c, ((tr_a, section_a, _), (tr_b, section_b, _))) =
                     comparison(a.1, decoded, sides, &opts, stack);
                 c.look_first = look_first(&c, &section_b, &opts);
                 c.glance = glance::glance(&c, opts.top);

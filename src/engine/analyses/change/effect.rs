@@ -867,8 +867,9 @@ pub fn t_cdf(t: f64, df: f64) -> f64 {
     if t >= 0.0 { 1.0 - tail } else { tail }
 }
 
-/// The `p` quantile of Student's t with `df` degrees of freedom
-/// (bisection on [`t_cdf`]: deterministic, to 1e-10 relative).
+/// The `p` quantile of Student's t with `df` degrees of freedom: Newton's
+/// steps on [`t_cdf`] kept inside a bisection's bracket (deterministic, to
+/// 1e-10 relative; a few steps where bisection alone took forty).
 pub fn t_quantile(p: f64, df: f64) -> f64 {
     if !(p > 0.0 && p < 1.0) {
         return if p >= 1.0 {
@@ -885,18 +886,33 @@ pub fn t_quantile(p: f64, df: f64) -> f64 {
         lo = hi;
         hi *= 2.0;
     }
+    // The density, as `t_cdf` reads `df`.
+    let v = df.max(1e-3);
+    let ln_c = libm::lgamma((v + 1.0) / 2.0)
+        - libm::lgamma(v / 2.0)
+        - 0.5 * libm::log(v * std::f64::consts::PI);
+    let pdf = |t: f64| libm::exp(ln_c - (v + 1.0) / 2.0 * libm::log1p(t * t / v));
+    let mut t = 0.5 * (lo + hi);
     for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if t_cdf(mid, df) < p {
-            lo = mid;
+        let f = t_cdf(t, v) - p;
+        if f < 0.0 {
+            lo = t;
         } else {
-            hi = mid;
+            hi = t;
         }
-        if hi - lo <= 1e-10 * hi {
+        let next = t - f / pdf(t);
+        let next = if next > lo && next < hi {
+            next
+        } else {
+            0.5 * (lo + hi)
+        };
+        let done = (next - t).abs() <= 1e-12 * t.abs() || hi - lo <= 1e-10 * hi;
+        t = next;
+        if done {
             break;
         }
     }
-    0.5 * (lo + hi)
+    t
 }
 
 /// Rows that must vote for an estimate (the drift's, the names' spread).
@@ -922,6 +938,21 @@ mod tests {
         }
         assert!((t_cdf(0.0, 7.0) - 0.5).abs() < 1e-12);
         assert!((t_cdf(-2.571, 5.0) - 0.025).abs() < 1e-4);
+        // The quantile inverts the distribution function at Welch's
+        // fractional degrees of freedom and the family's small levels.
+        for (df, p) in [
+            (1.3, 0.9993),
+            (2.7, 0.975),
+            (57.9, 0.99999),
+            (0.2, 0.6),
+            (1e7, 0.995),
+        ] {
+            let t = t_quantile(p, df);
+            assert!(
+                (t_cdf(t, df) - p).abs() < 1e-10 && t_quantile(1.0 - p, df) == -t,
+                "{df} {p}"
+            );
+        }
     }
 
     #[test]

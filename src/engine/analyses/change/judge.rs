@@ -944,35 +944,31 @@ pub fn untested(
 
 /// `calls` `(row, unit, duration)` of `rows` rows in the order
 /// `sort_unstable` gives them (row, then unit, then duration), in linear
-/// time for calls found in scope order: a counting pass by row, then each
-/// row's calls sorted by unit only when out of order (scopes are mostly in
-/// their frames' order), and each unit's few calls by duration.
+/// time: counting passes by unit, then (stably) by row, then each unit's
+/// few calls of a row by duration.
 pub fn sort_calls(calls: &mut Vec<(u32, u32, i64)>, rows: usize) {
-    let mut start = vec![0usize; rows + 1];
-    for &(c, _, _) in calls.iter() {
-        start[c as usize + 1] += 1;
-    }
-    for k in 0..rows {
-        start[k + 1] += start[k];
-    }
-    let mut at = start.clone();
-    let mut out = vec![(0u32, 0u32, 0i64); calls.len()];
-    for &x in calls.iter() {
-        let k = &mut at[x.0 as usize];
-        out[*k] = x;
-        *k += 1;
-    }
-    for row in start.windows(2) {
-        let calls = &mut out[row[0]..row[1]];
-        if calls.is_sorted_by_key(|x| x.1) {
-            for unit in calls.chunk_by_mut(|x, y| x.1 == y.1) {
-                unit.sort_unstable();
-            }
-        } else {
-            calls.sort_unstable();
+    let units = calls.iter().map(|c| c.1 as usize + 1).max().unwrap_or(0);
+    let by = |calls: &mut Vec<(u32, u32, i64)>, keys: usize, key: fn(&(u32, u32, i64)) -> u32| {
+        let mut start = vec![0usize; keys + 1];
+        for c in calls.iter() {
+            start[key(c) as usize + 1] += 1;
         }
+        for k in 0..keys {
+            start[k + 1] += start[k];
+        }
+        let mut out = vec![(0u32, 0u32, 0i64); calls.len()];
+        for &c in calls.iter() {
+            let at = &mut start[key(&c) as usize];
+            out[*at] = c;
+            *at += 1;
+        }
+        *calls = out;
+    };
+    by(calls, units, |c| c.1);
+    by(calls, rows, |c| c.0);
+    for unit in calls.chunk_by_mut(|x, y| (x.0, x.1) == (y.0, y.1)) {
+        unit.sort_unstable();
     }
-    *calls = out;
 }
 
 /// The samples of `n` rows from their calls `(row, unit, duration)` sorted

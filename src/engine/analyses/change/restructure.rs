@@ -4,11 +4,12 @@
 //! section "What time conserves" (the first identity). A name is held by
 //! places when every node of it lies under an unmatched child of one.
 
-use super::super::diff::{DiffTree, joined_with_nodes};
+use super::super::diff::{DiffTree, joined};
+use super::super::transform::{Stack, transformed_with_nodes};
 use super::super::tree::{MAX_REPORT_LEVELS, MergedTree, NodeId};
 use super::basis::Units;
 use super::judge::{Change, Noise, Sample, judge_rows};
-use crate::engine::model::{DefId, NO_PARENT, ScopeIdx, Trace};
+use crate::engine::model::{NO_PARENT, ScopeIdx, Trace};
 use crate::engine::write::escape;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -254,20 +255,46 @@ struct Candidate {
     moved_ns: f64,
 }
 
+/// Each side's merged tree (every frame, [`MAX_REPORT_LEVELS`] deep, no
+/// transform) and each scope's node in it, when the caller has them.
+pub type Built<'t> = (&'t MergedTree, &'t [u32]);
+
 /// The places of `a` against `b` (see the module doc), judged with `noise`
-/// (its drift resolved) on the units `units`.
-pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise) -> Restructures {
+/// (its drift resolved) on the units `units`; on `trees` when given (else
+/// built here).
+pub fn restructures(
+    a: &Trace,
+    b: &Trace,
+    units: (&Units, &Units),
+    noise: &Noise,
+    trees: Option<(Built, Built)>,
+) -> Restructures {
     // Only a new or gone name is held by a place (a name both sides call
     // is a row of its own): without one there is nothing to judge, and
     // the trees are not built (one pass over the definitions' calls).
     let one_side = one_side_only_names(a, b);
-    if one_side.is_empty() && callers(a) == callers(b) {
+    if one_side.is_empty() && same_callers(a, b) {
         return Restructures::default();
     }
-    let stack = super::super::transform::Stack::default();
-    let (d, (of_a, of_b), _) = joined_with_nodes(a, b, None, MAX_REPORT_LEVELS, &stack);
     let (ua, ub) = (units.0.count.max(1) as f64, units.1.count.max(1) as f64);
     let floor_ns = noise.ms * 1e6;
+    let built;
+    let ((ta, of_a), (tb, of_b)) = match trees {
+        Some(trees) => trees,
+        None => {
+            let side = |t: &Trace| {
+                let (frames, stack) = (0..t.frames.len() as u32, Stack::default());
+                let (tr, of) =
+                    transformed_with_nodes(t, frames, None, MAX_REPORT_LEVELS, &stack, true);
+                (tr.tree, of)
+            };
+            built = (side(a), side(b));
+            ((&built.0.0, &built.0.1[..]), (&built.1.0, &built.1.1[..]))
+        }
+    };
+    // Only what could hold a place is joined: under a node below the floor
+    // on both sides, nothing can reach it.
+    let d = joined(a, b, ta.clone(), tb.clone(), Some((ua, ub, floor_ns)));
     // Candidate places: a scope node of both trees with unmatched children
     // costing at least the band's floor per unit on their side.
     let mut candidates: Vec<Candidate> = Vec::new();
@@ -327,7 +354,7 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
     if candidates.is_empty() {
         return Restructures::default();
     }
-    let (mut sa, mut sb) = (Side::new(a, &d.a, &of_a), Side::new(b, &d.b, &of_b));
+    let (mut sa, mut sb) = (Side::new(a, &d.a, of_a), Side::new(b, &d.b, of_b));
     for (k, c) in candidates.iter().enumerate() {
         let k = k as u32;
         // Each side's node of diff node `m`, and what it holds there.
@@ -403,22 +430,44 @@ pub fn restructures(a: &Trace, b: &Trace, units: (&Units, &Units), noise: &Noise
     Restructures { places, held }
 }
 
-/// Each (caller's name, name) a recording calls, sorted (`""` for the top
-/// level): the same on both sides when no code moved (one pass over the
-/// scopes, by definition).
-fn callers(t: &Trace) -> BTreeSet<(&str, &str)> {
-    let s = &t.scopes;
-    // By definition (`None`: the top level), then by name.
-    let mut pairs: rustc_hash::FxHashSet<(Option<DefId>, DefId)> = Default::default();
-    for i in 0..s.len() {
-        let p = s.parent[i];
-        pairs.insert(((p != NO_PARENT).then(|| s.def[p as usize]), s.def[i]));
+/// Whether both recordings call the same (caller's name, name) pairs (the
+/// top level a caller of its own): the same when no code moved. One pass
+/// over each side's scopes, on ids: each definition's name ranked among
+/// both sides' names.
+fn same_callers(a: &Trace, b: &Trace) -> bool {
+    let mut names: Vec<(&str, usize, usize)> = Vec::new();
+    for (side, t) in [a, b].into_iter().enumerate() {
+        names.extend((0..t.defs.len()).map(|d| (t.str(t.defs.name[d]), side, d)));
     }
-    let name = |d: Option<DefId>| d.map_or("", |d| t.str(t.defs.name[d.idx()]));
-    pairs
-        .into_iter()
-        .map(|(p, d)| (name(p), name(Some(d))))
-        .collect()
+    names.sort_unstable();
+    let mut rank = [vec![0u64; a.defs.len()], vec![0u64; b.defs.len()]];
+    let mut r = 0u64;
+    for (k, &(name, side, d)) in names.iter().enumerate() {
+        if k > 0 && names[k - 1].0 != name {
+            r += 1;
+        }
+        // 0 stands for the top level.
+        rank[side][d] = r + 1;
+    }
+    let pairs = |t: &Trace, rank: &[u64]| {
+        let s = &t.scopes;
+        let mut v: Vec<u64> = (0..s.len())
+            .map(|i| {
+                let p = s.parent[i];
+                let caller = if p == NO_PARENT {
+                    0
+                } else {
+                    rank[s.def[p as usize].idx()]
+                };
+                caller << 32 | rank[s.def[i].idx()]
+            })
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let [ra, rb] = &rank;
+    pairs(a, ra) == pairs(b, rb)
 }
 
 /// The scope names called on one side only, sorted.

@@ -125,7 +125,7 @@ fn gate_as_report(
     let (ra, rb) = (recurring(a), recurring(b));
     let waits = super::wait_diff::wait_changes((a, b), &ra, &rb, names, &noise);
     let off = super::wait_diff::off_critical_path_names(a, b, thread, (&ra, &rb), &waits);
-    let places = super::restructure::restructures(a, b, (&ua, &ub), &noise);
+    let places = super::restructure::restructures(a, b, (&ua, &ub), &noise, None);
     frame_gate(
         names,
         gate,
