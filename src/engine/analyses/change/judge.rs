@@ -577,8 +577,9 @@ impl Change {
     }
 }
 
-fn lower_median(sorted: &[i64]) -> Option<i64> {
-    sorted.get(sorted.len().checked_sub(1)? / 2).copied()
+fn lower_median(calls: &mut [i64]) -> Option<i64> {
+    let k = calls.len().checked_sub(1)? / 2;
+    Some(*calls.select_nth_unstable(k).1)
 }
 
 /// Judges a row alone: A's calls (`None`: the row is new) against B's
@@ -592,10 +593,8 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
 /// A row's estimates, its verdict not yet decided (a comparison decides
 /// its rows together, [`decide_family`]).
 pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
-    let mut sorted_a: Vec<i64> = a.map(|s| s.durations_ns.clone()).unwrap_or_default();
-    let mut sorted_b: Vec<i64> = b.map(|s| s.durations_ns.clone()).unwrap_or_default();
-    sorted_a.sort_unstable();
-    sorted_b.sort_unstable();
+    let mut calls_a: Vec<i64> = a.map(|s| s.durations_ns.clone()).unwrap_or_default();
+    let mut calls_b: Vec<i64> = b.map(|s| s.durations_ns.clone()).unwrap_or_default();
     let per_frame = |s: Option<&Sample>| s.map_or(0.0, Sample::per_frame_ns);
     let rate = |s: Option<&Sample>| s.map_or(0.0, Sample::rate);
     let mean = |s: Option<&Sample>| s.map_or(0.0, Sample::mean_ns);
@@ -610,8 +609,8 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
         if both { noise.drift_factor() } else { 1.0 },
     );
     let mut change = p.change(noise, basis);
-    change.median_a_ns = lower_median(&sorted_a);
-    change.median_b_ns = lower_median(&sorted_b);
+    change.median_a_ns = lower_median(&mut calls_a);
+    change.median_b_ns = lower_median(&mut calls_b);
     if !both {
         change.kind = if a.is_none_or(|s| s.durations_ns.is_empty()) {
             Kind::New
@@ -624,8 +623,8 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
         return change;
     };
     change.tested = true;
-    change.typical_a_ns = Some(typical(&sorted_a));
-    change.typical_b_ns = Some(typical(&sorted_b));
+    change.typical_a_ns = Some(typical(&mut calls_a));
+    change.typical_b_ns = Some(typical(&mut calls_b));
     let terms = noise.terms();
     // One run a side: a step or trend through the run is the row's cost,
     // not noise around it (`shape::detrended`); with several runs, each
@@ -805,18 +804,27 @@ pub fn shared_run_variance(a: &[Sample], b: &[Sample], terms: &Terms) -> (f64, f
     effect::fit_prior(&vars)
 }
 
-/// The time-weighted median of sorted durations: the smallest duration at
-/// which the calls up to it hold half the total.
-fn typical(sorted: &[i64]) -> i64 {
-    let total: f64 = sorted.iter().map(|&d| d.max(0) as f64).sum();
-    let mut acc = 0.0;
-    for &d in sorted {
-        acc += d.max(0) as f64;
-        if acc * 2.0 >= total {
-            return d;
+/// The time-weighted median of durations (reordered): the smallest at
+/// which the calls up to it, ascending, hold half the total. Found by
+/// selection, halves set aside, not by a sort (sums of integers in f64:
+/// exact below 2^53 ns).
+fn typical(calls: &mut [i64]) -> i64 {
+    let size = |v: &[i64]| v.iter().map(|&d| d.max(0) as f64).sum::<f64>();
+    let mut half = size(calls) / 2.0;
+    let mut rest = calls;
+    while rest.len() > 1 {
+        let (lower, &mut mid, upper) = rest.select_nth_unstable(rest.len() / 2);
+        let below = size(lower);
+        if below >= half && !lower.is_empty() {
+            rest = lower;
+        } else if below + mid.max(0) as f64 >= half {
+            return mid;
+        } else {
+            half -= below + mid.max(0) as f64;
+            rest = upper;
         }
     }
-    sorted.last().copied().unwrap_or(0)
+    rest.first().copied().unwrap_or(0)
 }
 
 /// A side's sums of a row (what its table keeps without the calls).
@@ -942,10 +950,10 @@ pub fn untested(
     c
 }
 
-/// `calls` `(row, unit, duration)` of `rows` rows in the order
-/// `sort_unstable` gives them (row, then unit, then duration), in linear
-/// time: counting passes by unit, then (stably) by row, then each unit's
-/// few calls of a row by duration.
+/// `calls` `(row, unit, duration)` of `rows` rows ordered by row, then
+/// unit, in linear time (counting passes by unit, then by row): each
+/// unit's calls stay in the order given (what is read of them, sums of
+/// integers and their order statistics, does not depend on it).
 pub fn sort_calls(calls: &mut Vec<(u32, u32, i64)>, rows: usize) {
     let units = calls.iter().map(|c| c.1 as usize + 1).max().unwrap_or(0);
     let by = |calls: &mut Vec<(u32, u32, i64)>, keys: usize, key: fn(&(u32, u32, i64)) -> u32| {
@@ -964,11 +972,11 @@ pub fn sort_calls(calls: &mut Vec<(u32, u32, i64)>, rows: usize) {
         }
         *calls = out;
     };
-    by(calls, units, |c| c.1);
-    by(calls, rows, |c| c.0);
-    for unit in calls.chunk_by_mut(|x, y| (x.0, x.1) == (y.0, y.1)) {
-        unit.sort_unstable();
+    // Calls found in scope order are mostly in their units' order already.
+    if !calls.is_sorted_by_key(|c| c.1) {
+        by(calls, units, |c| c.1);
     }
+    by(calls, rows, |c| c.0);
 }
 
 /// The samples of `n` rows from their calls `(row, unit, duration)` sorted
