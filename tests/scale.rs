@@ -477,8 +477,8 @@ fn compare_built_a_chunk_at_a_time_equals_built_at_once() {
     // Several chunks of 32k instances, groups and rows on each side.
     let a = trace(&worst_case_capture(40, 2_500, 40, 11));
     let b = trace(&worst_case_capture(36, 2_500, 40, 12));
-    let at_once = CompareTable::new(&a, &b);
-    let mut builder = CompareBuilder::new();
+    let at_once = CompareTable::grouped(&a, &b, GroupBy::NameData, Noise::default());
+    let mut builder = CompareBuilder::grouped(GroupBy::NameData, Noise::default());
     let mut steps = 0;
     let sliced = loop {
         steps += 1;

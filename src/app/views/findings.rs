@@ -438,10 +438,12 @@ fn picture_ui(ui: &mut egui::Ui, headline: &str, p: &FramePicture, clicked: &mut
     let (rect, resp) = ui.allocate_exact_size(egui::vec2(width, 120.0), egui::Sense::click());
     let max = p.bars.iter().map(|x| x.1).max().unwrap_or(1).max(1) as f32;
     let bw = rect.width() / p.bars.len() as f32;
+    // Room above the tallest bar for its mark (the painter clips at the rect).
+    let tall = rect.height() - 12.0;
     let painter = ui.painter_at(rect);
     let slow = Color32::from_rgb(0xd9, 0x82, 0x2b);
     for (k, &(_, ns)) in p.bars.iter().enumerate() {
-        let h = rect.height() * ns as f32 / max;
+        let h = tall * ns as f32 / max;
         let x0 = rect.left() + k as f32 * bw;
         let bar = egui::Rect::from_min_max(
             egui::pos2(x0, rect.bottom() - h),
@@ -467,7 +469,7 @@ fn picture_ui(ui: &mut egui::Ui, headline: &str, p: &FramePicture, clicked: &mut
             );
         }
     }
-    let my = rect.bottom() - rect.height() * p.median_ns as f32 / max;
+    let my = rect.bottom() - tall * p.median_ns as f32 / max;
     let dash = egui::Shape::dashed_line(
         &[egui::pos2(rect.left(), my), egui::pos2(rect.right(), my)],
         egui::Stroke::new(1.0, ui.visuals().text_color()),

@@ -195,34 +195,6 @@ pub fn diff_tree(a: &Trace, b: &Trace, thread: Option<&str>) -> DiffTree {
         .expect("a build given all the time it needs ends")
 }
 
-/// The join of `a`'s and `b`'s merged trees (threads named `thread` only
-/// when given; `levels` deep) transformed by `stack`, with each side's
-/// instance -> node ([`transform::transformed_with_nodes`]) and what the
-/// stack did (`None` without one): what a judgement that reads a node's
-/// calls needs.
-pub fn joined_with_nodes(
-    a: &Trace,
-    b: &Trace,
-    thread: Option<&str>,
-    levels: u32,
-    stack: &Stack,
-) -> (DiffTree, (Vec<u32>, Vec<u32>), Option<Applied>) {
-    let frames = |t: &Trace| 0..t.frames.len() as u32;
-    let side =
-        |t: &Trace| transform::transformed_with_nodes(t, frames(t), thread, levels, stack, true);
-    let ((ta, of_a), (tb, of_b)) = (side(a), side(b));
-    let applied = (!stack.is_empty()).then(|| {
-        let mut warnings: Vec<String> = ta.warnings.iter().chain(&tb.warnings).cloned().collect();
-        warnings.sort();
-        warnings.dedup();
-        Applied {
-            transforms: stack.written(),
-            warnings,
-        }
-    });
-    (joined(a, b, ta.tree, tb.tree, None), (of_a, of_b), applied)
-}
-
 /// The join of `a`'s merged tree `ta` and `b`'s `tb`; with `floor`
 /// `(A's units, B's units, ns)`, only nodes whose totals per unit sum to
 /// `ns` or more have their children joined (what they hold cannot reach it).
@@ -238,9 +210,10 @@ pub fn joined(
     (join.step(a, b, &mut || true)).expect("a join given all the time it needs ends")
 }
 
-/// [`diff_tree`] of `levels` levels with each node judged by the noise
-/// model (its calls in A against its calls in B, per frame; see `judge`):
-/// thread nodes are `Unchanged`.
+/// [`diff_tree`] of `levels` levels (threads named `thread` only when
+/// given) transformed by `stack`, with each node judged by the noise model
+/// (its calls in A against its calls in B, per frame; see `judge`): thread
+/// nodes are `Unchanged`; and what the stack did (`None` without one).
 pub fn diff_tree_judged(
     a: &Trace,
     b: &Trace,
@@ -249,7 +222,22 @@ pub fn diff_tree_judged(
     noise: &Noise,
     stack: &Stack,
 ) -> (DiffTree, Vec<Kind>, Option<Applied>) {
-    let (d, (of_a, of_b), applied) = joined_with_nodes(a, b, thread, levels, stack);
+    // Each side's tree with each instance's node in it: the nodes' calls.
+    let side = |t: &Trace| {
+        let frames = 0..t.frames.len() as u32;
+        transform::transformed_with_nodes(t, frames, thread, levels, stack, true)
+    };
+    let ((ta, of_a), (tb, of_b)) = (side(a), side(b));
+    let applied = (!stack.is_empty()).then(|| {
+        let mut warnings: Vec<String> = ta.warnings.iter().chain(&tb.warnings).cloned().collect();
+        warnings.sort();
+        warnings.dedup();
+        Applied {
+            transforms: stack.written(),
+            warnings,
+        }
+    });
+    let d = joined(a, b, ta.tree, tb.tree, None);
     let kinds = judge_nodes(a, b, &d, (&of_a, &of_b), noise);
     (d, kinds, applied)
 }

@@ -125,7 +125,7 @@ fn judged(
                 restructures(a, b, (&ua, &ub), &noise, built),
             )
         },
-        || CompareTable::judged(a, b, noise),
+        || CompareTable::grouped(a, b, GroupBy::NameData, noise),
     );
     let data_rows = by_data.with(a, b);
     let all: Vec<Pair> = names.pairs().to_vec();

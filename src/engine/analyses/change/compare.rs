@@ -195,23 +195,11 @@ fn stats(g: &Acc) -> SideStats {
 }
 
 impl CompareTable {
-    pub fn new(a: &Trace, b: &Trace) -> Self {
-        Self::judged(a, b, Noise::default())
-    }
-
-    /// [`Self::new`] with the noise model's thresholds `noise`.
-    pub fn judged(a: &Trace, b: &Trace, noise: Noise) -> Self {
-        Self::grouped(a, b, GroupBy::NameData, noise)
-    }
-
-    /// The table of rows grouped `by` (name, or (name, data)).
+    /// The table of rows grouped `by` (name, or (name, data)), judged with
+    /// the noise model's thresholds `noise`.
     pub fn grouped(a: &Trace, b: &Trace, by: GroupBy, noise: Noise) -> Self {
-        let mut builder = CompareBuilder::grouped(by, noise);
-        loop {
-            if let Some(table) = builder.step(a, b, &mut || true) {
-                return table;
-            }
-        }
+        (CompareBuilder::grouped(by, noise).step(a, b, &mut || true))
+            .expect("a build given all the time it needs ends")
     }
 
     /// The table read with `a` and `b`, the traces it was made of.
@@ -220,7 +208,7 @@ impl CompareTable {
     }
 }
 
-/// [`CompareTable::new`] a slice at a time, for a caller that must keep
+/// [`CompareTable::grouped`] a slice at a time, for a caller that must keep
 /// drawing (the browser's single thread): each [`Self::step`] works in
 /// chunks until its `more` says stop.
 #[derive(Debug)]
@@ -262,17 +250,7 @@ enum BuildStage {
     Judge,
 }
 
-impl Default for CompareBuilder {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl CompareBuilder {
-    pub fn new() -> Self {
-        Self::grouped(GroupBy::NameData, Noise::default())
-    }
-
     /// A builder of the rows grouped `by`, judged with `noise`.
     pub fn grouped(by: GroupBy, noise: Noise) -> Self {
         Self {
@@ -810,12 +788,8 @@ impl<'t> Joined<'t> {
 
     /// [`Self::first`] by name, then data (see [`NameOrder`]).
     fn first_by_name(&self, pairs: Vec<Pair>, n: usize) -> Vec<Pair> {
-        let mut order = NameOrder::new(pairs);
-        loop {
-            if let Some(rows) = order.step(self, n, &mut || true) {
-                return rows;
-            }
-        }
+        (NameOrder::new(pairs).step(self, n, &mut || true))
+            .expect("an order given all the time it needs ends")
     }
 
     /// The rows of `compare` with `opts`.

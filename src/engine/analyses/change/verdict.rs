@@ -180,7 +180,7 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
         .filter_map(|c| Some((c.name.as_str(), c.gap.as_deref()?)))
         .collect();
     // The (name, data) rows judged against the same drift.
-    let table = CompareTable::judged(a, b, noise);
+    let table = CompareTable::grouped(a, b, GroupBy::NameData, noise);
     let ((total_rows, changed_rows), mut rows) = table.with(a, b).kept_rows(opts);
     for r in &mut rows {
         r.gap = gap_of.get(r.name.as_str()).map(|&w| w.to_owned());
