@@ -93,6 +93,10 @@ pub struct FindingsView {
     offered: bool,
     /// Why they were made here after all (a worker failed), for the log.
     fallback: Option<String>,
+    /// Whether the findings have been drawn once: the first frame lays out
+    /// only the blocks on screen (the text below the fold, and its glyphs,
+    /// come with the next frame, asked for at once).
+    drawn: bool,
 }
 
 impl FindingsView {
@@ -106,6 +110,7 @@ impl FindingsView {
             state: State::Ready(Box::new(findings)),
             offered: true,
             fallback: None,
+            drawn: false,
         }
     }
 
@@ -126,6 +131,7 @@ impl FindingsView {
             state: State::Asked { drawn: false },
             offered: false,
             fallback: None,
+            drawn: false,
         }
     }
 
@@ -221,7 +227,7 @@ impl FindingsView {
             ui.ctx().request_repaint();
             return None;
         };
-        let mut clicked = None;
+        let (mut clicked, first) = (None, !self.drawn);
         egui::ScrollArea::vertical()
             .auto_shrink([false, false])
             .show(ui, |ui| {
@@ -251,10 +257,16 @@ impl FindingsView {
                     ui.add_space(8.0);
                     ui.separator();
                 }
+                let fold = ui.clip_rect().bottom();
                 for block in &f.blocks {
+                    if first && ui.cursor().top() > fold {
+                        ui.ctx().request_repaint();
+                        break;
+                    }
                     block_ui(ui, block, &mut clicked);
                 }
             });
+        self.drawn = true;
         clicked
     }
 
