@@ -96,7 +96,7 @@ impl Verdict {
 }
 
 /// A row's effect as every judged row prints it (`effect` in `--json`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Effect {
     /// What the figures are per: `frame` or `second`.
     pub per: &'static str,
@@ -171,12 +171,9 @@ pub struct Terms {
 impl Default for Terms {
     fn default() -> Self {
         Self {
-            factor: 1.0,
             drift_se: DEFAULT_DRIFT_SE,
             tau: DEFAULT_TAU,
-            run_var: 0.0,
-            run_df: 0.0,
-            paired: false,
+            ..Self::none()
         }
     }
 }
@@ -202,6 +199,15 @@ impl Terms {
 pub struct Series<'s> {
     pub per_unit: &'s [f64],
     pub run_starts: &'s [u32],
+}
+
+impl<'s> Series<'s> {
+    pub fn new(per_unit: &'s [f64], run_starts: &'s [u32]) -> Self {
+        Self {
+            per_unit,
+            run_starts,
+        }
+    }
 }
 
 /// Why a row cannot be judged whatever its figures.

@@ -136,7 +136,6 @@ impl Noise {
     /// error and the names' spread; or none: no factor, and the default
     /// spread and error), unless drift is off (no factor, no drift error).
     pub fn with_drift(self, drift: Option<&super::drift::Drift>) -> Self {
-        let t = Terms::default();
         match (self.drift, drift) {
             (DriftMode::Off, _) => Self {
                 drift_se: 0.0,
@@ -160,7 +159,7 @@ impl Noise {
             }
             (_, None) => Self {
                 drift: DriftMode::Factor(1.0),
-                drift_se: t.drift_se,
+                drift_se: effect::DEFAULT_DRIFT_SE,
                 ..self
             },
         }
@@ -415,7 +414,7 @@ impl Sample {
 }
 
 /// The judgement of one row, with the numbers behind it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Change {
     /// What changed: a kind of change on a changed row; `unchanged` or
     /// `inconclusive` otherwise (as `effect.verdict`); `spike`, `new`,
@@ -611,15 +610,12 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
     let mut change = p.change(noise, basis);
     change.median_a_ns = lower_median(&mut calls_a);
     change.median_b_ns = lower_median(&mut calls_b);
-    if !both {
+    let (true, Some(sa), Some(sb)) = (both, a, b) else {
         change.kind = if a.is_none_or(|s| s.durations_ns.is_empty()) {
             Kind::New
         } else {
             Kind::Gone
         };
-        return change;
-    }
-    let (Some(sa), Some(sb)) = (a, b) else {
         return change;
     };
     change.tested = true;
@@ -658,14 +654,8 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
     change.raw.row = Estimate {
         eq_alpha: noise.alpha,
         ..effect::estimate(
-            &Series {
-                per_unit: &ca,
-                run_starts: &sa.run_starts,
-            },
-            &Series {
-                per_unit: &cb,
-                run_starts: &sb.run_starts,
-            },
+            &Series::new(&ca, &sa.run_starts),
+            &Series::new(&cb, &sb.run_starts),
             &terms,
             noise.pct,
             noise.ms,
@@ -675,14 +665,8 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
     // drift), with the row's band (its sampling only: see below).
     let per_call_a = terms.factor * sa.mean_ns();
     let rates = effect::estimate(
-        &Series {
-            per_unit: &ra,
-            run_starts: &sa.run_starts,
-        },
-        &Series {
-            per_unit: &rb,
-            run_starts: &sb.run_starts,
-        },
+        &Series::new(&ra, &sa.run_starts),
+        &Series::new(&rb, &sb.run_starts),
         // Sampling alone: the spread and the drift are of the cost per
         // call; how often code runs is the program's, not the machine's.
         &Terms {
@@ -788,14 +772,8 @@ pub fn shared_run_variance(a: &[Sample], b: &[Sample], terms: &Terms) -> (f64, f
         .filter_map(|(a, b)| {
             let (ca, cb) = (a.cost_series(), b.cost_series());
             let (v, df) = effect::run_variance(
-                &Series {
-                    per_unit: &ca,
-                    run_starts: &a.run_starts,
-                },
-                &Series {
-                    per_unit: &cb,
-                    run_starts: &b.run_starts,
-                },
+                &Series::new(&ca, &a.run_starts),
+                &Series::new(&cb, &b.run_starts),
                 terms,
             )?;
             (df > 0.0 && v.is_finite() && v > 0.0).then_some((v, df))
@@ -894,32 +872,23 @@ impl Parts {
                 ..Default::default()
             });
         Change {
-            kind: Kind::Unchanged,
-            rest: None,
-            calls: None,
             delta_per_frame_ns: self.delta,
             per_call_part_ns: self.delta - self.count,
             count_part_ns: self.count,
             drift_part_ns: self.drift,
-            median_a_ns: None,
-            median_b_ns: None,
-            typical_a_ns: None,
-            typical_b_ns: None,
             calls_per_frame_a: self.rate_a,
             calls_per_frame_b: self.rate_b,
             per_call_a_ns: (self.rate_a > 0.0).then(|| self.per_frame_a / self.rate_a),
             per_call_b_ns: (self.rate_b > 0.0).then(|| self.per_frame_b / self.rate_b),
             effect: row.effect(noise.alpha, basis.unit()),
-            tested: false,
             raw: Raw {
                 row,
-                count: None,
-                calls: None,
-                rest: None,
                 per: basis.unit(),
                 factor: self.factor,
                 pct: noise.pct,
+                ..Default::default()
             },
+            ..Default::default()
         }
     }
 }

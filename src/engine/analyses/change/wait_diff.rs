@@ -149,10 +149,7 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
             let sign = if part == "threads" { -1.0 } else { 1.0 };
             // A side's occurrences as one run.
             fn one_run(per_unit: &[f64]) -> Series<'_> {
-                Series {
-                    per_unit,
-                    run_starts: &[],
-                }
+                Series::new(per_unit, &[])
             }
             let mut e = estimate(&one_run(&xa), &one_run(&xb), &Terms::none(), 0.0, 0.0);
             e.delta_ns *= sign * scale;
