@@ -328,8 +328,7 @@ fn batch_means(x: &[f64]) -> Sampling {
         } else {
             1.0
         };
-        let significant = r > 2.0 / (b as f64).sqrt();
-        let effective = if significant {
+        let effective = if r > 2.0 / (b as f64).sqrt() {
             b as f64 / inflation
         } else {
             b as f64
@@ -542,29 +541,10 @@ pub fn estimate(a: &Series, b: &Series, terms: &Terms, noise_pct: f64, noise_ms:
         welch_den: va * va / sa.df.max(1.0) + vb * vb / sb.df.max(1.0),
         scale_ns: (mb + f * ma) / 2.0,
         drift_var: drift,
-        log_ratio: if ma > 0.0 && mb > 0.0 {
-            Some(libm::log(mb / (f * ma)))
-        } else {
-            None
-        },
+        log_ratio: (ma > 0.0 && mb > 0.0).then(|| libm::log(mb / (f * ma))),
     });
     e.with_tau(terms.tau);
     e
-}
-
-impl Estimate {
-    /// With one run a side: its interval with the row term `τ` (see
-    /// [`shared_tau`]); with several runs, the runs' spread holds it.
-    pub fn with_tau(&mut self, tau: f64) {
-        let Some(s) = self.single else { return };
-        let var = s.sampling_var + (tau * s.scale_ns).powi(2) + s.drift_var;
-        self.se_ns = var.sqrt();
-        self.df = if s.welch_den > 0.0 {
-            (var * var / s.welch_den).min(1e6)
-        } else {
-            1e6
-        };
-    }
 }
 
 /// The rows' own run-to-run spread `τ` measured on a family of rows with
@@ -574,19 +554,15 @@ impl Estimate {
 /// sampling the rows' batches already carry (the median of their relative
 /// sampling variances): τ is what runs add beyond sampling.
 pub fn shared_tau(rows: &[&Estimate]) -> Option<f64> {
-    let mut logs: Vec<f64> = Vec::new();
-    let mut sampling: Vec<f64> = Vec::new();
-    for e in rows {
-        let Some(s) = e.single else { continue };
-        let Some(l) = s.log_ratio.filter(|l| l.is_finite()) else {
-            continue;
-        };
-        if e.limit != Limit::None || s.scale_ns <= 0.0 {
-            continue;
-        }
-        logs.push(l);
-        sampling.push(s.sampling_var / (s.scale_ns * s.scale_ns));
-    }
+    let (logs, mut sampling): (Vec<f64>, Vec<f64>) = rows
+        .iter()
+        .filter_map(|e| {
+            let s = e.single?;
+            let l = s.log_ratio.filter(|l| l.is_finite())?;
+            (e.limit == Limit::None && s.scale_ns > 0.0)
+                .then(|| (l, s.sampling_var / (s.scale_ns * s.scale_ns)))
+        })
+        .unzip();
     if logs.len() < MIN_SCOPES {
         return None;
     }
@@ -631,6 +607,19 @@ pub fn bounded(expected_a_ns: f64, b_ns: f64, noise_pct: f64, noise_ms: f64) -> 
 }
 
 impl Estimate {
+    /// With one run a side: its interval with the row term `τ` (see
+    /// [`shared_tau`]); with several runs, the runs' spread holds it.
+    pub fn with_tau(&mut self, tau: f64) {
+        let Some(s) = self.single else { return };
+        let var = s.sampling_var + (tau * s.scale_ns).powi(2) + s.drift_var;
+        self.se_ns = var.sqrt();
+        self.df = if s.welch_den > 0.0 {
+            (var * var / s.welch_den).min(1e6)
+        } else {
+            1e6
+        };
+    }
+
     /// The two-sided p-value of "the effect lies outside the band" (1 for a
     /// row that cannot be judged).
     pub fn p(&self) -> f64 {
@@ -664,16 +653,6 @@ impl Estimate {
         [self.delta_ns - half, self.delta_ns + half]
     }
 
-    /// The alpha of the equivalence test's interval (`1 − 2α`: two
-    /// one-sided tests at α).
-    fn equivalence_alpha(&self, alpha: f64) -> f64 {
-        if self.eq_alpha > 0.0 {
-            (2.0 * self.eq_alpha).min(0.5)
-        } else {
-            alpha
-        }
-    }
-
     /// The verdict, "changed" at two-sided level `1 − alpha` (the
     /// family's), "unchanged" by the equivalence test, and the alpha of
     /// the interval it rests on.
@@ -686,7 +665,13 @@ impl Estimate {
         if outside(self.interval(alpha)) {
             return (Verdict::Changed, alpha);
         }
-        let eq = self.equivalence_alpha(alpha);
+        // The alpha of the equivalence test's interval (`1 − 2α`: two
+        // one-sided tests at α).
+        let eq = if self.eq_alpha > 0.0 {
+            (2.0 * self.eq_alpha).min(0.5)
+        } else {
+            alpha
+        };
         if inside(self.interval(eq)) {
             (Verdict::Unchanged, eq)
         } else {

@@ -404,14 +404,12 @@ fn batch(k: usize, b: usize, n: usize) -> (usize, usize) {
 fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
     let n = x.len();
     let b = (n / 3).clamp(MIN_BATCHES, MAX_BATCHES);
-    let mut meds = Vec::with_capacity(b);
-    let mut centers = Vec::with_capacity(b);
-    for k in 0..b {
-        let (lo, hi) = batch(k, b, n);
-        let mut v = x[lo..hi].to_vec();
-        meds.push(median(&mut v));
-        centers.push((lo + hi - 1) as f64 / 2.0);
-    }
+    let (meds, centers): (Vec<f64>, Vec<f64>) = (0..b)
+        .map(|k| {
+            let (lo, hi) = batch(k, b, n);
+            (median(&mut x[lo..hi].to_vec()), (lo + hi - 1) as f64 / 2.0)
+        })
+        .unzip();
     let line = theil_sen(&centers, &meds);
     let split = best_split(&meds, band_ns)?;
     // Each form is tested against the units' own correlation as its fit
@@ -433,11 +431,14 @@ fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
     };
     let line_resid: Vec<f64> = (0..n).map(|k| x[k] - on_line(k as f64)).collect();
     let corr_line = Corr::of(&line_resid);
+    // The batch residuals' lag-1 read directly (`Corr`'s `ρ₁`): what the
+    // units' model misses when each unit's own jitter hides a slow wander
+    // (the batches average the jitter away).
     let trend = {
         let resid: Vec<f64> = (0..b).map(|k| meds[k] - on_line(centers[k])).collect();
         let p = mann_kendall_p(
             &meds,
-            widening(corr_line.batch_correlation(m).max(batch_lag1(&resid))),
+            widening(corr_line.batch_correlation(m).max(Corr::of(&resid).rho1)),
         );
         let rise = slope * (n - 1) as f64;
         let (_, spread) = robust_spread(&line_resid);
@@ -449,11 +450,12 @@ fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
     let step = {
         let (s, t, left, right, sar) = split;
         // The batch medians' own lag-1 read, around the fit.
-        let direct = batch_lag1(
+        let direct = Corr::of(
             &(0..b)
                 .map(|k| meds[k] - if k < s { left } else { right })
                 .collect::<Vec<_>>(),
-        );
+        )
+        .rho1;
         let passes = |c: Corr, direct: f64| {
             let df = (b - 2) as f64;
             let widen = widening(c.batch_correlation(m).max(direct));
@@ -469,9 +471,7 @@ fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
         decided.then_some((s, left, right, sar))
     };
     let as_step = |(s, left, right, _): (usize, f64, f64, f64)| {
-        let (lo, _) = batch(s - 1, b, n);
-        let (_, hi) = batch(s, b, n);
-        let unit = refine(x, lo, hi, left, right);
+        let unit = refine(x, batch(s - 1, b, n).0, batch(s, b, n).1, left, right);
         Shape::Step {
             unit: unit as u32,
             before_ns: left,
@@ -597,18 +597,6 @@ impl Corr {
     }
 }
 
-/// The lag-1 correlation of batch residuals `r`, read directly (Kendall's
-/// bias correction added, in `[0, 0.99]`): what the units' model misses
-/// when each unit's own jitter hides a slow wander (the batches average
-/// the jitter away).
-fn batch_lag1(r: &[f64]) -> f64 {
-    let r1 = lag_raw(r, 1);
-    if r1 <= 0.0 {
-        return 0.0;
-    }
-    (r1 + (1.0 + 4.0 * r1) / r.len().max(1) as f64).min(0.99)
-}
-
 /// The widening of a variance for lag-1 correlation `r1`.
 fn widening(r1: f64) -> f64 {
     (1.0 + r1) / (1.0 - r1)
@@ -628,15 +616,9 @@ fn mann_kendall_p(y: &[f64], widen: f64) -> f64 {
     let mut var = nf * (nf - 1.0) * (2.0 * nf + 5.0) / 18.0;
     let mut sorted = y.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let mut k = 0;
-    while k < n {
-        let mut j = k;
-        while j + 1 < n && sorted[j + 1] == sorted[k] {
-            j += 1;
-        }
-        let t = (j - k + 1) as f64;
+    for ties in sorted.chunk_by(|a, b| a == b) {
+        let t = ties.len() as f64;
         var -= t * (t - 1.0) * (2.0 * t + 5.0) / 18.0;
-        k = j + 1;
     }
     if var <= 0.0 || s == 0 {
         return 1.0;
@@ -654,25 +636,17 @@ fn best_split(meds: &[f64], band_ns: f64) -> Option<(usize, f64, f64, f64, f64)>
     if b < 4 {
         return None;
     }
-    let mut best: Option<(usize, f64)> = None;
-    for s in 2..=b - 2 {
-        let (l, r) = meds.split_at(s);
-        let t = welch_t(l, r, 0.0);
-        if best.is_none_or(|(_, bt)| t > bt) {
-            best = Some((s, t));
-        }
-    }
-    let (s, _) = best?;
+    let (s, _) = (2..=b - 2)
+        .map(|s| (s, welch_t(&meds[..s], &meds[s..], 0.0)))
+        .reduce(|best, x| if x.1 > best.1 { x } else { best })?;
     let (l, r) = meds.split_at(s);
     let (left, right) = (median(&mut l.to_vec()), median(&mut r.to_vec()));
-    let resid: Vec<f64> = l
+    let sar = l
         .iter()
-        .map(|v| v - left)
-        .chain(r.iter().map(|v| v - right))
-        .collect();
-    let t = welch_t(l, r, band_ns);
-    let sar = resid.iter().map(|r| r.abs()).sum();
-    Some((s, t, left, right, sar))
+        .map(|v| (v - left).abs())
+        .chain(r.iter().map(|v| (v - right).abs()))
+        .sum();
+    Some((s, welch_t(l, r, band_ns), left, right, sar))
 }
 
 /// Welch's t of how far the means of `r` and `l` differ beyond `band_ns`
@@ -728,8 +702,7 @@ pub fn slow_units(x: &[f64], band_ns: f64) -> Vec<usize> {
 /// Periodic, burst or scattered slow units, else steady.
 fn slow_shape(x: &[f64], band_ns: f64) -> Shape {
     let n = x.len();
-    let mut v = x.to_vec();
-    let typical = median(&mut v);
+    let typical = median(&mut x.to_vec());
     let hits = slow_units(x, band_ns);
     if hits.len() < MIN_HITS.min(3) || hits.len() > n / 2 {
         return Shape::Steady;
