@@ -171,12 +171,16 @@ impl Units {
         let Some(&(start, first)) = self.run_starts.get(run) else {
             return 0;
         };
-        let end = self
-            .run_starts
-            .get(run + 1)
-            .map_or(self.count as u32, |r| r.1);
+        let end = self.run_end(run);
         let k = (ns.saturating_sub(start).max(0) / SECOND_NS) as u64;
         first + k.min(u64::from(end.saturating_sub(first + 1))) as u32
+    }
+
+    /// Per second: the unit after run `run`'s last.
+    fn run_end(&self, run: usize) -> u32 {
+        self.run_starts
+            .get(run + 1)
+            .map_or(self.count as u32, |r| r.1)
     }
 
     /// Per second: the first and last units scope `i` overlaps.
@@ -202,11 +206,7 @@ impl Units {
             .iter()
             .enumerate()
             .flat_map(move |(k, &(start, first))| {
-                let end = self
-                    .run_starts
-                    .get(k + 1)
-                    .map_or(self.count as u32, |r| r.1);
-                (0..i64::from(end - first)).map(move |j| {
+                (0..i64::from(self.run_end(k) - first)).map(move |j| {
                     let s = start + j * SECOND_NS;
                     (s, s + SECOND_NS)
                 })

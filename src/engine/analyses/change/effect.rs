@@ -62,6 +62,7 @@
 //! verdicts.
 
 use serde::Serialize;
+use std::ops::Range;
 
 /// The most batches of one run's units.
 pub const MAX_BATCHES: usize = 32;
@@ -342,17 +343,21 @@ fn batch_means(x: &[f64]) -> Sampling {
     }
 }
 
+/// The units of each run of `n` units cut at `run_starts` (each run's
+/// first unit after the first), runs without units left out.
+pub(super) fn run_ranges(n: usize, run_starts: &[u32]) -> impl Iterator<Item = Range<usize>> {
+    let mut cuts = vec![0];
+    cuts.extend(run_starts.iter().map(|&u| (u as usize).min(n)));
+    cuts.push(n);
+    (1..cuts.len())
+        .map(move |k| cuts[k - 1]..cuts[k])
+        .filter(|r| !r.is_empty())
+}
+
 /// Each run's mean per unit.
 fn run_means(s: &Series) -> Vec<f64> {
-    let n = s.per_unit.len();
-    let mut bounds: Vec<usize> = Vec::with_capacity(s.run_starts.len() + 2);
-    bounds.push(0);
-    bounds.extend(s.run_starts.iter().map(|&u| (u as usize).min(n)));
-    bounds.push(n);
-    bounds
-        .windows(2)
-        .filter(|w| w[1] > w[0])
-        .map(|w| mean(&s.per_unit[w[0]..w[1]]))
+    run_ranges(s.per_unit.len(), s.run_starts)
+        .map(|r| mean(&s.per_unit[r]))
         .collect()
 }
 

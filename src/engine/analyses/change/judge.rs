@@ -296,13 +296,10 @@ impl Kind {
     /// Slower or faster per call (as often or not).
     pub fn is_per_call(self) -> bool {
         use Kind::*;
-        let both = [
-            SlowerMoreOften,
-            SlowerLessOften,
-            FasterMoreOften,
-            FasterLessOften,
-        ];
-        matches!(self, Slower | Faster) || both.contains(&self)
+        matches!(
+            self,
+            Slower | Faster | SlowerMoreOften | SlowerLessOften | FasterMoreOften | FasterLessOften
+        )
     }
 
     /// A change: its interval cleared the band (or the row is on one side

@@ -23,21 +23,19 @@ pub const MIN_BUSY: usize = 4;
 pub fn self_by_run(t: &Trace) -> Vec<BTreeMap<String, u64>> {
     let runs = t.run_count();
     let defs = t.defs.len();
-    let mut by_def = vec![0u64; runs * defs];
-    let mut seen = vec![false; runs * defs];
+    // A definition's self time in a run (`None`: not called there).
+    let mut by_def = vec![None::<u64>; runs * defs];
     let s = &t.scopes;
     for i in 0..s.def.len() {
         let frame = t.streams.frame[s.stream[i].idx()];
         let slot = t.run_of_frame(frame) as usize * defs + s.def[i].idx();
-        by_def[slot] += s.self_ns[i].max(0) as u64;
-        seen[slot] = true;
+        *by_def[slot].get_or_insert(0) += s.self_ns[i].max(0) as u64;
     }
     (0..runs)
         .map(|run| {
             let mut m = BTreeMap::new();
             for d in 0..defs {
-                let ns = by_def[run * defs + d];
-                if seen[run * defs + d] {
+                if let Some(ns) = by_def[run * defs + d] {
                     *m.entry(t.str(t.defs.name[d]).to_owned()).or_insert(0) += ns;
                 }
             }

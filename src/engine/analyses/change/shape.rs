@@ -381,13 +381,8 @@ pub fn classify_runs(series: &[f64], run_starts: &[u32], band_ns: f64) -> Shape 
     if run_starts.is_empty() {
         return classify(series, band_ns);
     }
-    let mut cuts = vec![0usize];
-    cuts.extend(run_starts.iter().map(|&u| (u as usize).min(series.len())));
-    cuts.push(series.len());
-    let shapes: Vec<Shape> = cuts
-        .windows(2)
-        .filter(|w| w[1] > w[0])
-        .map(|w| classify(&series[w[0]..w[1]], band_ns))
+    let shapes: Vec<Shape> = super::effect::run_ranges(series.len(), run_starts)
+        .map(|r| classify(&series[r], band_ns))
         .collect();
     match shapes.first() {
         Some(first) if shapes.iter().all(|s| s.as_str() == first.as_str()) => first.clone(),

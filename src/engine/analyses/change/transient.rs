@@ -174,24 +174,21 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
                 .map(|f| t.frames.duration_ns(FrameId(f)))
                 .sum::<i64>();
             // The names called only in this edge, with their time.
-            let only: Vec<StrId> = by_name
+            let mut totals: FxHashMap<StrId, i64> = by_name
                 .iter()
                 .filter(|&(_, &(f, l))| {
                     f + frames.start >= range.start && l + frames.start < range.end
                 })
-                .map(|(&name, _)| name)
+                .map(|(&name, _)| (name, 0))
                 .collect();
             // Their time: the edge's scopes only (contiguous).
-            let edge_scopes = frames_scopes(t, range.clone());
-            let mut totals: FxHashMap<StrId, i64> = only.iter().map(|&n| (n, 0)).collect();
-            for i in edge_scopes {
+            for i in frames_scopes(t, range.clone()) {
                 let name = t.defs.name[t.scopes.def[i as usize].idx()];
                 if let Some(x) = totals.get_mut(&name) {
                     *x += t.scopes.duration_ns[i as usize];
                 }
             }
-            for name in only {
-                let total = totals[&name];
+            for (name, total) in totals {
                 let text = t.str(name);
                 match edge.names.iter_mut().find(|x| x.name == text) {
                     Some(x) => x.total_ns += total,
