@@ -812,11 +812,9 @@ pub struct Sums {
 
 /// A row's change per unit and its parts.
 struct Parts {
-    delta: f64,
     per_frame_a: f64,
     per_frame_b: f64,
     count: f64,
-    drift: f64,
     rate_a: f64,
     rate_b: f64,
     factor: f64,
@@ -824,11 +822,9 @@ struct Parts {
 
 fn parts(per_frame_a: f64, per_frame_b: f64, rates: (f64, f64), mean_a: f64, factor: f64) -> Parts {
     Parts {
-        delta: per_frame_b - per_frame_a,
         per_frame_a,
         per_frame_b,
         count: (rates.1 - rates.0) * factor * mean_a,
-        drift: (factor - 1.0) * per_frame_a,
         rate_a: rates.0,
         rate_b: rates.1,
         factor,
@@ -868,11 +864,12 @@ impl Parts {
                 exact: Some([self.per_frame_b - expected; 2]),
                 ..Default::default()
             });
+        let delta = self.per_frame_b - self.per_frame_a;
         Change {
-            delta_per_frame_ns: self.delta,
-            per_call_part_ns: self.delta - self.count,
+            delta_per_frame_ns: delta,
+            per_call_part_ns: delta - self.count,
             count_part_ns: self.count,
-            drift_part_ns: self.drift,
+            drift_part_ns: (self.factor - 1.0) * self.per_frame_a,
             calls_per_frame_a: self.rate_a,
             calls_per_frame_b: self.rate_b,
             per_call_a_ns: (self.rate_a > 0.0).then(|| self.per_frame_a / self.rate_a),
@@ -962,13 +959,12 @@ pub fn samples(calls: &[(u32, u32, i64)], n: usize, units: &Units) -> Vec<Sample
     for &(c, f, d) in calls {
         let s = &mut out[c as usize];
         s.durations_ns.push(d);
-        if last == Some((c, f)) {
-            if let Some(k) = s.calls_in_frames.last_mut() {
-                *k += 1;
+        match s.calls_in_frames.last_mut() {
+            Some(k) if last == Some((c, f)) => *k += 1,
+            _ => {
+                s.calls_in_frames.push(1);
+                s.frame_units.push(f);
             }
-        } else {
-            s.calls_in_frames.push(1);
-            s.frame_units.push(f);
         }
         last = Some((c, f));
     }

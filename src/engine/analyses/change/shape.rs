@@ -225,17 +225,14 @@ pub fn same_moment(frame: &Shape, s: &Shape) -> bool {
 /// The frames' shape in words, with the names that share it: "every 10th
 /// frame is 2.1x the median (12.400 ms against 5.900 ms): `gc::sweep`".
 pub fn frame_words(shape: &Shape, frames: usize, names: &[String]) -> String {
+    let names: Vec<String> = names
+        .iter()
+        .map(|n| crate::engine::write::escape::markdown_code(n))
+        .collect();
     let with = if names.is_empty() {
         String::new()
     } else {
-        format!(
-            ": {}",
-            names
-                .iter()
-                .map(|n| crate::engine::write::escape::markdown_code(n))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+        format!(": {}", names.join(", "))
     };
     let what = match *shape {
         Shape::Periodic {
@@ -405,7 +402,7 @@ fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
             (median(&mut x[lo..hi].to_vec()), (lo + hi - 1) as f64 / 2.0)
         })
         .unzip();
-    let line = theil_sen(&centers, &meds);
+    let (slope, icpt) = theil_sen(&centers, &meds);
     let split = best_split(&meds, band_ns)?;
     // Each form is tested against the units' own correlation as its fit
     // leaves it ([`Corr`], from the residuals' first two lags, and the
@@ -413,7 +410,6 @@ fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
     // step against the two levels'. What a right form leaves is the units'
     // noise; a wander leaves correlated residuals from every form, and too
     // few independent units class nothing.
-    let (slope, icpt) = line;
     let cut = batch(split.0, b, n).0;
     let m = (n as f64 / b as f64).round().max(1.0) as usize;
     let enough = |c: Corr| c.independent(n) >= MIN_INDEPENDENT;

@@ -99,8 +99,7 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
     // Each name's first and last frame, and its time, per frame position:
     // one pass (per definition, then per name).
     let names = t.defs.len();
-    let runs = t.run_count() as u32;
-    for run in 0..runs {
+    for run in 0..t.run_count() as u32 {
         let frames = t.run_frames(run);
         let n = frames.len();
         if n < MIN_FRAMES {
@@ -202,11 +201,8 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
         out.steady.push(steady);
     }
     for e in [&mut out.leading, &mut out.trailing] {
-        e.names.sort_by(|x, y| {
-            y.total_ns
-                .cmp(&x.total_ns)
-                .then_with(|| x.name.cmp(&y.name))
-        });
+        e.names
+            .sort_by(|x, y| (y.total_ns, &x.name).cmp(&(x.total_ns, &y.name)));
     }
     out
 }
