@@ -591,17 +591,14 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
 pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
     let mut calls_a: Vec<i64> = a.map(|s| s.durations_ns.clone()).unwrap_or_default();
     let mut calls_b: Vec<i64> = b.map(|s| s.durations_ns.clone()).unwrap_or_default();
-    let per_frame = |s: Option<&Sample>| s.map_or(0.0, Sample::per_frame_ns);
-    let rate = |s: Option<&Sample>| s.map_or(0.0, Sample::rate);
-    let mean = |s: Option<&Sample>| s.map_or(0.0, Sample::mean_ns);
     let basis = a.or(b).map_or(Basis::Frame, |s| s.basis);
     let both = a.is_some_and(|s| !s.durations_ns.is_empty())
         && b.is_some_and(|s| !s.durations_ns.is_empty());
     let p = parts(
-        per_frame(a),
-        per_frame(b),
-        (rate(a), rate(b)),
-        mean(a),
+        a.map_or(0.0, Sample::per_frame_ns),
+        b.map_or(0.0, Sample::per_frame_ns),
+        (a.map_or(0.0, Sample::rate), b.map_or(0.0, Sample::rate)),
+        a.map_or(0.0, Sample::mean_ns),
         if both { noise.drift_factor() } else { 1.0 },
     );
     let mut change = p.change(noise, basis);

@@ -92,10 +92,8 @@ pub fn kinship(
 ) -> Kinship {
     let merge = |side: &[&BTreeMap<String, u64>]| {
         let mut m = BTreeMap::<String, u64>::new();
-        for run in side {
-            for (n, &ns) in run.iter() {
-                *m.entry(n.clone()).or_insert(0) += ns;
-            }
+        for (n, &ns) in side.iter().flat_map(|run| run.iter()) {
+            *m.entry(n.clone()).or_insert(0) += ns;
         }
         m
     };

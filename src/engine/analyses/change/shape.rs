@@ -715,14 +715,9 @@ fn slow_shape(x: &[f64], band_ns: f64) -> Shape {
             let seen = expected
                 .iter()
                 .filter(|&&e| {
-                    hits.binary_search_by(|h| {
-                        if h.abs_diff(e) <= slack {
-                            std::cmp::Ordering::Equal
-                        } else {
-                            h.cmp(&e)
-                        }
-                    })
-                    .is_ok()
+                    // A hit within the slack of `e` (`hits` ascending).
+                    let k = hits.partition_point(|&h| h + slack < e);
+                    hits.get(k).is_some_and(|&h| h <= e + slack)
                 })
                 .count();
             if regular * 5 >= gaps.len() * 4 && seen * 5 >= expected.len() * 4 {
