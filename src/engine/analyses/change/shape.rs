@@ -290,14 +290,10 @@ pub fn band_ns(series: &[f64], pct: f64, ms: f64) -> f64 {
 /// The shape of `series` (a cost per unit, in order) against the band
 /// `band_ns` (see the module doc).
 pub fn classify(series: &[f64], band_ns: f64) -> Shape {
-    let n = series.len();
-    if n < MIN_UNITS || series.iter().any(|x| !x.is_finite()) {
+    if series.len() < MIN_UNITS || series.iter().any(|x| !x.is_finite()) {
         return Shape::Steady;
     }
-    if let Some(s) = monotone(series, band_ns) {
-        return s;
-    }
-    slow_shape(series, band_ns)
+    monotone(series, band_ns).unwrap_or_else(|| slow_shape(series, band_ns))
 }
 
 /// `series` with its step or trend taken out (each unit minus the fitted
@@ -311,10 +307,8 @@ pub fn detrended(series: &[f64], band_ns: f64) -> Option<Vec<f64>> {
     if series.len() < MIN_UNITS || lag_raw(series, 1) < 0.3 {
         return None;
     }
-    Some(around(
-        series,
-        &fitted(&classify(series, band_ns), series.len())?,
-    ))
+    let fit = fitted(&classify(series, band_ns), series.len())?;
+    Some(around(series, &fit))
 }
 
 /// `series` minus `fit`, plus the fit's mean (the same mean, the shape
@@ -339,10 +333,7 @@ pub fn periodic(series: &[f64], band_ns: f64) -> Option<Shape> {
         Some(s) => around(series, &fitted(&s, series.len())?),
         None => series.to_vec(),
     };
-    match slow_shape(&x, band_ns) {
-        s @ Shape::Periodic { .. } => Some(s),
-        _ => None,
-    }
+    Some(slow_shape(&x, band_ns)).filter(|s| matches!(s, Shape::Periodic { .. }))
 }
 
 /// A step's or trend's fitted value in each of `n` units.
@@ -355,17 +346,11 @@ fn fitted(s: &Shape, n: usize) -> Option<Vec<f64>> {
             unit,
             before_ns,
             after_ns,
-        } => Some(
-            (0..n)
-                .map(|k| {
-                    if k < unit as usize {
-                        before_ns
-                    } else {
-                        after_ns
-                    }
-                })
-                .collect(),
-        ),
+        } => {
+            let mut fit = vec![after_ns; n];
+            fit[..(unit as usize).min(n)].fill(before_ns);
+            Some(fit)
+        }
         _ => None,
     }
 }
