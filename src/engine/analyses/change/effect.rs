@@ -301,10 +301,10 @@ fn batch_means(x: &[f64]) -> Sampling {
     } else {
         ((n as f64).sqrt() as usize).clamp(4, MAX_BATCHES)
     };
-    let mut means = Vec::with_capacity(b);
     loop {
-        means.clear();
-        means.extend((0..b).map(|k| mean(&x[k * n / b..(k + 1) * n / b])));
+        let means: Vec<f64> = (0..b)
+            .map(|k| mean(&x[k * n / b..(k + 1) * n / b]))
+            .collect();
         let c = mean(&means);
         let ss: f64 = means.iter().map(|v| (v - c) * (v - c)).sum();
         let r = if ss > 0.0 && b >= 4 {

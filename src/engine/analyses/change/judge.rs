@@ -687,10 +687,9 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
     } else {
         sa
     };
-    let largest = larger.durations_ns.iter().copied().max().unwrap_or(0);
     if super::super::common::spike(
         larger.durations_ns.len() as u64,
-        largest,
+        larger.durations_ns.iter().copied().max().unwrap_or(0),
         larger.total_ns() as i64,
     ) {
         let rest = if std::ptr::eq(larger, sb) {

@@ -119,10 +119,7 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
         // Per name: a name is only at an edge when each of its definitions
         // is (two definitions can share a name).
         let mut by_name: FxHashMap<StrId, (u32, u32)> = FxHashMap::default();
-        for d in 0..names {
-            if first[d] == u32::MAX {
-                continue;
-            }
+        for d in (0..names).filter(|&d| first[d] != u32::MAX) {
             let e = by_name.entry(t.defs.name[d]).or_insert((u32::MAX, 0));
             e.0 = e.0.min(first[d]);
             e.1 = e.1.max(last[d]);
