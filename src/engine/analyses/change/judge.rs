@@ -216,43 +216,32 @@ pub enum Kind {
 impl Kind {
     /// The kind as the JSON writes it (`slower-more-often`).
     pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Unchanged => "unchanged",
-            Kind::Inconclusive => "inconclusive",
-            Kind::Slower => "slower",
-            Kind::Faster => "faster",
-            Kind::MoreOften => "more-often",
-            Kind::LessOften => "less-often",
-            Kind::SlowerMoreOften => "slower-more-often",
-            Kind::SlowerLessOften => "slower-less-often",
-            Kind::FasterMoreOften => "faster-more-often",
-            Kind::FasterLessOften => "faster-less-often",
-            Kind::Costlier => "costlier",
-            Kind::Cheaper => "cheaper",
-            Kind::Spike => "spike",
-            Kind::New => "new",
-            Kind::Gone => "gone",
-        }
+        self.names().0
     }
 
     /// In words, for a table cell ("slower per call, runs more often").
     pub fn words(self) -> &'static str {
+        self.names().1
+    }
+
+    /// [`Self::as_str`] and [`Self::words`].
+    fn names(self) -> (&'static str, &'static str) {
         match self {
-            Kind::Unchanged => "unchanged (within noise)",
-            Kind::Inconclusive => "inconclusive (not told apart from noise)",
-            Kind::Slower => "slower per call",
-            Kind::Faster => "faster per call",
-            Kind::MoreOften => "runs more often",
-            Kind::LessOften => "runs less often",
-            Kind::SlowerMoreOften => "slower per call, runs more often",
-            Kind::SlowerLessOften => "slower per call, runs less often",
-            Kind::FasterMoreOften => "faster per call, runs more often",
-            Kind::FasterLessOften => "faster per call, runs less often",
-            Kind::Costlier => "costs more per frame (call sizes or tail)",
-            Kind::Cheaper => "costs less per frame (call sizes or tail)",
-            Kind::Spike => "one spike",
-            Kind::New => "new in B",
-            Kind::Gone => "gone in B",
+            Kind::Unchanged => ("unchanged", "unchanged (within noise)"),
+            Kind::Inconclusive => ("inconclusive", "inconclusive (not told apart from noise)"),
+            Kind::Slower => ("slower", "slower per call"),
+            Kind::Faster => ("faster", "faster per call"),
+            Kind::MoreOften => ("more-often", "runs more often"),
+            Kind::LessOften => ("less-often", "runs less often"),
+            Kind::SlowerMoreOften => ("slower-more-often", "slower per call, runs more often"),
+            Kind::SlowerLessOften => ("slower-less-often", "slower per call, runs less often"),
+            Kind::FasterMoreOften => ("faster-more-often", "faster per call, runs more often"),
+            Kind::FasterLessOften => ("faster-less-often", "faster per call, runs less often"),
+            Kind::Costlier => ("costlier", "costs more per frame (call sizes or tail)"),
+            Kind::Cheaper => ("cheaper", "costs less per frame (call sizes or tail)"),
+            Kind::Spike => ("spike", "one spike"),
+            Kind::New => ("new", "new in B"),
+            Kind::Gone => ("gone", "gone in B"),
         }
     }
 

@@ -138,12 +138,8 @@ pub fn unlike_runs(t: &Trace) -> Vec<(usize, Kinship)> {
     let runs = self_by_run(t);
     (0..runs.len())
         .filter_map(|k| {
-            let others: Vec<&BTreeMap<String, u64>> = runs
-                .iter()
-                .enumerate()
-                .filter(|&(j, _)| j != k)
-                .map(|(_, m)| m)
-                .collect();
+            let others: Vec<&BTreeMap<String, u64>> =
+                runs[..k].iter().chain(&runs[k + 1..]).collect();
             let kin = kinship(&[&runs[k]], &others, &[]);
             // Judged on the run's own busy names: a run of another app has
             // few of them called in the others.
