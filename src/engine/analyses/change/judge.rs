@@ -491,12 +491,11 @@ impl Change {
                 Kind::LessOften
             })
         });
-        let whole = self.kind_at(alpha);
+        self.kind = self.kind_at(alpha);
         self.rest = None;
-        self.kind = whole;
         if let Some(rest) = self.raw.rest.as_mut() {
             rest.decide(alpha);
-            if !(whole.is_change() && rest.kind.is_change()) {
+            if !(self.kind.is_change() && rest.kind.is_change()) {
                 self.kind = Kind::Spike;
                 self.rest = Some(match rest.kind {
                     Kind::Spike => Kind::Unchanged,

@@ -191,32 +191,20 @@ pub fn compared_words(a: &Shape, b: &Shape, unit: &str, units: (usize, usize)) -
 pub fn same_moment(frame: &Shape, s: &Shape) -> bool {
     match (frame, s) {
         (
-            Shape::Periodic {
-                every: e1,
-                phase: p1,
-                ..
+            &Shape::Periodic { every, phase, .. },
+            &Shape::Periodic {
+                every: e, phase: p, ..
             },
-            Shape::Periodic {
-                every: e2,
-                phase: p2,
-                ..
-            },
-        ) => e1 == e2 && p1.abs_diff(*p2) <= (e1 / 10).max(1),
-        (Shape::Step { unit: u1, .. }, Shape::Step { unit: u2, .. }) => u1.abs_diff(*u2) <= 2,
+        ) => every == e && phase.abs_diff(p) <= (every / 10).max(1),
+        (&Shape::Step { unit, .. }, &Shape::Step { unit: u, .. }) => unit.abs_diff(u) <= 2,
         (
-            Shape::Burst {
-                first: f1,
-                last: l1,
-                ..
+            &Shape::Burst { first, last, .. },
+            &Shape::Burst {
+                first: f, last: l, ..
             },
-            Shape::Burst {
-                first: f2,
-                last: l2,
-                ..
-            },
-        ) => f1 <= l2 && f2 <= l1,
-        (Shape::Trend { slope_ns: s1, .. }, Shape::Trend { slope_ns: s2, .. }) => {
-            s1.signum() == s2.signum()
+        ) => first <= l && f <= last,
+        (&Shape::Trend { slope_ns, .. }, &Shape::Trend { slope_ns: s, .. }) => {
+            slope_ns.signum() == s.signum()
         }
         _ => false,
     }
