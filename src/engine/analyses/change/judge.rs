@@ -829,11 +829,7 @@ impl Parts {
         };
         let (pa, rate_a, ma) = side(a, frames.0);
         let (pb, rate_b, _) = side(b, frames.1);
-        let factor = if a.is_some() && b.is_some() {
-            factor
-        } else {
-            1.0
-        };
+        let factor = if a.and(b).is_some() { factor } else { 1.0 };
         parts(pa, pb, (rate_a, rate_b), ma, factor)
     }
 

@@ -505,23 +505,18 @@ fn lag_raw(r: &[f64], k: usize) -> f64 {
 /// call's own jitter over a slowly wandering cost: `ρ₁ < φ`), read from
 /// the residuals' first two lags (`φ = ρ₂ / ρ₁` when `ρ₁ ≥ 0.2`), with
 /// Kendall's bias correction of `ρ₁`.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Corr {
     rho1: f64,
     phi: f64,
 }
 
 impl Corr {
-    const NONE: Corr = Corr {
-        rho1: 0.0,
-        phi: 0.0,
-    };
-
     fn of(r: &[f64]) -> Corr {
         let n = r.len().max(1) as f64;
         let (r1, r2) = (lag_raw(r, 1), lag_raw(r, 2));
         if r1 <= 0.0 {
-            return Corr::NONE;
+            return Corr::default();
         }
         let rho1 = (r1 + (1.0 + 4.0 * r1) / n).min(0.99);
         let phi = if rho1 >= 0.2 && r2 > 0.0 {
