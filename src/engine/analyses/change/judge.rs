@@ -271,14 +271,10 @@ impl Kind {
 
     /// Slower per call or more often (the regressions a gate may fail on).
     pub fn is_regression(self) -> bool {
+        use Kind::*;
         matches!(
             self,
-            Kind::Slower
-                | Kind::MoreOften
-                | Kind::SlowerMoreOften
-                | Kind::SlowerLessOften
-                | Kind::FasterMoreOften
-                | Kind::Costlier
+            Slower | MoreOften | SlowerMoreOften | SlowerLessOften | FasterMoreOften | Costlier
         )
     }
 
