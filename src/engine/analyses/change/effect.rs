@@ -131,21 +131,13 @@ impl Effect {
             Verdict::Unchanged => format!(" within ±{:.3}", self.band_ns / 1e6),
             Verdict::Inconclusive => format!(" against ±{:.3}", self.band_ns / 1e6),
         };
+        let (delta, per) = (num(self.delta_ns), self.per);
         // A row one side lacks is as recorded: no sampling interval.
         if self.ci_ns[0] == self.ci_ns[1] && self.ci_ns[0] == self.delta_ns {
-            return format!(
-                "{} ms per {} (as recorded){band}",
-                num(self.delta_ns),
-                self.per
-            );
+            return format!("{delta} ms per {per} (as recorded){band}");
         }
-        format!(
-            "{} ms per {} [{}, {}]{band}",
-            num(self.delta_ns),
-            self.per,
-            num(self.ci_ns[0]),
-            num(self.ci_ns[1]),
-        )
+        let [lo, hi] = self.ci_ns.map(num);
+        format!("{delta} ms per {per} [{lo}, {hi}]{band}")
     }
 }
 
