@@ -384,14 +384,11 @@ impl Sample {
     /// The sample without its largest call (the call was made: the calls
     /// per unit stay; its time goes).
     fn without_largest(&self) -> Sample {
-        let mut d = self.durations_ns.clone();
-        if let Some((k, _)) = d.iter().enumerate().max_by_key(|(_, d)| **d) {
-            d[k] = 0;
+        let mut s = self.clone();
+        if let Some((k, _)) = s.durations_ns.iter().enumerate().max_by_key(|(_, d)| **d) {
+            s.durations_ns[k] = 0;
         }
-        Sample {
-            durations_ns: d,
-            ..self.clone()
-        }
+        s
     }
 }
 

@@ -62,13 +62,10 @@ impl Transients {
                     .take(3)
                     .map(|n| escape::markdown_code(&n.name))
                     .collect();
+                let more = if e.names.len() > 3 { ", …" } else { "" };
                 let only = match names.len() {
                     0 => String::new(),
-                    _ => format!(
-                        "; {}{} only there",
-                        names.join(", "),
-                        if e.names.len() > 3 { ", …" } else { "" }
-                    ),
+                    _ => format!("; {}{more} only there", names.join(", ")),
                 };
                 format!(
                     "the {which} {} {} {what} ({} ms in all{only})",
