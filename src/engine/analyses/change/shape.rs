@@ -376,16 +376,36 @@ fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
         })
         .unzip();
     let (slope, icpt) = theil_sen(&centers, &meds);
-    let split = best_split(&meds, band_ns)?;
+    let (s, t, left, right) = best_split(&meds, band_ns)?;
     // Each form is tested against the units' own correlation as its fit
     // leaves it ([`Corr`], from the residuals' first two lags, and the
     // batch residuals' own lag-1 read): the trend against the line's, the
     // step against the two levels'. What a right form leaves is the units'
     // noise; a wander leaves correlated residuals from every form, and too
     // few independent units class nothing.
-    let cut = batch(split.0, b, n).0;
+    let cut = batch(s, b, n).0;
     let m = (n as f64 / b as f64).round().max(1.0) as usize;
-    let enough = |c: Corr| c.independent(n) >= MIN_INDEPENDENT;
+    // A form holds when its rise (or height) clears the band and the units'
+    // spread around its fit, enough units are independent, and its test
+    // (`p` of the variance's widening) is significant: then the batch
+    // residuals' absolute sum (how well it fits the batch medians).
+    let holds = |unit_fit: &dyn Fn(usize) -> f64,
+                 batch_fit: &dyn Fn(usize) -> f64,
+                 rise: f64,
+                 p: &dyn Fn(f64) -> f64| {
+        let unit_resid: Vec<f64> = (0..n).map(|k| x[k] - unit_fit(k)).collect();
+        let batch_resid: Vec<f64> = (0..b).map(|k| meds[k] - batch_fit(k)).collect();
+        let c = Corr::of(&unit_resid);
+        // The batch residuals' lag-1 read directly (`Corr`'s `ρ₁`): what
+        // the units' model misses when each unit's own jitter hides a slow
+        // wander (the batches average the jitter away).
+        let widen = widening(c.batch_correlation(m).max(Corr::of(&batch_resid).rho1));
+        let (_, spread) = robust_spread(&unit_resid);
+        (rise.abs() > band_ns.max(VISIBLE * spread)
+            && c.independent(n) >= MIN_INDEPENDENT
+            && p(widen) < ALPHA)
+            .then(|| batch_resid.iter().map(|r| r.abs()).sum::<f64>())
+    };
     // A series of whole numbers (calls per frame) follows a line as the
     // line rounded: its stairs are the count's, not a wander.
     let whole = x.iter().all(|v| v.fract() == 0.0);
@@ -393,47 +413,21 @@ fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
         let y = icpt + slope * k;
         if whole { y.round() } else { y }
     };
-    let line_resid: Vec<f64> = (0..n).map(|k| x[k] - on_line(k as f64)).collect();
-    let corr_line = Corr::of(&line_resid);
-    // The batch residuals' lag-1 read directly (`Corr`'s `ρ₁`): what the
-    // units' model misses when each unit's own jitter hides a slow wander
-    // (the batches average the jitter away).
-    let trend = {
-        let resid: Vec<f64> = (0..b).map(|k| meds[k] - on_line(centers[k])).collect();
-        let p = mann_kendall_p(
-            &meds,
-            widening(corr_line.batch_correlation(m).max(Corr::of(&resid).rho1)),
-        );
-        let rise = slope * (n - 1) as f64;
-        let (_, spread) = robust_spread(&line_resid);
-        (enough(corr_line) && p < ALPHA && rise.abs() > band_ns.max(VISIBLE * spread)).then(|| {
-            let sar: f64 = resid.iter().map(|r| r.abs()).sum();
-            (slope, icpt, sar)
-        })
-    };
-    let step = {
-        let (s, t, left, right, sar) = split;
-        // The batch medians' own lag-1 read, around the fit.
-        let direct = Corr::of(
-            &(0..b)
-                .map(|k| meds[k] - if k < s { left } else { right })
-                .collect::<Vec<_>>(),
-        )
-        .rho1;
-        let passes = |c: Corr, direct: f64| {
-            let df = (b - 2) as f64;
-            let widen = widening(c.batch_correlation(m).max(direct));
-            let p = (2.0 * (1.0 - t_cdf(t / widen.sqrt(), df)) * (b - 3) as f64).min(1.0);
-            enough(c) && p < ALPHA
-        };
-        let step_resid: Vec<f64> = (0..n)
-            .map(|k| x[k] - if k < cut { left } else { right })
-            .collect();
-        let (_, spread) = robust_spread(&step_resid);
-        let decided = (right - left).abs() > band_ns.max(VISIBLE * spread)
-            && passes(Corr::of(&step_resid), direct);
-        decided.then_some((s, left, right, sar))
-    };
+    let trend = holds(
+        &|k| on_line(k as f64),
+        &|k| on_line(centers[k]),
+        slope * (n - 1) as f64,
+        &|widen| mann_kendall_p(&meds, widen),
+    )
+    .map(|sar| (slope, icpt, sar));
+    let level = |k: usize, at: usize| if k < at { left } else { right };
+    let step = holds(
+        &|k| level(k, cut),
+        &|k| level(k, s),
+        right - left,
+        &|widen| (2.0 * (1.0 - t_cdf(t / widen.sqrt(), (b - 2) as f64)) * (b - 3) as f64).min(1.0),
+    )
+    .map(|sar| (s, left, right, sar));
     let as_step = |(s, left, right, _): (usize, f64, f64, f64)| {
         let unit = refine(x, batch(s - 1, b, n).0, batch(s, b, n).1, left, right);
         Shape::Step {
@@ -587,10 +581,10 @@ fn mann_kendall_p(y: &[f64], widen: f64) -> f64 {
 }
 
 /// The split of `meds` (at least 2 batches a side) with the largest Welch
-/// t: `(split, t, left median, right median, sum of absolute residuals)`,
-/// `t` that of the two sides differing by more than `band_ns` (the
-/// interval clears the band, as a row's change must).
-fn best_split(meds: &[f64], band_ns: f64) -> Option<(usize, f64, f64, f64, f64)> {
+/// t: `(split, t, left median, right median)`, `t` that of the two sides
+/// differing by more than `band_ns` (the interval clears the band, as a
+/// row's change must).
+fn best_split(meds: &[f64], band_ns: f64) -> Option<(usize, f64, f64, f64)> {
     let b = meds.len();
     if b < 4 {
         return None;
@@ -600,12 +594,7 @@ fn best_split(meds: &[f64], band_ns: f64) -> Option<(usize, f64, f64, f64, f64)>
         .reduce(|best, x| if x.1 > best.1 { x } else { best })?;
     let (l, r) = meds.split_at(s);
     let (left, right) = (median(&mut l.to_vec()), median(&mut r.to_vec()));
-    let sar = l
-        .iter()
-        .map(|v| (v - left).abs())
-        .chain(r.iter().map(|v| (v - right).abs()))
-        .sum();
-    Some((s, welch_t(l, r, band_ns), left, right, sar))
+    Some((s, welch_t(l, r, band_ns), left, right))
 }
 
 /// Welch's t of how far the means of `r` and `l` differ beyond `band_ns`
