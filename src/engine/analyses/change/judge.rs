@@ -336,8 +336,10 @@ impl Sample {
         self.durations_ns.iter().map(|&d| d as f64).sum()
     }
 
-    fn per_frame_ns(&self) -> f64 {
-        self.total_ns() / self.frames.max(1) as f64
+    /// Its [`Side`].
+    fn side(&self) -> Side {
+        let per_frame_ns = self.total_ns() / self.frames.max(1) as f64;
+        (per_frame_ns, self.rate(), self.mean_ns())
     }
 
     /// Calls per unit.
@@ -458,7 +460,6 @@ pub struct Raw {
     /// Without the largest call, when one call is more than half of the
     /// larger side.
     pub rest: Option<Box<Change>>,
-    pub per: &'static str,
     /// The drift factor and the noise percentage the row was judged with.
     pub factor: f64,
     pub pct: f64,
@@ -473,7 +474,7 @@ impl Change {
     /// The verdict and the kind at two-sided level `1 − alpha` (the
     /// family's, [`effect::fdr_alpha`]).
     pub fn decide(&mut self, alpha: f64) {
-        self.effect = self.raw.row.effect(alpha, self.raw.per);
+        self.effect = self.raw.row.effect(alpha, self.effect.per);
         if matches!(self.kind, Kind::New | Kind::Gone) {
             return;
         }
@@ -575,14 +576,9 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
     let basis = a.or(b).map_or(Basis::Frame, |s| s.basis);
     let both = a.is_some_and(|s| !s.durations_ns.is_empty())
         && b.is_some_and(|s| !s.durations_ns.is_empty());
-    let p = parts(
-        a.map_or(0.0, Sample::per_frame_ns),
-        b.map_or(0.0, Sample::per_frame_ns),
-        (a.map_or(0.0, Sample::rate), b.map_or(0.0, Sample::rate)),
-        a.map_or(0.0, Sample::mean_ns),
-        if both { noise.drift_factor() } else { 1.0 },
-    );
-    let mut change = p.change(noise, basis);
+    let side = |s: Option<&Sample>| s.map_or((0.0, 0.0, 0.0), Sample::side);
+    let factor = if both { noise.drift_factor() } else { 1.0 };
+    let mut change = exact_change(side(a), side(b), factor, noise, basis);
     change.median_a_ns = lower_median(&mut calls_a);
     change.median_b_ns = lower_median(&mut calls_b);
     let (true, Some(sa), Some(sb)) = (both, a, b) else {
@@ -787,76 +783,59 @@ pub struct Sums {
     pub max_ns: i64,
 }
 
-/// A row's change per unit and its parts.
-struct Parts {
-    per_frame_a: f64,
-    per_frame_b: f64,
-    count: f64,
-    rate_a: f64,
-    rate_b: f64,
+/// A side's cost per unit, calls per unit and mean call (0s: no side).
+type Side = (f64, f64, f64);
+
+impl Sums {
+    /// The [`Side`] of `g` over `frames` units.
+    fn side(g: Option<Sums>, frames: usize) -> Side {
+        g.map_or((0.0, 0.0, 0.0), |g| {
+            let f = frames.max(1) as f64;
+            (
+                g.total_ns as f64 / f,
+                g.count as f64 / f,
+                g.total_ns as f64 / g.count.max(1) as f64,
+            )
+        })
+    }
+}
+
+/// A row's change per unit and its parts from its sides at drift `factor`,
+/// its effect exact (the sides' sums, no sampling): the row is on one side
+/// only, or the prefilter's bound.
+fn exact_change(
+    (per_frame_a, rate_a, mean_a): Side,
+    (per_frame_b, rate_b, _): Side,
     factor: f64,
-}
-
-fn parts(per_frame_a: f64, per_frame_b: f64, rates: (f64, f64), mean_a: f64, factor: f64) -> Parts {
-    Parts {
-        per_frame_a,
-        per_frame_b,
-        count: (rates.1 - rates.0) * factor * mean_a,
-        rate_a: rates.0,
-        rate_b: rates.1,
-        factor,
-    }
-}
-
-impl Parts {
-    fn of_sums(a: Option<Sums>, b: Option<Sums>, frames: (usize, usize), factor: f64) -> Self {
-        let side = |g: Option<Sums>, frames: usize| {
-            g.map_or((0.0, 0.0, 0.0), |g| {
-                let f = frames.max(1) as f64;
-                (
-                    g.total_ns as f64 / f,
-                    g.count as f64 / f,
-                    g.total_ns as f64 / g.count.max(1) as f64,
-                )
-            })
-        };
-        let (pa, rate_a, ma) = side(a, frames.0);
-        let (pb, rate_b, _) = side(b, frames.1);
-        let factor = if a.and(b).is_some() { factor } else { 1.0 };
-        parts(pa, pb, (rate_a, rate_b), ma, factor)
-    }
-
-    /// The change these parts make, its effect exact (the sides' sums, no
-    /// sampling): the row is on one side only, or the prefilter's bound.
-    fn change(&self, noise: &Noise, basis: Basis) -> Change {
-        let expected = self.factor * self.per_frame_a;
-        let row =
-            effect::bounded(expected, self.per_frame_b, noise.pct, noise.ms).unwrap_or(Estimate {
-                delta_ns: self.per_frame_b - expected,
-                band_ns: effect::band_ns(expected, noise.pct, noise.ms),
-                exact: Some([self.per_frame_b - expected; 2]),
-                ..Default::default()
-            });
-        let delta = self.per_frame_b - self.per_frame_a;
-        Change {
-            delta_per_frame_ns: delta,
-            per_call_part_ns: delta - self.count,
-            count_part_ns: self.count,
-            drift_part_ns: (self.factor - 1.0) * self.per_frame_a,
-            calls_per_frame_a: self.rate_a,
-            calls_per_frame_b: self.rate_b,
-            per_call_a_ns: (self.rate_a > 0.0).then(|| self.per_frame_a / self.rate_a),
-            per_call_b_ns: (self.rate_b > 0.0).then(|| self.per_frame_b / self.rate_b),
-            effect: row.effect(noise.alpha, basis.unit()),
-            raw: Raw {
-                row,
-                per: basis.unit(),
-                factor: self.factor,
-                pct: noise.pct,
-                ..Default::default()
-            },
+    noise: &Noise,
+    basis: Basis,
+) -> Change {
+    let expected = factor * per_frame_a;
+    let row = effect::bounded(expected, per_frame_b, noise.pct, noise.ms).unwrap_or(Estimate {
+        delta_ns: per_frame_b - expected,
+        band_ns: effect::band_ns(expected, noise.pct, noise.ms),
+        exact: Some([per_frame_b - expected; 2]),
+        ..Default::default()
+    });
+    let delta = per_frame_b - per_frame_a;
+    let count = (rate_b - rate_a) * factor * mean_a;
+    Change {
+        delta_per_frame_ns: delta,
+        per_call_part_ns: delta - count,
+        count_part_ns: count,
+        drift_part_ns: (factor - 1.0) * per_frame_a,
+        calls_per_frame_a: rate_a,
+        calls_per_frame_b: rate_b,
+        per_call_a_ns: (rate_a > 0.0).then(|| per_frame_a / rate_a),
+        per_call_b_ns: (rate_b > 0.0).then(|| per_frame_b / rate_b),
+        effect: row.effect(noise.alpha, basis.unit()),
+        raw: Raw {
+            row,
+            factor,
+            pct: noise.pct,
             ..Default::default()
-        }
+        },
+        ..Default::default()
     }
 }
 
@@ -864,8 +843,11 @@ impl Parts {
 /// larger side costs at least the band per unit. Every other such row is
 /// unchanged by construction ([`effect::bounded`]).
 pub fn needs_calls(a: Sums, b: Sums, frames: (usize, usize), noise: &Noise) -> bool {
-    let p = Parts::of_sums(Some(a), Some(b), frames, noise.drift_factor());
-    effect::bounded(p.factor * p.per_frame_a, p.per_frame_b, noise.pct, noise.ms).is_none()
+    let (pa, pb) = (
+        Sums::side(Some(a), frames.0).0,
+        Sums::side(Some(b), frames.1).0,
+    );
+    effect::bounded(noise.drift_factor() * pa, pb, noise.pct, noise.ms).is_none()
 }
 
 /// The judgement of a row [`needs_calls`] passed over (or on one side
@@ -877,7 +859,13 @@ pub fn untested(
     noise: &Noise,
     basis: Basis,
 ) -> Change {
-    let mut c = Parts::of_sums(a, b, frames, noise.drift_factor()).change(noise, basis);
+    let factor = if a.and(b).is_some() {
+        noise.drift_factor()
+    } else {
+        1.0
+    };
+    let (sa, sb) = (Sums::side(a, frames.0), Sums::side(b, frames.1));
+    let mut c = exact_change(sa, sb, factor, noise, basis);
     c.kind = match (a, b) {
         (None, _) => Kind::New,
         (_, None) => Kind::Gone,
