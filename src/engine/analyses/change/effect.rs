@@ -258,11 +258,10 @@ pub fn band_ns(expected_ns: f64, noise_pct: f64, noise_ms: f64) -> f64 {
     (noise_pct / 100.0 * expected_ns.abs()).max(noise_ms * 1e6)
 }
 
-/// A side's sampling: the mean per unit, the variance of that mean, its
-/// degrees of freedom and its effective batches.
+/// A side's sampling: the variance of its mean per unit, its degrees of
+/// freedom and its effective batches.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct Sampling {
-    mean: f64,
     var: f64,
     df: f64,
     effective: f64,
@@ -279,10 +278,8 @@ fn mean(x: &[f64]) -> f64 {
 /// Batch means of one run's units (see the module doc).
 fn batch_means(x: &[f64]) -> Sampling {
     let n = x.len();
-    let m = mean(x);
     if n < 2 {
         return Sampling {
-            mean: m,
             effective: n as f64,
             ..Default::default()
         };
@@ -327,7 +324,6 @@ fn batch_means(x: &[f64]) -> Sampling {
             b as f64
         };
         return Sampling {
-            mean: m,
             var: ss / (b - 1) as f64 / b as f64 * inflation,
             df: (effective - 1.0).max(1.0),
             effective,
