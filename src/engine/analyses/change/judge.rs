@@ -357,30 +357,25 @@ impl Sample {
 
     /// The cost of each unit, in order (0 in a unit without a call).
     pub fn cost_series(&self) -> Vec<f64> {
-        let mut out = vec![0.0; self.frames];
+        self.series().0
+    }
+
+    /// The cost and the calls of each unit, in order.
+    fn series(&self) -> (Vec<f64>, Vec<f64>) {
+        let (mut cost, mut calls) = (vec![0.0; self.frames], vec![0.0; self.frames]);
         let mut at = 0;
         for (&c, &u) in self.calls_in_frames.iter().zip(&self.frame_units) {
             let next = (at + c as usize).min(self.durations_ns.len());
-            if let Some(x) = out.get_mut(u as usize) {
+            if let (Some(x), Some(r)) = (cost.get_mut(u as usize), calls.get_mut(u as usize)) {
                 *x += self.durations_ns[at..next]
                     .iter()
                     .map(|&d| d as f64)
                     .sum::<f64>();
+                *r += f64::from(c);
             }
             at = next;
         }
-        out
-    }
-
-    /// The calls of each unit, in order.
-    fn rate_series(&self) -> Vec<f64> {
-        let mut out = vec![0.0; self.frames];
-        for (&c, &u) in self.calls_in_frames.iter().zip(&self.frame_units) {
-            if let Some(x) = out.get_mut(u as usize) {
-                *x += f64::from(c);
-            }
-        }
-        out
+        (cost, calls)
     }
 
     /// The sample without its largest call (the call was made: the calls
@@ -602,7 +597,7 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
     // cost is calls times cost per call: without a shape of its own, it is
     // taken around its calls' shape at its mean call.
     let shaped = |s: &Sample| {
-        let (x, r) = (s.cost_series(), s.rate_series());
+        let (x, r) = s.series();
         if !s.run_starts.is_empty() {
             return (x, r);
         }
