@@ -413,47 +413,40 @@ fn monotone(x: &[f64], band_ns: f64) -> Option<Shape> {
         let y = icpt + slope * k;
         if whole { y.round() } else { y }
     };
+    // Each form that holds: its batch residuals' absolute sum.
     let trend = holds(
         &|k| on_line(k as f64),
         &|k| on_line(centers[k]),
         slope * (n - 1) as f64,
         &|widen| mann_kendall_p(&meds, widen),
-    )
-    .map(|sar| (slope, icpt, sar));
+    );
     let level = |k: usize, at: usize| if k < at { left } else { right };
     let step = holds(
         &|k| level(k, cut),
         &|k| level(k, s),
         right - left,
         &|widen| (2.0 * (1.0 - t_cdf(t / widen.sqrt(), (b - 2) as f64)) * (b - 3) as f64).min(1.0),
-    )
-    .map(|sar| (s, left, right, sar));
-    let as_step = |(s, left, right, _): (usize, f64, f64, f64)| {
-        let unit = refine(x, batch(s - 1, b, n).0, batch(s, b, n).1, left, right);
-        Shape::Step {
-            unit: unit as u32,
-            before_ns: left,
-            after_ns: right,
-        }
+    );
+    let as_step = || Shape::Step {
+        unit: refine(x, batch(s - 1, b, n).0, batch(s, b, n).1, left, right) as u32,
+        before_ns: left,
+        after_ns: right,
     };
-    match (trend, step) {
-        (None, None) => None,
-        (None, Some(st)) => Some(as_step(st)),
-        (Some((slope, icpt, sar)), st) => {
-            // The last third of the run still moving?
-            let from = b - b / 3;
-            let (tail_slope, _) = theil_sen(&centers[from..], &meds[from..]);
-            let levels_off = tail_slope * slope.signum() < slope.abs() / 3.0;
-            match st {
-                Some(st) if levels_off || st.3 <= sar => Some(as_step(st)),
-                None if levels_off => None,
-                _ => Some(Shape::Trend {
-                    slope_ns: slope,
-                    first_ns: icpt,
-                    last_ns: icpt + slope * (n - 1) as f64,
-                }),
-            }
-        }
+    let Some(trend) = trend else {
+        return step.map(|_| as_step());
+    };
+    // The last third of the run still moving?
+    let from = b - b / 3;
+    let (tail_slope, _) = theil_sen(&centers[from..], &meds[from..]);
+    let levels_off = tail_slope * slope.signum() < slope.abs() / 3.0;
+    match step {
+        Some(step) if levels_off || step <= trend => Some(as_step()),
+        None if levels_off => None,
+        _ => Some(Shape::Trend {
+            slope_ns: slope,
+            first_ns: icpt,
+            last_ns: icpt + slope * (n - 1) as f64,
+        }),
     }
 }
 
