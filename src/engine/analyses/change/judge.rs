@@ -654,22 +654,14 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
         ..rates
     });
     // The spike rule on the side with the larger total.
-    let larger = if sb.total_ns() > sa.total_ns() {
-        sb
-    } else {
-        sa
-    };
-    if super::super::common::spike(
-        larger.durations_ns.len() as u64,
-        larger.durations_ns.iter().copied().max().unwrap_or(0),
-        larger.total_ns() as i64,
-    ) {
-        let rest = if std::ptr::eq(larger, sb) {
-            estimate(Some(sa), Some(&sb.without_largest()), noise)
-        } else {
-            estimate(Some(&sa.without_largest()), Some(sb), noise)
-        };
-        change.raw.rest = Some(Box::new(rest));
+    let b_larger = sb.total_ns() > sa.total_ns();
+    let larger = if b_larger { sb } else { sa };
+    let max_ns = larger.durations_ns.iter().copied().max().unwrap_or(0);
+    let count = larger.durations_ns.len() as u64;
+    if super::super::common::spike(count, max_ns, larger.total_ns() as i64) {
+        let rest = larger.without_largest();
+        let (ra, rb) = if b_larger { (sa, &rest) } else { (&rest, sb) };
+        change.raw.rest = Some(Box::new(estimate(Some(ra), Some(rb), noise)));
     }
     change
 }
