@@ -159,33 +159,30 @@ impl GateResult {
         !self.failed() && undecided
     }
 
-    /// What would settle an inconclusive gate.
     /// The runs a side (or pairs) that would put every undecided cause's
     /// interval on one side of the limit, from `runs` now: the interval's
     /// half-width shrinks as `1/√runs` (at least `runs + 1`; `runs` when
     /// nothing is undecided).
     pub fn runs_to_settle(&self, runs: usize) -> usize {
-        (self.inconclusive.iter())
-            .map(|r| {
-                let half = (r.ci_ns[1] - r.ci_ns[0]) / 2.0;
-                let room = (r.beyond_drift_ns - self.limit_ns).abs().max(1.0);
-                ((half / room).powi(2) * runs as f64).ceil().min(1e6) as usize
-            })
+        (self.settling(runs as f64))
+            .map(|n| n.ceil().min(1e6) as usize)
             .max()
             .map_or(runs, |n| n.max(runs + 1))
     }
 
+    /// Per undecided cause, the runs that would settle it from `runs` now.
+    fn settling(&self, runs: f64) -> impl Iterator<Item = f64> + '_ {
+        self.inconclusive.iter().map(move |r| {
+            let half = (r.ci_ns[1] - r.ci_ns[0]) / 2.0;
+            let room = (r.beyond_drift_ns - self.limit_ns).abs().max(1.0);
+            (half / room).powi(2) * runs
+        })
+    }
+
+    /// What would settle an inconclusive gate.
     pub fn settle(&self) -> String {
-        let runs = self
-            .inconclusive
-            .iter()
-            .map(|r| {
-                // The interval's half-width shrinks as 1/sqrt(runs): the
-                // runs that would put it on one side of the limit.
-                let half = (r.ci_ns[1] - r.ci_ns[0]) / 2.0;
-                let room = (r.beyond_drift_ns - self.limit_ns).abs().max(1.0);
-                ((half / room).powi(2) * 2.0).ceil().clamp(3.0, 20.0) as usize
-            })
+        let runs = (self.settling(2.0))
+            .map(|n| n.ceil().clamp(3.0, 20.0) as usize)
             .max()
             .unwrap_or(3);
         let runs = format!(
