@@ -8,7 +8,7 @@
 
 use super::super::gaps::{
     BusyThread, GapKind, GapPlace, Paths, PlaceId, RECURRING_FLOOR_NS, RecurringGap, ThreadRoles,
-    busy_threads, for_each_stretch, path_of,
+    busy_threads, for_each_stretch,
 };
 use super::super::waits::WaitIndex;
 use super::basis::{Basis, Units};
@@ -502,15 +502,8 @@ fn joined(
     (a, sa): (&Trace, &Side),
     (b, sb): (&Trace, &Side),
 ) -> Vec<(GapPlace, Option<u32>, Option<u32>)> {
-    let named = |t: &Trace, &(key, [parent, after, before]): &(PlaceId, [Option<ScopeIdx>; 3])| {
-        let name = |i: Option<ScopeIdx>| i.map(|i| t.scope_name(i).to_owned());
-        GapPlace {
-            thread: t.str(StrId(key.0)).to_owned(),
-            kind: key.1,
-            path: path_of(t, parent),
-            after: name(after),
-            before: name(before),
-        }
+    let named = |t: &Trace, &(key, scopes): &(PlaceId, [Option<ScopeIdx>; 3])| {
+        GapPlace::of(t, t.str(StrId(key.0)).to_owned(), key.1, scopes)
     };
     let mut by_place: FxHashMap<GapPlace, (Option<u32>, Option<u32>)> = FxHashMap::default();
     for (k, p) in sa.places.iter().enumerate() {

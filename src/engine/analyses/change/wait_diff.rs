@@ -458,13 +458,12 @@ pub fn held_waits(
         if around.unsigned_abs() as f64 >= band {
             continue;
         }
-        let place = GapPlace {
-            thread: thread.to_owned(),
-            kind: GapKind::Whole,
-            path: super::super::gaps::path_of(b, Some(xb.2)),
-            after: None,
-            before: None,
-        };
+        let place = GapPlace::of(
+            b,
+            thread.to_owned(),
+            GapKind::Whole,
+            [Some(xb.2), None, None],
+        );
         let threads_of = |name: &str| ib.threads_running(b, tb, name, &held_b);
         out.extend(judged_wait(
             &place,
