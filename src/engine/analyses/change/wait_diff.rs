@@ -5,12 +5,15 @@
 //! change: "main waits 0.99 ms longer in `jobs::run`: `job::cloth` is
 //! 1.0 ms slower per call".
 
-use super::super::waits::{RecurringWaitsFor, WaitParts};
+use super::super::common::lower_median;
+use super::super::waits::{RecurringWaitsFor, WaitIndex, WaitParts};
 use super::compare::Joined;
-use super::judge::{Kind, Noise};
+use super::judge::{Change, Kind, Noise};
 use crate::engine::analyses::gaps::{GapKind, GapPlace, RecurringGap};
-use rustc_hash::FxHashMap;
+use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
+use std::collections::BTreeSet;
 
 /// One scope on a grown wait's critical path and what its change explains.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -173,7 +176,7 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
 }
 
 /// Each name's judged change.
-fn changes_by_name<'t>(names: &Joined<'t>) -> FxHashMap<&'t str, super::judge::Change> {
+fn changes_by_name<'t>(names: &Joined<'t>) -> FxHashMap<&'t str, Change> {
     (names.pairs().iter())
         .map(|&p| (names.name(p), names.change(p)))
         .collect()
@@ -191,7 +194,7 @@ pub fn parallelism_fell(a: f64, b: f64) -> bool {
 /// per-call change (`names`, the names' table); largest |change| first,
 /// ties by place.
 pub fn wait_changes(
-    traces: (&crate::engine::model::Trace, &crate::engine::model::Trace),
+    traces: (&Trace, &Trace),
     a: &[RecurringGap],
     b: &[RecurringGap],
     names: &Joined,
@@ -256,7 +259,7 @@ fn judged_wait(
     medians: (i64, i64),
     (wa, wb): (&RecurringWaitsFor, &RecurringWaitsFor),
     threads_of: &dyn Fn(&str) -> Vec<String>,
-    changes: &FxHashMap<&str, super::judge::Change>,
+    changes: &FxHashMap<&str, Change>,
     noise: &Noise,
 ) -> Option<WaitChange> {
     let delta = medians.1.saturating_sub(medians.0);
@@ -361,13 +364,7 @@ fn judged_wait(
 /// waiting part (its dispatch and wake-up parts held): its time is the
 /// work it waits for, judged as a gap's wait is ([`judged_wait`]), at the
 /// place `GapKind::Whole` of the scope itself.
-pub fn held_waits(
-    a: &crate::engine::model::Trace,
-    b: &crate::engine::model::Trace,
-    names: &Joined,
-    noise: &Noise,
-) -> Vec<WaitChange> {
-    use crate::engine::model::{ScopeIdx, StreamId, Trace};
+pub fn held_waits(a: &Trace, b: &Trace, names: &Joined, noise: &Noise) -> Vec<WaitChange> {
     let changes = changes_by_name(names);
     let mut candidates: Vec<&str> = (changes.iter())
         .filter(|(_, c)| c.kind.is_change() && !matches!(c.kind, Kind::New | Kind::Gone))
@@ -380,7 +377,7 @@ pub fn held_waits(
     // Per (thread, candidate): its calls' windows, whether every call is
     // a leaf, and its first call (for its path).
     type Calls = (Vec<(i64, i64)>, bool, ScopeIdx);
-    let calls = |t: &Trace| -> FxHashMap<(crate::engine::model::StrId, usize), Calls> {
+    let calls = |t: &Trace| -> FxHashMap<(StrId, usize), Calls> {
         let roles = super::super::gaps::ThreadRoles::of(t);
         let mut out: FxHashMap<_, Calls> = FxHashMap::default();
         for st in 0..t.streams.len() as u32 {
@@ -415,25 +412,20 @@ pub fn held_waits(
         return Vec::new();
     }
     keys.sort_unstable();
-    let (ia, ib) = (
-        super::super::waits::WaitIndex::of(a),
-        super::super::waits::WaitIndex::of(b),
-    );
+    let (ia, ib) = (WaitIndex::of(a), WaitIndex::of(b));
     // The calls that are waits, and what they wait for (`None` in fewer
     // than half the calls).
-    let waits =
-        |t: &Trace, index: &super::super::waits::WaitIndex, thread, windows: &[(i64, i64)]| {
-            let held: Vec<(i64, i64)> = (windows.iter().copied())
-                .filter(|&(s, e)| index.trace(thread, s, e).is_some() && !index.busy_at(thread, e))
-                .collect();
-            if held.len() * 2 < windows.len() {
-                return None;
-            }
-            super::super::waits::recurring(t, index, thread, &held).map(|w| (w, held))
-        };
-    let median = |w: &[(i64, i64)]| {
-        super::super::common::lower_median(&mut w.iter().map(|(s, e)| e - s).collect::<Vec<_>>())
+    let waits = |t: &Trace, index: &WaitIndex, thread, windows: &[(i64, i64)]| {
+        let held: Vec<(i64, i64)> = (windows.iter().copied())
+            .filter(|&(s, e)| index.trace(thread, s, e).is_some() && !index.busy_at(thread, e))
+            .collect();
+        if held.len() * 2 < windows.len() {
+            return None;
+        }
+        super::super::waits::recurring(t, index, thread, &held).map(|w| (w, held))
     };
+    let median =
+        |w: &[(i64, i64)]| lower_median(&mut w.iter().map(|(s, e)| e - s).collect::<Vec<_>>());
     let mut out = Vec::new();
     for (thread, k) in keys {
         let (Some(ta), Some(tb)) = (a.strings.find(thread), b.strings.find(thread)) else {
@@ -487,13 +479,13 @@ pub fn held_waits(
 /// Empty without such waits (a worker-driven recording is gated on all
 /// its threads' time). Sorted.
 pub fn off_critical_path_names(
-    a: &crate::engine::model::Trace,
-    b: &crate::engine::model::Trace,
+    a: &Trace,
+    b: &Trace,
     thread: &str,
     gaps: (&[RecurringGap], &[RecurringGap]),
     moved: &[WaitChange],
-) -> std::collections::BTreeSet<String> {
-    let mut out = std::collections::BTreeSet::new();
+) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
     // Waits inside scopes are found where they moved only.
     let held =
         || (moved.iter()).filter(|w| w.place.thread == thread && w.place.kind == GapKind::Whole);
@@ -505,7 +497,7 @@ pub fn off_critical_path_names(
     if !any_wait && held().next().is_none() {
         return out;
     }
-    let mut critical: rustc_hash::FxHashSet<&str> = (held())
+    let mut critical: FxHashSet<&str> = (held())
         .flat_map(|w| [w.a.critical.name.as_str(), w.b.critical.name.as_str()])
         .collect();
     for (place, ga, gb) in super::gap_diff::match_recurring(gaps.0, gaps.1) {
@@ -524,12 +516,11 @@ pub fn off_critical_path_names(
     }
     // Every name called on the frame thread (a wrapper's own time may be
     // nothing: it is on the thread all the same).
-    let called_on = |t: &'_ crate::engine::model::Trace| -> Vec<String> {
+    let called_on = |t: &Trace| -> Vec<String> {
         let names = super::super::common::called_names(t, Some(thread));
         names.into_iter().map(|n| t.str(n).to_owned()).collect()
     };
-    let on_thread: rustc_hash::FxHashSet<String> =
-        called_on(a).into_iter().chain(called_on(b)).collect();
+    let on_thread: FxHashSet<String> = called_on(a).into_iter().chain(called_on(b)).collect();
     for t in [a, b] {
         for d in 0..t.defs.len() {
             let n = t.str(t.defs.name[d]);
