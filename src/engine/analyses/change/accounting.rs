@@ -482,8 +482,8 @@ fn median_change(
     }
 }
 
-/// Largest |change| first (`of`: a row's change and name), ties by name.
-fn largest_first<T>(rows: &mut [T], of: impl Fn(&T) -> (f64, &String)) {
+/// Largest |change| first (`of`: a row's change and key, a name say), ties by key.
+pub(super) fn largest_first<T, K: Ord + ?Sized>(rows: &mut [T], of: impl Fn(&T) -> (f64, &K)) {
     rows.sort_by(|x, y| {
         let ((dx, nx), (dy, ny)) = (of(x), of(y));
         dy.abs().total_cmp(&dx.abs()).then_with(|| nx.cmp(ny))

@@ -11,6 +11,7 @@ use super::super::gaps::{
     busy_threads, for_each_stretch,
 };
 use super::super::waits::WaitIndex;
+use super::accounting::largest_first;
 use super::basis::{Basis, Units};
 use super::judge::{
     Change, Kind, Noise, Sample, Sums, decide_family, estimate, needs_calls, untested,
@@ -584,12 +585,7 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
     let by_place = |x: &Row, y: &Row| x.0.place.cmp(&y.0.place);
     let (mut changed, mut unchanged): (Vec<Row>, Vec<Row>) =
         judged.partition(|g| g.0.verdict != GapVerdict::Unchanged);
-    changed.sort_by(|x, y| {
-        y.0.beyond_drift_ns
-            .abs()
-            .total_cmp(&x.0.beyond_drift_ns.abs())
-            .then_with(|| by_place(x, y))
-    });
+    largest_first(&mut changed, |g| (g.0.beyond_drift_ns, &g.0.place));
     let most = |g: &Row| g.0.a.mean_per_frame_ns.max(g.0.b.mean_per_frame_ns);
     let total_unchanged = unchanged.len();
     if unchanged.len() > top {

@@ -5,6 +5,7 @@
 //! part holds the change and the others held. One pass over each side's
 //! scopes for every name asked.
 
+use super::accounting::largest_first;
 use super::basis::{Basis, Units};
 use super::judge::{Change, Kind, Noise, Sample, decide_family, estimate};
 use crate::engine::model::{NO_PARENT, StrId, Trace};
@@ -149,13 +150,7 @@ fn sites_at(
         })
         .collect();
     decide_family(sites.iter_mut().map(|s| &mut s.0.change), noise.alpha);
-    sites.sort_by(|x, y| {
-        y.0.change
-            .beyond_drift_ns()
-            .abs()
-            .total_cmp(&x.0.change.beyond_drift_ns().abs())
-            .then_with(|| x.1.cmp(&y.1))
-    });
+    largest_first(&mut sites, |s| (s.0.change.beyond_drift_ns(), &s.1));
     let (sites, keys): (Vec<Site>, Vec<Key>) = sites.into_iter().unzip();
     let total: f64 = sites.iter().map(|s| s.change.beyond_drift_ns()).sum();
     let changed = sites.iter().filter(|s| s.change.kind.is_change()).count();

@@ -7,6 +7,7 @@
 
 use super::super::common::lower_median;
 use super::super::waits::{RecurringWaitsFor, WaitIndex, WaitParts};
+use super::accounting::largest_first;
 use super::compare::Joined;
 use super::judge::{Change, Kind, Noise};
 use crate::engine::analyses::gaps::{GapKind, GapPlace, RecurringGap};
@@ -292,12 +293,7 @@ fn judged_wait(
             attributed_ns: d,
         });
     }
-    causes.sort_by(|x, y| {
-        y.attributed_ns
-            .abs()
-            .total_cmp(&x.attributed_ns.abs())
-            .then_with(|| x.name.cmp(&y.name))
-    });
+    largest_first(&mut causes, |c| (c.attributed_ns, &c.name));
     let attributed: f64 = causes.iter().map(|c| c.attributed_ns).sum();
     let (pa, pb) = (wa.median_parallelism, wb.median_parallelism);
     let parts = decompose(wa, wb, noise);
