@@ -716,13 +716,9 @@ impl<'t> Joined<'t> {
             CompareSort::Total => larger_total(y).cmp(&larger_total(x)),
             CompareSort::Count => larger_count(y).cmp(&larger_count(x)),
             CompareSort::PerCall => {
-                let key = |p: Pair| self.delta_per_call_ns(p).map(f64::abs);
-                match (key(x), key(y)) {
-                    (Some(p), Some(q)) => q.partial_cmp(&p).unwrap_or(Ordering::Equal),
-                    (Some(_), None) => Ordering::Less,
-                    (None, Some(_)) => Ordering::Greater,
-                    (None, None) => Ordering::Equal,
-                }
+                // Descending, rows on one side only (`None`) last.
+                let [p, q] = [x, y].map(|r| self.delta_per_call_ns(r).map(f64::abs));
+                (p.is_none().cmp(&q.is_none())).then(q.partial_cmp(&p).unwrap_or(Ordering::Equal))
             }
             CompareSort::Name => Ordering::Equal,
         }
