@@ -270,6 +270,14 @@ fn busiest_thread(t: &Trace) -> Option<&str> {
         .map(|(n, _)| n)
 }
 
+/// The streams of the threads named `id` (every stream with `None`).
+fn streams_named(t: &Trace, id: Option<StrId>) -> impl Iterator<Item = StreamId> + '_ {
+    let name = |st: &StreamId| t.threads.name[t.streams.thread[st.idx()].idx()];
+    (0..t.streams.len() as u32)
+        .map(StreamId)
+        .filter(move |st| id.is_none_or(|id| name(st) == id))
+}
+
 /// Self time per scope name on the threads named `thread` (all threads
 /// with `None`): summed per scope definition, then per name (a few hundred
 /// strings, not one lookup per instance).
@@ -280,11 +288,8 @@ pub fn self_by_name<'t>(t: &'t Trace, thread: Option<&str>) -> FxHashMap<&'t str
         id => id.flatten(),
     };
     let mut per_def = vec![0i64; t.defs.len()];
-    for st in 0..t.streams.len() as u32 {
-        if id.is_some_and(|id| t.threads.name[t.streams.thread[st as usize].idx()] != id) {
-            continue;
-        }
-        for i in t.streams.scopes(StreamId(st)) {
+    for st in streams_named(t, id) {
+        for i in t.streams.scopes(st) {
             let d = &mut per_def[t.scopes.def[i as usize].idx()];
             *d = d.saturating_add(t.scopes.self_ns[i as usize]);
         }
@@ -314,11 +319,8 @@ fn unit_durations(t: &Trace, units: &Units, thread: &str, own_frames: bool) -> V
         return busy;
     };
     let seconds: Vec<(i64, i64)> = units.seconds().collect();
-    for st in 0..t.streams.len() as u32 {
-        if t.threads.name[t.streams.thread[st as usize].idx()] != id {
-            continue;
-        }
-        for i in t.scopes.top_level(t.streams.scopes(StreamId(st))) {
+    for st in streams_named(t, Some(id)) {
+        for i in t.scopes.top_level(t.streams.scopes(st)) {
             let (s, e) = (t.scopes.start_ns[i.idx()], t.scopes.end_ns(i));
             let (first, last) = units.scope_seconds(t, i);
             let (first, last) = (first as usize, last as usize);
@@ -350,12 +352,9 @@ fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> Vec<(&'t str,
             }
         }
     };
-    for st in 0..t.streams.len() as u32 {
-        if t.threads.name[t.streams.thread[st as usize].idx()] != id {
-            continue;
-        }
+    for st in streams_named(t, Some(id)) {
         let mut current = None;
-        for i in t.streams.scopes(StreamId(st)) {
+        for i in t.streams.scopes(st) {
             let unit = units.of_scope(t, ScopeIdx(i));
             if current.is_some_and(|c| c != unit) {
                 flush(&mut per_def, &mut touched, current.unwrap_or(0));
