@@ -181,8 +181,6 @@ pub struct RowFacts {
     pub status: Status,
     pub spike: bool,
     pub delta_total_ns: i64,
-    pub count_a: Option<u64>,
-    pub count_b: Option<u64>,
 }
 
 fn stats(g: &Acc) -> SideStats {
@@ -578,8 +576,6 @@ impl<'t> Joined<'t> {
             },
             spike: larger.is_some_and(|g| spike(g.count, g.max_ns, g.total_ns)),
             delta_total_ns: tb.saturating_sub(ta),
-            count_a: a.map(|g| g.count),
-            count_b: b.map(|g| g.count),
         }
     }
 
