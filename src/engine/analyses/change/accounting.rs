@@ -15,6 +15,7 @@ use super::judge::{Kind, Noise, Sample, estimate};
 use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use std::cmp::Reverse;
 use std::collections::BTreeSet;
 
 /// The frame's change (per second, see [`super::basis`]: the busiest
@@ -431,7 +432,7 @@ fn median_parts<'t>(
 
 /// The median's accounting of `delta_median_ns` (see [`MedianChange`]).
 fn median_change(
-    (pa, pb): (&MedianParts, &MedianParts),
+    (pa, pb): &(MedianParts, MedianParts),
     delta_median_ns: i64,
     kind_of: &FxHashMap<&str, Kind>,
     min_ns: f64,
@@ -447,10 +448,7 @@ fn median_change(
     let mut contributions: Vec<MedianContribution> = names
         .into_iter()
         .filter_map(|n| {
-            let (x, y) = (
-                pa.by_name.get(n).copied().unwrap_or(0),
-                pb.by_name.get(n).copied().unwrap_or(0),
-            );
+            let [x, y] = [pa, pb].map(|p| p.by_name.get(n).copied().unwrap_or(0));
             let d = y.saturating_sub(x);
             all_names = all_names.saturating_add(d);
             (d.unsigned_abs() as f64 >= min_ns).then(|| MedianContribution {
@@ -489,14 +487,6 @@ pub(super) fn largest_first<T, K: Ord + ?Sized>(rows: &mut [T], of: impl Fn(&T) 
     });
 }
 
-/// "frame 136" or "second 4".
-fn which_frame(frame_index: Option<u64>, pos: usize, unit: &str) -> String {
-    match frame_index {
-        Some(i) => format!("frame {i}"),
-        None => format!("{unit} {pos}"),
-    }
-}
-
 /// Whether the mean and the median disagree, and why: they do when their
 /// changes differ by at least the noise (its milliseconds, or its
 /// percentage of the larger change); the skew is then named on the side
@@ -533,15 +523,8 @@ fn lead(
     } else {
         ("B", b, db, median_b, skew_b)
     };
-    let (pos, &dur) = d
-        .iter()
-        .enumerate()
-        .max_by(|x, y| {
-            (x.1 - median)
-                .unsigned_abs()
-                .cmp(&(y.1 - median).unsigned_abs())
-                .then(y.0.cmp(&x.0))
-        })
+    let (pos, &dur) = (d.iter().enumerate())
+        .max_by_key(|&(k, v)| ((v - median).unsigned_abs(), Reverse(k)))
         .expect("a side with units");
     let frame_index = (basis == Basis::Frame)
         .then(|| t.frames.frame_index.get(pos).copied())
@@ -557,7 +540,11 @@ fn lead(
         _ => None,
     };
     let slow_adds: f64 = hits.iter().map(|&k| (d[k] - median) as f64).sum::<f64>() / d.len() as f64;
-    let slowest = which_frame(frame_index, pos, unit);
+    // "frame 136" or "second 4".
+    let slowest = match frame_index {
+        Some(i) => format!("frame {i}"),
+        None => format!("{unit} {pos}"),
+    };
     let at = format!(
         "{:.2} ms; {side}'s median {unit} {:.3} ms)",
         dur as f64 / 1e6,
@@ -659,8 +646,7 @@ pub fn frame_change(
     let mut contributions: Vec<Contribution> = all_names
         .into_iter()
         .filter_map(|n| {
-            let d = sb.get(n).copied().unwrap_or(0) as f64 / fb
-                - sa.get(n).copied().unwrap_or(0) as f64 / fa;
+            let d = sb.get(n).copied().unwrap_or(0) as f64 / fb - own_a(n);
             profiled += d;
             (d.abs() >= min_ns).then(|| Contribution {
                 name: n.to_owned(),
@@ -725,13 +711,7 @@ pub fn frame_change(
         || median_parts(a, &ua, &thread, &da),
         || median_parts(b, &ub, &thread, &db),
     );
-    let median = median_change(
-        (&parts.0, &parts.1),
-        median_b - median_a,
-        kind_of,
-        min_ns,
-        top,
-    );
+    let median = median_change(&parts, median_b - median_a, kind_of, min_ns, top);
     let (lead, lead_reason, skew) = lead(
         (a, b),
         (&da, &db),
