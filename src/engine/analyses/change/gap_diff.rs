@@ -290,7 +290,16 @@ struct Side {
     places: Vec<(PlaceId, [Option<ScopeIdx>; 3])>,
     /// (place, unit, start, end), sorted.
     occ: Vec<(u32, u32, i64, i64)>,
+    /// Each place's run of occurrences in `occ`.
+    runs: Vec<std::ops::Range<usize>>,
     units: Units,
+}
+
+impl Side {
+    /// The occurrences of place `k` (none without one).
+    fn occ_of(&self, k: Option<u32>) -> &[(u32, u32, i64, i64)] {
+        k.map_or(&[], |k| &self.occ[self.runs[k as usize].clone()])
+    }
 }
 
 fn side(trace: &Trace, basis: Basis) -> Side {
@@ -319,7 +328,18 @@ fn side(trace: &Trace, basis: Basis) -> Side {
         });
     }
     occ.sort_unstable();
-    Side { places, occ, units }
+    let mut runs = vec![0..0; places.len()];
+    let mut at = 0;
+    for run in occ.chunk_by(|x, y| x.0 == y.0) {
+        runs[run[0].0 as usize] = at..at + run.len();
+        at += run.len();
+    }
+    Side {
+        places,
+        occ,
+        runs,
+        units,
+    }
 }
 
 /// One side of one place from its occurrences (sorted by unit): its time
@@ -516,34 +536,19 @@ fn joined(
     by_place.into_iter().map(|(p, (x, y))| (p, x, y)).collect()
 }
 
-/// Each place's run of occurrences in a side's sorted `occ`.
-fn runs(side: &Side) -> Vec<std::ops::Range<usize>> {
-    let mut out = vec![0..0; side.places.len()];
-    let mut at = 0;
-    for run in side.occ.chunk_by(|x, y| x.0 == y.0) {
-        out[run[0].0 as usize] = at..at + run.len();
-        at += run.len();
-    }
-    out
-}
-
 /// The gap places of `a` and `b` judged against `noise` (its drift
 /// resolved, as the comparison's rows are judged) per unit of `basis`:
 /// every changed place, and the first `top` unchanged ones.
 pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize) -> GapChanges {
     let (sa, sb) = (side(a, basis), side(b, basis));
-    let (ra, rb) = (runs(&sa), runs(&sb));
     let places = joined((a, &sa), (b, &sb));
     let frames = (sa.units.count, sb.units.count);
     // Each place's estimates, then every place decided as one family.
     let mut estimated: Vec<_> = places
         .into_iter()
         .map(|(place, ka, kb)| {
-            let of = |s: &Side, r: &[std::ops::Range<usize>], k: Option<u32>| {
-                let occ = k.map_or(&[][..], |k| &s.occ[r[k as usize].clone()]);
-                side_of(occ, &s.units)
-            };
-            let (x, y) = (of(&sa, &ra, ka), of(&sb, &rb, kb));
+            let of = |s: &Side, k: Option<u32>| side_of(s.occ_of(k), &s.units);
+            let (x, y) = (of(&sa, ka), of(&sb, kb));
             let (has_a, has_b) = (ka.is_some(), kb.is_some());
             let change = match (has_a, has_b) {
                 (true, true) if needs_calls(x.1, y.1, frames, noise) => estimate(
@@ -603,23 +608,14 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
     } else {
         (WaitIndex::default(), WaitIndex::default())
     };
-    let busy = |t: &Trace,
-                s: &Side,
-                r: &[std::ops::Range<usize>],
-                k: Option<u32>,
-                ix: &WaitIndex,
-                thread: &str| {
-        let Some(k) = k else { return Vec::new() };
-        let w: Vec<(i64, i64)> = s.occ[r[k as usize].clone()]
-            .iter()
-            .map(|o| (o.2, o.3))
-            .collect();
+    let busy = |t: &Trace, s: &Side, k: Option<u32>, ix: &WaitIndex, thread: &str| {
+        let w: Vec<(i64, i64)> = s.occ_of(k).iter().map(|o| (o.2, o.3)).collect();
         busy_threads(t, ix, t.strings.find(thread), &w)
     };
     let unit = basis.unit();
     for (g, ka, kb) in changed.iter_mut().chain(unchanged.iter_mut()) {
-        g.a.other_threads = busy(a, &sa, &ra, *ka, &ia, &g.place.thread);
-        g.b.other_threads = busy(b, &sb, &rb, *kb, &ib, &g.place.thread);
+        g.a.other_threads = busy(a, &sa, *ka, &ia, &g.place.thread);
+        g.b.other_threads = busy(b, &sb, *kb, &ib, &g.place.thread);
         g.other_threads_idle = g.side().other_threads.is_empty();
         g.sentence = sentence(g, unit);
     }
