@@ -75,11 +75,9 @@ pub fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
             .then(|| t.scope_name(ScopeIdx(end as u32)).to_owned());
         let place = Place {
             thread: t.thread_name(t.scope_thread(idx)).to_owned(),
-            parent: if parent == NO_PARENT {
-                String::new()
-            } else {
-                t.scope_name(ScopeIdx(parent)).to_owned()
-            },
+            parent: (parent != NO_PARENT)
+                .then(|| t.scope_name(ScopeIdx(parent)).to_owned())
+                .unwrap_or_default(),
             previous: before,
             next: after.unwrap_or_default(),
         };
@@ -162,10 +160,8 @@ pub fn renames(
 
 /// The calls of `name` in `t` as one row's sample on `units`.
 fn sample_of(t: &Trace, name: &str, units: &Units) -> Sample {
-    let defs: Vec<bool> = (0..t.defs.len())
-        .map(|d| t.str(t.defs.name[d]) == name)
-        .collect();
-    let calls = (0..t.scopes.len()).filter(|&i| defs[t.scopes.def[i].idx()]);
+    let defs = super::super::common::def_slots(t, &[name]);
+    let calls = (0..t.scopes.len()).filter(|&i| defs[t.scopes.def[i].idx()] == 0);
     let unit = |i: usize| units.of_scope(t, ScopeIdx(i as u32));
     Sample::of_calls(calls.map(|i| (unit(i), t.scopes.duration_ns[i])), units)
 }
