@@ -109,27 +109,23 @@ pub fn compare_warnings(a: &Trace, b: &Trace) -> Vec<String> {
              so names will not match (unregistered scopes are named scope#<id>)"
         ));
     }
-    match (na.is_empty(), nb.is_empty()) {
-        (true, true) => warnings.push("A and B have no scopes: nothing to compare".to_owned()),
-        (true, false) => warnings
-            .push("A has no scopes: nothing can be compared (every row is new in B)".to_owned()),
-        (false, true) => warnings
-            .push("B has no scopes: nothing can be compared (every row is gone in B)".to_owned()),
+    let empty = match (na.is_empty(), nb.is_empty()) {
+        (true, true) => Some("A and B have no scopes: nothing to compare"),
+        (true, false) => Some("A has no scopes: nothing can be compared (every row is new in B)"),
+        (false, true) => Some("B has no scopes: nothing can be compared (every row is gone in B)"),
         (false, false) => {
             let shared = nb.iter().any(|&n| {
                 a.strings
                     .find(b.str(n))
                     .is_some_and(|id| na.binary_search(&id).is_ok())
             });
-            if !shared {
-                warnings.push(
-                    "A and B have no scope name in common: nothing can be compared (different \
-                     apps, or a registration mismatch); every row is new or gone"
-                        .to_owned(),
-                );
-            }
+            (!shared).then_some(
+                "A and B have no scope name in common: nothing can be compared (different apps, \
+                 or a registration mismatch); every row is new or gone",
+            )
         }
-    }
+    };
+    warnings.extend(empty.map(str::to_owned));
     warnings
 }
 
