@@ -264,7 +264,6 @@ impl Gate {
                 (name, data, c, own, against_limit)
             })
             .collect();
-        let m = causes.len().max(1);
         // One-sided p-values of "above the limit", two-sided in the
         // intervals' convention.
         let ps: Vec<f64> = causes
@@ -291,7 +290,7 @@ impl Gate {
             ci_ns: x.4.interval(level_alpha),
             level: 1.0 - level_alpha,
         };
-        let bonferroni = alpha / m as f64;
+        let bonferroni = alpha / causes.len().max(1) as f64;
         let (mut tripped, mut inconclusive) = (Vec::new(), Vec::new());
         for (k, x) in causes.iter().enumerate() {
             let [lo, hi] = x.4.interval(bonferroni);

@@ -268,8 +268,8 @@ impl Placed {
             name(at)
         };
         let kind = match at.change.kind {
-            Kind::New => "new".to_owned(),
-            k => k.words().to_owned(),
+            Kind::New => "new",
+            k => k.words(),
         };
         let mut s = format!(
             "{kind} where {caller} calls it on {} ({} → {} ms per call)",

@@ -145,9 +145,8 @@ impl Restructures {
                         change.kind
                     };
                 }
-                let beyond = change.beyond_drift_ns();
                 let own = super::judge::Own {
-                    beyond_drift_ns: beyond,
+                    beyond_drift_ns: change.beyond_drift_ns(),
                     expected_ns: p.expected_per_frame_ns,
                     noise_pct,
                 };

@@ -111,7 +111,6 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
     if oa.is_empty() || ob.is_empty() {
         return Vec::new();
     }
-    let ln = |x: f64| libm::log(x);
     let parts: [(&'static str, Of, Of); 4] = [
         ("work", |o| o.work_ns as f64, |o| o.work_ns as f64),
         (
@@ -135,6 +134,7 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
     };
     let wait = |o: &WaitParts| o.waiting_ns as f64;
     let (wa, wb) = (mean(&oa, &wait), mean(&ob, &wait));
+    let ln = |x: f64| libm::log(x);
     let log_w = |o: &WaitParts| ln(o.waiting_ns as f64);
     let d_log = mean(&ob, &log_w) - mean(&oa, &log_w);
     let dw = wb - wa;
@@ -276,10 +276,9 @@ fn judged_wait(
         .chain((!same).then_some(&wa.critical))
     {
         let name = crit.name.as_str();
-        let Some(c) = changes.get(name) else { continue };
-        if !c.kind.is_per_call() {
+        let Some(c) = changes.get(name).filter(|c| c.kind.is_per_call()) else {
             continue;
-        }
+        };
         let (Some(ma), Some(mb)) = (c.median_a_ns, c.median_b_ns) else {
             continue;
         };
