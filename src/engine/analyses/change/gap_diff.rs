@@ -271,11 +271,9 @@ impl GapChange {
         format!(
             "the {} gap {} ({:+.2} ms per {unit})",
             match self.verdict {
-                GapVerdict::New => "new",
-                GapVerdict::Gone => "gone",
                 GapVerdict::Grew => "grown",
                 GapVerdict::Shrank => "shrunk",
-                GapVerdict::Unchanged => "unchanged",
+                v => v.as_str(),
             },
             self.place.words(),
             self.delta_per_frame_ns / 1e6
