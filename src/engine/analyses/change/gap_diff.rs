@@ -438,12 +438,11 @@ fn meanwhile(busy: &[BusyThread]) -> String {
             None => thread_md(&t.thread),
         })
         .collect();
-    let more = busy.len().saturating_sub(3);
-    if more > 0 {
-        format!("while {} and {more} more ran", list.join(", "))
-    } else {
-        format!("while {} ran", list.join(", "))
-    }
+    let more = match busy.len().saturating_sub(3) {
+        0 => String::new(),
+        more => format!(" and {more} more"),
+    };
+    format!("while {}{more} ran", list.join(", "))
 }
 
 /// A thread's label as Markdown text (escaped; `""` is "(unnamed)").
