@@ -619,10 +619,7 @@ pub fn frame_change(
     };
     let (ua, ub) = (Units::new(a, basis), Units::new(b, basis));
     let own_frames = overlap.is_some();
-    let (da, db) = (
-        unit_durations(a, &ua, &thread, own_frames),
-        unit_durations(b, &ub, &thread, own_frames),
-    );
+    let [da, db] = [(a, &ua), (b, &ub)].map(|(t, u)| unit_durations(t, u, &thread, own_frames));
     // The frame as measured; the drift is taken out of its scope time
     // below (it never scales idle time or waits for vsync).
     let mut judged = estimate(
@@ -633,10 +630,7 @@ pub fn frame_change(
     let mean = |d: &[i64]| d.iter().map(|&x| x as f64).sum::<f64>() / d.len().max(1) as f64;
     let (mean_a, mean_b) = (mean(&da), mean(&db));
     let delta_mean = mean_b - mean_a;
-    let (sa, sb) = (
-        self_by_name(a, Some(&thread)),
-        self_by_name(b, Some(&thread)),
-    );
+    let [sa, sb] = [a, b].map(|t| self_by_name(t, Some(&thread)));
     let (fa, fb) = (ua.count.max(1) as f64, ub.count.max(1) as f64);
     let all_names: BTreeSet<&str> = sa.keys().chain(sb.keys()).copied().collect();
     let min_ns = (noise.ms * 1e6).max(f64::MIN_POSITIVE);
@@ -703,10 +697,8 @@ pub fn frame_change(
             ));
         }
     }
-    let (median_a, median_b) = (
-        judged.median_a_ns.unwrap_or(0),
-        judged.median_b_ns.unwrap_or(0),
-    );
+    let [median_a, median_b] =
+        [judged.median_a_ns, judged.median_b_ns].map(Option::unwrap_or_default);
     let parts = crate::engine::join(
         || median_parts(a, &ua, &thread, &da),
         || median_parts(b, &ub, &thread, &db),

@@ -434,14 +434,12 @@ impl CompareBuilder {
 
     /// Judges each candidate from its calls.
     fn judge_candidates(&mut self) {
-        let [mut ca, mut cb] = std::mem::take(&mut self.calls);
         let n = self.candidates.len();
-        sort_calls(&mut ca, n);
-        sort_calls(&mut cb, n);
-        let (sa, sb) = (
-            samples(&ca, n, &self.units[0]),
-            samples(&cb, n, &self.units[1]),
-        );
+        let mut calls = std::mem::take(&mut self.calls);
+        let [sa, sb] = [0, 1].map(|s| {
+            sort_calls(&mut calls[s], n);
+            samples(&calls[s], n, &self.units[s])
+        });
         let changes = judge_rows(&sa, &sb, &mut self.table.noise);
         for (&p, change) in self.candidates.iter().zip(changes) {
             self.table.tested.insert((p.a, p.b), change);
