@@ -111,8 +111,7 @@ fn sites_at(
     units: (&Units, &Units),
     noise: &Noise,
 ) -> (Vec<Site>, Vec<Key>, Option<usize>, bool) {
-    let mut ga: FxHashMap<Key, Vec<&Call>> = FxHashMap::default();
-    let mut gb: FxHashMap<Key, Vec<&Call>> = FxHashMap::default();
+    let [mut ga, mut gb]: [FxHashMap<Key, Vec<&Call>>; 2] = Default::default();
     for (calls, keys, groups) in [(a, ka, &mut ga), (b, kb, &mut gb)] {
         // Each distinct key's prefix made once.
         let mut prefix: FxHashMap<u32, Key> = FxHashMap::default();
