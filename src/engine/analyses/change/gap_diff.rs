@@ -130,7 +130,6 @@ pub struct GapChange {
 
 /// A gap's [`Change`] as JSON: its numbers, not its kind.
 fn judged_numbers<S: serde::Serializer>(c: &Change, s: S) -> Result<S::Ok, S::Error> {
-    use serde::Serialize as _;
     let mut v = serde_json::to_value(c).map_err(serde::ser::Error::custom)?;
     if let Some(o) = v.as_object_mut() {
         o.remove("kind");
