@@ -598,8 +598,7 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
     unchanged.sort_by(|x, y| most(y).total_cmp(&most(x)).then_with(|| by_place(x, y)));
     // What ran meanwhile, for the listed places only.
     // (Indexed only when a place is listed: a worst case has none.)
-    let listed = !changed.is_empty() || !unchanged.is_empty();
-    let (ia, ib) = if listed {
+    let (ia, ib) = if !changed.is_empty() || !unchanged.is_empty() {
         (WaitIndex::of(a), WaitIndex::of(b))
     } else {
         (WaitIndex::default(), WaitIndex::default())

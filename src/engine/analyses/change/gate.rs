@@ -297,8 +297,7 @@ impl Gate {
             // Only a change of the model trips: past a limit below the
             // noise band, a row the model cannot tell from the noise
             // (inconclusive) leaves the gate undecided, never failed.
-            let judged = x.2.kind.is_change();
-            if rejected[k] && x.3.beyond_drift_ns > limit_ns && judged {
+            if rejected[k] && x.3.beyond_drift_ns > limit_ns && x.2.kind.is_change() {
                 tripped.push(row(x, bonferroni));
             } else if (hi > limit_ns && lo <= limit_ns && limit_ns.is_finite())
                 || (rejected[k] && x.2.kind == Kind::Inconclusive)

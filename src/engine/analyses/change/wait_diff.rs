@@ -226,10 +226,9 @@ pub fn wait_changes(
             threads.sort();
             threads
         };
-        let medians = (ga.median_ns, gb.median_ns);
         out.extend(judged_wait(
             &gb.place,
-            medians,
+            (ga.median_ns, gb.median_ns),
             (wa, wb),
             &threads_of,
             &changes,
