@@ -20,6 +20,7 @@ use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
 use crate::engine::write::escape;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// What a comparison of gaps leaves out, in words (the JSON's
 /// `not_judged`).
@@ -32,17 +33,15 @@ pub fn match_recurring<'g>(
     a: &'g [RecurringGap],
     b: &'g [RecurringGap],
 ) -> Vec<(GapPlace, Option<&'g RecurringGap>, Option<&'g RecurringGap>)> {
-    let mut by_place: FxHashMap<GapPlace, (Option<&RecurringGap>, Option<&RecurringGap>)> =
-        FxHashMap::default();
+    let mut by_place: BTreeMap<GapPlace, (Option<&RecurringGap>, Option<&RecurringGap>)> =
+        BTreeMap::new();
     for g in a {
         by_place.entry(g.place.clone()).or_default().0 = Some(g);
     }
     for g in b {
         by_place.entry(g.place.clone()).or_default().1 = Some(g);
     }
-    let mut out: Vec<_> = by_place.into_iter().map(|(p, (x, y))| (p, x, y)).collect();
-    out.sort_by(|x, y| x.0.cmp(&y.0));
-    out
+    by_place.into_iter().map(|(p, (x, y))| (p, x, y)).collect()
 }
 
 /// A place's verdict.
