@@ -176,13 +176,6 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
         .collect()
 }
 
-/// Each name's judged change.
-fn changes_by_name<'t>(names: &Joined<'t>) -> FxHashMap<&'t str, Change> {
-    (names.pairs().iter())
-        .map(|&p| (names.name(p), names.change(p)))
-        .collect()
-}
-
 /// Whether the waits' parallelism fell from `a` to `b` (see
 /// [`WaitChange::lost_parallelism`]).
 pub fn parallelism_fell(a: f64, b: f64) -> bool {
@@ -201,7 +194,10 @@ pub fn wait_changes(
     names: &Joined,
     noise: &Noise,
 ) -> Vec<WaitChange> {
-    let changes = changes_by_name(names);
+    // Each name's judged change.
+    let changes: FxHashMap<&str, Change> = (names.pairs().iter())
+        .map(|&p| (names.name(p), names.change(p)))
+        .collect();
     let mut out: Vec<WaitChange> = Vec::new();
     // Matched by the place `gap_diff` judges gaps by.
     for (_, ga, gb) in super::gap_diff::match_recurring(a, b) {
@@ -235,7 +231,7 @@ pub fn wait_changes(
             noise,
         ));
     }
-    out.extend(held_waits(traces.0, traces.1, names, noise));
+    out.extend(held_waits(traces.0, traces.1, &changes, noise));
     out.sort_by(|x, y| {
         y.delta_median_ns
             .unsigned_abs()
@@ -358,8 +354,12 @@ fn judged_wait(
 /// waiting part (its dispatch and wake-up parts held): its time is the
 /// work it waits for, judged as a gap's wait is ([`judged_wait`]), at the
 /// place `GapKind::Whole` of the scope itself.
-pub fn held_waits(a: &Trace, b: &Trace, names: &Joined, noise: &Noise) -> Vec<WaitChange> {
-    let changes = changes_by_name(names);
+fn held_waits(
+    a: &Trace,
+    b: &Trace,
+    changes: &FxHashMap<&str, Change>,
+    noise: &Noise,
+) -> Vec<WaitChange> {
     let mut candidates: Vec<&str> = (changes.iter())
         .filter(|(_, c)| c.kind.is_change() && !matches!(c.kind, Kind::New | Kind::Gone))
         .map(|(n, _)| *n)
@@ -456,7 +456,7 @@ pub fn held_waits(a: &Trace, b: &Trace, names: &Joined, noise: &Noise) -> Vec<Wa
             medians,
             (&wa, &wb),
             &threads_of,
-            &changes,
+            changes,
             noise,
         ));
     }
