@@ -268,8 +268,7 @@ impl Gate {
         // intervals' convention.
         let ps: Vec<f64> = causes
             .iter()
-            .map(|x| {
-                let e = &x.4;
+            .map(|(.., e)| {
                 if e.delta_ns <= limit_ns || !limit_ns.is_finite() {
                     1.0
                 } else {
