@@ -124,10 +124,8 @@ impl Restructures {
     /// the place, all of it the place's own (`noise_pct`: the table's).
     pub fn gate_rows(&self, noise_pct: f64) -> Vec<(String, Change, super::judge::Own)> {
         let mut holding = vec![false; self.places.len()];
-        for (_, ks) in &self.held {
-            for &k in ks {
-                holding[k as usize] = true;
-            }
+        for &k in self.held.iter().flat_map(|(_, ks)| ks) {
+            holding[k as usize] = true;
         }
         self.places
             .iter()
