@@ -295,11 +295,9 @@ pub fn self_by_name<'t>(t: &'t Trace, thread: Option<&str>) -> FxHashMap<&'t str
             *d = d.saturating_add(t.scopes.self_ns[i as usize]);
         }
     }
-    for (def, &ns) in per_def.iter().enumerate() {
-        if ns != 0 {
-            let e = out.entry(t.str(t.defs.name[def])).or_default();
-            *e = e.saturating_add(ns);
-        }
+    for (def, &ns) in per_def.iter().enumerate().filter(|(_, ns)| **ns != 0) {
+        let e = out.entry(t.str(t.defs.name[def])).or_default();
+        *e = e.saturating_add(ns);
     }
     out
 }

@@ -502,10 +502,8 @@ pub fn off_critical_path_names(
         if held {
             continue;
         }
-        for g in [ga, gb].into_iter().flatten() {
-            if let Some(w) = &g.waits_for {
-                critical.insert(w.critical.name.as_str());
-            }
+        for w in [ga, gb].into_iter().flatten().flat_map(|g| &g.waits_for) {
+            critical.insert(w.critical.name.as_str());
         }
     }
     // Every name called on the frame thread (a wrapper's own time may be
