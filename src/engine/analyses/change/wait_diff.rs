@@ -495,11 +495,8 @@ pub fn off_critical_path_names(
         .flat_map(|w| [w.a.critical.name.as_str(), w.b.critical.name.as_str()])
         .collect();
     for (place, ga, gb) in super::gap_diff::match_recurring(gaps.0, gaps.1) {
-        if place.thread != thread {
-            continue;
-        }
         let held = ga.is_some() && gb.is_some() && !moved.iter().any(|w| w.place == place);
-        if held {
+        if place.thread != thread || held {
             continue;
         }
         for w in [ga, gb].into_iter().flatten().flat_map(|g| &g.waits_for) {
