@@ -291,18 +291,12 @@ fn judged_wait(
     let attributed: f64 = causes.iter().map(|c| c.attributed_ns).sum();
     let (pa, pb) = (wa.median_parallelism, wb.median_parallelism);
     let parts = decompose(wa, wb, noise);
-    let grew = |name: &str| {
-        parts
-            .iter()
-            .any(|p| p.part == name && p.changed && p.delta_ns > 0.0)
-    };
+    let part = |name: &str| parts.iter().find(|p| p.part == name);
+    let grew = |name: &str| part(name).is_some_and(|p| p.changed && p.delta_ns > 0.0);
     // The work split less evenly: the code's (the gate counts it).
     let uneven_split = (delta > 0 && grew("split")).then(|| {
-        let share = |p: &WaitPart| (100.0 * p.a, 100.0 * p.b);
-        let split = parts.iter().find(|p| p.part == "split");
-        let threads = parts.iter().find(|p| p.part == "threads");
-        let (sa, sb) = split.map_or((0.0, 0.0), share);
-        let n = threads.map_or(0.0, |t| t.b.max(1.0));
+        let (sa, sb) = part("split").map_or((0.0, 0.0), |p| (100.0 * p.a, 100.0 * p.b));
+        let n = part("threads").map_or(0.0, |t| t.b.max(1.0));
         format!(
             "split unevenly: the busiest thread ({}) did {sb:.0}% of the work it waits for \
              (A: {sa:.0}%; an even share {:.0}%), the work itself {}",
