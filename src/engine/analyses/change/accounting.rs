@@ -673,10 +673,9 @@ pub fn frame_change(
             .map(|&ns| (ns as f64 / fa).powi(2))
             .sum::<f64>()
             .sqrt();
-        let drift_se = noise.terms().drift_se;
         // (Not `hypot`: the same bits on native and wasm.)
         row.se_ns = (row.se_ns.powi(2)
-            + (drift_se * factor * scopes_a_ns).powi(2)
+            + (noise.terms().drift_se * factor * scopes_a_ns).powi(2)
             + (noise.tau * names_ns).powi(2))
         .sqrt();
         row.band_ns = super::effect::band_ns(mean_a + drift_ns, noise.pct, noise.ms);
