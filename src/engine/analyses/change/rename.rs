@@ -73,9 +73,11 @@ pub fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
             .then(|| t.scope_name(ScopeIdx(end as u32)).to_owned());
         let place = Place {
             thread: t.thread_name(t.scope_thread(idx)).to_owned(),
-            parent: (parent != NO_PARENT)
-                .then(|| t.scope_name(ScopeIdx(parent)).to_owned())
-                .unwrap_or_default(),
+            parent: if parent == NO_PARENT {
+                String::new()
+            } else {
+                t.scope_name(ScopeIdx(parent)).to_owned()
+            },
             previous: before,
             next: after.unwrap_or_default(),
         };
