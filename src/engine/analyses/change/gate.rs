@@ -121,11 +121,8 @@ impl GateResult {
         if lost.is_empty() {
             return self;
         }
-        let (moved, kept): (Vec<Tripped>, Vec<Tripped>) = std::mem::take(&mut self.tripped)
-            .into_iter()
-            .partition(|t| lost.iter().any(|w| w.place.parent() == t.name));
-        self.tripped = kept;
-        self.inconclusive.extend(moved);
+        let moved = |t: &mut Tripped| lost.iter().any(|w| w.place.parent() == t.name);
+        self.inconclusive.extend(self.tripped.extract_if(.., moved));
         // The wait's own gap, a cause of its own otherwise: not a cause.
         self.tripped_gaps.retain(|g| {
             !lost.iter().any(|w| {
