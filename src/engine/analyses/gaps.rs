@@ -378,6 +378,19 @@ pub struct GapPlace {
 }
 
 impl GapPlace {
+    /// The place of a gap of `kind` on `thread` in `t`, by the scopes it is
+    /// in, after and before (`at`): the parent's path, its neighbours' names.
+    pub fn of(t: &Trace, thread: String, kind: GapKind, at: [Option<ScopeIdx>; 3]) -> Self {
+        let name = |i: Option<ScopeIdx>| i.map(|i| t.scope_name(i).to_owned());
+        GapPlace {
+            thread,
+            kind,
+            path: path_of(t, at[0]),
+            after: name(at[1]),
+            before: name(at[2]),
+        }
+    }
+
     /// The scope the gap is in (the path's last name; "" at the top level).
     pub fn parent(&self) -> &str {
         self.path.rsplit(" > ").next().unwrap_or("")

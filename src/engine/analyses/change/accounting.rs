@@ -15,6 +15,7 @@ use super::judge::{Kind, Noise, Sample, estimate};
 use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use std::cmp::Reverse;
 use std::collections::BTreeSet;
 
 /// The frame's change (per second, see [`super::basis`]: the busiest
@@ -270,6 +271,14 @@ fn busiest_thread(t: &Trace) -> Option<&str> {
         .map(|(n, _)| n)
 }
 
+/// The streams of the threads named `id` (every stream with `None`).
+fn streams_named(t: &Trace, id: Option<StrId>) -> impl Iterator<Item = StreamId> + '_ {
+    let name = |st: &StreamId| t.threads.name[t.streams.thread[st.idx()].idx()];
+    (0..t.streams.len() as u32)
+        .map(StreamId)
+        .filter(move |st| id.is_none_or(|id| name(st) == id))
+}
+
 /// Self time per scope name on the threads named `thread` (all threads
 /// with `None`): summed per scope definition, then per name (a few hundred
 /// strings, not one lookup per instance).
@@ -280,20 +289,15 @@ pub fn self_by_name<'t>(t: &'t Trace, thread: Option<&str>) -> FxHashMap<&'t str
         id => id.flatten(),
     };
     let mut per_def = vec![0i64; t.defs.len()];
-    for st in 0..t.streams.len() as u32 {
-        if id.is_some_and(|id| t.threads.name[t.streams.thread[st as usize].idx()] != id) {
-            continue;
-        }
-        for i in t.streams.scopes(StreamId(st)) {
+    for st in streams_named(t, id) {
+        for i in t.streams.scopes(st) {
             let d = &mut per_def[t.scopes.def[i as usize].idx()];
             *d = d.saturating_add(t.scopes.self_ns[i as usize]);
         }
     }
-    for (def, &ns) in per_def.iter().enumerate() {
-        if ns != 0 {
-            let e = out.entry(t.str(t.defs.name[def])).or_default();
-            *e = e.saturating_add(ns);
-        }
+    for (def, &ns) in per_def.iter().enumerate().filter(|(_, ns)| **ns != 0) {
+        let e = out.entry(t.str(t.defs.name[def])).or_default();
+        *e = e.saturating_add(ns);
     }
     out
 }
@@ -314,11 +318,8 @@ fn unit_durations(t: &Trace, units: &Units, thread: &str, own_frames: bool) -> V
         return busy;
     };
     let seconds: Vec<(i64, i64)> = units.seconds().collect();
-    for st in 0..t.streams.len() as u32 {
-        if t.threads.name[t.streams.thread[st as usize].idx()] != id {
-            continue;
-        }
-        for i in t.scopes.top_level(t.streams.scopes(StreamId(st))) {
+    for st in streams_named(t, Some(id)) {
+        for i in t.scopes.top_level(t.streams.scopes(st)) {
             let (s, e) = (t.scopes.start_ns[i.idx()], t.scopes.end_ns(i));
             let (first, last) = units.scope_seconds(t, i);
             let (first, last) = (first as usize, last as usize);
@@ -350,12 +351,9 @@ fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> Vec<(&'t str,
             }
         }
     };
-    for st in 0..t.streams.len() as u32 {
-        if t.threads.name[t.streams.thread[st as usize].idx()] != id {
-            continue;
-        }
+    for st in streams_named(t, Some(id)) {
         let mut current = None;
-        for i in t.streams.scopes(StreamId(st)) {
+        for i in t.streams.scopes(st) {
             let unit = units.of_scope(t, ScopeIdx(i));
             if current.is_some_and(|c| c != unit) {
                 flush(&mut per_def, &mut touched, current.unwrap_or(0));
@@ -432,7 +430,7 @@ fn median_parts<'t>(
 
 /// The median's accounting of `delta_median_ns` (see [`MedianChange`]).
 fn median_change(
-    (pa, pb): (&MedianParts, &MedianParts),
+    (pa, pb): &(MedianParts, MedianParts),
     delta_median_ns: i64,
     kind_of: &FxHashMap<&str, Kind>,
     min_ns: f64,
@@ -448,10 +446,7 @@ fn median_change(
     let mut contributions: Vec<MedianContribution> = names
         .into_iter()
         .filter_map(|n| {
-            let (x, y) = (
-                pa.by_name.get(n).copied().unwrap_or(0),
-                pb.by_name.get(n).copied().unwrap_or(0),
-            );
+            let [x, y] = [pa, pb].map(|p| p.by_name.get(n).copied().unwrap_or(0));
             let d = y.saturating_sub(x);
             all_names = all_names.saturating_add(d);
             (d.unsigned_abs() as f64 >= min_ns).then(|| MedianContribution {
@@ -482,20 +477,12 @@ fn median_change(
     }
 }
 
-/// Largest |change| first (`of`: a row's change and name), ties by name.
-fn largest_first<T>(rows: &mut [T], of: impl Fn(&T) -> (f64, &String)) {
+/// Largest |change| first (`of`: a row's change and key, a name say), ties by key.
+pub(super) fn largest_first<T, K: Ord + ?Sized>(rows: &mut [T], of: impl Fn(&T) -> (f64, &K)) {
     rows.sort_by(|x, y| {
         let ((dx, nx), (dy, ny)) = (of(x), of(y));
         dy.abs().total_cmp(&dx.abs()).then_with(|| nx.cmp(ny))
     });
-}
-
-/// "frame 136" or "second 4".
-fn which_frame(frame_index: Option<u64>, pos: usize, unit: &str) -> String {
-    match frame_index {
-        Some(i) => format!("frame {i}"),
-        None => format!("{unit} {pos}"),
-    }
 }
 
 /// Whether the mean and the median disagree, and why: they do when their
@@ -534,15 +521,8 @@ fn lead(
     } else {
         ("B", b, db, median_b, skew_b)
     };
-    let (pos, &dur) = d
-        .iter()
-        .enumerate()
-        .max_by(|x, y| {
-            (x.1 - median)
-                .unsigned_abs()
-                .cmp(&(y.1 - median).unsigned_abs())
-                .then(y.0.cmp(&x.0))
-        })
+    let (pos, &dur) = (d.iter().enumerate())
+        .max_by_key(|&(k, v)| ((v - median).unsigned_abs(), Reverse(k)))
         .expect("a side with units");
     let frame_index = (basis == Basis::Frame)
         .then(|| t.frames.frame_index.get(pos).copied())
@@ -558,7 +538,11 @@ fn lead(
         _ => None,
     };
     let slow_adds: f64 = hits.iter().map(|&k| (d[k] - median) as f64).sum::<f64>() / d.len() as f64;
-    let slowest = which_frame(frame_index, pos, unit);
+    // "frame 136" or "second 4".
+    let slowest = match frame_index {
+        Some(i) => format!("frame {i}"),
+        None => format!("{unit} {pos}"),
+    };
     let at = format!(
         "{:.2} ms; {side}'s median {unit} {:.3} ms)",
         dur as f64 / 1e6,
@@ -633,10 +617,7 @@ pub fn frame_change(
     };
     let (ua, ub) = (Units::new(a, basis), Units::new(b, basis));
     let own_frames = overlap.is_some();
-    let (da, db) = (
-        unit_durations(a, &ua, &thread, own_frames),
-        unit_durations(b, &ub, &thread, own_frames),
-    );
+    let [da, db] = [(a, &ua), (b, &ub)].map(|(t, u)| unit_durations(t, u, &thread, own_frames));
     // The frame as measured; the drift is taken out of its scope time
     // below (it never scales idle time or waits for vsync).
     let mut judged = estimate(
@@ -647,10 +628,7 @@ pub fn frame_change(
     let mean = |d: &[i64]| d.iter().map(|&x| x as f64).sum::<f64>() / d.len().max(1) as f64;
     let (mean_a, mean_b) = (mean(&da), mean(&db));
     let delta_mean = mean_b - mean_a;
-    let (sa, sb) = (
-        self_by_name(a, Some(&thread)),
-        self_by_name(b, Some(&thread)),
-    );
+    let [sa, sb] = [a, b].map(|t| self_by_name(t, Some(&thread)));
     let (fa, fb) = (ua.count.max(1) as f64, ub.count.max(1) as f64);
     let all_names: BTreeSet<&str> = sa.keys().chain(sb.keys()).copied().collect();
     let min_ns = (noise.ms * 1e6).max(f64::MIN_POSITIVE);
@@ -660,8 +638,7 @@ pub fn frame_change(
     let mut contributions: Vec<Contribution> = all_names
         .into_iter()
         .filter_map(|n| {
-            let d = sb.get(n).copied().unwrap_or(0) as f64 / fb
-                - sa.get(n).copied().unwrap_or(0) as f64 / fa;
+            let d = sb.get(n).copied().unwrap_or(0) as f64 / fb - own_a(n);
             profiled += d;
             (d.abs() >= min_ns).then(|| Contribution {
                 name: n.to_owned(),
@@ -696,10 +673,9 @@ pub fn frame_change(
             .map(|&ns| (ns as f64 / fa).powi(2))
             .sum::<f64>()
             .sqrt();
-        let drift_se = noise.terms().drift_se;
         // (Not `hypot`: the same bits on native and wasm.)
         row.se_ns = (row.se_ns.powi(2)
-            + (drift_se * factor * scopes_a_ns).powi(2)
+            + (noise.terms().drift_se * factor * scopes_a_ns).powi(2)
             + (noise.tau * names_ns).powi(2))
         .sqrt();
         row.band_ns = super::effect::band_ns(mean_a + drift_ns, noise.pct, noise.ms);
@@ -718,21 +694,13 @@ pub fn frame_change(
             ));
         }
     }
-    let (median_a, median_b) = (
-        judged.median_a_ns.unwrap_or(0),
-        judged.median_b_ns.unwrap_or(0),
-    );
+    let [median_a, median_b] =
+        [judged.median_a_ns, judged.median_b_ns].map(Option::unwrap_or_default);
     let parts = crate::engine::join(
         || median_parts(a, &ua, &thread, &da),
         || median_parts(b, &ub, &thread, &db),
     );
-    let median = median_change(
-        (&parts.0, &parts.1),
-        median_b - median_a,
-        kind_of,
-        min_ns,
-        top,
-    );
+    let median = median_change(&parts, median_b - median_a, kind_of, min_ns, top);
     let (lead, lead_reason, skew) = lead(
         (a, b),
         (&da, &db),

@@ -109,27 +109,23 @@ pub fn compare_warnings(a: &Trace, b: &Trace) -> Vec<String> {
              so names will not match (unregistered scopes are named scope#<id>)"
         ));
     }
-    match (na.is_empty(), nb.is_empty()) {
-        (true, true) => warnings.push("A and B have no scopes: nothing to compare".to_owned()),
-        (true, false) => warnings
-            .push("A has no scopes: nothing can be compared (every row is new in B)".to_owned()),
-        (false, true) => warnings
-            .push("B has no scopes: nothing can be compared (every row is gone in B)".to_owned()),
+    let empty = match (na.is_empty(), nb.is_empty()) {
+        (true, true) => Some("A and B have no scopes: nothing to compare"),
+        (true, false) => Some("A has no scopes: nothing can be compared (every row is new in B)"),
+        (false, true) => Some("B has no scopes: nothing can be compared (every row is gone in B)"),
         (false, false) => {
             let shared = nb.iter().any(|&n| {
                 a.strings
                     .find(b.str(n))
                     .is_some_and(|id| na.binary_search(&id).is_ok())
             });
-            if !shared {
-                warnings.push(
-                    "A and B have no scope name in common: nothing can be compared (different \
-                     apps, or a registration mismatch); every row is new or gone"
-                        .to_owned(),
-                );
-            }
+            (!shared).then_some(
+                "A and B have no scope name in common: nothing can be compared (different apps, \
+                 or a registration mismatch); every row is new or gone",
+            )
         }
-    }
+    };
+    warnings.extend(empty.map(str::to_owned));
     warnings
 }
 
@@ -181,8 +177,6 @@ pub struct RowFacts {
     pub status: Status,
     pub spike: bool,
     pub delta_total_ns: i64,
-    pub count_a: Option<u64>,
-    pub count_b: Option<u64>,
 }
 
 fn stats(g: &Acc) -> SideStats {
@@ -217,47 +211,44 @@ pub struct CompareBuilder {
     /// The next instance or group of the stage.
     next: usize,
     /// A's groups (kept through the join: B's are looked up in it), B's.
-    acc_a: Accumulator,
-    acc_b: Accumulator,
+    acc: [Accumulator; 2],
     matched: Vec<bool>,
     table: CompareTable,
     by: GroupBy,
     /// Each instance's group (A's, B's), for the judgement's calls.
-    group_of: (Vec<u32>, Vec<u32>),
+    group_of: [Vec<u32>; 2],
     /// Per group of A (of B): its candidate's number, or `NONE`.
-    candidate_of: (Vec<u32>, Vec<u32>),
+    candidate_of: [Vec<u32>; 2],
     /// The rows to judge from their calls.
     candidates: Vec<Pair>,
     /// Calls of the candidates: (candidate, frame position, duration).
-    calls: (Calls, Calls),
+    calls: [Calls; 2],
     /// A's and B's units (frames, or seconds when a side is unframed).
-    units: (Units, Units),
+    units: [Units; 2],
 }
 
 /// Calls of the rows to judge: (candidate, frame position, duration).
 type Calls = Vec<(u32, u32, i64)>;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// A stage of a build; a side is 0 for A, 1 for B.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum BuildStage {
-    #[default]
-    GroupA,
-    GroupB,
+    /// A side's instances grouped, A's then B's.
+    Group(usize),
+    /// B's groups looked up in A's, then A's left over (gone).
     Join,
-    Gone,
-    /// The calls of the rows to judge, A's then B's.
-    CallsA,
-    CallsB,
-    Judge,
+    /// The calls of the rows to judge, A's then B's (the rows judged once
+    /// B's are in).
+    Calls(usize),
 }
 
 impl CompareBuilder {
     /// A builder of the rows grouped `by`, judged with `noise`.
     pub fn grouped(by: GroupBy, noise: Noise) -> Self {
         Self {
-            stage: BuildStage::GroupA,
+            stage: BuildStage::Group(0),
             next: 0,
-            acc_a: Accumulator::recording(by),
-            acc_b: Accumulator::recording(by),
+            acc: [Accumulator::recording(by), Accumulator::recording(by)],
             matched: Vec::new(),
             table: CompareTable {
                 noise,
@@ -275,14 +266,12 @@ impl CompareBuilder {
     /// How far along, 0 to 1.
     pub fn progress(&self, a: &Trace, b: &Trace) -> f32 {
         let (done, of) = match self.stage {
-            BuildStage::GroupA => (0.0, a.scopes.len()),
-            BuildStage::GroupB => (1.0, b.scopes.len()),
-            BuildStage::Join | BuildStage::Gone => (2.0, self.table.gb.len()),
-            BuildStage::CallsA => (3.0, a.scopes.len()),
-            BuildStage::CallsB => (4.0, b.scopes.len()),
-            BuildStage::Judge => (5.0, self.candidates.len()),
+            BuildStage::Group(s) => (s, [a, b][s].scopes.len()),
+            BuildStage::Join => (2, self.table.gb.len()),
+            BuildStage::Calls(s) => (3 + s, [a, b][s].scopes.len()),
         };
-        (done + self.next as f32 / of.max(1) as f32).min(6.0) / 6.0
+        // Six parts: the five stages, and the judgement that ends the last.
+        (done as f32 + self.next as f32 / of.max(1) as f32).min(6.0) / 6.0
     }
 
     /// Works on `a` and `b` (the same each time) until `more` says stop
@@ -297,26 +286,20 @@ impl CompareBuilder {
         loop {
             let chunk = self.next..self.next + CHUNK;
             match self.stage {
-                BuildStage::GroupA | BuildStage::GroupB => {
-                    let (t, acc) = if self.stage == BuildStage::GroupA {
-                        (a, &mut self.acc_a)
-                    } else {
-                        (b, &mut self.acc_b)
-                    };
+                BuildStage::Group(s) => {
+                    let t = [a, b][s];
                     let end = chunk.end.min(t.scopes.len());
-                    acc.add(t, chunk.start as u32..end as u32, |_| true);
+                    self.acc[s].add(t, chunk.start as u32..end as u32, |_| true);
                     self.next = end;
                     if end == t.scopes.len() {
                         self.next = 0;
-                        if self.stage == BuildStage::GroupA {
-                            self.stage = BuildStage::GroupB;
+                        if s == 0 {
+                            self.stage = BuildStage::Group(1);
                         } else {
-                            self.group_of = (
-                                self.acc_a.group_of.take().unwrap_or_default(),
-                                self.acc_b.group_of.take().unwrap_or_default(),
-                            );
-                            let ga = self.acc_a.groups.len();
-                            self.table.gb = std::mem::take(&mut self.acc_b).groups;
+                            self.group_of = (self.acc.each_mut())
+                                .map(|acc| acc.group_of.take().unwrap_or_default());
+                            let ga = self.acc[0].groups.len();
+                            self.table.gb = std::mem::take(&mut self.acc[1]).groups;
                             self.matched = vec![false; ga];
                             self.table.b_to_a = vec![UNSEEN; b.strings.len()];
                             self.table.pairs = Vec::with_capacity(ga.max(self.table.gb.len()));
@@ -341,7 +324,7 @@ impl CompareBuilder {
                         let hit = if name == NONE || data == NONE {
                             None
                         } else {
-                            self.acc_a.find(StrId(name), StrId(data))
+                            self.acc[0].find(StrId(name), StrId(data))
                         };
                         if let Some(i) = hit {
                             self.matched[i as usize] = true;
@@ -353,45 +336,27 @@ impl CompareBuilder {
                     }
                     self.next = end;
                     if end == gb.len() {
-                        self.table.ga = std::mem::take(&mut self.acc_a).groups;
+                        self.table.ga = std::mem::take(&mut self.acc[0]).groups;
                         self.next = 0;
-                        self.stage = BuildStage::Gone;
+                        let matched = std::mem::take(&mut self.matched);
+                        self.table.pairs.extend(
+                            (0..self.table.ga.len() as u32)
+                                .filter(|&i| !matched[i as usize])
+                                .map(|i| Pair { a: i, b: NONE }),
+                        );
+                        let basis = Basis::of(a, b);
+                        self.units = [Units::new(a, basis), Units::new(b, basis)];
+                        self.table.basis = basis;
+                        self.table.frames = (self.units[0].count, self.units[1].count);
+                        self.estimate_drift(a);
+                        self.pick_candidates();
+                        self.stage = BuildStage::Calls(0);
                     }
                 }
-                BuildStage::Gone => {
-                    let matched = std::mem::take(&mut self.matched);
-                    self.table.pairs.extend(
-                        (0..self.table.ga.len() as u32)
-                            .filter(|&i| !matched[i as usize])
-                            .map(|i| Pair { a: i, b: NONE }),
-                    );
-                    let basis = Basis::of(a, b);
-                    self.units = (Units::new(a, basis), Units::new(b, basis));
-                    self.table.basis = basis;
-                    self.table.frames = (self.units.0.count, self.units.1.count);
-                    self.estimate_drift(a);
-                    self.pick_candidates();
-                    self.stage = BuildStage::CallsA;
-                }
-                BuildStage::CallsA | BuildStage::CallsB => {
-                    let side_a = self.stage == BuildStage::CallsA;
-                    let (t, of, cand, calls, units) = if side_a {
-                        (
-                            a,
-                            &self.group_of.0,
-                            &self.candidate_of.0,
-                            &mut self.calls.0,
-                            &self.units.0,
-                        )
-                    } else {
-                        (
-                            b,
-                            &self.group_of.1,
-                            &self.candidate_of.1,
-                            &mut self.calls.1,
-                            &self.units.1,
-                        )
-                    };
+                BuildStage::Calls(s) => {
+                    let t = [a, b][s];
+                    let (of, cand, units) =
+                        (&self.group_of[s], &self.candidate_of[s], &self.units[s]);
                     let end = chunk.end.min(t.scopes.len());
                     if !self.candidates.is_empty() {
                         for i in chunk.start..end {
@@ -402,27 +367,24 @@ impl CompareBuilder {
                                 .unwrap_or(NONE);
                             if c != NONE {
                                 let frame = units.of_scope(t, ScopeIdx(i as u32));
-                                calls.push((c, frame, t.scopes.duration_ns[i]));
+                                self.calls[s].push((c, frame, t.scopes.duration_ns[i]));
                             }
                         }
                     }
                     self.next = end;
                     if end == t.scopes.len() {
                         self.next = 0;
-                        self.stage = if side_a {
-                            BuildStage::CallsB
+                        if s == 0 {
+                            self.stage = BuildStage::Calls(1);
                         } else {
-                            BuildStage::Judge
-                        };
+                            self.group_of = Default::default();
+                            self.candidate_of = Default::default();
+                            self.judge_candidates();
+                            let done = std::mem::take(&mut self.table);
+                            *self = Self::grouped(self.by, done.noise);
+                            return Some(done);
+                        }
                     }
-                }
-                BuildStage::Judge => {
-                    self.group_of = Default::default();
-                    self.candidate_of = Default::default();
-                    self.judge_candidates();
-                    let done = std::mem::take(&mut self.table);
-                    *self = Self::grouped(self.by, done.noise);
-                    return Some(done);
                 }
             }
             if !more() {
@@ -430,9 +392,7 @@ impl CompareBuilder {
             }
         }
     }
-}
 
-impl CompareBuilder {
     /// With [`DriftMode::Estimate`]: the drift of the names in both (see
     /// [`drift`]; per name whatever the table's grouping, so that every
     /// table of a comparison, and the app's, judges against one factor),
@@ -469,19 +429,17 @@ impl CompareBuilder {
                 self.candidates.push(p);
             }
         }
-        self.candidate_of = (cand_a, cand_b);
+        self.candidate_of = [cand_a, cand_b];
     }
 
     /// Judges each candidate from its calls.
     fn judge_candidates(&mut self) {
-        let (mut ca, mut cb) = std::mem::take(&mut self.calls);
         let n = self.candidates.len();
-        sort_calls(&mut ca, n);
-        sort_calls(&mut cb, n);
-        let (sa, sb) = (
-            samples(&ca, n, &self.units.0),
-            samples(&cb, n, &self.units.1),
-        );
+        let mut calls = std::mem::take(&mut self.calls);
+        let [sa, sb] = [0, 1].map(|s| {
+            sort_calls(&mut calls[s], n);
+            samples(&calls[s], n, &self.units[s])
+        });
         let changes = judge_rows(&sa, &sb, &mut self.table.noise);
         for (&p, change) in self.candidates.iter().zip(changes) {
             self.table.tested.insert((p.a, p.b), change);
@@ -600,11 +558,6 @@ impl<'t> Joined<'t> {
         }
     }
 
-    /// A and B, the traces the table joins.
-    pub fn traces(&self) -> (&'t Trace, &'t Trace) {
-        (self.a, self.b)
-    }
-
     pub fn facts(&self, p: Pair) -> RowFacts {
         let (a, b) = self.sides(p);
         let (ta, tb) = self.totals(p);
@@ -617,8 +570,6 @@ impl<'t> Joined<'t> {
             },
             spike: larger.is_some_and(|g| spike(g.count, g.max_ns, g.total_ns)),
             delta_total_ns: tb.saturating_sub(ta),
-            count_a: a.map(|g| g.count),
-            count_b: b.map(|g| g.count),
         }
     }
 
@@ -755,13 +706,9 @@ impl<'t> Joined<'t> {
             CompareSort::Total => larger_total(y).cmp(&larger_total(x)),
             CompareSort::Count => larger_count(y).cmp(&larger_count(x)),
             CompareSort::PerCall => {
-                let key = |p: Pair| self.delta_per_call_ns(p).map(f64::abs);
-                match (key(x), key(y)) {
-                    (Some(p), Some(q)) => q.partial_cmp(&p).unwrap_or(Ordering::Equal),
-                    (Some(_), None) => Ordering::Less,
-                    (None, Some(_)) => Ordering::Greater,
-                    (None, None) => Ordering::Equal,
-                }
+                // Descending, rows on one side only (`None`) last.
+                let [p, q] = [x, y].map(|r| self.delta_per_call_ns(r).map(f64::abs));
+                (p.is_none().cmp(&q.is_none())).then(q.partial_cmp(&p).unwrap_or(Ordering::Equal))
             }
             CompareSort::Name => Ordering::Equal,
         }
@@ -772,7 +719,9 @@ impl<'t> Joined<'t> {
     /// sort of those `n` only.
     pub fn first(&self, mut pairs: Vec<Pair>, n: usize, sort: CompareSort) -> Vec<Pair> {
         if sort == CompareSort::Name {
-            return self.first_by_name(pairs, n);
+            // By name, then data (see [`NameOrder`]).
+            return (NameOrder::new(pairs).step(self, n, &mut || true))
+                .expect("an order given all the time it needs ends");
         }
         let cmp = |x: &Pair, y: &Pair| self.cmp(sort, *x, *y);
         if n < pairs.len() {
@@ -784,12 +733,6 @@ impl<'t> Joined<'t> {
         }
         pairs.sort_unstable_by(cmp);
         pairs
-    }
-
-    /// [`Self::first`] by name, then data (see [`NameOrder`]).
-    fn first_by_name(&self, pairs: Vec<Pair>, n: usize) -> Vec<Pair> {
-        (NameOrder::new(pairs).step(self, n, &mut || true))
-            .expect("an order given all the time it needs ends")
     }
 
     /// The rows of `compare` with `opts`.

@@ -8,9 +8,10 @@
 
 use super::super::gaps::{
     BusyThread, GapKind, GapPlace, Paths, PlaceId, RECURRING_FLOOR_NS, RecurringGap, ThreadRoles,
-    busy_threads, for_each_stretch, path_of,
+    busy_threads, for_each_stretch,
 };
 use super::super::waits::WaitIndex;
+use super::accounting::largest_first;
 use super::basis::{Basis, Units};
 use super::judge::{
     Change, Kind, Noise, Sample, Sums, decide_family, estimate, needs_calls, untested,
@@ -19,6 +20,7 @@ use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
 use crate::engine::write::escape;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// What a comparison of gaps leaves out, in words (the JSON's
 /// `not_judged`).
@@ -31,17 +33,15 @@ pub fn match_recurring<'g>(
     a: &'g [RecurringGap],
     b: &'g [RecurringGap],
 ) -> Vec<(GapPlace, Option<&'g RecurringGap>, Option<&'g RecurringGap>)> {
-    let mut by_place: FxHashMap<GapPlace, (Option<&RecurringGap>, Option<&RecurringGap>)> =
-        FxHashMap::default();
+    let mut by_place: BTreeMap<GapPlace, (Option<&RecurringGap>, Option<&RecurringGap>)> =
+        BTreeMap::new();
     for g in a {
         by_place.entry(g.place.clone()).or_default().0 = Some(g);
     }
     for g in b {
         by_place.entry(g.place.clone()).or_default().1 = Some(g);
     }
-    let mut out: Vec<_> = by_place.into_iter().map(|(p, (x, y))| (p, x, y)).collect();
-    out.sort_by(|x, y| x.0.cmp(&y.0));
-    out
+    by_place.into_iter().map(|(p, (x, y))| (p, x, y)).collect()
 }
 
 /// A place's verdict.
@@ -129,7 +129,6 @@ pub struct GapChange {
 
 /// A gap's [`Change`] as JSON: its numbers, not its kind.
 fn judged_numbers<S: serde::Serializer>(c: &Change, s: S) -> Result<S::Ok, S::Error> {
-    use serde::Serialize as _;
     let mut v = serde_json::to_value(c).map_err(serde::ser::Error::custom)?;
     if let Some(o) = v.as_object_mut() {
         o.remove("kind");
@@ -270,11 +269,9 @@ impl GapChange {
         format!(
             "the {} gap {} ({:+.2} ms per {unit})",
             match self.verdict {
-                GapVerdict::New => "new",
-                GapVerdict::Gone => "gone",
                 GapVerdict::Grew => "grown",
                 GapVerdict::Shrank => "shrunk",
-                GapVerdict::Unchanged => "unchanged",
+                v => v.as_str(),
             },
             self.place.words(),
             self.delta_per_frame_ns / 1e6
@@ -289,7 +286,16 @@ struct Side {
     places: Vec<(PlaceId, [Option<ScopeIdx>; 3])>,
     /// (place, unit, start, end), sorted.
     occ: Vec<(u32, u32, i64, i64)>,
+    /// Each place's run of occurrences in `occ`.
+    runs: Vec<std::ops::Range<usize>>,
     units: Units,
+}
+
+impl Side {
+    /// The occurrences of place `k` (none without one).
+    fn occ_of(&self, k: Option<u32>) -> &[(u32, u32, i64, i64)] {
+        k.map_or(&[], |k| &self.occ[self.runs[k as usize].clone()])
+    }
 }
 
 fn side(trace: &Trace, basis: Basis) -> Side {
@@ -318,7 +324,18 @@ fn side(trace: &Trace, basis: Basis) -> Side {
         });
     }
     occ.sort_unstable();
-    Side { places, occ, units }
+    let mut runs = vec![0..0; places.len()];
+    let mut at = 0;
+    for run in occ.chunk_by(|x, y| x.0 == y.0) {
+        runs[run[0].0 as usize] = at..at + run.len();
+        at += run.len();
+    }
+    Side {
+        places,
+        occ,
+        runs,
+        units,
+    }
 }
 
 /// One side of one place from its occurrences (sorted by unit): its time
@@ -419,12 +436,11 @@ fn meanwhile(busy: &[BusyThread]) -> String {
             None => thread_md(&t.thread),
         })
         .collect();
-    let more = busy.len().saturating_sub(3);
-    if more > 0 {
-        format!("while {} and {more} more ran", list.join(", "))
-    } else {
-        format!("while {} ran", list.join(", "))
-    }
+    let more = match busy.len().saturating_sub(3) {
+        0 => String::new(),
+        more => format!(" and {more} more"),
+    };
+    format!("while {}{more} ran", list.join(", "))
 }
 
 /// A thread's label as Markdown text (escaped; `""` is "(unnamed)").
@@ -502,15 +518,8 @@ fn joined(
     (a, sa): (&Trace, &Side),
     (b, sb): (&Trace, &Side),
 ) -> Vec<(GapPlace, Option<u32>, Option<u32>)> {
-    let named = |t: &Trace, &(key, [parent, after, before]): &(PlaceId, [Option<ScopeIdx>; 3])| {
-        let name = |i: Option<ScopeIdx>| i.map(|i| t.scope_name(i).to_owned());
-        GapPlace {
-            thread: t.str(StrId(key.0)).to_owned(),
-            kind: key.1,
-            path: path_of(t, parent),
-            after: name(after),
-            before: name(before),
-        }
+    let named = |t: &Trace, &(key, scopes): &(PlaceId, [Option<ScopeIdx>; 3])| {
+        GapPlace::of(t, t.str(StrId(key.0)).to_owned(), key.1, scopes)
     };
     let mut by_place: FxHashMap<GapPlace, (Option<u32>, Option<u32>)> = FxHashMap::default();
     for (k, p) in sa.places.iter().enumerate() {
@@ -522,34 +531,19 @@ fn joined(
     by_place.into_iter().map(|(p, (x, y))| (p, x, y)).collect()
 }
 
-/// Each place's run of occurrences in a side's sorted `occ`.
-fn runs(side: &Side) -> Vec<std::ops::Range<usize>> {
-    let mut out = vec![0..0; side.places.len()];
-    let mut at = 0;
-    for run in side.occ.chunk_by(|x, y| x.0 == y.0) {
-        out[run[0].0 as usize] = at..at + run.len();
-        at += run.len();
-    }
-    out
-}
-
 /// The gap places of `a` and `b` judged against `noise` (its drift
 /// resolved, as the comparison's rows are judged) per unit of `basis`:
 /// every changed place, and the first `top` unchanged ones.
 pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize) -> GapChanges {
     let (sa, sb) = (side(a, basis), side(b, basis));
-    let (ra, rb) = (runs(&sa), runs(&sb));
     let places = joined((a, &sa), (b, &sb));
     let frames = (sa.units.count, sb.units.count);
     // Each place's estimates, then every place decided as one family.
     let mut estimated: Vec<_> = places
         .into_iter()
         .map(|(place, ka, kb)| {
-            let of = |s: &Side, r: &[std::ops::Range<usize>], k: Option<u32>| {
-                let occ = k.map_or(&[][..], |k| &s.occ[r[k as usize].clone()]);
-                side_of(occ, &s.units)
-            };
-            let (x, y) = (of(&sa, &ra, ka), of(&sb, &rb, kb));
+            let of = |s: &Side, k: Option<u32>| side_of(s.occ_of(k), &s.units);
+            let (x, y) = (of(&sa, ka), of(&sb, kb));
             let (has_a, has_b) = (ka.is_some(), kb.is_some());
             let change = match (has_a, has_b) {
                 (true, true) if needs_calls(x.1, y.1, frames, noise) => estimate(
@@ -591,46 +585,30 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
     let by_place = |x: &Row, y: &Row| x.0.place.cmp(&y.0.place);
     let (mut changed, mut unchanged): (Vec<Row>, Vec<Row>) =
         judged.partition(|g| g.0.verdict != GapVerdict::Unchanged);
-    changed.sort_by(|x, y| {
-        y.0.beyond_drift_ns
-            .abs()
-            .total_cmp(&x.0.beyond_drift_ns.abs())
-            .then_with(|| by_place(x, y))
-    });
+    largest_first(&mut changed, |g| (g.0.beyond_drift_ns, &g.0.place));
     let most = |g: &Row| g.0.a.mean_per_frame_ns.max(g.0.b.mean_per_frame_ns);
+    let by_most = |x: &Row, y: &Row| most(y).total_cmp(&most(x)).then_with(|| by_place(x, y));
     let total_unchanged = unchanged.len();
     if unchanged.len() > top {
-        unchanged.select_nth_unstable_by(top, |x, y| {
-            most(y).total_cmp(&most(x)).then_with(|| by_place(x, y))
-        });
+        unchanged.select_nth_unstable_by(top, by_most);
         unchanged.truncate(top);
     }
-    unchanged.sort_by(|x, y| most(y).total_cmp(&most(x)).then_with(|| by_place(x, y)));
+    unchanged.sort_by(by_most);
     // What ran meanwhile, for the listed places only.
     // (Indexed only when a place is listed: a worst case has none.)
-    let listed = !changed.is_empty() || !unchanged.is_empty();
-    let (ia, ib) = if listed {
+    let (ia, ib) = if !changed.is_empty() || !unchanged.is_empty() {
         (WaitIndex::of(a), WaitIndex::of(b))
     } else {
         (WaitIndex::default(), WaitIndex::default())
     };
-    let busy = |t: &Trace,
-                s: &Side,
-                r: &[std::ops::Range<usize>],
-                k: Option<u32>,
-                ix: &WaitIndex,
-                thread: &str| {
-        let Some(k) = k else { return Vec::new() };
-        let w: Vec<(i64, i64)> = s.occ[r[k as usize].clone()]
-            .iter()
-            .map(|o| (o.2, o.3))
-            .collect();
+    let busy = |t: &Trace, s: &Side, k: Option<u32>, ix: &WaitIndex, thread: &str| {
+        let w: Vec<(i64, i64)> = s.occ_of(k).iter().map(|o| (o.2, o.3)).collect();
         busy_threads(t, ix, t.strings.find(thread), &w)
     };
     let unit = basis.unit();
     for (g, ka, kb) in changed.iter_mut().chain(unchanged.iter_mut()) {
-        g.a.other_threads = busy(a, &sa, &ra, *ka, &ia, &g.place.thread);
-        g.b.other_threads = busy(b, &sb, &rb, *kb, &ib, &g.place.thread);
+        g.a.other_threads = busy(a, &sa, *ka, &ia, &g.place.thread);
+        g.b.other_threads = busy(b, &sb, *kb, &ib, &g.place.thread);
         g.other_threads_idle = g.side().other_threads.is_empty();
         g.sentence = sentence(g, unit);
     }

@@ -121,11 +121,8 @@ impl GateResult {
         if lost.is_empty() {
             return self;
         }
-        let (moved, kept): (Vec<Tripped>, Vec<Tripped>) = std::mem::take(&mut self.tripped)
-            .into_iter()
-            .partition(|t| lost.iter().any(|w| w.place.parent() == t.name));
-        self.tripped = kept;
-        self.inconclusive.extend(moved);
+        let moved = |t: &mut Tripped| lost.iter().any(|w| w.place.parent() == t.name);
+        self.inconclusive.extend(self.tripped.extract_if(.., moved));
         // The wait's own gap, a cause of its own otherwise: not a cause.
         self.tripped_gaps.retain(|g| {
             !lost.iter().any(|w| {
@@ -159,33 +156,30 @@ impl GateResult {
         !self.failed() && undecided
     }
 
-    /// What would settle an inconclusive gate.
     /// The runs a side (or pairs) that would put every undecided cause's
     /// interval on one side of the limit, from `runs` now: the interval's
     /// half-width shrinks as `1/√runs` (at least `runs + 1`; `runs` when
     /// nothing is undecided).
     pub fn runs_to_settle(&self, runs: usize) -> usize {
-        (self.inconclusive.iter())
-            .map(|r| {
-                let half = (r.ci_ns[1] - r.ci_ns[0]) / 2.0;
-                let room = (r.beyond_drift_ns - self.limit_ns).abs().max(1.0);
-                ((half / room).powi(2) * runs as f64).ceil().min(1e6) as usize
-            })
+        (self.settling(runs as f64))
+            .map(|n| n.ceil().min(1e6) as usize)
             .max()
             .map_or(runs, |n| n.max(runs + 1))
     }
 
+    /// Per undecided cause, the runs that would settle it from `runs` now.
+    fn settling(&self, runs: f64) -> impl Iterator<Item = f64> + '_ {
+        self.inconclusive.iter().map(move |r| {
+            let half = (r.ci_ns[1] - r.ci_ns[0]) / 2.0;
+            let room = (r.beyond_drift_ns - self.limit_ns).abs().max(1.0);
+            (half / room).powi(2) * runs
+        })
+    }
+
+    /// What would settle an inconclusive gate.
     pub fn settle(&self) -> String {
-        let runs = self
-            .inconclusive
-            .iter()
-            .map(|r| {
-                // The interval's half-width shrinks as 1/sqrt(runs): the
-                // runs that would put it on one side of the limit.
-                let half = (r.ci_ns[1] - r.ci_ns[0]) / 2.0;
-                let room = (r.beyond_drift_ns - self.limit_ns).abs().max(1.0);
-                ((half / room).powi(2) * 2.0).ceil().clamp(3.0, 20.0) as usize
-            })
+        let runs = (self.settling(2.0))
+            .map(|n| n.ceil().clamp(3.0, 20.0) as usize)
             .max()
             .unwrap_or(3);
         let runs = format!(
@@ -267,13 +261,11 @@ impl Gate {
                 (name, data, c, own, against_limit)
             })
             .collect();
-        let m = causes.len().max(1);
         // One-sided p-values of "above the limit", two-sided in the
         // intervals' convention.
         let ps: Vec<f64> = causes
             .iter()
-            .map(|x| {
-                let e = &x.4;
+            .map(|(.., e)| {
                 if e.delta_ns <= limit_ns || !limit_ns.is_finite() {
                     1.0
                 } else {
@@ -294,15 +286,14 @@ impl Gate {
             ci_ns: x.4.interval(level_alpha),
             level: 1.0 - level_alpha,
         };
-        let bonferroni = alpha / m as f64;
+        let bonferroni = alpha / causes.len().max(1) as f64;
         let (mut tripped, mut inconclusive) = (Vec::new(), Vec::new());
         for (k, x) in causes.iter().enumerate() {
             let [lo, hi] = x.4.interval(bonferroni);
             // Only a change of the model trips: past a limit below the
             // noise band, a row the model cannot tell from the noise
             // (inconclusive) leaves the gate undecided, never failed.
-            let judged = x.2.kind.is_change();
-            if rejected[k] && x.3.beyond_drift_ns > limit_ns && judged {
+            if rejected[k] && x.3.beyond_drift_ns > limit_ns && x.2.kind.is_change() {
                 tripped.push(row(x, bonferroni));
             } else if (hi > limit_ns && lo <= limit_ns && limit_ns.is_finite())
                 || (rejected[k] && x.2.kind == Kind::Inconclusive)

@@ -5,6 +5,7 @@
 //! part holds the change and the others held. One pass over each side's
 //! scopes for every name asked.
 
+use super::accounting::largest_first;
 use super::basis::{Basis, Units};
 use super::judge::{Change, Kind, Noise, Sample, decide_family, estimate};
 use crate::engine::model::{NO_PARENT, StrId, Trace};
@@ -110,8 +111,7 @@ fn sites_at(
     units: (&Units, &Units),
     noise: &Noise,
 ) -> (Vec<Site>, Vec<Key>, Option<usize>, bool) {
-    let mut ga: FxHashMap<Key, Vec<&Call>> = FxHashMap::default();
-    let mut gb: FxHashMap<Key, Vec<&Call>> = FxHashMap::default();
+    let [mut ga, mut gb]: [FxHashMap<Key, Vec<&Call>>; 2] = Default::default();
     for (calls, keys, groups) in [(a, ka, &mut ga), (b, kb, &mut gb)] {
         // Each distinct key's prefix made once.
         let mut prefix: FxHashMap<u32, Key> = FxHashMap::default();
@@ -149,13 +149,7 @@ fn sites_at(
         })
         .collect();
     decide_family(sites.iter_mut().map(|s| &mut s.0.change), noise.alpha);
-    sites.sort_by(|x, y| {
-        y.0.change
-            .beyond_drift_ns()
-            .abs()
-            .total_cmp(&x.0.change.beyond_drift_ns().abs())
-            .then_with(|| x.1.cmp(&y.1))
-    });
+    largest_first(&mut sites, |s| (s.0.change.beyond_drift_ns(), &s.1));
     let (sites, keys): (Vec<Site>, Vec<Key>) = sites.into_iter().unzip();
     let total: f64 = sites.iter().map(|s| s.change.beyond_drift_ns()).sum();
     let changed = sites.iter().filter(|s| s.change.kind.is_change()).count();
@@ -273,8 +267,8 @@ impl Placed {
             name(at)
         };
         let kind = match at.change.kind {
-            Kind::New => "new".to_owned(),
-            k => k.words().to_owned(),
+            Kind::New => "new",
+            k => k.words(),
         };
         let mut s = format!(
             "{kind} where {caller} calls it on {} ({} → {} ms per call)",

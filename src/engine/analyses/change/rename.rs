@@ -45,12 +45,10 @@ pub struct Rename {
 /// Each of `names`' place, calls and total time, one pass.
 pub fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
     let mut seen: Vec<FxHashMap<Place, u64>> = vec![FxHashMap::default(); names.len()];
-    let mut counts = vec![0u64; names.len()];
     let mut totals = vec![0i64; names.len()];
     let s = &t.scopes;
     for (slot, idx) in super::super::common::calls_of_names(t, names) {
         let i = idx.idx();
-        counts[slot] += 1;
         totals[slot] = totals[slot].saturating_add(s.duration_ns[i]);
         let parent = s.parent[i];
         // The siblings. Pre-order: the scope just before is the parent, or
@@ -86,9 +84,9 @@ pub fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
         *seen[slot].entry(place).or_insert(0) += 1;
     }
     seen.into_iter()
-        .zip(counts)
         .zip(totals)
-        .map(|((m, c), total)| {
+        .map(|(m, total)| {
+            let c = m.values().sum();
             // The most frequent place (ties: the least, for determinism).
             let place = m
                 .into_iter()
@@ -162,10 +160,8 @@ pub fn renames(
 
 /// The calls of `name` in `t` as one row's sample on `units`.
 fn sample_of(t: &Trace, name: &str, units: &Units) -> Sample {
-    let defs: Vec<bool> = (0..t.defs.len())
-        .map(|d| t.str(t.defs.name[d]) == name)
-        .collect();
-    let calls = (0..t.scopes.len()).filter(|&i| defs[t.scopes.def[i].idx()]);
+    let defs = super::super::common::def_slots(t, &[name]);
+    let calls = (0..t.scopes.len()).filter(|&i| defs[t.scopes.def[i].idx()] == 0);
     let unit = |i: usize| units.of_scope(t, ScopeIdx(i as u32));
     Sample::of_calls(calls.map(|i| (unit(i), t.scopes.duration_ns[i])), units)
 }

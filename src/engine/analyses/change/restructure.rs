@@ -124,10 +124,8 @@ impl Restructures {
     /// the place, all of it the place's own (`noise_pct`: the table's).
     pub fn gate_rows(&self, noise_pct: f64) -> Vec<(String, Change, super::judge::Own)> {
         let mut holding = vec![false; self.places.len()];
-        for (_, ks) in &self.held {
-            for &k in ks {
-                holding[k as usize] = true;
-            }
+        for &k in self.held.iter().flat_map(|(_, ks)| ks) {
+            holding[k as usize] = true;
         }
         self.places
             .iter()
@@ -145,9 +143,8 @@ impl Restructures {
                         change.kind
                     };
                 }
-                let beyond = change.beyond_drift_ns();
                 let own = super::judge::Own {
-                    beyond_drift_ns: beyond,
+                    beyond_drift_ns: change.beyond_drift_ns(),
                     expected_ns: p.expected_per_frame_ns,
                     noise_pct,
                 };

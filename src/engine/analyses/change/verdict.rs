@@ -147,33 +147,23 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
     // scope that now runs twice per frame is one row, not a new (name,
     // data) row). Done, and the names' table dropped, before the (name,
     // data) table is built: one of the two at a time in memory.
-    let (drift, noise, basis, units, frame, gate, gaps, (total_names, changed_names)) = {
-        let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
-        let names = by_name.with(a, b);
-        let noise = names.noise();
-        let mut frame = super::accounting::frame_change(
-            a,
-            b,
-            &names.kinds_by_name(),
-            &noise,
-            names.basis(),
-            opts.top.min(50),
-        );
-        let gaps = super::gap_diff::gap_changes(a, b, &noise, names.basis(), opts.top);
-        // The changed gaps: contributions of their own, causes for the gate.
-        super::accounting::with_gaps(&mut frame, &gaps);
-        let gate = gate.map(|g| gate_as_report(a, b, &names, g, opts, &frame.thread, &gaps));
-        (
-            names.drift().cloned(),
-            noise,
-            names.basis(),
-            names.frames(),
-            frame,
-            gate,
-            gaps,
-            names.counted(opts),
-        )
-    };
+    let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
+    let names = by_name.with(a, b);
+    let (noise, basis, units) = (names.noise(), names.basis(), names.frames());
+    let mut frame = super::accounting::frame_change(
+        a,
+        b,
+        &names.kinds_by_name(),
+        &noise,
+        basis,
+        opts.top.min(50),
+    );
+    let gaps = super::gap_diff::gap_changes(a, b, &noise, basis, opts.top);
+    // The changed gaps: contributions of their own, causes for the gate.
+    super::accounting::with_gaps(&mut frame, &gaps);
+    let gate = gate.map(|g| gate_as_report(a, b, &names, g, opts, &frame.thread, &gaps));
+    let (drift, (total_names, changed_names)) = (names.drift().cloned(), names.counted(opts));
+    drop(by_name);
     let gap_of: FxHashMap<&str, &str> = frame
         .contributions
         .iter()

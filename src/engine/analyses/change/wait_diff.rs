@@ -5,12 +5,16 @@
 //! change: "main waits 0.99 ms longer in `jobs::run`: `job::cloth` is
 //! 1.0 ms slower per call".
 
-use super::super::waits::{RecurringWaitsFor, WaitParts};
+use super::super::common::lower_median;
+use super::super::waits::{RecurringWaitsFor, WaitIndex, WaitParts};
+use super::accounting::largest_first;
 use super::compare::Joined;
-use super::judge::{Kind, Noise};
+use super::judge::{Change, Kind, Noise};
 use crate::engine::analyses::gaps::{GapKind, GapPlace, RecurringGap};
-use rustc_hash::FxHashMap;
+use crate::engine::model::{ScopeIdx, StrId, StreamId, Trace};
+use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Serialize;
+use std::collections::BTreeSet;
 
 /// One scope on a grown wait's critical path and what its change explains.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -107,7 +111,6 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
     if oa.is_empty() || ob.is_empty() {
         return Vec::new();
     }
-    let ln = |x: f64| libm::log(x);
     let parts: [(&'static str, Of, Of); 4] = [
         ("work", |o| o.work_ns as f64, |o| o.work_ns as f64),
         (
@@ -131,6 +134,7 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
     };
     let wait = |o: &WaitParts| o.waiting_ns as f64;
     let (wa, wb) = (mean(&oa, &wait), mean(&ob, &wait));
+    let ln = |x: f64| libm::log(x);
     let log_w = |o: &WaitParts| ln(o.waiting_ns as f64);
     let d_log = mean(&ob, &log_w) - mean(&oa, &log_w);
     let dw = wb - wa;
@@ -169,13 +173,6 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
         .collect()
 }
 
-/// Each name's judged change.
-fn changes_by_name<'t>(names: &Joined<'t>) -> FxHashMap<&'t str, super::judge::Change> {
-    (names.pairs().iter())
-        .map(|&p| (names.name(p), names.change(p)))
-        .collect()
-}
-
 /// Whether the waits' parallelism fell from `a` to `b` (see
 /// [`WaitChange::lost_parallelism`]).
 pub fn parallelism_fell(a: f64, b: f64) -> bool {
@@ -188,13 +185,16 @@ pub fn parallelism_fell(a: f64, b: f64) -> bool {
 /// per-call change (`names`, the names' table); largest |change| first,
 /// ties by place.
 pub fn wait_changes(
-    traces: (&crate::engine::model::Trace, &crate::engine::model::Trace),
+    traces: (&Trace, &Trace),
     a: &[RecurringGap],
     b: &[RecurringGap],
     names: &Joined,
     noise: &Noise,
 ) -> Vec<WaitChange> {
-    let changes = changes_by_name(names);
+    // Each name's judged change.
+    let changes: FxHashMap<&str, Change> = (names.pairs().iter())
+        .map(|&p| (names.name(p), names.change(p)))
+        .collect();
     let mut out: Vec<WaitChange> = Vec::new();
     // Matched by the place `gap_diff` judges gaps by.
     for (_, ga, gb) in super::gap_diff::match_recurring(a, b) {
@@ -219,17 +219,16 @@ pub fn wait_changes(
             threads.sort();
             threads
         };
-        let medians = (ga.median_ns, gb.median_ns);
         out.extend(judged_wait(
             &gb.place,
-            medians,
+            (ga.median_ns, gb.median_ns),
             (wa, wb),
             &threads_of,
             &changes,
             noise,
         ));
     }
-    out.extend(held_waits(traces.0, traces.1, names, noise));
+    out.extend(held_waits(traces.0, traces.1, &changes, noise));
     out.sort_by(|x, y| {
         y.delta_median_ns
             .unsigned_abs()
@@ -253,7 +252,7 @@ fn judged_wait(
     medians: (i64, i64),
     (wa, wb): (&RecurringWaitsFor, &RecurringWaitsFor),
     threads_of: &dyn Fn(&str) -> Vec<String>,
-    changes: &FxHashMap<&str, super::judge::Change>,
+    changes: &FxHashMap<&str, Change>,
     noise: &Noise,
 ) -> Option<WaitChange> {
     let delta = medians.1.saturating_sub(medians.0);
@@ -269,10 +268,9 @@ fn judged_wait(
         .chain((!same).then_some(&wa.critical))
     {
         let name = crit.name.as_str();
-        let Some(c) = changes.get(name) else { continue };
-        if !c.kind.is_per_call() {
+        let Some(c) = changes.get(name).filter(|c| c.kind.is_per_call()) else {
             continue;
-        }
+        };
         let (Some(ma), Some(mb)) = (c.median_a_ns, c.median_b_ns) else {
             continue;
         };
@@ -286,27 +284,16 @@ fn judged_wait(
             attributed_ns: d,
         });
     }
-    causes.sort_by(|x, y| {
-        y.attributed_ns
-            .abs()
-            .total_cmp(&x.attributed_ns.abs())
-            .then_with(|| x.name.cmp(&y.name))
-    });
+    largest_first(&mut causes, |c| (c.attributed_ns, &c.name));
     let attributed: f64 = causes.iter().map(|c| c.attributed_ns).sum();
     let (pa, pb) = (wa.median_parallelism, wb.median_parallelism);
     let parts = decompose(wa, wb, noise);
-    let grew = |name: &str| {
-        parts
-            .iter()
-            .any(|p| p.part == name && p.changed && p.delta_ns > 0.0)
-    };
+    let part = |name: &str| parts.iter().find(|p| p.part == name);
+    let grew = |name: &str| part(name).is_some_and(|p| p.changed && p.delta_ns > 0.0);
     // The work split less evenly: the code's (the gate counts it).
     let uneven_split = (delta > 0 && grew("split")).then(|| {
-        let share = |p: &WaitPart| (100.0 * p.a, 100.0 * p.b);
-        let split = parts.iter().find(|p| p.part == "split");
-        let threads = parts.iter().find(|p| p.part == "threads");
-        let (sa, sb) = split.map_or((0.0, 0.0), share);
-        let n = threads.map_or(0.0, |t| t.b.max(1.0));
+        let (sa, sb) = part("split").map_or((0.0, 0.0), |p| (100.0 * p.a, 100.0 * p.b));
+        let n = part("threads").map_or(0.0, |t| t.b.max(1.0));
         format!(
             "split unevenly: the busiest thread ({}) did {sb:.0}% of the work it waits for \
              (A: {sa:.0}%; an even share {:.0}%), the work itself {}",
@@ -358,14 +345,12 @@ fn judged_wait(
 /// waiting part (its dispatch and wake-up parts held): its time is the
 /// work it waits for, judged as a gap's wait is ([`judged_wait`]), at the
 /// place `GapKind::Whole` of the scope itself.
-pub fn held_waits(
-    a: &crate::engine::model::Trace,
-    b: &crate::engine::model::Trace,
-    names: &Joined,
+fn held_waits(
+    a: &Trace,
+    b: &Trace,
+    changes: &FxHashMap<&str, Change>,
     noise: &Noise,
 ) -> Vec<WaitChange> {
-    use crate::engine::model::{ScopeIdx, StreamId, Trace};
-    let changes = changes_by_name(names);
     let mut candidates: Vec<&str> = (changes.iter())
         .filter(|(_, c)| c.kind.is_change() && !matches!(c.kind, Kind::New | Kind::Gone))
         .map(|(n, _)| *n)
@@ -377,7 +362,7 @@ pub fn held_waits(
     // Per (thread, candidate): its calls' windows, whether every call is
     // a leaf, and its first call (for its path).
     type Calls = (Vec<(i64, i64)>, bool, ScopeIdx);
-    let calls = |t: &Trace| -> FxHashMap<(crate::engine::model::StrId, usize), Calls> {
+    let calls = |t: &Trace| -> FxHashMap<(StrId, usize), Calls> {
         let roles = super::super::gaps::ThreadRoles::of(t);
         let mut out: FxHashMap<_, Calls> = FxHashMap::default();
         for st in 0..t.streams.len() as u32 {
@@ -412,25 +397,20 @@ pub fn held_waits(
         return Vec::new();
     }
     keys.sort_unstable();
-    let (ia, ib) = (
-        super::super::waits::WaitIndex::of(a),
-        super::super::waits::WaitIndex::of(b),
-    );
+    let (ia, ib) = (WaitIndex::of(a), WaitIndex::of(b));
     // The calls that are waits, and what they wait for (`None` in fewer
     // than half the calls).
-    let waits =
-        |t: &Trace, index: &super::super::waits::WaitIndex, thread, windows: &[(i64, i64)]| {
-            let held: Vec<(i64, i64)> = (windows.iter().copied())
-                .filter(|&(s, e)| index.trace(thread, s, e).is_some() && !index.busy_at(thread, e))
-                .collect();
-            if held.len() * 2 < windows.len() {
-                return None;
-            }
-            super::super::waits::recurring(t, index, thread, &held).map(|w| (w, held))
-        };
-    let median = |w: &[(i64, i64)]| {
-        super::super::common::lower_median(&mut w.iter().map(|(s, e)| e - s).collect::<Vec<_>>())
+    let waits = |t: &Trace, index: &WaitIndex, thread, windows: &[(i64, i64)]| {
+        let held: Vec<(i64, i64)> = (windows.iter().copied())
+            .filter(|&(s, e)| index.trace(thread, s, e).is_some() && !index.busy_at(thread, e))
+            .collect();
+        if held.len() * 2 < windows.len() {
+            return None;
+        }
+        super::super::waits::recurring(t, index, thread, &held).map(|w| (w, held))
     };
+    let median =
+        |w: &[(i64, i64)]| lower_median(&mut w.iter().map(|(s, e)| e - s).collect::<Vec<_>>());
     let mut out = Vec::new();
     for (thread, k) in keys {
         let (Some(ta), Some(tb)) = (a.strings.find(thread), b.strings.find(thread)) else {
@@ -455,20 +435,19 @@ pub fn held_waits(
         if around.unsigned_abs() as f64 >= band {
             continue;
         }
-        let place = GapPlace {
-            thread: thread.to_owned(),
-            kind: GapKind::Whole,
-            path: super::super::gaps::path_of(b, Some(xb.2)),
-            after: None,
-            before: None,
-        };
+        let place = GapPlace::of(
+            b,
+            thread.to_owned(),
+            GapKind::Whole,
+            [Some(xb.2), None, None],
+        );
         let threads_of = |name: &str| ib.threads_running(b, tb, name, &held_b);
         out.extend(judged_wait(
             &place,
             medians,
             (&wa, &wb),
             &threads_of,
-            &changes,
+            changes,
             noise,
         ));
     }
@@ -485,13 +464,13 @@ pub fn held_waits(
 /// Empty without such waits (a worker-driven recording is gated on all
 /// its threads' time). Sorted.
 pub fn off_critical_path_names(
-    a: &crate::engine::model::Trace,
-    b: &crate::engine::model::Trace,
+    a: &Trace,
+    b: &Trace,
     thread: &str,
     gaps: (&[RecurringGap], &[RecurringGap]),
     moved: &[WaitChange],
-) -> std::collections::BTreeSet<String> {
-    let mut out = std::collections::BTreeSet::new();
+) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
     // Waits inside scopes are found where they moved only.
     let held =
         || (moved.iter()).filter(|w| w.place.thread == thread && w.place.kind == GapKind::Whole);
@@ -503,31 +482,25 @@ pub fn off_critical_path_names(
     if !any_wait && held().next().is_none() {
         return out;
     }
-    let mut critical: rustc_hash::FxHashSet<&str> = (held())
+    let mut critical: FxHashSet<&str> = (held())
         .flat_map(|w| [w.a.critical.name.as_str(), w.b.critical.name.as_str()])
         .collect();
     for (place, ga, gb) in super::gap_diff::match_recurring(gaps.0, gaps.1) {
-        if place.thread != thread {
-            continue;
-        }
         let held = ga.is_some() && gb.is_some() && !moved.iter().any(|w| w.place == place);
-        if held {
+        if place.thread != thread || held {
             continue;
         }
-        for g in [ga, gb].into_iter().flatten() {
-            if let Some(w) = &g.waits_for {
-                critical.insert(w.critical.name.as_str());
-            }
+        for w in [ga, gb].into_iter().flatten().flat_map(|g| &g.waits_for) {
+            critical.insert(w.critical.name.as_str());
         }
     }
     // Every name called on the frame thread (a wrapper's own time may be
     // nothing: it is on the thread all the same).
-    let called_on = |t: &'_ crate::engine::model::Trace| -> Vec<String> {
+    let called_on = |t: &Trace| -> Vec<String> {
         let names = super::super::common::called_names(t, Some(thread));
         names.into_iter().map(|n| t.str(n).to_owned()).collect()
     };
-    let on_thread: rustc_hash::FxHashSet<String> =
-        called_on(a).into_iter().chain(called_on(b)).collect();
+    let on_thread: FxHashSet<String> = called_on(a).into_iter().chain(called_on(b)).collect();
     for t in [a, b] {
         for d in 0..t.defs.len() {
             let n = t.str(t.defs.name[d]);
