@@ -6,7 +6,7 @@ use crate::engine::model::{FrameId, ScopeIdx, StrId, StreamId, Trace};
 use crate::engine::write::escape::visible;
 use crate::units::thread_label;
 use rustc_hash::FxHashMap;
-use std::cmp::Reverse;
+use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::ops::Range;
 
@@ -128,6 +128,20 @@ pub(super) fn top_k(
     out.into_iter()
         .map(|(_, _, Reverse(i))| ScopeIdx(i))
         .collect()
+}
+
+/// The first `n` of `items` in the order of `cmp` (a total order): a
+/// selection, then a sort of those `n` only.
+pub(super) fn first_n<T>(mut items: Vec<T>, n: usize, cmp: impl Fn(&T, &T) -> Ordering) -> Vec<T> {
+    if n == 0 {
+        return Vec::new();
+    }
+    if n < items.len() {
+        items.select_nth_unstable_by(n - 1, &cmp);
+        items.truncate(n);
+    }
+    items.sort_unstable_by(cmp);
+    items
 }
 
 /// Dense group ids for `u64` keys: a hash map behind a direct-mapped cache,
