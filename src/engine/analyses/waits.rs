@@ -179,9 +179,7 @@ impl WaitIndex {
             busiest_ns: busiest.0,
         })
     }
-}
 
-impl WaitIndex {
     /// Whether another thread than `own` is inside a top-level scope at
     /// `t` (one started before it and ends after it).
     pub fn busy_at(&self, own: StrId, t: i64) -> bool {
@@ -190,9 +188,7 @@ impl WaitIndex {
             k > 0 && x.max_end[k - 1] > t
         })
     }
-}
 
-impl WaitIndex {
     /// The threads other than `own` that ran a top-level scope named
     /// `name` overlapping one of `windows`, by name.
     pub fn threads_running(
