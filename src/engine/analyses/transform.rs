@@ -447,8 +447,7 @@ impl Target {
             .skip(1)
             .map(|p| tree.label(trace, p).to_owned())
             .collect();
-        let id = tree.name[n.idx()];
-        let label = (id.0 & LABEL_BIT != 0).then(|| &tree.labels[(id.0 & !LABEL_BIT) as usize]);
+        let label = tree.made_label(tree.name[n.idx()]);
         let scope = tree.scope_name(n);
         let crate_name = label.and_then(|l| l.crate_name.clone()).or_else(|| {
             let s = scope?;
@@ -890,12 +889,7 @@ fn touches(trace: &Trace, tree: &MergedTree, t: &Transform, origins: &mut Origin
         Transform::CollapseCrate(_) | Transform::OnlyMyCode => {
             let mut seen: FxHashMap<StrId, bool> = FxHashMap::default();
             let any = (0..tree.len()).any(|n| {
-                let id = tree.name[n];
-                if id.0 & LABEL_BIT != 0
-                    && tree.labels[(id.0 & !LABEL_BIT) as usize]
-                        .crate_name
-                        .is_some()
-                {
+                if (tree.made_label(tree.name[n])).is_some_and(|l| l.crate_name.is_some()) {
                     return tree.parent[n] != u32::MAX;
                 }
                 let Some(s) = tree.scope_name(NodeId(n as u32)) else {
@@ -1134,21 +1128,18 @@ impl Run {
             }
             Transform::CollapseRecursion(_) => Act::Keep,
             Transform::CollapseCrate(_) | Transform::OnlyMyCode => {
-                let krate: Option<String> = if name.0 & LABEL_BIT != 0
-                    && let Some(c) = &input.labels[(name.0 & !LABEL_BIT) as usize].crate_name
-                {
-                    Some(c.clone())
-                } else {
-                    scope
-                        .and_then(|s| origins.of(trace, s))
-                        .and_then(|o| match t {
+                let krate = (input.made_label(name))
+                    .and_then(|l| l.crate_name.clone())
+                    .or_else(|| {
+                        let o = origins.of(trace, scope?)?;
+                        match t {
                             Transform::OnlyMyCode => o.dependency.then(|| o.crate_name.clone()),
                             Transform::CollapseCrate(pat) => {
                                 pat.matches(&o.crate_name).then(|| o.crate_name.clone())
                             }
                             _ => None,
-                        })
-                };
+                        }
+                    });
                 match krate {
                     None => {
                         state[x] = 0;

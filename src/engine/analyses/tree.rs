@@ -98,11 +98,15 @@ impl MergedTree {
     /// The text of a `name` id of this tree.
     #[inline]
     pub fn label_of<'t>(&'t self, trace: &'t Trace, id: StrId) -> &'t str {
-        if id.0 & LABEL_BIT != 0 {
-            &self.labels[(id.0 & !LABEL_BIT) as usize].text
-        } else {
-            trace.str(id)
-        }
+        self.made_label(id)
+            .map_or_else(|| trace.str(id), |l| l.text.as_str())
+    }
+
+    /// The [`Label`] a `name` id of this tree is (`None`: a string of the
+    /// recording).
+    #[inline]
+    pub fn made_label(&self, id: StrId) -> Option<&Label> {
+        (id.0 & LABEL_BIT != 0).then(|| &self.labels[(id.0 & !LABEL_BIT) as usize])
     }
 
     /// The scope name node `n` stands for: its name, the name a split by
@@ -111,10 +115,8 @@ impl MergedTree {
         let id = self.name[n.idx()];
         if self.parent[n.idx()] == u32::MAX {
             None
-        } else if id.0 & LABEL_BIT != 0 {
-            self.labels[(id.0 & !LABEL_BIT) as usize].scope
         } else {
-            Some(id)
+            self.made_label(id).map_or(Some(id), |l| l.scope)
         }
     }
 
