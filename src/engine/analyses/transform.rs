@@ -37,7 +37,7 @@
 
 use super::common::Applied;
 use super::tree::{LABEL_BIT, Label, MergedTree, MergedTreeBuilder, NodeId, TreeReport};
-use crate::engine::model::{StrId, Trace};
+use crate::engine::model::{NO_PARENT, ScopeIdx, StrId, Trace};
 use rustc_hash::FxHashMap;
 use std::fmt;
 
@@ -464,18 +464,15 @@ impl Target {
 
     /// The target of scope instance `i` (its name, the names of its
     /// ancestors, its crate).
-    pub fn of_instance(trace: &Trace, i: crate::engine::ScopeIdx) -> Self {
+    pub fn of_instance(trace: &Trace, i: ScopeIdx) -> Self {
         let s = &trace.scopes;
-        let name_of = |i: usize| trace.defs.name[s.def[i].idx()];
-        let mut path = vec![trace.str(name_of(i.idx())).to_owned()];
-        let mut p = s.parent[i.idx()];
-        while p != crate::engine::model::NO_PARENT {
-            path.push(trace.str(name_of(p as usize)).to_owned());
-            p = s.parent[p as usize];
-        }
+        let up = |&k: &u32| Some(s.parent[k as usize]).filter(|&p| p != NO_PARENT);
+        let mut path: Vec<String> = std::iter::successors(Some(i.0), up)
+            .map(|k| trace.scope_name(ScopeIdx(k)).to_owned())
+            .collect();
         path.reverse();
         let def = s.def[i.idx()].idx();
-        let name = trace.str(trace.defs.name[def]);
+        let name = trace.scope_name(i);
         Self {
             name: Some(name.to_owned()),
             path,
@@ -671,9 +668,8 @@ pub fn transformed_with_nodes(
         Transformed {
             node_of: (0..tree.len() as u32).collect(),
             heads: vec![true; tree.len()],
-            recorded_ns: Vec::new(),
-            warnings: Vec::new(),
             tree,
+            ..Default::default()
         }
     } else {
         apply(trace, &tree, stack)
@@ -883,34 +879,30 @@ impl Origins {
 /// Whether `t` changes `tree` at all, read from its names alone (`None`:
 /// the names cannot tell: a focus, or recursion of any name).
 fn touches(trace: &Trace, tree: &MergedTree, t: &Transform, origins: &mut Origins) -> Option<bool> {
+    // `None`: a crate transform.
     let pat = match t {
-        Transform::Merge(p) | Transform::Drop(p) | Transform::Collapse(p) => p,
-        Transform::CollapseRecursion(Some(p)) => p,
-        Transform::CollapseCrate(_) | Transform::OnlyMyCode => {
-            let mut seen: FxHashMap<StrId, bool> = FxHashMap::default();
-            let any = (0..tree.len()).any(|n| {
-                if (tree.made_label(tree.name[n])).is_some_and(|l| l.crate_name.is_some()) {
-                    return tree.parent[n] != u32::MAX;
-                }
-                let Some(s) = tree.scope_name(NodeId(n as u32)) else {
-                    return false;
-                };
-                *seen.entry(s).or_insert_with(|| {
-                    origins.of(trace, s).is_some_and(|o| match t {
-                        Transform::OnlyMyCode => o.dependency,
-                        Transform::CollapseCrate(p) => p.matches(&o.crate_name),
-                        _ => false,
-                    })
-                })
-            });
-            return Some(any);
-        }
+        Transform::Merge(p) | Transform::Drop(p) | Transform::Collapse(p) => Some(p),
+        Transform::CollapseRecursion(Some(p)) => Some(p),
+        Transform::CollapseCrate(_) | Transform::OnlyMyCode => None,
         _ => return None,
     };
     let mut seen: FxHashMap<StrId, bool> = FxHashMap::default();
     Some((0..tree.len()).any(|n| {
-        tree.scope_name(NodeId(n as u32))
-            .is_some_and(|s| *seen.entry(s).or_insert_with(|| pat.matches(trace.str(s))))
+        if pat.is_none() && (tree.made_label(tree.name[n])).is_some_and(|l| l.crate_name.is_some())
+        {
+            return tree.parent[n] != u32::MAX;
+        }
+        let Some(s) = tree.scope_name(NodeId(n as u32)) else {
+            return false;
+        };
+        *seen.entry(s).or_insert_with(|| match pat {
+            Some(p) => p.matches(trace.str(s)),
+            None => origins.of(trace, s).is_some_and(|o| match t {
+                Transform::OnlyMyCode => o.dependency,
+                Transform::CollapseCrate(p) => p.matches(&o.crate_name),
+                _ => false,
+            }),
+        })
     }))
 }
 
@@ -978,6 +970,7 @@ const INSIDE: u32 = u32::MAX;
 
 /// One transform applied node by node (parents before children), a run of
 /// nodes at a time ([`Run::advance`]), then the tree made ([`Run::finish`]).
+#[derive(Default)]
 struct Run {
     out: MergedTree,
     node_of: Vec<u32>,
@@ -1021,16 +1014,11 @@ impl Run {
             node_of: vec![HIDDEN; len],
             heads: vec![false; len],
             state: vec![0u32; len],
-            child_of: FxHashMap::default(),
             sole: Vec::with_capacity(len),
-            thread_of: FxHashMap::default(),
             thread_img: vec![0u32; len],
-            crate_label: FxHashMap::default(),
-            memo: FxHashMap::default(),
-            matched: false,
             focus: matches!(t, Transform::Focus(_) | Transform::FocusFunction(_)),
             listed,
-            x: 0,
+            ..Default::default()
         }
     }
 
