@@ -74,11 +74,7 @@ pub const CHUNK: usize = 1 << 15;
 
 /// `end - start`, or 0 for an empty range (start > end).
 pub(super) fn span_ns((start, end): (i64, i64)) -> i64 {
-    if start > end {
-        0
-    } else {
-        end.saturating_sub(start)
-    }
+    end.saturating_sub(start).max(0)
 }
 
 /// Ranking of an instance for "slowest first, ties by earlier start, then

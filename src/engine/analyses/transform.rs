@@ -155,10 +155,7 @@ impl Pattern {
     pub fn matches(&self, name: &str) -> bool {
         match &self.tokens {
             None => name == self.text,
-            Some(tokens) => {
-                let name: Vec<char> = name.chars().collect();
-                glob_match(tokens, &name)
-            }
+            Some(tokens) => glob_match(tokens, &name.chars().collect::<Vec<_>>()),
         }
     }
 }
