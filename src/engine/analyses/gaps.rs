@@ -531,13 +531,11 @@ pub fn busy_in(trace: &Trace, lo_ns: i64, hi_ns: i64, except: Option<&str>) -> V
 
 /// Names from the top level down to `i`, " > " between.
 pub fn path_of(trace: &Trace, i: Option<ScopeIdx>) -> String {
-    let mut names: Vec<&str> = Vec::new();
-    let mut at = i.map(|i| i.0);
-    while let Some(k) = at {
-        names.push(trace.scope_name(ScopeIdx(k)));
-        let p = trace.scopes.parent[k as usize];
-        at = (p != u32::MAX).then_some(p);
-    }
+    let up =
+        |k: &ScopeIdx| Some(ScopeIdx(trace.scopes.parent[k.idx()])).filter(|p| p.0 != u32::MAX);
+    let mut names: Vec<&str> = std::iter::successors(i, up)
+        .map(|k| trace.scope_name(k))
+        .collect();
     names.reverse();
     names.join(" > ")
 }

@@ -129,12 +129,9 @@ impl MergedTree {
     }
 
     /// The path from the thread node down to `n`, inclusive.
-    pub fn path(&self, mut n: NodeId) -> Vec<NodeId> {
-        let mut path = vec![n];
-        while self.parent[n.idx()] != u32::MAX {
-            n = NodeId(self.parent[n.idx()]);
-            path.push(n);
-        }
+    pub fn path(&self, n: NodeId) -> Vec<NodeId> {
+        let up = |n: &NodeId| Some(NodeId(self.parent[n.idx()])).filter(|p| p.0 != u32::MAX);
+        let mut path: Vec<NodeId> = std::iter::successors(Some(n), up).collect();
         path.reverse();
         path
     }
