@@ -256,7 +256,6 @@ fn judge_nodes(
     let frames = (d.a_frames, d.b_frames);
     // Against the drift the comparison's table judges against.
     let (noise, _) = super::change::compare::with_estimated_drift(a, b, *noise);
-    let noise = &noise;
     let units = (Units::new(a, Basis::Frame), Units::new(b, Basis::Frame));
     let mut kinds = vec![Kind::Unchanged; d.len()];
     // Merged node -> diff node, per side; diff node -> candidate.
@@ -283,7 +282,7 @@ fn judge_nodes(
             (None, _) => Kind::New,
             (_, None) => Kind::Gone,
             (Some(x), Some(y)) => {
-                if needs_calls(sums(&d.a, x), sums(&d.b, y), frames, noise) {
+                if needs_calls(sums(&d.a, x), sums(&d.b, y), frames, &noise) {
                     candidate[n] = candidates.len() as u32;
                     candidates.push(n as u32);
                 }

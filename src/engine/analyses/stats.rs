@@ -313,17 +313,11 @@ pub fn scope_details(trace: &Trace, name: &str, slowest: usize) -> Option<ScopeD
     let (min, max) = (durations[0], durations[durations.len() - 1]);
     let (median, p95) = median_p95(&durations);
     let total = callers.total_ns;
-    let histogram = histogram(&durations, min, max);
     let def = trace
         .defs
         .registered_sorted()
         .into_iter()
         .find(|&d| trace.str(trace.defs.name[d.idx()]) == name);
-    let max_share = if total == 0 {
-        0.0
-    } else {
-        max as f64 / total as f64
-    };
     Some(ScopeDetails {
         info: def.and_then(|d| scope(trace, trace.defs.raw_id[d.idx()])),
         min_ns: min,
@@ -331,9 +325,13 @@ pub fn scope_details(trace: &Trace, name: &str, slowest: usize) -> Option<ScopeD
         p95_ns: p95,
         max_ns: max,
         mean_ns: total as f64 / durations.len() as f64,
-        max_share,
+        max_share: if total == 0 {
+            0.0
+        } else {
+            max as f64 / total as f64
+        },
         spike: spike(durations.len() as u64, max, total),
-        histogram,
+        histogram: histogram(&durations, min, max),
         slowest: top_k(trace, hits.iter().map(|i| i.0), slowest),
         callers,
     })
