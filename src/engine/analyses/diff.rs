@@ -64,11 +64,8 @@ impl DiffTree {
     }
 
     pub fn children(&self, n: u32) -> &[u32] {
-        let (a, b) = (
-            self.child_start[n as usize],
-            self.child_start[n as usize + 1],
-        );
-        &self.child_list[a as usize..b as usize]
+        let n = n as usize;
+        &self.child_list[self.child_start[n] as usize..self.child_start[n + 1] as usize]
     }
 
     /// A's total of node `n` (0 when A has no such node).
@@ -649,9 +646,7 @@ impl DiffReport {
             depth: d.depth[n as usize],
             name: d.name(n),
             name_index: d.name[n as usize],
-            kind: (d.depth[n as usize] > 0)
-                .then(|| self.kinds.get(n as usize).copied())
-                .flatten(),
+            kind: (self.kinds.get(n as usize).copied()).filter(|_| d.depth[n as usize] > 0),
             a: d.side(n, false),
             b: d.side(n, true),
             a_total_ns: d.a_total_ns(n),
