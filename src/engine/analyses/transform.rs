@@ -75,9 +75,7 @@ impl Pattern {
         while let Some(c) = chars.next() {
             tokens.push(match c {
                 '*' => {
-                    while chars.peek() == Some(&'*') {
-                        chars.next();
-                    }
+                    while chars.next_if_eq(&'*').is_some() {}
                     Token::Star
                 }
                 '?' => Token::Any,
@@ -87,10 +85,7 @@ impl Pattern {
                         .ok_or_else(|| format!("glob {text:?} ends with an escape (\\)"))?,
                 ),
                 '[' => {
-                    let negated = matches!(chars.peek(), Some('!' | '^'));
-                    if negated {
-                        chars.next();
-                    }
+                    let negated = chars.next_if(|c| matches!(c, '!' | '^')).is_some();
                     let mut ranges = Vec::new();
                     let mut closed = false;
                     let mut first = true;
@@ -106,15 +101,11 @@ impl Pattern {
                             c
                         };
                         let mut hi = lo;
-                        if chars.peek() == Some(&'-') {
-                            let mut ahead = chars.clone();
-                            ahead.next();
-                            if let Some(&h) = ahead.peek()
-                                && h != ']'
-                            {
-                                chars.next();
-                                hi = chars.next().unwrap_or(lo);
-                            }
+                        if chars.peek() == Some(&'-')
+                            && let Some(h) = chars.clone().nth(1).filter(|&h| h != ']')
+                        {
+                            chars.nth(1);
+                            hi = h;
                         }
                         if hi < lo {
                             return Err(format!("glob {text:?} has a range backwards ({lo}-{hi})"));
@@ -823,12 +814,10 @@ impl Applier {
                 return None;
             }
         }
-        let mut node_of = std::mem::take(&mut self.node_of);
+        let node_of = std::mem::take(&mut self.node_of);
         let mut heads = std::mem::take(&mut self.heads);
-        for (n, h) in node_of.iter_mut().zip(&mut heads) {
-            if *n == HIDDEN {
-                *h = false;
-            }
+        for (n, h) in node_of.iter().zip(&mut heads) {
+            *h &= *n != HIDDEN;
         }
         let recorded_ns = std::mem::take(&mut self.recorded)
             .into_iter()
@@ -1256,11 +1245,10 @@ impl Run {
             focus,
             ..
         } = self;
-        for n in node_of.iter_mut() {
-            if *n == OUTSIDE {
-                *n = HIDDEN;
-            }
-        }
+        node_of
+            .iter_mut()
+            .filter(|n| **n == OUTSIDE)
+            .for_each(|n| *n = HIDDEN);
         // Threads with nothing left (a focus elsewhere) are left out.
         let threads: Vec<u32> = thread_of
             .values()
