@@ -95,6 +95,7 @@ pub fn scope_stats(
 /// [`scope_stats`] a slice at a time (a page's thread keeps drawing between
 /// slices): the instances grouped, their durations bucketed by group, then
 /// each group's quantiles. [`scope_stats`] is this run to its end.
+#[derive(Default)]
 pub struct StatsBuilder {
     out: ScopeStats,
     stream_ok: Vec<bool>,
@@ -127,14 +128,11 @@ impl StatsBuilder {
                 index: Some(PairIndex::new(by, trace.strings.len(), range.len())),
                 ..Accumulator::recording(by)
             },
-            out: ScopeStats::default(),
             stream_ok: stream_filter(trace, thread, None),
             window: window.unwrap_or((i64::MIN, i64::MAX)),
             next: range.start,
             range,
-            start: Vec::new(),
-            durations: Vec::new(),
-            done: 0,
+            ..Default::default()
         }
     }
 
