@@ -379,10 +379,8 @@ impl MergedTreeBuilder {
             }
         }
         let mut tree = std::mem::take(tree);
-        let thread_node = std::mem::take(thread_node);
         self.child_of = GroupIndex::new();
-        let threads = thread_node.into_values().collect();
-        tree.finish(trace, threads);
+        tree.finish(trace, std::mem::take(thread_node).into_values().collect());
         Some(tree)
     }
 }
