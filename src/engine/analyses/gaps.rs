@@ -669,31 +669,27 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
     };
     let (idle, found): (Vec<Found>, Vec<Found>) =
         found.into_iter().partition(|f| f.x.kind == GapKind::Idle);
-    let unprofiled = ctx.rank(found);
+    let (gaps, total_gaps, recurring, total_recurring) = ctx.rank(found);
     // Idle stretches wait for work, not for a thread's result.
     ctx.waits = None;
-    let idle = ctx.rank(idle);
+    let (idle, total_idle, recurring_idle, total_recurring_idle) = ctx.rank(idle);
     GapsReport {
         other_threads_recorded: others,
-        gaps: unprofiled.gaps,
-        total_gaps: unprofiled.total_gaps,
-        recurring: unprofiled.recurring,
-        total_recurring: unprofiled.total_recurring,
-        idle: idle.gaps,
-        total_idle: idle.total_gaps,
-        recurring_idle: idle.recurring,
-        total_recurring_idle: idle.total_recurring,
+        gaps,
+        total_gaps,
+        recurring,
+        total_recurring,
+        idle,
+        total_idle,
+        recurring_idle,
+        total_recurring_idle,
         threads: roles.threads,
     }
 }
 
-/// One list's ranking: one-off and recurring.
-struct Ranked {
-    gaps: Vec<Gap>,
-    total_gaps: usize,
-    recurring: Vec<RecurringGap>,
-    total_recurring: usize,
-}
+/// One list's ranking: one-off (the first `top`, and how many in all) and
+/// recurring (likewise).
+type Ranked = (Vec<Gap>, usize, Vec<RecurringGap>, usize);
 
 /// What ranking a list of stretches reads.
 struct Ctx<'a> {
@@ -848,12 +844,7 @@ impl Ctx<'_> {
                     .map(|t| WaitsFor::of(trace, &t)),
             })
             .collect();
-        Ranked {
-            gaps,
-            total_gaps,
-            recurring,
-            total_recurring,
-        }
+        (gaps, total_gaps, recurring, total_recurring)
     }
 }
 
