@@ -152,12 +152,8 @@ impl ThreadRoles {
             if !tops.is_sorted() {
                 tops.sort_unstable();
             }
-            let (Some(&(first, _)), Some(last)) = (tops.first(), tops.iter().map(|t| t.1).max())
-            else {
-                per_stream.push(None);
-                continue;
-            };
-            per_stream.push(Some((first, last, union_ns(tops.iter().copied()))));
+            let last = tops.iter().map(|t| t.1).max();
+            per_stream.push(last.map(|last| (tops[0].0, last, union_ns(tops.iter().copied()))));
         }
         // Each frame's time: its streams' first start to last end.
         let mut frame_range: Vec<Option<(i64, i64)>> = vec![None; trace.frames.len()];
