@@ -144,11 +144,9 @@ impl WaitIndex {
                 busy_at_start += 1;
             }
         }
-        let (first_start, first_i, first_thread) = match first {
-            Some(f) => f,
-            // The critical work began before the gap: no dispatch part.
-            None => (crit_start.max(start), crit_i, crit_thread),
-        };
+        // None: the critical work began before the gap: no dispatch part.
+        let (first_start, first_i, first_thread) =
+            first.unwrap_or((crit_start.max(start), crit_i, crit_thread));
         let mut busy_ns = 0i64;
         let mut busiest = (0i64, crit_thread);
         for t in others() {
