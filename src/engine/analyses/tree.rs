@@ -163,12 +163,10 @@ impl MergedTree {
         let edges = (self.parent.iter().enumerate())
             .filter(|(_, p)| **p != u32::MAX)
             .map(|(n, &p)| (p, NodeId(n as u32)));
-        let (start, list) = children_lists(self.len(), edges);
+        (self.child_start, self.child_list) = children_lists(self.len(), edges);
         let mut threads: Vec<NodeId> = threads.into_iter().map(NodeId).collect();
         threads.sort_by(|a, b| self.label(trace, *a).cmp(self.label(trace, *b)));
         self.threads = threads;
-        self.child_start = start;
-        self.child_list = list;
     }
 
     /// Sorts the children lists of nodes `nodes` by total time descending,
