@@ -182,10 +182,8 @@ pub fn calls_compared(
 ) -> Option<CallsComparison> {
     use super::change::basis::{Basis, Units};
     let basis = Basis::of(a, b);
-    let (sa, sb) = (
-        sample_of(a, name, &Units::new(a, basis)),
-        sample_of(b, name, &Units::new(b, basis)),
-    );
+    let sample = |t: &Trace| sample_of(t, name, &Units::new(t, basis));
+    let (sa, sb) = (sample(a), sample(b));
     if sa.is_none() && sb.is_none() {
         return None;
     }
