@@ -564,9 +564,7 @@ fn name_origin(name: &str) -> Option<Origin> {
 fn split_version(folder: &str) -> (&str, bool) {
     if let Some(dash) = folder.rfind('-') {
         let version = &folder[dash + 1..];
-        let mut parts = version.split(['.', '+']);
-        let numeric = parts
-            .next()
+        let numeric = (version.split(['.', '+']).next())
             .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
         if numeric && version.contains('.') {
             return (&folder[..dash], true);
