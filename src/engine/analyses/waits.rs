@@ -85,12 +85,10 @@ impl WaitIndex {
             .into_iter()
             .map(|(thread, mut by_start)| {
                 by_start.sort_unstable_by_key(|&(a, b, i)| (a, b, i.0));
-                let mut m = i64::MIN;
-                let max_end = by_start
-                    .iter()
-                    .map(|x| {
-                        m = m.max(x.1);
-                        m
+                let max_end = (by_start.iter())
+                    .scan(i64::MIN, |m, x| {
+                        *m = (*m).max(x.1);
+                        Some(*m)
                     })
                     .collect();
                 let mut by_end = by_start.clone();
