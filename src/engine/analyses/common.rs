@@ -31,13 +31,11 @@ pub fn def_slots(t: &Trace, names: &[&str]) -> Vec<u32> {
 /// The names `t` calls (a registration may list names it never calls), on
 /// the threads named `thread` when given: sorted by id, each once.
 pub fn called_names(t: &Trace, thread: Option<&str>) -> Vec<StrId> {
-    let on = thread.map(|name| t.strings.find(name));
+    let on = stream_filter(t, thread, None);
     let mut called = vec![false; t.defs.len()];
-    for st in 0..t.streams.len() {
-        if on.is_none_or(|id| Some(t.threads.name[t.streams.thread[st].idx()]) == id) {
-            for i in t.streams.scopes(StreamId(st as u32)) {
-                called[t.scopes.def[i as usize].idx()] = true;
-            }
+    for st in (0..on.len()).filter(|&st| on[st]) {
+        for i in t.streams.scopes(StreamId(st as u32)) {
+            called[t.scopes.def[i as usize].idx()] = true;
         }
     }
     let mut names: Vec<StrId> = (0..t.defs.len())
