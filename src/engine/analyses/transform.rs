@@ -699,9 +699,9 @@ pub struct Applier {
     warnings: Vec<String>,
     origins: Origins,
     run: Option<Run>,
-    /// A step's tree whose children lists are being sorted (from this node
-    /// on), a slice at a time.
-    sorting: Option<(Step, usize)>,
+    /// A finished run whose tree's children lists are being sorted (from
+    /// this node on), a slice at a time.
+    sorting: Option<(Run, usize)>,
     /// Nodes to map in all, and mapped so far (for progress).
     work: usize,
     done: usize,
@@ -786,11 +786,11 @@ impl Applier {
             }
             // The children lists sorted, a run of nodes at a time.
             let (sorted, next) = self.sorting.as_mut()?;
-            while *next < sorted.tree.len() {
-                let until = (*next + 4 * self.chunk).min(sorted.tree.len());
-                sorted.tree.sort_children(trace, *next..until);
+            while *next < sorted.out.len() {
+                let until = (*next + 4 * self.chunk).min(sorted.out.len());
+                sorted.out.sort_children(trace, *next..until);
                 *next = until;
-                if *next < sorted.tree.len() && !more() {
+                if *next < sorted.out.len() && !more() {
                     return None;
                 }
             }
@@ -806,7 +806,7 @@ impl Applier {
                     *n = step.node_of[m];
                 }
             }
-            self.current = Some(step.tree);
+            self.current = Some(step.out);
             self.next += 1;
             if self.next < self.stack.0.len() && !more() {
                 return None;
@@ -888,14 +888,6 @@ fn touches(trace: &Trace, tree: &MergedTree, t: &Transform, origins: &mut Origin
             }),
         })
     }))
-}
-
-struct Step {
-    tree: MergedTree,
-    node_of: Vec<u32>,
-    heads: Vec<bool>,
-    matched: bool,
-    focus: bool,
 }
 
 /// What a warning says of a transform that matched nothing.
@@ -1232,34 +1224,16 @@ impl Run {
         }
     }
 
-    /// The tree made, once every input node is mapped.
-    fn finish(self, trace: &Trace) -> Step {
-        let Self {
-            mut out,
-            mut node_of,
-            heads,
-            thread_of,
-            matched,
-            focus,
-            ..
-        } = self;
-        node_of
-            .iter_mut()
+    /// The tree made (in `out`), once every input node is mapped.
+    fn finish(mut self, trace: &Trace) -> Self {
+        (self.node_of.iter_mut())
             .filter(|n| **n == OUTSIDE)
             .for_each(|n| *n = HIDDEN);
         // Threads with nothing left (a focus elsewhere) are left out.
-        let threads: Vec<u32> = thread_of
-            .values()
-            .copied()
-            .filter(|&th| !focus || out.parent.contains(&th))
+        let threads: Vec<u32> = (self.thread_of.values().copied())
+            .filter(|&th| !self.focus || self.out.parent.contains(&th))
             .collect();
-        out.link(trace, threads);
-        Step {
-            tree: out,
-            node_of,
-            heads,
-            matched,
-            focus,
-        }
+        self.out.link(trace, threads);
+        self
     }
 }
