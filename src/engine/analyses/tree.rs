@@ -527,35 +527,28 @@ impl TreeReport {
 impl Serialize for TreeReport {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct as _;
+        /// A thread (its roots listed) or a scope node (its children).
         struct Node<'r>(&'r TreeReport, NodeId);
-        struct Thread<'r>(&'r TreeReport, NodeId);
-        /// A node's children as a JSON list of nodes.
-        fn nodes(r: &TreeReport, n: NodeId) -> impl Serialize + '_ {
-            SeqOf(r.children(n).iter(), move |&c| Node(r, c))
-        }
         impl Serialize for Node<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let r = self.0.row(self.1);
-                let mut st = s.serialize_struct("TreeNode", 6)?;
+                let (r, thread) = (self.0.row(self.1), self.0.tree.depth[self.1.idx()] == 0);
+                let mut st =
+                    s.serialize_struct(if thread { "TreeThread" } else { "TreeNode" }, 6)?;
                 st.serialize_field("name", r.name)?;
-                st.serialize_field("count", &r.count)?;
-                st.serialize_field("total_ns", &r.total_ns)?;
-                st.serialize_field("self_ns", &r.self_ns)?;
-                st.serialize_field("max_ns", &r.max_ns)?;
-                st.serialize_field("children", &nodes(self.0, self.1))?;
-                st.end()
-            }
-        }
-        impl Serialize for Thread<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let r = self.0.row(self.1);
-                let mut st = s.serialize_struct("TreeThread", 4)?;
-                st.serialize_field("name", r.name)?;
-                st.serialize_field("total_ns", &r.total_ns)?;
-                if let Some(ns) = self.0.recorded_total_ns(self.1) {
-                    st.serialize_field("recorded_total_ns", &ns)?;
+                if !thread {
+                    st.serialize_field("count", &r.count)?;
                 }
-                st.serialize_field("roots", &nodes(self.0, self.1))?;
+                st.serialize_field("total_ns", &r.total_ns)?;
+                if thread {
+                    if let Some(ns) = self.0.recorded_total_ns(self.1) {
+                        st.serialize_field("recorded_total_ns", &ns)?;
+                    }
+                } else {
+                    st.serialize_field("self_ns", &r.self_ns)?;
+                    st.serialize_field("max_ns", &r.max_ns)?;
+                }
+                let nodes = SeqOf(self.0.children(self.1).iter(), |&c| Node(self.0, c));
+                st.serialize_field(if thread { "roots" } else { "children" }, &nodes)?;
                 st.end()
             }
         }
@@ -565,7 +558,7 @@ impl Serialize for TreeReport {
             st.serialize_field("transforms", &a.transforms)?;
             st.serialize_field("warnings", &a.warnings)?;
         }
-        let threads = SeqOf(self.tree.threads.iter(), |&t| Thread(self, t));
+        let threads = SeqOf(self.tree.threads.iter(), |&t| Node(self, t));
         st.serialize_field("threads", &threads)?;
         st.end()
     }
