@@ -1119,7 +1119,6 @@ impl Run {
                             out.labels.push(Label {
                                 text: format!("[{c}]"),
                                 scope: None,
-                                data: StrId(0),
                                 crate_name: Some(c.clone()),
                             });
                             StrId((out.labels.len() - 1) as u32 | LABEL_BIT)

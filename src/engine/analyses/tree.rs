@@ -66,8 +66,6 @@ pub struct Label {
     /// The scope name it stands for (a name split by data), or `None` for
     /// a crate's node.
     pub scope: Option<StrId>,
-    /// The data string (a name split by data).
-    pub data: StrId,
     /// The crate (a crate's node).
     pub crate_name: Option<String>,
 }
@@ -298,11 +296,6 @@ impl MergedTreeBuilder {
     /// Merges until `more` says stop (asked after each [`CHUNK`] of scopes
     /// or so, at the end of a stream); the tree once it is built.
     pub fn step(&mut self, trace: &Trace, more: &mut dyn FnMut() -> bool) -> Option<MergedTree> {
-        if self.only == Some(None) {
-            let mut tree = std::mem::take(&mut self.tree);
-            tree.child_start = vec![0];
-            return Some(tree);
-        }
         let s = &trace.scopes;
         let def_name = &trace.defs.name;
         let Self {
@@ -346,7 +339,6 @@ impl MergedTreeBuilder {
                             tree.labels.push(Label {
                                 text: format!("{} [{}]", trace.str(name), trace.str(data)),
                                 scope: Some(name),
-                                data,
                                 crate_name: None,
                             });
                             StrId((tree.labels.len() - 1) as u32 | LABEL_BIT)
