@@ -858,6 +858,17 @@ impl Origins {
         });
         by_name.get(&name).and_then(Option::as_ref)
     }
+
+    /// The crate of `name` that the crate transform `t` collapses, if any.
+    fn collapsed(&mut self, trace: &Trace, name: StrId, t: &Transform) -> Option<String> {
+        let o = self.of(trace, name)?;
+        let hit = match t {
+            Transform::OnlyMyCode => o.dependency,
+            Transform::CollapseCrate(p) => p.matches(&o.crate_name),
+            _ => false,
+        };
+        hit.then(|| o.crate_name.clone())
+    }
 }
 
 /// Whether `t` changes `tree` at all, read from its names alone (`None`:
@@ -881,11 +892,7 @@ fn touches(trace: &Trace, tree: &MergedTree, t: &Transform, origins: &mut Origin
         };
         *seen.entry(s).or_insert_with(|| match pat {
             Some(p) => p.matches(trace.str(s)),
-            None => origins.of(trace, s).is_some_and(|o| match t {
-                Transform::OnlyMyCode => o.dependency,
-                Transform::CollapseCrate(p) => p.matches(&o.crate_name),
-                _ => false,
-            }),
+            None => origins.collapsed(trace, s, t).is_some(),
         })
     }))
 }
@@ -1094,16 +1101,7 @@ impl Run {
             Transform::CollapseCrate(_) | Transform::OnlyMyCode => {
                 let krate = (input.made_label(name))
                     .and_then(|l| l.crate_name.clone())
-                    .or_else(|| {
-                        let o = origins.of(trace, scope?)?;
-                        match t {
-                            Transform::OnlyMyCode => o.dependency.then(|| o.crate_name.clone()),
-                            Transform::CollapseCrate(pat) => {
-                                pat.matches(&o.crate_name).then(|| o.crate_name.clone())
-                            }
-                            _ => None,
-                        }
-                    });
+                    .or_else(|| origins.collapsed(trace, scope?, t));
                 match krate {
                     None => {
                         state[x] = 0;
