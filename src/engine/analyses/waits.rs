@@ -426,22 +426,18 @@ pub fn recurring(
                 busiest_ns: t.busiest_ns,
             })
             .collect(),
-        median_parallelism: median_ratio(&traced, |t| (t.busy_ns, t.waiting_ns)),
+        // The lower median of the work over the waiting part (an occurrence
+        // with no waiting part left out), to two decimals.
+        median_parallelism: {
+            let mut p: Vec<f64> = (traced.iter())
+                .filter(|t| t.waiting_ns > 0)
+                .map(|t| t.busy_ns as f64 / t.waiting_ns as f64)
+                .collect();
+            p.sort_by(f64::total_cmp);
+            p.get(p.len().saturating_sub(1) / 2)
+                .map_or(0.0, |v| (v * 100.0).round() / 100.0)
+        },
     })
-}
-
-/// The lower median over `traced` of `num / den` (`of` gives both; an
-/// occurrence with nothing below is left out), to two decimals.
-fn median_ratio(traced: &[Traced], of: impl Fn(&Traced) -> (i64, i64)) -> f64 {
-    let mut p: Vec<f64> = traced
-        .iter()
-        .map(&of)
-        .filter(|&(_, den)| den > 0)
-        .map(|(num, den)| num as f64 / den as f64)
-        .collect();
-    p.sort_by(f64::total_cmp);
-    p.get(p.len().saturating_sub(1) / 2)
-        .map_or(0.0, |v| (v * 100.0).round() / 100.0)
 }
 
 /// How a name runs across threads: the threads it ran on and how many ran
