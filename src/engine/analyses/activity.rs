@@ -136,16 +136,13 @@ pub fn busy_over_time(trace: &Trace, bucket_ns: i64) -> BusyOverTime {
     };
     let end_ns = end_ns.max(start_ns);
     let threads: Vec<ThreadBusy> = (super::waits::WaitIndex::of(trace).threads.iter())
-        .map(|t| {
-            (
-                t.thread,
-                t.by_start.iter().map(|&(a, b, _)| (a, b)).collect(),
-            )
-        })
-        .filter(|(_, v): &(_, Vec<_>)| v.iter().any(|&(a, b)| b > a && b > start_ns && a < end_ns))
-        .map(|(name, mut v)| ThreadBusy {
-            thread: trace.str(name).to_owned(),
-            busy_ns: busy_buckets(&mut v, start_ns, end_ns, bucket_ns),
+        .filter_map(|t| {
+            let mut v: Vec<(i64, i64)> = t.by_start.iter().map(|&(a, b, _)| (a, b)).collect();
+            let inside = v.iter().any(|&(a, b)| b > a && b > start_ns && a < end_ns);
+            inside.then(|| ThreadBusy {
+                thread: trace.str(t.thread).to_owned(),
+                busy_ns: busy_buckets(&mut v, start_ns, end_ns, bucket_ns),
+            })
         })
         .collect();
     BusyOverTime {

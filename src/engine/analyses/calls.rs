@@ -43,7 +43,7 @@ pub struct CallsReport {
 fn summary(mut durations: Vec<i64>) -> CallsSummary {
     durations.sort_unstable();
     let n = durations.len();
-    let total: i64 = durations.iter().fold(0i64, |a, &d| a.saturating_add(d));
+    let total = durations.iter().fold(0i64, |a, &d| a.saturating_add(d));
     let max = durations[n - 1];
     let (median_ns, p95_ns) = super::stats::median_p95(&durations);
     CallsSummary {
@@ -83,11 +83,10 @@ pub fn calls_of(trace: &Trace, hits: Vec<ScopeIdx>) -> Option<CallsReport> {
             .collect::<Vec<_>>(),
     )
     .map(Box::new);
-    let calls = call_rows(trace, hits);
     Some(CallsReport {
         summary,
         tail,
-        calls,
+        calls: call_rows(trace, hits),
     })
 }
 
@@ -183,21 +182,18 @@ pub fn calls_compared(
 ) -> Option<CallsComparison> {
     use super::change::basis::{Basis, Units};
     let basis = Basis::of(a, b);
-    let (sa, sb) = (
-        sample_of(a, name, &Units::new(a, basis)),
-        sample_of(b, name, &Units::new(b, basis)),
-    );
+    let sample = |t: &Trace| sample_of(t, name, &Units::new(t, basis));
+    let (sa, sb) = (sample(a), sample(b));
     if sa.is_none() && sb.is_none() {
         return None;
     }
     // Against the drift the comparison's table judges against.
     let (noise, _) = super::change::compare::with_estimated_drift(a, b, *noise);
-    let noise = &noise;
     Some(CallsComparison {
         name: name.to_owned(),
         a: sa.as_ref().map(side),
         b: sb.as_ref().map(side),
-        change: super::change::judge::judge(sa.as_ref(), sb.as_ref(), noise),
+        change: super::change::judge::judge(sa.as_ref(), sb.as_ref(), &noise),
         calls_a: call_rows(a, named_instances(a, name)),
         calls_b: call_rows(b, named_instances(b, name)),
     })

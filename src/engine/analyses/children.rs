@@ -35,14 +35,10 @@ pub struct ChildrenReport {
 /// slowest first (ties by earlier start), or in time order with `ordered`.
 /// `None` when no instance matches.
 pub fn children(trace: &Trace, name: &str, ordered: bool) -> Option<ChildrenReport> {
-    let parent = top_k(
-        trace,
-        named_instances(trace, name).into_iter().map(|i| i.0),
-        1,
-    )
-    .into_iter()
-    .next()?;
-    Some(children_of(trace, parent, ordered))
+    let hits = named_instances(trace, name).into_iter().map(|i| i.0);
+    top_k(trace, hits, 1)
+        .first()
+        .map(|&p| children_of(trace, p, ordered))
 }
 
 /// [`children`] for a given instance.

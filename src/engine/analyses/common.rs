@@ -6,7 +6,7 @@ use crate::engine::model::{FrameId, ScopeIdx, StrId, StreamId, Trace};
 use crate::engine::write::escape::visible;
 use crate::units::thread_label;
 use rustc_hash::FxHashMap;
-use std::cmp::Reverse;
+use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 use std::ops::Range;
 
@@ -31,13 +31,11 @@ pub fn def_slots(t: &Trace, names: &[&str]) -> Vec<u32> {
 /// The names `t` calls (a registration may list names it never calls), on
 /// the threads named `thread` when given: sorted by id, each once.
 pub fn called_names(t: &Trace, thread: Option<&str>) -> Vec<StrId> {
-    let on = thread.map(|name| t.strings.find(name));
+    let on = stream_filter(t, thread, None);
     let mut called = vec![false; t.defs.len()];
-    for st in 0..t.streams.len() {
-        if on.is_none_or(|id| Some(t.threads.name[t.streams.thread[st].idx()]) == id) {
-            for i in t.streams.scopes(StreamId(st as u32)) {
-                called[t.scopes.def[i as usize].idx()] = true;
-            }
+    for st in (0..on.len()).filter(|&st| on[st]) {
+        for i in t.streams.scopes(StreamId(st as u32)) {
+            called[t.scopes.def[i as usize].idx()] = true;
         }
     }
     let mut names: Vec<StrId> = (0..t.defs.len())
@@ -74,11 +72,7 @@ pub const CHUNK: usize = 1 << 15;
 
 /// `end - start`, or 0 for an empty range (start > end).
 pub(super) fn span_ns((start, end): (i64, i64)) -> i64 {
-    if start > end {
-        0
-    } else {
-        end.saturating_sub(start)
-    }
+    end.saturating_sub(start).max(0)
 }
 
 /// Ranking of an instance for "slowest first, ties by earlier start, then
@@ -128,6 +122,20 @@ pub(super) fn top_k(
     out.into_iter()
         .map(|(_, _, Reverse(i))| ScopeIdx(i))
         .collect()
+}
+
+/// The first `n` of `items` in the order of `cmp` (a total order): a
+/// selection, then a sort of those `n` only.
+pub(super) fn first_n<T>(mut items: Vec<T>, n: usize, cmp: impl Fn(&T, &T) -> Ordering) -> Vec<T> {
+    if n == 0 {
+        return Vec::new();
+    }
+    if n < items.len() {
+        items.select_nth_unstable_by(n - 1, &cmp);
+        items.truncate(n);
+    }
+    items.sort_unstable_by(cmp);
+    items
 }
 
 /// Dense group ids for `u64` keys: a hash map behind a direct-mapped cache,

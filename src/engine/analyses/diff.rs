@@ -64,11 +64,8 @@ impl DiffTree {
     }
 
     pub fn children(&self, n: u32) -> &[u32] {
-        let (a, b) = (
-            self.child_start[n as usize],
-            self.child_start[n as usize + 1],
-        );
-        &self.child_list[a as usize..b as usize]
+        let n = n as usize;
+        &self.child_list[self.child_start[n] as usize..self.child_start[n + 1] as usize]
     }
 
     /// A's total of node `n` (0 when A has no such node).
@@ -256,7 +253,6 @@ fn judge_nodes(
     let frames = (d.a_frames, d.b_frames);
     // Against the drift the comparison's table judges against.
     let (noise, _) = super::change::compare::with_estimated_drift(a, b, *noise);
-    let noise = &noise;
     let units = (Units::new(a, Basis::Frame), Units::new(b, Basis::Frame));
     let mut kinds = vec![Kind::Unchanged; d.len()];
     // Merged node -> diff node, per side; diff node -> candidate.
@@ -283,7 +279,7 @@ fn judge_nodes(
             (None, _) => Kind::New,
             (_, None) => Kind::Gone,
             (Some(x), Some(y)) => {
-                if needs_calls(sums(&d.a, x), sums(&d.b, y), frames, noise) {
+                if needs_calls(sums(&d.a, x), sums(&d.b, y), frames, &noise) {
                     candidate[n] = candidates.len() as u32;
                     candidates.push(n as u32);
                 }
@@ -650,9 +646,7 @@ impl DiffReport {
             depth: d.depth[n as usize],
             name: d.name(n),
             name_index: d.name[n as usize],
-            kind: (d.depth[n as usize] > 0)
-                .then(|| self.kinds.get(n as usize).copied())
-                .flatten(),
+            kind: (self.kinds.get(n as usize).copied()).filter(|_| d.depth[n as usize] > 0),
             a: d.side(n, false),
             b: d.side(n, true),
             a_total_ns: d.a_total_ns(n),
@@ -696,42 +690,36 @@ impl Serialize for DiffReport {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use super::common::SeqOf;
         use serde::ser::SerializeStruct as _;
+        /// A thread (its roots listed) or a scope node (its children).
         struct Node<'r>(&'r DiffReport, u32);
-        struct Thread<'r>(&'r DiffReport, u32);
-        /// A node's children as a JSON list of nodes.
-        fn nodes(r: &DiffReport, n: u32) -> impl Serialize + '_ {
-            SeqOf(r.children(n).iter(), move |&c| Node(r, c))
-        }
         impl Serialize for Node<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 let r = self.0.row(self.1);
-                let mut st = s.serialize_struct("DiffNode", 10)?;
+                let thread = r.depth == 0;
+                let mut st =
+                    s.serialize_struct(if thread { "DiffThread" } else { "DiffNode" }, 10)?;
                 st.serialize_field("name", r.name)?;
-                st.serialize_field("a", &r.a)?;
-                st.serialize_field("b", &r.b)?;
-                st.serialize_field("delta_total_ns", &r.b_total_ns.saturating_sub(r.a_total_ns))?;
+                if thread {
+                    st.serialize_field("a_total_ns", &r.a_total_ns)?;
+                    st.serialize_field("b_total_ns", &r.b_total_ns)?;
+                } else {
+                    st.serialize_field("a", &r.a)?;
+                    st.serialize_field("b", &r.b)?;
+                    let delta_ns = r.b_total_ns.saturating_sub(r.a_total_ns);
+                    st.serialize_field("delta_total_ns", &delta_ns)?;
+                }
                 st.serialize_field("a_total_per_frame_ns", &r.a_total_per_frame_ns)?;
                 st.serialize_field("b_total_per_frame_ns", &r.b_total_per_frame_ns)?;
-                st.serialize_field("delta_total_per_frame_ns", &r.delta_total_per_frame_ns)?;
+                if !thread {
+                    st.serialize_field("delta_total_per_frame_ns", &r.delta_total_per_frame_ns)?;
+                }
                 st.serialize_field("delta_pct", &r.delta_pct)?;
+                // A thread has no kind.
                 if let Some(kind) = r.kind {
                     st.serialize_field("kind", &kind)?;
                 }
-                st.serialize_field("children", &nodes(self.0, self.1))?;
-                st.end()
-            }
-        }
-        impl Serialize for Thread<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let r = self.0.row(self.1);
-                let mut st = s.serialize_struct("DiffThread", 7)?;
-                st.serialize_field("name", r.name)?;
-                st.serialize_field("a_total_ns", &r.a_total_ns)?;
-                st.serialize_field("b_total_ns", &r.b_total_ns)?;
-                st.serialize_field("a_total_per_frame_ns", &r.a_total_per_frame_ns)?;
-                st.serialize_field("b_total_per_frame_ns", &r.b_total_per_frame_ns)?;
-                st.serialize_field("delta_pct", &r.delta_pct)?;
-                st.serialize_field("roots", &nodes(self.0, self.1))?;
+                let nodes = SeqOf(self.0.children(self.1).iter(), |&c| Node(self.0, c));
+                st.serialize_field(if thread { "roots" } else { "children" }, &nodes)?;
                 st.end()
             }
         }
@@ -744,7 +732,7 @@ impl Serialize for DiffReport {
         if let Some(t) = &self.transforms {
             st.serialize_field("transforms", t)?;
         }
-        let threads = SeqOf(self.tree.threads.iter(), |&t| Thread(self, t));
+        let threads = SeqOf(self.tree.threads.iter(), |&t| Node(self, t));
         st.serialize_field("threads", &threads)?;
         st.end()
     }

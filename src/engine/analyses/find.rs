@@ -260,7 +260,7 @@ pub fn aggregate_counted(
     n: usize,
 ) -> (Vec<AggregateRow>, usize) {
     let m = Matcher::new(trace, filter);
-    let mut groups = accumulate(trace, by, |i| m.test(trace, i));
+    let groups = accumulate(trace, by, |i| m.test(trace, i));
     let total = groups.len();
     // Groups are distinct (name, data): a total order, so the first `n` by
     // selection and a sort of those only are the first `n` of a full sort.
@@ -270,15 +270,7 @@ pub fn aggregate_counted(
             .then_with(|| trace.str(a.name).cmp(trace.str(b.name)))
             .then_with(|| trace.str(a.data).cmp(trace.str(b.data)))
     };
-    if n == 0 {
-        return (Vec::new(), total);
-    }
-    if n < groups.len() {
-        groups.select_nth_unstable_by(n - 1, order);
-        groups.truncate(n);
-    }
-    groups.sort_unstable_by(order);
-    let rows = groups
+    let rows = first_n(groups, n, order)
         .into_iter()
         .map(|g| AggregateRow {
             name: trace.str(g.name).to_owned(),

@@ -86,17 +86,14 @@ pub fn overlapping_frames(trace: &Trace) -> Option<Overlap> {
     }
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by_key(|&k| (f.range_ns[k].0, k));
-    let mut over = Vec::new();
-    for w in order.windows(2) {
-        let (p, k) = (f.range_ns[w[0]], f.range_ns[w[1]]);
-        let prev_ns = p.1.saturating_sub(p.0).max(0);
-        if k.0 < p.1.saturating_sub(prev_ns / 100) {
-            over.push(w[1]);
-        }
-    }
-    let sum: i64 = (0..n)
-        .map(|k| f.range_ns[k].1.saturating_sub(f.range_ns[k].0).max(0))
-        .fold(0i64, i64::saturating_add);
+    let over: Vec<usize> = (order.windows(2))
+        .filter(|w| {
+            let (p, k) = (f.range_ns[w[0]], f.range_ns[w[1]]);
+            k.0 < p.1.saturating_sub(span_ns(p) / 100)
+        })
+        .map(|w| w[1])
+        .collect();
+    let sum = (f.range_ns.iter()).fold(0i64, |a, &r| a.saturating_add(span_ns(r)));
     let lo = f.range_ns.iter().map(|r| r.0).min()?;
     let hi = f.range_ns.iter().map(|r| r.1).max()?;
     let span = hi.saturating_sub(lo).max(1);
@@ -125,8 +122,7 @@ pub fn overlapping_frames(trace: &Trace) -> Option<Overlap> {
                 others_start = others_start.min(s0);
             }
         }
-        let (r0, r1) = f.range_ns[k];
-        let slack = r1.saturating_sub(r0).max(0) / 100;
+        let slack = span_ns(f.range_ns[k]) / 100;
         if others_start != i64::MAX && late_end <= others_start.saturating_add(slack) {
             whole += 1;
         }

@@ -152,12 +152,8 @@ impl ThreadRoles {
             if !tops.is_sorted() {
                 tops.sort_unstable();
             }
-            let (Some(&(first, _)), Some(last)) = (tops.first(), tops.iter().map(|t| t.1).max())
-            else {
-                per_stream.push(None);
-                continue;
-            };
-            per_stream.push(Some((first, last, union_ns(tops.iter().copied()))));
+            let last = tops.iter().map(|t| t.1).max();
+            per_stream.push(last.map(|last| (tops[0].0, last, union_ns(tops.iter().copied()))));
         }
         // Each frame's time: its streams' first start to last end.
         let mut frame_range: Vec<Option<(i64, i64)>> = vec![None; trace.frames.len()];
@@ -544,13 +540,11 @@ pub fn busy_in(trace: &Trace, lo_ns: i64, hi_ns: i64, except: Option<&str>) -> V
 
 /// Names from the top level down to `i`, " > " between.
 pub fn path_of(trace: &Trace, i: Option<ScopeIdx>) -> String {
-    let mut names: Vec<&str> = Vec::new();
-    let mut at = i.map(|i| i.0);
-    while let Some(k) = at {
-        names.push(trace.scope_name(ScopeIdx(k)));
-        let p = trace.scopes.parent[k as usize];
-        at = (p != u32::MAX).then_some(p);
-    }
+    let up =
+        |k: &ScopeIdx| Some(ScopeIdx(trace.scopes.parent[k.idx()])).filter(|p| p.0 != u32::MAX);
+    let mut names: Vec<&str> = std::iter::successors(i, up)
+        .map(|k| trace.scope_name(k))
+        .collect();
     names.reverse();
     names.join(" > ")
 }
@@ -684,31 +678,27 @@ pub fn gaps(trace: &Trace, thread: Option<&str>, min_ns: i64, top: usize) -> Gap
     };
     let (idle, found): (Vec<Found>, Vec<Found>) =
         found.into_iter().partition(|f| f.x.kind == GapKind::Idle);
-    let unprofiled = ctx.rank(found);
+    let (gaps, total_gaps, recurring, total_recurring) = ctx.rank(found);
     // Idle stretches wait for work, not for a thread's result.
     ctx.waits = None;
-    let idle = ctx.rank(idle);
+    let (idle, total_idle, recurring_idle, total_recurring_idle) = ctx.rank(idle);
     GapsReport {
         other_threads_recorded: others,
-        gaps: unprofiled.gaps,
-        total_gaps: unprofiled.total_gaps,
-        recurring: unprofiled.recurring,
-        total_recurring: unprofiled.total_recurring,
-        idle: idle.gaps,
-        total_idle: idle.total_gaps,
-        recurring_idle: idle.recurring,
-        total_recurring_idle: idle.total_recurring,
+        gaps,
+        total_gaps,
+        recurring,
+        total_recurring,
+        idle,
+        total_idle,
+        recurring_idle,
+        total_recurring_idle,
         threads: roles.threads,
     }
 }
 
-/// One list's ranking: one-off and recurring.
-struct Ranked {
-    gaps: Vec<Gap>,
-    total_gaps: usize,
-    recurring: Vec<RecurringGap>,
-    total_recurring: usize,
-}
+/// One list's ranking: one-off (the first `top`, and how many in all) and
+/// recurring (likewise).
+type Ranked = (Vec<Gap>, usize, Vec<RecurringGap>, usize);
 
 /// What ranking a list of stretches reads.
 struct Ctx<'a> {
@@ -863,12 +853,7 @@ impl Ctx<'_> {
                     .map(|t| WaitsFor::of(trace, &t)),
             })
             .collect();
-        Ranked {
-            gaps,
-            total_gaps,
-            recurring,
-            total_recurring,
-        }
+        (gaps, total_gaps, recurring, total_recurring)
     }
 }
 

@@ -95,6 +95,7 @@ pub fn scope_stats(
 /// [`scope_stats`] a slice at a time (a page's thread keeps drawing between
 /// slices): the instances grouped, their durations bucketed by group, then
 /// each group's quantiles. [`scope_stats`] is this run to its end.
+#[derive(Default)]
 pub struct StatsBuilder {
     out: ScopeStats,
     stream_ok: Vec<bool>,
@@ -127,14 +128,11 @@ impl StatsBuilder {
                 index: Some(PairIndex::new(by, trace.strings.len(), range.len())),
                 ..Accumulator::recording(by)
             },
-            out: ScopeStats::default(),
             stream_ok: stream_filter(trace, thread, None),
             window: window.unwrap_or((i64::MIN, i64::MAX)),
             next: range.start,
             range,
-            start: Vec::new(),
-            durations: Vec::new(),
-            done: 0,
+            ..Default::default()
         }
     }
 
@@ -313,17 +311,11 @@ pub fn scope_details(trace: &Trace, name: &str, slowest: usize) -> Option<ScopeD
     let (min, max) = (durations[0], durations[durations.len() - 1]);
     let (median, p95) = median_p95(&durations);
     let total = callers.total_ns;
-    let histogram = histogram(&durations, min, max);
     let def = trace
         .defs
         .registered_sorted()
         .into_iter()
         .find(|&d| trace.str(trace.defs.name[d.idx()]) == name);
-    let max_share = if total == 0 {
-        0.0
-    } else {
-        max as f64 / total as f64
-    };
     Some(ScopeDetails {
         info: def.and_then(|d| scope(trace, trace.defs.raw_id[d.idx()])),
         min_ns: min,
@@ -331,9 +323,13 @@ pub fn scope_details(trace: &Trace, name: &str, slowest: usize) -> Option<ScopeD
         p95_ns: p95,
         max_ns: max,
         mean_ns: total as f64 / durations.len() as f64,
-        max_share,
+        max_share: if total == 0 {
+            0.0
+        } else {
+            max as f64 / total as f64
+        },
         spike: spike(durations.len() as u64, max, total),
-        histogram,
+        histogram: histogram(&durations, min, max),
         slowest: top_k(trace, hits.iter().map(|i| i.0), slowest),
         callers,
     })

@@ -168,11 +168,8 @@ pub fn tail(calls: &[(i64, i64)]) -> Option<Tail> {
         .map(|w| w[1].saturating_sub(w[0]))
         .collect();
     intervals.sort_unstable();
-    let (median, q1, q3) = (
-        rank(&intervals, 50),
-        rank(&intervals, 25),
-        rank(&intervals, 75),
-    );
+    let quartile = |pct| rank(&intervals, pct);
+    let (median, q1, q3) = (quartile(50), quartile(25), quartile(75));
     let cadence = Cadence {
         intervals: intervals.len() as u64,
         median_interval_ns: median,

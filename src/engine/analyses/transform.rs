@@ -37,7 +37,7 @@
 
 use super::common::Applied;
 use super::tree::{LABEL_BIT, Label, MergedTree, MergedTreeBuilder, NodeId, TreeReport};
-use crate::engine::model::{StrId, Trace};
+use crate::engine::model::{NO_PARENT, ScopeIdx, StrId, Trace};
 use rustc_hash::FxHashMap;
 use std::fmt;
 
@@ -75,9 +75,7 @@ impl Pattern {
         while let Some(c) = chars.next() {
             tokens.push(match c {
                 '*' => {
-                    while chars.peek() == Some(&'*') {
-                        chars.next();
-                    }
+                    while chars.next_if_eq(&'*').is_some() {}
                     Token::Star
                 }
                 '?' => Token::Any,
@@ -87,10 +85,7 @@ impl Pattern {
                         .ok_or_else(|| format!("glob {text:?} ends with an escape (\\)"))?,
                 ),
                 '[' => {
-                    let negated = matches!(chars.peek(), Some('!' | '^'));
-                    if negated {
-                        chars.next();
-                    }
+                    let negated = chars.next_if(|c| matches!(c, '!' | '^')).is_some();
                     let mut ranges = Vec::new();
                     let mut closed = false;
                     let mut first = true;
@@ -106,15 +101,11 @@ impl Pattern {
                             c
                         };
                         let mut hi = lo;
-                        if chars.peek() == Some(&'-') {
-                            let mut ahead = chars.clone();
-                            ahead.next();
-                            if let Some(&h) = ahead.peek()
-                                && h != ']'
-                            {
-                                chars.next();
-                                hi = chars.next().unwrap_or(lo);
-                            }
+                        if chars.peek() == Some(&'-')
+                            && let Some(h) = chars.clone().nth(1).filter(|&h| h != ']')
+                        {
+                            chars.nth(1);
+                            hi = h;
                         }
                         if hi < lo {
                             return Err(format!("glob {text:?} has a range backwards ({lo}-{hi})"));
@@ -155,10 +146,7 @@ impl Pattern {
     pub fn matches(&self, name: &str) -> bool {
         match &self.tokens {
             None => name == self.text,
-            Some(tokens) => {
-                let name: Vec<char> = name.chars().collect();
-                glob_match(tokens, &name)
-            }
+            Some(tokens) => glob_match(tokens, &name.chars().collect::<Vec<_>>()),
         }
     }
 }
@@ -447,8 +435,7 @@ impl Target {
             .skip(1)
             .map(|p| tree.label(trace, p).to_owned())
             .collect();
-        let id = tree.name[n.idx()];
-        let label = (id.0 & LABEL_BIT != 0).then(|| &tree.labels[(id.0 & !LABEL_BIT) as usize]);
+        let label = tree.made_label(tree.name[n.idx()]);
         let scope = tree.scope_name(n);
         let crate_name = label.and_then(|l| l.crate_name.clone()).or_else(|| {
             let s = scope?;
@@ -465,18 +452,15 @@ impl Target {
 
     /// The target of scope instance `i` (its name, the names of its
     /// ancestors, its crate).
-    pub fn of_instance(trace: &Trace, i: crate::engine::ScopeIdx) -> Self {
+    pub fn of_instance(trace: &Trace, i: ScopeIdx) -> Self {
         let s = &trace.scopes;
-        let name_of = |i: usize| trace.defs.name[s.def[i].idx()];
-        let mut path = vec![trace.str(name_of(i.idx())).to_owned()];
-        let mut p = s.parent[i.idx()];
-        while p != crate::engine::model::NO_PARENT {
-            path.push(trace.str(name_of(p as usize)).to_owned());
-            p = s.parent[p as usize];
-        }
+        let up = |&k: &u32| Some(s.parent[k as usize]).filter(|&p| p != NO_PARENT);
+        let mut path: Vec<String> = std::iter::successors(Some(i.0), up)
+            .map(|k| trace.scope_name(ScopeIdx(k)).to_owned())
+            .collect();
         path.reverse();
         let def = s.def[i.idx()].idx();
-        let name = trace.str(trace.defs.name[def]);
+        let name = trace.scope_name(i);
         Self {
             name: Some(name.to_owned()),
             path,
@@ -580,9 +564,7 @@ fn name_origin(name: &str) -> Option<Origin> {
 fn split_version(folder: &str) -> (&str, bool) {
     if let Some(dash) = folder.rfind('-') {
         let version = &folder[dash + 1..];
-        let mut parts = version.split(['.', '+']);
-        let numeric = parts
-            .next()
+        let numeric = (version.split(['.', '+']).next())
             .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
         if numeric && version.contains('.') {
             return (&folder[..dash], true);
@@ -672,9 +654,8 @@ pub fn transformed_with_nodes(
         Transformed {
             node_of: (0..tree.len() as u32).collect(),
             heads: vec![true; tree.len()],
-            recorded_ns: Vec::new(),
-            warnings: Vec::new(),
             tree,
+            ..Default::default()
         }
     } else {
         apply(trace, &tree, stack)
@@ -718,9 +699,9 @@ pub struct Applier {
     warnings: Vec<String>,
     origins: Origins,
     run: Option<Run>,
-    /// A step's tree whose children lists are being sorted (from this node
-    /// on), a slice at a time.
-    sorting: Option<(Step, usize)>,
+    /// A finished run whose tree's children lists are being sorted (from
+    /// this node on), a slice at a time.
+    sorting: Option<(Run, usize)>,
     /// Nodes to map in all, and mapped so far (for progress).
     work: usize,
     done: usize,
@@ -805,11 +786,11 @@ impl Applier {
             }
             // The children lists sorted, a run of nodes at a time.
             let (sorted, next) = self.sorting.as_mut()?;
-            while *next < sorted.tree.len() {
-                let until = (*next + 4 * self.chunk).min(sorted.tree.len());
-                sorted.tree.sort_children(trace, *next..until);
+            while *next < sorted.out.len() {
+                let until = (*next + 4 * self.chunk).min(sorted.out.len());
+                sorted.out.sort_children(trace, *next..until);
                 *next = until;
-                if *next < sorted.tree.len() && !more() {
+                if *next < sorted.out.len() && !more() {
                     return None;
                 }
             }
@@ -825,18 +806,16 @@ impl Applier {
                     *n = step.node_of[m];
                 }
             }
-            self.current = Some(step.tree);
+            self.current = Some(step.out);
             self.next += 1;
             if self.next < self.stack.0.len() && !more() {
                 return None;
             }
         }
-        let mut node_of = std::mem::take(&mut self.node_of);
+        let node_of = std::mem::take(&mut self.node_of);
         let mut heads = std::mem::take(&mut self.heads);
-        for (n, h) in node_of.iter_mut().zip(&mut heads) {
-            if *n == HIDDEN {
-                *h = false;
-            }
+        for (n, h) in node_of.iter().zip(&mut heads) {
+            *h &= *n != HIDDEN;
         }
         let recorded_ns = std::mem::take(&mut self.recorded)
             .into_iter()
@@ -879,53 +858,43 @@ impl Origins {
         });
         by_name.get(&name).and_then(Option::as_ref)
     }
+
+    /// The crate of `name` that the crate transform `t` collapses, if any.
+    fn collapsed(&mut self, trace: &Trace, name: StrId, t: &Transform) -> Option<String> {
+        let o = self.of(trace, name)?;
+        let hit = match t {
+            Transform::OnlyMyCode => o.dependency,
+            Transform::CollapseCrate(p) => p.matches(&o.crate_name),
+            _ => false,
+        };
+        hit.then(|| o.crate_name.clone())
+    }
 }
 
 /// Whether `t` changes `tree` at all, read from its names alone (`None`:
 /// the names cannot tell: a focus, or recursion of any name).
 fn touches(trace: &Trace, tree: &MergedTree, t: &Transform, origins: &mut Origins) -> Option<bool> {
+    // `None`: a crate transform.
     let pat = match t {
-        Transform::Merge(p) | Transform::Drop(p) | Transform::Collapse(p) => p,
-        Transform::CollapseRecursion(Some(p)) => p,
-        Transform::CollapseCrate(_) | Transform::OnlyMyCode => {
-            let mut seen: FxHashMap<StrId, bool> = FxHashMap::default();
-            let any = (0..tree.len()).any(|n| {
-                let id = tree.name[n];
-                if id.0 & LABEL_BIT != 0
-                    && tree.labels[(id.0 & !LABEL_BIT) as usize]
-                        .crate_name
-                        .is_some()
-                {
-                    return tree.parent[n] != u32::MAX;
-                }
-                let Some(s) = tree.scope_name(NodeId(n as u32)) else {
-                    return false;
-                };
-                *seen.entry(s).or_insert_with(|| {
-                    origins.of(trace, s).is_some_and(|o| match t {
-                        Transform::OnlyMyCode => o.dependency,
-                        Transform::CollapseCrate(p) => p.matches(&o.crate_name),
-                        _ => false,
-                    })
-                })
-            });
-            return Some(any);
-        }
+        Transform::Merge(p) | Transform::Drop(p) | Transform::Collapse(p) => Some(p),
+        Transform::CollapseRecursion(Some(p)) => Some(p),
+        Transform::CollapseCrate(_) | Transform::OnlyMyCode => None,
         _ => return None,
     };
     let mut seen: FxHashMap<StrId, bool> = FxHashMap::default();
     Some((0..tree.len()).any(|n| {
-        tree.scope_name(NodeId(n as u32))
-            .is_some_and(|s| *seen.entry(s).or_insert_with(|| pat.matches(trace.str(s))))
+        if pat.is_none() && (tree.made_label(tree.name[n])).is_some_and(|l| l.crate_name.is_some())
+        {
+            return tree.parent[n] != u32::MAX;
+        }
+        let Some(s) = tree.scope_name(NodeId(n as u32)) else {
+            return false;
+        };
+        *seen.entry(s).or_insert_with(|| match pat {
+            Some(p) => p.matches(trace.str(s)),
+            None => origins.collapsed(trace, s, t).is_some(),
+        })
     }))
-}
-
-struct Step {
-    tree: MergedTree,
-    node_of: Vec<u32>,
-    heads: Vec<bool>,
-    matched: bool,
-    focus: bool,
 }
 
 /// What a warning says of a transform that matched nothing.
@@ -984,6 +953,7 @@ const INSIDE: u32 = u32::MAX;
 
 /// One transform applied node by node (parents before children), a run of
 /// nodes at a time ([`Run::advance`]), then the tree made ([`Run::finish`]).
+#[derive(Default)]
 struct Run {
     out: MergedTree,
     node_of: Vec<u32>,
@@ -1027,16 +997,11 @@ impl Run {
             node_of: vec![HIDDEN; len],
             heads: vec![false; len],
             state: vec![0u32; len],
-            child_of: FxHashMap::default(),
             sole: Vec::with_capacity(len),
-            thread_of: FxHashMap::default(),
             thread_img: vec![0u32; len],
-            crate_label: FxHashMap::default(),
-            memo: FxHashMap::default(),
-            matched: false,
             focus: matches!(t, Transform::Focus(_) | Transform::FocusFunction(_)),
             listed,
-            x: 0,
+            ..Default::default()
         }
     }
 
@@ -1134,21 +1099,9 @@ impl Run {
             }
             Transform::CollapseRecursion(_) => Act::Keep,
             Transform::CollapseCrate(_) | Transform::OnlyMyCode => {
-                let krate: Option<String> = if name.0 & LABEL_BIT != 0
-                    && let Some(c) = &input.labels[(name.0 & !LABEL_BIT) as usize].crate_name
-                {
-                    Some(c.clone())
-                } else {
-                    scope
-                        .and_then(|s| origins.of(trace, s))
-                        .and_then(|o| match t {
-                            Transform::OnlyMyCode => o.dependency.then(|| o.crate_name.clone()),
-                            Transform::CollapseCrate(pat) => {
-                                pat.matches(&o.crate_name).then(|| o.crate_name.clone())
-                            }
-                            _ => None,
-                        })
-                };
+                let krate = (input.made_label(name))
+                    .and_then(|l| l.crate_name.clone())
+                    .or_else(|| origins.collapsed(trace, scope?, t));
                 match krate {
                     None => {
                         state[x] = 0;
@@ -1164,7 +1117,6 @@ impl Run {
                             out.labels.push(Label {
                                 text: format!("[{c}]"),
                                 scope: None,
-                                data: StrId(0),
                                 crate_name: Some(c.clone()),
                             });
                             StrId((out.labels.len() - 1) as u32 | LABEL_BIT)
@@ -1269,35 +1221,16 @@ impl Run {
         }
     }
 
-    /// The tree made, once every input node is mapped.
-    fn finish(self, trace: &Trace) -> Step {
-        let Self {
-            mut out,
-            mut node_of,
-            heads,
-            thread_of,
-            matched,
-            focus,
-            ..
-        } = self;
-        for n in node_of.iter_mut() {
-            if *n == OUTSIDE {
-                *n = HIDDEN;
-            }
-        }
+    /// The tree made (in `out`), once every input node is mapped.
+    fn finish(mut self, trace: &Trace) -> Self {
+        (self.node_of.iter_mut())
+            .filter(|n| **n == OUTSIDE)
+            .for_each(|n| *n = HIDDEN);
         // Threads with nothing left (a focus elsewhere) are left out.
-        let threads: Vec<u32> = thread_of
-            .values()
-            .copied()
-            .filter(|&th| !focus || out.parent.contains(&th))
+        let threads: Vec<u32> = (self.thread_of.values().copied())
+            .filter(|&th| !self.focus || self.out.parent.contains(&th))
             .collect();
-        out.link(trace, threads);
-        Step {
-            tree: out,
-            node_of,
-            heads,
-            matched,
-            focus,
-        }
+        self.out.link(trace, threads);
+        self
     }
 }

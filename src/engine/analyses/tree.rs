@@ -66,8 +66,6 @@ pub struct Label {
     /// The scope name it stands for (a name split by data), or `None` for
     /// a crate's node.
     pub scope: Option<StrId>,
-    /// The data string (a name split by data).
-    pub data: StrId,
     /// The crate (a crate's node).
     pub crate_name: Option<String>,
 }
@@ -98,11 +96,15 @@ impl MergedTree {
     /// The text of a `name` id of this tree.
     #[inline]
     pub fn label_of<'t>(&'t self, trace: &'t Trace, id: StrId) -> &'t str {
-        if id.0 & LABEL_BIT != 0 {
-            &self.labels[(id.0 & !LABEL_BIT) as usize].text
-        } else {
-            trace.str(id)
-        }
+        self.made_label(id)
+            .map_or_else(|| trace.str(id), |l| l.text.as_str())
+    }
+
+    /// The [`Label`] a `name` id of this tree is (`None`: a string of the
+    /// recording).
+    #[inline]
+    pub fn made_label(&self, id: StrId) -> Option<&Label> {
+        (id.0 & LABEL_BIT != 0).then(|| &self.labels[(id.0 & !LABEL_BIT) as usize])
     }
 
     /// The scope name node `n` stands for: its name, the name a split by
@@ -111,10 +113,8 @@ impl MergedTree {
         let id = self.name[n.idx()];
         if self.parent[n.idx()] == u32::MAX {
             None
-        } else if id.0 & LABEL_BIT != 0 {
-            self.labels[(id.0 & !LABEL_BIT) as usize].scope
         } else {
-            Some(id)
+            self.made_label(id).map_or(Some(id), |l| l.scope)
         }
     }
 
@@ -127,12 +127,9 @@ impl MergedTree {
     }
 
     /// The path from the thread node down to `n`, inclusive.
-    pub fn path(&self, mut n: NodeId) -> Vec<NodeId> {
-        let mut path = vec![n];
-        while self.parent[n.idx()] != u32::MAX {
-            n = NodeId(self.parent[n.idx()]);
-            path.push(n);
-        }
+    pub fn path(&self, n: NodeId) -> Vec<NodeId> {
+        let up = |n: &NodeId| Some(NodeId(self.parent[n.idx()])).filter(|p| p.0 != u32::MAX);
+        let mut path: Vec<NodeId> = std::iter::successors(Some(n), up).collect();
         path.reverse();
         path
     }
@@ -164,12 +161,10 @@ impl MergedTree {
         let edges = (self.parent.iter().enumerate())
             .filter(|(_, p)| **p != u32::MAX)
             .map(|(n, &p)| (p, NodeId(n as u32)));
-        let (start, list) = children_lists(self.len(), edges);
+        (self.child_start, self.child_list) = children_lists(self.len(), edges);
         let mut threads: Vec<NodeId> = threads.into_iter().map(NodeId).collect();
         threads.sort_by(|a, b| self.label(trace, *a).cmp(self.label(trace, *b)));
         self.threads = threads;
-        self.child_start = start;
-        self.child_list = list;
     }
 
     /// Sorts the children lists of nodes `nodes` by total time descending,
@@ -301,11 +296,6 @@ impl MergedTreeBuilder {
     /// Merges until `more` says stop (asked after each [`CHUNK`] of scopes
     /// or so, at the end of a stream); the tree once it is built.
     pub fn step(&mut self, trace: &Trace, more: &mut dyn FnMut() -> bool) -> Option<MergedTree> {
-        if self.only == Some(None) {
-            let mut tree = std::mem::take(&mut self.tree);
-            tree.child_start = vec![0];
-            return Some(tree);
-        }
         let s = &trace.scopes;
         let def_name = &trace.defs.name;
         let Self {
@@ -349,7 +339,6 @@ impl MergedTreeBuilder {
                             tree.labels.push(Label {
                                 text: format!("{} [{}]", trace.str(name), trace.str(data)),
                                 scope: Some(name),
-                                data,
                                 crate_name: None,
                             });
                             StrId((tree.labels.len() - 1) as u32 | LABEL_BIT)
@@ -380,10 +369,8 @@ impl MergedTreeBuilder {
             }
         }
         let mut tree = std::mem::take(tree);
-        let thread_node = std::mem::take(thread_node);
         self.child_of = GroupIndex::new();
-        let threads = thread_node.into_values().collect();
-        tree.finish(trace, threads);
+        tree.finish(trace, std::mem::take(thread_node).into_values().collect());
         Some(tree)
     }
 }
@@ -532,35 +519,28 @@ impl TreeReport {
 impl Serialize for TreeReport {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct as _;
+        /// A thread (its roots listed) or a scope node (its children).
         struct Node<'r>(&'r TreeReport, NodeId);
-        struct Thread<'r>(&'r TreeReport, NodeId);
-        /// A node's children as a JSON list of nodes.
-        fn nodes(r: &TreeReport, n: NodeId) -> impl Serialize + '_ {
-            SeqOf(r.children(n).iter(), move |&c| Node(r, c))
-        }
         impl Serialize for Node<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let r = self.0.row(self.1);
-                let mut st = s.serialize_struct("TreeNode", 6)?;
+                let (r, thread) = (self.0.row(self.1), self.0.tree.depth[self.1.idx()] == 0);
+                let mut st =
+                    s.serialize_struct(if thread { "TreeThread" } else { "TreeNode" }, 6)?;
                 st.serialize_field("name", r.name)?;
-                st.serialize_field("count", &r.count)?;
-                st.serialize_field("total_ns", &r.total_ns)?;
-                st.serialize_field("self_ns", &r.self_ns)?;
-                st.serialize_field("max_ns", &r.max_ns)?;
-                st.serialize_field("children", &nodes(self.0, self.1))?;
-                st.end()
-            }
-        }
-        impl Serialize for Thread<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let r = self.0.row(self.1);
-                let mut st = s.serialize_struct("TreeThread", 4)?;
-                st.serialize_field("name", r.name)?;
-                st.serialize_field("total_ns", &r.total_ns)?;
-                if let Some(ns) = self.0.recorded_total_ns(self.1) {
-                    st.serialize_field("recorded_total_ns", &ns)?;
+                if !thread {
+                    st.serialize_field("count", &r.count)?;
                 }
-                st.serialize_field("roots", &nodes(self.0, self.1))?;
+                st.serialize_field("total_ns", &r.total_ns)?;
+                if thread {
+                    if let Some(ns) = self.0.recorded_total_ns(self.1) {
+                        st.serialize_field("recorded_total_ns", &ns)?;
+                    }
+                } else {
+                    st.serialize_field("self_ns", &r.self_ns)?;
+                    st.serialize_field("max_ns", &r.max_ns)?;
+                }
+                let nodes = SeqOf(self.0.children(self.1).iter(), |&c| Node(self.0, c));
+                st.serialize_field(if thread { "roots" } else { "children" }, &nodes)?;
                 st.end()
             }
         }
@@ -570,7 +550,7 @@ impl Serialize for TreeReport {
             st.serialize_field("transforms", &a.transforms)?;
             st.serialize_field("warnings", &a.warnings)?;
         }
-        let threads = SeqOf(self.tree.threads.iter(), |&t| Thread(self, t));
+        let threads = SeqOf(self.tree.threads.iter(), |&t| Node(self, t));
         st.serialize_field("threads", &threads)?;
         st.end()
     }

@@ -85,12 +85,10 @@ impl WaitIndex {
             .into_iter()
             .map(|(thread, mut by_start)| {
                 by_start.sort_unstable_by_key(|&(a, b, i)| (a, b, i.0));
-                let mut m = i64::MIN;
-                let max_end = by_start
-                    .iter()
-                    .map(|x| {
-                        m = m.max(x.1);
-                        m
+                let max_end = (by_start.iter())
+                    .scan(i64::MIN, |m, x| {
+                        *m = (*m).max(x.1);
+                        Some(*m)
                     })
                     .collect();
                 let mut by_end = by_start.clone();
@@ -144,11 +142,9 @@ impl WaitIndex {
                 busy_at_start += 1;
             }
         }
-        let (first_start, first_i, first_thread) = match first {
-            Some(f) => f,
-            // The critical work began before the gap: no dispatch part.
-            None => (crit_start.max(start), crit_i, crit_thread),
-        };
+        // None: the critical work began before the gap: no dispatch part.
+        let (first_start, first_i, first_thread) =
+            first.unwrap_or((crit_start.max(start), crit_i, crit_thread));
         let mut busy_ns = 0i64;
         let mut busiest = (0i64, crit_thread);
         for t in others() {
@@ -179,9 +175,7 @@ impl WaitIndex {
             busiest_ns: busiest.0,
         })
     }
-}
 
-impl WaitIndex {
     /// Whether another thread than `own` is inside a top-level scope at
     /// `t` (one started before it and ends after it).
     pub fn busy_at(&self, own: StrId, t: i64) -> bool {
@@ -190,9 +184,7 @@ impl WaitIndex {
             k > 0 && x.max_end[k - 1] > t
         })
     }
-}
 
-impl WaitIndex {
     /// The threads other than `own` that ran a top-level scope named
     /// `name` overlapping one of `windows`, by name.
     pub fn threads_running(
@@ -434,22 +426,18 @@ pub fn recurring(
                 busiest_ns: t.busiest_ns,
             })
             .collect(),
-        median_parallelism: median_ratio(&traced, |t| (t.busy_ns, t.waiting_ns)),
+        // The lower median of the work over the waiting part (an occurrence
+        // with no waiting part left out), to two decimals.
+        median_parallelism: {
+            let mut p: Vec<f64> = (traced.iter())
+                .filter(|t| t.waiting_ns > 0)
+                .map(|t| t.busy_ns as f64 / t.waiting_ns as f64)
+                .collect();
+            p.sort_by(f64::total_cmp);
+            p.get(p.len().saturating_sub(1) / 2)
+                .map_or(0.0, |v| (v * 100.0).round() / 100.0)
+        },
     })
-}
-
-/// The lower median over `traced` of `num / den` (`of` gives both; an
-/// occurrence with nothing below is left out), to two decimals.
-fn median_ratio(traced: &[Traced], of: impl Fn(&Traced) -> (i64, i64)) -> f64 {
-    let mut p: Vec<f64> = traced
-        .iter()
-        .map(&of)
-        .filter(|&(_, den)| den > 0)
-        .map(|(num, den)| num as f64 / den as f64)
-        .collect();
-    p.sort_by(f64::total_cmp);
-    p.get(p.len().saturating_sub(1) / 2)
-        .map_or(0.0, |v| (v * 100.0).round() / 100.0)
 }
 
 /// How a name runs across threads: the threads it ran on and how many ran

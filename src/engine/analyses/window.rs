@@ -133,10 +133,8 @@ pub fn thread_splits(
         scopes: Vec<WindowScope>,
     }
     let mut by_name: std::collections::BTreeMap<&str, Acc> = Default::default();
-    for t in 0..trace.threads.len() {
-        by_name
-            .entry(trace.thread_name(crate::engine::ThreadId(t as u32)))
-            .or_default();
+    for &name in &trace.threads.name {
+        by_name.entry(trace.str(name)).or_default();
     }
     let mut profiled_parts: Vec<(i64, i64)> = Vec::new();
     for stream in 0..trace.streams.len() as u32 {

@@ -717,22 +717,13 @@ impl<'t> Joined<'t> {
 
     /// The first `n` of `pairs` in the order of `sort`: a selection, then a
     /// sort of those `n` only.
-    pub fn first(&self, mut pairs: Vec<Pair>, n: usize, sort: CompareSort) -> Vec<Pair> {
+    pub fn first(&self, pairs: Vec<Pair>, n: usize, sort: CompareSort) -> Vec<Pair> {
         if sort == CompareSort::Name {
             // By name, then data (see [`NameOrder`]).
             return (NameOrder::new(pairs).step(self, n, &mut || true))
                 .expect("an order given all the time it needs ends");
         }
-        let cmp = |x: &Pair, y: &Pair| self.cmp(sort, *x, *y);
-        if n < pairs.len() {
-            if n == 0 {
-                return Vec::new();
-            }
-            pairs.select_nth_unstable_by(n - 1, cmp);
-            pairs.truncate(n);
-        }
-        pairs.sort_unstable_by(cmp);
-        pairs
+        first_n(pairs, n, |x, y| self.cmp(sort, *x, *y))
     }
 
     /// The rows of `compare` with `opts`.

@@ -583,17 +583,14 @@ pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize
         (g, ka, kb)
     });
     let by_place = |x: &Row, y: &Row| x.0.place.cmp(&y.0.place);
-    let (mut changed, mut unchanged): (Vec<Row>, Vec<Row>) =
+    let (mut changed, unchanged): (Vec<Row>, Vec<Row>) =
         judged.partition(|g| g.0.verdict != GapVerdict::Unchanged);
     largest_first(&mut changed, |g| (g.0.beyond_drift_ns, &g.0.place));
     let most = |g: &Row| g.0.a.mean_per_frame_ns.max(g.0.b.mean_per_frame_ns);
     let by_most = |x: &Row, y: &Row| most(y).total_cmp(&most(x)).then_with(|| by_place(x, y));
     let total_unchanged = unchanged.len();
-    if unchanged.len() > top {
-        unchanged.select_nth_unstable_by(top, by_most);
-        unchanged.truncate(top);
-    }
-    unchanged.sort_by(by_most);
+    // Places are distinct: a total order.
+    let mut unchanged = super::super::common::first_n(unchanged, top, by_most);
     // What ran meanwhile, for the listed places only.
     // (Indexed only when a place is listed: a worst case has none.)
     let (ia, ib) = if !changed.is_empty() || !unchanged.is_empty() {
