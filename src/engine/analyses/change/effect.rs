@@ -297,11 +297,7 @@ fn batch_means(x: &[f64]) -> Sampling {
         let c = mean(&means);
         let ss: f64 = means.iter().map(|v| (v - c) * (v - c)).sum();
         let r = if ss > 0.0 && b >= 4 {
-            means
-                .windows(2)
-                .map(|w| (w[0] - c) * (w[1] - c))
-                .sum::<f64>()
-                / ss
+            super::shape::lag_raw(&means, 1)
         } else {
             0.0
         };

@@ -255,20 +255,6 @@ impl Kind {
         }
     }
 
-    fn of(per_call: i8, count: i8) -> Kind {
-        match (per_call, count) {
-            (0, 0) => Kind::Unchanged,
-            (1, 0) => Kind::Slower,
-            (-1, 0) => Kind::Faster,
-            (0, 1) => Kind::MoreOften,
-            (0, -1) => Kind::LessOften,
-            (1, 1) => Kind::SlowerMoreOften,
-            (1, -1) => Kind::SlowerLessOften,
-            (-1, 1) => Kind::FasterMoreOften,
-            _ => Kind::FasterLessOften,
-        }
-    }
-
     /// Slower per call or more often (the regressions a gate may fail on).
     pub fn is_regression(self) -> bool {
         use Kind::*;
@@ -542,10 +528,17 @@ impl Change {
             _ => false,
         };
         let per_call = if typical_held { 0 } else { per_call };
-        match Kind::of(per_call, count) {
-            Kind::Unchanged if row.delta_ns > 0.0 => Kind::Costlier,
-            Kind::Unchanged => Kind::Cheaper,
-            k => k,
+        match (per_call, count) {
+            (0, 0) if row.delta_ns > 0.0 => Kind::Costlier,
+            (0, 0) => Kind::Cheaper,
+            (1, 0) => Kind::Slower,
+            (-1, 0) => Kind::Faster,
+            (0, 1) => Kind::MoreOften,
+            (0, -1) => Kind::LessOften,
+            (1, 1) => Kind::SlowerMoreOften,
+            (1, -1) => Kind::SlowerLessOften,
+            (-1, 1) => Kind::FasterMoreOften,
+            _ => Kind::FasterLessOften,
         }
     }
 }

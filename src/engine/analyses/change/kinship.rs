@@ -44,11 +44,6 @@ pub fn self_by_run(t: &Trace) -> Vec<BTreeMap<String, u64>> {
         .collect()
 }
 
-/// Names called on a side: every name with an instance.
-fn called(selfs: &[&BTreeMap<String, u64>]) -> BTreeSet<String> {
-    selfs.iter().flat_map(|m| m.keys().cloned()).collect()
-}
-
 /// The busy names of a run's self times: most first (ties by name).
 pub fn busy(selfs: &BTreeMap<String, u64>) -> Vec<String> {
     let total: u64 = selfs.values().sum();
@@ -97,15 +92,15 @@ pub fn kinship(
         }
         m
     };
+    // (A side's merged names: every name called on it.)
     let (mx, my) = (merge(x), merge(y));
-    let (cx, cy) = (called(x), called(y));
     let mut busy: BTreeSet<String> = busy(&mx).into_iter().collect();
     busy.extend(self::busy(&my));
     let common = busy
         .iter()
         .filter(|n| {
             let names = alias(n, same);
-            names.iter().any(|m| cx.contains(*m)) && names.iter().any(|m| cy.contains(*m))
+            names.iter().any(|m| mx.contains_key(*m)) && names.iter().any(|m| my.contains_key(*m))
         })
         .cloned()
         .collect();

@@ -473,7 +473,7 @@ fn theil_sen(x: &[f64], y: &[f64]) -> (f64, f64) {
 
 /// The lag-`k` autocorrelation of `r` (0 for fewer than `k + 2` values or
 /// none varying).
-fn lag_raw(r: &[f64], k: usize) -> f64 {
+pub(super) fn lag_raw(r: &[f64], k: usize) -> f64 {
     let n = r.len();
     if n < k + 2 {
         return 0.0;

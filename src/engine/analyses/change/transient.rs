@@ -105,21 +105,18 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
         }
         let quarter = (n / 4) as u32;
         // Per definition: first and last frame (run positions) with a call.
-        let mut first = vec![u32::MAX; names];
-        let mut last = vec![0u32; names];
+        let mut by_def = vec![(u32::MAX, 0u32); names];
         for i in frames_scopes(t, frames.clone()) {
-            let d = t.scopes.def[i as usize].idx();
+            let s = &mut by_def[t.scopes.def[i as usize].idx()];
             let f = t.scope_frame(ScopeIdx(i)).0 - frames.start;
-            first[d] = first[d].min(f);
-            last[d] = last[d].max(f);
+            *s = (s.0.min(f), s.1.max(f));
         }
         // Per name: a name is only at an edge when each of its definitions
         // is (two definitions can share a name).
         let mut by_name: FxHashMap<StrId, (u32, u32)> = FxHashMap::default();
-        for d in (0..names).filter(|&d| first[d] != u32::MAX) {
+        for (d, &(f, l)) in by_def.iter().enumerate().filter(|(_, s)| s.0 != u32::MAX) {
             let e = by_name.entry(t.defs.name[d]).or_insert((u32::MAX, 0));
-            e.0 = e.0.min(first[d]);
-            e.1 = e.1.max(last[d]);
+            *e = (e.0.min(f), e.1.max(l));
         }
         // Work only at an edge: names from the run's first frame on (its
         // last frame back), all within its first (last) quarter, then the
