@@ -23,11 +23,9 @@ use serde::Serialize;
 /// The joined tree. Thread nodes are the roots of the arena (depth 0).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DiffTree {
+    /// The merged trees joined (with the frames merged on each side).
     pub a: MergedTree,
     pub b: MergedTree,
-    /// Frames merged on each side.
-    pub a_frames: usize,
-    pub b_frames: usize,
     /// What the per-frame figures are per ([`Basis::of`] the two sides).
     pub basis: Basis,
     /// Units on each side: its frames, or per second its seconds.
@@ -250,7 +248,7 @@ fn judge_nodes(
     noise: &Noise,
 ) -> Vec<Kind> {
     const NONE: u32 = u32::MAX;
-    let frames = (d.a_frames, d.b_frames);
+    let frames = (d.a.frames, d.b.frames);
     // Against the drift the comparison's table judges against.
     let (noise, _) = super::change::compare::with_estimated_drift(a, b, *noise);
     let units = (Units::new(a, Basis::Frame), Units::new(b, Basis::Frame));
@@ -440,8 +438,6 @@ impl Join {
         let basis = Basis::of(a, b);
         let mut join = Self {
             d: DiffTree {
-                a_frames: ta.frames,
-                b_frames: tb.frames,
                 basis,
                 a_units: Units::new(a, basis).count,
                 b_units: Units::new(b, basis).count,
@@ -669,7 +665,7 @@ impl DiffReport {
     }
 
     pub fn frames(&self) -> (usize, usize) {
-        (self.tree.a_frames, self.tree.b_frames)
+        (self.tree.a.frames, self.tree.b.frames)
     }
 
     fn children(&self, n: u32) -> &[u32] {
@@ -727,8 +723,8 @@ impl Serialize for DiffReport {
         st.serialize_field("warnings", &self.warnings)?;
         st.serialize_field("basis", &self.tree.basis)?;
         st.serialize_field("units", &[self.tree.a_units, self.tree.b_units])?;
-        st.serialize_field("frames_a", &self.tree.a_frames)?;
-        st.serialize_field("frames_b", &self.tree.b_frames)?;
+        st.serialize_field("frames_a", &self.tree.a.frames)?;
+        st.serialize_field("frames_b", &self.tree.b.frames)?;
         if let Some(t) = &self.transforms {
             st.serialize_field("transforms", t)?;
         }

@@ -231,8 +231,6 @@ pub struct MergedTreeBuilder {
     thread_node: FxHashMap<StrId, u32>,
     child_of: GroupIndex,
     stack: Vec<u32>,
-    /// Frames in all (for progress).
-    frames_total: usize,
     /// With [`Self::recording`]: each instance's node (`u32::MAX` for one
     /// not merged: another thread, deeper than `levels`).
     node_of: Option<Vec<u32>>,
@@ -251,7 +249,6 @@ impl MergedTreeBuilder {
                 frames: frames.len(),
                 ..Default::default()
             },
-            frames_total: frames.len(),
             frames,
             levels,
             only: thread.map(|t| trace.strings.find(t)),
@@ -290,7 +287,7 @@ impl MergedTreeBuilder {
     /// How far along, 0 to 1 (the merge; the last step, children lists,
     /// is counted as done).
     pub fn progress(&self) -> f32 {
-        1.0 - self.frames.len() as f32 / self.frames_total.max(1) as f32
+        1.0 - self.frames.len() as f32 / self.tree.frames.max(1) as f32
     }
 
     /// Merges until `more` says stop (asked after each [`CHUNK`] of scopes
