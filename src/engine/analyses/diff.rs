@@ -223,14 +223,11 @@ pub fn diff_tree_judged(
         transform::transformed_with_nodes(t, frames, thread, levels, stack, true)
     };
     let ((ta, of_a), (tb, of_b)) = (side(a), side(b));
-    let applied = (!stack.is_empty()).then(|| {
-        let mut warnings: Vec<String> = ta.warnings.iter().chain(&tb.warnings).cloned().collect();
-        warnings.sort();
-        warnings.dedup();
-        Applied {
-            transforms: stack.written(),
-            warnings,
-        }
+    let applied = ta.applied(stack).map(|mut applied| {
+        applied.warnings.extend(tb.warnings.iter().cloned());
+        applied.warnings.sort();
+        applied.warnings.dedup();
+        applied
     });
     let d = joined(a, b, ta.tree, tb.tree, None);
     let kinds = judge_nodes(a, b, &d, (&of_a, &of_b), noise);
