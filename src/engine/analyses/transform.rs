@@ -772,7 +772,10 @@ impl Applier {
                 while run.x < input.len() {
                     let until = (run.x + self.chunk).min(input.len());
                     self.done += until - run.x;
-                    run.advance(trace, input, t, &mut self.origins, until);
+                    for x in run.x..until {
+                        run.node(trace, input, t, &mut self.origins, x);
+                    }
+                    run.x = until;
                     if !more() {
                         // The tree is made in slices of its own.
                         return None;
@@ -951,8 +954,8 @@ enum Act {
 /// Per input node: inside a collapsed node (its state).
 const INSIDE: u32 = u32::MAX;
 
-/// One transform applied node by node (parents before children), a run of
-/// nodes at a time ([`Run::advance`]), then the tree made ([`Run::finish`]).
+/// One transform applied node by node ([`Run::node`], parents before
+/// children, a run of nodes at a time), then the tree made ([`Run::finish`]).
 #[derive(Default)]
 struct Run {
     out: MergedTree,
@@ -1005,21 +1008,7 @@ impl Run {
         }
     }
 
-    /// Maps input nodes up to `until` (exclusive).
-    fn advance(
-        &mut self,
-        trace: &Trace,
-        input: &MergedTree,
-        t: &Transform,
-        origins: &mut Origins,
-        until: usize,
-    ) {
-        while self.x < until {
-            self.node(trace, input, t, origins, self.x);
-            self.x += 1;
-        }
-    }
-
+    /// Maps input node `x`.
     fn node(
         &mut self,
         trace: &Trace,
