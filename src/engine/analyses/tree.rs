@@ -134,14 +134,6 @@ impl MergedTree {
         path
     }
 
-    /// Makes the children lists (CSR, each sorted by total time
-    /// descending, then name) and the thread list (by name), once the
-    /// nodes are in (parents before children).
-    pub(crate) fn finish(&mut self, trace: &Trace, threads: Vec<u32>) {
-        self.link(trace, threads);
-        self.sort_children(trace, 0..self.len());
-    }
-
     /// Each thread node's total (its own time, merged roots', plus its
     /// roots' totals), the children lists (CSR, in node order:
     /// [`Self::sort_children`] sorts them) and the thread list (by name).
@@ -367,7 +359,10 @@ impl MergedTreeBuilder {
         }
         let mut tree = std::mem::take(tree);
         self.child_of = GroupIndex::new();
-        tree.finish(trace, std::mem::take(thread_node).into_values().collect());
+        // The nodes are in (parents before children): the children lists,
+        // sorted, and the thread list.
+        tree.link(trace, std::mem::take(thread_node).into_values().collect());
+        tree.sort_children(trace, 0..tree.len());
         Some(tree)
     }
 }
