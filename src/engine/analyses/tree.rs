@@ -138,14 +138,12 @@ impl MergedTree {
     /// roots' totals), the children lists (CSR, in node order:
     /// [`Self::sort_children`] sorts them) and the thread list (by name).
     pub(crate) fn link(&mut self, trace: &Trace, threads: Vec<u32>) {
-        for n in 0..self.len() {
-            if self.parent[n] == u32::MAX {
-                self.total_ns[n] = self.self_ns[n];
-            }
-        }
+        // Parents come first: a thread's total is reset before its roots add.
         for n in 0..self.len() {
             let p = self.parent[n];
-            if p != u32::MAX && self.parent[p as usize] == u32::MAX {
+            if p == u32::MAX {
+                self.total_ns[n] = self.self_ns[n];
+            } else if self.parent[p as usize] == u32::MAX {
                 self.total_ns[p as usize] =
                     self.total_ns[p as usize].saturating_add(self.total_ns[n]);
             }
