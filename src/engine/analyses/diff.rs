@@ -422,8 +422,6 @@ struct Join {
     d: DiffTree,
     /// Names held once: a lookup per node, a String per distinct name.
     local: rustc_hash::FxHashMap<String, u32>,
-    /// Children lists as they are made: (parent, child).
-    edges: Vec<(u32, u32)>,
     /// Pairs to join: (diff node, A node, B node).
     stack: Vec<(u32, Option<NodeId>, Option<NodeId>)>,
     /// See [`joined`].
@@ -490,7 +488,6 @@ impl Join {
             for (name, ca, cb) in joined_children((a, &ta, na), (b, &tb, nb)) {
                 let name = self.intern(name);
                 let c = push(&mut self.d, name, id, depth, ca, cb);
-                self.edges.push((id, c));
                 self.stack.push((c, ca, cb));
                 made += 1;
             }
@@ -512,9 +509,11 @@ impl Join {
             return None;
         }
         let mut d = std::mem::take(&mut self.d);
-        let edges = std::mem::take(&mut self.edges);
         // Children (CSR), by |delta per frame| descending, then name.
-        let (start, mut list) = super::common::children_lists(d.len(), edges.iter().copied());
+        let edges = (d.parent.iter().enumerate())
+            .filter(|(_, p)| **p != u32::MAX)
+            .map(|(c, &p)| (p, c as u32));
+        let (start, mut list) = super::common::children_lists(d.len(), edges);
         let keys: Vec<u128> = (0..d.len() as u32).map(|n| d.order_key(n)).collect();
         for n in 0..d.len() {
             let kids = &mut list[start[n] as usize..start[n + 1] as usize];
