@@ -87,14 +87,13 @@ impl Pattern {
                 '[' => {
                     let negated = chars.next_if(|c| matches!(c, '!' | '^')).is_some();
                     let mut ranges = Vec::new();
-                    let mut closed = false;
-                    let mut first = true;
-                    while let Some(c) = chars.next() {
-                        if c == ']' && !first {
-                            closed = true;
+                    loop {
+                        let c = (chars.next())
+                            .ok_or_else(|| format!("glob {text:?} has an unclosed ["))?;
+                        // A `]` first is a member, not the end.
+                        if c == ']' && !ranges.is_empty() {
                             break;
                         }
-                        first = false;
                         let lo = if c == '\\' {
                             chars.next().unwrap_or('\\')
                         } else {
@@ -111,9 +110,6 @@ impl Pattern {
                             return Err(format!("glob {text:?} has a range backwards ({lo}-{hi})"));
                         }
                         ranges.push((lo, hi));
-                    }
-                    if !closed {
-                        return Err(format!("glob {text:?} has an unclosed ["));
                     }
                     Token::Class(ranges, negated)
                 }
