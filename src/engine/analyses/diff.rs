@@ -23,11 +23,9 @@ use serde::Serialize;
 /// The joined tree. Thread nodes are the roots of the arena (depth 0).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DiffTree {
+    /// The merged trees joined (with the frames merged on each side).
     pub a: MergedTree,
     pub b: MergedTree,
-    /// Frames merged on each side.
-    pub a_frames: usize,
-    pub b_frames: usize,
     /// What the per-frame figures are per ([`Basis::of`] the two sides).
     pub basis: Basis,
     /// Units on each side: its frames, or per second its seconds.
@@ -225,14 +223,11 @@ pub fn diff_tree_judged(
         transform::transformed_with_nodes(t, frames, thread, levels, stack, true)
     };
     let ((ta, of_a), (tb, of_b)) = (side(a), side(b));
-    let applied = (!stack.is_empty()).then(|| {
-        let mut warnings: Vec<String> = ta.warnings.iter().chain(&tb.warnings).cloned().collect();
-        warnings.sort();
-        warnings.dedup();
-        Applied {
-            transforms: stack.written(),
-            warnings,
-        }
+    let applied = ta.applied(stack).map(|mut applied| {
+        applied.warnings.extend(tb.warnings.iter().cloned());
+        applied.warnings.sort();
+        applied.warnings.dedup();
+        applied
     });
     let d = joined(a, b, ta.tree, tb.tree, None);
     let kinds = judge_nodes(a, b, &d, (&of_a, &of_b), noise);
@@ -250,7 +245,7 @@ fn judge_nodes(
     noise: &Noise,
 ) -> Vec<Kind> {
     const NONE: u32 = u32::MAX;
-    let frames = (d.a_frames, d.b_frames);
+    let frames = (d.a.frames, d.b.frames);
     // Against the drift the comparison's table judges against.
     let (noise, _) = super::change::compare::with_estimated_drift(a, b, *noise);
     let units = (Units::new(a, Basis::Frame), Units::new(b, Basis::Frame));
@@ -427,8 +422,6 @@ struct Join {
     d: DiffTree,
     /// Names held once: a lookup per node, a String per distinct name.
     local: rustc_hash::FxHashMap<String, u32>,
-    /// Children lists as they are made: (parent, child).
-    edges: Vec<(u32, u32)>,
     /// Pairs to join: (diff node, A node, B node).
     stack: Vec<(u32, Option<NodeId>, Option<NodeId>)>,
     /// See [`joined`].
@@ -440,8 +433,6 @@ impl Join {
         let basis = Basis::of(a, b);
         let mut join = Self {
             d: DiffTree {
-                a_frames: ta.frames,
-                b_frames: tb.frames,
                 basis,
                 a_units: Units::new(a, basis).count,
                 b_units: Units::new(b, basis).count,
@@ -497,7 +488,6 @@ impl Join {
             for (name, ca, cb) in joined_children((a, &ta, na), (b, &tb, nb)) {
                 let name = self.intern(name);
                 let c = push(&mut self.d, name, id, depth, ca, cb);
-                self.edges.push((id, c));
                 self.stack.push((c, ca, cb));
                 made += 1;
             }
@@ -519,9 +509,11 @@ impl Join {
             return None;
         }
         let mut d = std::mem::take(&mut self.d);
-        let edges = std::mem::take(&mut self.edges);
         // Children (CSR), by |delta per frame| descending, then name.
-        let (start, mut list) = super::common::children_lists(d.len(), edges.iter().copied());
+        let edges = (d.parent.iter().enumerate())
+            .filter(|(_, p)| **p != u32::MAX)
+            .map(|(c, &p)| (p, c as u32));
+        let (start, mut list) = super::common::children_lists(d.len(), edges);
         let keys: Vec<u128> = (0..d.len() as u32).map(|n| d.order_key(n)).collect();
         for n in 0..d.len() {
             let kids = &mut list[start[n] as usize..start[n + 1] as usize];
@@ -669,7 +661,7 @@ impl DiffReport {
     }
 
     pub fn frames(&self) -> (usize, usize) {
-        (self.tree.a_frames, self.tree.b_frames)
+        (self.tree.a.frames, self.tree.b.frames)
     }
 
     fn children(&self, n: u32) -> &[u32] {
@@ -727,8 +719,8 @@ impl Serialize for DiffReport {
         st.serialize_field("warnings", &self.warnings)?;
         st.serialize_field("basis", &self.tree.basis)?;
         st.serialize_field("units", &[self.tree.a_units, self.tree.b_units])?;
-        st.serialize_field("frames_a", &self.tree.a_frames)?;
-        st.serialize_field("frames_b", &self.tree.b_frames)?;
+        st.serialize_field("frames_a", &self.tree.a.frames)?;
+        st.serialize_field("frames_b", &self.tree.b.frames)?;
         if let Some(t) = &self.transforms {
             st.serialize_field("transforms", t)?;
         }

@@ -72,21 +72,13 @@ struct Matcher {
 impl Matcher {
     fn new(trace: &Trace, f: &FindFilter) -> Self {
         let matches = |id: StrId| trace.str(id).starts_with(f.prefix.as_str());
-        let def_ok = if f.field == Field::Data {
-            vec![false; trace.defs.len()]
-        } else {
-            trace.defs.name.iter().map(|&n| matches(n)).collect()
-        };
-        let data_ok = if f.field == Field::Name {
-            vec![false; trace.strings.len()]
-        } else {
-            (0..trace.strings.len() as u32)
-                .map(|s| matches(StrId(s)))
-                .collect()
-        };
         Self {
-            def_ok,
-            data_ok,
+            def_ok: (trace.defs.name.iter())
+                .map(|&n| f.field != Field::Data && matches(n))
+                .collect(),
+            data_ok: (0..trace.strings.len() as u32)
+                .map(|s| f.field != Field::Name && matches(StrId(s)))
+                .collect(),
             stream_ok: stream_filter(trace, f.thread.as_deref(), f.frame_index),
         }
     }

@@ -741,37 +741,32 @@ impl Ctx<'_> {
         drop(keyed);
         let len = |k: u32| found[k as usize].x.len_ns();
         // A usual occurrence of a recurring gap (at most twice its median) is
-        // listed with it, not again as a one-off.
+        // listed with it, not again as a one-off. The groups: (total, median,
+        // longest, occurrences).
         let mut usual = vec![false; found.len()];
-        let mut d: Vec<i64> = Vec::new();
-        for r in &runs {
-            d.clear();
-            d.extend(members[r.clone()].iter().map(|&k| len(k)));
+        let mut groups: Vec<(i64, i64, i64, &[u32])> = Vec::new();
+        for r in runs {
+            let ks = &members[r];
+            let mut d: Vec<i64> = ks.iter().map(|&k| len(k)).collect();
+            let total = d.iter().fold(0i64, |sum, &x| sum.saturating_add(x));
             let median = lower_median(&mut d);
-            for &k in &members[r.clone()] {
+            for &k in ks {
                 usual[k as usize] = len(k) <= median.saturating_mul(2);
             }
+            if total >= min_ns.max(1) {
+                groups.push((total, median, d[d.len() - 1], ks));
+            }
         }
-        let mut groups: Vec<(i64, &[u32])> = runs
-            .into_iter()
-            .map(|r| {
-                let ks = &members[r];
-                let total = ks.iter().map(|&k| len(k)).fold(0i64, i64::saturating_add);
-                (total, ks)
-            })
-            .filter(|(total, _)| *total >= min_ns.max(1))
-            .collect();
         // Largest total first; ties by the first occurrence's start.
-        groups
-            .sort_by_key(|(total, ks)| (Reverse(*total), found[ks[0] as usize].x.start_ns, ks[0]));
+        groups.sort_by_key(|&(total, _, _, ks)| {
+            (Reverse(total), found[ks[0] as usize].x.start_ns, ks[0])
+        });
         let total_recurring = groups.len();
         let recurring: Vec<RecurringGap> = groups
             .into_iter()
             .take(top)
-            .map(|(total, ks)| {
+            .map(|(total, median_ns, max_ns, ks)| {
                 let first = found[ks[0] as usize];
-                let mut durations: Vec<i64> = ks.iter().map(|&k| len(k)).collect();
-                let median_ns = lower_median(&mut durations);
                 let longest = (ks.iter())
                     .max_by_key(|&&k| (len(k), Reverse(found[k as usize].x.start_ns)))
                     .map_or(first, |&k| found[k as usize]);
@@ -792,7 +787,7 @@ impl Ctx<'_> {
                     occurrences: ks.len() as u64,
                     frames: ks.len() as u64,
                     median_ns,
-                    max_ns: durations[durations.len() - 1],
+                    max_ns,
                     total_ns: total,
                     share_of_thread_pct: span
                         .filter(|&span| span > 0)

@@ -87,14 +87,13 @@ impl Pattern {
                 '[' => {
                     let negated = chars.next_if(|c| matches!(c, '!' | '^')).is_some();
                     let mut ranges = Vec::new();
-                    let mut closed = false;
-                    let mut first = true;
-                    while let Some(c) = chars.next() {
-                        if c == ']' && !first {
-                            closed = true;
+                    loop {
+                        let c = (chars.next())
+                            .ok_or_else(|| format!("glob {text:?} has an unclosed ["))?;
+                        // A `]` first is a member, not the end.
+                        if c == ']' && !ranges.is_empty() {
                             break;
                         }
-                        first = false;
                         let lo = if c == '\\' {
                             chars.next().unwrap_or('\\')
                         } else {
@@ -111,9 +110,6 @@ impl Pattern {
                             return Err(format!("glob {text:?} has a range backwards ({lo}-{hi})"));
                         }
                         ranges.push((lo, hi));
-                    }
-                    if !closed {
-                        return Err(format!("glob {text:?} has an unclosed ["));
                     }
                     Token::Class(ranges, negated)
                 }
@@ -772,7 +768,10 @@ impl Applier {
                 while run.x < input.len() {
                     let until = (run.x + self.chunk).min(input.len());
                     self.done += until - run.x;
-                    run.advance(trace, input, t, &mut self.origins, until);
+                    for x in run.x..until {
+                        run.node(trace, input, t, &mut self.origins, x);
+                    }
+                    run.x = until;
                     if !more() {
                         // The tree is made in slices of its own.
                         return None;
@@ -951,8 +950,8 @@ enum Act {
 /// Per input node: inside a collapsed node (its state).
 const INSIDE: u32 = u32::MAX;
 
-/// One transform applied node by node (parents before children), a run of
-/// nodes at a time ([`Run::advance`]), then the tree made ([`Run::finish`]).
+/// One transform applied node by node ([`Run::node`], parents before
+/// children, a run of nodes at a time), then the tree made ([`Run::finish`]).
 #[derive(Default)]
 struct Run {
     out: MergedTree,
@@ -1005,21 +1004,7 @@ impl Run {
         }
     }
 
-    /// Maps input nodes up to `until` (exclusive).
-    fn advance(
-        &mut self,
-        trace: &Trace,
-        input: &MergedTree,
-        t: &Transform,
-        origins: &mut Origins,
-        until: usize,
-    ) {
-        while self.x < until {
-            self.node(trace, input, t, origins, self.x);
-            self.x += 1;
-        }
-    }
-
+    /// Maps input node `x`.
     fn node(
         &mut self,
         trace: &Trace,

@@ -134,26 +134,16 @@ impl MergedTree {
         path
     }
 
-    /// Makes the children lists (CSR, each sorted by total time
-    /// descending, then name) and the thread list (by name), once the
-    /// nodes are in (parents before children).
-    pub(crate) fn finish(&mut self, trace: &Trace, threads: Vec<u32>) {
-        self.link(trace, threads);
-        self.sort_children(trace, 0..self.len());
-    }
-
     /// Each thread node's total (its own time, merged roots', plus its
     /// roots' totals), the children lists (CSR, in node order:
     /// [`Self::sort_children`] sorts them) and the thread list (by name).
     pub(crate) fn link(&mut self, trace: &Trace, threads: Vec<u32>) {
-        for n in 0..self.len() {
-            if self.parent[n] == u32::MAX {
-                self.total_ns[n] = self.self_ns[n];
-            }
-        }
+        // Parents come first: a thread's total is reset before its roots add.
         for n in 0..self.len() {
             let p = self.parent[n];
-            if p != u32::MAX && self.parent[p as usize] == u32::MAX {
+            if p == u32::MAX {
+                self.total_ns[n] = self.self_ns[n];
+            } else if self.parent[p as usize] == u32::MAX {
                 self.total_ns[p as usize] =
                     self.total_ns[p as usize].saturating_add(self.total_ns[n]);
             }
@@ -231,8 +221,6 @@ pub struct MergedTreeBuilder {
     thread_node: FxHashMap<StrId, u32>,
     child_of: GroupIndex,
     stack: Vec<u32>,
-    /// Frames in all (for progress).
-    frames_total: usize,
     /// With [`Self::recording`]: each instance's node (`u32::MAX` for one
     /// not merged: another thread, deeper than `levels`).
     node_of: Option<Vec<u32>>,
@@ -251,7 +239,6 @@ impl MergedTreeBuilder {
                 frames: frames.len(),
                 ..Default::default()
             },
-            frames_total: frames.len(),
             frames,
             levels,
             only: thread.map(|t| trace.strings.find(t)),
@@ -290,7 +277,7 @@ impl MergedTreeBuilder {
     /// How far along, 0 to 1 (the merge; the last step, children lists,
     /// is counted as done).
     pub fn progress(&self) -> f32 {
-        1.0 - self.frames.len() as f32 / self.frames_total.max(1) as f32
+        1.0 - self.frames.len() as f32 / self.tree.frames.max(1) as f32
     }
 
     /// Merges until `more` says stop (asked after each [`CHUNK`] of scopes
@@ -370,7 +357,10 @@ impl MergedTreeBuilder {
         }
         let mut tree = std::mem::take(tree);
         self.child_of = GroupIndex::new();
-        tree.finish(trace, std::mem::take(thread_node).into_values().collect());
+        // The nodes are in (parents before children): the children lists,
+        // sorted, and the thread list.
+        tree.link(trace, std::mem::take(thread_node).into_values().collect());
+        tree.sort_children(trace, 0..tree.len());
         Some(tree)
     }
 }
