@@ -718,7 +718,6 @@ impl Ctx<'_> {
         let except = |t: StrId| (t.0 != u32::MAX).then_some(t);
         let thread_name =
             |t: StrId| except(t).map_or_else(String::new, |t| trace.str(t).to_owned());
-        let name = |i: Option<ScopeIdx>| i.map(|i| trace.scope_name(i).to_owned());
 
         // Recurring: stretches grouped by place: sorted by (place, index), one run a place
         // (no map of vectors: a worst case has a million places).
@@ -777,13 +776,12 @@ impl Ctx<'_> {
                 let span = (first.thread.0 != u32::MAX)
                     .then(|| self.roles.span.get(&first.thread).copied().unwrap_or(0));
                 RecurringGap {
-                    place: GapPlace {
-                        thread: thread_name(first.thread),
-                        kind: first.x.kind,
-                        path: path_of(trace, first.x.parent),
-                        after: name(first.x.after),
-                        before: name(first.x.before),
-                    },
+                    place: GapPlace::of(
+                        trace,
+                        thread_name(first.thread),
+                        first.x.kind,
+                        [first.x.parent, first.x.after, first.x.before],
+                    ),
                     occurrences: ks.len() as u64,
                     frames: ks.len() as u64,
                     median_ns,
