@@ -79,11 +79,9 @@ impl Restructures {
 
     /// The places `name` (a new or gone name) is held by, if every node of
     /// it is under one.
-    pub fn places_of(&self, name: &str) -> Option<&[u32]> {
-        self.held
-            .binary_search_by(|(n, _)| n.as_str().cmp(name))
-            .ok()
-            .map(|k| &self.held[k].1[..])
+    fn places_of(&self, name: &str) -> Option<&[u32]> {
+        let k = (self.held.binary_search_by(|(n, _)| n.as_str().cmp(name))).ok()?;
+        Some(&self.held[k].1)
     }
 
     /// `name` is held by places, each restructured: no cost of its own.
@@ -379,13 +377,9 @@ pub fn restructures(
             .collect()
     };
     let (xa, xb) = (samples(&sa, units.0), samples(&sb, units.1));
-    let sums: Vec<f64> = xb
-        .iter()
-        .map(|s| s.durations_ns.iter().map(|&x| x as f64).sum())
-        .collect();
     let changes = judge_rows(&xa, &xb, &mut noise.clone());
-    let mut places: Vec<(usize, Place)> = (candidates.iter().zip(changes).zip(sums))
-        .map(|((c, change), s)| place(&d, c, change, s, (ua, ub)))
+    let mut places: Vec<(usize, Place)> = (candidates.iter().zip(changes).zip(&xb))
+        .map(|((c, change), x)| place(&d, c, change, x, (ua, ub)))
         .enumerate()
         .collect();
     // Largest |change| first; the indices the names keep follow the sort.
@@ -480,13 +474,7 @@ fn one_side_only_names<'t>(a: &'t Trace, b: &'t Trace) -> Vec<&'t str> {
 }
 
 /// A candidate place made a [`Place`], its words included.
-fn place(
-    d: &DiffTree,
-    c: &Candidate,
-    change: Change,
-    b_sum_ns: f64,
-    (ua, ub): (f64, f64),
-) -> Place {
+fn place(d: &DiffTree, c: &Candidate, change: Change, xb: &Sample, (ua, ub): (f64, f64)) -> Place {
     let n = c.node;
     let mut path = Vec::new();
     let mut at = n;
@@ -511,7 +499,7 @@ fn place(
     let parent_self_delta_per_frame_ns =
         self_ns(d.side(n, true), ub) - self_ns(d.side(n, false), ua);
     let restructured = change.kind == super::judge::Kind::Unchanged;
-    let b_per_frame_ns = b_sum_ns / ub;
+    let b_per_frame_ns = xb.durations_ns.iter().map(|&x| x as f64).sum::<f64>() / ub;
     let expected_per_frame_ns = b_per_frame_ns - change.beyond_drift_ns();
     let mut p = Place {
         thread,
