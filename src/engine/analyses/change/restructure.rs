@@ -121,15 +121,10 @@ impl Restructures {
     /// scope (its gone one when none is new), its change what entered at
     /// the place, all of it the place's own (`noise_pct`: the table's).
     pub fn gate_rows(&self, noise_pct: f64) -> Vec<(String, Change, super::judge::Own)> {
-        let mut holding = vec![false; self.places.len()];
-        for &k in self.held.iter().flat_map(|(_, ks)| ks) {
-            holding[k as usize] = true;
-        }
-        self.places
-            .iter()
-            .zip(holding)
-            .filter(|(_, h)| *h)
-            .filter_map(|(p, _)| {
+        let holds = |k: usize| self.held.iter().any(|(_, ks)| ks.contains(&(k as u32)));
+        (self.places.iter().enumerate())
+            .filter(|&(k, _)| holds(k))
+            .filter_map(|(_, p)| {
                 let name = p.new.first().or(p.gone.first())?.clone();
                 let mut change = p.change.clone();
                 if change.kind.is_change() {
