@@ -82,23 +82,20 @@ pub fn frame_gate(
     // Two recordings with no name in common (another app, or names that
     // do not match): nothing is new against anything.
     let common = (names.pairs().iter()).any(|&p| names.facts(p).status == Status::Both);
-    let rows: Vec<(Pair, Change, Own)> = (pairs.into_iter())
-        .filter(|&p| !left_out(names.name(p)) && !places.holds(names.name(p)))
-        .map(|p| (p, names.change(p), names.own(p)))
+    let rows: Vec<(&str, Change, Own)> = (pairs.into_iter())
+        .map(|p| (names.name(p), p))
+        .filter(|&(n, _)| !left_out(n) && !places.holds(n))
+        .map(|(n, p)| (n, names.change(p), names.own(p)))
         .filter(|(_, c, _)| common || c.kind != Kind::New)
         .collect();
     let place_rows = places.gate_rows(names.noise().pct);
+    let rows = (rows.iter().map(|(n, c, own)| (*n, c, own)))
+        .chain(place_rows.iter().map(|(n, c, own)| (n.as_str(), c, own)));
     gate.check(
         names.unit_ns(),
         names.drift(),
         names.noise().alpha,
-        rows.iter()
-            .map(|(p, c, own)| (names.name(*p), None, c, *own))
-            .chain(
-                place_rows
-                    .iter()
-                    .map(|(n, c, own)| (n.as_str(), None, c, *own)),
-            ),
+        rows.map(|(n, c, own)| (n, None, c, *own)),
     )
     .with_gaps(&gaps.without_places(places, false))
     .with_lost_parallelism(waits)
