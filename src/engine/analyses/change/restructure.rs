@@ -11,9 +11,8 @@ use super::basis::Units;
 use super::judge::{Change, Noise, Sample, judge_rows};
 use crate::engine::model::{NO_PARENT, ScopeIdx, Trace};
 use crate::engine::write::escape;
-use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The most places judged, the costliest unmatched children first.
 pub const MAX_PLACES: usize = 256;
@@ -211,23 +210,6 @@ impl<'t> Side<'t> {
         }
         out
     }
-
-    /// Each name held by places on this side: (name, its places), unless
-    /// some node of it is not held.
-    fn held_names(&self, out: &mut FxHashMap<String, (bool, Vec<u32>)>) {
-        for m in 0..self.tree.len() {
-            if self.tree.parent[m] == NONE {
-                continue; // a thread
-            }
-            let name = self.tree.label(self.trace, NodeId(m as u32));
-            let e = out.entry(name.to_owned()).or_insert((true, Vec::new()));
-            if self.held[m] == NONE {
-                e.0 = false;
-            } else {
-                e.1.push(self.held[m]);
-            }
-        }
-    }
 }
 
 /// A scope node of both trees with unmatched children (diff nodes), and
@@ -392,27 +374,27 @@ pub fn restructures(
     }
     let places: Vec<Place> = places.into_iter().map(|(_, p)| p).collect();
     // A name is held on a side when every node of it there is; a name both
-    // sides run is a row of its own (held on neither).
-    let (mut names, mut on_a) = (FxHashMap::default(), FxHashMap::default());
-    sb.held_names(&mut names);
-    sa.held_names(&mut on_a);
-    for (name, side_a) in on_a {
-        names
-            .entry(name)
-            .and_modify(|e| e.0 = false)
-            .or_insert(side_a);
+    // sides run is a row of its own (held on neither). By name: (the side
+    // first seen, held so far, its places).
+    let mut names: BTreeMap<&str, (usize, bool, Vec<u32>)> = BTreeMap::new();
+    for (s, side) in [&sa, &sb].into_iter().enumerate() {
+        // Not a thread's node (no parent).
+        for m in (0..side.tree.len()).filter(|&m| side.tree.parent[m] != NONE) {
+            let name = side.tree.label(side.trace, NodeId(m as u32));
+            let e = names.entry(name).or_insert((s, true, Vec::new()));
+            e.1 &= e.0 == s && side.held[m] != NONE;
+            if side.held[m] != NONE {
+                e.2.push(rank[side.held[m] as usize]);
+            }
+        }
     }
-    let mut held: Vec<(String, Vec<u32>)> = names
-        .into_iter()
-        .filter(|(_, (all, _))| *all)
-        .map(|(name, (_, ks))| {
-            let mut ks: Vec<u32> = ks.into_iter().map(|k| rank[k as usize]).collect();
+    let held = (names.into_iter().filter(|(_, e)| e.1))
+        .map(|(name, (_, _, mut ks))| {
             ks.sort_unstable();
             ks.dedup();
-            (name, ks)
+            (name.to_owned(), ks)
         })
         .collect();
-    held.sort_by(|x, y| x.0.cmp(&y.0));
     Restructures { places, held }
 }
 
