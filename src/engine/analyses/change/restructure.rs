@@ -160,32 +160,48 @@ struct Side<'t> {
 }
 
 impl<'t> Side<'t> {
-    fn new(trace: &'t Trace, tree: &'t MergedTree, node_of: &'t [u32]) -> Self {
+    /// Marked for `candidates` (`of`: a diff node's node here; `holds`: a
+    /// candidate's unmatched children here), each of which holds its
+    /// subtree (nodes are stored parents first).
+    fn new(
+        (trace, (tree, node_of)): (&'t Trace, Built<'t>),
+        of: &[Option<NodeId>],
+        candidates: &[Candidate],
+        holds: fn(&Candidate) -> &[u32],
+    ) -> Self {
         let n = tree.len();
-        Self {
+        let mut side = Self {
             trace,
             tree,
             node_of,
             place: vec![NONE; n],
             matched: vec![false; n],
             held: vec![NONE; n],
-        }
-    }
-
-    /// Each held node's place: an unmatched child of a place node holds its
-    /// subtree (nodes are stored parents first).
-    fn spread_held(&mut self) {
-        for m in 0..self.tree.len() {
-            let p = self.tree.parent[m];
-            if self.held[m] == NONE && p != NONE {
-                self.held[m] = self.held[p as usize];
+        };
+        let node = |m: u32| of[m as usize].map(|x| x.idx());
+        for (k, c) in (0..).zip(candidates) {
+            if let Some(x) = node(c.node) {
+                side.place[x] = k;
+            }
+            for x in c.matched.iter().filter_map(|&m| node(m)) {
+                side.matched[x] = true;
+            }
+            for x in holds(c).iter().filter_map(|&m| node(m)) {
+                side.held[x] = k;
             }
         }
+        for m in 0..n {
+            let p = tree.parent[m];
+            if side.held[m] == NONE && p != NONE {
+                side.held[m] = side.held[p as usize];
+            }
+        }
+        side
     }
 
     /// Each place's value per unit: the place node's instances' durations
     /// less their matched children's.
-    fn series(&self, places: usize, units: &Units) -> Vec<Vec<i64>> {
+    fn samples(&self, places: usize, units: &Units) -> Vec<Sample> {
         let mut out = vec![vec![0i64; units.count]; places];
         let s = &self.trace.scopes;
         for (i, &m) in self.node_of.iter().enumerate() {
@@ -208,7 +224,9 @@ impl<'t> Side<'t> {
                 add(self.place[self.tree.parent[m] as usize], -1, s.parent[i]);
             }
         }
-        out
+        out.into_iter()
+            .map(|v| Sample::per_unit(v, units))
+            .collect()
     }
 }
 
@@ -326,34 +344,12 @@ pub fn restructures(
     if candidates.is_empty() {
         return Restructures::default();
     }
-    let (mut sa, mut sb) = (Side::new(a, &d.a, of_a), Side::new(b, &d.b, of_b));
-    for (k, c) in candidates.iter().enumerate() {
-        let k = k as u32;
-        // Each side's node of diff node `m`, and what it holds there.
-        for (side, of, held) in [(&mut sa, &d.a_node, &c.gone), (&mut sb, &d.b_node, &c.new)] {
-            let node = |m: u32| of[m as usize].map(|x| x.idx());
-            if let Some(x) = node(c.node) {
-                side.place[x] = k;
-            }
-            for x in c.matched.iter().filter_map(|&m| node(m)) {
-                side.matched[x] = true;
-            }
-            for x in held.iter().filter_map(|&m| node(m)) {
-                side.held[x] = k;
-            }
-        }
-    }
+    let sa = Side::new((a, (&d.a, of_a)), &d.a_node, &candidates, |c| &c.gone);
+    let sb = Side::new((b, (&d.b, of_b)), &d.b_node, &candidates, |c| &c.new);
     // A matched child of a place may itself be a place: its own series
     // counts it, and it still leaves its parent's.
-    sa.spread_held();
-    sb.spread_held();
-    let samples = |side: &Side, u: &Units| -> Vec<Sample> {
-        side.series(candidates.len(), u)
-            .into_iter()
-            .map(|v| Sample::per_unit(v, u))
-            .collect()
-    };
-    let (xa, xb) = (samples(&sa, units.0), samples(&sb, units.1));
+    let n = candidates.len();
+    let (xa, xb) = (sa.samples(n, units.0), sb.samples(n, units.1));
     let changes = judge_rows(&xa, &xb, &mut noise.clone());
     let mut places: Vec<(usize, Place)> = (candidates.iter().zip(changes).zip(&xb))
         .map(|((c, change), x)| place(&d, c, change, x, (ua, ub)))
