@@ -14,7 +14,6 @@ use super::drift::Drift;
 use super::gate::{Gate, GateResult};
 use super::judge::{Change, Kind, Own};
 use crate::engine::model::Trace;
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -161,16 +160,12 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
     let gate = gate.map(|g| gate_as_report(a, b, &names, g, opts, &frame.thread, &gaps));
     let (drift, (total_names, changed_names)) = (names.drift().cloned(), names.counted(opts));
     drop(by_name);
-    let gap_of: FxHashMap<&str, &str> = frame
-        .contributions
-        .iter()
-        .filter_map(|c| Some((c.name.as_str(), c.gap.as_deref()?)))
-        .collect();
     // The (name, data) rows judged against the same drift.
     let table = CompareTable::grouped(a, b, GroupBy::NameData, noise);
     let ((total_rows, changed_rows), mut rows) = table.with(a, b).kept_rows(opts);
     for r in &mut rows {
-        r.gap = gap_of.get(r.name.as_str()).map(|&w| w.to_owned());
+        let c = frame.contributions.iter().find(|c| c.name == r.name);
+        r.gap = c.and_then(|c| c.gap.clone());
     }
     CompareReport {
         warnings: compare_warnings(a, b),
