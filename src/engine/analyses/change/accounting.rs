@@ -389,10 +389,7 @@ fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> Vec<(&'t str,
 
 /// One side's median parts: each name's median own time per unit, and
 /// the median time outside the thread's scopes per unit.
-struct MedianParts<'t> {
-    by_name: FxHashMap<&'t str, i64>,
-    outside_ns: i64,
-}
+type MedianParts<'t> = (FxHashMap<&'t str, i64>, i64);
 
 fn median_parts<'t>(
     t: &'t Trace,
@@ -422,31 +419,23 @@ fn median_parts<'t>(
         .zip(&scoped)
         .map(|(&d, &s)| d.saturating_sub(s))
         .collect();
-    MedianParts {
-        by_name,
-        outside_ns: super::super::common::lower_median(&mut outside),
-    }
+    (by_name, super::super::common::lower_median(&mut outside))
 }
 
 /// The median's accounting of `delta_median_ns` (see [`MedianChange`]).
 fn median_change(
-    (pa, pb): &(MedianParts, MedianParts),
+    ((by_a, outside_a), (by_b, outside_b)): &(MedianParts, MedianParts),
     delta_median_ns: i64,
     kind_of: &FxHashMap<&str, Kind>,
     min_ns: f64,
     top: usize,
 ) -> MedianChange {
-    let names: BTreeSet<&str> = pa
-        .by_name
-        .keys()
-        .chain(pb.by_name.keys())
-        .copied()
-        .collect();
+    let names: BTreeSet<&str> = by_a.keys().chain(by_b.keys()).copied().collect();
     let mut all_names = 0i64;
     let mut contributions: Vec<MedianContribution> = names
         .into_iter()
         .filter_map(|n| {
-            let [x, y] = [pa, pb].map(|p| p.by_name.get(n).copied().unwrap_or(0));
+            let [x, y] = [by_a, by_b].map(|p| p.get(n).copied().unwrap_or(0));
             let d = y.saturating_sub(x);
             all_names = all_names.saturating_add(d);
             (d.unsigned_abs() as f64 >= min_ns).then(|| MedianContribution {
@@ -464,13 +453,13 @@ fn median_change(
     });
     let total_contributions = contributions.len();
     contributions.truncate(top);
-    let outside = pb.outside_ns.saturating_sub(pa.outside_ns);
+    let outside = outside_b.saturating_sub(*outside_a);
     let accounted = all_names.saturating_add(outside);
     MedianChange {
         contributions,
         total_contributions,
-        outside_scopes_a_ns: pa.outside_ns,
-        outside_scopes_b_ns: pb.outside_ns,
+        outside_scopes_a_ns: *outside_a,
+        outside_scopes_b_ns: *outside_b,
         outside_scopes_ns: outside,
         accounted_ns: accounted,
         unexplained_ns: delta_median_ns.saturating_sub(accounted),

@@ -321,11 +321,9 @@ impl CompareBuilder {
                     let end = chunk.end.min(gb.len());
                     for (j, g) in gb[chunk.start..end].iter().enumerate() {
                         let (name, data) = (map(g.name), map(g.data));
-                        let hit = if name == NONE || data == NONE {
-                            None
-                        } else {
-                            self.acc[0].find(StrId(name), StrId(data))
-                        };
+                        let hit = (name != NONE && data != NONE)
+                            .then(|| self.acc[0].find(StrId(name), StrId(data)))
+                            .flatten();
                         if let Some(i) = hit {
                             self.matched[i as usize] = true;
                         }
@@ -360,12 +358,8 @@ impl CompareBuilder {
                     let end = chunk.end.min(t.scopes.len());
                     if !self.candidates.is_empty() {
                         for i in chunk.start..end {
-                            let c = of
-                                .get(i)
-                                .and_then(|&g| cand.get(g as usize))
-                                .copied()
-                                .unwrap_or(NONE);
-                            if c != NONE {
+                            let c = of.get(i).and_then(|&g| cand.get(g as usize));
+                            if let Some(&c) = c.filter(|&&c| c != NONE) {
                                 let frame = units.of_scope(t, ScopeIdx(i as u32));
                                 self.calls[s].push((c, frame, t.scopes.duration_ns[i]));
                             }

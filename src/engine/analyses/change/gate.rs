@@ -118,9 +118,6 @@ impl GateResult {
             // change under it does.
             .filter(|w| w.lost_parallelism.is_some() && w.delta_median_ns as f64 > self.limit_ns)
             .collect();
-        if lost.is_empty() {
-            return self;
-        }
         let moved = |t: &mut Tripped| lost.iter().any(|w| w.place.parent() == t.name);
         self.inconclusive.extend(self.tripped.extract_if(.., moved));
         // The wait's own gap, a cause of its own otherwise: not a cause.

@@ -190,7 +190,6 @@ pub fn place(
             let mut path: Vec<String> = Vec::new();
             if let Some(k) = at {
                 let mut key = found[k].clone();
-                path = key.1.clone();
                 for depth in 2..=MAX_DEPTH {
                     if key.1.last().is_some_and(String::is_empty) {
                         break; // the top level: nothing above
@@ -209,8 +208,8 @@ pub fn place(
                     let (_, deeper, at, _) = sites_at((&sa, &sb), keys, depth, units, noise);
                     let Some(j) = at else { break };
                     key = deeper[j].clone();
-                    path = key.1.clone();
                 }
+                path = key.1;
             }
             // Outermost first; without the top level's "".
             path.retain(|c| !c.is_empty());

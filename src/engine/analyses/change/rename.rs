@@ -5,7 +5,7 @@
 //! side's scopes; the matching is over the gone × new names.
 
 use super::basis::Units;
-use super::judge::{Change, Noise, Sample, judge};
+use super::judge::{Change, Kind, Noise, Sample, judge};
 use crate::engine::model::{NO_PARENT, ScopeIdx, Trace};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -106,20 +106,39 @@ fn same_place(pa: &Place, pb: &Place) -> bool {
         && (pa.previous == pb.previous || pa.next == pb.next)
 }
 
-/// The renames among `gone` (names only in A) and `new` (only in B),
-/// sorted by A's name, each judged with `noise` on `units`' basis.
-pub fn renames(
+/// The renames among the names `names` judges gone (only in A) and new
+/// (only in B), sorted by A's name, each judged with `noise` on `units`'
+/// basis.
+pub fn renames_in(
     a: &Trace,
     b: &Trace,
-    gone: &[&str],
-    new: &[&str],
+    names: &super::compare::Joined,
     units: (&Units, &Units),
     noise: &Noise,
 ) -> Vec<Rename> {
+    // By name: a table of (name, data) pairs has a name in many rows; the
+    // name is gone (new) when each of its rows is.
+    let mut by_name: FxHashMap<&str, (bool, bool)> = Default::default();
+    for &p in names.pairs() {
+        let e = by_name.entry(names.name(p)).or_insert((true, true));
+        let k = names.kind(p);
+        e.0 &= k == Kind::Gone;
+        e.1 &= k == Kind::New;
+    }
+    let of = |new: bool| -> Vec<&str> {
+        let mut v: Vec<&str> = by_name
+            .iter()
+            .filter(|(_, gn)| if new { gn.1 } else { gn.0 })
+            .map(|(&name, _)| name)
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let (gone, new) = (of(false), of(true));
     if gone.is_empty() || new.is_empty() {
         return Vec::new();
     }
-    let (pa, pb) = (places(a, gone), places(b, new));
+    let (pa, pb) = (places(a, &gone), places(b, &new));
     let (ua, ub) = (units.0.count.max(1) as f64, units.1.count.max(1) as f64);
     let matches = |i: usize, j: usize| {
         let (ra, rb) = (pa[i].1 as f64 / ua, pb[j].1 as f64 / ub);
@@ -164,35 +183,4 @@ fn sample_of(t: &Trace, name: &str, units: &Units) -> Sample {
     let calls = (0..t.scopes.len()).filter(|&i| defs[t.scopes.def[i].idx()] == 0);
     let unit = |i: usize| units.of_scope(t, ScopeIdx(i as u32));
     Sample::of_calls(calls.map(|i| (unit(i), t.scopes.duration_ns[i])), units)
-}
-
-/// [`renames`] among the names `names` judges gone and new.
-pub fn renames_in(
-    a: &Trace,
-    b: &Trace,
-    names: &super::compare::Joined,
-    units: (&Units, &Units),
-    noise: &Noise,
-) -> Vec<Rename> {
-    use super::judge::Kind;
-    // By name: a table of (name, data) pairs has a name in many rows; the
-    // name is gone (new) when each of its rows is.
-    let mut by_name: rustc_hash::FxHashMap<&str, (bool, bool)> = Default::default();
-    for &p in names.pairs() {
-        let e = by_name.entry(names.name(p)).or_insert((true, true));
-        let k = names.kind(p);
-        e.0 &= k == Kind::Gone;
-        e.1 &= k == Kind::New;
-    }
-    let of = |new: bool| -> Vec<&str> {
-        let mut v: Vec<&str> = by_name
-            .iter()
-            .filter(|(_, gn)| if new { gn.1 } else { gn.0 })
-            .map(|(&name, _)| name)
-            .collect();
-        v.sort_unstable();
-        v
-    };
-    let (gone, new) = (of(false), of(true));
-    renames(a, b, &gone, &new, units, noise)
 }

@@ -11,9 +11,8 @@ use super::basis::Units;
 use super::judge::{Change, Noise, Sample, judge_rows};
 use crate::engine::model::{NO_PARENT, ScopeIdx, Trace};
 use crate::engine::write::escape;
-use rustc_hash::FxHashMap;
 use serde::Serialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The most places judged, the costliest unmatched children first.
 pub const MAX_PLACES: usize = 256;
@@ -79,11 +78,9 @@ impl Restructures {
 
     /// The places `name` (a new or gone name) is held by, if every node of
     /// it is under one.
-    pub fn places_of(&self, name: &str) -> Option<&[u32]> {
-        self.held
-            .binary_search_by(|(n, _)| n.as_str().cmp(name))
-            .ok()
-            .map(|k| &self.held[k].1[..])
+    fn places_of(&self, name: &str) -> Option<&[u32]> {
+        let k = (self.held.binary_search_by(|(n, _)| n.as_str().cmp(name))).ok()?;
+        Some(&self.held[k].1)
     }
 
     /// `name` is held by places, each restructured: no cost of its own.
@@ -123,15 +120,10 @@ impl Restructures {
     /// scope (its gone one when none is new), its change what entered at
     /// the place, all of it the place's own (`noise_pct`: the table's).
     pub fn gate_rows(&self, noise_pct: f64) -> Vec<(String, Change, super::judge::Own)> {
-        let mut holding = vec![false; self.places.len()];
-        for &k in self.held.iter().flat_map(|(_, ks)| ks) {
-            holding[k as usize] = true;
-        }
-        self.places
-            .iter()
-            .zip(holding)
-            .filter(|(_, h)| *h)
-            .filter_map(|(p, _)| {
+        let holds = |k: usize| self.held.iter().any(|(_, ks)| ks.contains(&(k as u32)));
+        (self.places.iter().enumerate())
+            .filter(|&(k, _)| holds(k))
+            .filter_map(|(_, p)| {
                 let name = p.new.first().or(p.gone.first())?.clone();
                 let mut change = p.change.clone();
                 if change.kind.is_change() {
@@ -168,32 +160,48 @@ struct Side<'t> {
 }
 
 impl<'t> Side<'t> {
-    fn new(trace: &'t Trace, tree: &'t MergedTree, node_of: &'t [u32]) -> Self {
+    /// Marked for `candidates` (`of`: a diff node's node here; `holds`: a
+    /// candidate's unmatched children here), each of which holds its
+    /// subtree (nodes are stored parents first).
+    fn new(
+        (trace, (tree, node_of)): (&'t Trace, Built<'t>),
+        of: &[Option<NodeId>],
+        candidates: &[Candidate],
+        holds: fn(&Candidate) -> &[u32],
+    ) -> Self {
         let n = tree.len();
-        Self {
+        let mut side = Self {
             trace,
             tree,
             node_of,
             place: vec![NONE; n],
             matched: vec![false; n],
             held: vec![NONE; n],
-        }
-    }
-
-    /// Each held node's place: an unmatched child of a place node holds its
-    /// subtree (nodes are stored parents first).
-    fn spread_held(&mut self) {
-        for m in 0..self.tree.len() {
-            let p = self.tree.parent[m];
-            if self.held[m] == NONE && p != NONE {
-                self.held[m] = self.held[p as usize];
+        };
+        let node = |m: u32| of[m as usize].map(|x| x.idx());
+        for (k, c) in (0..).zip(candidates) {
+            if let Some(x) = node(c.node) {
+                side.place[x] = k;
+            }
+            for x in c.matched.iter().filter_map(|&m| node(m)) {
+                side.matched[x] = true;
+            }
+            for x in holds(c).iter().filter_map(|&m| node(m)) {
+                side.held[x] = k;
             }
         }
+        for m in 0..n {
+            let p = tree.parent[m];
+            if side.held[m] == NONE && p != NONE {
+                side.held[m] = side.held[p as usize];
+            }
+        }
+        side
     }
 
     /// Each place's value per unit: the place node's instances' durations
     /// less their matched children's.
-    fn series(&self, places: usize, units: &Units) -> Vec<Vec<i64>> {
+    fn samples(&self, places: usize, units: &Units) -> Vec<Sample> {
         let mut out = vec![vec![0i64; units.count]; places];
         let s = &self.trace.scopes;
         for (i, &m) in self.node_of.iter().enumerate() {
@@ -216,24 +224,9 @@ impl<'t> Side<'t> {
                 add(self.place[self.tree.parent[m] as usize], -1, s.parent[i]);
             }
         }
-        out
-    }
-
-    /// Each name held by places on this side: (name, its places), unless
-    /// some node of it is not held.
-    fn held_names(&self, out: &mut FxHashMap<String, (bool, Vec<u32>)>) {
-        for m in 0..self.tree.len() {
-            if self.tree.parent[m] == NONE {
-                continue; // a thread
-            }
-            let name = self.tree.label(self.trace, NodeId(m as u32));
-            let e = out.entry(name.to_owned()).or_insert((true, Vec::new()));
-            if self.held[m] == NONE {
-                e.0 = false;
-            } else {
-                e.1.push(self.held[m]);
-            }
-        }
+        out.into_iter()
+            .map(|v| Sample::per_unit(v, units))
+            .collect()
     }
 }
 
@@ -351,41 +344,15 @@ pub fn restructures(
     if candidates.is_empty() {
         return Restructures::default();
     }
-    let (mut sa, mut sb) = (Side::new(a, &d.a, of_a), Side::new(b, &d.b, of_b));
-    for (k, c) in candidates.iter().enumerate() {
-        let k = k as u32;
-        // Each side's node of diff node `m`, and what it holds there.
-        for (side, of, held) in [(&mut sa, &d.a_node, &c.gone), (&mut sb, &d.b_node, &c.new)] {
-            let node = |m: u32| of[m as usize].map(|x| x.idx());
-            if let Some(x) = node(c.node) {
-                side.place[x] = k;
-            }
-            for x in c.matched.iter().filter_map(|&m| node(m)) {
-                side.matched[x] = true;
-            }
-            for x in held.iter().filter_map(|&m| node(m)) {
-                side.held[x] = k;
-            }
-        }
-    }
+    let sa = Side::new((a, (&d.a, of_a)), &d.a_node, &candidates, |c| &c.gone);
+    let sb = Side::new((b, (&d.b, of_b)), &d.b_node, &candidates, |c| &c.new);
     // A matched child of a place may itself be a place: its own series
     // counts it, and it still leaves its parent's.
-    sa.spread_held();
-    sb.spread_held();
-    let samples = |side: &Side, u: &Units| -> Vec<Sample> {
-        side.series(candidates.len(), u)
-            .into_iter()
-            .map(|v| Sample::per_unit(v, u))
-            .collect()
-    };
-    let (xa, xb) = (samples(&sa, units.0), samples(&sb, units.1));
-    let sums: Vec<f64> = xb
-        .iter()
-        .map(|s| s.durations_ns.iter().map(|&x| x as f64).sum())
-        .collect();
+    let n = candidates.len();
+    let (xa, xb) = (sa.samples(n, units.0), sb.samples(n, units.1));
     let changes = judge_rows(&xa, &xb, &mut noise.clone());
-    let mut places: Vec<(usize, Place)> = (candidates.iter().zip(changes).zip(sums))
-        .map(|((c, change), s)| place(&d, c, change, s, (ua, ub)))
+    let mut places: Vec<(usize, Place)> = (candidates.iter().zip(changes).zip(&xb))
+        .map(|((c, change), x)| place(&d, c, change, x, (ua, ub)))
         .enumerate()
         .collect();
     // Largest |change| first; the indices the names keep follow the sort.
@@ -403,27 +370,27 @@ pub fn restructures(
     }
     let places: Vec<Place> = places.into_iter().map(|(_, p)| p).collect();
     // A name is held on a side when every node of it there is; a name both
-    // sides run is a row of its own (held on neither).
-    let (mut names, mut on_a) = (FxHashMap::default(), FxHashMap::default());
-    sb.held_names(&mut names);
-    sa.held_names(&mut on_a);
-    for (name, side_a) in on_a {
-        names
-            .entry(name)
-            .and_modify(|e| e.0 = false)
-            .or_insert(side_a);
+    // sides run is a row of its own (held on neither). By name: (the side
+    // first seen, held so far, its places).
+    let mut names: BTreeMap<&str, (usize, bool, Vec<u32>)> = BTreeMap::new();
+    for (s, side) in [&sa, &sb].into_iter().enumerate() {
+        // Not a thread's node (no parent).
+        for m in (0..side.tree.len()).filter(|&m| side.tree.parent[m] != NONE) {
+            let name = side.tree.label(side.trace, NodeId(m as u32));
+            let e = names.entry(name).or_insert((s, true, Vec::new()));
+            e.1 &= e.0 == s && side.held[m] != NONE;
+            if side.held[m] != NONE {
+                e.2.push(rank[side.held[m] as usize]);
+            }
+        }
     }
-    let mut held: Vec<(String, Vec<u32>)> = names
-        .into_iter()
-        .filter(|(_, (all, _))| *all)
-        .map(|(name, (_, ks))| {
-            let mut ks: Vec<u32> = ks.into_iter().map(|k| rank[k as usize]).collect();
+    let held = (names.into_iter().filter(|(_, e)| e.1))
+        .map(|(name, (_, _, mut ks))| {
             ks.sort_unstable();
             ks.dedup();
-            (name, ks)
+            (name.to_owned(), ks)
         })
         .collect();
-    held.sort_by(|x, y| x.0.cmp(&y.0));
     Restructures { places, held }
 }
 
@@ -480,13 +447,7 @@ fn one_side_only_names<'t>(a: &'t Trace, b: &'t Trace) -> Vec<&'t str> {
 }
 
 /// A candidate place made a [`Place`], its words included.
-fn place(
-    d: &DiffTree,
-    c: &Candidate,
-    change: Change,
-    b_sum_ns: f64,
-    (ua, ub): (f64, f64),
-) -> Place {
+fn place(d: &DiffTree, c: &Candidate, change: Change, xb: &Sample, (ua, ub): (f64, f64)) -> Place {
     let n = c.node;
     let mut path = Vec::new();
     let mut at = n;
@@ -511,7 +472,7 @@ fn place(
     let parent_self_delta_per_frame_ns =
         self_ns(d.side(n, true), ub) - self_ns(d.side(n, false), ua);
     let restructured = change.kind == super::judge::Kind::Unchanged;
-    let b_per_frame_ns = b_sum_ns / ub;
+    let b_per_frame_ns = xb.durations_ns.iter().map(|&x| x as f64).sum::<f64>() / ub;
     let expected_per_frame_ns = b_per_frame_ns - change.beyond_drift_ns();
     let mut p = Place {
         thread,

@@ -14,7 +14,6 @@ use super::drift::Drift;
 use super::gate::{Gate, GateResult};
 use super::judge::{Change, Kind, Own};
 use crate::engine::model::Trace;
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -82,23 +81,20 @@ pub fn frame_gate(
     // Two recordings with no name in common (another app, or names that
     // do not match): nothing is new against anything.
     let common = (names.pairs().iter()).any(|&p| names.facts(p).status == Status::Both);
-    let rows: Vec<(Pair, Change, Own)> = (pairs.into_iter())
-        .filter(|&p| !left_out(names.name(p)) && !places.holds(names.name(p)))
-        .map(|p| (p, names.change(p), names.own(p)))
+    let rows: Vec<(&str, Change, Own)> = (pairs.into_iter())
+        .map(|p| (names.name(p), p))
+        .filter(|&(n, _)| !left_out(n) && !places.holds(n))
+        .map(|(n, p)| (n, names.change(p), names.own(p)))
         .filter(|(_, c, _)| common || c.kind != Kind::New)
         .collect();
     let place_rows = places.gate_rows(names.noise().pct);
+    let rows = (rows.iter().map(|(n, c, own)| (*n, c, own)))
+        .chain(place_rows.iter().map(|(n, c, own)| (n.as_str(), c, own)));
     gate.check(
         names.unit_ns(),
         names.drift(),
         names.noise().alpha,
-        rows.iter()
-            .map(|(p, c, own)| (names.name(*p), None, c, *own))
-            .chain(
-                place_rows
-                    .iter()
-                    .map(|(n, c, own)| (n.as_str(), None, c, *own)),
-            ),
+        rows.map(|(n, c, own)| (n, None, c, *own)),
     )
     .with_gaps(&gaps.without_places(places, false))
     .with_lost_parallelism(waits)
@@ -164,16 +160,12 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
     let gate = gate.map(|g| gate_as_report(a, b, &names, g, opts, &frame.thread, &gaps));
     let (drift, (total_names, changed_names)) = (names.drift().cloned(), names.counted(opts));
     drop(by_name);
-    let gap_of: FxHashMap<&str, &str> = frame
-        .contributions
-        .iter()
-        .filter_map(|c| Some((c.name.as_str(), c.gap.as_deref()?)))
-        .collect();
     // The (name, data) rows judged against the same drift.
     let table = CompareTable::grouped(a, b, GroupBy::NameData, noise);
     let ((total_rows, changed_rows), mut rows) = table.with(a, b).kept_rows(opts);
     for r in &mut rows {
-        r.gap = gap_of.get(r.name.as_str()).map(|&w| w.to_owned());
+        let c = frame.contributions.iter().find(|c| c.name == r.name);
+        r.gap = c.and_then(|c| c.gap.clone());
     }
     CompareReport {
         warnings: compare_warnings(a, b),

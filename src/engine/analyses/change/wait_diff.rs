@@ -385,18 +385,19 @@ fn held_waits(
         out
     };
     let (ca, cb) = (calls(a), calls(b));
-    let mut keys: Vec<(&str, usize)> = (ca.iter())
-        .filter(|(_, c)| c.1)
-        .map(|(&(th, k), _)| (a.str(th), k))
-        .filter(|&(th, k)| {
-            let th = b.strings.find(th);
-            th.and_then(|th| cb.get(&(th, k))).is_some_and(|c| c.1)
+    // Each (thread, candidate) both sides call as a leaf, its ids and calls.
+    let mut keys: Vec<_> = (ca.iter())
+        .filter_map(|(&(ta, k), xa)| {
+            let thread = a.str(ta);
+            let tb = b.strings.find(thread)?;
+            let xb = cb.get(&(tb, k)).filter(|xb| xa.1 && xb.1)?;
+            Some(((thread, k), (ta, tb), (xa, xb)))
         })
         .collect();
     if keys.is_empty() {
         return Vec::new();
     }
-    keys.sort_unstable();
+    keys.sort_unstable_by_key(|x| x.0);
     let (ia, ib) = (WaitIndex::of(a), WaitIndex::of(b));
     // The calls that are waits, and what they wait for (`None` in fewer
     // than half the calls).
@@ -412,13 +413,7 @@ fn held_waits(
     let median =
         |w: &[(i64, i64)]| lower_median(&mut w.iter().map(|(s, e)| e - s).collect::<Vec<_>>());
     let mut out = Vec::new();
-    for (thread, k) in keys {
-        let (Some(ta), Some(tb)) = (a.strings.find(thread), b.strings.find(thread)) else {
-            continue;
-        };
-        let (Some(xa), Some(xb)) = (ca.get(&(ta, k)), cb.get(&(tb, k))) else {
-            continue;
-        };
+    for ((thread, _), (ta, tb), (xa, xb)) in keys {
         let (Some((wa, _)), Some((wb, held_b))) =
             (waits(a, &ia, ta, &xa.0), waits(b, &ib, tb, &xb.0))
         else {
