@@ -171,9 +171,8 @@ impl Units {
         let Some(&(start, first)) = self.run_starts.get(run) else {
             return 0;
         };
-        let end = self.run_end(run);
         let k = (ns.saturating_sub(start).max(0) / SECOND_NS) as u64;
-        first + k.min(u64::from(end.saturating_sub(first + 1))) as u32
+        first + k.min(u64::from(self.run_end(run).saturating_sub(first + 1))) as u32
     }
 
     /// Per second: the unit after run `run`'s last.

@@ -722,7 +722,6 @@ impl Estimate {
         } else {
             f64::INFINITY
         };
-        let several = self.runs.0 > 1 || self.runs.1 > 1;
         if !(factor.is_finite() && factor <= 50.0) {
             return format!(
                 "the effect is about the band's size ({} ms per {per} against ±{} ms): no \
@@ -732,7 +731,7 @@ impl Estimate {
                 crate::units::ms_f(self.band_ns)
             );
         }
-        if several {
+        if self.runs.0 > 1 || self.runs.1 > 1 {
             let runs = (self.runs.0.max(self.runs.1) as f64 * factor).ceil() as usize;
             format!("about {runs} runs a side (alternating A and B on one machine) would settle it")
         } else {
@@ -962,10 +961,7 @@ mod tests {
     }
 
     fn series(v: &[f64]) -> Series<'_> {
-        Series {
-            per_unit: v,
-            run_starts: &[],
-        }
+        Series::new(v, &[])
     }
 
     #[test]

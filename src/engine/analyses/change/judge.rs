@@ -51,16 +51,15 @@ pub enum DriftMode {
 
 impl Default for Noise {
     fn default() -> Self {
-        let t = Terms::default();
         Self {
             pct: DEFAULT_NOISE_PCT,
             ms: DEFAULT_NOISE_MS,
             alpha: DEFAULT_ALPHA,
             drift: DriftMode::Estimate,
-            tau: t.tau,
-            drift_se: t.drift_se,
-            run_var: t.run_var,
-            run_df: t.run_df,
+            tau: effect::DEFAULT_TAU,
+            drift_se: effect::DEFAULT_DRIFT_SE,
+            run_var: 0.0,
+            run_df: 0.0,
             paired: false,
         }
     }
@@ -823,10 +822,8 @@ fn exact_change(
 /// larger side costs at least the band per unit. Every other such row is
 /// unchanged by construction ([`effect::bounded`]).
 pub fn needs_calls(a: Sums, b: Sums, frames: (usize, usize), noise: &Noise) -> bool {
-    let (pa, pb) = (
-        Sums::side(Some(a), frames.0).0,
-        Sums::side(Some(b), frames.1).0,
-    );
+    let pa = Sums::side(Some(a), frames.0).0;
+    let pb = Sums::side(Some(b), frames.1).0;
     effect::bounded(noise.drift_factor() * pa, pb, noise.pct, noise.ms).is_none()
 }
 
@@ -839,11 +836,7 @@ pub fn untested(
     noise: &Noise,
     basis: Basis,
 ) -> Change {
-    let factor = if a.and(b).is_some() {
-        noise.drift_factor()
-    } else {
-        1.0
-    };
+    let factor = a.and(b).map_or(1.0, |_| noise.drift_factor());
     let (sa, sb) = (Sums::side(a, frames.0), Sums::side(b, frames.1));
     let mut c = exact_change(sa, sb, factor, noise, basis);
     c.kind = match (a, b) {

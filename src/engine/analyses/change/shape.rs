@@ -295,8 +295,7 @@ pub fn detrended(series: &[f64], band_ns: f64) -> Option<Vec<f64>> {
     if series.len() < MIN_UNITS || lag_raw(series, 1) < 0.3 {
         return None;
     }
-    let fit = fitted(&classify(series, band_ns), series.len())?;
-    Some(around(series, &fit))
+    fitted(&classify(series, band_ns), series.len()).map(|fit| around(series, &fit))
 }
 
 /// `series` minus `fit`, plus the fit's mean (the same mean, the shape
