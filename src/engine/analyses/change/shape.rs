@@ -217,11 +217,6 @@ pub fn frame_words(shape: &Shape, frames: usize, names: &[String]) -> String {
         .iter()
         .map(|n| crate::engine::write::escape::markdown_code(n))
         .collect();
-    let with = if names.is_empty() {
-        String::new()
-    } else {
-        format!(": {}", names.join(", "))
-    };
     let what = match *shape {
         Shape::Periodic {
             every,
@@ -238,7 +233,11 @@ pub fn frame_words(shape: &Shape, frames: usize, names: &[String]) -> String {
         ),
         _ => format!("the frame time {}", shape.words("frame", frames)),
     };
-    what + &with
+    if names.is_empty() {
+        what
+    } else {
+        format!("{what}: {}", names.join(", "))
+    }
 }
 
 /// "10th", "2nd", "3rd", "11th".
