@@ -550,12 +550,9 @@ fn widening(r1: f64) -> f64 {
 /// ties' correction and the variance widened by `widen`.
 fn mann_kendall_p(y: &[f64], widen: f64) -> f64 {
     let n = y.len();
-    let mut s = 0i64;
-    for i in 0..n {
-        for j in i + 1..n {
-            s += y[j].total_cmp(&y[i]) as i64;
-        }
-    }
+    let s: i64 = (0..n)
+        .flat_map(|i| (i + 1..n).map(move |j| y[j].total_cmp(&y[i]) as i64))
+        .sum();
     let nf = n as f64;
     let mut var = nf * (nf - 1.0) * (2.0 * nf + 5.0) / 18.0;
     let mut sorted = y.to_vec();

@@ -145,10 +145,8 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
         let off_at = |from: &mut dyn Iterator<Item = &i64>| {
             from.take(quarter as usize).take_while(|&&x| off(x)).count() as u32
         };
-        let (lead, trail) = (
-            lead.max(off_at(&mut dur.iter())),
-            trail.max(off_at(&mut dur.iter().rev())),
-        );
+        let lead = lead.max(off_at(&mut dur.iter()));
+        let trail = trail.max(off_at(&mut dur.iter().rev()));
         let steady = frames.start + lead..frames.end - trail;
         // What each edge holds.
         for (edge, range, k) in [
