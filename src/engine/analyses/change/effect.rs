@@ -421,10 +421,8 @@ pub fn fit_prior(vars: &[(f64, f64)]) -> (f64, f64) {
         return (libm::exp(mean), d0);
     }
     let d0 = (2.0 * trigamma_inverse(excess)).min(MAX_PRIOR_DF);
-    (
-        libm::exp(mean + digamma(d0 / 2.0) - libm::log(d0 / 2.0)),
-        d0,
-    )
+    let v0 = libm::exp(mean + digamma(d0 / 2.0) - libm::log(d0 / 2.0));
+    (v0, d0)
 }
 
 /// The digamma function (recurrence to x ≥ 6, then its asymptotic series).
@@ -690,9 +688,9 @@ impl Estimate {
 
     /// What would settle an inconclusive row.
     fn settle(&self, alpha: f64, per: &str) -> String {
-        let units = |n: usize| format!("{n} {per}{}", if n == 1 { "" } else { "s" });
+        let several = self.runs.0 > 1 || self.runs.1 > 1;
         match self.limit {
-            Limit::TooFewUnits if self.runs.0 > 1 || self.runs.1 > 1 => {
+            Limit::TooFewUnits if several => {
                 return "record 3 or more runs a side (alternating A and B on one machine)"
                     .to_owned();
             }
@@ -731,15 +729,15 @@ impl Estimate {
                 crate::units::ms_f(self.band_ns)
             );
         }
-        if self.runs.0 > 1 || self.runs.1 > 1 {
+        if several {
             let runs = (self.runs.0.max(self.runs.1) as f64 * factor).ceil() as usize;
             format!("about {runs} runs a side (alternating A and B on one machine) would settle it")
         } else {
             let n = (self.units.0.max(self.units.1) as f64 * factor).ceil() as usize;
             format!(
-                "about {} a side would settle it (or 3 or more runs a side: one run cannot show \
-                 how much a row varies between runs)",
-                units(n)
+                "about {n} {per}{} a side would settle it (or 3 or more runs a side: one run \
+                 cannot show how much a row varies between runs)",
+                if n == 1 { "" } else { "s" }
             )
         }
     }
@@ -804,7 +802,6 @@ fn incomplete_beta(x: f64, a: f64, b: f64) -> f64 {
     let ln_front = libm::lgamma(a + b) - libm::lgamma(a) - libm::lgamma(b)
         + a * libm::log(x)
         + b * libm::log(1.0 - x);
-    let front = libm::exp(ln_front);
     // The continued fraction converges fast for x < (a+1)/(a+b+2).
     if x > (a + 1.0) / (a + b + 2.0) {
         return 1.0 - incomplete_beta(1.0 - x, b, a);
@@ -830,7 +827,7 @@ fn incomplete_beta(x: f64, a: f64, b: f64) -> f64 {
             break;
         }
     }
-    front * h / a
+    libm::exp(ln_front) * h / a
 }
 
 /// Student's t distribution function with `df` degrees of freedom.

@@ -94,8 +94,7 @@ pub fn kinship(
     };
     // (A side's merged names: every name called on it.)
     let (mx, my) = (merge(x), merge(y));
-    let mut busy: BTreeSet<String> = busy(&mx).into_iter().collect();
-    busy.extend(self::busy(&my));
+    let busy: BTreeSet<String> = busy(&mx).into_iter().chain(busy(&my)).collect();
     let common = busy
         .iter()
         .filter(|n| {

@@ -95,7 +95,6 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
     let mut out = Transients::default();
     // Each name's first and last frame, and its time, per frame position:
     // one pass (per definition, then per name).
-    let names = t.defs.len();
     for run in 0..t.run_count() as u32 {
         let frames = t.run_frames(run);
         let n = frames.len();
@@ -105,7 +104,7 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
         }
         let quarter = (n / 4) as u32;
         // Per definition: first and last frame (run positions) with a call.
-        let mut by_def = vec![(u32::MAX, 0u32); names];
+        let mut by_def = vec![(u32::MAX, 0u32); t.defs.len()];
         for i in frames_scopes(t, frames.clone()) {
             let s = &mut by_def[t.scopes.def[i as usize].idx()];
             let f = t.scope_frame(ScopeIdx(i)).0 - frames.start;
