@@ -130,10 +130,8 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
             (f >= n32 - quarter).then_some((n32 - 1 - l, n32 - f))
         });
         // Frames off the steady state, at each edge.
-        let dur: Vec<i64> = frames
-            .clone()
-            .map(|f| t.frames.duration_ns(FrameId(f)))
-            .collect();
+        let frame_ns = |f: u32| t.frames.duration_ns(FrameId(f));
+        let dur: Vec<i64> = frames.clone().map(frame_ns).collect();
         let mut middle: Vec<i64> = dur[quarter as usize..n - quarter as usize].to_vec();
         let median = lower_median(&mut middle);
         let mut dev: Vec<i64> = middle.iter().map(|&x| (x - median).abs()).collect();
@@ -156,10 +154,7 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
                 continue;
             }
             edge.frames += k;
-            edge.total_ns += range
-                .clone()
-                .map(|f| t.frames.duration_ns(FrameId(f)))
-                .sum::<i64>();
+            edge.total_ns += range.clone().map(frame_ns).sum::<i64>();
             // The names called only in this edge, with their time.
             let mut totals: FxHashMap<StrId, i64> = by_name
                 .iter()
