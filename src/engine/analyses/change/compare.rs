@@ -435,9 +435,8 @@ impl CompareBuilder {
             samples(&calls[s], n, &self.units[s])
         });
         let changes = judge_rows(&sa, &sb, &mut self.table.noise);
-        for (&p, change) in self.candidates.iter().zip(changes) {
-            self.table.tested.insert((p.a, p.b), change);
-        }
+        let pairs = self.candidates.iter().map(|p| (p.a, p.b));
+        self.table.tested.extend(pairs.zip(changes));
     }
 }
 
