@@ -315,10 +315,9 @@ fn side(trace: &Trace, basis: Basis) -> Side {
                 return;
             };
             let key = paths.place(trace, thread, x.kind, [x.parent, x.after, x.before]);
-            let next = places.len() as u32;
             let k = *index.entry(key).or_insert_with(|| {
                 places.push((key, [x.parent, x.after, x.before]));
-                next
+                places.len() as u32 - 1
             });
             occ.push((k, units.of_scope(trace, at), x.start_ns, x.end_ns));
         });

@@ -120,9 +120,8 @@ impl Restructures {
     /// scope (its gone one when none is new), its change what entered at
     /// the place, all of it the place's own (`noise_pct`: the table's).
     pub fn gate_rows(&self, noise_pct: f64) -> Vec<(String, Change, super::judge::Own)> {
-        let holds = |k: usize| self.held.iter().any(|(_, ks)| ks.contains(&(k as u32)));
         (self.places.iter().enumerate())
-            .filter(|&(k, _)| holds(k))
+            .filter(|&(k, _)| self.held.iter().any(|(_, ks)| ks.contains(&(k as u32))))
             .filter_map(|(_, p)| {
                 let name = p.new.first().or(p.gone.first())?.clone();
                 let mut change = p.change.clone();
