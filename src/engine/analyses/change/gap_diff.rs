@@ -535,10 +535,9 @@ fn joined(
 /// every changed place, and the first `top` unchanged ones.
 pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize) -> GapChanges {
     let (sa, sb) = (side(a, basis), side(b, basis));
-    let places = joined((a, &sa), (b, &sb));
     let frames = (sa.units.count, sb.units.count);
     // Each place's estimates, then every place decided as one family.
-    let mut estimated: Vec<_> = places
+    let mut estimated: Vec<_> = joined((a, &sa), (b, &sb))
         .into_iter()
         .map(|(place, ka, kb)| {
             let of = |s: &Side, k: Option<u32>| side_of(s.occ_of(k), &s.units);
