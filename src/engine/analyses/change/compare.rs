@@ -435,9 +435,8 @@ impl CompareBuilder {
             samples(&calls[s], n, &self.units[s])
         });
         let changes = judge_rows(&sa, &sb, &mut self.table.noise);
-        for (&p, change) in self.candidates.iter().zip(changes) {
-            self.table.tested.insert((p.a, p.b), change);
-        }
+        let pairs = self.candidates.iter().map(|p| (p.a, p.b));
+        self.table.tested.extend(pairs.zip(changes));
     }
 }
 
@@ -546,10 +545,8 @@ impl<'t> Joined<'t> {
 
     /// B − A of the per-call time (`None` unless both sides have the row).
     pub fn delta_per_call_ns(&self, p: Pair) -> Option<f64> {
-        match self.sides(p) {
-            (Some(a), Some(b)) => Some(stats(b).per_call_ns - stats(a).per_call_ns),
-            _ => None,
-        }
+        let (a, b) = self.sides(p);
+        Some(stats(b?).per_call_ns - stats(a?).per_call_ns)
     }
 
     pub fn facts(&self, p: Pair) -> RowFacts {

@@ -315,10 +315,9 @@ fn side(trace: &Trace, basis: Basis) -> Side {
                 return;
             };
             let key = paths.place(trace, thread, x.kind, [x.parent, x.after, x.before]);
-            let next = places.len() as u32;
             let k = *index.entry(key).or_insert_with(|| {
                 places.push((key, [x.parent, x.after, x.before]));
-                next
+                places.len() as u32 - 1
             });
             occ.push((k, units.of_scope(trace, at), x.start_ns, x.end_ns));
         });
@@ -536,10 +535,9 @@ fn joined(
 /// every changed place, and the first `top` unchanged ones.
 pub fn gap_changes(a: &Trace, b: &Trace, noise: &Noise, basis: Basis, top: usize) -> GapChanges {
     let (sa, sb) = (side(a, basis), side(b, basis));
-    let places = joined((a, &sa), (b, &sb));
     let frames = (sa.units.count, sb.units.count);
     // Each place's estimates, then every place decided as one family.
-    let mut estimated: Vec<_> = places
+    let mut estimated: Vec<_> = joined((a, &sa), (b, &sb))
         .into_iter()
         .map(|(place, ka, kb)| {
             let of = |s: &Side, k: Option<u32>| side_of(s.occ_of(k), &s.units);

@@ -206,7 +206,6 @@ impl GateResult {
             gaps.explains(&r.name, None, r.own_beyond_drift_ns)
                 .is_none_or(|(sum, _, _)| r.own_beyond_drift_ns - sum > limit)
         });
-        let frame = self.mean_frame_a_ns;
         // A scope's unprofiled time is conserved as a whole: a stretch that
         // only moved (its neighbours renamed or restructured, a new place
         // where an old one is gone) leaves the scope's gaps summed as they
@@ -222,7 +221,7 @@ impl GateResult {
                 verdict: g.verdict,
                 delta_per_frame_ns: g.delta_per_frame_ns,
                 beyond_drift_ns: g.beyond_drift_ns,
-                frame_pct: super::super::common::pct(g.beyond_drift_ns, frame),
+                frame_pct: super::super::common::pct(g.beyond_drift_ns, self.mean_frame_a_ns),
                 sentence: g.sentence.clone(),
             })
             .collect();

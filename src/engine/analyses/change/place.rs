@@ -187,8 +187,7 @@ pub fn place(
             }
             let (ra, rb): (Vec<&Call>, Vec<&Call>) = (ca.iter().collect(), cb.iter().collect());
             let (sites, found, at, everywhere) = sites_at((&ra, &rb), keys, 1, units, noise);
-            let mut path: Vec<String> = Vec::new();
-            if let Some(k) = at {
+            let mut path = at.map_or_else(Vec::new, |k| {
                 let mut key = found[k].clone();
                 for depth in 2..=MAX_DEPTH {
                     if key.1.last().is_some_and(String::is_empty) {
@@ -209,8 +208,8 @@ pub fn place(
                     let Some(j) = at else { break };
                     key = deeper[j].clone();
                 }
-                path = key.1;
-            }
+                key.1
+            });
             // Outermost first; without the top level's "".
             path.retain(|c| !c.is_empty());
             path.reverse();

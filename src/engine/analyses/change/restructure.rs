@@ -71,9 +71,7 @@ pub struct Restructures {
 impl Restructures {
     /// Whether `name` is the parent of a restructured place.
     pub fn is_restructured_parent(&self, name: &str) -> bool {
-        self.places
-            .iter()
-            .any(|p| p.restructured && p.parent == name)
+        (self.places.iter()).any(|p| p.restructured && p.parent == name)
     }
 
     /// The places `name` (a new or gone name) is held by, if every node of
@@ -120,9 +118,8 @@ impl Restructures {
     /// scope (its gone one when none is new), its change what entered at
     /// the place, all of it the place's own (`noise_pct`: the table's).
     pub fn gate_rows(&self, noise_pct: f64) -> Vec<(String, Change, super::judge::Own)> {
-        let holds = |k: usize| self.held.iter().any(|(_, ks)| ks.contains(&(k as u32)));
         (self.places.iter().enumerate())
-            .filter(|&(k, _)| holds(k))
+            .filter(|&(k, _)| self.held.iter().any(|(_, ks)| ks.contains(&(k as u32))))
             .filter_map(|(_, p)| {
                 let name = p.new.first().or(p.gone.first())?.clone();
                 let mut change = p.change.clone();
@@ -224,7 +221,7 @@ impl<'t> Side<'t> {
                 add(self.place[self.tree.parent[m] as usize], -1, s.parent[i]);
             }
         }
-        out.into_iter()
+        (out.into_iter())
             .map(|v| Sample::per_unit(v, units))
             .collect()
     }

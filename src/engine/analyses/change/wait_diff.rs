@@ -160,11 +160,10 @@ pub fn decompose(a: &RecurringWaitsFor, b: &RecurringWaitsFor, noise: &Noise) ->
             e.se_ns *= scale.abs();
             e.band_ns = band_ns;
             e.eq_alpha = noise.alpha;
-            let ci_ns = e.interval(noise.alpha);
             WaitPart {
                 part,
                 delta_ns: e.delta_ns,
-                ci_ns,
+                ci_ns: e.interval(noise.alpha),
                 changed: e.verdict(noise.alpha) == super::effect::Verdict::Changed,
                 a: mean(&oa, &shown),
                 b: mean(&ob, &shown),
