@@ -71,7 +71,9 @@ pub struct Restructures {
 impl Restructures {
     /// Whether `name` is the parent of a restructured place.
     pub fn is_restructured_parent(&self, name: &str) -> bool {
-        (self.places.iter()).any(|p| p.restructured && p.parent == name)
+        self.places
+            .iter()
+            .any(|p| p.restructured && p.parent == name)
     }
 
     /// The places `name` (a new or gone name) is held by, if every node of
@@ -221,7 +223,7 @@ impl<'t> Side<'t> {
                 add(self.place[self.tree.parent[m] as usize], -1, s.parent[i]);
             }
         }
-        (out.into_iter())
+        out.into_iter()
             .map(|v| Sample::per_unit(v, units))
             .collect()
     }
