@@ -111,8 +111,7 @@ pub fn overlapping_frames(trace: &Trace) -> Option<Overlap> {
         let first = f
             .streams(id)
             .min_by_key(|&s| (trace.streams.range_ns[s as usize].0, s))?;
-        let late = trace.streams.thread[first as usize];
-        let late_name = trace.thread_name(late);
+        let late_name = trace.thread_name(trace.streams.thread[first as usize]);
         let (mut late_end, mut others_start) = (i64::MIN, i64::MAX);
         for s in f.streams(id) {
             let (s0, s1) = trace.streams.range_ns[s as usize];
