@@ -18,13 +18,8 @@ pub fn def_slots(t: &Trace, names: &[&str]) -> Vec<u32> {
         .enumerate()
         .map(|(k, &n)| (n, k as u32))
         .collect();
-    (0..t.defs.len())
-        .map(|d| {
-            slot_of
-                .get(t.str(t.defs.name[d]))
-                .copied()
-                .unwrap_or(u32::MAX)
-        })
+    (t.defs.name.iter())
+        .map(|&n| slot_of.get(t.str(n)).copied().unwrap_or(u32::MAX))
         .collect()
 }
 
@@ -117,10 +112,9 @@ pub(super) fn top_k(
             heap.push(Reverse(rank(trace, i)));
         }
     }
-    let mut out: Vec<Rank> = heap.into_iter().map(|r| r.0).collect();
-    out.sort_unstable_by(|a, b| b.cmp(a));
-    out.into_iter()
-        .map(|(_, _, Reverse(i))| ScopeIdx(i))
+    // Ascending by `Reverse`: best first.
+    (heap.into_sorted_vec().into_iter())
+        .map(|Reverse((_, _, Reverse(i)))| ScopeIdx(i))
         .collect()
 }
 
