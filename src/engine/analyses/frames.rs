@@ -1,7 +1,7 @@
 //! `frames` (slowest first) and `threads` (per-thread totals of one frame).
 
 use super::common::*;
-use crate::engine::model::{FrameId, Trace};
+use crate::engine::model::{FrameId, StreamId, Trace};
 use serde::Serialize;
 use std::cmp::Reverse;
 
@@ -40,9 +40,7 @@ pub struct ThreadRow {
 
 /// Threads of one frame, in stored order.
 pub fn threads(trace: &Trace, frame: FrameId) -> Vec<ThreadRow> {
-    trace
-        .frames
-        .streams(frame)
+    (trace.frames.streams(frame))
         .map(|s| {
             let s = s as usize;
             let range = trace.streams.range_ns[s];
@@ -161,19 +159,11 @@ pub fn thread_frame_ns(trace: &Trace, thread: &str) -> Vec<i64> {
     let Some(id) = trace.strings.find(thread) else {
         return vec![0; trace.frames.len()];
     };
-    trace
-        .frames
-        .ids()
+    (trace.frames.ids())
         .map(|f| {
-            trace
-                .frames
-                .streams(f)
+            (trace.frames.streams(f))
                 .filter(|&st| trace.threads.name[trace.streams.thread[st as usize].idx()] == id)
-                .flat_map(|st| {
-                    trace
-                        .scopes
-                        .top_level(trace.streams.scopes(crate::engine::model::StreamId(st)))
-                })
+                .flat_map(|st| trace.scopes.top_level(trace.streams.scopes(StreamId(st))))
                 .map(|i| trace.scopes.duration_ns[i.idx()])
                 .fold(0i64, i64::saturating_add)
         })
