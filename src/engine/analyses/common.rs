@@ -280,20 +280,14 @@ pub fn frames_scopes(trace: &Trace, frames: Range<u32>) -> Range<u32> {
 /// The frame with this `frame_index` (the first in file order when indices
 /// repeat after a restart).
 pub fn frame_by_index(trace: &Trace, frame_index: u64) -> Option<FrameId> {
-    trace
-        .frames
-        .frame_index
-        .iter()
+    (trace.frames.frame_index.iter())
         .position(|&f| f == frame_index)
         .map(|f| FrameId(f as u32))
 }
 
 /// The slowest frame (ties: first in file order).
 pub fn slowest_frame(trace: &Trace) -> Option<FrameId> {
-    trace
-        .frames
-        .ids()
-        .max_by_key(|&f| (trace.frames.duration_ns(f), Reverse(f.0)))
+    (trace.frames.ids()).max_by_key(|&f| (trace.frames.duration_ns(f), Reverse(f.0)))
 }
 
 /// A thread asked for (`--thread`, the query's `thread`) that none of the

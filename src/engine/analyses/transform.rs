@@ -385,10 +385,7 @@ impl Stack {
         let pats = Some(self.splits()).filter(|p| !p.is_empty())?;
         let mut memo: FxHashMap<StrId, bool> = FxHashMap::default();
         Some(
-            trace
-                .defs
-                .name
-                .iter()
+            (trace.defs.name.iter())
                 .map(|&n| {
                     *memo
                         .entry(n)
