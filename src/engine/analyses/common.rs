@@ -18,13 +18,8 @@ pub fn def_slots(t: &Trace, names: &[&str]) -> Vec<u32> {
         .enumerate()
         .map(|(k, &n)| (n, k as u32))
         .collect();
-    (0..t.defs.len())
-        .map(|d| {
-            slot_of
-                .get(t.str(t.defs.name[d]))
-                .copied()
-                .unwrap_or(u32::MAX)
-        })
+    (t.defs.name.iter())
+        .map(|&n| slot_of.get(t.str(n)).copied().unwrap_or(u32::MAX))
         .collect()
 }
 
@@ -117,10 +112,9 @@ pub(super) fn top_k(
             heap.push(Reverse(rank(trace, i)));
         }
     }
-    let mut out: Vec<Rank> = heap.into_iter().map(|r| r.0).collect();
-    out.sort_unstable_by(|a, b| b.cmp(a));
-    out.into_iter()
-        .map(|(_, _, Reverse(i))| ScopeIdx(i))
+    // Ascending by `Reverse`: best first.
+    (heap.into_sorted_vec().into_iter())
+        .map(|Reverse((_, _, Reverse(i)))| ScopeIdx(i))
         .collect()
 }
 
@@ -286,20 +280,14 @@ pub fn frames_scopes(trace: &Trace, frames: Range<u32>) -> Range<u32> {
 /// The frame with this `frame_index` (the first in file order when indices
 /// repeat after a restart).
 pub fn frame_by_index(trace: &Trace, frame_index: u64) -> Option<FrameId> {
-    trace
-        .frames
-        .frame_index
-        .iter()
+    (trace.frames.frame_index.iter())
         .position(|&f| f == frame_index)
         .map(|f| FrameId(f as u32))
 }
 
 /// The slowest frame (ties: first in file order).
 pub fn slowest_frame(trace: &Trace) -> Option<FrameId> {
-    trace
-        .frames
-        .ids()
-        .max_by_key(|&f| (trace.frames.duration_ns(f), Reverse(f.0)))
+    (trace.frames.ids()).max_by_key(|&f| (trace.frames.duration_ns(f), Reverse(f.0)))
 }
 
 /// A thread asked for (`--thread`, the query's `thread`) that none of the

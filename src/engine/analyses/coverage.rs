@@ -116,20 +116,19 @@ pub fn unregistered_note(ids: &[UnregisteredId]) -> Option<String> {
 /// The line on absent frame indices (`None` when none is absent):
 /// `1,142 of frame indices 1-3000; 1,858 not in this recording`.
 pub fn absent_note(cov: &FrameCoverage) -> Option<String> {
-    if cov.absent == 0 {
-        return None;
-    }
-    Some(format!(
-        "{} of frame indices {}-{}; {} not in this recording (the capture kept only some \
-         frames){}",
-        count(cov.kept as u64),
-        cov.first,
-        cov.last,
-        count(cov.absent),
-        match cov.restarts {
-            0 => String::new(),
-            1 => "; the frame index restarted once, counted as two ranges".to_owned(),
-            n => format!("; the frame index restarted {n} times, each range counted apart"),
-        }
-    ))
+    (cov.absent > 0).then(|| {
+        format!(
+            "{} of frame indices {}-{}; {} not in this recording (the capture kept only some \
+             frames){}",
+            count(cov.kept as u64),
+            cov.first,
+            cov.last,
+            count(cov.absent),
+            match cov.restarts {
+                0 => String::new(),
+                1 => "; the frame index restarted once, counted as two ranges".to_owned(),
+                n => format!("; the frame index restarted {n} times, each range counted apart"),
+            }
+        )
+    })
 }

@@ -522,8 +522,7 @@ impl Join {
                 (keys[y as usize].cmp(&keys[x as usize])).then_with(|| d.name(x).cmp(d.name(y)))
             });
         }
-        d.child_start = start;
-        d.child_list = list;
+        (d.child_start, d.child_list) = (start, list);
         Some(d)
     }
 }

@@ -144,12 +144,11 @@ pub fn icicle<N: Copy + Default>(
     // first; children pushed right to left so the leftmost is laid out first.
     let mut stack: Vec<(N, u32, i64)> = Vec::new();
     let mut left = 0i64;
-    let mut starts = Vec::with_capacity(roots.len());
     for &r in roots {
-        starts.push((r, 0, left));
+        stack.push((r, 0, left));
         left += total(r);
     }
-    stack.extend(starts.into_iter().rev());
+    stack.reverse();
     let mut kids: Vec<(N, i64)> = Vec::new();
     while let Some((n, depth, left)) = stack.pop() {
         let width = frac(total(n));

@@ -1,7 +1,7 @@
 //! `frames` (slowest first) and `threads` (per-thread totals of one frame).
 
 use super::common::*;
-use crate::engine::model::{FrameId, Trace};
+use crate::engine::model::{FrameId, StreamId, Trace};
 use serde::Serialize;
 use std::cmp::Reverse;
 
@@ -40,9 +40,7 @@ pub struct ThreadRow {
 
 /// Threads of one frame, in stored order.
 pub fn threads(trace: &Trace, frame: FrameId) -> Vec<ThreadRow> {
-    trace
-        .frames
-        .streams(frame)
+    (trace.frames.streams(frame))
         .map(|s| {
             let s = s as usize;
             let range = trace.streams.range_ns[s];
@@ -111,8 +109,7 @@ pub fn overlapping_frames(trace: &Trace) -> Option<Overlap> {
         let first = f
             .streams(id)
             .min_by_key(|&s| (trace.streams.range_ns[s as usize].0, s))?;
-        let late = trace.streams.thread[first as usize];
-        let late_name = trace.thread_name(late);
+        let late_name = trace.thread_name(trace.streams.thread[first as usize]);
         let (mut late_end, mut others_start) = (i64::MIN, i64::MAX);
         for s in f.streams(id) {
             let (s0, s1) = trace.streams.range_ns[s as usize];
@@ -162,19 +159,11 @@ pub fn thread_frame_ns(trace: &Trace, thread: &str) -> Vec<i64> {
     let Some(id) = trace.strings.find(thread) else {
         return vec![0; trace.frames.len()];
     };
-    trace
-        .frames
-        .ids()
+    (trace.frames.ids())
         .map(|f| {
-            trace
-                .frames
-                .streams(f)
+            (trace.frames.streams(f))
                 .filter(|&st| trace.threads.name[trace.streams.thread[st as usize].idx()] == id)
-                .flat_map(|st| {
-                    trace
-                        .scopes
-                        .top_level(trace.streams.scopes(crate::engine::model::StreamId(st)))
-                })
+                .flat_map(|st| trace.scopes.top_level(trace.streams.scopes(StreamId(st))))
                 .map(|i| trace.scopes.duration_ns[i.idx()])
                 .fold(0i64, i64::saturating_add)
         })

@@ -20,11 +20,8 @@ pub struct ScopeInfo {
 
 /// The registration of scope id `id`, if the recording has one.
 pub fn scope(trace: &Trace, id: u32) -> Option<ScopeInfo> {
-    let d = trace.defs.by_raw_id(id)?;
     let defs = &trace.defs;
-    if !defs.kind[d.idx()].is_registered() {
-        return None;
-    }
+    let d = (defs.by_raw_id(id)).filter(|d| defs.kind[d.idx()].is_registered())?;
     Some(ScopeInfo {
         id,
         name: trace.str(defs.name[d.idx()]).to_owned(),

@@ -382,16 +382,10 @@ impl Stack {
     /// Per definition of `trace`, whether a split-data transform names it
     /// (`None`: no split-data in the stack).
     pub fn split_defs(&self, trace: &Trace) -> Option<Vec<bool>> {
-        let pats = self.splits();
-        if pats.is_empty() {
-            return None;
-        }
+        let pats = Some(self.splits()).filter(|p| !p.is_empty())?;
         let mut memo: FxHashMap<StrId, bool> = FxHashMap::default();
         Some(
-            trace
-                .defs
-                .name
-                .iter()
+            (trace.defs.name.iter())
                 .map(|&n| {
                     *memo
                         .entry(n)

@@ -111,9 +111,6 @@ impl WaitIndex {
     /// first thread by name, then the latest start; the first to start the
     /// earliest start, then the first thread by name.
     pub fn trace(&self, own: StrId, start: i64, end: i64) -> Option<Traced> {
-        if end <= start {
-            return None;
-        }
         let others = || self.threads.iter().filter(move |t| t.thread != own);
         // The critical work: per thread the last scope ending at most at `end`.
         let mut crit: Option<(i64, i64, ScopeIdx, StrId)> = None;
@@ -373,9 +370,6 @@ pub fn recurring(
         .iter()
         .filter_map(|&(a, b)| index.trace(own, a, b))
         .collect();
-    if traced.is_empty() {
-        return None;
-    }
     let crit: Vec<(StrId, ScopeIdx)> = traced
         .iter()
         .map(|t| (t.critical_thread, t.critical))
