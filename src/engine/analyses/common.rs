@@ -18,7 +18,9 @@ pub fn def_slots(t: &Trace, names: &[&str]) -> Vec<u32> {
         .enumerate()
         .map(|(k, &n)| (n, k as u32))
         .collect();
-    (t.defs.name.iter())
+    t.defs
+        .name
+        .iter()
         .map(|&n| slot_of.get(t.str(n)).copied().unwrap_or(u32::MAX))
         .collect()
 }
@@ -280,14 +282,20 @@ pub fn frames_scopes(trace: &Trace, frames: Range<u32>) -> Range<u32> {
 /// The frame with this `frame_index` (the first in file order when indices
 /// repeat after a restart).
 pub fn frame_by_index(trace: &Trace, frame_index: u64) -> Option<FrameId> {
-    (trace.frames.frame_index.iter())
+    trace
+        .frames
+        .frame_index
+        .iter()
         .position(|&f| f == frame_index)
         .map(|f| FrameId(f as u32))
 }
 
 /// The slowest frame (ties: first in file order).
 pub fn slowest_frame(trace: &Trace) -> Option<FrameId> {
-    (trace.frames.ids()).max_by_key(|&f| (trace.frames.duration_ns(f), Reverse(f.0)))
+    trace
+        .frames
+        .ids()
+        .max_by_key(|&f| (trace.frames.duration_ns(f), Reverse(f.0)))
 }
 
 /// A thread asked for (`--thread`, the query's `thread`) that none of the

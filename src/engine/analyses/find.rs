@@ -73,7 +73,10 @@ impl Matcher {
     fn new(trace: &Trace, f: &FindFilter) -> Self {
         let matches = |id: StrId| trace.str(id).starts_with(f.prefix.as_str());
         Self {
-            def_ok: (trace.defs.name.iter())
+            def_ok: trace
+                .defs
+                .name
+                .iter()
                 .map(|&n| f.field != Field::Data && matches(n))
                 .collect(),
             data_ok: (0..trace.strings.len() as u32)

@@ -40,7 +40,9 @@ pub struct ThreadRow {
 
 /// Threads of one frame, in stored order.
 pub fn threads(trace: &Trace, frame: FrameId) -> Vec<ThreadRow> {
-    (trace.frames.streams(frame))
+    trace
+        .frames
+        .streams(frame)
         .map(|s| {
             let s = s as usize;
             let range = trace.streams.range_ns[s];
@@ -84,14 +86,18 @@ pub fn overlapping_frames(trace: &Trace) -> Option<Overlap> {
     }
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by_key(|&k| (f.range_ns[k].0, k));
-    let over: Vec<usize> = (order.windows(2))
+    let over: Vec<usize> = order
+        .windows(2)
         .filter(|w| {
             let (p, k) = (f.range_ns[w[0]], f.range_ns[w[1]]);
             k.0 < p.1.saturating_sub(span_ns(p) / 100)
         })
         .map(|w| w[1])
         .collect();
-    let sum = (f.range_ns.iter()).fold(0i64, |a, &r| a.saturating_add(span_ns(r)));
+    let sum = f
+        .range_ns
+        .iter()
+        .fold(0i64, |a, &r| a.saturating_add(span_ns(r)));
     let lo = f.range_ns.iter().map(|r| r.0).min()?;
     let hi = f.range_ns.iter().map(|r| r.1).max()?;
     let span = hi.saturating_sub(lo).max(1);
@@ -159,9 +165,13 @@ pub fn thread_frame_ns(trace: &Trace, thread: &str) -> Vec<i64> {
     let Some(id) = trace.strings.find(thread) else {
         return vec![0; trace.frames.len()];
     };
-    (trace.frames.ids())
+    trace
+        .frames
+        .ids()
         .map(|f| {
-            (trace.frames.streams(f))
+            trace
+                .frames
+                .streams(f)
                 .filter(|&st| trace.threads.name[trace.streams.thread[st as usize].idx()] == id)
                 .flat_map(|st| trace.scopes.top_level(trace.streams.scopes(StreamId(st))))
                 .map(|i| trace.scopes.duration_ns[i.idx()])

@@ -21,7 +21,9 @@ pub struct ScopeInfo {
 /// The registration of scope id `id`, if the recording has one.
 pub fn scope(trace: &Trace, id: u32) -> Option<ScopeInfo> {
     let defs = &trace.defs;
-    let d = (defs.by_raw_id(id)).filter(|d| defs.kind[d.idx()].is_registered())?;
+    let d = defs
+        .by_raw_id(id)
+        .filter(|d| defs.kind[d.idx()].is_registered())?;
     Some(ScopeInfo {
         id,
         name: trace.str(defs.name[d.idx()]).to_owned(),

@@ -88,7 +88,8 @@ impl Pattern {
                     let negated = chars.next_if(|c| matches!(c, '!' | '^')).is_some();
                     let mut ranges = Vec::new();
                     loop {
-                        let c = (chars.next())
+                        let c = chars
+                            .next()
                             .ok_or_else(|| format!("glob {text:?} has an unclosed ["))?;
                         // A `]` first is a member, not the end.
                         if c == ']' && !ranges.is_empty() {
@@ -385,7 +386,10 @@ impl Stack {
         let pats = Some(self.splits()).filter(|p| !p.is_empty())?;
         let mut memo: FxHashMap<StrId, bool> = FxHashMap::default();
         Some(
-            (trace.defs.name.iter())
+            trace
+                .defs
+                .name
+                .iter()
                 .map(|&n| {
                     *memo
                         .entry(n)
@@ -876,7 +880,10 @@ fn touches(trace: &Trace, tree: &MergedTree, t: &Transform, origins: &mut Origin
     };
     let mut seen: FxHashMap<StrId, bool> = FxHashMap::default();
     Some((0..tree.len()).any(|n| {
-        if pat.is_none() && (tree.made_label(tree.name[n])).is_some_and(|l| l.crate_name.is_some())
+        if pat.is_none()
+            && tree
+                .made_label(tree.name[n])
+                .is_some_and(|l| l.crate_name.is_some())
         {
             return tree.parent[n] != u32::MAX;
         }
@@ -1202,7 +1209,8 @@ impl Run {
 
     /// The tree made (in `out`), once every input node is mapped.
     fn finish(mut self, trace: &Trace) -> Self {
-        (self.node_of.iter_mut())
+        self.node_of
+            .iter_mut()
             .filter(|n| **n == OUTSIDE)
             .for_each(|n| *n = HIDDEN);
         // Threads with nothing left (a focus elsewhere) are left out.

@@ -414,7 +414,9 @@ impl TreeReport {
     pub fn new(trace: &Trace, mut tree: MergedTree, depth: Option<u32>) -> Self {
         let mut local: FxHashMap<StrId, u32> = FxHashMap::default();
         let mut names = Vec::new();
-        tree.name = (tree.name.iter())
+        tree.name = tree
+            .name
+            .iter()
             .map(|&id| {
                 StrId(*local.entry(id).or_insert_with(|| {
                     names.push(tree.label_of(trace, id).to_owned());

@@ -85,7 +85,8 @@ impl WaitIndex {
             .into_iter()
             .map(|(thread, mut by_start)| {
                 by_start.sort_unstable_by_key(|&(a, b, i)| (a, b, i.0));
-                let max_end = (by_start.iter())
+                let max_end = by_start
+                    .iter()
                     .scan(i64::MIN, |m, x| {
                         *m = (*m).max(x.1);
                         Some(*m)
@@ -423,7 +424,8 @@ pub fn recurring(
         // The lower median of the work over the waiting part (an occurrence
         // with no waiting part left out), to two decimals.
         median_parallelism: {
-            let mut p: Vec<f64> = (traced.iter())
+            let mut p: Vec<f64> = traced
+                .iter()
                 .filter(|t| t.waiting_ns > 0)
                 .map(|t| t.busy_ns as f64 / t.waiting_ns as f64)
                 .collect();

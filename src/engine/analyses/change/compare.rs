@@ -296,7 +296,9 @@ impl CompareBuilder {
                         if s == 0 {
                             self.stage = BuildStage::Group(1);
                         } else {
-                            self.group_of = (self.acc.each_mut())
+                            self.group_of = self
+                                .acc
+                                .each_mut()
                                 .map(|acc| acc.group_of.take().unwrap_or_default());
                             let ga = self.acc[0].groups.len();
                             self.table.gb = std::mem::take(&mut self.acc[1]).groups;

@@ -158,7 +158,7 @@ impl GateResult {
     /// half-width shrinks as `1/√runs` (at least `runs + 1`; `runs` when
     /// nothing is undecided).
     pub fn runs_to_settle(&self, runs: usize) -> usize {
-        (self.settling(runs as f64))
+        self.settling(runs as f64)
             .map(|n| n.ceil().min(1e6) as usize)
             .max()
             .map_or(runs, |n| n.max(runs + 1))
@@ -175,7 +175,8 @@ impl GateResult {
 
     /// What would settle an inconclusive gate.
     pub fn settle(&self) -> String {
-        let runs = (self.settling(2.0))
+        let runs = self
+            .settling(2.0)
             .map(|n| n.ceil().clamp(3.0, 20.0) as usize)
             .max()
             .unwrap_or(3);
