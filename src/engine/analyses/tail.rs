@@ -151,8 +151,7 @@ pub fn tail(calls: &[(i64, i64)]) -> Option<Tail> {
     let threshold_ns = slow_threshold_ns(median_ns);
     let total_ns = durations.iter().fold(0i64, |a, &d| a.saturating_add(d));
     // The slow calls are the top of the sorted durations.
-    let first_slow = durations.partition_point(|&d| d <= threshold_ns);
-    let slow = &durations[first_slow..];
+    let slow = &durations[durations.partition_point(|&d| d <= threshold_ns)..];
     let slow_total_ns = slow.iter().fold(0i64, |a, &d| a.saturating_add(d));
     if !is_tail(slow.len() as u64, slow_total_ns, total_ns) {
         return None;
@@ -170,15 +169,6 @@ pub fn tail(calls: &[(i64, i64)]) -> Option<Tail> {
     intervals.sort_unstable();
     let quartile = |pct| rank(&intervals, pct);
     let (median, q1, q3) = (quartile(50), quartile(25), quartile(75));
-    let cadence = Cadence {
-        intervals: intervals.len() as u64,
-        median_interval_ns: median,
-        q1_interval_ns: q1,
-        q3_interval_ns: q3,
-        regular: intervals.len() >= CADENCE_MIN_INTERVALS
-            && median > 0
-            && (q3 - q1) as f64 <= REGULAR_IQR * median as f64,
-    };
     Some(Tail {
         threshold_ns,
         slow_calls: slow.len() as u64,
@@ -187,7 +177,15 @@ pub fn tail(calls: &[(i64, i64)]) -> Option<Tail> {
         median_ns,
         p99_ns: rank(&durations, 99),
         max_ns: durations[n - 1],
-        cadence,
+        cadence: Cadence {
+            intervals: intervals.len() as u64,
+            median_interval_ns: median,
+            q1_interval_ns: q1,
+            q3_interval_ns: q3,
+            regular: intervals.len() >= CADENCE_MIN_INTERVALS
+                && median > 0
+                && (q3 - q1) as f64 <= REGULAR_IQR * median as f64,
+        },
     })
 }
 
@@ -259,11 +257,10 @@ pub fn tails_by_name(trace: &Trace, stats: &ScopeStats) -> Vec<NamedTail> {
                 .iter()
                 .map(|&i| (s.start_ns[i.idx()], s.duration_ns[i.idx()]))
                 .collect();
-            let tail = tail(&timed)?;
             calls.sort_by_key(|&i| (s.start_ns[i.idx()], i.0));
             Some(NamedTail {
                 name: stats.name[r],
-                tail,
+                tail: tail(&timed)?,
                 calls,
             })
         })

@@ -75,8 +75,7 @@ impl WaitIndex {
         let s = &trace.scopes;
         for st in 0..trace.streams.len() as u32 {
             let name = trace.threads.name[trace.streams.thread[st as usize].idx()];
-            let list = by_name.entry(name).or_default();
-            list.extend(
+            by_name.entry(name).or_default().extend(
                 s.top_level(trace.streams.scopes(StreamId(st)))
                     .map(|i| (s.start_ns[i.idx()], s.end_ns(i), i)),
             );
