@@ -374,12 +374,11 @@ fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> Vec<(&'t str,
     // one id a name).
     entries.sort_unstable_by_key(|x| (x.0.0, x.1));
     entries.dedup_by(|next, kept| {
-        if next.0 == kept.0 && next.1 == kept.1 {
+        let same = (next.0, next.1) == (kept.0, kept.1);
+        if same {
             kept.2 = kept.2.saturating_add(next.2);
-            true
-        } else {
-            false
         }
+        same
     });
     entries
         .into_iter()
