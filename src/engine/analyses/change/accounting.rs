@@ -374,12 +374,11 @@ fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> Vec<(&'t str,
     // one id a name).
     entries.sort_unstable_by_key(|x| (x.0.0, x.1));
     entries.dedup_by(|next, kept| {
-        if next.0 == kept.0 && next.1 == kept.1 {
+        let same = (next.0, next.1) == (kept.0, kept.1);
+        if same {
             kept.2 = kept.2.saturating_add(next.2);
-            true
-        } else {
-            false
         }
+        same
     });
     entries
         .into_iter()
@@ -528,10 +527,7 @@ fn lead(
     };
     let slow_adds: f64 = hits.iter().map(|&k| (d[k] - median) as f64).sum::<f64>() / d.len() as f64;
     // "frame 136" or "second 4".
-    let slowest = match frame_index {
-        Some(i) => format!("frame {i}"),
-        None => format!("{unit} {pos}"),
-    };
+    let slowest = frame_index.map_or_else(|| format!("{unit} {pos}"), |i| format!("frame {i}"));
     let at = format!(
         "{:.2} ms; {side}'s median {unit} {:.3} ms)",
         dur as f64 / 1e6,
@@ -671,18 +667,18 @@ pub fn frame_change(
         judged.drift_part_ns = drift_ns;
         judged.decide(noise.alpha);
     }
-    let mut notes = Vec::new();
-    for (label, t) in [("A", a), ("B", b)] {
-        if let Some(note) = coverage::frame_coverage(t)
-            .as_ref()
-            .and_then(coverage::absent_note)
-        {
-            notes.push(format!(
+    let notes = [("A", a), ("B", b)]
+        .into_iter()
+        .filter_map(|(label, t)| {
+            let note = coverage::frame_coverage(t)
+                .as_ref()
+                .and_then(coverage::absent_note)?;
+            Some(format!(
                 "{label} kept only some frames ({note}): puffin's FrameView keeps the recent and \
                  the slowest, so its median and mean are biased upward"
-            ));
-        }
-    }
+            ))
+        })
+        .collect();
     let [median_a, median_b] =
         [judged.median_a_ns, judged.median_b_ns].map(Option::unwrap_or_default);
     let parts = crate::engine::join(

@@ -783,10 +783,7 @@ fn sides_by_name<'g, K: std::hash::Hash + Eq>(
 ) -> FxHashMap<K, drift::Side> {
     let mut m: FxHashMap<K, drift::Side> = FxHashMap::default();
     for (name, g) in groups {
-        let s = m.entry(name).or_insert(drift::Side {
-            count: 0,
-            self_ns: 0,
-        });
+        let s = m.entry(name).or_default();
         s.count += g.count;
         s.self_ns = s.self_ns.saturating_add(g.self_ns);
     }

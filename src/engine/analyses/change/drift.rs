@@ -65,7 +65,7 @@ pub struct DriftScope {
 }
 
 /// A row's sums on one side, for the estimate.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Side {
     pub count: u64,
     pub self_ns: i64,

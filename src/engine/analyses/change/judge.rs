@@ -822,8 +822,7 @@ fn exact_change(
 /// larger side costs at least the band per unit. Every other such row is
 /// unchanged by construction ([`effect::bounded`]).
 pub fn needs_calls(a: Sums, b: Sums, frames: (usize, usize), noise: &Noise) -> bool {
-    let pa = Sums::side(Some(a), frames.0).0;
-    let pb = Sums::side(Some(b), frames.1).0;
+    let [pa, pb] = [(a, frames.0), (b, frames.1)].map(|(s, n)| Sums::side(Some(s), n).0);
     effect::bounded(noise.drift_factor() * pa, pb, noise.pct, noise.ms).is_none()
 }
 
