@@ -13,8 +13,7 @@
 use super::change::basis::{Basis, Units};
 use super::change::compare::compare_warnings;
 use super::change::judge::{Kind, Noise, Sums, judge_rows, needs_calls, samples};
-use super::common::Applied;
-use super::common::CHUNK;
+use super::common::{Applied, CHUNK};
 use super::transform::{self, Stack};
 use super::tree::{MergedTree, MergedTreeBuilder, NodeId, TreeReport};
 use crate::engine::model::{ScopeIdx, Trace};

@@ -2,8 +2,7 @@
 
 use super::super::common::*;
 use super::super::find::{Acc, Accumulator, GroupBy};
-use super::basis::mean_frame_ns;
-use super::basis::{Basis, Units};
+use super::basis::{Basis, Units, mean_frame_ns};
 use super::drift::{self, Drift};
 use super::judge::{
     Change, DriftMode, Kind, Noise, Own, Sums, judge_rows, needs_calls, samples, sort_calls,

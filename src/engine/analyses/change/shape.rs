@@ -16,6 +16,7 @@
 use super::basis::Units;
 use super::effect::{median, robust_spread, t_cdf};
 use crate::engine::model::Trace;
+use crate::engine::write::escape::markdown_code;
 use serde::Serialize;
 
 /// Shorter series are not classed (steady).
@@ -213,10 +214,7 @@ pub fn same_moment(frame: &Shape, s: &Shape) -> bool {
 /// The frames' shape in words, with the names that share it: "every 10th
 /// frame is 2.1x the median (12.400 ms against 5.900 ms): `gc::sweep`".
 pub fn frame_words(shape: &Shape, frames: usize, names: &[String]) -> String {
-    let names: Vec<String> = names
-        .iter()
-        .map(|n| crate::engine::write::escape::markdown_code(n))
-        .collect();
+    let names: Vec<String> = names.iter().map(|n| markdown_code(n)).collect();
     let what = match *shape {
         Shape::Periodic {
             every,
