@@ -177,10 +177,7 @@ pub fn by_child(trace: &Trace, parent: &str, child: &str) -> Result<ByChildRepor
         })
         .collect();
     rows.sort_by(|x, y| {
-        y.total_ns
-            .cmp(&x.total_ns)
-            .then(y.calls.cmp(&x.calls))
-            .then_with(|| x.child_data.cmp(&y.child_data))
+        (y.total_ns, y.calls, &x.child_data).cmp(&(x.total_ns, x.calls, &y.child_data))
     });
     Ok(ByChildReport {
         parent: parent.to_owned(),

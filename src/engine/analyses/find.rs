@@ -142,7 +142,7 @@ pub struct AggregateRow {
     pub mean_ns: f64,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Acc {
     pub(super) name: StrId,
     pub(super) data: StrId,
@@ -220,11 +220,9 @@ impl Accumulator {
                 groups.push(Acc {
                     name,
                     data,
-                    count: 0,
-                    total_ns: 0,
-                    self_ns: 0,
                     min_ns: i64::MAX,
                     max_ns: i64::MIN,
+                    ..Default::default()
                 });
                 groups.len() as u32 - 1
             });

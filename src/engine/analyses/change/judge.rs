@@ -704,9 +704,7 @@ pub fn decide_family<'c>(rows: impl Iterator<Item = &'c mut Change>, alpha: f64)
         .map(|c| c.raw.row.p())
         .collect();
     let level = effect::fdr_alpha(&ps, alpha);
-    for c in &mut rows {
-        c.decide(level);
-    }
+    rows.iter_mut().for_each(|c| c.decide(level));
     level
 }
 

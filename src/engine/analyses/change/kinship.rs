@@ -98,8 +98,15 @@ pub fn kinship(
     let common = busy
         .iter()
         .filter(|n| {
-            let names = alias(n, same);
-            names.iter().any(|m| mx.contains_key(*m)) && names.iter().any(|m| my.contains_key(*m))
+            // Called on a side as `n` or as a name it is taken as (renames
+            // either way).
+            let called = |m: &BTreeMap<String, u64>| {
+                m.contains_key(*n)
+                    || same.iter().any(|(from, to)| {
+                        (from == *n && m.contains_key(to)) || (to == *n && m.contains_key(from))
+                    })
+            };
+            called(&mx) && called(&my)
         })
         .cloned()
         .collect();
@@ -107,20 +114,6 @@ pub fn kinship(
         busy: busy.into_iter().collect(),
         common,
     }
-}
-
-/// `n` and the names it is taken as (renames either way).
-fn alias<'a>(n: &'a str, same: &'a [(String, String)]) -> Vec<&'a str> {
-    let mut v = vec![n];
-    for (from, to) in same {
-        if from == n {
-            v.push(to);
-        }
-        if to == n {
-            v.push(from);
-        }
-    }
-    v
 }
 
 /// The runs of `t` (of several) unlike the side's other runs, with their
