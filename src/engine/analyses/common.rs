@@ -134,6 +134,14 @@ pub(super) fn first_n<T>(mut items: Vec<T>, n: usize, cmp: impl Fn(&T, &T) -> Or
     items
 }
 
+/// Largest |change| first (`of`: a row's change and key, a name say), ties by key.
+pub(super) fn largest_first<T, K: Ord + ?Sized>(rows: &mut [T], of: impl Fn(&T) -> (f64, &K)) {
+    rows.sort_by(|x, y| {
+        let ((dx, nx), (dy, ny)) = (of(x), of(y));
+        dy.abs().total_cmp(&dx.abs()).then_with(|| nx.cmp(ny))
+    });
+}
+
 /// Dense group ids for `u64` keys: a hash map behind a direct-mapped cache,
 /// so runs of equal keys and small working sets (the usual case: a few
 /// hundred distinct scope names) are found without hashing into the map.

@@ -7,8 +7,8 @@
 //! spike skews a side's mean the median leads ([`Lead`]). `compare` and the
 //! report answer with it.
 
-use super::super::coverage;
 use super::super::gaps::GapKind;
+use super::super::{common::largest_first, coverage};
 use super::basis::{Basis, Units};
 use super::gap_diff::{GapChanges, GapVerdict};
 use super::judge::{Kind, Noise, Sample, estimate};
@@ -463,14 +463,6 @@ fn median_change(
         accounted_ns: accounted,
         unexplained_ns: delta_median_ns.saturating_sub(accounted),
     }
-}
-
-/// Largest |change| first (`of`: a row's change and key, a name say), ties by key.
-pub(super) fn largest_first<T, K: Ord + ?Sized>(rows: &mut [T], of: impl Fn(&T) -> (f64, &K)) {
-    rows.sort_by(|x, y| {
-        let ((dx, nx), (dy, ny)) = (of(x), of(y));
-        dy.abs().total_cmp(&dx.abs()).then_with(|| nx.cmp(ny))
-    });
 }
 
 /// Whether the mean and the median disagree, and why: they do when their

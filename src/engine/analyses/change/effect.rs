@@ -297,7 +297,7 @@ fn batch_means(x: &[f64]) -> Sampling {
         let c = mean(&means);
         let ss: f64 = means.iter().map(|v| (v - c) * (v - c)).sum();
         let r = if ss > 0.0 && b >= 4 {
-            super::shape::lag_raw(&means, 1)
+            lag_raw(&means, 1)
         } else {
             0.0
         };
@@ -325,6 +325,22 @@ fn batch_means(x: &[f64]) -> Sampling {
             effective,
         };
     }
+}
+
+/// The lag-`k` autocorrelation of `r` (0 for fewer than `k + 2` values or
+/// none varying).
+pub(super) fn lag_raw(r: &[f64], k: usize) -> f64 {
+    let n = r.len();
+    if n < k + 2 {
+        return 0.0;
+    }
+    let mean = r.iter().sum::<f64>() / n as f64;
+    let var: f64 = r.iter().map(|v| (v - mean) * (v - mean)).sum();
+    if var <= 0.0 {
+        return 0.0;
+    }
+    let cov: f64 = (k..n).map(|j| (r[j] - mean) * (r[j - k] - mean)).sum();
+    cov / var
 }
 
 /// The units of each run of `n` units cut at `run_starts` (each run's

@@ -6,12 +6,12 @@
 //! B". Linear: the stretches interned into places by ids, one sort of the
 //! occurrences, one hash join of the places by their names.
 
+use super::super::common::largest_first;
 use super::super::gaps::{
     BusyThread, GapKind, GapPlace, Paths, PlaceId, RECURRING_FLOOR_NS, RecurringGap, ThreadRoles,
     busy_threads, for_each_stretch,
 };
 use super::super::waits::WaitIndex;
-use super::accounting::largest_first;
 use super::basis::{Basis, Units};
 use super::judge::{
     Change, Kind, Noise, Sample, Sums, decide_family, estimate, needs_calls, untested,

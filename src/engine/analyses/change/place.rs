@@ -5,7 +5,7 @@
 //! part holds the change and the others held. One pass over each side's
 //! scopes for every name asked.
 
-use super::accounting::largest_first;
+use super::super::common::largest_first;
 use super::basis::{Basis, Units};
 use super::judge::{Change, Kind, Noise, Sample, decide_family, estimate};
 use crate::engine::model::{NO_PARENT, StrId, Trace};

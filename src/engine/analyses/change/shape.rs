@@ -14,7 +14,7 @@
 //! and Theil–Sen sums (`B ≤ 32`).
 
 use super::basis::Units;
-use super::effect::{median, robust_spread, t_cdf};
+use super::effect::{lag_raw, median, robust_spread, t_cdf};
 use crate::engine::model::Trace;
 use crate::engine::write::escape::markdown_code;
 use serde::Serialize;
@@ -465,22 +465,6 @@ fn theil_sen(x: &[f64], y: &[f64]) -> (f64, f64) {
     let slope = median(&mut slopes);
     let mut icpts: Vec<f64> = (0..n).map(|k| y[k] - slope * x[k]).collect();
     (slope, median(&mut icpts))
-}
-
-/// The lag-`k` autocorrelation of `r` (0 for fewer than `k + 2` values or
-/// none varying).
-pub(super) fn lag_raw(r: &[f64], k: usize) -> f64 {
-    let n = r.len();
-    if n < k + 2 {
-        return 0.0;
-    }
-    let mean = r.iter().sum::<f64>() / n as f64;
-    let var: f64 = r.iter().map(|v| (v - mean) * (v - mean)).sum();
-    if var <= 0.0 {
-        return 0.0;
-    }
-    let cov: f64 = (k..n).map(|j| (r[j] - mean) * (r[j - k] - mean)).sum();
-    cov / var
 }
 
 /// The units' correlation as a fit leaves it: `ρ(k) = ρ₁ φ^(k−1)`, an

@@ -5,9 +5,8 @@
 //! change: "main waits 0.99 ms longer in `jobs::run`: `job::cloth` is
 //! 1.0 ms slower per call".
 
-use super::super::common::lower_median;
+use super::super::common::{largest_first, lower_median};
 use super::super::waits::{RecurringWaitsFor, WaitIndex, WaitParts};
-use super::accounting::largest_first;
 use super::compare::Joined;
 use super::judge::{Change, Kind, Noise};
 use crate::engine::analyses::gaps::{GapKind, GapPlace, RecurringGap};
