@@ -269,9 +269,10 @@ fn the_real_sdk_twin_is_no_drift_and_nothing_beyond_noise() {
             d["stderr_pct"].as_f64().unwrap(),
         );
         assert!(pct.abs() > 5.0, "past the noise %, {d}");
+        // Its interval reaches inside the noise percentage (5%).
         assert!(
-            (1.0 + pct / 100.0).ln().abs() < 2.0 * (1.0 + se / 100.0).ln(),
-            "within twice its standard error: {d}"
+            (1.0 + pct / 100.0).ln().abs() - 3.1 * (1.0 + se / 100.0).ln() < 1.05f64.ln(),
+            "its interval reaches inside the noise percentage: {d}"
         );
         assert_eq!(d["named"], false, "{d}");
         for row in c["rows"].as_array().unwrap() {

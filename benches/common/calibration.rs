@@ -198,6 +198,7 @@ pub fn run(s: &Setting, seed: u64) -> Outcome {
             .map(|(n, (x, y))| (n.as_str(), sums(x), sums(y))),
         Noise::default().pct,
         Noise::default().alpha,
+        Noise::default().tau,
     );
     let mut noise = Noise::default().with_drift(estimate.as_ref());
     let changes: Vec<Change> = judge_rows(&a, &b, &mut noise);

@@ -792,8 +792,8 @@ more often or costlier costs more than PCT percent of A's mean frame (and more t
 per frame beyond the drift, and its own time changed by as much (the gate counts causes, not \
 the wrappers above them); judged per name, over every row the filters keep. It never trips on \
 the drift alone; --fail-on-drift PCT fails on a drift past PCT percent too.\n\
-JSON: {\"warnings\":[...],\"drift\":{\"factor\",\"pct\",\"spread_pct\",\"stderr_pct\",\"scopes_used\",\"moved_together\",\
-\"named\",\"scopes\":[{\"name\",\"calls_a\",\"calls_b\",\"ratio\"}]}|null,\"basis\":\"frame\"|\"second\",\
+JSON: {\"warnings\":[...],\"drift\":{\"factor\",\"pct\",\"spread_pct\",\"stderr_pct\",\"scopes_used\",\"scopes_unchanged\",\
+\"moved_together\",\"named\",\"scopes\":[{\"name\",\"calls_a\",\"calls_b\",\"ratio\"}]}|null,\"basis\":\"frame\"|\"second\",\
 \"units\":[a,b],\"frame\":{\"basis\",\"thread\",\"median_a_ns\",\"median_b_ns\",\"delta_median_ns\",\
 \"mean_a_ns\",\"mean_b_ns\",\"delta_mean_ns\",\"kind\",\"p\",\"contributions\":[{\"name\",\"kind\",\
 \"self_delta_per_frame_ns\",\"gap\"?}],\"gaps\":[{\"verdict\",\"kind\",\"path\",\"after\",\"before\",\"parent\",\

@@ -283,31 +283,35 @@ fn headline(c: &ComparisonReport, causes: usize) -> String {
     let f = &c.frame;
     let unit = f.basis.unit();
     let e = &f.effect;
+    // The estimate and its interval are of one quantity: the effect (B's
+    // mean frame against A's, beyond the machine's share when a drift is
+    // applied), never the raw means' difference beside the effect's interval.
     let pct = if f.mean_a_ns > 0.0 {
-        100.0 * f.delta_mean_ns / f.mean_a_ns
+        100.0 * e.delta_ns / f.mean_a_ns
     } else {
         0.0
+    };
+    let beyond = if f.drift_ns.abs() >= 0.5 {
+        format!(" beyond the machine's {} ms", ms(f.drift_ns))
+    } else {
+        String::new()
     };
     let interval = format!("[{}, {}] ms", ms(e.ci_ns[0]), ms(e.ci_ns[1]));
     let frame = match e.verdict {
         Verdict::Changed => format!(
-            "B's {unit} is {:.3} ms ({:.0}%) {} {interval}",
-            f.delta_mean_ns.abs() / 1e6,
+            "B's {unit} is {:.3} ms ({:.0}%) {}{beyond} {interval}",
+            e.delta_ns.abs() / 1e6,
             pct.abs(),
-            if f.delta_mean_ns > 0.0 {
-                "slower"
-            } else {
-                "faster"
-            },
+            if e.delta_ns > 0.0 { "slower" } else { "faster" },
         ),
         Verdict::Unchanged => format!(
-            "B's {unit} is unchanged: {} ms {interval}, within ±{:.3} ms",
-            ms(f.delta_mean_ns),
+            "B's {unit} is unchanged: {} ms{beyond} {interval}, within ±{:.3} ms",
+            ms(e.delta_ns),
             e.band_ns / 1e6
         ),
         Verdict::Inconclusive => format!(
-            "B's {unit}: {} ms {interval}, not told apart from noise (±{:.3} ms)",
-            ms(f.delta_mean_ns),
+            "B's {unit}: {} ms{beyond} {interval}, not told apart from noise (±{:.3} ms)",
+            ms(e.delta_ns),
             e.band_ns / 1e6
         ),
     };

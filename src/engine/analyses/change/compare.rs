@@ -813,7 +813,7 @@ fn resolve_drift<'k, K: std::hash::Hash + Eq>(
     noise: Noise,
 ) -> (Noise, Option<Drift>) {
     let rows = (na.iter()).filter_map(|(k, &sa)| Some((name(k), sa, *nb.get(k)?)));
-    let estimate = drift::estimate(rows, noise.pct, noise.alpha);
+    let estimate = drift::estimate(rows, noise.pct, noise.alpha, noise.tau);
     let noise = noise.with_drift(estimate.as_ref());
     (
         noise,

@@ -6,14 +6,23 @@
 //! ([`super::effect`]) judges each row against the shared shift and carries
 //! both uncertainties in every interval.
 //!
-//! The estimate: the median of the busy names' log ratios of own time per
-//! call (B over A; one vote a name, so one heavy scope's change is not the
-//! drift), `τ` their robust spread around it, its standard error `1.2533 τ
-//! / √n`. See docs/statistics.md (the table of constants) and
-//! [`super::effect`]'s module doc.
+//! The estimate rests on **the names that did not change**: a changed
+//! name's log ratio of own time per call (B over A) is an outlier of the
+//! shift the others share, whatever its size, so it must not move the
+//! estimate. The densest half of the votes (the shortest interval holding
+//! `⌊n/2⌋ + 1` of them, the least-median-of-squares location, which no
+//! minority moves) gives a centre and a scale (`1.4826 (1 + 5/(n − 1))`
+//! times its half-width), the scale at most the prior `τ₀` (unchanged names
+//! vary between runs by no more); the votes within 2.5 scales of the centre
+//! are the unchanged names ([`unchanged`]). The drift is their median; `τ`
+//! is every voting name's robust spread around it (names the machine moved
+//! unevenly are far but not changed: they must widen it), its standard error
+//! `1.2533 τ / √n`. See docs/statistics.md (the table of constants) and [`super::effect`]'s
+//! module doc.
 
 use super::effect::four_digits;
 use serde::Serialize;
+use std::ops::Range;
 
 /// Calls on each side a row needs to vote.
 pub const MIN_CALLS: u64 = 50;
@@ -42,6 +51,9 @@ pub struct Drift {
     pub se: f64,
     /// Rows that voted.
     pub scopes_used: usize,
+    /// Of those, the rows the estimate rests on: the names that did not
+    /// change (see [`unchanged`]).
+    pub scopes_unchanged: usize,
     /// Of those, the rows whose ratio is within the noise percentage of the
     /// factor (moved together).
     pub moved_together: usize,
@@ -81,13 +93,54 @@ impl Side {
     }
 }
 
+/// The votes that did not change, as a range of `sorted` (the votes' log
+/// ratios, ascending; at least one). It starts from the densest half (the
+/// shortest interval holding `⌊n/2⌋ + 1` votes: its midpoint, and
+/// `1.4826 (1 + 5/(n − 1))` times its half-width as the scale) and keeps
+/// the votes within 2.5 scales of the centre, then takes the centre and
+/// scale of those (their median, 1.4826 MAD) and keeps again, until the
+/// kept votes hold (a reweighted least-median-of-squares location). The
+/// scale is at most `prior_tau` when that is positive: names that did not
+/// change vary between runs by no more. A step that would keep fewer than
+/// half the votes (at least 3) keeps the last: where most names changed,
+/// none can be told to be the unchanged ones.
+pub fn unchanged(sorted: &[f64], prior_tau: f64) -> Range<usize> {
+    let n = sorted.len();
+    let h = n / 2 + 1;
+    let (from, half_width) = (0..=n - h)
+        .map(|i| (i, (sorted[i + h - 1] - sorted[i]) / 2.0))
+        .min_by(|x, y| x.1.total_cmp(&y.1))
+        .unwrap_or((0, 0.0));
+    let cap = if prior_tau > 0.0 {
+        prior_tau
+    } else {
+        f64::INFINITY
+    };
+    let mut kept = from..from + h;
+    let mut centre = sorted[from] + half_width;
+    let mut scale = 1.4826 * (1.0 + 5.0 / (n.max(2) - 1) as f64) * half_width;
+    for _ in 0..20 {
+        let within = 2.5 * scale.min(cap);
+        let lo = sorted.partition_point(|l| *l < centre - within);
+        let hi = sorted.partition_point(|l| *l <= centre + within);
+        if hi - lo < n.div_ceil(2).max(3) || (lo..hi) == kept {
+            break;
+        }
+        kept = lo..hi;
+        (centre, scale) = super::effect::robust_spread(&sorted[kept.clone()]);
+    }
+    kept
+}
+
 /// The drift of the names `rows` (each with A's and B's sums), with
-/// `noise_pct` the noise model's percentage and `alpha` its level. `None`
-/// with fewer than [`MIN_SCOPES`] voting names.
+/// `noise_pct` the noise model's percentage, `alpha` its level and
+/// `prior_tau` the names' run-to-run spread runs of the same code show (see
+/// [`unchanged`]). `None` with fewer than [`MIN_SCOPES`] voting names.
 pub fn estimate<'r>(
     rows: impl Iterator<Item = (&'r str, Side, Side)>,
     noise_pct: f64,
     alpha: f64,
+    prior_tau: f64,
 ) -> Option<Drift> {
     // (log ratio, own time of both sides, name, calls)
     let mut votes: Vec<(f64, i64, &str, u64, u64)> = rows
@@ -107,7 +160,16 @@ pub fn estimate<'r>(
         return None;
     }
     let logs: Vec<f64> = votes.iter().map(|v| v.0).collect();
-    let (centre, tau) = super::effect::robust_spread(&logs);
+    let mut sorted = logs.clone();
+    sorted.sort_by(f64::total_cmp);
+    let kept = &sorted[unchanged(&sorted, prior_tau)];
+    // The centre is the unchanged names'; the spread is every name's around
+    // it (1.4826 MAD), so that names the machine moved unevenly (far, but
+    // not changed) still widen it: a pair's changes can only widen it, and
+    // one run a side holds it to the prior (`Noise::one_run_tau`).
+    let centre = super::effect::robust_spread(kept).0;
+    let mut dev: Vec<f64> = logs.iter().map(|l| (l - centre).abs()).collect();
+    let tau = 1.4826 * super::effect::median(&mut dev);
     let n = votes.len() as f64;
     let se = 1.2533 * tau / n.sqrt();
     let factor = libm::exp(centre);
@@ -128,6 +190,7 @@ pub fn estimate<'r>(
         tau: four_digits(tau),
         se: four_digits(se),
         scopes_used,
+        scopes_unchanged: kept.len(),
         moved_together,
         named: centre.abs() - q * se > together,
         scopes: votes
@@ -199,11 +262,13 @@ pub fn status(d: &Drift, noise_pct: f64) -> String {
         return sentence(d);
     }
     format!(
-        "{:+.1}% (±{} standard error, from {} busy names spread ±{}): not told apart from \
-         the noise percentage ({noise_pct}%), so not called machine drift; rows are judged \
-         against it, its error and the names' spread carried in every interval.",
+        "{:+.1}% (±{} standard error, from the {} of {} busy names that did not change, spread \
+         ±{}): not told apart from the noise percentage ({noise_pct}%), so not called machine \
+         drift; rows are judged against it, its error and the names' spread carried in every \
+         interval.",
         d.pct,
         small_pct(d.stderr_pct),
+        d.scopes_unchanged,
         d.scopes_used,
         small_pct(d.spread_pct)
     )
@@ -233,7 +298,7 @@ mod tests {
                 (n.as_str(), side(100, a), side(100, b))
             })
             .collect();
-        let d = estimate(rows.iter().copied(), 5.0, 0.01).unwrap();
+        let d = estimate(rows.iter().copied(), 5.0, 0.01, 0.12).unwrap();
         assert!((d.factor - 1.2).abs() < 1e-3, "{d:?}");
         assert_eq!((d.scopes_used, d.moved_together), (9, 8));
         assert!(d.named);
@@ -243,7 +308,53 @@ mod tests {
             .iter()
             .map(|&(n, a, _)| (n, a, side(10, 1_000)))
             .collect();
-        assert_eq!(estimate(few.into_iter(), 5.0, 0.01), None);
+        assert_eq!(estimate(few.into_iter(), 5.0, 0.01, 0.12), None);
+    }
+
+    /// Half the names changed (by +10% to +60%, a simulated clock's ±1%
+    /// on the rest): the drift rests on the four that did not, is about
+    /// 0; the median of all eight would have been +5.5%. A minority changing by any amount leaves it where it was.
+    #[test]
+    fn the_drift_rests_on_the_names_that_did_not_change() {
+        let names: Vec<String> = (0..8).map(|k| format!("s{k}")).collect();
+        let ratios = [0.99, 1.0, 1.005, 1.01, 1.1, 1.25, 1.4, 1.6];
+        let rows: Vec<(&str, Side, Side)> = names
+            .iter()
+            .zip(ratios)
+            .map(|(n, r)| {
+                (
+                    n.as_str(),
+                    side(100, 10_000),
+                    side(100, (10_000.0 * r) as i64),
+                )
+            })
+            .collect();
+        let d = estimate(rows.iter().copied(), 5.0, 0.01, 0.12).unwrap();
+        assert_eq!((d.scopes_used, d.scopes_unchanged), (8, 4), "{d:?}");
+        assert!(d.pct.abs() < 0.5 && !d.named, "{d:?}");
+        // Any size of change in a minority: the same estimate.
+        for big in [2.0, 10.0, 100.0] {
+            let mut moved = rows.clone();
+            moved[7].2 = side(100, (10_000.0 * big) as i64);
+            let e = estimate(moved.iter().copied(), 5.0, 0.01, 0.12).unwrap();
+            assert_eq!((e.factor, e.tau), (d.factor, d.tau), "{big}: {e:?}");
+        }
+        // Every name 20% slower but two changed further: 1.2, named.
+        let rows: Vec<(&str, Side, Side)> = names
+            .iter()
+            .enumerate()
+            .map(|(k, n)| {
+                let r = [1.2, 1.19, 1.21, 1.195, 1.205, 1.2, 2.0, 0.5][k];
+                (
+                    n.as_str(),
+                    side(100, 10_000),
+                    side(100, (10_000.0 * r) as i64),
+                )
+            })
+            .collect();
+        let d = estimate(rows.iter().copied(), 5.0, 0.01, 0.12).unwrap();
+        assert!(d.named && (d.factor - 1.2).abs() < 0.005, "{d:?}");
+        assert_eq!(d.scopes_unchanged, 6);
     }
 
     /// Names that moved apart (B does other work per call, as the Rerun
@@ -265,9 +376,9 @@ mod tests {
                 )
             })
             .collect();
-        let d = estimate(rows.iter().copied(), 5.0, 0.01).unwrap();
-        assert!(d.spread_pct > 100.0 && d.stderr_pct > 50.0, "{d:?}");
-        assert_eq!(d.moved_together, 1);
+        let d = estimate(rows.iter().copied(), 5.0, 0.01, 0.12).unwrap();
+        assert!(d.spread_pct > 40.0 && d.stderr_pct > 20.0, "{d:?}");
+        assert_eq!(d.moved_together, 2);
         // Names that moved apart are the pair's changes: with one run a side
         // they never widen a name's spread past the prior.
         let noise = super::super::judge::Noise::default().with_drift(Some(&d));
@@ -278,7 +389,7 @@ mod tests {
             .iter()
             .map(|n| (n.as_str(), side(100, 10_000), side(100, 12_000)))
             .collect();
-        let d = estimate(rows.iter().copied(), 5.0, 0.01).unwrap();
+        let d = estimate(rows.iter().copied(), 5.0, 0.01, 0.12).unwrap();
         assert!(d.named && d.tau == 0.0, "{d:?}");
         let noise = super::super::judge::Noise::default().with_drift(Some(&d));
         assert!((noise.drift_factor() - 1.2).abs() < 1e-3);
