@@ -13,35 +13,21 @@ const FRAMES: usize = 120;
 
 /// A free-running loop: `frame` (work of `names`, each `ms` a call with 1%
 /// jitter) on main, then `between_ms` outside every scope before the next
-/// frame starts. `io` (with `io_every`) runs a scope on a thread of its own
-/// from the frame's start for three whole frames: it outlasts main's frame.
-fn free_loop(
-    names: &[(&'static str, f64)],
-    between_ms: f64,
-    io_every: Option<usize>,
-    seed: u64,
-) -> Vec<u8> {
+/// frame starts.
+fn free_loop(names: &[(&'static str, f64)], between_ms: f64, seed: u64) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let mut t = T0;
     let frames: Vec<Frame> = (0..FRAMES)
-        .map(|f| {
-            let start = t;
-            let mut main = Span::new("frame", start, 0);
+        .map(|_| {
+            let mut main = Span::new("frame", t, 0);
             for &(name, ms) in names {
                 let s = Span::new(name, t, t + rng.ns(ms, 0.01));
                 t = s.end_ns;
                 main = main.child(s);
             }
             main.end_ns = t;
-            let mut frame = vec![("main".to_owned(), vec![main])];
-            if io_every.is_some_and(|k| f % k == 0) {
-                frame.push((
-                    "io".to_owned(),
-                    vec![Span::new("io::flush", start, start + 3 * (t - start))],
-                ));
-            }
             t += rng.ns(between_ms, 0.01);
-            frame
+            vec![("main".to_owned(), vec![main])]
         })
         .collect();
     record(&frames)
@@ -57,13 +43,6 @@ fn report(a: &[u8], b: &[u8]) -> Value {
     );
     v["comparison"].clone()
 }
-
-const WORK: [(&str, f64); 4] = [
-    ("input", 0.5),
-    ("physics::step", 4.0),
-    ("ui::layout", 1.5),
-    ("render::submit", 2.5),
-];
 
 fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
@@ -90,8 +69,8 @@ fn the_drift_rests_on_the_names_that_did_not_change() {
         .zip(ratios)
         .map(|(&(n, ms), r)| (n, ms * r))
         .collect();
-    let a = free_loop(&names_a, 2.0, None, 5);
-    let b = free_loop(&names_b, 2.0, None, 6);
+    let a = free_loop(&names_a, 2.0, 5);
+    let b = free_loop(&names_b, 2.0, 6);
     let c = report(&a, &b);
     let d = &c["drift"];
     assert_eq!(d["scopes_used"], 8, "{d:#}");
