@@ -1,7 +1,10 @@
 //! The frame's account (issue 64), on planted captures whose every duration
 //! is exact (puffin's own recorder on a simulated clock, ±1% jitter): the
-//! drift rests on the names that did not change, and the headline's figure
-//! is the estimate its interval is of.
+//! frame is the main thread's period start to start, the time between frames
+//! is a part of it judged as measured, a background thread's long scope
+//! never stretches it, the parts sum to the change, the drift rests on the
+//! names that did not change, and the headline's figure is the estimate its
+//! interval is of.
 
 mod common;
 
@@ -15,19 +18,37 @@ const FRAMES: usize = 120;
 /// jitter) on main, then `between_ms` outside every scope before the next
 /// frame starts.
 fn free_loop(names: &[(&'static str, f64)], between_ms: f64, seed: u64) -> Vec<u8> {
+    looped(names, between_ms, None, seed)
+}
+
+/// [`free_loop`], with `io::flush` on a thread of its own every `io_every`
+/// frames, from the frame's start for three whole frames: it outlasts
+/// main's frame.
+fn looped(
+    names: &[(&'static str, f64)],
+    between_ms: f64,
+    io_every: Option<usize>,
+    seed: u64,
+) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let mut t = T0;
     let frames: Vec<Frame> = (0..FRAMES)
-        .map(|_| {
-            let mut main = Span::new("frame", t, 0);
+        .map(|f| {
+            let start = t;
+            let mut main = Span::new("frame", start, 0);
             for &(name, ms) in names {
                 let s = Span::new(name, t, t + rng.ns(ms, 0.01));
                 t = s.end_ns;
                 main = main.child(s);
             }
             main.end_ns = t;
+            let mut frame = vec![("main".to_owned(), vec![main])];
+            if io_every.is_some_and(|k| f % k == 0) {
+                let io = Span::new("io::flush", start, start + 3 * (t - start));
+                frame.push(("io".to_owned(), vec![io]));
+            }
             t += rng.ns(between_ms, 0.01);
-            vec![("main".to_owned(), vec![main])]
+            frame
         })
         .collect();
     record(&frames)
@@ -43,6 +64,17 @@ fn report(a: &[u8], b: &[u8]) -> Value {
     );
     v["comparison"].clone()
 }
+
+/// Six busy names (8.5 ms a frame): enough to measure their run-to-run
+/// spread (five vote at least).
+const WORK: [(&str, f64); 6] = [
+    ("input", 0.5),
+    ("physics::step", 2.5),
+    ("physics::solve", 1.5),
+    ("ui::layout", 1.5),
+    ("audio::mix", 0.5),
+    ("render::submit", 2.0),
+];
 
 fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
@@ -102,4 +134,63 @@ fn the_drift_rests_on_the_names_that_did_not_change() {
     let h = g["headline"].as_str().unwrap();
     let want = format!("{:.3} ms", f(&e["delta_ns"]) / 1e6);
     assert!(h.contains(&want), "{h} / {e}");
+}
+
+/// B spends 2 ms more between frames (2 → 4 ms): the frame (8.5 → 10.5 ms,
+/// 118 → 95 fps) changed, all of it between frames; no scope changed.
+#[test]
+fn the_time_between_frames_is_the_frames() {
+    let a = free_loop(&WORK, 2.0, 1);
+    let b = free_loop(&WORK, 4.0, 2);
+    let c = report(&a, &b);
+    let fr = &c["frame"];
+    assert_eq!(fr["thread"], "main", "{fr:#}");
+    // Start to start: the work and the time between frames (a run's last
+    // frame ends at its end).
+    let n = FRAMES as f64;
+    let want_a = 8.5e6 + 2.0e6 * (n - 1.0) / n;
+    assert!((f(&fr["mean_a_ns"]) / want_a - 1.0).abs() < 0.01, "{fr:#}");
+    assert!(
+        (f(&fr["fps_a"]) - 1e9 / f(&fr["mean_a_ns"])).abs() < 1e-6,
+        "{fr:#}"
+    );
+    assert_eq!(fr["effect"]["verdict"], "changed", "{fr:#}");
+    let bf = &fr["between_frames"];
+    let d = f(&bf["mean_b_ns"]) - f(&bf["mean_a_ns"]);
+    assert!((d / (2.0e6 * (n - 1.0) / n) - 1.0).abs() < 0.02, "{bf:#}");
+    assert_eq!(bf["effect"]["verdict"], "changed", "{bf:#}");
+    // The parts sum to the frame's change; between frames holds 99% of it.
+    let parts = fr["parts"].as_array().unwrap();
+    let sum: f64 = parts.iter().map(|p| f(&p["delta_ns"])).sum();
+    assert!((sum - f(&fr["delta_mean_ns"])).abs() < 1.0, "{parts:?}");
+    let between = parts
+        .iter()
+        .find(|p| p["part"] == "between_frames")
+        .unwrap();
+    assert!(
+        f(&between["delta_ns"]) / f(&fr["delta_mean_ns"]) > 0.99,
+        "{parts:?}"
+    );
+    // The glance draws it, not as a cost; its headline says the frame rate.
+    let g = &c["glance"];
+    let bars = g["bars"].as_array().unwrap();
+    let bar = bars.iter().find(|b| b["part"] == "between_frames");
+    assert!(bar.is_some_and(|b| b["cost"] == false), "{g:#}");
+    assert!(g["headline"].as_str().unwrap().contains(" fps)"), "{g:#}");
+    assert!(bars.iter().all(|b| b["part"] != "cause"), "{g:#}");
+}
+
+/// A background thread's scope that outlasts main's frame (every 10th
+/// frame in B, three frames long) does not stretch B's frames.
+#[test]
+fn another_threads_long_scope_does_not_stretch_the_frame() {
+    let a = looped(&WORK, 2.0, None, 3);
+    let b = looped(&WORK, 2.0, Some(10), 4);
+    let c = report(&a, &b);
+    let fr = &c["frame"];
+    assert!(
+        (f(&fr["mean_b_ns"]) / f(&fr["mean_a_ns"]) - 1.0).abs() < 0.01,
+        "{fr:#}"
+    );
+    assert_eq!(fr["effect"]["verdict"], "unchanged", "{fr:#}");
 }

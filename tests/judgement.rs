@@ -178,7 +178,8 @@ fn compare_judges_every_planted_row() {
         t.starts_with("drift: +0.") || t.starts_with("drift: -0."),
         "{t}"
     );
-    assert!(t.contains("\nframe: median 8."), "{t}");
+    // The frame is main's period, paced at 16.667 ms.
+    assert!(t.contains("\nframe: median 16.66"), "{t}");
     assert!(
         t.contains("own time per frame on main: physics::solve_contacts +1.2"),
         "{t}"
@@ -347,10 +348,15 @@ fn the_report_accounts_for_the_frame_and_says_what_to_look_at_first() {
     }
     // The frame: +1.2 (slower per call) +1.0 (twice as often) +0.6 (new)
     // +0.497 (the spike: 29.8 ms over 60 frames) -0.2 (gone) ms per frame
-    // of self time on main: all of the mean's change.
+    // of self time on main. The loop is paced on 16.667 ms: the frame is
+    // main's period, which held (its median to the nanosecond's rounding),
+    // the work taken from the time between frames.
     let f = &c["frame"];
     assert_eq!(f["thread"], "main");
-    assert_eq!(f["kind"], "slower");
+    assert_ne!(f["kind"], "slower", "{f}");
+    let median = |k: &str| f[k].as_f64().unwrap() / 1e6;
+    assert!(close(median("median_a_ns"), 16.667, 0.001), "{f}");
+    assert!(close(median("median_b_ns"), 16.667, 0.001), "{f}");
     let parts: Vec<(&str, &str, f64)> = f["contributions"]
         .as_array()
         .unwrap()
@@ -375,12 +381,31 @@ fn the_report_accounts_for_the_frame_and_says_what_to_look_at_first() {
         assert_eq!((*name, *kind), (wn, wk));
         assert!(close(*ms, wms, 0.03), "{name}: {ms} ms, planted {wms}");
     }
+    // The parts: the causes (+3.1 ms) and the time between frames, which
+    // gave up what the period did not grow by; all of the time outside
+    // main's scopes is between frames.
+    let part = |name: &str| {
+        f["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["part"] == name)
+            .unwrap()["delta_ns"]
+            .as_f64()
+            .unwrap()
+    };
+    let delta = f["delta_mean_ns"].as_f64().unwrap();
+    assert!(close(part("causes") / 1e6, 3.1, 0.05), "{f}");
     assert!(
-        close(f["explained_pct"].as_f64().unwrap(), 100.0, 1.0),
+        close(part("between_frames"), delta - part("causes"), 0.02e6),
         "{f}"
     );
     assert!(
-        close(f["outside_scopes_ns"].as_f64().unwrap(), 0.0, 0.01e6),
+        close(
+            f["outside_scopes_ns"].as_f64().unwrap(),
+            part("between_frames"),
+            0.01e6
+        ),
         "{f}"
     );
     // What to look at first: the three regressions by cost, the spike, the

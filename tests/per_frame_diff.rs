@@ -57,12 +57,26 @@ fn planted_frame_ms(p: planted::JobsPlan) -> f64 {
     0.5 + 0.2 + 2.0 + p.sim_gap_ms + 0.4 + p.draw_gap_ms + 0.8 + jobs + 0.5 + p.top_gap_ms + 0.2
 }
 
+/// A plan free-running (each frame 1 ms after the last one's end): its
+/// frame, main's period, is the work and that 1 ms, so a hitch stretches its
+/// frame's period (a paced loop's schedule would catch up after it).
+fn free(plan: planted::JobsPlan) -> planted::JobsPlan {
+    planted::JobsPlan {
+        between_ms: Some(BETWEEN_MS),
+        ..plan
+    }
+}
+const BETWEEN_MS: f64 = 1.0;
+
 #[test]
 fn the_median_frame_is_accounted_and_leads_past_a_hitch() {
-    let dir = planted::jobs_pair(51, 52);
+    let dir = planted::jobs_pair_of((free(JOBS_BEFORE), 51), (free(JOBS_AFTER), 52));
     let (_, c) = json_in(dir.path(), &["compare", "a.puffin", "b.puffin", "--json"]);
     let fr = &c["frame"];
-    let (frame_a, frame_b) = (planted_frame_ms(JOBS_BEFORE), planted_frame_ms(JOBS_AFTER));
+    let (frame_a, frame_b) = (
+        planted_frame_ms(JOBS_BEFORE) + BETWEEN_MS,
+        planted_frame_ms(JOBS_AFTER) + BETWEEN_MS,
+    );
     // +2.7 ms: the new 1.5 ms gap, the top-level gap 0.8 ms longer, the
     // 0.6 ms gap gone, the wait 1.0 ms longer.
     assert!((frame_b - frame_a - 2.7).abs() < 1e-9);
@@ -206,7 +220,7 @@ fn without_a_spike_the_mean_leads_and_the_median_is_still_accounted() {
     let dir = tempfile::tempdir().unwrap();
     let steady = planted::JobsPlan {
         hitch: None,
-        ..JOBS_BEFORE
+        ..free(JOBS_BEFORE)
     };
     std::fs::write(
         dir.path().join("a.puffin"),
@@ -215,7 +229,7 @@ fn without_a_spike_the_mean_leads_and_the_median_is_still_accounted() {
     .unwrap();
     std::fs::write(
         dir.path().join("b.puffin"),
-        planted::record(&planted::jobs_loop(JOBS_AFTER, 62)),
+        planted::record(&planted::jobs_loop(free(JOBS_AFTER), 62)),
     )
     .unwrap();
     let (_, c) = json_in(dir.path(), &["compare", "a.puffin", "b.puffin", "--json"]);

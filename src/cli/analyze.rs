@@ -1062,6 +1062,19 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, noise_pct:
         f.delta_mean_ns / 1e6,
         f.kind.words_once()
     );
+    if let Some(bf) = &f.between_frames {
+        let _ = writeln!(
+            out,
+            "frame period on {} (start to start): {:.1} -> {:.1} fps; between frames {} -> {} ms ({:+.3} ms): {}",
+            printable(thread_label(&f.thread)),
+            f.fps_a,
+            f.fps_b,
+            ms_f(bf.mean_a_ns),
+            ms_f(bf.mean_b_ns),
+            (bf.mean_b_ns - bf.mean_a_ns) / 1e6,
+            bf.effect.verdict.as_str()
+        );
+    }
     if !f.contributions.is_empty() {
         let parts: Vec<String> = f
             .contributions

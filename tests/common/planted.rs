@@ -292,6 +292,10 @@ pub struct JobsPlan {
     pub cloth_ms: f64,
     /// The frame whose `assets::stream` takes 35 ms (0.2 ms elsewhere).
     pub hitch: Option<usize>,
+    /// `None`: frames paced on [`PERIOD_NS`] (or 1 ms after a frame that
+    /// overran it); `Some(ms)`: free-running, each frame `ms` after the
+    /// last one's end (its main thread's period the work and `ms`).
+    pub between_ms: Option<f64>,
 }
 
 /// A: 60 frames, a 0.4 ms top-level gap, a 0.6 ms gap in `draw::batch`,
@@ -303,6 +307,7 @@ pub const JOBS_BEFORE: JobsPlan = JobsPlan {
     draw_gap_ms: 0.6,
     cloth_ms: 2.0,
     hitch: Some(JOBS_HITCH_FRAME),
+    between_ms: None,
 };
 
 /// B: 90 frames; a new 1.5 ms gap after `sim::step`, the top-level gap
@@ -316,6 +321,7 @@ pub const JOBS_AFTER: JobsPlan = JobsPlan {
     draw_gap_ms: 0.0,
     cloth_ms: 3.0,
     hitch: None,
+    between_ms: None,
 };
 
 pub const JOBS_HITCH_FRAME: usize = 20;
@@ -332,7 +338,11 @@ pub fn jobs_loop(plan: JobsPlan, seed: u64) -> Vec<Frame> {
     let mut prev_end = T0;
     (0..plan.frames)
         .map(|f| {
-            let start = (T0 + f as i64 * PERIOD_NS).max(prev_end + 1_000_000);
+            let start = match plan.between_ms {
+                None => (T0 + f as i64 * PERIOD_NS).max(prev_end + 1_000_000),
+                Some(_) if f == 0 => T0,
+                Some(ms) => prev_end + (ms * 1e6) as i64,
+            };
             let mut t = start;
             let leaf = |name: &'static str, ms: f64, t: &mut i64, rng: &mut Rng| {
                 let s = Span::new(name, *t, *t + rng.ns(ms, JITTER));
@@ -385,9 +395,17 @@ pub fn jobs_loop(plan: JobsPlan, seed: u64) -> Vec<Frame> {
 /// to a temp dir as `a.puffin` and `b.puffin`. `PLANTED_OUT=DIR` keeps a
 /// copy (to try the tool on by hand).
 pub fn jobs_pair(seed_a: u64, seed_b: u64) -> tempfile::TempDir {
+    jobs_pair_of((JOBS_BEFORE, seed_a), (JOBS_AFTER, seed_b))
+}
+
+/// [`jobs_pair`] of any two plans.
+pub fn jobs_pair_of(
+    (plan_a, seed_a): (JobsPlan, u64),
+    (plan_b, seed_b): (JobsPlan, u64),
+) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let a = record(&jobs_loop(JOBS_BEFORE, seed_a));
-    let b = record(&jobs_loop(JOBS_AFTER, seed_b));
+    let a = record(&jobs_loop(plan_a, seed_a));
+    let b = record(&jobs_loop(plan_b, seed_b));
     std::fs::write(dir.path().join("a.puffin"), a).unwrap();
     std::fs::write(dir.path().join("b.puffin"), b).unwrap();
     if let Some(out) = std::env::var_os("PLANTED_OUT") {

@@ -158,6 +158,66 @@ pub fn overlapping_frames(trace: &Trace) -> Option<Overlap> {
     })
 }
 
+/// Each frame's period on `thread` (the frame-driving thread): from its
+/// first top-level scope's start there to the next frame's, so that the
+/// stretch between frames is the frame's and no other thread's scopes
+/// stretch it. A run's last frame, and a frame whose next one the capture
+/// did not keep (its index not the next), ends at its last top-level scope's
+/// end on `thread`: frames are never joined across runs or holes. A frame
+/// without a scope on `thread` is its range. Returns the periods and, of
+/// each, the stretch between its last top-level scope's end on `thread` and
+/// the next frame's start (0 for a frame that ends a run or a hole).
+pub fn frame_periods_ns(trace: &Trace, thread: &str) -> (Vec<i64>, Vec<i64>) {
+    let id = trace.strings.find(thread);
+    let bounds: Vec<(i64, i64)> = trace
+        .frames
+        .ids()
+        .map(|f| {
+            let on_thread = id.into_iter().flat_map(|id| {
+                trace
+                    .frames
+                    .streams(f)
+                    .filter(move |&st| {
+                        trace.threads.name[trace.streams.thread[st as usize].idx()] == id
+                    })
+                    .flat_map(|st| trace.scopes.top_level(trace.streams.scopes(StreamId(st))))
+            });
+            let (lo, hi) = on_thread.fold((i64::MAX, i64::MIN), |(lo, hi), i| {
+                (
+                    lo.min(trace.scopes.start_ns[i.idx()]),
+                    hi.max(trace.scopes.end_ns(i)),
+                )
+            });
+            if lo <= hi {
+                (lo, hi)
+            } else {
+                trace.frames.range_ns[f.idx()]
+            }
+        })
+        .collect();
+    let index = &trace.frames.frame_index;
+    (0..trace.run_count() as u32)
+        .flat_map(|k| {
+            let run = trace.run_frames(k);
+            let (bounds, index) = (&bounds, index);
+            (run.start as usize..run.end as usize).map(move |f| {
+                let (start, end) = bounds[f];
+                // (A next frame that starts before this one's scopes end,
+                // which one thread's loop cannot do, waits for them.)
+                let next = if f + 1 < run.end as usize && index[f + 1] == index[f].wrapping_add(1) {
+                    bounds[f + 1].0.max(end)
+                } else {
+                    end
+                };
+                (
+                    next.saturating_sub(start).max(0),
+                    next.saturating_sub(end).max(0),
+                )
+            })
+        })
+        .unzip()
+}
+
 /// Each frame's time on `thread` alone: its top-level scopes' durations
 /// summed (0 in a frame without it). With overlapping frames this is the
 /// thread's own frame, where the frames' ranges mix two.

@@ -57,7 +57,8 @@ pub struct Bar {
     /// What it is: a scope's name, "2 more causes", "unprofiled time",
     /// "the machine (drift)", "restructured", "not accounted for".
     pub label: String,
-    /// `cause`, `unprofiled`, `drift`, `restructured` or `unaccounted`.
+    /// `cause`, `unprofiled`, `between_frames`, `drift`, `restructured` or
+    /// `unaccounted`.
     pub part: String,
     /// A cost of the code (false: restructured, the machine, or what no
     /// part accounts for; drawn apart and grey).
@@ -232,6 +233,21 @@ pub fn glance(c: &ComparisonReport, top: usize) -> Glance {
             name: None,
         });
     }
+    // The time between frames on the frame thread: the frame's, outside
+    // every scope of it (vsync, a present, a sleep): never a scope's cost.
+    if let Some(bf) = f.between_frames.as_ref() {
+        let d = bf.mean_b_ns - bf.mean_a_ns;
+        if d.abs() >= min_ns {
+            bars.push(Bar {
+                label: "between frames (outside every scope)".to_owned(),
+                part: "between_frames".to_owned(),
+                cost: false,
+                delta_ns: d,
+                ci_ns: Some(bf.effect.ci_ns),
+                name: None,
+            });
+        }
+    }
     // The parts that are not the code's cost, in the accounting's order;
     // the last, what no part accounts for, closes the waterfall on B (with
     // any part under the noise milliseconds that drew no bar).
@@ -283,37 +299,38 @@ fn headline(c: &ComparisonReport, causes: usize) -> String {
     let f = &c.frame;
     let unit = f.basis.unit();
     let e = &f.effect;
-    // The estimate and its interval are of one quantity: the effect (B's
-    // mean frame against A's, beyond the machine's share when a drift is
-    // applied), never the raw means' difference beside the effect's interval.
+    // The estimate and its interval are of one quantity: the frame's
+    // effect (its period as measured; the machine's share is a part of
+    // the waterfall), never one estimate beside another's interval.
     let pct = if f.mean_a_ns > 0.0 {
         100.0 * e.delta_ns / f.mean_a_ns
     } else {
         0.0
     };
-    let beyond = if f.drift_ns.abs() >= 0.5 {
-        format!(" beyond the machine's {} ms", ms(f.drift_ns))
-    } else {
-        String::new()
-    };
     let interval = format!("[{}, {}] ms", ms(e.ci_ns[0]), ms(e.ci_ns[1]));
     let frame = match e.verdict {
         Verdict::Changed => format!(
-            "B's {unit} is {:.3} ms ({:.0}%) {}{beyond} {interval}",
+            "B's {unit} is {:.3} ms ({:.0}%) {} {interval}",
             e.delta_ns.abs() / 1e6,
             pct.abs(),
             if e.delta_ns > 0.0 { "slower" } else { "faster" },
         ),
         Verdict::Unchanged => format!(
-            "B's {unit} is unchanged: {} ms{beyond} {interval}, within ±{:.3} ms",
+            "B's {unit} is unchanged: {} ms {interval}, within ±{:.3} ms",
             ms(e.delta_ns),
             e.band_ns / 1e6
         ),
         Verdict::Inconclusive => format!(
-            "B's {unit}: {} ms{beyond} {interval}, not told apart from noise (±{:.3} ms)",
+            "B's {unit}: {} ms {interval}, not told apart from noise (±{:.3} ms)",
             ms(e.delta_ns),
             e.band_ns / 1e6
         ),
+    };
+    // The frame rate beside the period.
+    let frame = if f.fps_a > 0.0 && f.fps_b > 0.0 {
+        format!("{frame} ({:.1} → {:.1} fps)", f.fps_a, f.fps_b)
+    } else {
+        frame
     };
     // Names whose change the frame carries but that were not told apart
     // from noise: the honest answer is to record more, not "nothing".

@@ -554,6 +554,7 @@ fn why_md(
 fn frame_parts_md(f: &crate::engine::analyses::accounting::FrameChange) -> String {
     let words = |part: &str| match part {
         "causes" => "the changes judged",
+        "between_frames" => "between frames",
         "drift" => "the run-to-run drift",
         "restructured" => "restructured (moved, no cost)",
         _ => "unaccounted (within noise)",
@@ -885,6 +886,20 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         f.kind.words_once(),
         f.effect.text(),
     );
+    if let Some(bf) = &f.between_frames {
+        let _ = writeln!(
+            o,
+            "**The frame is {}'s period**, one frame's start to the next's ({:.1} → {:.1} \
+             frames per second); between frames, outside every scope of it (vsync, a present, \
+             a sleep): {} → {} ({}).\n",
+            cell(thread_label(&f.thread)),
+            f.fps_a,
+            f.fps_b,
+            msu(bf.mean_a_ns.round() as i64),
+            msu(bf.mean_b_ns.round() as i64),
+            bf.effect.text(),
+        );
+    }
     let median_leads = f.lead == Lead::Median;
     if median_leads {
         let _ = writeln!(

@@ -75,6 +75,12 @@ pub struct FrameChange {
     /// The restructured places' own-time changes on `thread`, summed (set
     /// by the comparison that finds them; 0 otherwise).
     pub restructured_ns: f64,
+    /// Frames per second at A's and B's mean period (0 per second).
+    pub fps_a: f64,
+    pub fps_b: f64,
+    /// The stretch on `thread` between frames (its last top-level scope's
+    /// end to the next frame's start), judged as measured: per frame only.
+    pub between_frames: Option<BetweenFrames>,
     /// The gaps on `thread` judged a change (new, grew, gone, shrank; see
     /// [`super::gap_diff`]), largest first: contributions of their own. One
     /// in a scope is part of that scope's own time (its contribution's
@@ -83,10 +89,21 @@ pub struct FrameChange {
     pub gaps: Vec<GapContribution>,
 }
 
+/// The time between frames on the frame thread: outside every scope of it,
+/// part of the frame's period. Waiting for vsync, a present or a sleep, or
+/// an unprofiled stretch: never a cost of a scope, but the frame's time.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BetweenFrames {
+    pub mean_a_ns: f64,
+    pub mean_b_ns: f64,
+    pub effect: super::effect::Effect,
+}
+
 /// A signed part of the frame's change ([`FrameChange::parts`]).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FramePart {
-    /// `causes`, `drift`, `restructured` or `unaccounted`.
+    /// `causes`, `between_frames`, `drift`, `restructured` or
+    /// `unaccounted`.
     pub part: &'static str,
     pub delta_ns: f64,
     /// Its share of the frame's movement, signed.
@@ -99,9 +116,15 @@ impl FrameChange {
     /// `explained_pct` as the causes' share. Called whenever one of them
     /// moves.
     pub fn account(&mut self) {
-        let left = self.delta_mean_ns - self.explained_ns - self.drift_ns - self.restructured_ns;
+        let between = self
+            .between_frames
+            .as_ref()
+            .map_or(0.0, |b| b.mean_b_ns - b.mean_a_ns);
+        let left =
+            self.delta_mean_ns - self.explained_ns - between - self.drift_ns - self.restructured_ns;
         let parts = [
             ("causes", self.explained_ns),
+            ("between_frames", between),
             ("drift", self.drift_ns),
             ("restructured", self.restructured_ns),
             ("unaccounted", left),
@@ -302,16 +325,13 @@ pub fn self_by_name<'t>(t: &'t Trace, thread: Option<&str>) -> FxHashMap<&'t str
     out
 }
 
-/// The units' durations: the frames' (`own_frames`: `thread`'s own frame
-/// time, when frames overlap and each frame's range mixes two), or per
-/// second the time the threads named `thread` spend in top-level scopes in
-/// each second.
-fn unit_durations(t: &Trace, units: &Units, thread: &str, own_frames: bool) -> Vec<i64> {
+/// The units' durations: the frames' periods on `thread`, start to start
+/// ([`crate::engine::analyses::frames::frame_periods_ns`]), or per second
+/// the time the threads named `thread` spend in top-level scopes in each
+/// second.
+fn unit_durations(t: &Trace, units: &Units, thread: &str) -> Vec<i64> {
     if units.basis == Basis::Frame {
-        if own_frames {
-            return crate::engine::analyses::frames::thread_frame_ns(t, thread);
-        }
-        return t.frames.ids().map(|f| t.frames.duration_ns(f)).collect();
+        return crate::engine::analyses::frames::frame_periods_ns(t, thread).0;
     }
     let mut busy = vec![0i64; units.count];
     let Some(id) = t.strings.find(thread) else {
@@ -593,8 +613,7 @@ pub fn frame_change(
             .to_owned(),
     };
     let (ua, ub) = (Units::new(a, basis), Units::new(b, basis));
-    let own_frames = overlap.is_some();
-    let [da, db] = [(a, &ua), (b, &ub)].map(|(t, u)| unit_durations(t, u, &thread, own_frames));
+    let [da, db] = [(a, &ua), (b, &ub)].map(|(t, u)| unit_durations(t, u, &thread));
     // The frame as measured; the drift is taken out of its scope time
     // below (it never scales idle time or waits for vsync).
     let mut judged = estimate(
@@ -604,6 +623,30 @@ pub fn frame_change(
     );
     let mean = |d: &[i64]| d.iter().map(|&x| x as f64).sum::<f64>() / d.len().max(1) as f64;
     let (mean_a, mean_b) = (mean(&da), mean(&db));
+    let between_frames = (basis == Basis::Frame).then(|| {
+        let [ba, bb] =
+            [a, b].map(|t| crate::engine::analyses::frames::frame_periods_ns(t, &thread).1);
+        let (mean_a_ns, mean_b_ns) = (mean(&ba), mean(&bb));
+        let mut judged = estimate(
+            Some(&Sample::per_unit(ba, &ua)),
+            Some(&Sample::per_unit(bb, &ub)),
+            &noise.as_measured(),
+        );
+        judged.decide(noise.alpha);
+        let effect = judged.effect;
+        BetweenFrames {
+            mean_a_ns,
+            mean_b_ns,
+            effect,
+        }
+    });
+    let fps = |m: f64| {
+        if m > 0.0 && basis == Basis::Frame {
+            1e9 / m
+        } else {
+            0.0
+        }
+    };
     let delta_mean = mean_b - mean_a;
     let [sa, sb] = [a, b].map(|t| self_by_name(t, Some(&thread)));
     let (fa, fb) = (ua.count.max(1) as f64, ub.count.max(1) as f64);
@@ -638,25 +681,21 @@ pub fn frame_change(
     contributions.truncate(top);
     let scopes_a_ns = sa.values().map(|&ns| ns as f64).sum::<f64>() / fa;
     let drift_ns = scopes_a_ns * (factor - 1.0);
-    // The frame's effect: beyond the drift of its scope time, with the
-    // drift's error on that part.
+    // The frame's effect: the period's change as measured, what the loop
+    // lives (a paced loop's clock absorbs a slower machine's work, a free
+    // loop's period carries it); the drift is one of its parts (`parts`),
+    // never subtracted from it. Its interval carries each name's own
+    // run-to-run term, summed over the names (as independent): tau times
+    // the root of their squared costs.
     {
         let row = &mut judged.raw.row;
-        row.delta_ns -= drift_ns;
-        // Each name's own run-to-run term, summed over the names (as
-        // independent): tau times the root of their squared costs.
         let names_ns = sa
             .values()
             .map(|&ns| (ns as f64 / fa).powi(2))
             .sum::<f64>()
             .sqrt();
         // (Not `hypot`: the same bits on native and wasm.)
-        row.se_ns = (row.se_ns.powi(2)
-            + (noise.terms().drift_se * factor * scopes_a_ns).powi(2)
-            + (noise.tau * names_ns).powi(2))
-        .sqrt();
-        row.band_ns = super::effect::band_ns(mean_a + drift_ns, noise.pct, noise.ms);
-        judged.drift_part_ns = drift_ns;
+        row.se_ns = (row.se_ns.powi(2) + (noise.tau * names_ns).powi(2)).sqrt();
         judged.decide(noise.alpha);
     }
     let notes = [("A", a), ("B", b)]
@@ -695,6 +734,9 @@ pub fn frame_change(
         mean_a_ns: mean_a,
         mean_b_ns: mean_b,
         delta_mean_ns: delta_mean,
+        fps_a: fps(mean_a),
+        fps_b: fps(mean_b),
+        between_frames,
         kind: judged.kind,
         effect: judged.effect,
         contributions,
