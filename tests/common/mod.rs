@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod generator;
 pub mod hostile;
 pub mod planted;
 pub mod scenario;

@@ -950,8 +950,8 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         if f.drift_ns.abs() >= c.noise.ms * 1e6 && c.drift.as_ref().is_some_and(|d| d.named) {
             let _ = writeln!(
                 o,
-                "Of the mean {unit}'s {}, the run-to-run drift accounts for {} ({:.0}%): {}'s \
-                 scope time in A times the drift factor.\n",
+                "Of the mean {unit}'s {}, the run-to-run drift accounts for {} ({:.0}% of its \
+                 movement): {}'s scope time in A times the drift factor.\n",
                 signed_ms(f.delta_mean_ns),
                 signed_ms(f.drift_ns),
                 f.drift_pct,

@@ -46,7 +46,8 @@ pub struct FrameChange {
     /// What the run-to-run drift accounts for of the mean's change: A's
     /// scope time per frame on `thread` times (factor − 1); 0 without drift.
     pub drift_ns: f64,
-    /// Of `delta_mean_ns`, in percent.
+    /// Its share of the frame's movement, in percent, signed (see
+    /// `parts`: never past 100% when the frame hardly moved).
     pub drift_pct: f64,
     /// The contributions of every name judged a change (listed or not),
     /// summed, beyond the drift.
@@ -140,6 +141,7 @@ impl FrameChange {
             })
             .collect();
         self.explained_pct = share(self.explained_ns);
+        self.drift_pct = share(self.drift_ns);
     }
 }
 
@@ -742,7 +744,7 @@ pub fn frame_change(
         contributions,
         total_contributions,
         drift_ns,
-        drift_pct: super::super::common::pct(drift_ns, delta_mean),
+        drift_pct: 0.0,
         explained_ns: explained,
         explained_pct: 0.0,
         parts: Vec::new(),

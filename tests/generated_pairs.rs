@@ -1,0 +1,86 @@
+//! Generated planted pairs (tests/common/generator.rs): random loops with
+//! workers, 3-6 primitive changes at random places and sizes, each read
+//! against the report (in process). `GENERATED_PAIRS=N` sets how many
+//! (default 24 and as many same-code pairs); the table is printed
+//! (`--nocapture`). `benches/generated.rs` runs the 500 that
+//! docs/statistics.md quotes.
+
+mod common;
+
+use common::generator::{random_pair, score};
+use std::collections::BTreeMap;
+
+#[test]
+fn generated_pairs_are_judged_by_what_was_planted() {
+    let n: u64 = std::env::var("GENERATED_PAIRS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(24);
+    // primitive -> (planted, found at its place, found with its kind)
+    let mut by: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
+    let (mut unplanted, mut false_changes) = (0, Vec::new());
+    for k in 0..n {
+        let pair = random_pair(1000 + k, false);
+        if let Some(out) = std::env::var_os("GENERATED_OUT") {
+            let dir = std::path::Path::new(&out).join(format!("pair-{k}"));
+            common::generator::write_pair(&pair, 7000 + 2 * k, &dir);
+        }
+        let s = score(&pair, 7000 + 2 * k);
+        for (what, found, right, read) in &s.plants {
+            let e = by.entry(what).or_default();
+            e.0 += 1;
+            e.1 += usize::from(*found);
+            e.2 += usize::from(*right);
+            if !right {
+                println!("pair {k}: {what} read {read:?}: {:?}", pair.plants);
+            }
+        }
+        unplanted += s.unplanted;
+        false_changes.extend(s.unplanted_changed.iter().map(|x| format!("pair {k}: {x}")));
+        // The frame's parts sum to its change, pair by pair.
+        assert!(
+            (s.parts_sum_ns - s.delta_mean_ns).abs() <= 1.0 + 0.01 * s.delta_mean_ns.abs(),
+            "pair {k}: parts {} against {}",
+            s.parts_sum_ns,
+            s.delta_mean_ns
+        );
+        // The same code: no name changed, and the gate never fails.
+        let same = random_pair(1000 + k, true);
+        let s = score(&same, 9000 + 2 * k);
+        assert!(!s.gate_failed, "same-code pair {k}: the gate failed");
+        unplanted += s.unplanted;
+        false_changes.extend(s.unplanted_changed.iter().map(|x| format!("same {k}: {x}")));
+    }
+    println!("| primitive | planted | found at its place | with its kind |");
+    println!("| --- | ---: | ---: | ---: |");
+    let (mut all, mut right) = (0, 0);
+    for (what, (p, f, r)) in &by {
+        println!("| {what} | {p} | {f} | {r} |");
+        all += p;
+        right += r;
+    }
+    println!(
+        "| all | {all} | | {right} ({:.1}%) |",
+        100.0 * right as f64 / all.max(1) as f64
+    );
+    println!(
+        "unplanted rows judged a change: {} of {unplanted} ({:.2}%): {false_changes:#?}",
+        false_changes.len(),
+        100.0 * false_changes.len() as f64 / unplanted.max(1) as f64
+    );
+    // At most 1% of the names nothing was planted in judged a change.
+    assert!(
+        false_changes.len() * 100 <= unplanted,
+        "{false_changes:#?} of {unplanted}"
+    );
+    // Each primitive found at its place with its kind in nine planted of
+    // ten at least; but one spike: a 20-40 ms call in one frame of a scope
+    // of 0.3-1.5 ms a call is less than half its side's total, which the
+    // spike rule asks, and its frame's mean alone is not told apart from
+    // noise (a known gap, docs/statistics.md).
+    for (what, (p, _, r)) in &by {
+        if *what != "one spike" {
+            assert!(r * 10 >= p * 9, "{what}: {r} of {p} with its kind");
+        }
+    }
+}
