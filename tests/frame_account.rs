@@ -151,7 +151,7 @@ fn the_time_between_frames_is_the_frames() {
     let want_a = 8.5e6 + 2.0e6 * (n - 1.0) / n;
     assert!((f(&fr["mean_a_ns"]) / want_a - 1.0).abs() < 0.01, "{fr:#}");
     assert!(
-        (f(&fr["fps_a"]) - 1e9 / f(&fr["mean_a_ns"])).abs() < 1e-6,
+        (f(&fr["rate_a_fps"]) - 1e9 / f(&fr["mean_a_ns"])).abs() < 1e-6,
         "{fr:#}"
     );
     assert_eq!(fr["effect"]["verdict"], "changed", "{fr:#}");

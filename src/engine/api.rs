@@ -795,7 +795,7 @@ the drift alone; --fail-on-drift PCT fails on a drift past PCT percent too.\n\
 JSON: {\"warnings\":[...],\"drift\":{\"factor\",\"pct\",\"spread_pct\",\"stderr_pct\",\"scopes_used\",\"scopes_unchanged\",\
 \"moved_together\",\"named\",\"scopes\":[{\"name\",\"calls_a\",\"calls_b\",\"ratio\"}]}|null,\"basis\":\"frame\"|\"second\",\
 \"units\":[a,b],\"frame\":{\"basis\",\"thread\",\"median_a_ns\",\"median_b_ns\",\"delta_median_ns\",\
-\"mean_a_ns\",\"mean_b_ns\",\"delta_mean_ns\",\"fps_a\",\"fps_b\",\
+\"mean_a_ns\",\"mean_b_ns\",\"delta_mean_ns\",\"rate_a_fps\",\"rate_b_fps\",\
 \"between_frames\":{\"mean_a_ns\",\"mean_b_ns\",\"effect\"}|null,\"kind\",\"p\",\"contributions\":[{\"name\",\"kind\",\
 \"self_delta_per_frame_ns\",\"gap\"?}],\"gaps\":[{\"verdict\",\"kind\",\"path\",\"after\",\"before\",\"parent\",\
 \"delta_per_frame_ns\",\"beyond_drift_ns\",\"delta_median_per_frame_ns\",\"wait\",\"sentence\"}],\"total_contributions\",\"explained_ns\",\"explained_pct\",\

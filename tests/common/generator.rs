@@ -425,7 +425,7 @@ pub fn score(pair: &Pair, seed: u64) -> Score {
         .iter()
         .flat_map(|l| l.scopes.iter().map(|s| s.name))
         .chain(["job::work", "jobs::run"])
-        .filter(|n| !planted.contains(n) && !(job && *n == "jobs::run"))
+        .filter(|n| !(planted.contains(n) || (job && *n == "jobs::run")))
         .collect();
     names.sort_unstable();
     names.dedup();

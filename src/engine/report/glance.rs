@@ -327,8 +327,8 @@ fn headline(c: &ComparisonReport, causes: usize) -> String {
         ),
     };
     // The frame rate beside the period.
-    let frame = if f.fps_a > 0.0 && f.fps_b > 0.0 {
-        format!("{frame} ({:.1} → {:.1} fps)", f.fps_a, f.fps_b)
+    let frame = if f.rate_a_fps > 0.0 && f.rate_b_fps > 0.0 {
+        format!("{frame} ({:.1} → {:.1} fps)", f.rate_a_fps, f.rate_b_fps)
     } else {
         frame
     };

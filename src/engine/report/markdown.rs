@@ -893,8 +893,8 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
              frames per second); between frames, outside every scope of it (vsync, a present, \
              a sleep): {} → {} ({}).\n",
             cell(thread_label(&f.thread)),
-            f.fps_a,
-            f.fps_b,
+            f.rate_a_fps,
+            f.rate_b_fps,
             msu(bf.mean_a_ns.round() as i64),
             msu(bf.mean_b_ns.round() as i64),
             bf.effect.text(),

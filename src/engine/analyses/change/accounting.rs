@@ -77,8 +77,8 @@ pub struct FrameChange {
     /// by the comparison that finds them; 0 otherwise).
     pub restructured_ns: f64,
     /// Frames per second at A's and B's mean period (0 per second).
-    pub fps_a: f64,
-    pub fps_b: f64,
+    pub rate_a_fps: f64,
+    pub rate_b_fps: f64,
     /// The stretch on `thread` between frames (its last top-level scope's
     /// end to the next frame's start), judged as measured: per frame only.
     pub between_frames: Option<BetweenFrames>,
@@ -736,8 +736,8 @@ pub fn frame_change(
         mean_a_ns: mean_a,
         mean_b_ns: mean_b,
         delta_mean_ns: delta_mean,
-        fps_a: fps(mean_a),
-        fps_b: fps(mean_b),
+        rate_a_fps: fps(mean_a),
+        rate_b_fps: fps(mean_b),
         between_frames,
         kind: judged.kind,
         effect: judged.effect,
