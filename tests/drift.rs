@@ -92,14 +92,7 @@ fn a_machine_20_percent_slower_is_drift_not_a_regression() {
     // scope time on main × 0.2) taken from the time between frames.
     assert_eq!(c["frame"]["kind"], "unchanged");
     let f = &c["frame"];
-    let part = |name: &str| {
-        let p = f["parts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["part"] == name);
-        p.unwrap()["delta_ns"].as_f64().unwrap()
-    };
+    let part = |name: &str| common::frame_part(f, name, "delta_ns");
     assert!(part("drift") > 0.5e6, "{f}");
     assert!(
         (part("between_frames") / part("drift") + 1.0).abs() < 0.05,

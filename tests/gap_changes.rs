@@ -240,14 +240,7 @@ fn compare_judges_the_planted_gaps_and_says_main_loop_is_a_new_gap() {
     // Every change of the mean frame is explained (the hitch in A is a
     // judged spike), the top-level gap's +0.8 ms with it; the loop is paced,
     // so the time between frames gave up the rest: nothing is unaccounted.
-    let share = |name: &str| {
-        let p = f["parts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["part"] == name);
-        ns(&p.unwrap()["share_pct"]).abs()
-    };
+    let share = |name: &str| common::frame_part(f, name, "share_pct").abs();
     assert!(
         (share("causes") + share("between_frames") - 100.0).abs() < 2.0,
         "{f:#}"

@@ -384,16 +384,7 @@ fn the_report_accounts_for_the_frame_and_says_what_to_look_at_first() {
     // The parts: the causes (+3.1 ms) and the time between frames, which
     // gave up what the period did not grow by; all of the time outside
     // main's scopes is between frames.
-    let part = |name: &str| {
-        f["parts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["part"] == name)
-            .unwrap()["delta_ns"]
-            .as_f64()
-            .unwrap()
-    };
+    let part = |name: &str| common::frame_part(f, name, "delta_ns");
     let delta = f["delta_mean_ns"].as_f64().unwrap();
     assert!(close(part("causes") / 1e6, 3.1, 0.05), "{f}");
     assert!(

@@ -323,14 +323,7 @@ fn two_recordings_a_change_and_a_spike_told_apart() {
         })
         .collect();
     assert_eq!(parts, [("physics", 2e6), ("ai", 0.9e6)]);
-    let part = |name: &str| {
-        let p = f["parts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["part"] == name);
-        p.unwrap()["delta_ns"].as_f64().unwrap()
-    };
+    let part = |name: &str| common::frame_part(f, name, "delta_ns");
     assert!((part("causes") - 2.9e6).abs() < 1.0, "{f}");
     assert!((part("between_frames") + 2.7e6).abs() < 1.0, "{f}");
     assert!(part("unaccounted").abs() < 1.0, "{f}");

@@ -591,14 +591,7 @@ fn a_new_periodic_stall_counts_in_the_gate() {
         (Some(40_000_000), Some(40_000_000)),
         "{f}"
     );
-    let part = |name: &str| {
-        let p = f["parts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["part"] == name);
-        p.unwrap()["delta_ns"].as_f64().unwrap() / 1e6
-    };
+    let part = |name: &str| common::frame_part(f, name, "delta_ns") / 1e6;
     assert!((part("between_frames") + 1.2).abs() < 0.1, "{f}");
 }
 

@@ -266,3 +266,13 @@ impl Drop for Started {
         let _ = self.0.wait();
     }
 }
+
+/// The part `name` of a comparison's frame (`frame.parts`, JSON): its
+/// `delta_ns`, or its `share_pct` with `field`.
+pub fn frame_part(frame: &Value, name: &str, field: &str) -> f64 {
+    let parts = frame["parts"].as_array().expect("frame.parts");
+    let p = parts.iter().find(|p| p["part"] == name);
+    p.unwrap_or_else(|| panic!("no part {name} in {frame}"))[field]
+        .as_f64()
+        .unwrap()
+}
