@@ -26,17 +26,7 @@ fn open_pair(a: &[u8], b: &[u8]) -> Harness<'static, PuffinLensApp> {
     h
 }
 
-/// `report a.puffin b.puffin --format json` by the binary.
-fn cli_report(a: &[u8], b: &[u8]) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.puffin"), a).unwrap();
-    std::fs::write(dir.path().join("b.puffin"), b).unwrap();
-    let (_, v) = common::json_in(
-        dir.path(),
-        &["report", "a.puffin", "b.puffin", "--format", "json"],
-    );
-    v
-}
+use common::cli_report;
 
 fn pairs() -> Vec<(&'static str, Vec<u8>, Vec<u8>)> {
     use common::shapes::{Editor, Gc, Lookup, editor_bytes};

@@ -55,14 +55,7 @@ fn looped(
 }
 
 fn report(a: &[u8], b: &[u8]) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.puffin"), a).unwrap();
-    std::fs::write(dir.path().join("b.puffin"), b).unwrap();
-    let (_, v) = common::json_in(
-        dir.path(),
-        &["report", "a.puffin", "b.puffin", "--format", "json"],
-    );
-    v["comparison"].clone()
+    common::cli_report(a, b)["comparison"].clone()
 }
 
 /// Six busy names (8.5 ms a frame): enough to measure their run-to-run

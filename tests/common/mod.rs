@@ -276,3 +276,15 @@ pub fn frame_part(frame: &Value, name: &str, field: &str) -> f64 {
         .as_f64()
         .unwrap()
 }
+
+/// `report a.puffin b.puffin --format json` by the binary, on these bytes.
+pub fn cli_report(a: &[u8], b: &[u8]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.puffin"), a).unwrap();
+    std::fs::write(dir.path().join("b.puffin"), b).unwrap();
+    let (_, v) = json_in(
+        dir.path(),
+        &["report", "a.puffin", "b.puffin", "--format", "json"],
+    );
+    v
+}

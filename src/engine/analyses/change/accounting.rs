@@ -327,17 +327,19 @@ pub fn self_by_name<'t>(t: &'t Trace, thread: Option<&str>) -> FxHashMap<&'t str
     out
 }
 
-/// The units' durations: the frames' periods on `thread`, start to start
-/// ([`crate::engine::analyses::frames::frame_periods_ns`]), or per second
+/// The units' durations: the frames' periods on `thread`, start to start,
+/// with the time between frames of each
+/// ([`crate::engine::analyses::frames::frame_periods_ns`]); or per second
 /// the time the threads named `thread` spend in top-level scopes in each
-/// second.
-fn unit_durations(t: &Trace, units: &Units, thread: &str) -> Vec<i64> {
+/// second (and no time between frames).
+fn unit_durations(t: &Trace, units: &Units, thread: &str) -> (Vec<i64>, Option<Vec<i64>>) {
     if units.basis == Basis::Frame {
-        return crate::engine::analyses::frames::frame_periods_ns(t, thread).0;
+        let (periods, between) = crate::engine::analyses::frames::frame_periods_ns(t, thread);
+        return (periods, Some(between));
     }
     let mut busy = vec![0i64; units.count];
     let Some(id) = t.strings.find(thread) else {
-        return busy;
+        return (busy, None);
     };
     let seconds: Vec<(i64, i64)> = units.seconds().collect();
     for st in streams_named(t, Some(id)) {
@@ -351,7 +353,7 @@ fn unit_durations(t: &Trace, units: &Units, thread: &str) -> Vec<i64> {
             }
         }
     }
-    busy
+    (busy, None)
 }
 
 /// Each name's self time per unit on the threads named `thread`:
@@ -615,9 +617,9 @@ pub fn frame_change(
             .to_owned(),
     };
     let (ua, ub) = (Units::new(a, basis), Units::new(b, basis));
-    let [da, db] = [(a, &ua), (b, &ub)].map(|(t, u)| unit_durations(t, u, &thread));
-    // The frame as measured; the drift is taken out of its scope time
-    // below (it never scales idle time or waits for vsync).
+    let [(da, between_a), (db, between_b)] =
+        [(a, &ua), (b, &ub)].map(|(t, u)| unit_durations(t, u, &thread));
+    // The frame as measured (see its effect below).
     let mut judged = estimate(
         Some(&Sample::per_unit(da.clone(), &ua)),
         Some(&Sample::per_unit(db.clone(), &ub)),
@@ -625,9 +627,7 @@ pub fn frame_change(
     );
     let mean = |d: &[i64]| d.iter().map(|&x| x as f64).sum::<f64>() / d.len().max(1) as f64;
     let (mean_a, mean_b) = (mean(&da), mean(&db));
-    let between_frames = (basis == Basis::Frame).then(|| {
-        let [ba, bb] =
-            [a, b].map(|t| crate::engine::analyses::frames::frame_periods_ns(t, &thread).1);
+    let between_frames = between_a.zip(between_b).map(|(ba, bb)| {
         let (mean_a_ns, mean_b_ns) = (mean(&ba), mean(&bb));
         let mut judged = estimate(
             Some(&Sample::per_unit(ba, &ua)),
