@@ -873,7 +873,18 @@ fn render_calls_compared(out: &mut String, c: &analyses::CallsComparison) {
         ch.count_part_ns / 1e6
     );
     if let Some(rest) = ch.rest {
-        let _ = writeln!(out, "the other calls (without the spike): {}", rest.words());
+        let _ = writeln!(
+            out,
+            "the typical calls (without the spike): {}",
+            rest.words()
+        );
+    }
+    if let Some(t) = ch.apart() {
+        let _ = writeln!(
+            out,
+            "set apart (the tail, not itself a change; the effect is the typical calls'): {}",
+            t.words("call")
+        );
     }
     let _ = writeln!(
         out,
@@ -1143,6 +1154,8 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, noise_pct:
             .unwrap_or_else(|| r.change.kind.words().to_owned());
         if let Some(rest) = r.change.rest {
             let _ = write!(note, " (the rest: {})", rest.words());
+        } else if let (true, Some(t)) = (r.change.kind.is_change(), r.change.apart()) {
+            let _ = write!(note, " (typical calls; apart: {})", t.words("call"));
         }
         t.row(vec![
             r.name.clone(),

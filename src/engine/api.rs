@@ -774,8 +774,10 @@ how far the row wanders within each capture (or between each side's runs, with -
 Mann-Whitney U test agrees, p < --alpha (a side with fewer than 5 calls is judged by the \
 thresholds alone); runs more/less often likewise for the calls per frame; both at once \
 (slower-more-often, ...); costlier/cheaper when only the cost per frame moved (a mix of call \
-sizes, a tail); one spike when one call is more than half of a side's total (the other calls \
-judged on their own: `rest`); new, gone; everything else unchanged. The change per frame splits \
+sizes, a tail); a tail (calls past a side's far-out fence, Q3 + 3 IQR) that is not itself a \
+change is set apart (`tail`) and the row judged by its typical calls; one spike when one or two \
+calls of one side are its tail, none of the other's, and the typical calls did not change \
+(judged on their own: `rest`); new, gone; everything else unchanged. The change per frame splits \
 exactly into the drift's part, a per-call part beyond it and a count part. Several runs a \
 side: compare A1 A2 --vs B1 B2.",
         after_help = "Examples:\n  puffin-lens compare before.puffin after.puffin\n  \

@@ -51,6 +51,32 @@ pub struct Scope {
     pub spike: Option<(usize, f64)>,
     /// `(from_frame, factor)`: each call `factor` times as long from then on.
     pub step: Option<(usize, f64)>,
+    /// `(share, ms)`: a heavy tail, the same code on both sides: in a random
+    /// `share` of frames (drawn per recording) its first call takes `ms`.
+    pub tail: Option<(f64, f64)>,
+    /// Two call costs in a fixed mix: every second call takes this many ms.
+    pub mix: Option<f64>,
+}
+
+impl Scope {
+    fn new(name: &'static str, ms: f64, calls: usize) -> Self {
+        Self {
+            name,
+            ms,
+            calls,
+            every: None,
+            spike: None,
+            step: None,
+            tail: None,
+            mix: None,
+        }
+    }
+
+    /// Whether the loop gave it a feature of its own code (a tail, a mix,
+    /// a spike both sides share): no change is planted in it.
+    fn shared(&self) -> bool {
+        self.tail.is_some() || self.mix.is_some() || self.spike.is_some()
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -163,22 +189,41 @@ pub fn random_loop(rng: &mut Rng) -> Loop {
     }
     let scopes = names[..n]
         .iter()
-        .map(|&name| Scope {
-            name,
-            ms: between(rng, 0.3, 1.5),
-            calls: 1 + pick(rng, 2),
-            every: None,
-            spike: None,
-            step: None,
-        })
+        .map(|&name| Scope::new(name, between(rng, 0.3, 1.5), 1 + pick(rng, 2)))
         .collect();
-    Loop {
+    let mut l = Loop {
         frames: 120 + 60 * pick(rng, 3),
         scopes,
         workers: 2 + pick(rng, 2),
         job_ms: between(rng, 1.0, 2.5),
         between_ms: (pick(rng, 2) == 0).then(|| between(rng, 1.0, 3.0)),
+    };
+    // The code's own features, on both sides (drawn apart, so that the
+    // changes planted stay those of the pairs before them): in a third of
+    // the loops a scope with a heavy tail, in a third one of two call
+    // costs in a fixed mix, in a quarter a spike in the same frame of both
+    // recordings.
+    let mut own = Rng::new(rng.next_u64() ^ 0x7A11);
+    let mut free: Vec<usize> = (0..l.scopes.len()).collect();
+    let mut take = |own: &mut Rng| free.remove(pick(own, free.len()));
+    if pick(&mut own, 3) == 0 {
+        let i = take(&mut own);
+        l.scopes[i].ms = between(&mut own, 0.05, 0.2);
+        l.scopes[i].tail = Some((between(&mut own, 0.03, 0.08), between(&mut own, 3.0, 8.0)));
     }
+    if pick(&mut own, 3) == 0 {
+        let i = take(&mut own);
+        l.scopes[i].calls = 2 + pick(&mut own, 3);
+        l.scopes[i].mix = Some(between(&mut own, 0.05, 0.2));
+    }
+    if pick(&mut own, 4) == 0 {
+        let i = take(&mut own);
+        l.scopes[i].spike = Some((
+            10 + pick(&mut own, l.frames - 20),
+            between(&mut own, 20.0, 40.0),
+        ));
+    }
+    l
 }
 
 /// A pair: a random loop and 3-6 primitive changes on distinct scopes (a
@@ -199,7 +244,7 @@ pub fn random_pair(seed: u64, same: bool) -> Pair {
         let i = pick(&mut rng, b.scopes.len());
         let s = b.scopes[i].clone();
         let kind = pick(&mut rng, 11);
-        if used.contains(&s.name) && kind < 9 {
+        if (used.contains(&s.name) || s.shared()) && kind < 9 {
             continue;
         }
         let plant = match kind {
@@ -228,17 +273,8 @@ pub fn random_pair(seed: u64, same: bool) -> Pair {
                 else {
                     continue;
                 };
-                b.scopes.insert(
-                    i,
-                    Scope {
-                        name,
-                        ms: between(&mut rng, 0.5, 1.5),
-                        calls: 1,
-                        every: None,
-                        spike: None,
-                        step: None,
-                    },
-                );
+                b.scopes
+                    .insert(i, Scope::new(name, between(&mut rng, 0.5, 1.5), 1));
                 used.push(name);
                 Plant::New(name)
             }
@@ -312,7 +348,17 @@ pub fn frames(l: &Loop, seed: u64) -> Vec<Frame> {
                     {
                         ms *= factor;
                     }
+                    if let Some(mix) = s.mix
+                        && call % 2 == 1
+                    {
+                        ms = mix;
+                    }
                     if call == 0 {
+                        if let Some((share, tail)) = s.tail
+                            && rng.unit().abs() < share
+                        {
+                            ms = tail;
+                        }
                         if let Some((every, extra)) = s.every
                             && f % every == every - 1
                         {
@@ -373,8 +419,9 @@ pub struct Score {
     /// The frame's parts summed against its change (ns), and the change.
     pub parts_sum_ns: f64,
     pub delta_mean_ns: f64,
-    /// The gate (2% of A's frame) failed.
+    /// The gate (2% of A's frame) failed, or could not decide (exit 5).
     pub gate_failed: bool,
+    pub gate_undecided: bool,
 }
 
 /// The report of `pair` (recorded from `seed`), in process, read against
@@ -443,10 +490,8 @@ pub fn score(pair: &Pair, seed: u64) -> Score {
             .sum()
     });
     out.delta_mean_ns = v["frame"]["delta_mean_ns"].as_f64().unwrap_or(0.0);
-    out.gate_failed = c
-        .gate
-        .as_ref()
-        .is_some_and(|g| !g.tripped.is_empty() || !g.tripped_gaps.is_empty());
+    out.gate_failed = c.gate.as_ref().is_some_and(|g| g.failed());
+    out.gate_undecided = c.gate.as_ref().is_some_and(|g| g.is_inconclusive());
     out
 }
 

@@ -22,12 +22,14 @@ variation (batch means, or the runs of several a side), the names' run-to-run sp
 drift's error, at the level the comparison's false-discovery rate allows (the percentage \
 printed). A name is **changed** when its whole interval lies outside the band (±the noise \
 percentage of its time, at least the noise milliseconds), **unchanged** when it lies inside, \
-**inconclusive** otherwise. A changed name is **slower/faster per call** or **runs more/less \
-often** when that part's own interval clears the band, **costs more/less per frame** when \
-neither does alone (its mix of call sizes, or a tail); **one spike** when one call is more than \
-half of a side's total and the rest is not changed (the other calls judged on their own); \
-**new/gone in B** when one side lacks the name. Unchanged and inconclusive names are not \
-listed.";
+**inconclusive** otherwise. A name's calls past its side's far-out fence (the third quartile \
+plus three interquartile ranges) are its tail: a tail that is not itself a change is set apart \
+and the name judged by its typical calls (each cut at the fence). A changed name is \
+**slower/faster per call** or **runs more/less often** when that part's own interval clears \
+the band, **costs more/less per frame** when neither does alone (its mix of call sizes, or a \
+tail); **one spike** when one or two calls of one side are its tail, none of the other's, and \
+its typical calls did not change (they are judged on their own); **new/gone in B** when one \
+side lacks the name. Unchanged and inconclusive names are not listed.";
 
 impl Report {
     /// GitHub-flavoured Markdown, for a pull request or a terminal.
@@ -886,6 +888,14 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         f.kind.words_once(),
         f.effect.text(),
     );
+    if let Some(t) = f.tail.as_ref().filter(|t| t.apart) {
+        let _ = writeln!(
+            o,
+            "**Its slow frames, set apart** (past each side's far-out fence; the frame above is \
+             judged by its typical frames): {}.\n",
+            t.words(unit)
+        );
+    }
     if let Some(bf) = &f.between_frames {
         let _ = writeln!(
             o,
@@ -1488,7 +1498,15 @@ fn judged_row_md(
             ch.rest.unwrap_or_default().words()
         ),
         Kind::New | Kind::Gone | Kind::Unchanged | Kind::Inconclusive => ch.kind.words().to_owned(),
-        _ => format!("**{}**", describe_per(ch, c.basis)),
+        _ => match ch.apart() {
+            // Judged by its typical calls: what was set apart said.
+            Some(t) => format!(
+                "**{}** (its typical calls; set apart: {})",
+                describe_per(ch, c.basis),
+                t.words("call")
+            ),
+            None => format!("**{}**", describe_per(ch, c.basis)),
+        },
     } + note;
     let _ = writeln!(
         o,

@@ -35,10 +35,16 @@ pub struct FrameChange {
     pub mean_b_ns: f64,
     pub delta_mean_ns: f64,
     /// The frame durations judged like a row's calls, as measured (no
-    /// drift scales the frame: it holds idle time and vsync).
+    /// drift scales the frame: it holds idle time and vsync): the typical
+    /// frame's kind when its slow frames were set apart (`tail`).
     pub kind: Kind,
-    /// The frame's effect (its mean) with its interval.
+    /// The frame's effect (its mean; its typical frames' when its slow
+    /// frames were set apart) with its interval.
     pub effect: super::effect::Effect,
+    /// The frames past their side's far-out fence, judged apart
+    /// ([`super::judge::Tail`]): how the slow frames changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tail: Option<super::judge::Tail>,
     /// Names whose self time per frame on `thread` changed by at least the
     /// noise milliseconds, largest first (the first --top).
     pub contributions: Vec<Contribution>,
@@ -689,15 +695,19 @@ pub fn frame_change(
     // never subtracted from it. Its interval carries each name's own
     // run-to-run term, summed over the names (as independent): tau times
     // the root of their squared costs.
+    // (The frame whole and its typical part: what is past the fence is
+    // the frames' own, [`super::judge::Tail`].)
     {
-        let row = &mut judged.raw.row;
         let names_ns = sa
             .values()
             .map(|&ns| (ns as f64 / fa).powi(2))
             .sum::<f64>()
             .sqrt();
-        // (Not `hypot`: the same bits on native and wasm.)
-        row.se_ns = (row.se_ns.powi(2) + (noise.tau * names_ns).powi(2)).sqrt();
+        let typical = judged.raw.typical.as_deref_mut().map(|t| &mut t.raw.row);
+        for row in std::iter::once(&mut judged.raw.row).chain(typical) {
+            // (Not `hypot`: the same bits on native and wasm.)
+            row.se_ns = (row.se_ns.powi(2) + (noise.tau * names_ns).powi(2)).sqrt();
+        }
         judged.decide(noise.alpha);
     }
     let notes = [("A", a), ("B", b)]
@@ -739,8 +749,14 @@ pub fn frame_change(
         rate_a_fps: fps(mean_a),
         rate_b_fps: fps(mean_b),
         between_frames,
-        kind: judged.kind,
+        // A spike of the frame is its tail's business (`tail`): the
+        // frame's kind is its typical frames'.
+        kind: match judged.kind {
+            Kind::Spike => judged.rest.unwrap_or_default(),
+            k => k,
+        },
         effect: judged.effect,
+        tail: judged.tail,
         contributions,
         total_contributions,
         drift_ns,

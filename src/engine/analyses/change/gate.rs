@@ -251,9 +251,12 @@ impl Gate {
                     && own.is_cause(c.beyond_drift_ns())
             })
             .map(|(name, data, c, own)| {
+                // The estimate the row was judged by: its typical part when
+                // its tail was set apart (a tail both sides share, or one
+                // spike, is not a regression of the row).
                 let against_limit = Estimate {
                     band_ns: limit_ns,
-                    ..c.raw.row
+                    ..*c.judged()
                 };
                 (name, data, c, own, against_limit)
             })

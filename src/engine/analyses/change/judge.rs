@@ -204,7 +204,8 @@ pub enum Kind {
     Costlier,
     /// Costs less per frame (see [`Kind::Costlier`]).
     Cheaper,
-    /// One call is more than half of a side's total.
+    /// One or two calls of one side past its far-out fence, none of the
+    /// other's, the typical calls not changed ([`Tail`]).
     Spike,
     /// Only in B.
     New,
@@ -363,12 +364,16 @@ impl Sample {
         (cost, calls)
     }
 
-    /// The sample without its largest call (the call was made: the calls
-    /// per unit stay; its time goes).
-    fn without_largest(&self) -> Sample {
+    /// Each call cut at `fence_ns` (its typical part) or, `excess`, only
+    /// what it takes past it (its tail part): the calls per unit stay.
+    fn cut(&self, fence_ns: i64, excess: bool) -> Sample {
         let mut s = self.clone();
-        if let Some((k, _)) = s.durations_ns.iter().enumerate().max_by_key(|(_, d)| **d) {
-            s.durations_ns[k] = 0;
+        for d in &mut s.durations_ns {
+            *d = if excess {
+                (*d - fence_ns).max(0)
+            } else {
+                (*d).min(fence_ns)
+            };
         }
         s
     }
@@ -381,9 +386,14 @@ pub struct Change {
     /// `inconclusive` otherwise (as `effect.verdict`); `spike`, `new`,
     /// `gone`.
     pub kind: Kind,
-    /// For a spike: the other calls judged on their own.
+    /// For a spike: the typical calls (each cut at its side's fence)
+    /// judged on their own.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rest: Option<Kind>,
+    /// The calls past their side's far-out fence, judged apart ([`Tail`]);
+    /// absent when no call of either side is past it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tail: Option<Tail>,
     /// The calls per unit judged alone, whatever the row's time did:
     /// `more-often` or `less-often` when their interval (sampling only: how
     /// often code runs is the program's, not the machine's) clears the noise
@@ -437,15 +447,97 @@ pub struct Raw {
     /// The calls per unit's estimate (calls per unit; its band the noise
     /// percentage of A's calls per unit).
     pub calls: Option<Estimate>,
-    /// Without the largest call, when one call is more than half of the
-    /// larger side.
-    pub rest: Option<Box<Change>>,
+    /// The typical calls (each cut at its side's fence) judged alone, and
+    /// the tail's estimate (the time past the fences per unit), when a call
+    /// of either side is past its fence.
+    pub typical: Option<Box<Change>>,
+    pub tail: Option<Estimate>,
     /// The drift factor and the noise percentage the row was judged with.
     pub factor: f64,
     pub pct: f64,
 }
 
+/// A row's tail: the calls past their side's far-out fence (Tukey's: the
+/// third quartile of the side's calls plus three interquartile ranges, the
+/// range at least the noise percentage of the quartile; sides of 8 calls
+/// and more). The row's cost per unit is its typical part (each call cut
+/// at the fence) plus its tail part (what the calls take past it); each is
+/// judged. A tail that is not a change (its own interval does not clear
+/// the band) is said apart and the row is judged by its typical part: a
+/// slow call both sides make now and then, or one or two calls of one
+/// side, never make the row's verdict. A tail that is a change (a stall
+/// every n-th frame, the slow half of a step) judges the row whole. See
+/// docs/statistics.md, section "The typical and the tail".
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Tail {
+    pub fence_a_ns: Option<i64>,
+    pub fence_b_ns: Option<i64>,
+    /// Calls past the fence on each side.
+    pub calls_a: usize,
+    pub calls_b: usize,
+    /// Their time past the fence, per unit.
+    pub past_a_ns: f64,
+    pub past_b_ns: f64,
+    /// The tail part's change (B − A of the time past the fences per unit).
+    pub effect: Effect,
+    /// The row was judged by its typical part (the tail not a change).
+    pub apart: bool,
+}
+
+impl Tail {
+    /// In words, of `what` ("call", "frame"): "2 calls of B past 6.900 ms
+    /// (A: none), +0.810 ms per frame".
+    pub fn words(&self, what: &str) -> String {
+        let side = |n: usize, fence: Option<i64>, label: &str| match (n, fence) {
+            (0, _) | (_, None) => format!("{label}: none"),
+            (n, Some(f)) => format!(
+                "{n} {what}{} of {label} past {:.3} ms",
+                if n == 1 { "" } else { "s" },
+                f as f64 / 1e6
+            ),
+        };
+        let (a, b) = (
+            side(self.calls_a, self.fence_a_ns, "A"),
+            side(self.calls_b, self.fence_b_ns, "B"),
+        );
+        let (first, second) = if self.calls_b >= self.calls_a {
+            (b, a)
+        } else {
+            (a, b)
+        };
+        format!(
+            "{first} ({second}), {:+.3} ms per {}",
+            self.effect.delta_ns / 1e6,
+            self.effect.per
+        )
+    }
+}
+
 impl Change {
+    /// Its tail when it was set apart (the row judged by its typical
+    /// calls, or one spike).
+    pub fn apart(&self) -> Option<&Tail> {
+        self.tail.as_ref().filter(|t| t.apart)
+    }
+
+    /// The estimate the row's verdict was decided from: its typical part's
+    /// when its tail was set apart, else its own.
+    pub fn judged(&self) -> &Estimate {
+        match (self.apart(), &self.raw.typical) {
+            (Some(_), Some(typical)) => &typical.raw.row,
+            _ => &self.raw.row,
+        }
+    }
+
+    /// Every estimate of the row (its own, its typical part's, its tail's):
+    /// what a term shared by the row's parts widens.
+    pub fn estimates_mut(&mut self) -> impl Iterator<Item = &mut Estimate> {
+        let typical = self.raw.typical.as_deref_mut().map(|t| &mut t.raw.row);
+        std::iter::once(&mut self.raw.row)
+            .chain(typical)
+            .chain(self.raw.tail.as_mut())
+    }
+
     /// B − A per unit beyond the run-to-run drift.
     pub fn beyond_drift_ns(&self) -> f64 {
         self.delta_per_frame_ns - self.drift_part_ns
@@ -467,15 +559,37 @@ impl Change {
         });
         self.kind = self.kind_at(alpha);
         self.rest = None;
-        if let Some(rest) = self.raw.rest.as_mut() {
-            rest.decide(alpha);
-            if !(self.kind.is_change() && rest.kind.is_change()) {
-                self.kind = Kind::Spike;
-                self.rest = Some(match rest.kind {
-                    Kind::Spike => Kind::Unchanged,
-                    k => k,
-                });
-            }
+        let (Some(typical), Some(tail_est), Some(tail)) = (
+            self.raw.typical.as_mut(),
+            self.raw.tail.as_ref(),
+            self.tail.as_mut(),
+        ) else {
+            return;
+        };
+        typical.decide(alpha);
+        tail.effect = tail_est.effect(alpha, self.effect.per);
+        tail.apart = tail.effect.verdict != Verdict::Changed;
+        if !tail.apart {
+            return; // the tail is a change: the row judged whole
+        }
+        // The tail is not a change: the row is judged by its typical calls
+        // when they changed; else one or two calls of one side past its
+        // fence, none of the other's, whose time moves the row past the
+        // band, are one spike (the typical calls said beside it); else the
+        // row is judged whole, a tail that is not a change never making it
+        // one.
+        let few = |n: usize, other: usize| (1..=2).contains(&n) && other == 0;
+        let spike = (few(tail.calls_a, tail.calls_b) || few(tail.calls_b, tail.calls_a))
+            && tail.effect.delta_ns.abs() > tail.effect.band_ns;
+        if typical.kind.is_change() {
+            self.effect = typical.effect.clone();
+            self.kind = typical.kind;
+        } else if spike {
+            // (Its effect the row's whole: the spike's time is in it.)
+            (self.kind, self.rest) = (Kind::Spike, Some(typical.kind));
+        } else if self.kind.is_change() {
+            self.kind = Kind::Inconclusive;
+            self.effect.verdict = Verdict::Inconclusive;
         }
     }
 
@@ -556,8 +670,18 @@ pub fn judge(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
 }
 
 /// A row's estimates, its verdict not yet decided (a comparison decides
-/// its rows together, [`decide_family`]).
+/// its rows together, [`decide_family`]): the row whole and, when it has a
+/// tail, its typical and tail parts ([`Tail`]).
 pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
+    let mut change = whole(a, b, noise);
+    if let (true, Some(sa), Some(sb)) = (change.tested, a, b) {
+        split(&mut change, sa, sb, noise);
+    }
+    change
+}
+
+/// A row's estimates as a whole (its calls as they are).
+fn whole(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
     let mut calls_a: Vec<i64> = a.map(|s| s.durations_ns.clone()).unwrap_or_default();
     let mut calls_b: Vec<i64> = b.map(|s| s.durations_ns.clone()).unwrap_or_default();
     let basis = a.or(b).map_or(Basis::Frame, |s| s.basis);
@@ -645,17 +769,71 @@ pub fn estimate(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change
         eq_alpha: noise.alpha,
         ..rates
     });
-    // The spike rule on the side with the larger total.
-    let b_larger = sb.total_ns() > sa.total_ns();
-    let larger = if b_larger { sb } else { sa };
-    let max_ns = larger.durations_ns.iter().copied().max().unwrap_or(0);
-    let count = larger.durations_ns.len() as u64;
-    if super::super::common::spike(count, max_ns, larger.total_ns() as i64) {
-        let rest = larger.without_largest();
-        let (ra, rb) = if b_larger { (sa, &rest) } else { (&rest, sb) };
-        change.raw.rest = Some(Box::new(estimate(Some(ra), Some(rb), noise)));
-    }
     change
+}
+
+/// The far-out fence of a side's calls (reordered): the third quartile
+/// plus three interquartile ranges, the range at least `pct` percent of
+/// the quartile ([`Tail`]). Under 8 calls, quartiles say little: the
+/// largest call is far out when it is more than all the others together
+/// (the fence the next largest); `None` otherwise.
+fn far_out_ns(calls: &mut [i64], pct: f64) -> Option<i64> {
+    let n = calls.len();
+    if n < 8 {
+        let total: i64 = calls.iter().sum();
+        calls.sort_unstable();
+        return match calls {
+            [.., next, max] if super::super::common::spike(n as u64, *max, total) => Some(*next),
+            _ => None,
+        };
+    }
+    let q1 = *calls.select_nth_unstable(n / 4).1;
+    let q3 = *calls.select_nth_unstable(3 * n / 4).1;
+    let iqr = ((q3 - q1) as f64).max(pct / 100.0 * q3 as f64);
+    Some(q3.saturating_add((3.0 * iqr).round() as i64))
+}
+
+/// The row's tail ([`Tail`]): when a call of either side is past its
+/// fence, its typical part judged alone and its tail part's estimate.
+fn split(change: &mut Change, sa: &Sample, sb: &Sample, noise: &Noise) {
+    let fence = |s: &Sample| far_out_ns(&mut s.durations_ns.clone(), noise.pct);
+    let (fa, fb) = (fence(sa), fence(sb));
+    let past = |s: &Sample, f: Option<i64>| {
+        f.map_or(0, |f| s.durations_ns.iter().filter(|&&d| d > f).count())
+    };
+    let (calls_a, calls_b) = (past(sa, fa), past(sb, fb));
+    if calls_a + calls_b == 0 {
+        return;
+    }
+    let cut = |s: &Sample, f: Option<i64>, excess: bool| match f {
+        Some(f) => s.cut(f, excess),
+        None if excess => s.cut(i64::MAX, true),
+        None => s.clone(),
+    };
+    let (ta, tb) = (cut(sa, fa, false), cut(sb, fb, false));
+    let (xa, xb) = (cut(sa, fa, true), cut(sb, fb, true));
+    let (ca, cb) = (xa.cost_series(), xb.cost_series());
+    let per_unit = |x: &[f64]| x.iter().sum::<f64>() / x.len().max(1) as f64;
+    change.tail = Some(Tail {
+        fence_a_ns: fa,
+        fence_b_ns: fb,
+        calls_a,
+        calls_b,
+        past_a_ns: per_unit(&ca),
+        past_b_ns: per_unit(&cb),
+        ..Tail::default()
+    });
+    change.raw.tail = Some(Estimate {
+        eq_alpha: noise.alpha,
+        ..effect::estimate(
+            &Series::new(&ca, &sa.run_starts),
+            &Series::new(&cb, &sb.run_starts),
+            &noise.terms(),
+            noise.pct,
+            noise.ms,
+        )
+    });
+    change.raw.typical = Some(Box::new(whole(Some(&ta), Some(&tb), noise)));
 }
 
 /// Judges a family of rows in both recordings (A's samples and B's, row by
@@ -682,10 +860,7 @@ pub fn judge_rows(a: &[Sample], b: &[Sample], noise: &mut Noise) -> Vec<Change> 
     // of a comparison starts from.)
     if let Some(tau) = effect::shared_tau(&rows).filter(|&t| t < noise.tau) {
         for c in &mut changes {
-            c.raw.row.with_tau(tau);
-            if let Some(rest) = c.raw.rest.as_mut() {
-                rest.raw.row.with_tau(tau);
-            }
+            c.estimates_mut().for_each(|e| e.with_tau(tau));
         }
     }
     decide_family(changes.iter_mut(), noise.alpha);
