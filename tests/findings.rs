@@ -1019,7 +1019,19 @@ fn the_markdown_waterfall_chart_steps_through_the_glances_parts() {
         let mut at = 0;
         for p in parts {
             let label = p["label"].as_str().unwrap();
-            let shown = &label[label.len().saturating_sub(24)..];
+            // As the chart writes it: what Mermaid would misread is `?`.
+            let safe: Vec<char> = label
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || " _:.-/()'".contains(c) {
+                        c
+                    } else {
+                        '?'
+                    }
+                })
+                .collect();
+            let shown: String = safe[safe.len().saturating_sub(24)..].iter().collect();
+            let shown = shown.as_str();
             at += axis[at..]
                 .find(shown)
                 .unwrap_or_else(|| panic!("{what}: {label} not after {at} in {axis}"));

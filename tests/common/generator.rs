@@ -171,6 +171,19 @@ pub struct Pair {
     pub plants: Vec<Plant>,
 }
 
+impl Pair {
+    /// Whether at least half of A's names changed (its scopes, `job::work`
+    /// and `jobs::run`): then no majority of names is left to tell the
+    /// machine's drift by (docs/statistics.md, "Generated pairs").
+    pub fn most_changed(&self) -> bool {
+        let mut planted: Vec<&str> = self.plants.iter().filter_map(Plant::name).collect();
+        planted.sort_unstable();
+        planted.dedup();
+        let names = self.a.scopes.len() + 2;
+        planted.len() * 2 >= names
+    }
+}
+
 fn pick(rng: &mut Rng, n: usize) -> usize {
     (rng.next_u64() % n as u64) as usize
 }

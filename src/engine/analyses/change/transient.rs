@@ -138,9 +138,12 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
         let mad = lower_median(&mut dev) as f64 * 1.4826;
         let band = band_ns(median as f64, noise.pct, noise.ms).max(3.0 * mad);
         let off = |x: i64| x as f64 > median as f64 + band;
-        // Off frames from an edge, within its quarter.
+        // Off frames from an edge, within its quarter, that settle there: a
+        // streak that fills the whole quarter is a level the run holds (a
+        // step through it), not a transient.
         let off_at = |from: &mut dyn Iterator<Item = &i64>| {
-            from.take(quarter as usize).take_while(|&&x| off(x)).count() as u32
+            let k = from.take(quarter as usize).take_while(|&&x| off(x)).count() as u32;
+            if k < quarter { k } else { 0 }
         };
         let lead = lead.max(off_at(&mut dur.iter()));
         let trail = trail.max(off_at(&mut dur.iter().rev()));
