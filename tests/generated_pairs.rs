@@ -2,8 +2,8 @@
 //! workers, 3-6 primitive changes at random places and sizes, each read
 //! against the report (in process). `GENERATED_PAIRS=N` sets how many
 //! (default 24 and as many same-code pairs); the table is printed
-//! (`--nocapture`). `benches/generated.rs` runs the 500 that
-//! docs/statistics.md quotes.
+//! (`--nocapture`); docs/statistics.md quotes 250 and 250
+//! (`GENERATED_PAIRS=250 cargo test --release --test generated_pairs`).
 
 mod common;
 

@@ -354,6 +354,18 @@ fn the_report_accounts_for_the_frame_and_says_what_to_look_at_first() {
     let f = &c["frame"];
     assert_eq!(f["thread"], "main");
     assert_ne!(f["kind"], "slower", "{f}");
+    // Paced (the period holds while the work varies): the time between
+    // frames is the clock's, not a cost.
+    assert_eq!(f["between_frames"]["paced"], true, "{f}");
+    let glance_bar = c["glance"]["bars"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["part"] == "between_frames");
+    assert!(
+        glance_bar.is_none_or(|b| b["cost"] == false),
+        "{glance_bar:?}"
+    );
     let median = |k: &str| f[k].as_f64().unwrap() / 1e6;
     assert!(close(median("median_a_ns"), 16.667, 0.001), "{f}");
     assert!(close(median("median_b_ns"), 16.667, 0.001), "{f}");

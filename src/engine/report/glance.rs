@@ -234,14 +234,21 @@ pub fn glance(c: &ComparisonReport, top: usize) -> Glance {
         });
     }
     // The time between frames on the frame thread: the frame's, outside
-    // every scope of it (vsync, a present, a sleep): never a scope's cost.
+    // every scope of it. Paced by a clock, the mirror of the work (no
+    // cost); on a free-running loop, the frame's own unscoped time (a cost).
     if let Some(bf) = f.between_frames.as_ref() {
         let d = bf.mean_b_ns - bf.mean_a_ns;
         if d.abs() >= min_ns {
             bars.push(Bar {
-                label: "between frames (outside every scope)".to_owned(),
+                label: if bf.paced {
+                    "between frames (the clock's: vsync, a frame limiter)"
+                } else {
+                    "between frames (unscoped, outside every scope)"
+                }
+                .to_owned(),
                 part: "between_frames".to_owned(),
-                cost: false,
+                cost: !bf.paced
+                    && bf.effect.verdict == crate::engine::analyses::effect::Verdict::Changed,
                 delta_ns: d,
                 ci_ns: Some(bf.effect.ci_ns),
                 name: None,
@@ -405,19 +412,38 @@ fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
                 .and_then(|p| p.critical_thread.clone())
                 .map_or(String::new(), |t| format!("on {}", cell(&t)))
         });
+        let details = r
+            .gap
+            .clone()
+            .unwrap_or_else(|| super::text::describe_per(&r.change, c.basis));
+        // On threads in parallel: what the frame pays is the critical path
+        // of the wait that waits for it (its change summed over the
+        // threads is no frame time); none when no grown wait does.
+        let (delta_ns, ci_ns, details) = match &r.parallel {
+            Some(p) => (
+                p.critical_path_delta_ns.unwrap_or(0.0),
+                None,
+                format!(
+                    "{details}; {} per {} summed over its {} threads in parallel (not frame \
+                     time), {} through the wait on its critical path",
+                    ms(p.summed_over_threads_ns),
+                    c.frame.basis.unit(),
+                    p.threads.len(),
+                    p.critical_path_delta_ns.map_or("none".to_owned(), ms)
+                ),
+            ),
+            None => (e.delta_ns, interval(r.change.kind, e.ci_ns), details),
+        };
         out.push(Finding {
             rank: 0,
             name: r.name.clone(),
             badge,
-            delta_ns: e.delta_ns,
-            ci_ns: interval(r.change.kind, e.ci_ns),
+            delta_ns,
+            ci_ns,
             band_ns: Some(e.band_ns),
             place,
             cost: true,
-            details: r
-                .gap
-                .clone()
-                .unwrap_or_else(|| super::text::describe_per(&r.change, c.basis)),
+            details,
             ..Default::default()
         });
     }

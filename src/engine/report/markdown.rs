@@ -900,11 +900,17 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         let _ = writeln!(
             o,
             "**The frame is {}'s period**, one frame's start to the next's ({:.1} → {:.1} \
-             frames per second); between frames, outside every scope of it (vsync, a present, \
-             a sleep): {} → {} ({}).\n",
+             frames per second); between frames, outside every scope of it ({}): {} → {} ({}).\n",
             cell(thread_label(&f.thread)),
             f.rate_a_fps,
             f.rate_b_fps,
+            if bf.paced {
+                "paced by a clock, vsync or a frame limiter: the rest of the period, the mirror \
+                 of the work, not a cost"
+            } else {
+                "a free-running loop: a sleep, a present or code without a scope, the frame's \
+                 own time"
+            },
             msu(bf.mean_a_ns.round() as i64),
             msu(bf.mean_b_ns.round() as i64),
             bf.effect.text(),

@@ -97,13 +97,54 @@ pub struct FrameChange {
 }
 
 /// The time between frames on the frame thread: outside every scope of it,
-/// part of the frame's period. Waiting for vsync, a present or a sleep, or
-/// an unprofiled stretch: never a cost of a scope, but the frame's time.
+/// part of the frame's period. On a loop paced by a clock (vsync, a frame
+/// limiter) it is the rest of the period, the mirror of the work before it:
+/// never a cost. On a free-running loop it is the frame's own unscoped time
+/// (a sleep, a present, code without a scope): a cost like any other.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BetweenFrames {
     pub mean_a_ns: f64,
     pub mean_b_ns: f64,
     pub effect: super::effect::Effect,
+    /// Both sides' periods are paced by a clock ([`paced`]): the change is
+    /// the mirror of the work's, not a cost.
+    pub paced: bool,
+}
+
+/// Whether a side's frames are paced by a clock: over the frames with time
+/// between them whose work (the period less the time between frames)
+/// stays under the median period (a frame past it overruns any clock), the
+/// periods vary by less than half as much as the work (median absolute
+/// deviations). A free loop's period carries its work and the time after
+/// it (it varies at least as much); a clock's absorbs the work (it hardly
+/// varies). `false` with fewer than 8 such frames or work that does not
+/// vary.
+pub fn paced(periods_ns: &[i64], between_ns: &[i64]) -> bool {
+    let mut sorted = periods_ns.to_vec();
+    sorted.sort_unstable();
+    let Some(&median) = sorted.get(sorted.len().saturating_sub(1) / 2) else {
+        return false;
+    };
+    let (work, periods): (Vec<f64>, Vec<f64>) = periods_ns
+        .iter()
+        .zip(between_ns)
+        // (A frame with no time between (a run's last, or one whose next
+        // frame the capture did not keep) ends at its own end: no period.)
+        .filter(|&(_, &b)| b > 0)
+        .map(|(&p, &b)| ((p - b) as f64, p as f64))
+        .filter(|&(w, _)| w < median as f64)
+        .unzip();
+    if work.len() < 8 {
+        return false;
+    }
+    let mad = |x: &[f64]| {
+        let mut v = x.to_vec();
+        let m = super::effect::median(&mut v);
+        let mut dev: Vec<f64> = x.iter().map(|y| (y - m).abs()).collect();
+        super::effect::median(&mut dev)
+    };
+    let work_mad = mad(&work);
+    work_mad > 0.0 && mad(&periods) < 0.5 * work_mad
 }
 
 /// A signed part of the frame's change ([`FrameChange::parts`]).
@@ -635,6 +676,7 @@ pub fn frame_change(
     let (mean_a, mean_b) = (mean(&da), mean(&db));
     let between_frames = between_a.zip(between_b).map(|(ba, bb)| {
         let (mean_a_ns, mean_b_ns) = (mean(&ba), mean(&bb));
+        let paced = paced(&da, &ba) && paced(&db, &bb);
         let mut judged = estimate(
             Some(&Sample::per_unit(ba, &ua)),
             Some(&Sample::per_unit(bb, &ub)),
@@ -646,6 +688,7 @@ pub fn frame_change(
             mean_a_ns,
             mean_b_ns,
             effect,
+            paced,
         }
     });
     let fps = |m: f64| {

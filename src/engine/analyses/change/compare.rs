@@ -38,6 +38,7 @@ pub struct CompareRow {
     pub delta_total_ns: i64,
     pub delta_per_call_ns: Option<f64>,
     pub status: Status,
+    /// The judgement's kind is `spike` ([`Kind::Spike`]).
     pub spike: bool,
     /// The judgement of the noise model (see `judge`).
     pub change: Change,
@@ -660,6 +661,7 @@ impl<'t> Joined<'t> {
     pub fn row(&self, p: Pair) -> CompareRow {
         let (a, b) = self.sides(p);
         let facts = self.facts(p);
+        let change = self.change(p);
         CompareRow {
             name: self.name(p).to_owned(),
             data: self.data(p).to_owned(),
@@ -668,8 +670,9 @@ impl<'t> Joined<'t> {
             delta_total_ns: facts.delta_total_ns,
             delta_per_call_ns: self.delta_per_call_ns(p),
             status: facts.status,
-            spike: facts.spike,
-            change: self.change(p),
+            // The judgement's, as every command says it.
+            spike: change.kind == Kind::Spike,
+            change,
             gap: None,
         }
     }

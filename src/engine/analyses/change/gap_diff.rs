@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 /// What a comparison of gaps leaves out, in words (the JSON's
 /// `not_judged`).
 pub const NOT_JUDGED: &str = "idle stretches (threads that run tasks, waiting for work) and the time \
-                              between frames: waiting, not unprofiled work";
+                              between frames (the frame's own part: frame.between_frames)";
 
 /// The recurring gaps of A and B matched by place: `(A's, B's)`, either
 /// side `None` where only the other has it; sorted by place.

@@ -370,7 +370,7 @@ impl Sample {
         let mut s = self.clone();
         for d in &mut s.durations_ns {
             *d = if excess {
-                (*d - fence_ns).max(0)
+                d.saturating_sub(fence_ns).max(0)
             } else {
                 (*d).min(fence_ns)
             };
@@ -780,7 +780,8 @@ fn whole(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
 fn far_out_ns(calls: &mut [i64], pct: f64) -> Option<i64> {
     let n = calls.len();
     if n < 8 {
-        let total: i64 = calls.iter().sum();
+        let total = calls.iter().map(|&d| i128::from(d)).sum::<i128>();
+        let total = total.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
         calls.sort_unstable();
         return match calls {
             [.., next, max] if super::super::common::spike(n as u64, *max, total) => Some(*next),
@@ -789,7 +790,7 @@ fn far_out_ns(calls: &mut [i64], pct: f64) -> Option<i64> {
     }
     let q1 = *calls.select_nth_unstable(n / 4).1;
     let q3 = *calls.select_nth_unstable(3 * n / 4).1;
-    let iqr = ((q3 - q1) as f64).max(pct / 100.0 * q3 as f64);
+    let iqr = (q3 as f64 - q1 as f64).max(pct / 100.0 * q3 as f64);
     Some(q3.saturating_add((3.0 * iqr).round() as i64))
 }
 

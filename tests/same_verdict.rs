@@ -1,0 +1,120 @@
+//! One verdict everywhere (issue 64): on generated pairs (changed and the
+//! same code), the planted job loop and the real Rerun Viewer pair,
+//! `report`, `compare`, `calls` and `diff` give every scope name the same
+//! kind: each reads the one judgement, none decides its own.
+
+mod common;
+
+use common::{generator, json_in, planted};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Name → kind of a comparison's whole-name rows (no data string).
+fn name_rows(rows: &Value) -> BTreeMap<String, String> {
+    rows.as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["data"].as_str().unwrap_or("").is_empty())
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_owned(),
+                r["change"]["kind"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Checks `a` against `b` in `dir`: `calls` on every name when `all_calls`,
+/// else on the names `report` judged anything but unchanged. Returns how
+/// many names were compared.
+fn agree(dir: &Path, a: &str, b: &str, all_calls: bool) -> usize {
+    let what = format!("{} {a} {b}", dir.display());
+    let (_, r) = json_in(
+        dir,
+        &["report", a, b, "--format", "json", "--top", "100000"],
+    );
+    let c = &r["comparison"];
+    // The report lists the changed rows; the others by name.
+    let mut report = name_rows(&c["rows"]);
+    for (list, kind) in [("unchanged", "unchanged"), ("inconclusive", "inconclusive")] {
+        for n in c[list]["names"].as_array().unwrap() {
+            report
+                .entry(n.as_str().unwrap().to_owned())
+                .or_insert_with(|| kind.to_owned());
+        }
+    }
+    let (_, cmp) = json_in(dir, &["compare", a, b, "--json", "--top", "100000"]);
+    let compare = name_rows(&cmp["rows"]);
+    // compare's rows are (name, data) pairs: a name with data strings has
+    // no whole-name row there (the report judges it as a name too).
+    let with_data: Vec<&str> = cmp["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| !r["data"].as_str().unwrap_or("").is_empty())
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    report.retain(|name, _| compare.contains_key(name) || !with_data.contains(&name.as_str()));
+    assert_eq!(report, compare, "{what}: report against compare");
+    // calls A B NAME judges the name alone, as the comparison did.
+    for (name, kind) in &compare {
+        if !all_calls && kind == "unchanged" {
+            continue;
+        }
+        let (_, calls) = json_in(dir, &["calls", a, b, name, "--json"]);
+        assert_eq!(
+            calls["change"]["kind"].as_str(),
+            Some(kind.as_str()),
+            "{what}: calls {name} against compare"
+        );
+    }
+    // diff's tree: a name at one node only is judged there as a name.
+    let (_, d) = json_in(dir, &["diff", a, b, "--json"]);
+    let mut nodes: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    fn walk(n: &Value, out: &mut BTreeMap<String, Vec<String>>) {
+        out.entry(n["name"].as_str().unwrap().to_owned())
+            .or_default()
+            .push(n["kind"].as_str().unwrap_or("").to_owned());
+        for c in n["children"].as_array().into_iter().flatten() {
+            walk(c, out);
+        }
+    }
+    for t in d["threads"].as_array().unwrap() {
+        for root in t["roots"].as_array().unwrap() {
+            walk(root, &mut nodes);
+        }
+    }
+    let mut compared = 0;
+    for (name, kinds) in &nodes {
+        if let ([kind], Some(by_name)) = (kinds.as_slice(), compare.get(name)) {
+            assert_eq!(kind, by_name, "{what}: diff's node {name} against compare");
+            compared += 1;
+        }
+    }
+    assert!(compared > 0, "{what}: no name at one node");
+    compare.len()
+}
+
+#[test]
+fn report_compare_calls_and_diff_give_every_name_one_kind() {
+    let mut names = 0;
+    for k in 0..4u64 {
+        for same in [false, true] {
+            let pair = generator::random_pair(1000 + k, same);
+            let dir = tempfile::tempdir().unwrap();
+            generator::write_pair(&pair, 7000 + 2 * k, dir.path());
+            names += agree(dir.path(), "a.puffin", "b.puffin", true);
+        }
+    }
+    let jobs = planted::jobs_pair(1, 2);
+    names += agree(jobs.path(), "a.puffin", "b.puffin", true);
+    let real = common::fixtures_dir().join("real");
+    names += agree(
+        &real,
+        "rerun_viewer_plots_a.puffin",
+        "rerun_viewer_plots_b.puffin",
+        false,
+    );
+    assert!(names > 100, "{names} names");
+}
