@@ -121,11 +121,10 @@ fn reference_compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> Vec<Compare
         };
         let ta = a.as_ref().map_or(0, |s| s.total_ns);
         let tb = b.as_ref().map_or(0, |s| s.total_ns);
-        let larger = if tb > ta { b.as_ref() } else { a.as_ref() };
         rows.push(CompareRow {
             name,
             data,
-            spike: larger.is_some_and(|s| s.count >= 2 && s.max_ns * 2 > s.total_ns),
+            spike: false, // the judgement's kind, below
             delta_total_ns: tb - ta,
             delta_per_call_ns: match (&a, &b) {
                 (Some(a), Some(b)) => Some(b.per_call_ns - a.per_call_ns),
@@ -156,6 +155,9 @@ fn reference_compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> Vec<Compare
     let changes = judge_rows(&sa, &sb, &mut noise.clone());
     for ((k, _, _), change) in candidates.iter().zip(changes) {
         rows[*k].change = change;
+    }
+    for r in &mut rows {
+        r.spike = r.change.kind == analyses::Kind::Spike;
     }
     rows.retain(|r| {
         let total = |s: &Option<SideStats>| s.as_ref().map_or(0, |s| s.total_ns);
