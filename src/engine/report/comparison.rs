@@ -9,7 +9,6 @@ use super::{
 use crate::engine::Decoded;
 use crate::engine::analyses::accounting::{frame_change, self_by_name, with_gaps};
 use crate::engine::analyses::basis::{Basis, Units};
-use crate::engine::analyses::calls::calls;
 use crate::engine::analyses::compare::{
     COUNTED_NAMES, CompareTable, Joined, Pair, SideStats, Status, compare_warnings,
 };
@@ -194,6 +193,13 @@ fn judged(
     // Which listed names run on several threads at once (A's and B's).
     let listed_names: Vec<&str> = listed.iter().map(|(p, _)| names.name(*p)).collect();
     let (conc_a, conc_b) = (concurrency(a, &listed_names), concurrency(b, &listed_names));
+    // The spikes' calls: every spike's instances found in one pass a side.
+    let spike_names: Vec<&str> = listed
+        .iter()
+        .filter(|(_, c)| c.kind == Kind::Spike)
+        .map(|(p, _)| names.name(*p))
+        .collect();
+    let mut spike_calls = spike_calls(a, b, &spike_names);
     let mut at = 0usize;
     let rows: Vec<JudgedRow> = listed
         .into_iter()
@@ -205,7 +211,7 @@ fn judged(
             let own =
                 |m: &FxHashMap<&str, i64>, f: f64| m.get(name).copied().unwrap_or(0) as f64 / f;
             let spike_call = (change.kind == Kind::Spike)
-                .then(|| spike_call(a, b, name))
+                .then(|| spike_calls.remove(name))
                 .flatten();
             let (sa, sb) = names.stats(p);
             let mut data = nested.remove(names.name(p)).unwrap_or_default();
@@ -1162,27 +1168,45 @@ fn kin_conditions(a: &Trace, b: &Trace, renamed: &[Rename]) -> Vec<String> {
     out
 }
 
-/// A spike's call: the largest call of `name` on the side with the larger
-/// total.
-pub(super) fn spike_call(a: &Trace, b: &Trace, name: &str) -> Option<SpikeCall> {
-    let largest = |t: &Trace| {
-        let c = calls(t, name)?;
-        let total = c.summary.total_ns;
-        let worst = c
-            .calls
+/// Each spike's call: the largest call of the name on the side with the
+/// larger total (the names' instances found in one pass a side).
+pub(super) fn spike_calls<'n>(
+    a: &Trace,
+    b: &Trace,
+    names: &[&'n str],
+) -> FxHashMap<&'n str, SpikeCall> {
+    let largest = |t: &Trace| -> Vec<Option<(i64, crate::engine::analyses::calls::CallRow)>> {
+        crate::engine::analyses::common::named_instances_of(t, names)
             .into_iter()
-            .max_by_key(|c| (c.duration_ns, std::cmp::Reverse(c.start_ns)))?;
-        Some((total, worst))
+            .map(|hits| {
+                let c = crate::engine::analyses::calls::calls_of(t, hits)?;
+                let total = c.summary.total_ns;
+                let worst = c
+                    .calls
+                    .into_iter()
+                    .max_by_key(|c| (c.duration_ns, std::cmp::Reverse(c.start_ns)))?;
+                Some((total, worst))
+            })
+            .collect()
     };
-    let (ca, cb) = (largest(a), largest(b));
-    let b_side = cb.as_ref().map_or(0, |c| c.0) > ca.as_ref().map_or(0, |c| c.0);
-    let (side, (_, call)) = if b_side { ("B", cb?) } else { ("A", ca?) };
-    Some(SpikeCall {
-        side,
-        frame_index: call.frame_index,
-        thread: call.thread,
-        duration_ns: call.duration_ns,
-    })
+    let (la, lb) = crate::engine::join(|| largest(a), || largest(b));
+    names
+        .iter()
+        .zip(la.into_iter().zip(lb))
+        .filter_map(|(&name, (ca, cb))| {
+            let b_side = cb.as_ref().map_or(0, |c| c.0) > ca.as_ref().map_or(0, |c| c.0);
+            let (side, (_, call)) = if b_side { ("B", cb?) } else { ("A", ca?) };
+            Some((
+                name,
+                SpikeCall {
+                    side,
+                    frame_index: call.frame_index,
+                    thread: call.thread,
+                    duration_ns: call.duration_ns,
+                },
+            ))
+        })
+        .collect()
 }
 
 /// Whether a recurring gap of a recording's report (JSON) is at `p`.

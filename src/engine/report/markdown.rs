@@ -1504,14 +1504,22 @@ fn judged_row_md(
             ch.rest.unwrap_or_default().words()
         ),
         Kind::New | Kind::Gone | Kind::Unchanged | Kind::Inconclusive => ch.kind.words().to_owned(),
-        _ => match ch.apart() {
+        _ => match (ch.apart(), ch.tail.as_ref()) {
             // Judged by its typical calls: what was set apart said.
-            Some(t) => format!(
+            (Some(t), _) => format!(
                 "**{}** (its typical calls; set apart: {})",
                 describe_per(ch, c.basis),
                 t.words("call")
             ),
-            None => format!("**{}**", describe_per(ch, c.basis)),
+            // Judged by its tail, its typical calls unchanged.
+            (None, Some(t)) if ch.raw.part == crate::engine::analyses::judge::Part::Tail => {
+                format!(
+                    "**{}** (its tail: {}; its typical calls unchanged)",
+                    describe_per(ch, c.basis),
+                    t.words("call")
+                )
+            }
+            _ => format!("**{}**", describe_per(ch, c.basis)),
         },
     } + note;
     let _ = writeln!(

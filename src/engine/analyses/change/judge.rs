@@ -452,9 +452,24 @@ pub struct Raw {
     /// of either side is past its fence.
     pub typical: Option<Box<Change>>,
     pub tail: Option<Estimate>,
+    /// Which of them the verdict was decided from.
+    pub part: Part,
     /// The drift factor and the noise percentage the row was judged with.
     pub factor: f64,
     pub pct: f64,
+}
+
+/// Which estimate of a row its verdict was decided from ([`Tail`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Part {
+    /// The row whole (no tail, or a tail that changed beside typical calls
+    /// that did).
+    #[default]
+    Whole,
+    /// Its typical calls (its tail set apart).
+    Typical,
+    /// Its tail (its typical calls unchanged, its tail changed).
+    Tail,
 }
 
 /// A row's tail: the calls past their side's far-out fence (Tukey's: the
@@ -523,8 +538,9 @@ impl Change {
     /// The estimate the row's verdict was decided from: its typical part's
     /// when its tail was set apart, else its own.
     pub fn judged(&self) -> &Estimate {
-        match (self.apart(), &self.raw.typical) {
-            (Some(_), Some(typical)) => &typical.raw.row,
+        match (self.raw.part, &self.raw.typical, &self.raw.tail) {
+            (Part::Typical, Some(typical), _) => &typical.raw.row,
+            (Part::Tail, _, Some(tail)) => tail,
             _ => &self.raw.row,
         }
     }
@@ -559,6 +575,7 @@ impl Change {
         });
         self.kind = self.kind_at(alpha);
         self.rest = None;
+        self.raw.part = Part::Whole;
         let (Some(typical), Some(tail_est), Some(tail)) = (
             self.raw.typical.as_mut(),
             self.raw.tail.as_ref(),
@@ -570,7 +587,24 @@ impl Change {
         tail.effect = tail_est.effect(alpha, self.effect.per);
         tail.apart = tail.effect.verdict != Verdict::Changed;
         if !tail.apart {
-            return; // the tail is a change: the row judged whole
+            // The tail is a change: the row judged whole, never left
+            // inconclusive beside a part that changed. Its typical calls
+            // unchanged, the change is its tail's (a stall every n-th frame):
+            // it costs more or less per frame.
+            if !typical.kind.is_change() {
+                self.effect = tail.effect.clone();
+                self.kind = if tail.effect.delta_ns > 0.0 {
+                    Kind::Costlier
+                } else {
+                    Kind::Cheaper
+                };
+                self.raw.part = Part::Tail;
+            } else if !self.kind.is_change() {
+                self.effect = typical.effect.clone();
+                self.kind = typical.kind;
+                self.raw.part = Part::Typical;
+            }
+            return;
         }
         // The tail is not a change: the row is judged by its typical calls
         // when they changed; else one or two calls of one side past its
@@ -581,6 +615,7 @@ impl Change {
         let few = |n: usize, other: usize| (1..=2).contains(&n) && other == 0;
         let spike = (few(tail.calls_a, tail.calls_b) || few(tail.calls_b, tail.calls_a))
             && tail.effect.delta_ns.abs() > tail.effect.band_ns;
+        self.raw.part = Part::Typical;
         if typical.kind.is_change() {
             self.effect = typical.effect.clone();
             self.kind = typical.kind;
@@ -824,7 +859,7 @@ fn split(change: &mut Change, sa: &Sample, sb: &Sample, noise: &Noise) {
         past_b_ns: per_unit(&cb),
         ..Tail::default()
     });
-    change.raw.tail = Some(Estimate {
+    let mut tail = Estimate {
         eq_alpha: noise.alpha,
         ..effect::estimate(
             &Series::new(&ca, &sa.run_starts),
@@ -833,7 +868,16 @@ fn split(change: &mut Change, sa: &Sample, sb: &Sample, noise: &Noise) {
             noise.pct,
             noise.ms,
         )
-    });
+    };
+    // The tail is part of the row: judged against the row's band, its
+    // run-to-run spread and drift error the row's (a loaded machine's
+    // stalls grow a row's tail as much as they move its mean).
+    tail.band_ns = change.raw.row.band_ns;
+    if let (Some(x), Some(row)) = (tail.single.as_mut(), change.raw.row.single.as_ref()) {
+        (x.scale_ns, x.drift_var) = (row.scale_ns, row.drift_var);
+        tail.with_tau(noise.terms().tau);
+    }
+    change.raw.tail = Some(tail);
     change.raw.typical = Some(Box::new(whole(Some(&ta), Some(&tb), noise)));
 }
 

@@ -137,7 +137,11 @@ pub fn transients(t: &Trace, noise: &Noise) -> Transients {
         let mut dev: Vec<i64> = middle.iter().map(|&x| (x - median).abs()).collect();
         let mad = lower_median(&mut dev) as f64 * 1.4826;
         let band = band_ns(median as f64, noise.pct, noise.ms).max(3.0 * mad);
-        let off = |x: i64| x as f64 > median as f64 + band;
+        // A transient frame is one the steady state never shows: past the
+        // band and past the middle's slowest frame (a stall the run repeats
+        // that lands on an edge is no start-up or shutdown).
+        let slowest = middle.iter().copied().max().unwrap_or(median);
+        let off = |x: i64| x as f64 > median as f64 + band && x > slowest;
         // Off frames from an edge, within its quarter, that settle there: a
         // streak that fills the whole quarter is a level the run holds (a
         // step through it), not a transient.
