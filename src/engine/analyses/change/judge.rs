@@ -454,6 +454,9 @@ pub struct Raw {
     pub tail: Option<Estimate>,
     /// Which of them the verdict was decided from.
     pub part: Part,
+    /// The tail's change per unit is past the noise milliseconds (what
+    /// one spike must move its row by).
+    pub tail_past_ms: bool,
     /// The drift factor and the noise percentage the row was judged with.
     pub factor: f64,
     pub pct: f64,
@@ -608,13 +611,14 @@ impl Change {
         }
         // The tail is not a change: the row is judged by its typical calls
         // when they changed; else one or two calls of one side past its
-        // fence, none of the other's, whose time moves the row past the
-        // band, are one spike (the typical calls said beside it); else the
+        // fence, none of the other's, whose time moves the row by more than
+        // the noise milliseconds, are one spike (the typical calls said
+        // beside it); else the
         // row is judged whole, a tail that is not a change never making it
         // one.
         let few = |n: usize, other: usize| (1..=2).contains(&n) && other == 0;
         let spike = (few(tail.calls_a, tail.calls_b) || few(tail.calls_b, tail.calls_a))
-            && tail.effect.delta_ns.abs() > tail.effect.band_ns;
+            && self.raw.tail_past_ms;
         self.raw.part = Part::Typical;
         if typical.kind.is_change() {
             self.effect = typical.effect.clone();
@@ -869,6 +873,7 @@ fn split(change: &mut Change, sa: &Sample, sb: &Sample, noise: &Noise) {
             noise.ms,
         )
     };
+    change.raw.tail_past_ms = (per_unit(&cb) - per_unit(&ca)).abs() > noise.ms * 1e6;
     // The tail is part of the row: judged against the row's band, its
     // run-to-run spread and drift error the row's (a loaded machine's
     // stalls grow a row's tail as much as they move its mean).
