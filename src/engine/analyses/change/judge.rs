@@ -613,9 +613,8 @@ impl Change {
         // when they changed; else one or two calls of one side past its
         // fence, none of the other's, whose time moves the row by more than
         // the noise milliseconds, are one spike (the typical calls said
-        // beside it); else the
-        // row is judged whole, a tail that is not a change never making it
-        // one.
+        // beside it); else the row is judged whole, a tail that is not a
+        // change never making it one.
         let few = |n: usize, other: usize| (1..=2).contains(&n) && other == 0;
         let spike = (few(tail.calls_a, tail.calls_b) || few(tail.calls_b, tail.calls_a))
             && self.raw.tail_past_ms;
