@@ -7,7 +7,7 @@
 mod common;
 
 use common::json_in;
-use common::planted::{self, Frame, PERIOD_NS, Rng, Span, T0};
+use common::planted::{self, Frame, PERIOD_NS, Rng, Span, T0, compared};
 use serde_json::Value;
 
 /// How B's `sim::update` (3 ms of own time in A) is built.
@@ -642,21 +642,7 @@ struct Tally {
 }
 
 fn tally(t: &mut Tally, a: &[Frame], b: &[Frame]) {
-    use puffin_lens::engine::{self, analyses::gate::Gate, report};
-    let (a, b) = (
-        engine::load(&planted::record(a)).unwrap(),
-        engine::load(&planted::record(b)).unwrap(),
-    );
-    let opts = report::ReportOptions {
-        gate: Some(Gate {
-            pct: 2.0,
-            min_ms: 0.0,
-            drift_pct: None,
-        }),
-        ..Default::default()
-    };
-    let r = report::Report::new(("a", &a), Some(("b", &b)), opts);
-    let c = r.comparison.unwrap();
+    let c = compared(a, b);
     let g = c.gate.unwrap();
     t.pairs += 1;
     t.gate_failed += u64::from(g.failed());
@@ -947,25 +933,11 @@ fn random_tree_pair(seed: u64, frames: usize) -> (Vec<Frame>, Vec<Frame>, String
 
 #[test]
 fn any_restructuring_that_keeps_a_scopes_time_is_no_change_and_no_gate_trip() {
-    use puffin_lens::engine::{self, analyses::gate::Gate, report};
     let n = pairs_per_setting().max(24);
     let (mut restructured, mut inconclusive) = (0, 0);
     for seed in 0..n {
         let (a, b, path) = random_tree_pair(500 + seed, 90);
-        let (a, b) = (
-            engine::load(&planted::record(&a)).unwrap(),
-            engine::load(&planted::record(&b)).unwrap(),
-        );
-        let opts = report::ReportOptions {
-            gate: Some(Gate {
-                pct: 2.0,
-                min_ms: 0.0,
-                drift_pct: None,
-            }),
-            ..Default::default()
-        };
-        let r = report::Report::new(("a", &a), Some(("b", &b)), opts);
-        let c = r.comparison.unwrap();
+        let c = compared(&a, &b);
         let g = c.gate.as_ref().unwrap();
         // Never a cost: the gate never fails, nothing is new.
         assert!(!g.failed(), "seed {seed} ({path}): {g:#?}");
@@ -999,26 +971,6 @@ fn any_restructuring_that_keeps_a_scopes_time_is_no_change_and_no_gate_trip() {
 /// Uniform in [0, 1).
 fn u01(g: &mut Rng) -> f64 {
     (g.unit() + 1.0) / 2.0
-}
-
-/// The report's comparison of `a` and `b` with the gate at 2%.
-fn compared(a: &[Frame], b: &[Frame]) -> puffin_lens::engine::report::ComparisonReport {
-    use puffin_lens::engine::{self, analyses::gate::Gate, report};
-    let (a, b) = (
-        engine::load(&planted::record(a)).unwrap(),
-        engine::load(&planted::record(b)).unwrap(),
-    );
-    let opts = report::ReportOptions {
-        gate: Some(Gate {
-            pct: 2.0,
-            min_ms: 0.0,
-            drift_pct: None,
-        }),
-        ..Default::default()
-    };
-    report::Report::new(("a", &a), Some(("b", &b)), opts)
-        .comparison
-        .unwrap()
 }
 
 /// [`pool_game`] a frame every three periods, its tasks without data;

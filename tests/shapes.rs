@@ -7,7 +7,7 @@ mod common;
 
 use common::planted::Rng;
 use common::shapes::{Editor, Gc, Lookup, editor_bytes, worker_loop};
-use common::{json_in, temp_file};
+use common::{cli_report, json_in, temp_file};
 use serde_json::Value;
 
 /// `report --format json` of one recording.
@@ -16,18 +16,6 @@ fn report(bytes: &[u8]) -> Value {
     let (_, v) = json_in(
         dir.path(),
         &["report", path.to_str().unwrap(), "--format", "json"],
-    );
-    v
-}
-
-/// `report --format json` of A against B.
-fn report_pair(a: &[u8], b: &[u8]) -> Value {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a.puffin"), a).unwrap();
-    std::fs::write(dir.path().join("b.puffin"), b).unwrap();
-    let (_, v) = json_in(
-        dir.path(),
-        &["report", "a.puffin", "b.puffin", "--format", "json"],
     );
     v
 }
@@ -221,7 +209,7 @@ fn a_comparison_says_b_grows_where_a_was_flat() {
         },
         2,
     );
-    let r = report_pair(&a, &b);
+    let r = cli_report(&a, &b);
     let rows = r["comparison"]["rows"].as_array().unwrap();
     let row = rows
         .iter()
@@ -306,7 +294,7 @@ fn a_rename_at_one_place_is_one_row_and_a_move_is_not() {
             physics: ("sim::advance", true),
             ..Editor::steady(60 + seed as usize * 10)
         };
-        let r = report_pair(&a, &editor_bytes(renamed, seed + 50));
+        let r = cli_report(&a, &editor_bytes(renamed, seed + 50));
         let c = &r["comparison"];
         let renames = c["renames"].as_array().unwrap();
         assert_eq!(renames.len(), 1, "seed {seed}: {renames:?}");
@@ -343,7 +331,7 @@ fn a_rename_at_one_place_is_one_row_and_a_move_is_not() {
             physics: ("sim::advance", false),
             ..renamed
         };
-        let r = report_pair(&a, &editor_bytes(moved, seed + 50));
+        let r = cli_report(&a, &editor_bytes(moved, seed + 50));
         let c = &r["comparison"];
         assert!(c["renames"].as_array().unwrap().is_empty(), "seed {seed}");
         assert_eq!(c["new"], serde_json::json!(["sim::advance"]));
@@ -373,7 +361,7 @@ fn a_change_at_one_call_site_is_placed_there_and_one_at_every_site_is_not() {
             shape_ms: (0.4, Some(after)),
             ..a
         };
-        let r = report_pair(&editor_bytes(a, seed), &editor_bytes(b, seed + 7));
+        let r = cli_report(&editor_bytes(a, seed), &editor_bytes(b, seed + 7));
         let rows = r["comparison"]["rows"].as_array().unwrap();
         let row = rows
             .iter()
@@ -407,7 +395,7 @@ fn a_change_at_one_call_site_is_placed_there_and_one_at_every_site_is_not() {
             shape_ms: (0.4 * 2.0, Some(before * 2.0)),
             ..a
         };
-        let r = report_pair(&editor_bytes(a, seed), &editor_bytes(b_all, seed + 7));
+        let r = cli_report(&editor_bytes(a, seed), &editor_bytes(b_all, seed + 7));
         let row = r["comparison"]["rows"]
             .as_array()
             .unwrap()
@@ -454,7 +442,7 @@ fn overlapping_frames_are_found_and_the_fix_said() {
         assert!(note.starts_with("frames overlap"), "{note}");
         // A comparison of two such runs of the same code reads main's own
         // frame time too, and finds nothing changed in it.
-        let c = report_pair(
+        let c = cli_report(
             &worker_loop(frames, true, seed),
             &worker_loop(frames, true, seed + 10),
         );
@@ -718,7 +706,7 @@ fn a_change_is_placed_as_deep_as_one_call_path_holds_it() {
             popup_ms: Some(2.5),
             ..a
         };
-        let r = report_pair(&editor_bytes(a, seed), &editor_bytes(b, seed + 3));
+        let r = cli_report(&editor_bytes(a, seed), &editor_bytes(b, seed + 3));
         let row = r["comparison"]["rows"]
             .as_array()
             .unwrap()
@@ -780,7 +768,7 @@ fn a_change_with_one_data_value_is_placed_by_its_data() {
                 .unwrap_or_else(|| panic!("seed {seed}: {}", r["comparison"]["rows"]))
         };
         // Only `mesh` got slower.
-        let r = report_pair(&a, &assets_loop(frames, 3.0, 1.0, seed + 4));
+        let r = cli_report(&a, &assets_loop(frames, 3.0, 1.0, seed + 4));
         let row = row_of(&r);
         let words = row["place_words"].as_str().unwrap_or_default();
         assert!(
@@ -792,7 +780,7 @@ fn a_change_with_one_data_value_is_placed_by_its_data() {
             "{words}"
         );
         // Its counterpart: every data value slower, so none holds it.
-        let r = report_pair(&a, &assets_loop(frames, 3.0, 3.0, seed + 4));
+        let r = cli_report(&a, &assets_loop(frames, 3.0, 3.0, seed + 4));
         let row = row_of(&r);
         assert!(row["place_words"].is_null(), "seed {seed}: {row}");
     }

@@ -440,20 +440,10 @@ pub struct Score {
 /// The report of `pair` (recorded from `seed`), in process, read against
 /// its plants.
 pub fn score(pair: &Pair, seed: u64) -> Score {
-    use puffin_lens::engine::{self, analyses::gate::Gate, report};
-    let a = engine::load(&bytes(&pair.a, seed)).unwrap();
-    let b = engine::load(&bytes(&pair.b, seed.wrapping_add(1))).unwrap();
-    let opts = report::ReportOptions {
-        gate: Some(Gate {
-            pct: 2.0,
-            min_ms: 0.0,
-            drift_pct: None,
-        }),
-        ..Default::default()
-    };
-    let c = report::Report::new(("a", &a), Some(("b", &b)), opts)
-        .comparison
-        .unwrap();
+    let c = super::planted::compared(
+        &frames(&pair.a, seed),
+        &frames(&pair.b, seed.wrapping_add(1)),
+    );
     let v = serde_json::to_value(&c).unwrap();
     let rows = v["rows"].as_array().cloned().unwrap_or_default();
     let kind_of = |name: &str| {

@@ -416,3 +416,24 @@ pub fn jobs_pair_of(
     }
     dir
 }
+
+/// The report's comparison of `a` and `b` (recorded), in process, with the
+/// gate at 2% of A's frame.
+pub fn compared(a: &[Frame], b: &[Frame]) -> puffin_lens::engine::report::ComparisonReport {
+    use puffin_lens::engine::{self, analyses::gate::Gate, report};
+    let (a, b) = (
+        engine::load(&record(a)).unwrap(),
+        engine::load(&record(b)).unwrap(),
+    );
+    let opts = report::ReportOptions {
+        gate: Some(Gate {
+            pct: 2.0,
+            min_ms: 0.0,
+            drift_pct: None,
+        }),
+        ..Default::default()
+    };
+    report::Report::new(("a", &a), Some(("b", &b)), opts)
+        .comparison
+        .unwrap()
+}
