@@ -263,9 +263,16 @@ proptest! {
             (0..t.scopes.len() as u32).map(|i| t.scope_name(engine::ScopeIdx(i)).to_owned()).collect()
         };
         let (na, nb) = (names(&da), names(&db));
-        // (A rename's entry is "old → new": old a name of A, new of B.)
+        // (A rename's entry is "old → new": old a name of A, new of B; a
+        // restructured place's is "P (restructured)", P the parent of a
+        // place judged restructured.)
         for x in c["frame"]["contributions"].as_array().unwrap() {
             let n = x["name"].as_str().unwrap();
+            if let Some(parent) = n.strip_suffix(" (restructured)").filter(|_| !na.iter().chain(&nb).any(|m| m == n)) {
+                let place = c["places"].as_array().unwrap().iter().any(|p| p["parent"] == parent && p["restructured"] == true);
+                prop_assert!(place, "{} is no restructured place of {}", n, c["places"]);
+                continue;
+            }
             match n.split_once(" → ").filter(|_| !na.iter().chain(&nb).any(|m| m == n)) {
                 Some((from, to)) => {
                     prop_assert!(na.iter().any(|m| m == from) && nb.iter().any(|m| m == to), "{}", n);
