@@ -1095,7 +1095,12 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, noise_pct:
                     "{} {:+.3} ({})",
                     printable(&x.name),
                     x.self_delta_per_frame_ns / 1e6,
-                    x.gap.as_deref().unwrap_or(x.kind.words())
+                    match &x.moved {
+                        Some(t) if x.self_delta_per_frame_ns < 0.0 =>
+                            format!("moved to {}", printable(thread_label(t))),
+                        Some(t) => format!("moved here from {}", printable(thread_label(t))),
+                        None => x.gap.as_deref().unwrap_or(x.kind.words()).to_owned(),
+                    }
                 )
             })
             .collect();

@@ -56,6 +56,11 @@ pub struct Scope {
     pub tail: Option<(f64, f64)>,
     /// Two call costs in a fixed mix: every second call takes this many ms.
     pub mix: Option<f64>,
+    /// Each call holds these two scopes, 40% and 45% of it (restructured).
+    pub holds: Option<[&'static str; 2]>,
+    /// Runs on this thread instead of main, from the frame's start, which
+    /// no one waits for.
+    pub thread: Option<&'static str>,
 }
 
 impl Scope {
@@ -69,6 +74,8 @@ impl Scope {
             step: None,
             tail: None,
             mix: None,
+            holds: None,
+            thread: None,
         }
     }
 
@@ -87,6 +94,8 @@ pub struct Loop {
     pub job_ms: f64,
     /// `None`: paced on 16.667 ms; `Some(ms)`: free-running, `ms` between.
     pub between_ms: Option<f64>,
+    /// Unscoped time in `frame` (main, no scope) before `jobs::run`.
+    pub unscoped_ms: f64,
 }
 
 /// One primitive change, as planted.
@@ -108,6 +117,19 @@ pub enum Plant {
     Job(f64),
     /// The time between frames of a free-running loop from one to another.
     Between(f64, f64),
+    /// Renamed at its place (from, to), the same cost.
+    Rename(&'static str, &'static str),
+    /// Two new scopes inside each call take 85% of it, its time held.
+    Restructure(&'static str, [&'static str; 2]),
+    /// Moved off main to a thread of its own (`loader`) no one waits for.
+    Moved(&'static str),
+    /// Unscoped time inside `frame` from one to another (ms): `frame`'s
+    /// own time, slower or faster.
+    Unscoped(f64, f64),
+    /// The workers' job split across more workers (from, to), its work
+    /// per frame the same: each job shorter, main's wait for them too
+    /// (`jobs::run` faster).
+    Split(usize, usize),
 }
 
 impl Plant {
@@ -125,6 +147,11 @@ impl Plant {
             Plant::Step(..) => "step through the run",
             Plant::Job(_) => "worker's job (a wait)",
             Plant::Between(..) => "time between frames",
+            Plant::Rename(..) => "renamed scope",
+            Plant::Restructure(..) => "scopes added, time held",
+            Plant::Moved(_) => "moved to another thread",
+            Plant::Unscoped(..) => "unscoped time in a scope",
+            Plant::Split(..) => "work split across threads",
         }
     }
 
@@ -137,9 +164,25 @@ impl Plant {
             | Plant::Gone(n)
             | Plant::Spike(n, _)
             | Plant::Every(n, ..)
-            | Plant::Step(n, _) => Some(n),
+            | Plant::Step(n, _)
+            | Plant::Restructure(n, _)
+            | Plant::Moved(n) => Some(n),
+            Plant::Rename(_, to) => Some(to),
             Plant::Job(_) => Some("job::work"),
-            Plant::Between(..) => None,
+            Plant::Split(..) => Some("jobs::run"),
+            Plant::Between(..) | Plant::Unscoped(..) => None,
+        }
+    }
+
+    /// Every name the change touches (its row's, and a rename's old name,
+    /// a restructure's new ones, a job's `jobs::run` that waits for it):
+    /// none of them is an unplanted name.
+    pub fn touched(&self) -> Vec<&'static str> {
+        match self {
+            Plant::Rename(from, to) => vec![from, to],
+            Plant::Restructure(n, [x, y]) => vec![n, x, y],
+            Plant::Job(_) | Plant::Split(..) => vec!["job::work", "jobs::run"],
+            p => p.name().into_iter().collect(),
         }
     }
 
@@ -159,6 +202,12 @@ impl Plant {
             Plant::Job(f) if *f > 1.0 => &["slower"],
             Plant::Job(_) => &["faster"],
             Plant::Between(..) => &["changed"],
+            Plant::Rename(..) => &["renamed"],
+            Plant::Restructure(..) => &["restructured"],
+            Plant::Moved(_) => &["moved"],
+            Plant::Unscoped(a, b) if b > a => &["slower"],
+            Plant::Unscoped(..) => &["faster"],
+            Plant::Split(..) => &["faster"],
         }
     }
 }
@@ -176,7 +225,7 @@ impl Pair {
     /// and `jobs::run`): then no majority of names is left to tell the
     /// machine's drift by (docs/statistics.md, "Generated pairs").
     pub fn most_changed(&self) -> bool {
-        let mut planted: Vec<&str> = self.plants.iter().filter_map(Plant::name).collect();
+        let mut planted: Vec<&str> = self.plants.iter().flat_map(Plant::touched).collect();
         planted.sort_unstable();
         planted.dedup();
         let names = self.a.scopes.len() + 2;
@@ -210,6 +259,7 @@ pub fn random_loop(rng: &mut Rng) -> Loop {
         workers: 2 + pick(rng, 2),
         job_ms: between(rng, 1.0, 2.5),
         between_ms: (pick(rng, 2) == 0).then(|| between(rng, 1.0, 3.0)),
+        unscoped_ms: 0.2,
     };
     // The code's own features, on both sides (drawn apart, so that the
     // changes planted stay those of the pairs before them): in a third of
@@ -256,8 +306,8 @@ pub fn random_pair(seed: u64, same: bool) -> Pair {
         tries += 1;
         let i = pick(&mut rng, b.scopes.len());
         let s = b.scopes[i].clone();
-        let kind = pick(&mut rng, 11);
-        if (used.contains(&s.name) || s.shared()) && kind < 9 {
+        let kind = pick(&mut rng, 16);
+        if (used.contains(&s.name) || s.shared()) && !matches!(kind, 9 | 10 | 14 | 15) {
             continue;
         }
         let plant = match kind {
@@ -325,9 +375,46 @@ pub fn random_pair(seed: u64, same: bool) -> Pair {
                 // A paced A runs free in B, its frame period the work and `to`.
                 Plant::Between(from, to)
             }
+            11 => {
+                let Some(&to) = POOL
+                    .iter()
+                    .find(|n| !b.scopes.iter().any(|s| s.name == **n) && !used.contains(n))
+                else {
+                    continue;
+                };
+                b.scopes[i].name = to;
+                Plant::Rename(s.name, to)
+            }
+            12 => {
+                let free: Vec<&'static str> = POOL
+                    .iter()
+                    .copied()
+                    .filter(|n| !b.scopes.iter().any(|s| s.name == *n) && !used.contains(n))
+                    .take(2)
+                    .collect();
+                let [x, y] = free[..] else { continue };
+                b.scopes[i].holds = Some([x, y]);
+                Plant::Restructure(s.name, [x, y])
+            }
+            13 => {
+                b.scopes[i].thread = Some("loader");
+                Plant::Moved(s.name)
+            }
+            14 if !plants.iter().any(|p| matches!(p, Plant::Unscoped(..))) => {
+                let to = a.unscoped_ms + between(&mut rng, 1.0, 2.5);
+                b.unscoped_ms = to;
+                Plant::Unscoped(a.unscoped_ms, to)
+            }
+            15 if !used.contains(&"job::work") => {
+                let to = b.workers * 2;
+                b.job_ms *= b.workers as f64 / to as f64;
+                b.workers = to;
+                used.push("job::work");
+                Plant::Split(a.workers, to)
+            }
             _ => continue,
         };
-        used.extend(plant.name());
+        used.extend(plant.touched());
         plants.push(plant);
     }
     // A paced A whose B runs free changes the time between frames as a
@@ -353,6 +440,9 @@ pub fn frames(l: &Loop, seed: u64) -> Vec<Frame> {
             let start = next_start;
             let mut t = start;
             let mut main = Span::new("frame", start, 0);
+            // Scopes moved off main run on their own thread from the start.
+            let mut side: Vec<Span> = Vec::new();
+            let mut side_t = start;
             for s in &l.scopes {
                 for call in 0..s.calls {
                     let mut ms = s.ms;
@@ -383,11 +473,28 @@ pub fn frames(l: &Loop, seed: u64) -> Vec<Frame> {
                             ms = spike;
                         }
                     }
-                    let span = Span::new(s.name, t, t + rng.ns(ms, JITTER));
-                    t = span.end_ns;
-                    main = main.child(span);
+                    let at = if s.thread.is_some() { side_t } else { t };
+                    let mut span = Span::new(s.name, at, at + rng.ns(ms, JITTER));
+                    if let Some([x, y]) = s.holds {
+                        let d = span.end_ns - at;
+                        let mid = at + d * 40 / 100;
+                        span = span.child(Span::new(x, at, mid)).child(Span::new(
+                            y,
+                            mid,
+                            mid + d * 45 / 100,
+                        ));
+                    }
+                    if s.thread.is_some() {
+                        side_t = span.end_ns;
+                        side.push(span);
+                    } else {
+                        t = span.end_ns;
+                        main = main.child(span);
+                    }
                 }
             }
+            // Unscoped time in `frame` before the jobs.
+            t += rng.ns(l.unscoped_ms, JITTER);
             // jobs::run: main waits (no scope) while the workers run.
             let j0 = t;
             let dispatch = (0.05 * 1e6) as i64;
@@ -409,6 +516,9 @@ pub fn frames(l: &Loop, seed: u64) -> Vec<Frame> {
             };
             let mut frame = vec![("main".to_owned(), vec![main])];
             frame.extend(workers);
+            if !side.is_empty() {
+                frame.push(("loader".to_owned(), side));
+            }
             frame
         })
         .collect()
@@ -453,11 +563,48 @@ pub fn score(pair: &Pair, seed: u64) -> Score {
     };
     let mut out = Score::default();
     for p in &pair.plants {
-        let read = match p.name() {
-            Some(name) => kind_of(name),
-            None => v["frame"]["between_frames"]["effect"]["verdict"]
-                .as_str()
-                .map(str::to_owned),
+        let read = match p {
+            Plant::Rename(from, to) => v["renames"]
+                .as_array()
+                .and_then(|rs| rs.iter().find(|r| r["from"] == *from && r["to"] == *to))
+                .map(|r| match r["change"]["kind"].as_str() {
+                    Some("unchanged") | None => "renamed".to_owned(),
+                    Some(k) => format!("renamed, {k}"),
+                }),
+            Plant::Restructure(n, [x, y]) => {
+                let places = v["places"].as_array().cloned().unwrap_or_default();
+                if places
+                    .iter()
+                    .any(|p| p["parent"] == *n && p["restructured"] == true)
+                {
+                    Some("restructured".to_owned())
+                } else {
+                    Some(format!(
+                        "{n}: {:?}, {x}: {:?}, {y}: {:?}",
+                        kind_of(n),
+                        kind_of(x),
+                        kind_of(y)
+                    ))
+                }
+            }
+            // One movement off the frame thread, its work where it runs.
+            Plant::Moved(n) => v["frame"]["moved"]
+                .as_array()
+                .and_then(|ms| ms.iter().find(|m| m["name"] == *n && m["to"] == "loader"))
+                .map(|_| "moved".to_owned())
+                .or_else(|| kind_of(n)),
+            // `frame`'s own time, a part of the frame's account.
+            Plant::Unscoped(..) => v["frame"]["contributions"].as_array().and_then(|cs| {
+                cs.iter()
+                    .find(|c| c["name"] == "frame")
+                    .and_then(|c| c["kind"].as_str().map(str::to_owned))
+            }),
+            _ => match p.name() {
+                Some(name) => kind_of(name),
+                None => v["frame"]["between_frames"]["effect"]["verdict"]
+                    .as_str()
+                    .map(str::to_owned),
+            },
         };
         let found = read
             .as_deref()
@@ -469,13 +616,12 @@ pub fn score(pair: &Pair, seed: u64) -> Score {
     // Every name of either loop but the planted ones and the wrappers that
     // carry their changes (`frame`; `jobs::run`, whose own time is the
     // wait for a planted job); the report lists the changed rows only.
-    let planted: Vec<&str> = pair.plants.iter().filter_map(Plant::name).collect();
-    let job = planted.contains(&"job::work");
+    let planted: Vec<&str> = pair.plants.iter().flat_map(Plant::touched).collect();
     let mut names: Vec<&str> = [&pair.a, &pair.b]
         .iter()
         .flat_map(|l| l.scopes.iter().map(|s| s.name))
         .chain(["job::work", "jobs::run"])
-        .filter(|n| !(planted.contains(n) || (job && *n == "jobs::run")))
+        .filter(|n| !planted.contains(n))
         .collect();
     names.sort_unstable();
     names.dedup();

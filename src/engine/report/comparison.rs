@@ -276,13 +276,14 @@ fn judged(
     // A restructured name is no change of the frame's, nor is the parent
     // of a restructured place: its own time went to the scopes it holds
     // now, and what it holds more or less is its children's (code moved).
+    let restructured = |n: &str| places.is_restructured(n) || places.is_restructured_parent(n);
     let mut kinds = names.kinds_by_name();
     for (n, k) in kinds.iter_mut() {
-        if places.is_restructured(n) || places.is_restructured_parent(n) {
+        if restructured(n) {
             *k = Kind::Unchanged;
         }
     }
-    let mut frame = frame_change(a, b, &kinds, &noise, names.basis(), opts.top);
+    let mut frame = frame_change(a, b, &kinds, &restructured, &noise, names.basis(), opts.top);
     with_gaps(&mut frame, &gap_diff);
     merge_renames(&mut frame, &renamed, noise.ms * 1e6);
     merge_restructured(&mut frame, &places, noise.ms * 1e6);
@@ -719,6 +720,7 @@ fn merge_entries(
                 self_delta_per_frame_ns: sum,
                 beyond_drift_ns: mean.iter().map(|x| x.beyond_drift_ns).sum(),
                 gap: None,
+                moved: None,
             });
             frame.total_contributions += 1;
         }

@@ -55,10 +55,11 @@ impl Glance {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Bar {
     /// What it is: a scope's name, "2 more causes", "unprofiled time",
-    /// "the machine (drift)", "restructured", "not accounted for".
+    /// "the machine (drift)", "restructured", "`x` moved to `loader`", "not
+    /// accounted for".
     pub label: String,
-    /// `cause`, `unprofiled`, `between_frames`, `drift`, `restructured` or
-    /// `unaccounted`.
+    /// `cause`, `unprofiled`, `between_frames`, `drift`, `restructured`,
+    /// `moved` or `unaccounted`.
     pub part: String,
     /// A cost of the code (false: restructured, the machine, or what no
     /// part accounts for; drawn apart and grey).
@@ -195,7 +196,11 @@ pub fn glance(c: &ComparisonReport, top: usize) -> Glance {
     // The causes the accounting counted (names judged a change), each
     // beyond the drift; what the list leaves out, summed.
     let mut listed = 0.0;
-    for x in f.contributions.iter().filter(|x| x.kind.is_change()) {
+    for x in f
+        .contributions
+        .iter()
+        .filter(|x| x.kind.is_change() && x.moved.is_none())
+    {
         if x.beyond_drift_ns.abs() < min_ns {
             continue;
         }
@@ -278,6 +283,26 @@ pub fn glance(c: &ComparisonReport, top: usize) -> Glance {
             delta_ns: p.delta_ns,
             ci_ns: None,
             name: None,
+        });
+    }
+    // Work moved between the frame thread and another: the frame's part
+    // of each movement (no cost here; the work is judged where it runs).
+    for m in &f.moved {
+        if m.frame_thread_delta_ns.abs() < min_ns {
+            continue;
+        }
+        let label = if m.from == f.thread {
+            format!("{} moved to {}", m.name, m.to)
+        } else {
+            format!("{} moved here from {}", m.name, m.from)
+        };
+        bars.push(Bar {
+            label,
+            part: "moved".to_owned(),
+            cost: false,
+            delta_ns: m.frame_thread_delta_ns,
+            ci_ns: None,
+            name: Some(m.name.clone()),
         });
     }
     let left = f.delta_mean_ns - bars.iter().map(|b| b.delta_ns).sum::<f64>();

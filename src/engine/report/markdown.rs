@@ -550,6 +550,16 @@ fn why_md(
     }
 }
 
+/// A moved name's own time on the frame thread in words: "moved to
+/// `loader`" (it left) or "moved here from `loader`" (it came).
+fn moved_md(delta_ns: f64, other: &str) -> String {
+    if delta_ns < 0.0 {
+        format!("moved to {}", cell(thread_label(other)))
+    } else {
+        format!("moved here from {}", cell(thread_label(other)))
+    }
+}
+
 /// The frame's parts in words: "the causes +3.100 ms (85%), unaccounted
 /// +0.200 ms (5%)…", parts under a microsecond left out; the shares are of
 /// the frame's movement (the parts' absolute values summed).
@@ -559,6 +569,7 @@ fn frame_parts_md(f: &crate::engine::analyses::accounting::FrameChange) -> Strin
         "between_frames" => "between frames",
         "drift" => "the run-to-run drift",
         "restructured" => "restructured (moved, no cost)",
+        "moved" => "work moved to or from other threads (judged where it runs)",
         _ => "unaccounted (within noise)",
     };
     let shown: Vec<String> = f
@@ -930,13 +941,16 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             .contributions
             .iter()
             .map(|x| {
-                let why = why_md(
-                    c,
-                    &x.name,
-                    x.self_delta_per_frame_ns,
-                    x.kind,
-                    x.gap.as_deref(),
-                );
+                let why = match &x.moved {
+                    Some(t) => moved_md(x.self_delta_per_frame_ns, t),
+                    None => why_md(
+                        c,
+                        &x.name,
+                        x.self_delta_per_frame_ns,
+                        x.kind,
+                        x.gap.as_deref(),
+                    ),
+                };
                 format!(
                     "{} {} ({why})",
                     escape::markdown_code(&x.name),

@@ -82,6 +82,13 @@ pub struct FrameChange {
     /// The restructured places' own-time changes on `thread`, summed (set
     /// by the comparison that finds them; 0 otherwise).
     pub restructured_ns: f64,
+    /// Names whose calls left `thread` for another thread, or came to it
+    /// ([`moved`]), by name: one movement each, their work judged where it
+    /// now runs (their row), their own time on `thread` a part of the
+    /// frame's account (`moved_ns`), not a cause.
+    pub moved: Vec<Moved>,
+    /// The moved names' own-time changes on `thread`, summed.
+    pub moved_ns: f64,
     /// Frames per second at A's and B's mean period (0 per second).
     pub rate_a_fps: f64,
     pub rate_b_fps: f64,
@@ -168,13 +175,18 @@ impl FrameChange {
             .between_frames
             .as_ref()
             .map_or(0.0, |b| b.mean_b_ns - b.mean_a_ns);
-        let left =
-            self.delta_mean_ns - self.explained_ns - between - self.drift_ns - self.restructured_ns;
+        let left = self.delta_mean_ns
+            - self.explained_ns
+            - between
+            - self.drift_ns
+            - self.restructured_ns
+            - self.moved_ns;
         let parts = [
             ("causes", self.explained_ns),
             ("between_frames", between),
             ("drift", self.drift_ns),
             ("restructured", self.restructured_ns),
+            ("moved", self.moved_ns),
             ("unaccounted", left),
         ];
         let gross: f64 = parts.iter().map(|(_, x)| x.abs()).sum();
@@ -321,6 +333,88 @@ pub struct Contribution {
     /// per call (absent otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gap: Option<String>,
+    /// Its calls moved to this thread (off the frame's), or from it (onto
+    /// the frame's): its own time here is the movement's, not a cause.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moved: Option<String>,
+}
+
+/// A name whose calls moved between the frame thread and another thread:
+/// at least half of one side's calls on the frame thread are gone from it
+/// (or new on it), and one other thread gained (lost) as many calls per
+/// frame, within [`super::rename::CALLS_TOLERANCE`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Moved {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    /// Its calls per frame on the frame thread, A and B.
+    pub calls_per_frame_a: f64,
+    pub calls_per_frame_b: f64,
+    /// B − A of its own time per frame on the frame thread.
+    pub frame_thread_delta_ns: f64,
+}
+
+/// The names of `names` (run on both sides) whose calls moved between
+/// `thread` and another thread (see [`Moved`]), by name; one pass over
+/// each side's scopes. `frame_thread_delta_ns` is left 0 (the caller's
+/// accounting sets it).
+pub fn moved(a: &Trace, b: &Trace, thread: &str, names: &[&str], units: (f64, f64)) -> Vec<Moved> {
+    use std::collections::BTreeMap;
+    // Per name: calls per unit on `thread`, and on each other thread.
+    let count = |t: &Trace, per: f64| {
+        let mut on = vec![0.0; names.len()];
+        let mut off: Vec<BTreeMap<String, f64>> = vec![BTreeMap::new(); names.len()];
+        for (slot, idx) in super::super::common::calls_of_names(t, names) {
+            match t.thread_name(t.scope_thread(idx)) {
+                n if n == thread => on[slot] += 1.0 / per,
+                n => *off[slot].entry(n.to_owned()).or_default() += 1.0 / per,
+            }
+        }
+        (on, off)
+    };
+    let ((on_a, off_a), (on_b, off_b)) = (count(a, units.0.max(1.0)), count(b, units.1.max(1.0)));
+    let tol = super::rename::CALLS_TOLERANCE;
+    let close = |x: f64, y: f64| (x - y).abs() <= tol * x.max(y);
+    let mut out = Vec::new();
+    for (k, name) in names.iter().enumerate() {
+        let (ma, mb) = (on_a[k], on_b[k]);
+        // Each other thread's gain in calls per unit, B − A.
+        let others: BTreeSet<&String> = off_a[k].keys().chain(off_b[k].keys()).collect();
+        let gain = |t: &String| {
+            off_b[k].get(t).copied().unwrap_or(0.0) - off_a[k].get(t).copied().unwrap_or(0.0)
+        };
+        let (off, on) = (ma - mb, mb - ma);
+        let pick = |sign: f64| {
+            others
+                .iter()
+                .map(|&t| (t, sign * gain(t)))
+                .max_by(|x, y| x.1.total_cmp(&y.1).then_with(|| y.0.cmp(x.0)))
+        };
+        let m = if off > 0.0 && off >= 0.5 * ma {
+            pick(1.0)
+                .filter(|&(_, g)| close(g, off))
+                .map(|(t, _)| (thread.to_owned(), t.clone()))
+        } else if on > 0.0 && on >= 0.5 * mb {
+            pick(-1.0)
+                .filter(|&(_, g)| close(g, on))
+                .map(|(t, _)| (t.clone(), thread.to_owned()))
+        } else {
+            None
+        };
+        if let Some((from, to)) = m {
+            out.push(Moved {
+                name: (*name).to_owned(),
+                from,
+                to,
+                calls_per_frame_a: ma,
+                calls_per_frame_b: mb,
+                frame_thread_delta_ns: 0.0,
+            });
+        }
+    }
+    out.sort_by(|x, y| x.name.cmp(&y.name));
+    out
 }
 
 /// The thread whose top-level scopes cover the most time in `t` (ties by
@@ -406,11 +500,13 @@ fn unit_durations(t: &Trace, units: &Units, thread: &str) -> (Vec<i64>, Option<V
 /// Each name's self time per unit on the threads named `thread`:
 /// `(name, unit, ns)` sorted by name then unit, one entry per (name, unit)
 /// where it is not 0. Summed per definition a stream (or a second) at a
-/// time: entries are per (frame, name), not per scope.
-fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> Vec<(&'t str, u32, i64)> {
+/// time: entries are per (frame, name), not per scope. With the names
+/// that hold scopes there (their own time is not their whole).
+fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> SelfPerUnit<'t> {
     let Some(id) = t.strings.find(thread) else {
-        return Vec::new();
+        return (Vec::new(), BTreeSet::new());
     };
+    let mut parents: BTreeSet<&str> = BTreeSet::new();
     let mut per_def = vec![0i64; t.defs.len()];
     let mut touched: Vec<u32> = Vec::new();
     let mut entries: Vec<(StrId, u32, i64)> = Vec::new();
@@ -431,6 +527,9 @@ fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> Vec<(&'t str,
             }
             current = Some(unit);
             let def = t.scopes.def[i as usize].idx();
+            if t.scopes.subtree_end[i as usize] > i + 1 {
+                parents.insert(t.str(t.defs.name[def]));
+            }
             if per_def[def] == 0 {
                 touched.push(def as u32);
             }
@@ -451,23 +550,33 @@ fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> Vec<(&'t str,
         }
         same
     });
-    entries
+    let entries = entries
         .into_iter()
         .map(|(n, u, ns)| (t.str(n), u, ns))
-        .collect()
+        .collect();
+    (entries, parents)
+}
+
+/// [`self_per_unit`]'s entries and the names that hold scopes.
+type SelfPerUnit<'t> = (Vec<(&'t str, u32, i64)>, BTreeSet<&'t str>);
+
+/// `name`'s own time in each of `units` (0 where it did not run), from
+/// [`self_per_unit`]'s entries.
+fn own_series(entries: &[(&str, u32, i64)], name: &str, units: usize) -> Vec<i64> {
+    let mut v = vec![0i64; units];
+    for &(_, u, ns) in entries.iter().filter(|x| x.0 == name) {
+        if let Some(x) = v.get_mut(u as usize) {
+            *x = x.saturating_add(ns);
+        }
+    }
+    v
 }
 
 /// One side's median parts: each name's median own time per unit, and
 /// the median time outside the thread's scopes per unit.
 type MedianParts<'t> = (FxHashMap<&'t str, i64>, i64);
 
-fn median_parts<'t>(
-    t: &'t Trace,
-    units: &Units,
-    thread: &str,
-    durations: &[i64],
-) -> MedianParts<'t> {
-    let entries = self_per_unit(t, units, thread);
+fn median_parts<'t>(entries: &[(&'t str, u32, i64)], durations: &[i64]) -> MedianParts<'t> {
     let mut scoped = vec![0i64; durations.len()];
     let mut by_name: FxHashMap<&str, i64> = FxHashMap::default();
     let mut values: Vec<i64> = Vec::new();
@@ -642,11 +751,14 @@ fn lead(
 /// mean's change accounted for by the self time per name on the busiest
 /// thread (their sum and the time outside that thread's scopes add up to
 /// it exactly); `kind_of`: each name's judgement (the comparison's rows by
-/// name).
+/// name). A name that holds scopes on the thread has its own time judged
+/// as its own series, but where `as_given` says its kind is final (a
+/// restructured place's names: no cause).
 pub fn frame_change(
     a: &Trace,
     b: &Trace,
     kind_of: &FxHashMap<&str, Kind>,
+    as_given: &dyn Fn(&str) -> bool,
     noise: &Noise,
     basis: Basis,
     top: usize,
@@ -700,32 +812,81 @@ pub fn frame_change(
     };
     let delta_mean = mean_b - mean_a;
     let [sa, sb] = [a, b].map(|t| self_by_name(t, Some(&thread)));
+    let ((entries_a, parents_a), (entries_b, parents_b)) = crate::engine::join(
+        || self_per_unit(a, &ua, &thread),
+        || self_per_unit(b, &ub, &thread),
+    );
     let (fa, fb) = (ua.count.max(1) as f64, ub.count.max(1) as f64);
     let all_names: BTreeSet<&str> = sa.keys().chain(sb.keys()).copied().collect();
     let min_ns = (noise.ms * 1e6).max(f64::MIN_POSITIVE);
     let factor = noise.drift_factor();
     let mut profiled = 0.0;
     let own_a = |n: &str| sa.get(n).copied().unwrap_or(0) as f64 / fa;
+    // Names run on both sides whose calls moved to or from the thread.
+    let mut moved = {
+        let both: Vec<&str> = all_names
+            .iter()
+            .copied()
+            .filter(|n| !matches!(kind_of.get(n), Some(Kind::New | Kind::Gone)))
+            .collect();
+        self::moved(a, b, &thread, &both, (fa, fb))
+    };
+    let moved_to = |n: &str| {
+        let m = moved.iter().find(|m| m.name == n)?;
+        Some(if m.from == thread {
+            m.to.clone()
+        } else {
+            m.from.clone()
+        })
+    };
+    // A name that holds scopes here: its own time is not its whole (its
+    // row's), and is judged as its own series per frame. (A leaf's own
+    // time is its whole: its row's verdict.)
+    let own_kind = |n: &str| {
+        let mut judged = estimate(
+            Some(&Sample::per_unit(own_series(&entries_a, n, da.len()), &ua)),
+            Some(&Sample::per_unit(own_series(&entries_b, n, db.len()), &ub)),
+            noise,
+        );
+        judged.decide(noise.alpha);
+        match judged.kind {
+            Kind::Spike => judged.rest.unwrap_or_default(),
+            k => k,
+        }
+    };
     let mut contributions: Vec<Contribution> = all_names
-        .into_iter()
-        .filter_map(|n| {
+        .iter()
+        .filter_map(|&n| {
             let d = sb.get(n).copied().unwrap_or(0) as f64 / fb - own_a(n);
             profiled += d;
+            let whole = kind_of.get(n).copied().unwrap_or_default();
+            let parent = (parents_a.contains(n) || parents_b.contains(n)) && !as_given(n);
             (d.abs() >= min_ns).then(|| Contribution {
                 name: n.to_owned(),
-                kind: kind_of.get(n).copied().unwrap_or_default(),
+                kind: match whole {
+                    Kind::New | Kind::Gone => whole,
+                    _ if parent => own_kind(n),
+                    _ => whole,
+                },
                 self_delta_per_frame_ns: d,
                 beyond_drift_ns: d - own_a(n) * (factor - 1.0),
                 gap: None,
+                moved: moved_to(n),
             })
         })
         .collect();
+    for m in &mut moved {
+        let n = m.name.as_str();
+        m.frame_thread_delta_ns = sb.get(n).copied().unwrap_or(0) as f64 / fb - own_a(n);
+    }
+    let moved_ns: f64 = moved.iter().map(|m| m.frame_thread_delta_ns).sum();
     largest_first(&mut contributions, |c| (c.self_delta_per_frame_ns, &c.name));
     // Explained by every name judged a change, not only the listed ones:
-    // --top limits what is printed, never what is explained.
+    // --top limits what is printed, never what is explained. A moved
+    // name's own time here is the movement's (`moved_ns`).
     let explained: f64 = contributions
         .iter()
-        .filter(|c| c.kind.is_change())
+        .filter(|c| c.kind.is_change() && c.moved.is_none())
         .map(|c| c.beyond_drift_ns)
         .sum();
     let total_contributions = contributions.len();
@@ -767,10 +928,7 @@ pub fn frame_change(
         .collect();
     let [median_a, median_b] =
         [judged.median_a_ns, judged.median_b_ns].map(Option::unwrap_or_default);
-    let parts = crate::engine::join(
-        || median_parts(a, &ua, &thread, &da),
-        || median_parts(b, &ub, &thread, &db),
-    );
+    let parts = (median_parts(&entries_a, &da), median_parts(&entries_b, &db));
     let median = median_change(&parts, median_b - median_a, kind_of, min_ns, top);
     let (lead, lead_reason, skew) = lead(
         (a, b),
@@ -808,6 +966,8 @@ pub fn frame_change(
         explained_pct: 0.0,
         parts: Vec::new(),
         restructured_ns: 0.0,
+        moved,
+        moved_ns,
         // Whole nanoseconds: what is left of summing floats is not time.
         outside_scopes_ns: (delta_mean - profiled).round(),
         notes,

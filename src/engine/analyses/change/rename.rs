@@ -18,12 +18,17 @@ pub const CALLS_TOLERANCE: f64 = 0.1;
 /// work; the same code renamed and 30% slower is a rename).
 pub const MAX_COST_RATIO: f64 = 2.0;
 
+/// A neighbour that is the name itself (a name called twice in a row): so
+/// that a renamed pair's own names stand for each other.
+pub const ITSELF: &str = "(itself)";
+
 /// Where a name's calls mostly are.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub struct Place {
     pub thread: String,
     pub parent: String,
-    /// The sibling just before it and just after it (`""`: none).
+    /// The sibling just before it and just after it (`""`: none; [`ITSELF`]:
+    /// the name itself).
     pub previous: String,
     pub next: String,
 }
@@ -49,6 +54,10 @@ pub fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
     let s = &t.scopes;
     for (slot, idx) in super::super::common::calls_of_names(t, names) {
         let i = idx.idx();
+        let neighbour = |k: usize| match t.scope_name(ScopeIdx(k as u32)) {
+            n if n == names[slot] => ITSELF.to_owned(),
+            n => n.to_owned(),
+        };
         totals[slot] = totals[slot].saturating_add(s.duration_ns[i]);
         let parent = s.parent[i];
         // The siblings. Pre-order: the scope just before is the parent, or
@@ -60,7 +69,7 @@ pub fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
                 match j {
                     Some(k) if s.stream[k] == s.stream[i] && k as u32 != parent => {
                         if s.parent[k] == parent {
-                            break t.scope_name(ScopeIdx(k as u32)).to_owned();
+                            break neighbour(k);
                         }
                         j = (s.parent[k] != NO_PARENT).then_some(s.parent[k] as usize);
                     }
@@ -70,7 +79,7 @@ pub fn places(t: &Trace, names: &[&str]) -> Vec<(Place, u64, i64)> {
         };
         let end = s.subtree_end[i] as usize;
         let after = (end < s.len() && s.parent[end] == parent && s.stream[end] == s.stream[i])
-            .then(|| t.scope_name(ScopeIdx(end as u32)).to_owned());
+            .then(|| neighbour(end));
         let place = Place {
             thread: t.thread_name(t.scope_thread(idx)).to_owned(),
             parent: if parent == NO_PARENT {

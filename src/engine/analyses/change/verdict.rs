@@ -150,6 +150,7 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
         a,
         b,
         &names.kinds_by_name(),
+        &|_| false,
         &noise,
         basis,
         opts.top.min(50),
