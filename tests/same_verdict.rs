@@ -1,11 +1,15 @@
 //! One verdict everywhere (issue 64): on generated pairs (changed and the
 //! same code), the planted job loop and the real Rerun Viewer pair,
-//! `report`, `compare`, `calls` and `diff` give every scope name the same
-//! kind: each reads the one judgement, none decides its own.
+//! `report`, `compare`, `calls`, `diff` and the app's diff table give every
+//! scope name the same kind: each reads the one judgement, none decides its
+//! own.
 
 mod common;
 
+use common::ui::command;
 use common::{generator, json_in, planted};
+use egui_kittest::Harness;
+use puffin_lens::app::{PuffinLensApp, Settings, Shared, Side, Source, UiCommand};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -25,10 +29,42 @@ fn name_rows(rows: &Value) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// Name → kind of the app's diff table (its whole-name rows), with `a` and
+/// `b` in `dir` open as A and B: what `puffinLens.ui()` reads, the vectors
+/// the table paints.
+fn app_rows(dir: &Path, a: &str, b: &str) -> BTreeMap<String, String> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1400.0, 900.0))
+        .build_eframe(|cc| {
+            PuffinLensApp::with_context(&cc.egui_ctx, Shared::default(), Settings::default())
+                .with_threaded_loading(false)
+        });
+    for (side, file) in [(Side::A, a), (Side::B, b)] {
+        let bytes = std::fs::read(dir.join(file)).unwrap();
+        h.state().open(file, Source::Bytes(bytes), Some(side));
+    }
+    for _ in 0..100 {
+        h.step();
+        if h.state().recording(Side::A).is_some() && h.state().recording(Side::B).is_some() {
+            break;
+        }
+    }
+    h.run_steps(2);
+    let ui = command(
+        &mut h,
+        UiCommand::Show {
+            view: "diff".into(),
+            options: serde_json::json!({"mode": "table", "filter": "", "hide_below": 0}),
+        },
+    )
+    .unwrap_or_else(|e| panic!("show diff: {e}"));
+    name_rows(&ui["rows"])
+}
+
 /// Checks `a` against `b` in `dir`: `calls` on every name when `all_calls`,
-/// else on the names `report` judged anything but unchanged. Returns how
-/// many names were compared.
-fn agree(dir: &Path, a: &str, b: &str, all_calls: bool) -> usize {
+/// else on the names `report` judged anything but unchanged; the app's
+/// table when `app`. Returns how many names were compared.
+fn agree(dir: &Path, a: &str, b: &str, all_calls: bool, app: bool) -> usize {
     let what = format!("{} {a} {b}", dir.display());
     let (_, r) = json_in(
         dir,
@@ -57,6 +93,13 @@ fn agree(dir: &Path, a: &str, b: &str, all_calls: bool) -> usize {
         .collect();
     report.retain(|name, _| compare.contains_key(name) || !with_data.contains(&name.as_str()));
     assert_eq!(report, compare, "{what}: report against compare");
+    if app {
+        assert_eq!(
+            app_rows(dir, a, b),
+            compare,
+            "{what}: the app's table against compare"
+        );
+    }
     // calls A B NAME judges the name alone, as the comparison did.
     for (name, kind) in &compare {
         if !all_calls && kind == "unchanged" {
@@ -104,17 +147,18 @@ fn report_compare_calls_and_diff_give_every_name_one_kind() {
             let pair = generator::random_pair(1000 + k, same);
             let dir = tempfile::tempdir().unwrap();
             generator::write_pair(&pair, 7000 + 2 * k, dir.path());
-            names += agree(dir.path(), "a.puffin", "b.puffin", true);
+            names += agree(dir.path(), "a.puffin", "b.puffin", true, true);
         }
     }
     let jobs = planted::jobs_pair(1, 2);
-    names += agree(jobs.path(), "a.puffin", "b.puffin", true);
+    names += agree(jobs.path(), "a.puffin", "b.puffin", true, true);
     let real = common::fixtures_dir().join("real");
     names += agree(
         &real,
         "rerun_viewer_plots_a.puffin",
         "rerun_viewer_plots_b.puffin",
         false,
+        true,
     );
     assert!(names > 100, "{names} names");
 }

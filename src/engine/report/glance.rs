@@ -316,9 +316,13 @@ pub fn glance(c: &ComparisonReport, top: usize) -> Glance {
             name: None,
         });
     }
-    let findings = findings(c, top);
+    // The causes the headline counts are the findings that are costs: one
+    // set, before --top cuts the list.
+    let mut findings = findings(c);
+    let causes = findings.iter().filter(|x| x.cost).count();
+    findings.truncate(top);
     Glance {
-        headline: headline(c, bars.iter().filter(|b| b.cost).count()),
+        headline: headline(c, causes),
         a_ns: f.mean_a_ns,
         b_ns: f.mean_b_ns,
         bars,
@@ -398,7 +402,7 @@ fn headline(c: &ComparisonReport, causes: usize) -> String {
 
 /// One line a finding: the changed rows (the gate's causes among them),
 /// then calls that changed alone, restructured places and start-up.
-fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
+fn findings(c: &ComparisonReport) -> Vec<Finding> {
     let mut out: Vec<Finding> = Vec::new();
     let min_ns = (c.noise.ms * 1e6).max(0.5);
     for r in c.rows.iter().filter(|r| r.change.kind.is_change()) {
@@ -524,6 +528,68 @@ fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
             });
         }
     }
+    // The time between frames on the frame thread, as its bar says it: a
+    // cost on a free-running loop when it changed, the clock's otherwise.
+    if let Some(bf) = c.frame.between_frames.as_ref() {
+        let d = bf.mean_b_ns - bf.mean_a_ns;
+        let changed = bf.effect.verdict == crate::engine::analyses::effect::Verdict::Changed;
+        if d.abs() >= min_ns && (changed || bf.paced) {
+            out.push(Finding {
+                rank: 0,
+                name: String::new(),
+                badge: if bf.paced {
+                    "between frames: the clock's (no cost)"
+                } else if d > 0.0 {
+                    "longer between frames"
+                } else {
+                    "shorter between frames"
+                }
+                .to_owned(),
+                delta_ns: d,
+                ci_ns: Some(bf.effect.ci_ns),
+                band_ns: Some(bf.effect.band_ns),
+                place: format!("on {}, outside every scope", cell(&c.frame.thread)),
+                cost: !bf.paced && changed,
+                details: format!(
+                    "the time from the frame's last scope to the next frame's start: {} → {}                      ms{}",
+                    crate::units::ms(bf.mean_a_ns.round() as i64),
+                    crate::units::ms(bf.mean_b_ns.round() as i64),
+                    if bf.paced {
+                        " (a loop paced by a clock: the rest of the period, the mirror of the                          work before it)"
+                    } else {
+                        " (unscoped: a sleep, a present, code without a scope)"
+                    }
+                ),
+                ..Default::default()
+            });
+        }
+    }
+    // Work moved to or from the frame thread: the frame's part of it.
+    for m in &c.frame.moved {
+        let off = m.from == c.frame.thread;
+        out.push(Finding {
+            rank: 0,
+            name: m.name.clone(),
+            badge: if off {
+                format!("moved to {}", m.to)
+            } else {
+                format!("moved here from {}", m.from)
+            },
+            delta_ns: m.frame_thread_delta_ns,
+            ci_ns: None,
+            band_ns: None,
+            place: format!("own time on {}", cell(&c.frame.thread)),
+            cost: false,
+            details: format!(
+                "its calls on {}: {:.2} → {:.2} a frame; its work is judged where it runs (its                  row), not as a cost of {}",
+                cell(&c.frame.thread),
+                m.calls_per_frame_a,
+                m.calls_per_frame_b,
+                cell(&c.frame.thread)
+            ),
+            ..Default::default()
+        });
+    }
     // What moved as much as the band but was not told apart from noise.
     for x in c
         .frame
@@ -555,7 +621,6 @@ fn findings(c: &ComparisonReport, top: usize) -> Vec<Finding> {
             .then_with(|| y.delta_ns.abs().total_cmp(&x.delta_ns.abs()))
             .then_with(|| x.name.cmp(&y.name))
     });
-    out.truncate(top);
     for (k, x) in out.iter_mut().enumerate() {
         x.rank = k + 1;
     }
