@@ -92,14 +92,51 @@ fn agree(dir: &Path, a: &str, b: &str, all_calls: bool, app: bool) -> usize {
         .map(|r| r["name"].as_str().unwrap())
         .collect();
     report.retain(|name, _| compare.contains_key(name) || !with_data.contains(&name.as_str()));
-    assert_eq!(report, compare, "{what}: report against compare");
+    // The names the report tells as structure (a rename's two names, a
+    // restructured place's parent and the new and gone names it holds):
+    // `compare` has no renames or places yet and calls them gone, new or
+    // by their rows (a known gap, said in the closing note of issue 64).
+    let mut structure: Vec<String> = Vec::new();
+    for r in c["renames"].as_array().unwrap() {
+        structure.extend(["from", "to"].map(|k| r[k].as_str().unwrap().to_owned()));
+    }
+    for p in c["places"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["restructured"] == true)
+    {
+        structure.push(p["parent"].as_str().unwrap().to_owned());
+        for k in ["new", "gone"] {
+            structure.extend(
+                p[k].as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|n| n.as_str().unwrap().to_owned()),
+            );
+        }
+    }
+    // The app's table is compare's, every name, with each rename one row
+    // ("from → to") of the report's rename's kind.
     if app {
+        let mut want = compare.clone();
+        for r in c["renames"].as_array().unwrap() {
+            let (from, to) = (r["from"].as_str().unwrap(), r["to"].as_str().unwrap());
+            want.remove(from);
+            want.remove(to);
+            let kind = r["change"]["kind"].as_str().unwrap().to_owned();
+            want.insert(format!("{from} → {to}"), kind);
+        }
         assert_eq!(
             app_rows(dir, a, b),
-            compare,
+            want,
             "{what}: the app's table against compare"
         );
     }
+    let mut compare = compare;
+    compare.retain(|name, _| !structure.contains(name));
+    report.retain(|name, _| !structure.contains(name));
+    assert_eq!(report, compare, "{what}: report against compare");
     // calls A B NAME judges the name alone, as the comparison did.
     for (name, kind) in &compare {
         if !all_calls && kind == "unchanged" {
@@ -158,7 +195,10 @@ fn report_compare_calls_and_diff_give_every_name_one_kind() {
         "rerun_viewer_plots_a.puffin",
         "rerun_viewer_plots_b.puffin",
         false,
-        true,
+        // (The app's `ui()` lists the table's first 500 (name, data) rows,
+        // which the real pair's data rows fill before every name has one:
+        // the app is checked on the planted pairs.)
+        false,
     );
     assert!(names > 100, "{names} names");
 }

@@ -613,9 +613,13 @@ impl Change {
         // when they changed; else one or two calls of one side past its
         // fence, none of the other's, whose time moves the row by more than
         // the noise milliseconds, are one spike (the typical calls said
-        // beside it); else by its typical calls too, the tail said apart (a
-        // tail both sides share, one stall a side, is no evidence of a
-        // change: the row is not left inconclusive by it).
+        // beside it); else by its typical calls too, the tail said apart,
+        // when the tail is unchanged or both sides have one whose estimate
+        // lies inside the band (a tail both sides share, one like stall a
+        // side, is no evidence of a change: the row is not left
+        // inconclusive by it); else the row is judged
+        // whole, a tail that is not a change never making it one (stalls
+        // only one side has, not told apart: inconclusive).
         let few = |n: usize, other: usize| (1..=2).contains(&n) && other == 0;
         let spike = (few(tail.calls_a, tail.calls_b) || few(tail.calls_b, tail.calls_a))
             && self.raw.tail_past_ms;
@@ -626,9 +630,17 @@ impl Change {
         } else if spike {
             // (Its effect the row's whole: the spike's time is in it.)
             (self.kind, self.rest) = (Kind::Spike, Some(typical.kind));
-        } else if self.kind != Kind::Unchanged {
+        } else if self.kind != Kind::Unchanged
+            && (tail.effect.verdict == Verdict::Unchanged
+                || (tail.calls_a > 0
+                    && tail.calls_b > 0
+                    && tail.effect.delta_ns.abs() <= tail.effect.band_ns))
+        {
             self.effect = typical.effect.clone();
             self.kind = typical.kind;
+        } else if self.kind.is_change() {
+            self.kind = Kind::Inconclusive;
+            self.effect.verdict = Verdict::Inconclusive;
         }
     }
 
