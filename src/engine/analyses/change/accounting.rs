@@ -363,13 +363,23 @@ pub fn moved(a: &Trace, b: &Trace, thread: &str, names: &[&str], units: (f64, f6
     use std::collections::BTreeMap;
     // Per name: calls per unit on `thread`, and on each other thread.
     let count = |t: &Trace, per: f64| {
+        let frame_thread = t.strings.find(thread);
         let mut on = vec![0.0; names.len()];
-        let mut off: Vec<BTreeMap<String, f64>> = vec![BTreeMap::new(); names.len()];
+        // (By the thread's index: a name looked up per thread, not per call.)
+        let mut by_thread: FxHashMap<(usize, usize), f64> = FxHashMap::default();
         for (slot, idx) in super::super::common::calls_of_names(t, names) {
-            match t.thread_name(t.scope_thread(idx)) {
-                n if n == thread => on[slot] += 1.0 / per,
-                n => *off[slot].entry(n.to_owned()).or_default() += 1.0 / per,
+            let th = t.scope_thread(idx);
+            if Some(t.threads.name[th.idx()]) == frame_thread {
+                on[slot] += 1.0 / per;
+            } else {
+                *by_thread.entry((slot, th.idx())).or_default() += 1.0 / per;
             }
+        }
+        let mut off: Vec<BTreeMap<String, f64>> = vec![BTreeMap::new(); names.len()];
+        for ((slot, th), n) in by_thread {
+            *off[slot]
+                .entry(t.str(t.threads.name[th]).to_owned())
+                .or_default() += n;
         }
         (on, off)
     };
@@ -557,14 +567,32 @@ fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> SelfPerUnit<'
     (entries, parents)
 }
 
+/// Where each name's entries of [`self_per_unit`] are (one run a name).
+fn name_ranges<'t>(entries: &[(&'t str, u32, i64)]) -> FxHashMap<&'t str, std::ops::Range<usize>> {
+    let mut out: FxHashMap<&str, std::ops::Range<usize>> = FxHashMap::default();
+    let mut start = 0;
+    for group in entries.chunk_by(|x, y| x.0 == y.0) {
+        out.insert(group[0].0, start..start + group.len());
+        start += group.len();
+    }
+    out
+}
+
 /// [`self_per_unit`]'s entries and the names that hold scopes.
 type SelfPerUnit<'t> = (Vec<(&'t str, u32, i64)>, BTreeSet<&'t str>);
 
 /// `name`'s own time in each of `units` (0 where it did not run), from
-/// [`self_per_unit`]'s entries.
-fn own_series(entries: &[(&str, u32, i64)], name: &str, units: usize) -> Vec<i64> {
+/// [`self_per_unit`]'s entries (one name's contiguous) and where each
+/// name's are ([`name_ranges`]).
+fn own_series(
+    entries: &[(&str, u32, i64)],
+    ranges: &FxHashMap<&str, std::ops::Range<usize>>,
+    name: &str,
+    units: usize,
+) -> Vec<i64> {
     let mut v = vec![0i64; units];
-    for &(_, u, ns) in entries.iter().filter(|x| x.0 == name) {
+    let range = ranges.get(name).cloned().unwrap_or_default();
+    for &(_, u, ns) in &entries[range] {
         if let Some(x) = v.get_mut(u as usize) {
             *x = x.saturating_add(ns);
         }
@@ -842,10 +870,17 @@ pub fn frame_change(
     // A name that holds scopes here: its own time is not its whole (its
     // row's), and is judged as its own series per frame. (A leaf's own
     // time is its whole: its row's verdict.)
+    let (ranges_a, ranges_b) = (name_ranges(&entries_a), name_ranges(&entries_b));
     let own_kind = |n: &str| {
         let mut judged = estimate(
-            Some(&Sample::per_unit(own_series(&entries_a, n, da.len()), &ua)),
-            Some(&Sample::per_unit(own_series(&entries_b, n, db.len()), &ub)),
+            Some(&Sample::per_unit(
+                own_series(&entries_a, &ranges_a, n, da.len()),
+                &ua,
+            )),
+            Some(&Sample::per_unit(
+                own_series(&entries_b, &ranges_b, n, db.len()),
+                &ub,
+            )),
             noise,
         );
         judged.decide(noise.alpha);

@@ -863,6 +863,29 @@ pub fn t_cdf(t: f64, df: f64) -> f64 {
 /// steps on [`t_cdf`] kept inside a bisection's bracket (deterministic, to
 /// 1e-10 relative; a few steps where bisection alone took forty).
 pub fn t_quantile(p: f64, df: f64) -> f64 {
+    // The same (p, df) is asked for row after row (one level a family, the
+    // degrees of freedom of equal series): remembered, the answer is the
+    // same bits.
+    thread_local! {
+        static SEEN: std::cell::RefCell<rustc_hash::FxHashMap<(u64, u64), f64>> =
+            Default::default();
+    }
+    let key = (p.to_bits(), df.to_bits());
+    if let Some(q) = SEEN.with(|m| m.borrow().get(&key).copied()) {
+        return q;
+    }
+    let q = t_quantile_uncached(p, df);
+    SEEN.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= 4096 {
+            m.clear();
+        }
+        m.insert(key, q);
+    });
+    q
+}
+
+fn t_quantile_uncached(p: f64, df: f64) -> f64 {
     if !(p > 0.0 && p < 1.0) {
         return if p >= 1.0 {
             f64::INFINITY
