@@ -90,7 +90,8 @@ pub struct Finding {
     /// Where: the call site, the thread or the data ("" when nothing more
     /// than the name). Markdown: names in code spans, text escaped.
     pub place: String,
-    /// A cost of the code (false: restructured, start-up, calls alone).
+    /// A cost of the code (false: restructured, moved between threads, the
+    /// clock's time between frames, start-up, calls alone).
     pub cost: bool,
     /// The sentence behind it (Markdown), for the details.
     pub details: String,

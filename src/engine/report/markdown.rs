@@ -761,6 +761,7 @@ fn glance_md(o: &mut String, c: &ComparisonReport, charts: bool) {
             match (b.part.as_str(), b.cost) {
                 ("cause", _) => "a cause",
                 ("unprofiled", _) => "a cause (unprofiled or smaller)",
+                ("moved", _) => "work moved between threads: not a cost here, judged where it runs",
                 (_, false) => "not a cost",
                 _ => "",
             }
@@ -799,9 +800,10 @@ fn glance_md(o: &mut String, c: &ComparisonReport, charts: bool) {
     }
     let _ = writeln!(
         o,
-        "\n○ not a cost of the code (restructured, start-up, calls alone). [lo, hi]: where the \
-         change lies, 99% sure or more (how sure, row by row, is the JSON's `level`; \
-         docs/statistics.md says how it is set). The details below say how each was judged.\n"
+        "\n○ not a cost of the code (restructured, moved between threads, the clock's time \
+         between frames, start-up, calls alone). [lo, hi]: where the change lies, 99% sure or \
+         more (how sure, row by row, is the JSON's `level`; docs/statistics.md says how it is \
+         set). The details below say how each was judged.\n"
     );
 }
 
