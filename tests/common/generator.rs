@@ -289,6 +289,14 @@ pub fn random_loop(rng: &mut Rng) -> Loop {
     l
 }
 
+/// The pool's names `l` does not run and no plant has used, in the pool's
+/// order (a new scope's, a rename's, a restructure's).
+fn unused<'u>(l: &'u Loop, used: &'u [&str]) -> impl Iterator<Item = &'static str> + 'u {
+    POOL.iter()
+        .copied()
+        .filter(move |n| !l.scopes.iter().any(|s| s.name == *n) && !used.contains(n))
+}
+
 /// A pair: a random loop and 3-6 primitive changes on distinct scopes (a
 /// `same` pair: none).
 pub fn random_pair(seed: u64, same: bool) -> Pair {
@@ -330,10 +338,7 @@ pub fn random_pair(seed: u64, same: bool) -> Pair {
                 Plant::Calls(s.name, 2, 1)
             }
             4 => {
-                let Some(&name) = POOL
-                    .iter()
-                    .find(|n| !b.scopes.iter().any(|s| s.name == **n) && !used.contains(n))
-                else {
+                let Some(name) = unused(&b, &used).next() else {
                     continue;
                 };
                 b.scopes
@@ -376,22 +381,14 @@ pub fn random_pair(seed: u64, same: bool) -> Pair {
                 Plant::Between(from, to)
             }
             11 => {
-                let Some(&to) = POOL
-                    .iter()
-                    .find(|n| !b.scopes.iter().any(|s| s.name == **n) && !used.contains(n))
-                else {
+                let Some(to) = unused(&b, &used).next() else {
                     continue;
                 };
                 b.scopes[i].name = to;
                 Plant::Rename(s.name, to)
             }
             12 => {
-                let free: Vec<&'static str> = POOL
-                    .iter()
-                    .copied()
-                    .filter(|n| !b.scopes.iter().any(|s| s.name == *n) && !used.contains(n))
-                    .take(2)
-                    .collect();
+                let free: Vec<&'static str> = unused(&b, &used).take(2).collect();
                 let [x, y] = free[..] else { continue };
                 b.scopes[i].holds = Some([x, y]);
                 Plant::Restructure(s.name, [x, y])
