@@ -364,23 +364,38 @@ pub fn moved(a: &Trace, b: &Trace, thread: &str, names: &[&str], units: (f64, f6
     // Per name: calls per unit on `thread`, and on each other thread.
     let count = |t: &Trace, per: f64| {
         let frame_thread = t.strings.find(thread);
-        let mut on = vec![0.0; names.len()];
-        // (By the thread's index: a name looked up per thread, not per call.)
-        let mut by_thread: FxHashMap<(usize, usize), f64> = FxHashMap::default();
+        let threads = t.threads.name.len();
+        let on_frame: Vec<bool> = (t.threads.name.iter())
+            .map(|&n| Some(n) == frame_thread)
+            .collect();
+        let mut on = vec![0u64; names.len()];
+        // Calls per (name, thread index): counted in a table (a name looked
+        // up per thread, not per call), or a map where the table would be
+        // large.
+        let dense = names.len().saturating_mul(threads) <= 1 << 20;
+        let mut table = vec![0u64; if dense { names.len() * threads } else { 0 }];
+        let mut map: FxHashMap<(usize, usize), u64> = FxHashMap::default();
         for (slot, idx) in super::super::common::calls_of_names(t, names) {
-            let th = t.scope_thread(idx);
-            if Some(t.threads.name[th.idx()]) == frame_thread {
-                on[slot] += 1.0 / per;
+            let th = t.scope_thread(idx).idx();
+            if on_frame[th] {
+                on[slot] += 1;
+            } else if dense {
+                table[slot * threads + th] += 1;
             } else {
-                *by_thread.entry((slot, th.idx())).or_default() += 1.0 / per;
+                *map.entry((slot, th)).or_default() += 1;
             }
         }
+        let counts = (table.iter().enumerate())
+            .filter(|(_, n)| **n > 0)
+            .map(|(k, &n)| ((k / threads.max(1), k % threads.max(1)), n))
+            .chain(map);
         let mut off: Vec<BTreeMap<String, f64>> = vec![BTreeMap::new(); names.len()];
-        for ((slot, th), n) in by_thread {
+        for ((slot, th), n) in counts {
             *off[slot]
                 .entry(t.str(t.threads.name[th]).to_owned())
-                .or_default() += n;
+                .or_default() += n as f64 / per;
         }
+        let on = on.into_iter().map(|n| n as f64 / per).collect::<Vec<f64>>();
         (on, off)
     };
     let ((on_a, off_a), (on_b, off_b)) = (count(a, units.0.max(1.0)), count(b, units.1.max(1.0)));
@@ -516,7 +531,7 @@ fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> SelfPerUnit<'
     let Some(id) = t.strings.find(thread) else {
         return (Vec::new(), BTreeSet::new());
     };
-    let mut parents: BTreeSet<&str> = BTreeSet::new();
+    let mut parent_def = vec![false; t.defs.len()];
     let mut per_def = vec![0i64; t.defs.len()];
     let mut touched: Vec<u32> = Vec::new();
     let mut entries: Vec<(StrId, u32, i64)> = Vec::new();
@@ -537,9 +552,7 @@ fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> SelfPerUnit<'
             }
             current = Some(unit);
             let def = t.scopes.def[i as usize].idx();
-            if t.scopes.subtree_end[i as usize] > i + 1 {
-                parents.insert(t.str(t.defs.name[def]));
-            }
+            parent_def[def] |= t.scopes.subtree_end[i as usize] > i + 1;
             if per_def[def] == 0 {
                 touched.push(def as u32);
             }
@@ -563,6 +576,10 @@ fn self_per_unit<'t>(t: &'t Trace, units: &Units, thread: &str) -> SelfPerUnit<'
     let entries = entries
         .into_iter()
         .map(|(n, u, ns)| (t.str(n), u, ns))
+        .collect();
+    let parents = (parent_def.iter().zip(&t.defs.name))
+        .filter(|(p, _)| **p)
+        .map(|(_, &n)| t.str(n))
         .collect();
     (entries, parents)
 }
@@ -839,11 +856,21 @@ pub fn frame_change(
         }
     };
     let delta_mean = mean_b - mean_a;
-    let [sa, sb] = [a, b].map(|t| self_by_name(t, Some(&thread)));
     let ((entries_a, parents_a), (entries_b, parents_b)) = crate::engine::join(
         || self_per_unit(a, &ua, &thread),
         || self_per_unit(b, &ub, &thread),
     );
+    // Each name's own time on the thread: its entries summed (one walk of
+    // the thread a side).
+    let [sa, sb] = [&entries_a, &entries_b].map(|entries| {
+        let mut out: FxHashMap<&str, i64> = FxHashMap::default();
+        for &(n, _, ns) in entries.iter() {
+            let e = out.entry(n).or_default();
+            *e = e.saturating_add(ns);
+        }
+        out.retain(|_, ns| *ns != 0);
+        out
+    });
     let (fa, fb) = (ua.count.max(1) as f64, ub.count.max(1) as f64);
     let all_names: BTreeSet<&str> = sa.keys().chain(sb.keys()).copied().collect();
     let min_ns = (noise.ms * 1e6).max(f64::MIN_POSITIVE);

@@ -362,6 +362,11 @@ fn held_waits(
     type Calls = (Vec<(i64, i64)>, bool, ScopeIdx);
     let calls = |t: &Trace| -> FxHashMap<(StrId, usize), Calls> {
         let roles = super::super::gaps::ThreadRoles::of(t);
+        // Each definition's candidate, looked up once a definition (not a
+        // string search a scope).
+        let of_def: Vec<Option<usize>> = (t.defs.name.iter())
+            .map(|&n| candidates.binary_search(&t.str(n)).ok())
+            .collect();
         let mut out: FxHashMap<_, Calls> = FxHashMap::default();
         for st in 0..t.streams.len() as u32 {
             if roles.runs_tasks(StreamId(st)) {
@@ -369,7 +374,7 @@ fn held_waits(
             }
             let thread = t.threads.name[t.streams.thread[st as usize].idx()];
             for i in t.streams.scopes(StreamId(st)) {
-                let Ok(k) = candidates.binary_search(&t.scope_name(ScopeIdx(i))) else {
+                let Some(k) = of_def[t.scopes.def[i as usize].idx()] else {
                     continue;
                 };
                 let s = &t.scopes;
