@@ -57,9 +57,15 @@ pub struct Drift {
     /// Of those, the rows whose ratio is within the noise percentage of the
     /// factor (moved together).
     pub moved_together: usize,
-    /// The drift's interval (at the comparison's alpha) lies outside the
-    /// noise percentage: the comparison names it. Rows are judged against
-    /// the estimate either way, its error carried.
+    /// The names the estimate rests on agree within the prior spread
+    /// (their robust spread at most `τ₀`): they can be told to be the ones
+    /// that did not change. Where they do not (most names changed, each by
+    /// its own amount), no drift is estimated: nothing is subtracted.
+    pub agree: bool,
+    /// The names agree and the drift's interval (at the comparison's
+    /// alpha) lies outside the noise percentage: the comparison names it,
+    /// and rows are judged beyond it. Unnamed, it is neither subtracted
+    /// nor drawn; its error is carried in every interval.
     pub named: bool,
     /// The voting rows with the most own time (A's and B's summed), most
     /// first, ties by name then data: at most [`LISTED_SCOPES`].
@@ -167,7 +173,8 @@ pub fn estimate<'r>(
     // it (1.4826 MAD), so that names the machine moved unevenly (far, but
     // not changed) still widen it: a pair's changes can only widen it, and
     // one run a side holds it to the prior (`Noise::one_run_tau`).
-    let centre = super::effect::robust_spread(kept).0;
+    let (centre, kept_scale) = super::effect::robust_spread(kept);
+    let agree = prior_tau <= 0.0 || kept_scale <= prior_tau;
     let mut dev: Vec<f64> = logs.iter().map(|l| (l - centre).abs()).collect();
     let tau = 1.4826 * super::effect::median(&mut dev);
     let n = votes.len() as f64;
@@ -192,7 +199,8 @@ pub fn estimate<'r>(
         scopes_used,
         scopes_unchanged: kept.len(),
         moved_together,
-        named: centre.abs() - q * se > together,
+        agree,
+        named: agree && centre.abs() - q * se > together,
         scopes: votes
             .into_iter()
             .map(|(l, _, name, calls_a, calls_b)| DriftScope {
@@ -261,10 +269,21 @@ pub fn status(d: &Drift, noise_pct: f64) -> String {
     if d.named {
         return sentence(d);
     }
+    if !d.agree {
+        return format!(
+            "not estimated: no group of the {} busy names agrees within the run-to-run spread \
+             (their ratios B/A spread ±{} around the densest {}): most of them changed, each by \
+             its own amount, so none can be told to be the machine's. Nothing is subtracted; \
+             rows are judged as measured, the machine's error carried in every interval.",
+            d.scopes_used,
+            small_pct(d.spread_pct),
+            d.scopes_unchanged,
+        );
+    }
     format!(
         "{:+.1}% (±{} standard error, from the {} of {} busy names that did not change, spread \
          ±{}): not told apart from the noise percentage ({noise_pct}%), so not called machine \
-         drift; rows are judged against it, its error and the names' spread carried in every \
+         drift and not subtracted; its error and the names' spread are carried in every \
          interval.",
         d.pct,
         small_pct(d.stderr_pct),

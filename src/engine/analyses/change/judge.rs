@@ -143,15 +143,18 @@ impl Noise {
             },
             (_, Some(d)) => {
                 // The median's error is the names' spread over √n: the same
-                // spread, held to the prior as `τ` is.
+                // spread, held to the prior as `τ` is. A drift its interval
+                // does not name is not subtracted (its error is carried);
+                // names that do not agree give no estimate (the default
+                // error).
                 let tau = self.one_run_tau(drift);
                 Self {
-                    drift: DriftMode::Factor(d.factor),
+                    drift: DriftMode::Factor(if d.named { d.factor } else { 1.0 }),
                     tau,
-                    drift_se: if d.tau > tau {
-                        d.se * tau / d.tau
-                    } else {
-                        d.se
+                    drift_se: match (d.agree, d.tau > tau) {
+                        (false, _) => effect::DEFAULT_DRIFT_SE,
+                        (true, true) => d.se * tau / d.tau,
+                        (true, false) => d.se,
                     },
                     ..self
                 }

@@ -470,7 +470,18 @@ fn place(d: &DiffTree, c: &Candidate, change: Change, xb: &Sample, (ua, ub): (f6
     };
     let parent_self_delta_per_frame_ns =
         self_ns(d.side(n, true), ub) - self_ns(d.side(n, false), ua);
-    let restructured = change.kind == super::judge::Kind::Unchanged;
+    // Restructured: the place's time held (unchanged), or, not told apart,
+    // it changed by less than what its new scopes hold (net of the gone):
+    // they took their time from the parent's, whatever else it did.
+    let net_ns = c.new_ns - c.gone_ns;
+    let [lo, hi] = change.effect.ci_ns;
+    let restructured = match change.kind {
+        super::judge::Kind::Unchanged => true,
+        super::judge::Kind::Inconclusive => {
+            (net_ns > 0.0 && hi < net_ns) || (net_ns < 0.0 && lo > net_ns)
+        }
+        _ => false,
+    };
     let b_per_frame_ns = xb.durations_ns.iter().map(|&x| x as f64).sum::<f64>() / ub;
     let expected_per_frame_ns = b_per_frame_ns - change.beyond_drift_ns();
     let mut p = Place {
