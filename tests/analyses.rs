@@ -627,9 +627,13 @@ fn compare_before_and_after() {
             {"name": "physics", "data": "", "a": stats(4, 8.0, 2.0), "b": stats(4, 16.0, 4.0),
              "delta_total_ns": ns(8.0), "delta_per_call_ns": ns(2.0) as f64, "status": "both", "spike": false},
             {"name": "new_thing", "data": "", "a": null, "b": stats(1, 5.0, 5.0),
-             "delta_total_ns": ns(5.0), "delta_per_call_ns": null, "status": "new", "spike": false},
+             "delta_total_ns": ns(5.0), "delta_per_call_ns": null, "status": "new", "spike": false,
+             // One scope at one place under another name: the report's
+             // rename, told as it tells it.
+             "structure": "renamed: old_thing → new_thing"},
             {"name": "old_thing", "data": "", "a": stats(1, 3.0, 3.0), "b": null,
-             "delta_total_ns": -ns(3.0), "delta_per_call_ns": null, "status": "gone", "spike": false},
+             "delta_total_ns": -ns(3.0), "delta_per_call_ns": null, "status": "gone", "spike": false,
+             "structure": "renamed: old_thing → new_thing"},
         ])
     );
     let names = |v: &Value| -> Vec<String> {

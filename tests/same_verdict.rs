@@ -86,11 +86,13 @@ fn agree(dir: &Path, a: &str, b: &str, all_calls: bool, app: bool) -> usize {
     report.retain(|name, _| compare.contains_key(name) || !with_data.contains(&name.as_str()));
     // The names the report tells as structure (a rename's two names, a
     // restructured place's parent and the new and gone names it holds):
-    // `compare` has no renames or places yet and calls them gone, new or
-    // by their rows (a known gap, said in the closing note of issue 64).
-    let mut structure: Vec<String> = Vec::new();
+    // compare keeps their rows and says the same of each (`structure`).
+    let mut structure: BTreeMap<String, String> = BTreeMap::new();
     for r in c["renames"].as_array().unwrap() {
-        structure.extend(["from", "to"].map(|k| r[k].as_str().unwrap().to_owned()));
+        let (from, to) = (r["from"].as_str().unwrap(), r["to"].as_str().unwrap());
+        for n in [from, to] {
+            structure.insert(n.to_owned(), format!("renamed: {from} → {to}"));
+        }
     }
     for p in c["places"]
         .as_array()
@@ -98,16 +100,37 @@ fn agree(dir: &Path, a: &str, b: &str, all_calls: bool, app: bool) -> usize {
         .iter()
         .filter(|p| p["restructured"] == true)
     {
-        structure.push(p["parent"].as_str().unwrap().to_owned());
-        for k in ["new", "gone"] {
-            structure.extend(
-                p[k].as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|n| n.as_str().unwrap().to_owned()),
-            );
+        let parent = p["parent"].as_str().unwrap();
+        let label = format!("restructured: under {parent}");
+        let held = ["new", "gone"]
+            .map(|k| p[k].as_array().unwrap().clone())
+            .concat();
+        for n in held.iter().map(|n| n.as_str().unwrap()).chain([parent]) {
+            structure
+                .entry(n.to_owned())
+                .or_insert_with(|| label.clone());
         }
     }
+    let told: BTreeMap<String, String> = (cmp["rows"].as_array().unwrap().iter())
+        .filter_map(|r| {
+            let s = r["structure"].as_str()?;
+            Some((r["name"].as_str().unwrap().to_owned(), s.to_owned()))
+        })
+        .collect();
+    let in_compare: BTreeMap<String, String> = (structure.iter())
+        .filter(|(n, _)| {
+            cmp["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["name"] == n.as_str())
+        })
+        .map(|(n, s)| (n.clone(), s.clone()))
+        .collect();
+    assert_eq!(
+        told, in_compare,
+        "{what}: compare's structure against report's"
+    );
     // The app's table is compare's, every name, with each rename one row
     // ("from → to") of the report's rename's kind.
     if app {
@@ -126,8 +149,8 @@ fn agree(dir: &Path, a: &str, b: &str, all_calls: bool, app: bool) -> usize {
         );
     }
     let mut compare = compare;
-    compare.retain(|name, _| !structure.contains(name));
-    report.retain(|name, _| !structure.contains(name));
+    compare.retain(|name, _| !structure.contains_key(name));
+    report.retain(|name, _| !structure.contains_key(name));
     assert_eq!(report, compare, "{what}: report against compare");
     // calls A B NAME judges the name alone, as the comparison did.
     for (name, kind) in &compare {

@@ -139,6 +139,7 @@ fn reference_compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> Vec<Compare
             b,
             change,
             gap: None,
+            structure: None,
         });
     };
     for (key, sb) in sb {

@@ -1162,6 +1162,9 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, noise_pct:
         } else if let (true, Some(t)) = (r.change.kind.is_change(), r.change.apart()) {
             let _ = write!(note, " (typical calls; apart: {})", t.words("call"));
         }
+        if let Some(s) = &r.structure {
+            let _ = write!(note, "; {s}");
+        }
         t.row(vec![
             r.name.clone(),
             r.data.clone(),

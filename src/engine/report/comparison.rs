@@ -7,7 +7,7 @@ use super::{
     OverTime, ParallelFigures, RecordingReport, RenameRow, ReportOptions, SpikeCall, Unchanged,
 };
 use crate::engine::Decoded;
-use crate::engine::analyses::accounting::{frame_change, self_by_name, with_gaps};
+use crate::engine::analyses::accounting::{frame_account, self_by_name};
 use crate::engine::analyses::basis::{Basis, Units};
 use crate::engine::analyses::compare::{
     COUNTED_NAMES, CompareTable, Joined, Pair, SideStats, Status, compare_warnings,
@@ -118,11 +118,8 @@ fn judged(
         || {
             let gap_diff = gap_changes(a, b, &noise, names.basis(), opts.top);
             let renamed = renames_in(a, b, &names, (&ua, &ub), &noise);
-            (
-                gap_diff,
-                renamed,
-                restructures(a, b, (&ua, &ub), &noise, built),
-            )
+            let places = restructures(a, b, (&ua, &ub), &noise, built).without_renamed(&renamed);
+            (gap_diff, renamed, places)
         },
         || CompareTable::grouped(a, b, GroupBy::NameData, noise),
     );
@@ -273,20 +270,7 @@ fn judged(
             r.place = p;
         }
     }
-    // A restructured name is no change of the frame's, nor is the parent
-    // of a restructured place: its own time went to the scopes it holds
-    // now, and what it holds more or less is its children's (code moved).
-    let restructured = |n: &str| places.is_restructured(n) || places.is_restructured_parent(n);
-    let mut kinds = names.kinds_by_name();
-    for (n, k) in kinds.iter_mut() {
-        if restructured(n) {
-            *k = Kind::Unchanged;
-        }
-    }
-    let mut frame = frame_change(a, b, &kinds, &restructured, &noise, names.basis(), opts.top);
-    with_gaps(&mut frame, &gap_diff);
-    merge_renames(&mut frame, &renamed, noise.ms * 1e6);
-    merge_restructured(&mut frame, &places, noise.ms * 1e6);
+    let frame = frame_account(a, b, &names, (&renamed, &places), &gap_diff, opts.top);
     // What reaches the frame: with a frame-driving thread that waits for
     // workers, a name that runs only on other threads and is no wait's
     // critical work is off the critical path: reported, not gated.
@@ -640,126 +624,6 @@ fn parallel_sections(
             sections.len()
         )
     })
-}
-
-/// The frame's accounting with each rename's gone and new name as one
-/// entry ("`from → to`"), kept when it moved by at least `min_ns`.
-fn merge_renames(
-    frame: &mut crate::engine::analyses::accounting::FrameChange,
-    renamed: &[Rename],
-    min_ns: f64,
-) {
-    for r in renamed {
-        merge_entries(
-            frame,
-            &|n| n == r.from || n == r.to,
-            format!("{} → {}", r.from, r.to),
-            r.change.kind,
-            min_ns,
-        );
-    }
-}
-
-/// The frame's accounting with each restructured place on the frame's
-/// thread (its parent and the new and gone names it holds) as one entry
-/// ("`P` (restructured)"): time that only moved between them is no part
-/// of the change; what is left of their sum, kept when it reaches
-/// `min_ns`, is.
-fn merge_restructured(
-    frame: &mut crate::engine::analyses::accounting::FrameChange,
-    places: &Restructures,
-    min_ns: f64,
-) {
-    for (k, p) in places.places.iter().enumerate() {
-        if !p.restructured || p.thread != frame.thread {
-            continue;
-        }
-        let held = places.held_at(k as u32);
-        frame.restructured_ns += frame
-            .contributions
-            .iter()
-            .filter(|x| x.name == p.parent || held.contains(&x.name.as_str()))
-            .map(|x| x.self_delta_per_frame_ns)
-            .sum::<f64>();
-        merge_entries(
-            frame,
-            &|n| n == p.parent || held.contains(&n),
-            format!("{} (restructured)", p.parent),
-            Kind::Unchanged,
-            min_ns,
-        );
-    }
-    frame.account();
-}
-
-/// The entries of the names `is` says yes to as one, `name`, of `kind`,
-/// kept when it moved by at least `min_ns` (the mean's and the median's
-/// accounting alike).
-fn merge_entries(
-    frame: &mut crate::engine::analyses::accounting::FrameChange,
-    is: &dyn Fn(&str) -> bool,
-    name: String,
-    kind: Kind,
-    min_ns: f64,
-) {
-    use crate::engine::analyses::accounting::{Contribution, MedianContribution};
-    let mean: Vec<Contribution> = frame
-        .contributions
-        .iter()
-        .filter(|x| is(&x.name))
-        .cloned()
-        .collect();
-    if !mean.is_empty() {
-        frame.contributions.retain(|x| !is(&x.name));
-        frame.total_contributions -= mean.len();
-        let sum: f64 = mean.iter().map(|x| x.self_delta_per_frame_ns).sum();
-        if sum.abs() >= min_ns {
-            frame.contributions.push(Contribution {
-                name: name.clone(),
-                kind,
-                self_delta_per_frame_ns: sum,
-                beyond_drift_ns: mean.iter().map(|x| x.beyond_drift_ns).sum(),
-                gap: None,
-                moved: None,
-            });
-            frame.total_contributions += 1;
-        }
-        frame.contributions.sort_by(|x, y| {
-            y.self_delta_per_frame_ns
-                .abs()
-                .total_cmp(&x.self_delta_per_frame_ns.abs())
-                .then_with(|| x.name.cmp(&y.name))
-        });
-    }
-    let m = &mut frame.median;
-    let med: Vec<MedianContribution> = m
-        .contributions
-        .iter()
-        .filter(|x| is(&x.name))
-        .cloned()
-        .collect();
-    if !med.is_empty() {
-        m.contributions.retain(|x| !is(&x.name));
-        m.total_contributions -= med.len();
-        let sum: i64 = med.iter().map(|x| x.self_delta_median_ns).sum();
-        if sum.unsigned_abs() as f64 >= min_ns {
-            m.contributions.push(MedianContribution {
-                name,
-                kind,
-                self_median_a_ns: med.iter().map(|x| x.self_median_a_ns).sum(),
-                self_median_b_ns: med.iter().map(|x| x.self_median_b_ns).sum(),
-                self_delta_median_ns: sum,
-                gap: None,
-            });
-            m.total_contributions += 1;
-        }
-        m.contributions.sort_by(|x, y| {
-            y.self_delta_median_ns
-                .abs()
-                .cmp(&x.self_delta_median_ns.abs())
-                .then_with(|| x.name.cmp(&y.name))
-        });
-    }
 }
 
 /// Names off the frame's critical path (see [`off_critical_path`]).

@@ -582,7 +582,8 @@ fn findings(c: &ComparisonReport) -> Vec<Finding> {
             place: format!("own time on {}", cell(&c.frame.thread)),
             cost: false,
             details: format!(
-                "its calls on {}: {:.2} → {:.2} a frame; its work is judged where it runs (its                  row), not as a cost of {}",
+                "its calls on {}: {:.2} → {:.2} a frame; its work is judged where it runs \
+                 (its row, or `calls A B NAME`), not as a cost of {}",
                 cell(&c.frame.thread),
                 m.calls_per_frame_a,
                 m.calls_per_frame_b,

@@ -49,6 +49,11 @@ pub struct CompareRow {
     /// otherwise; see the frame's `gaps`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gap: Option<String>,
+    /// What `report` tells of the name as structure, its row aside
+    /// ("renamed: `from` → `to`", "restructured: under `P`"; absent
+    /// otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structure: Option<String>,
 }
 
 /// `counted` of an answer whose rows are scope names, each judged as a whole.
@@ -674,6 +679,7 @@ impl<'t> Joined<'t> {
             spike: change.kind == Kind::Spike,
             change,
             gap: None,
+            structure: None,
         }
     }
 

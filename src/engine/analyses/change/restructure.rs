@@ -49,9 +49,10 @@ pub struct Place {
     /// `parent`'s own time plus its unmatched children's, A against B:
     /// what entered here.
     pub change: Change,
-    /// Judged unchanged (its interval inside the band): restructured, no
-    /// cost. An inconclusive place is not: its new and gone scopes stay
-    /// new and gone, and the gate weighs the place's interval.
+    /// Judged unchanged (its interval inside the band), or not told apart
+    /// while its interval lies short of what its new scopes hold (net of
+    /// the gone): restructured, no cost. Otherwise its new and gone scopes
+    /// stay new and gone, and the gate weighs the place's interval.
     pub restructured: bool,
     /// In a sentence (Markdown).
     pub words: String,
@@ -69,6 +70,43 @@ pub struct Restructures {
 }
 
 impl Restructures {
+    /// The places less those a rename tells whole (every scope that
+    /// appears or vanishes there is a renamed name, nothing moved in or
+    /// out): the rename is the one row, with no place beside it.
+    pub fn without_renamed(mut self, renamed: &[super::rename::Rename]) -> Self {
+        let is_renamed = |n: &String| renamed.iter().any(|r| r.from == *n || r.to == *n);
+        let told = |p: &Place| {
+            !p.new.is_empty() | !p.gone.is_empty()
+                && p.new.iter().chain(&p.gone).all(is_renamed)
+                && p.moved_in.is_empty()
+                && p.moved_out.is_empty()
+        };
+        let mut index = vec![NONE; self.places.len()];
+        let mut kept = 0;
+        for (k, p) in self.places.iter().enumerate() {
+            if !told(p) {
+                index[k] = kept;
+                kept += 1;
+            }
+        }
+        if kept as usize == self.places.len() {
+            return self;
+        }
+        let mut k = 0;
+        self.places.retain(|_| {
+            k += 1;
+            index[k - 1] != NONE
+        });
+        for (_, ks) in &mut self.held {
+            ks.retain(|k| index[*k as usize] != NONE);
+            for k in ks.iter_mut() {
+                *k = index[*k as usize];
+            }
+        }
+        self.held.retain(|(_, ks)| !ks.is_empty());
+        self
+    }
+
     /// Whether `name` is the parent of a restructured place.
     pub fn is_restructured_parent(&self, name: &str) -> bool {
         self.places

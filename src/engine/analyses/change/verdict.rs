@@ -104,24 +104,23 @@ pub fn frame_gate(
 /// `opts` keeps: renamed names and names off the critical path of
 /// `thread` (the frame's) left out, gaps and waits found as `report` finds
 /// them at its defaults (recurring gaps of at least 1 ms on every thread).
+#[allow(clippy::too_many_arguments)]
 fn gate_as_report(
-    a: &Trace,
-    b: &Trace,
+    (a, b): (&Trace, &Trace),
     names: &Joined,
     gate: &Gate,
     opts: &CompareOptions,
     thread: &str,
     gaps: &super::gap_diff::GapChanges,
+    renamed: &[super::rename::Rename],
+    places: &super::restructure::Restructures,
 ) -> GateResult {
     let noise = names.noise();
-    let (ua, ub) = (Units::new(a, names.basis()), Units::new(b, names.basis()));
-    let renamed = super::rename::renames_in(a, b, names, (&ua, &ub), &noise);
     // `report`'s defaults: gaps of 1 ms or more, the 10 largest recurring.
     let recurring = |t: &Trace| super::super::gaps::gaps(t, None, 1_000_000, 10).recurring;
     let (ra, rb) = (recurring(a), recurring(b));
     let waits = super::wait_diff::wait_changes((a, b), &ra, &rb, names, &noise);
     let off = super::wait_diff::off_critical_path_names(a, b, thread, (&ra, &rb), &waits);
-    let places = super::restructure::restructures(a, b, (&ua, &ub), &noise, None);
     frame_gate(
         names,
         gate,
@@ -129,7 +128,7 @@ fn gate_as_report(
         |n| off.contains(n) || renamed.iter().any(|r| r.from == n || r.to == n),
         gaps,
         &waits,
-        &places,
+        places,
     )
 }
 
@@ -146,19 +145,26 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
     let by_name = CompareTable::grouped(a, b, GroupBy::Name, opts.noise);
     let names = by_name.with(a, b);
     let (noise, basis, units) = (names.noise(), names.basis(), names.frames());
-    let mut frame = super::accounting::frame_change(
+    // The structure `report` tells: renames, and the places where scopes
+    // appear or vanish (restructured when their time held).
+    let (ua, ub) = (Units::new(a, basis), Units::new(b, basis));
+    let renamed = super::rename::renames_in(a, b, &names, (&ua, &ub), &noise);
+    let places =
+        super::restructure::restructures(a, b, (&ua, &ub), &noise, None).without_renamed(&renamed);
+    let gaps =
+        super::gap_diff::gap_changes(a, b, &noise, basis, opts.top).without_places(&places, true);
+    let frame = super::accounting::frame_account(
         a,
         b,
-        &names.kinds_by_name(),
-        &|_| false,
-        &noise,
-        basis,
+        &names,
+        (&renamed, &places),
+        &gaps,
         opts.top.min(50),
     );
-    let gaps = super::gap_diff::gap_changes(a, b, &noise, basis, opts.top);
-    // The changed gaps: contributions of their own, causes for the gate.
-    super::accounting::with_gaps(&mut frame, &gaps);
-    let gate = gate.map(|g| gate_as_report(a, b, &names, g, opts, &frame.thread, &gaps));
+    let gate = gate.map(|g| {
+        let thread = &frame.thread;
+        gate_as_report((a, b), &names, g, opts, thread, &gaps, &renamed, &places)
+    });
     let (drift, (total_names, changed_names)) = (names.drift().cloned(), names.counted(opts));
     drop(by_name);
     // The (name, data) rows judged against the same drift.
@@ -167,6 +173,7 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
     for r in &mut rows {
         let c = frame.contributions.iter().find(|c| c.name == r.name);
         r.gap = c.and_then(|c| c.gap.clone());
+        r.structure = structure(&r.name, &renamed, &places);
     }
     CompareReport {
         warnings: compare_warnings(a, b),
@@ -189,4 +196,23 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
         left_out: edges.words(),
         transients: (edges.a.clone(), edges.b.clone()),
     }
+}
+
+/// What `report` tells of `name` as structure, not as a row of its own:
+/// "renamed: `from` → `to`", or "restructured: under `P`" (a name a
+/// restructured place holds, or its parent).
+fn structure(
+    name: &str,
+    renamed: &[super::rename::Rename],
+    places: &super::restructure::Restructures,
+) -> Option<String> {
+    if let Some(r) = renamed.iter().find(|r| r.from == name || r.to == name) {
+        return Some(format!("renamed: {} → {}", r.from, r.to));
+    }
+    if !(places.is_restructured(name) || places.is_restructured_parent(name)) {
+        return None;
+    }
+    let p = (places.restructured())
+        .find(|p| p.parent == name || p.new.iter().chain(&p.gone).any(|n| n == name))?;
+    Some(format!("restructured: under {}", p.parent))
 }
