@@ -202,7 +202,11 @@ impl Plant {
             Plant::Job(f) if *f > 1.0 => &["slower"],
             Plant::Job(_) => &["faster"],
             Plant::Between(..) => &["changed"],
-            Plant::Rename(..) => &["renamed"],
+            // A rename costs nothing: found with its kind when its cost is
+            // not judged a change (unchanged, or not told apart: with one
+            // run a side a row's prior spread can leave a same-cost row
+            // inconclusive, never a cost).
+            Plant::Rename(..) => &["renamed", "renamed, inconclusive"],
             Plant::Restructure(..) => &["restructured"],
             Plant::Moved(_) => &["moved"],
             Plant::Unscoped(a, b) if b > a => &["slower"],
