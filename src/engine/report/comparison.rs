@@ -169,7 +169,15 @@ fn judged(
     let changed_pairs = data_rows
         .pairs()
         .iter()
-        .filter(|&&p| data_rows.kind(p).is_change() && !places.is_restructured(data_rows.name(p)))
+        .filter(|&&p| {
+            let n = data_rows.name(p);
+            // As the names are counted: a rename's and a restructured
+            // place's names are structure, not changes of their own.
+            data_rows.kind(p).is_change()
+                && !places.is_restructured(n)
+                && !places.is_restructured_parent(n)
+                && !renamed.iter().any(|r| r.from == n || r.to == n)
+        })
         .count();
     listed.truncate(opts.top);
     // The (name, data) rows of the listed names, when a name has several.

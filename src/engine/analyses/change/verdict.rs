@@ -165,11 +165,22 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
         let thread = &frame.thread;
         gate_as_report((a, b), &names, g, opts, thread, &gaps, &renamed, &places)
     });
+    // A name the report tells as structure (a rename's, a restructured
+    // place's) is no changed name of the count, as in the report.
+    let told = |n: &str| structure(n, &renamed, &places).is_some();
+    let changed_told = |t: &Joined| {
+        (t.kept_iter(opts))
+            .filter(|&p| t.kind(p).is_change() && told(t.name(p)))
+            .count()
+    };
     let (drift, (total_names, changed_names)) = (names.drift().cloned(), names.counted(opts));
+    let changed_names = changed_names - changed_told(&names);
     drop(by_name);
     // The (name, data) rows judged against the same drift.
     let table = CompareTable::grouped(a, b, GroupBy::NameData, noise);
-    let ((total_rows, changed_rows), mut rows) = table.with(a, b).kept_rows(opts);
+    let data = table.with(a, b);
+    let ((total_rows, changed_rows), mut rows) = data.kept_rows(opts);
+    let changed_rows = changed_rows - changed_told(&data);
     for r in &mut rows {
         let c = frame.contributions.iter().find(|c| c.name == r.name);
         r.gap = c.and_then(|c| c.gap.clone());
