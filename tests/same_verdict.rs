@@ -74,7 +74,12 @@ fn agree(dir: &Path, a: &str, b: &str, all_calls: bool, app: bool) -> usize {
     }
     let (_, cmp) = json_in(dir, &["compare", a, b, "--json", "--top", "100000"]);
     // The counts are of one set: the same names and pairs changed.
-    for key in ["total_names", "changed_names", "total_pairs", "changed_pairs"] {
+    for key in [
+        "total_names",
+        "changed_names",
+        "total_pairs",
+        "changed_pairs",
+    ] {
         assert_eq!(c[key], cmp[key], "{what}: {key}, report against compare");
     }
     let compare = name_rows(&cmp["rows"]);
