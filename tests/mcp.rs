@@ -193,6 +193,7 @@ fn the_inspector_cli_lists_the_tools() {
             "compare",
             "gaps",
             "open_recording",
+            "pacing",
             "query",
             "record",
             "report",

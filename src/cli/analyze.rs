@@ -36,7 +36,26 @@ pub(super) fn add_subcommands(cli: Command) -> Command {
             cmd = cmd.after_help(after.clone());
         }
         let compares = api::needs_b(sub.get_name());
-        if compares {
+        if sub.get_name() == "pacing" {
+            cmd = cmd
+                .arg(
+                    Arg::new("a")
+                        .value_name("FILE")
+                        .required(true)
+                        .num_args(1..)
+                        .value_parser(clap::value_parser!(PathBuf))
+                        .help(
+                            "The recording; or A then B to compare them; with --vs, every \
+                             recording of A (several runs of the same code)",
+                        ),
+                )
+                .override_usage(
+                    "puffin-lens pacing [OPTIONS] <FILE>\n       \
+                     puffin-lens pacing [OPTIONS] <A> <B>\n       \
+                     puffin-lens pacing [OPTIONS] <A>... --vs <B>...",
+                )
+                .arg(vs_arg());
+        } else if compares {
             // `A B`, or several runs a side: `A1 A2 --vs B1 B2`.
             cmd = cmd
                 .arg(
@@ -190,6 +209,25 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
                         );
                     }
                 },
+            }
+        }
+        Request::Pacing(args) => {
+            let a = paths("a");
+            match (vs, a.len()) {
+                (Some(b), _) => {
+                    args.compare = true;
+                    (a, Some(b))
+                }
+                (None, 1) => (a, None),
+                (None, 2) => {
+                    args.compare = true;
+                    (a[..1].to_vec(), Some(a[1..].to_vec()))
+                }
+                (None, _) => {
+                    return usage(
+                        "pacing FILE, pacing A B, or pacing A... --vs B... (several runs a side)",
+                    );
+                }
             }
         }
         other if needs_b => {
@@ -541,6 +579,7 @@ fn render(request: &Request, answer: &Answer, start_ns: i64) -> String {
             let _ = write_diff(&mut text, report);
             out.push_str(&String::from_utf8_lossy(&text));
         }
+        Answer::Pacing(report) => render_pacing(&mut out, report),
         Answer::Scope(info) => {
             let _ = writeln!(
                 &mut out,
@@ -859,6 +898,168 @@ fn render_by_child(out: &mut String, r: &analyses::ByChildReport, start_ns: i64)
         ]);
     }
     t.render(out);
+}
+
+/// `pacing`: the headline, the figures side by side with each tail
+/// figure's change, then each side's slow frames and their culprits.
+fn render_pacing(out: &mut String, r: &analyses::pacing::PacingReport) {
+    use analyses::pacing::{Pacing, figure_label};
+    let _ = writeln!(out, "{}", printable(&r.headline));
+    let _ = writeln!(
+        out,
+        "\nperiods on `{}` (start to start), budget {} ms ({})\n",
+        printable(&r.thread),
+        ms_f(r.budget_ns),
+        r.budget_source
+    );
+    let sides: Vec<(&str, &Pacing)> = std::iter::once(("A", &r.a))
+        .chain(r.b.as_ref().map(|b| ("B", b)))
+        .collect();
+    let mut headers = vec![("figure", Left)];
+    headers.extend(
+        sides
+            .iter()
+            .map(|&(l, _)| (if sides.len() == 1 { "value" } else { l }, Right)),
+    );
+    if r.b.is_some() {
+        headers.push(("B − A [interval]", Left));
+        headers.push(("verdict", Left));
+    }
+    let mut t = Table::new(&headers);
+    let fps = |ns: f64| {
+        if ns > 0.0 {
+            format!("{:.1}", 1e9 / ns)
+        } else {
+            "-".to_owned()
+        }
+    };
+    let pct = |x: f64| format!("{:.1}%", x * 100.0);
+    type Cell = fn(&Pacing) -> String;
+    let rows: [(&str, Option<&str>, Cell); 14] = [
+        ("frames", None, |p| p.frames.to_string()),
+        ("mean ms", None, |p| ms_f(p.mean_ns)),
+        ("median ms", None, |p| ms(p.median_ns)),
+        ("P90 ms", None, |p| ms(p.p90_ns)),
+        ("P95 ms", Some("p95"), |p| ms(p.p95_ns)),
+        ("P99 ms", Some("p99"), |p| ms(p.p99_ns)),
+        ("1% low ms", Some("low_1pct"), |p| ms_f(p.low_1pct_ns)),
+        ("0.1% low ms", Some("low_01pct"), |p| ms_f(p.low_01pct_ns)),
+        ("worst ms (frame)", None, |p| {
+            format!("{} ({})", ms(p.worst.duration_ns), p.worst.frame_index)
+        }),
+        ("over budget", Some("over_budget"), |p| {
+            format!("{} ({:.1}%)", p.over_budget, p.over_budget_share * 100.0)
+        }),
+        ("stutters", Some("stutter"), |p| {
+            format!("{} ({:.1}%)", p.stutters, p.stutter_share * 100.0)
+        }),
+        ("frame to frame ms", Some("frame_to_frame"), |p| {
+            ms_f(p.frame_to_frame_ns)
+        }),
+        ("paced by a clock", None, |p| {
+            if p.paced { "yes" } else { "no" }.to_owned()
+        }),
+        ("runs", None, |p| p.runs.to_string()),
+    ];
+    for (label, figure, cell) in rows {
+        let mut row = vec![label.to_owned()];
+        row.extend(sides.iter().map(|(_, p)| cell(p)));
+        if r.b.is_some() {
+            match figure.and_then(|f| r.changes.iter().find(|c| c.figure == f)) {
+                Some(c) => {
+                    let share = matches!(c.figure, "over_budget" | "stutter");
+                    let v = |x: f64| {
+                        if share {
+                            format!("{:+.1}", x * 100.0)
+                        } else {
+                            format!("{:+.3}", x / 1e6)
+                        }
+                    };
+                    row.push(format!(
+                        "{} [{}, {}]{}",
+                        v(c.effect.delta_ns),
+                        v(c.effect.ci_ns[0]),
+                        v(c.effect.ci_ns[1]),
+                        if share { " points" } else { " ms" }
+                    ));
+                    row.push(c.effect.verdict.as_str().to_owned());
+                }
+                None => row.extend([String::new(), String::new()]),
+            }
+        }
+        t.row(row);
+    }
+    let mut fps_row = vec!["fps: median / 1% low / 0.1% low".to_owned()];
+    fps_row.extend(sides.iter().map(|(_, p)| {
+        format!(
+            "{} / {} / {}",
+            fps(p.median_ns as f64),
+            fps(p.low_1pct_ns),
+            fps(p.low_01pct_ns)
+        )
+    }));
+    if r.b.is_some() {
+        fps_row.extend([String::new(), String::new()]);
+    }
+    t.row(fps_row);
+    t.render(out);
+    for c in r.changes.iter().filter(|c| c.effect.settle.is_some()) {
+        if let Some(settle) = &c.effect.settle {
+            let _ = writeln!(out, "{} inconclusive: {settle}", figure_label(c.figure));
+            break;
+        }
+    }
+    for (label, p) in &sides {
+        let who = if sides.len() == 1 {
+            String::new()
+        } else {
+            format!("{label}: ")
+        };
+        if let Some(pattern) = &p.pattern {
+            let _ = writeln!(out, "\n{who}the frames through the run: {pattern}");
+        }
+        let s = &p.slow_frames;
+        if s.frames == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "\n{who}{} slow frames ({}): {} ms on average against {} ms for the others, {:+.3} ms; \
+             slowest: {}",
+            s.frames,
+            s.rule,
+            ms_f(s.mean_ns),
+            ms_f(s.typical_mean_ns),
+            s.excess_ns / 1e6,
+            s.frame_indices
+                .iter()
+                .take(8)
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let mut t = Table::new(&[
+            ("part", Left),
+            ("slow ms", Right),
+            ("others ms", Right),
+            ("excess ms", Right),
+            ("share", Right),
+            ("high in slow", Right),
+            ("high in others", Right),
+        ]);
+        for c in &s.culprits {
+            t.row(vec![
+                printable(&c.part).into_owned(),
+                ms_f(c.slow_mean_ns),
+                ms_f(c.typical_mean_ns),
+                format!("{:+.3}", c.excess_ns / 1e6),
+                pct(c.share),
+                format!("{} of {}", c.in_slow, s.frames),
+                format!("{} of {}", c.in_typical, p.frames - s.frames),
+            ]);
+        }
+        t.render(out);
+    }
 }
 
 fn render_calls_compared(out: &mut String, c: &analyses::CallsComparison) {

@@ -628,12 +628,14 @@ impl Lens {
             .ok_or_else(|| format!("bad arguments for {query}: a: the recording's id (\"r1\")"))?;
         let b_id = take_string(query, &mut args, "b")?;
         let max_bytes = take_max_bytes(query, &mut args)?;
-        if query == "calls" && b_id.is_some() && !args.contains_key("compare") {
+        if matches!(query, "calls" | "pacing") && b_id.is_some() && !args.contains_key("compare") {
             args.insert("compare".to_owned(), Value::Bool(true));
         }
         let request =
             Request::from_json(query, &Value::Object(args.clone())).map_err(|e| e.to_string())?;
-        let needs_b = request.needs_b() || matches!(&request, Request::Calls(c) if c.compare);
+        let needs_b = request.needs_b()
+            || matches!(&request, Request::Calls(c) if c.compare)
+            || matches!(&request, Request::Pacing(p) if p.compare);
         if needs_b && b_id.is_none() {
             return Err(format!(
                 "{query} compares two recordings: give b, the id of the recording after"
@@ -884,6 +886,7 @@ fn narrowing(query: &str) -> &'static str {
         "gaps" => "thread, min_ms, top",
         "tree" | "diff" => "thread, frame, depth, transforms",
         "compare" => "top, filter, hide_below",
+        "pacing" => "budget",
         "find" | "top" | "frames" => "top, thread, frame",
         _ => "its arguments",
     }
@@ -1195,16 +1198,18 @@ fn analysis_schema(query: &str) -> Arc<JsonObject> {
         "a".to_owned(),
         json!({"type": "string", "description": "The recording's id (\"r1\", from open_recording)."}),
     );
-    if api::needs_b(query) || query == "calls" {
+    if api::needs_b(query) || matches!(query, "calls" | "pacing") {
         props.insert(
             "b".to_owned(),
             json!({"type": "string", "description": if query == "calls" {
                 "The recording after (B): both sides' calls side by side, judged."
+            } else if query == "pacing" {
+                "The recording after (B): each tail figure judged, B against A."
             } else {
                 "The recording after (B), compared with A."
             }}),
         );
-        if query != "calls" {
+        if api::needs_b(query) {
             required.push(Value::String("b".to_owned()));
         }
     }
@@ -1435,6 +1440,21 @@ sort. Not for one name's calls (calls with b).",
     )]
     async fn compare(&self, Parameters(args): Parameters<JsonObject>) -> ToolResult {
         answer(self.analysis("compare", args).await)
+    }
+
+    #[tool(
+        description = "The frames' pacing in recording a, as frame-time analyzers read it: mean, \
+median, P90/P95/P99, the 1% and 0.1% lows (ms and fps), the worst frame, frames over the budget \
+(budget in ms; default the paced period or 60 Hz), stutters, frame to frame, the pattern of the \
+slow frames, and the slow frames traced to the parts that make them slow (scopes' own time, time \
+between scopes and between frames; how many slow and other frames each is high in). With b: each \
+tail figure judged B against A (changed / unchanged / inconclusive, with its interval). Use it \
+for \"why are some frames slow\" and \"did the slow frames get worse\"; the report holds the same \
+section (pacing). The mean frame's change is the report's (frame), not this.",
+        input_schema = analysis_schema("pacing")
+    )]
+    async fn pacing(&self, Parameters(args): Parameters<JsonObject>) -> ToolResult {
+        answer(self.analysis("pacing", args).await)
     }
 
     #[tool(

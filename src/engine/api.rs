@@ -577,6 +577,39 @@ pub struct DiffArgs {
 }
 
 #[derive(Args, Deserialize, Clone, Debug, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PacingArgs {
+    /// The frame budget in milliseconds: a frame longer than this is over it. Default: on
+    /// frames paced by a clock (vsync, a limiter), their median period (a frame 5% over it
+    /// missed its slot); else 16.667 ms (60 Hz).
+    #[arg(long, value_name = "MS", value_parser = budget_arg)]
+    pub budget: Option<f64>,
+    /// A change of a tail figure smaller than this percentage of A's is noise (for a share
+    /// of frames: of A's share, at least one point).
+    #[arg(long, value_name = "PCT", default_value_t = judge::DEFAULT_NOISE_PCT, value_parser = percent_arg)]
+    pub noise_pct: f64,
+    /// A change of a tail figure smaller than this many milliseconds is noise.
+    #[arg(long, value_name = "MS", default_value_t = judge::DEFAULT_NOISE_MS, value_parser = ms_arg)]
+    pub noise_ms: f64,
+    /// The intervals' level: 1 − P (two-sided), between 0 and 1.
+    #[arg(long, value_name = "P", default_value_t = judge::DEFAULT_ALPHA, value_parser = alpha_arg)]
+    pub alpha: f64,
+    /// Compare with recording B (the CLI: `pacing A B`).
+    #[arg(skip)]
+    #[serde(default)]
+    pub compare: bool,
+}
+
+fn budget_arg(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 1e6 => Ok(v),
+        _ => Err(format!(
+            "expected a frame budget in milliseconds, more than 0, got {s:?}"
+        )),
+    }
+}
+
+#[derive(Args, Deserialize, Clone, Debug, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ScopeArgs {
     /// The scope id (the "id" of a scope in the export).
@@ -593,7 +626,8 @@ defaults_from_clap!(
     CompareArgs,
     NoiseArgs,
     GateArgs,
-    DiffArgs
+    DiffArgs,
+    PacingArgs
 );
 
 /// An analysis with its arguments: one subcommand of the CLI, one name of
@@ -852,6 +886,34 @@ more-often, spike, new, gone, unchanged, ...; --noise-pct, --noise-ms, --alpha).
     )]
     Diff(DiffArgs),
     /// The source location of a scope id (function, file, line), from the registration.
+    /// The frames' pacing: percentiles, the 1% and 0.1% lows, frames over a budget, stutter,
+    /// and the code that makes the slow frames slow. With two recordings (`pacing A B`): each
+    /// tail figure judged, B against A.
+    #[command(
+        long_about = "The frames' distribution on the frame period (start to start on the \
+frame-driving thread; a run's last frame, with no next start, is left out): mean, median, P90, \
+P95, P99 (nearest rank), the 1% and 0.1% lows (the mean of the slowest 1% and 0.1% of frames, \
+also as fps), the worst frame, frames over the budget, stutters (a frame more than 2.5x the \
+median of its 10 neighbours each side) and frame to frame (the mean change between consecutive \
+frames). The slow frames (over the budget, or the slowest 5% when most frames are over it) \
+are traced to the parts of the frame that make them slow: each name's own time on the frame \
+thread, the time between its top-level scopes and the time between frames, with how many slow \
+and other frames each part is high in.\n\nWith A and B, each tail figure (P95, P99, the lows, \
+the shares over the budget and stuttering, frame to frame) gets B − A with a bootstrap interval \
+(blocks of frames, or the runs with several a side) and a verdict against the noise band. The \
+mean and the median are the typical frame's: `report` and `compare` judge them.",
+        after_help = "Examples:\n  puffin-lens pacing capture.puffin\n  \
+puffin-lens pacing before.puffin after.puffin --budget 16.7\n  \
+puffin-lens pacing a1.puffin a2.puffin --vs b1.puffin b2.puffin --json | jq '.changes[] | {figure, verdict: .effect.verdict}'\n\n\
+JSON: {\"thread\",\"budget_ns\",\"budget_source\",\"a\":side,\"b\":side|null,\"changes\":[{\"figure\",\"a\",\"b\",\
+\"effect\",\"words\"}],\"headline\"}, side = {\"frames\",\"censored\",\"runs\",\"mean_ns\",\"median_ns\",\
+\"p90_ns\",\"p95_ns\",\"p99_ns\",\"low_1pct_ns\",\"low_01pct_ns\",\"fps\",\"worst\",\"over_budget\",\
+\"over_budget_share\",\"stutters\",\"stutter_frames\",\"frame_to_frame_ns\",\"paced\",\"pattern\",\
+\"slow_frames\":{\"rule\",\"frames\",\"frame_indices\",\"excess_ns\",\"culprits\":[{\"part\",\"kind\",\
+\"slow_mean_ns\",\"typical_mean_ns\",\"excess_ns\",\"share\",\"in_slow\",\"in_typical\"}]}}. \
+docs/statistics.md#frame-pacing gives every formula."
+    )]
+    Pacing(PacingArgs),
     #[command(after_help = "Examples:\n  puffin-lens scope capture.puffin 3\n\n\
 JSON: {\"id\",\"name\",\"function\",\"file\",\"line\",\"kind\"}; exit 1 when the id is not registered.")]
     Scope(ScopeArgs),
@@ -873,6 +935,7 @@ impl Request {
             Request::Gaps(_) => "gaps",
             Request::Compare(_) => "compare",
             Request::Diff(_) => "diff",
+            Request::Pacing(_) => "pacing",
             Request::Scope(_) => "scope",
         }
     }
@@ -985,6 +1048,7 @@ pub enum Answer {
     Gaps(Box<analyses::GapsReport>),
     Compare(Box<analyses::CompareReport>),
     Diff(Box<DiffReport>),
+    Pacing(Box<analyses::pacing::PacingReport>),
     Scope(analyses::ScopeInfo),
 }
 
@@ -1005,6 +1069,7 @@ impl serde::Serialize for Answer {
             Answer::Gaps(v) => v.serialize(s),
             Answer::Compare(v) => v.serialize(s),
             Answer::Diff(v) => v.serialize(s),
+            Answer::Pacing(v) => v.serialize(s),
             Answer::Scope(v) => v.serialize(s),
         }
     }
@@ -1215,6 +1280,59 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                     analyses::calls(a, &args.name).ok_or_else(|| no_such_scope(&args.name))?,
                 )
             }
+        }
+        Request::Pacing(args) => {
+            let b = match (args.compare, b) {
+                (true, None) => return Err(QueryError::NoB),
+                (true, b) => b,
+                (false, _) => None,
+            };
+            for (what, ok) in [
+                (
+                    "budget",
+                    args.budget
+                        .is_none_or(|v| budget_arg(&v.to_string()).is_ok()),
+                ),
+                (
+                    "noise_pct",
+                    percent_arg(&args.noise_pct.to_string()).is_ok(),
+                ),
+                ("noise_ms", ms_arg(&args.noise_ms.to_string()).is_ok()),
+                ("alpha", alpha_arg(&args.alpha.to_string()).is_ok()),
+            ] {
+                if !ok {
+                    return Err(QueryError::BadArgs {
+                        query: "pacing".to_owned(),
+                        message: format!("{what}: out of range"),
+                    });
+                }
+            }
+            let report = analyses::pacing::pacing(
+                a,
+                b,
+                args.budget,
+                args.noise_pct,
+                args.noise_ms,
+                args.alpha,
+            );
+            for (side, p, t) in std::iter::once(("", &report.a, a))
+                .chain(report.b.as_ref().zip(b).map(|(p, t)| ("B: ", p, t)))
+            {
+                if p.frames == 0 {
+                    let side = if report.b.is_some() && side.is_empty() {
+                        "A: "
+                    } else {
+                        side
+                    };
+                    return Err(QueryError::NotFound(format!(
+                        "{side}no frame period: the recording has {} frame{} and no frame \
+                         followed by the next (pacing needs consecutive frames)",
+                        t.frames.len(),
+                        if t.frames.len() == 1 { "" } else { "s" }
+                    )));
+                }
+            }
+            Answer::Pacing(Box::new(report))
         }
         Request::Window(args) => Answer::Window(analyses::window_report(
             a,

@@ -239,3 +239,40 @@ pub fn thread_frame_ns(trace: &Trace, thread: &str) -> Vec<i64> {
         })
         .collect()
 }
+
+/// The frame-driving thread of `a` (and `b`, compared with it): with
+/// overlapping frames (`new_frame` inside a scope) the late thread, whose
+/// own frame it is ([`overlapping_frames`], A's first); otherwise the
+/// thread whose top-level scopes cover the most time in A (in B when A has
+/// none), ties by name. Empty when neither has a scope.
+pub fn frame_thread(a: &Trace, b: Option<&Trace>) -> String {
+    if let Some(o) = std::iter::once(a).chain(b).find_map(overlapping_frames) {
+        return o.thread;
+    }
+    std::iter::once(a)
+        .chain(b)
+        .find_map(busiest_thread)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The thread whose top-level scopes cover the most time in `t` (ties by
+/// name).
+fn busiest_thread(t: &Trace) -> Option<&str> {
+    let mut busy: rustc_hash::FxHashMap<crate::engine::model::StrId, i64> =
+        rustc_hash::FxHashMap::default();
+    for st in 0..t.streams.len() as u32 {
+        let name = t.threads.name[t.streams.thread[st as usize].idx()];
+        let sum: i64 = t
+            .scopes
+            .top_level(t.streams.scopes(StreamId(st)))
+            .map(|i| t.scopes.duration_ns[i.idx()])
+            .fold(0, i64::saturating_add);
+        let e = busy.entry(name).or_default();
+        *e = e.saturating_add(sum);
+    }
+    busy.into_iter()
+        .map(|(n, b)| (t.str(n), b))
+        .max_by(|x, y| x.1.cmp(&y.1).then_with(|| y.0.cmp(x.0)))
+        .map(|(n, _)| n)
+}

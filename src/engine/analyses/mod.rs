@@ -24,6 +24,7 @@ pub mod find;
 pub mod flame;
 pub mod frames;
 pub mod gaps;
+pub mod pacing;
 pub mod stats;
 pub mod tail;
 pub mod transform;

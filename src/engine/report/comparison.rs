@@ -48,13 +48,13 @@ pub(super) type Sides = (
 /// makes them on another core (rayon) while the steady states are found and
 /// the names' table judged, the one the comparison waits for first.
 pub(super) fn comparison(
-    a: &Decoded,
-    b: &Decoded,
+    da: &Decoded,
+    db: &Decoded,
     sides: impl FnOnce() -> Sides + Send,
     opts: &ReportOptions,
     stack: &Stack,
 ) -> (ComparisonReport, Sides) {
-    let (a, b) = (&a.trace, &b.trace);
+    let (a, b) = (&da.trace, &db.trace);
     let (sides, (edges, by_name)) = crate::engine::join(sides, || {
         // The steady states are compared: each run's start-up and shutdown
         // (its transients) are left out and said so.
@@ -65,7 +65,8 @@ pub(super) fn comparison(
         let by_name = CompareTable::grouped(sa, sb, GroupBy::Name, opts.noise);
         (edges, by_name)
     });
-    let c = judged(a, b, &edges, by_name, (&sides, stack), opts);
+    let mut c = judged(a, b, &edges, by_name, (&sides, stack), opts);
+    c.pacing = super::pacing(da, Some(db), &opts.noise);
     (c, sides)
 }
 
@@ -405,6 +406,7 @@ fn judged(
         change_paths,
         waits,
         gaps: gap_diff,
+        pacing: None,
         off_critical_path: off_path.rows,
         calls_changed: calls_changed(&names, &all),
         transients: (edges.a.clone(), edges.b.clone()),

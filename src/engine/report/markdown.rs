@@ -64,6 +64,9 @@ impl Report {
         }
         if let Some(c) = &self.comparison {
             glance_md(&mut o, c, charts);
+            if let Some(p) = &c.pacing {
+                pacing_md(&mut o, p, "", charts);
+            }
             comparison_md(&mut o, c);
         }
         for (k, r) in self.recordings.iter().enumerate() {
@@ -120,6 +123,10 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
         let _ = writeln!(o, "> [!IMPORTANT]\n> {}\n", u.sentence());
     } else {
         slowest_frames_md(o, r, &h, charts);
+    }
+    // (Compared, both sides' pacing is the comparison's section.)
+    if let Some(p) = r.pacing.as_ref().filter(|_| r.label.is_empty()) {
+        pacing_md(o, p, &h, charts.is_some());
     }
     if let Some(rows) = r.slowest_frame_threads.as_array() {
         let frame = r
@@ -857,6 +864,238 @@ fn waterfall_mermaid(o: &mut String, g: &super::glance::Glance, unit: &str) {
         hi + pad,
         values.join(", ")
     );
+}
+
+/// `## Frame pacing`: the headline, the figures side by side with each
+/// tail figure's change, a percentile chart (Mermaid) with the budget, and
+/// each side's slow frames traced to their parts.
+fn pacing_md(
+    o: &mut String,
+    p: &crate::engine::analyses::pacing::PacingReport,
+    h: &str,
+    charts: bool,
+) {
+    use crate::engine::analyses::pacing::{Pacing, figure_label};
+    let _ = writeln!(
+        o,
+        "## {h}Frame pacing\n\n**{}**\n\nEach frame's period, start to start on {} (a run's \
+         last frame, with no next start, is left out); the budget {} ({}).\n",
+        cell(&p.headline),
+        escape::markdown_code(&p.thread),
+        msu(p.budget_ns.round() as i64),
+        p.budget_source
+    );
+    let sides: Vec<(&str, &Pacing)> = std::iter::once(("A", &p.a))
+        .chain(p.b.as_ref().map(|b| ("B", b)))
+        .collect();
+    let compared = sides.len() == 2;
+    let fps = |ns: f64| {
+        if ns > 0.0 {
+            format!(" ({:.1} fps)", 1e9 / ns)
+        } else {
+            String::new()
+        }
+    };
+    let _ = writeln!(
+        o,
+        "| | {} |{}\n| --- |{}{}",
+        if compared { "A | B" } else { "" },
+        if compared {
+            " B − A [interval] | verdict |"
+        } else {
+            ""
+        },
+        if compared {
+            " ---: | ---: |"
+        } else {
+            " ---: |"
+        },
+        if compared { " ---: | --- |" } else { "" }
+    );
+    type Cell = fn(&Pacing) -> (f64, bool);
+    let rows: [(&str, Option<&str>, Cell); 10] = [
+        ("mean", None, |s| (s.mean_ns, true)),
+        ("median", None, |s| (s.median_ns as f64, true)),
+        ("P90", None, |s| (s.p90_ns as f64, true)),
+        ("P95", Some("p95"), |s| (s.p95_ns as f64, true)),
+        ("P99", Some("p99"), |s| (s.p99_ns as f64, true)),
+        ("1% low", Some("low_1pct"), |s| (s.low_1pct_ns, true)),
+        ("0.1% low", Some("low_01pct"), |s| (s.low_01pct_ns, true)),
+        ("worst", None, |s| (s.worst.duration_ns as f64, true)),
+        ("over the budget", Some("over_budget"), |s| {
+            (s.over_budget_share, false)
+        }),
+        ("stutters", Some("stutter"), |s| (s.stutter_share, false)),
+    ];
+    for (label, figure, value) in rows {
+        let cells: Vec<String> = sides
+            .iter()
+            .map(|(_, s)| {
+                let (v, time) = value(s);
+                if time {
+                    format!("{}{}", msu(v.round() as i64), fps(v))
+                } else {
+                    format!("{:.1}%", v * 100.0)
+                }
+            })
+            .collect();
+        let change = match figure.and_then(|f| p.changes.iter().find(|c| c.figure == f)) {
+            Some(c) if compared => {
+                let share = matches!(c.figure, "over_budget" | "stutter");
+                let v = |x: f64| {
+                    if share {
+                        format!("{:+.1}", x * 100.0)
+                    } else {
+                        format!("{:+.3}", x / 1e6)
+                    }
+                };
+                format!(
+                    " {} [{}, {}]{} | {} |",
+                    v(c.effect.delta_ns),
+                    v(c.effect.ci_ns[0]),
+                    v(c.effect.ci_ns[1]),
+                    if share { " points" } else { " ms" },
+                    c.effect.verdict.as_str()
+                )
+            }
+            _ if compared => " | |".to_owned(),
+            _ => String::new(),
+        };
+        let _ = writeln!(o, "| {label} | {} |{change}", cells.join(" | "));
+    }
+    let f2f: Vec<String> = sides
+        .iter()
+        .map(|(_, s)| msu(s.frame_to_frame_ns.round() as i64))
+        .collect();
+    let change = p
+        .changes
+        .iter()
+        .find(|c| c.figure == "frame_to_frame")
+        .filter(|_| compared)
+        .map_or(String::new(), |c| {
+            format!(
+                " {:+.3} [{:+.3}, {:+.3}] ms | {} |",
+                c.effect.delta_ns / 1e6,
+                c.effect.ci_ns[0] / 1e6,
+                c.effect.ci_ns[1] / 1e6,
+                c.effect.verdict.as_str()
+            )
+        });
+    let _ = writeln!(o, "| frame to frame | {} |{change}", f2f.join(" | "));
+    let frames: Vec<String> = sides.iter().map(|(_, s)| s.frames.to_string()).collect();
+    let _ = writeln!(
+        o,
+        "| frames | {} |{}\n",
+        frames.join(" | "),
+        if compared { " | |" } else { "" }
+    );
+    if let Some(c) = p
+        .changes
+        .iter()
+        .find_map(|c| c.effect.settle.as_ref().map(|s| (c, s)))
+    {
+        let _ = writeln!(
+            o,
+            "{} inconclusive: {}.\n",
+            figure_label(c.0.figure),
+            cell(c.1)
+        );
+    }
+    // The percentile curve: each side's line, and the budget.
+    let points = |s: &Pacing| {
+        [
+            s.median_ns as f64,
+            s.p90_ns as f64,
+            s.p95_ns as f64,
+            s.p99_ns as f64,
+            s.low_1pct_ns,
+            s.low_01pct_ns,
+            s.worst.duration_ns as f64,
+        ]
+        .map(|v| format!("{:.3}", v / 1e6))
+        .join(", ")
+    };
+    let hi = sides
+        .iter()
+        .map(|(_, s)| s.worst.duration_ns as f64)
+        .fold(p.budget_ns, f64::max)
+        / 1e6;
+    let lines: Vec<String> = sides
+        .iter()
+        .map(|(_, s)| format!("    line [{}]", points(s)))
+        .collect();
+    if !charts {
+        let _ = writeln!(
+            o,
+            "```mermaid\nxychart-beta\n    title \"Frame times: {} (ms); the flat line is the budget\"\n    \
+         x-axis [\"median\", \"P90\", \"P95\", \"P99\", \"1% low\", \"0.1% low\", \"worst\"]\n    \
+         y-axis \"ms\" 0 --> {:.1}\n{}\n    line [{}]\n```\n",
+            if compared { "A, then B" } else { "the frames" },
+            hi * 1.1,
+            lines.join("\n"),
+            vec![format!("{:.3}", p.budget_ns / 1e6); 7].join(", ")
+        );
+    }
+    for (label, s) in &sides {
+        if let Some(pattern) = &s.pattern {
+            let _ = writeln!(
+                o,
+                "{}The frames through the run: {}.\n",
+                if compared {
+                    format!("{label}: ")
+                } else {
+                    String::new()
+                },
+                cell(pattern)
+            );
+        }
+        let slow = &s.slow_frames;
+        if slow.frames == 0 || slow.culprits.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            o,
+            "**{}{} slow frames** ({}): {} on average against {} for the others ({}); the \
+             slowest: {}.\n\n| part | slow frames | the others | excess | high in slow | high in \
+             others |\n| --- | ---: | ---: | ---: | ---: | ---: |",
+            if compared {
+                format!("{label}'s ")
+            } else {
+                String::new()
+            },
+            slow.frames,
+            slow.rule,
+            msu(slow.mean_ns.round() as i64),
+            msu(slow.typical_mean_ns.round() as i64),
+            signed_ms(slow.excess_ns),
+            slow.frame_indices
+                .iter()
+                .take(8)
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        for c in &slow.culprits {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} ({:.0}%) | {} of {} | {} of {} |",
+                if c.kind == "scope" {
+                    escape::markdown_code(&c.part)
+                } else {
+                    cell(&c.part).into_owned()
+                },
+                msu(c.slow_mean_ns.round() as i64),
+                msu(c.typical_mean_ns.round() as i64),
+                signed_ms(c.excess_ns),
+                c.share * 100.0,
+                c.in_slow,
+                slow.frames,
+                c.in_typical,
+                s.frames - slow.frames
+            );
+        }
+        let _ = writeln!(o);
+    }
 }
 
 fn comparison_md(o: &mut String, c: &ComparisonReport) {

@@ -134,6 +134,9 @@ pub struct RecordingReport {
     pub over_time: Vec<NamedShape>,
     /// The frame durations' shape, when not steady (`null` otherwise).
     pub frame_shape: Option<FrameShape>,
+    /// `pacing FILE`: the frames' distribution on the frame period and the
+    /// slow frames' culprits (`null` without two consecutive frames).
+    pub pacing: Option<super::analyses::pacing::PacingReport>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -308,6 +311,11 @@ pub struct ComparisonReport {
     /// `analyses::gap_diff`); the changed ones are rows of their own, in
     /// the frame's accounting (`frame.gaps`), Look at first and the gate.
     pub gaps: GapChanges,
+    /// `pacing A B`: both sides' frame distributions, each tail figure
+    /// judged (P95, P99, the lows, the shares over the budget and
+    /// stuttering, frame to frame) and the slow frames' culprits; of the
+    /// whole recordings (`null` without two consecutive frames a side).
+    pub pacing: Option<super::analyses::pacing::PacingReport>,
 }
 
 /// A name whose calls per frame changed while its time is not a change.
@@ -516,6 +524,25 @@ pub struct DiffHotPath {
 fn ask(name: &str, args: Value, a: &Decoded, b: Option<&Decoded>) -> Option<Answer> {
     let request = Request::from_json(name, &args).ok()?;
     api::answer(&request, &a.trace, b.map(|b| &b.trace)).ok()
+}
+
+/// `pacing` of `a` (and B against A), as the query answers it.
+fn pacing(
+    a: &Decoded,
+    b: Option<&Decoded>,
+    noise: &Noise,
+) -> Option<super::analyses::pacing::PacingReport> {
+    let request = Request::Pacing(api::PacingArgs {
+        noise_pct: noise.pct,
+        noise_ms: noise.ms,
+        alpha: noise.alpha,
+        compare: b.is_some(),
+        ..Default::default()
+    });
+    match api::answer(&request, &a.trace, b.map(|b| &b.trace)) {
+        Ok(Answer::Pacing(p)) => Some(*p),
+        _ => None,
+    }
 }
 
 fn to_value(answer: Option<Answer>) -> Value {

@@ -206,6 +206,7 @@ pub(super) fn recording(
             .and_then(coverage::absent_note),
         over_time,
         frame_shape,
+        pacing: super::pacing(d, None, &opts.noise),
     };
     r.headline = recording_headline(&r);
     r

@@ -442,26 +442,6 @@ pub fn moved(a: &Trace, b: &Trace, thread: &str, names: &[&str], units: (f64, f6
     out
 }
 
-/// The thread whose top-level scopes cover the most time in `t` (ties by
-/// name).
-fn busiest_thread(t: &Trace) -> Option<&str> {
-    let mut busy: FxHashMap<StrId, i64> = FxHashMap::default();
-    for st in 0..t.streams.len() as u32 {
-        let name = t.threads.name[t.streams.thread[st as usize].idx()];
-        let sum: i64 = t
-            .scopes
-            .top_level(t.streams.scopes(StreamId(st)))
-            .map(|i| t.scopes.duration_ns[i.idx()])
-            .fold(0, i64::saturating_add);
-        let e = busy.entry(name).or_default();
-        *e = e.saturating_add(sum);
-    }
-    busy.into_iter()
-        .map(|(n, b)| (t.str(n), b))
-        .max_by(|x, y| x.1.cmp(&y.1).then_with(|| y.0.cmp(x.0)))
-        .map(|(n, _)| n)
-}
-
 /// The streams of the threads named `id` (every stream with `None`).
 fn streams_named(t: &Trace, id: Option<StrId>) -> impl Iterator<Item = StreamId> + '_ {
     let name = |st: &StreamId| t.threads.name[t.streams.thread[st.idx()].idx()];
@@ -808,18 +788,7 @@ pub fn frame_change(
     basis: Basis,
     top: usize,
 ) -> FrameChange {
-    // With overlapping frames (`new_frame` inside a scope), the frame is
-    // the late thread's own, on both sides.
-    let overlap = [a, b]
-        .into_iter()
-        .find_map(crate::engine::analyses::frames::overlapping_frames);
-    let thread = match &overlap {
-        Some(o) => o.thread.clone(),
-        None => busiest_thread(a)
-            .or_else(|| busiest_thread(b))
-            .unwrap_or_default()
-            .to_owned(),
-    };
+    let thread = crate::engine::analyses::frames::frame_thread(a, Some(b));
     let (ua, ub) = (Units::new(a, basis), Units::new(b, basis));
     let [(da, between_a), (db, between_b)] =
         [(a, &ua), (b, &ub)].map(|(t, u)| unit_durations(t, u, &thread));

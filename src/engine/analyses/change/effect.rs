@@ -258,6 +258,20 @@ pub fn band_ns(expected_ns: f64, noise_pct: f64, noise_ms: f64) -> f64 {
     (noise_pct / 100.0 * expected_ns.abs()).max(noise_ms * 1e6)
 }
 
+/// The one rule of every verdict (a row's, a frame part's, a pacing
+/// figure's): **changed** when the interval at the test's level lies beyond
+/// the band `±band_ns`, **unchanged** when the equivalence interval lies
+/// inside it, **inconclusive** otherwise.
+pub fn verdict_of(ci: [f64; 2], equivalence_ci: [f64; 2], band_ns: f64) -> Verdict {
+    if ci[0] > band_ns || ci[1] < -band_ns {
+        Verdict::Changed
+    } else if equivalence_ci[0] >= -band_ns && equivalence_ci[1] <= band_ns {
+        Verdict::Unchanged
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
 /// A side's sampling: the variance of its mean per unit, its degrees of
 /// freedom and its effective batches.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -663,11 +677,6 @@ impl Estimate {
         if self.limit != Limit::None && self.exact.is_none() {
             return (Verdict::Inconclusive, alpha);
         }
-        let outside = |[lo, hi]: [f64; 2]| lo > self.band_ns || hi < -self.band_ns;
-        let inside = |[lo, hi]: [f64; 2]| lo >= -self.band_ns && hi <= self.band_ns;
-        if outside(self.interval(alpha)) {
-            return (Verdict::Changed, alpha);
-        }
         // The alpha of the equivalence test's interval (`1 − 2α`: two
         // one-sided tests at α).
         let eq = if self.eq_alpha > 0.0 {
@@ -675,10 +684,9 @@ impl Estimate {
         } else {
             alpha
         };
-        if inside(self.interval(eq)) {
-            (Verdict::Unchanged, eq)
-        } else {
-            (Verdict::Inconclusive, alpha)
+        match verdict_of(self.interval(alpha), self.interval(eq), self.band_ns) {
+            Verdict::Unchanged => (Verdict::Unchanged, eq),
+            v => (v, alpha),
         }
     }
 

@@ -1,0 +1,964 @@
+//! Frame pacing: the frames' distribution as frame-time analyzers read it
+//! (CapFrameX, PresentMon: percentiles, the 1% and 0.1% lows, frames over a
+//! budget, stutter), each side's slow frames traced to the parts of the
+//! frame that make them slow, and A against B, each tail figure judged.
+//!
+//! **The period** of a frame is [`frame_periods_ns`] on the frame-driving
+//! thread ([`frame_thread`]): its first top-level scope's start to the next
+//! frame's. A run's last frame, and a frame before a hole in the frame
+//! indices, has no next start: its period is unknown (censored) and it is
+//! left out (`censored`). Runs are never joined: the neighbours, the frame
+//! to frame differences and the pattern are per run.
+//!
+//! Over a side's `n` periods, sorted `p(1) ≤ … ≤ p(n)`:
+//! - **mean**, **median** (the lower median, `p(⌈n/2⌉)`), **P90, P95, P99**:
+//!   nearest rank, `p(⌈q·n⌉)`;
+//! - **the 1% low** and **the 0.1% low**: the mean of the slowest `⌈n/100⌉`
+//!   and `⌈n/1000⌉` periods, also as fps (`1000 / ms`); with fewer than 100
+//!   (1,000) frames the 1% (0.1%) low is the worst frame;
+//! - **worst**: the longest period, and its frame;
+//! - **over the budget**: periods longer than the budget (`--budget`; by
+//!   default, on frames paced by a clock ([`paced`]), their median period,
+//!   a frame over it by more than [`PACED_SLACK`] missing its slot; else
+//!   [`DEFAULT_BUDGET_NS`], 60 Hz);
+//! - **stutter**: a period more than [`STUTTER_FACTOR`] times the median of
+//!   its neighbours in its run (up to [`STUTTER_NEIGHBOURS`] frames each
+//!   side, itself left out; at least 4 neighbours);
+//! - **frame to frame**: the (lower) median of `|p(i) − p(i−1)|` over
+//!   consecutive periods of a run: how evenly frames follow each other (the
+//!   median, so that a few hitches, the stutters' and the lows' business,
+//!   do not make it);
+//! - **pattern**: the period series' shape ([`super::shape`]: every n-th,
+//!   a burst, scattered, a step, a trend), when it has one.
+//!
+//! **The slow frames** of a side are those over the budget when they are at
+//! most half the frames, else the slowest 5% (at least one). The rest are
+//! the typical frames. Each frame's period is its parts exactly: each
+//! name's own time on the frame thread (unscoped time inside a scope is its
+//! own), the time between its top-level scopes and the time between frames
+//! (after its last top-level scope). A part's excess is its mean over the
+//! slow frames less its mean over the typical ones: the excesses sum to the
+//! slow frames' excess. A part is high in a frame above the midpoint of its
+//! two means; `in_slow` and `in_typical` count those frames.
+//!
+//! **A against B**: each tail figure's B − A with a percentile bootstrap
+//! interval ([`RESAMPLES`] resamples a side, moving blocks of `⌈m^⅓⌉` frames
+//! within each run of `m`; with several runs a side, the runs are resampled
+//! first), judged by [`verdict_of`] against the rows' band (`noise_pct` of
+//! A's figure, at least `noise_ms`; for a share of frames, at least one
+//! point). A figure that rests on fewer than [`MIN_TAIL_FRAMES`] frames a
+//! side is not judged. The mean and the median are the typical frame's:
+//! the frame's account judges them (`report`, `compare`), not this.
+
+use super::change::accounting::paced;
+use super::change::effect::{Effect, Verdict, band_ns, four_digits, verdict_of};
+use super::change::shape;
+use super::frames::{frame_periods_ns, frame_thread};
+use crate::engine::model::{StreamId, Trace};
+use crate::units::ms_f;
+use serde::Serialize;
+
+/// The budget when none is given and the frames are not paced: 60 Hz.
+pub const DEFAULT_BUDGET_NS: f64 = 1e9 / 60.0;
+/// On paced frames, a frame over the period by more than this share missed
+/// its slot (a clock's periods jitter by well under 1%).
+pub const PACED_SLACK: f64 = 0.05;
+/// A stutter: a period more than this many times its neighbours' median
+/// (CapFrameX's stuttering factor, against the local median).
+pub const STUTTER_FACTOR: f64 = 2.5;
+/// The neighbours a stutter is measured against, each side.
+pub const STUTTER_NEIGHBOURS: usize = 10;
+/// The slowest share of frames taken as slow when most frames are over the
+/// budget.
+pub const SLOW_SHARE: f64 = 0.05;
+/// Bootstrap resamples a side.
+pub const RESAMPLES: usize = 1000;
+/// A tail figure is judged only when it rests on at least this many frames
+/// a side (beyond its percentile, or in its slowest share).
+pub const MIN_TAIL_FRAMES: usize = 5;
+/// Frames a side needed to judge a share or the frame to frame figure.
+pub const MIN_FRAMES: usize = 20;
+/// Culprits listed a side.
+pub const CULPRITS: usize = 5;
+/// Slow frames listed (slowest first).
+pub const LISTED_FRAMES: usize = 20;
+
+/// The frames' figures and slow frames of one side.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Pacing {
+    /// Periods counted (frames with a next start).
+    pub frames: usize,
+    /// Frames left out: a run's last, or one before a hole.
+    pub censored: usize,
+    pub runs: usize,
+    pub mean_ns: f64,
+    pub median_ns: i64,
+    pub p90_ns: i64,
+    pub p95_ns: i64,
+    pub p99_ns: i64,
+    /// The mean of the slowest ⌈n/100⌉ periods (`low_1pct_frames`).
+    pub low_1pct_ns: f64,
+    pub low_1pct_frames: usize,
+    /// The mean of the slowest ⌈n/1000⌉ periods.
+    pub low_01pct_ns: f64,
+    pub low_01pct_frames: usize,
+    /// As frames per second: `mean`, `median`, `low_1pct`, `low_01pct`.
+    pub fps: Fps,
+    pub worst: Worst,
+    /// Periods over the budget, and their share of `frames`.
+    pub over_budget: usize,
+    pub over_budget_share: f64,
+    /// Stutters (see the module doc), their share of `frames`, and the first
+    /// [`LISTED_FRAMES`] of them by frame index.
+    pub stutters: usize,
+    pub stutter_share: f64,
+    pub stutter_frames: Vec<u64>,
+    /// The median |Δ| of consecutive periods in a run.
+    pub frame_to_frame_ns: f64,
+    /// The frames are paced by a clock ([`paced`]).
+    pub paced: bool,
+    /// The period series' shape in words ("24.300 ms in every 2nd frame
+    /// …"), `null` when steady.
+    pub pattern: Option<String>,
+    pub slow_frames: SlowFrames,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Fps {
+    pub mean: f64,
+    pub median: f64,
+    pub low_1pct: f64,
+    pub low_01pct: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Worst {
+    pub frame_index: u64,
+    pub duration_ns: i64,
+}
+
+/// A side's slow frames and what makes them slow (see the module doc).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SlowFrames {
+    /// `over the budget` or `the slowest 5%`.
+    pub rule: &'static str,
+    pub frames: usize,
+    /// The slowest of them first (at most [`LISTED_FRAMES`]).
+    pub frame_indices: Vec<u64>,
+    pub mean_ns: f64,
+    /// The other frames' mean period.
+    pub typical_mean_ns: f64,
+    /// `mean_ns − typical_mean_ns`: what the culprits' excesses share.
+    pub excess_ns: f64,
+    /// The parts with the largest excess, largest first (at most
+    /// [`CULPRITS`]).
+    pub culprits: Vec<Culprit>,
+}
+
+/// One part of the frame over the slow and the typical frames.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Culprit {
+    /// A scope name, `(between frames)` or `(between scopes)`.
+    pub part: String,
+    /// `scope`, `between_frames` or `between_scopes`.
+    pub kind: &'static str,
+    pub slow_mean_ns: f64,
+    pub typical_mean_ns: f64,
+    pub excess_ns: f64,
+    /// Of the slow frames' excess.
+    pub share: f64,
+    /// Slow frames in which the part is high, and typical ones.
+    pub in_slow: usize,
+    pub in_typical: usize,
+}
+
+/// One tail figure, A against B.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FigureChange {
+    /// `p95`, `p99`, `low_1pct`, `low_01pct`, `over_budget`, `stutter` or
+    /// `frame_to_frame`.
+    pub figure: &'static str,
+    pub a: f64,
+    pub b: f64,
+    /// B − A (ns, or a share for `over_budget` and `stutter`) with its
+    /// interval.
+    pub effect: Effect,
+    pub words: String,
+}
+
+/// `pacing`: one side's figures, or both sides' and their changes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PacingReport {
+    /// The frame-driving thread the periods are measured on.
+    pub thread: String,
+    pub budget_ns: f64,
+    /// `given`, `paced` (the median period of paced frames) or `60 Hz`.
+    pub budget_source: &'static str,
+    pub a: Pacing,
+    pub b: Option<Pacing>,
+    /// The tail figures judged, in the module doc's order (empty with one
+    /// recording).
+    pub changes: Vec<FigureChange>,
+    /// One sentence: the figures that changed, or that none did.
+    pub headline: String,
+}
+
+/// One side's periods as the figures read them.
+struct Side {
+    /// Counted periods per run, in order, with their frame indices.
+    runs: Vec<Vec<(i64, u64)>>,
+    /// Per counted frame (in run order): stutter and frame to frame |Δ|.
+    stutter: Vec<bool>,
+    delta: Vec<Option<f64>>,
+    censored: usize,
+    paced: bool,
+    median_ns: i64,
+    /// Per frame of the trace: counted or not, its period and its time
+    /// between frames.
+    periods: Vec<i64>,
+    between: Vec<i64>,
+    counted: Vec<bool>,
+}
+
+fn side(t: &Trace, thread: &str) -> Side {
+    let (periods, between) = frame_periods_ns(t, thread);
+    let index = &t.frames.frame_index;
+    let mut counted = vec![false; periods.len()];
+    let mut runs = Vec::new();
+    let mut censored = 0;
+    for k in 0..t.run_count() as u32 {
+        let r = t.run_frames(k);
+        let mut run = Vec::new();
+        for f in r.start as usize..r.end as usize {
+            let has_next = f + 1 < r.end as usize && index[f + 1] == index[f].wrapping_add(1);
+            if has_next {
+                counted[f] = true;
+                run.push((periods[f], index[f]));
+            } else {
+                censored += 1;
+            }
+        }
+        runs.push(run);
+    }
+    let (stutter, delta) = neighbours(&runs);
+    let all: Vec<i64> = runs.iter().flatten().map(|&(p, _)| p).collect();
+    let (p, b): (Vec<i64>, Vec<i64>) = periods
+        .iter()
+        .zip(&between)
+        .zip(&counted)
+        .filter(|&(_, &c)| c)
+        .map(|((&p, &b), _)| (p, b))
+        .unzip();
+    Side {
+        paced: paced(&p, &b),
+        median_ns: lower_median(&mut all.clone()),
+        runs,
+        stutter,
+        delta,
+        censored,
+        periods,
+        between,
+        counted,
+    }
+}
+
+fn lower_median(v: &mut [i64]) -> i64 {
+    if v.is_empty() {
+        return 0;
+    }
+    let k = (v.len() - 1) / 2;
+    *v.select_nth_unstable(k).1
+}
+
+/// Each counted frame's stutter flag and its |Δ| from the previous period
+/// of its run (`None` for a run's first), in run order.
+fn neighbours(runs: &[Vec<(i64, u64)>]) -> (Vec<bool>, Vec<Option<f64>>) {
+    let (mut stutter, mut delta) = (Vec::new(), Vec::new());
+    for run in runs {
+        for i in 0..run.len() {
+            let lo = i.saturating_sub(STUTTER_NEIGHBOURS);
+            let hi = (i + STUTTER_NEIGHBOURS + 1).min(run.len());
+            let mut around: Vec<i64> = (lo..hi).filter(|&j| j != i).map(|j| run[j].0).collect();
+            let stut = around.len() >= 4 && {
+                let m = lower_median(&mut around);
+                run[i].0 as f64 > STUTTER_FACTOR * m as f64
+            };
+            stutter.push(stut);
+            delta.push((i > 0).then(|| (run[i].0 - run[i - 1].0).abs() as f64));
+        }
+    }
+    (stutter, delta)
+}
+
+/// The tail figures judged, B against A, of two sides given as their runs'
+/// periods (ns, in order): what `pacing A B` judges, for the calibration
+/// of simulated series. `over_ns`: a period over it is over the budget.
+pub fn judge_periods(
+    a: &[Vec<i64>],
+    b: &[Vec<i64>],
+    over_ns: f64,
+    noise_pct: f64,
+    noise_ms: f64,
+    alpha: f64,
+) -> Vec<FigureChange> {
+    let side = |runs: &[Vec<i64>]| {
+        let runs: Vec<Vec<(i64, u64)>> = runs
+            .iter()
+            .map(|r| r.iter().map(|&p| (p, 0)).collect())
+            .collect();
+        let (stutter, delta) = neighbours(&runs);
+        Side {
+            runs,
+            stutter,
+            delta,
+            censored: 0,
+            paced: false,
+            median_ns: 0,
+            periods: Vec::new(),
+            between: Vec::new(),
+            counted: Vec::new(),
+        }
+    };
+    changes(&side(a), &side(b), over_ns, noise_pct, noise_ms, alpha)
+}
+
+/// The tail figures of runs of periods, in [`FigureChange::figure`]'s
+/// order (`p95` … `frame_to_frame`), as [`judge_periods`] judges them.
+pub fn tail_figures_of(runs: &[Vec<i64>], over_ns: f64) -> [f64; 7] {
+    let runs: Vec<Vec<(i64, u64)>> = runs
+        .iter()
+        .map(|r| r.iter().map(|&p| (p, 0)).collect())
+        .collect();
+    let (stutter, delta) = neighbours(&runs);
+    let mut sorted: Vec<i64> = runs.iter().flatten().map(|&(p, _)| p).collect();
+    sorted.sort_unstable();
+    let mut deltas: Vec<f64> = delta.iter().flatten().copied().collect();
+    tail_figures(
+        &sorted,
+        stutter.iter().filter(|&&x| x).count(),
+        &mut deltas,
+        over_ns,
+    )
+}
+
+/// The budget and its source (see the module doc).
+fn budget(given_ms: Option<f64>, sides: &[&Side]) -> (f64, &'static str, f64) {
+    if let Some(ms) = given_ms {
+        return (ms * 1e6, "given", ms * 1e6);
+    }
+    match sides.iter().find(|s| s.paced) {
+        Some(s) => (
+            s.median_ns as f64,
+            "paced",
+            s.median_ns as f64 * (1.0 + PACED_SLACK),
+        ),
+        None => (DEFAULT_BUDGET_NS, "60 Hz", DEFAULT_BUDGET_NS),
+    }
+}
+
+/// The tail figures of a sample of periods (`sorted` ascending), with the
+/// frames' stutter flags and deltas: `[p95, p99, low_1pct, low_01pct,
+/// over_budget share, stutter share, frame to frame]`.
+fn tail_figures(sorted: &[i64], stutters: usize, deltas: &mut [f64], over_ns: f64) -> [f64; 7] {
+    let n = sorted.len();
+    if n == 0 {
+        return [0.0; 7];
+    }
+    let rank = |q: f64| sorted[((q * n as f64).ceil() as usize).clamp(1, n) - 1] as f64;
+    let low = |share: f64| {
+        let k = ((n as f64 * share).ceil() as usize).clamp(1, n);
+        sorted[n - k..].iter().map(|&p| p as f64).sum::<f64>() / k as f64
+    };
+    let over = n - sorted.partition_point(|&p| p as f64 <= over_ns);
+    [
+        rank(0.95),
+        rank(0.99),
+        low(0.01),
+        low(0.001),
+        over as f64 / n as f64,
+        stutters as f64 / n as f64,
+        if deltas.is_empty() {
+            0.0
+        } else {
+            let k = (deltas.len() - 1) / 2;
+            *deltas.select_nth_unstable_by(k, f64::total_cmp).1
+        },
+    ]
+}
+
+pub const FIGURES: [&str; 7] = [
+    "p95",
+    "p99",
+    "low_1pct",
+    "low_01pct",
+    "over_budget",
+    "stutter",
+    "frame_to_frame",
+];
+
+fn figures_of(s: &Side, over_ns: f64) -> [f64; 7] {
+    let mut sorted: Vec<i64> = s.runs.iter().flatten().map(|&(p, _)| p).collect();
+    sorted.sort_unstable();
+    let mut deltas: Vec<f64> = s.delta.iter().flatten().copied().collect();
+    let stutters = s.stutter.iter().filter(|&&x| x).count();
+    tail_figures(&sorted, stutters, &mut deltas, over_ns)
+}
+
+fn pacing_of(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> Pacing {
+    let flat: Vec<(i64, u64)> = s.runs.iter().flatten().copied().collect();
+    let n = flat.len();
+    let mut sorted: Vec<i64> = flat.iter().map(|&(p, _)| p).collect();
+    sorted.sort_unstable();
+    let f = figures_of(s, over_ns);
+    let mean_ns = if n > 0 {
+        sorted.iter().map(|&p| p as f64).sum::<f64>() / n as f64
+    } else {
+        0.0
+    };
+    let rank = |q: f64| {
+        if n == 0 {
+            0
+        } else {
+            sorted[((q * n as f64).ceil() as usize).clamp(1, n) - 1]
+        }
+    };
+    let fps = |ns: f64| if ns > 0.0 { four_digits(1e9 / ns) } else { 0.0 };
+    let worst = flat
+        .iter()
+        .max_by(|x, y| x.0.cmp(&y.0).then_with(|| y.1.cmp(&x.1)))
+        .map_or(
+            Worst {
+                frame_index: 0,
+                duration_ns: 0,
+            },
+            |&(p, i)| Worst {
+                frame_index: i,
+                duration_ns: p,
+            },
+        );
+    let mut stutter_frames: Vec<u64> = flat
+        .iter()
+        .zip(&s.stutter)
+        .filter(|(_, st)| **st)
+        .map(|(&(_, i), _)| i)
+        .collect();
+    let stutters = stutter_frames.len();
+    stutter_frames.truncate(LISTED_FRAMES);
+    let series: Vec<f64> = flat.iter().map(|&(p, _)| p as f64).collect();
+    let mut run_starts = Vec::new();
+    let mut at = 0u32;
+    for r in &s.runs[..s.runs.len().saturating_sub(1)] {
+        at += r.len() as u32;
+        run_starts.push(at);
+    }
+    let band = shape::band_ns(
+        &series,
+        super::judge::DEFAULT_NOISE_PCT,
+        super::judge::DEFAULT_NOISE_MS,
+    );
+    let pattern = shape::classify_runs(&series, &run_starts, band);
+    let over_budget = n - sorted.partition_point(|&p| p as f64 <= over_ns);
+    Pacing {
+        frames: n,
+        censored: s.censored,
+        runs: s.runs.len(),
+        mean_ns: mean_ns.round(),
+        median_ns: rank(0.5),
+        p90_ns: rank(0.9),
+        p95_ns: rank(0.95),
+        p99_ns: rank(0.99),
+        low_1pct_ns: f[2].round(),
+        low_1pct_frames: ((n as f64 * 0.01).ceil() as usize).clamp(n.min(1), n),
+        low_01pct_ns: f[3].round(),
+        low_01pct_frames: ((n as f64 * 0.001).ceil() as usize).clamp(n.min(1), n),
+        fps: Fps {
+            mean: fps(mean_ns),
+            median: fps(rank(0.5) as f64),
+            low_1pct: fps(f[2]),
+            low_01pct: fps(f[3]),
+        },
+        worst,
+        over_budget,
+        over_budget_share: four_digits(f[4]),
+        stutters,
+        stutter_share: four_digits(f[5]),
+        stutter_frames,
+        frame_to_frame_ns: f[6].round(),
+        paced: s.paced,
+        pattern: (!pattern.is_steady()).then(|| pattern.words("frame", n)),
+        slow_frames: slow_frames(t, thread, s, over_ns),
+    }
+}
+
+/// The slow frames and their culprits (see the module doc). Two walks of
+/// the frame thread's scopes: the parts' means, then the top parts' highs.
+fn slow_frames(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> SlowFrames {
+    let counted: Vec<usize> = (0..s.periods.len()).filter(|&f| s.counted[f]).collect();
+    let n = counted.len();
+    let over: Vec<usize> = counted
+        .iter()
+        .copied()
+        .filter(|&f| s.periods[f] as f64 > over_ns)
+        .collect();
+    let (rule, slow): (&'static str, Vec<usize>) = if !over.is_empty() && over.len() * 2 <= n {
+        ("over the budget", over)
+    } else {
+        let k = ((n as f64 * SLOW_SHARE).ceil() as usize).min(n);
+        let mut by: Vec<usize> = counted.clone();
+        by.sort_by_key(|&f| (std::cmp::Reverse(s.periods[f]), f));
+        by.truncate(k);
+        by.sort_unstable();
+        ("the slowest 5%", by)
+    };
+    let mut is_slow = vec![false; s.periods.len()];
+    for &f in &slow {
+        is_slow[f] = true;
+    }
+    let (ns_slow, ns_typ) = (slow.len(), n - slow.len());
+    let mean = |v: f64, k: usize| if k > 0 { v / k as f64 } else { 0.0 };
+    let period_sum = |want: bool| {
+        counted
+            .iter()
+            .filter(|&&f| is_slow[f] == want)
+            .map(|&f| s.periods[f] as f64)
+            .sum::<f64>()
+    };
+    let (mean_slow, mean_typ) = (
+        mean(period_sum(true), ns_slow),
+        mean(period_sum(false), ns_typ),
+    );
+    // Per part (names by string id, then the two unscoped parts): the sum
+    // over slow frames and over typical ones.
+    let id = t.strings.find(thread);
+    let name_of_def = |d: usize| t.defs.name[d].idx();
+    let names = t.strings.len();
+    let (between_frames, between_scopes) = (names, names + 1);
+    let mut sums = vec![[0f64; 2]; names + 2];
+    let frame_streams = |f: usize| {
+        t.frames
+            .streams(crate::engine::model::FrameId(f as u32))
+            .filter(move |&st| Some(t.threads.name[t.streams.thread[st as usize].idx()]) == id)
+    };
+    // Each counted frame's parts, as (part, ns), handed to `visit`.
+    let parts = |f: usize, visit: &mut dyn FnMut(usize, f64)| {
+        let mut top = 0i64;
+        for st in frame_streams(f) {
+            let range = t.streams.scopes(StreamId(st));
+            for i in range.clone() {
+                visit(
+                    name_of_def(t.scopes.def[i as usize].idx()),
+                    t.scopes.self_ns[i as usize] as f64,
+                );
+            }
+            top = t
+                .scopes
+                .top_level(range)
+                .map(|i| t.scopes.duration_ns[i.idx()])
+                .fold(top, i64::saturating_add);
+        }
+        let b = s.between[f];
+        visit(between_frames, b as f64);
+        visit(between_scopes, (s.periods[f] - b - top).max(0) as f64);
+    };
+    for &f in &counted {
+        let side = usize::from(!is_slow[f]);
+        parts(f, &mut |p, ns| sums[p][side] += ns);
+    }
+    let mut ranked: Vec<(usize, f64, f64)> = sums
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s[0] != 0.0 || s[1] != 0.0)
+        .map(|(p, s)| (p, mean(s[0], ns_slow), mean(s[1], ns_typ)))
+        .collect();
+    let part_name = |p: usize| -> String {
+        if p == between_frames {
+            "(between frames)".to_owned()
+        } else if p == between_scopes {
+            "(between scopes)".to_owned()
+        } else {
+            t.strings
+                .get(crate::engine::model::StrId(p as u32))
+                .to_owned()
+        }
+    };
+    ranked.sort_by(|x, y| {
+        (y.1 - y.2)
+            .total_cmp(&(x.1 - x.2))
+            .then_with(|| part_name(x.0).cmp(&part_name(y.0)))
+    });
+    ranked.retain(|r| r.1 - r.2 > 0.0);
+    ranked.truncate(CULPRITS);
+    // The highs: frames where a listed part is above its means' midpoint.
+    let mut slot = vec![usize::MAX; names + 2];
+    for (k, r) in ranked.iter().enumerate() {
+        slot[r.0] = k;
+    }
+    let mut highs = vec![[0usize; 2]; ranked.len()];
+    let mut in_frame = vec![0f64; ranked.len()];
+    if ns_slow > 0 && !ranked.is_empty() {
+        for &f in &counted {
+            in_frame.iter_mut().for_each(|v| *v = 0.0);
+            parts(f, &mut |p, ns| {
+                if let Some(v) = in_frame.get_mut(slot[p]) {
+                    *v += ns;
+                }
+            });
+            let side = usize::from(!is_slow[f]);
+            for (k, r) in ranked.iter().enumerate() {
+                if in_frame[k] > (r.1 + r.2) / 2.0 {
+                    highs[k][side] += 1;
+                }
+            }
+        }
+    }
+    let excess = mean_slow - mean_typ;
+    let mut listed = slow.clone();
+    listed.sort_by_key(|&f| (std::cmp::Reverse(s.periods[f]), f));
+    listed.truncate(LISTED_FRAMES);
+    SlowFrames {
+        rule,
+        frames: ns_slow,
+        frame_indices: listed.iter().map(|&f| t.frames.frame_index[f]).collect(),
+        mean_ns: mean_slow.round(),
+        typical_mean_ns: mean_typ.round(),
+        excess_ns: excess.round(),
+        culprits: ranked
+            .iter()
+            .zip(&highs)
+            .map(|(&(p, slow_mean, typ_mean), h)| Culprit {
+                part: part_name(p),
+                kind: if p == between_frames {
+                    "between_frames"
+                } else if p == between_scopes {
+                    "between_scopes"
+                } else {
+                    "scope"
+                },
+                slow_mean_ns: slow_mean.round(),
+                typical_mean_ns: typ_mean.round(),
+                excess_ns: (slow_mean - typ_mean).round(),
+                share: if excess > 0.0 {
+                    four_digits((slow_mean - typ_mean) / excess)
+                } else {
+                    0.0
+                },
+                in_slow: h[0],
+                in_typical: h[1],
+            })
+            .collect(),
+    }
+}
+
+/// A small seeded generator (SplitMix64) for the bootstrap: the same
+/// resamples on every machine and target.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (((self.next() >> 32) * n as u64) >> 32) as usize
+    }
+}
+
+/// The tail figures of [`RESAMPLES`] bootstrap resamples of a side (see the
+/// module doc), each `[f64; 7]`.
+fn resampled(s: &Side, over_ns: f64, seed: u64) -> Vec<[f64; 7]> {
+    let mut rng = Rng(seed);
+    // Each counted frame: (period, stutter, delta), per run.
+    let mut at = 0;
+    let runs: Vec<Vec<(i64, bool, Option<f64>)>> = s
+        .runs
+        .iter()
+        .map(|r| {
+            let v = (at..at + r.len())
+                .zip(r)
+                .map(|(k, &(p, _))| (p, s.stutter[k], s.delta[k]))
+                .collect();
+            at += r.len();
+            v
+        })
+        .filter(|v: &Vec<_>| !v.is_empty())
+        .collect();
+    let mut out = Vec::with_capacity(RESAMPLES);
+    let (mut sorted, mut deltas) = (Vec::new(), Vec::new());
+    for _ in 0..RESAMPLES {
+        sorted.clear();
+        deltas.clear();
+        let mut stutters = 0usize;
+        for k in 0..runs.len() {
+            let run = if runs.len() > 1 {
+                &runs[rng.below(runs.len())]
+            } else {
+                &runs[k]
+            };
+            let m = run.len();
+            let block = ((m as f64).cbrt().ceil() as usize).clamp(1, m);
+            while sorted.len() < at_least(&runs, k) {
+                let start = rng.below(m - block + 1);
+                for &(p, st, d) in &run[start..start + block] {
+                    sorted.push(p);
+                    stutters += usize::from(st);
+                    deltas.extend(d);
+                }
+            }
+        }
+        sorted.sort_unstable();
+        out.push(tail_figures(&sorted, stutters, &mut deltas, over_ns));
+    }
+    out
+}
+
+/// The frames a resample holds after its `k`th run: the runs' frames so far
+/// (each resampled run as long as the run in its place).
+fn at_least(runs: &[Vec<(i64, bool, Option<f64>)>], k: usize) -> usize {
+    runs[..=k].iter().map(Vec::len).sum()
+}
+
+/// The `q` quantile of `v` (sorted), by linear interpolation.
+fn quantile(v: &[f64], q: f64) -> f64 {
+    let x = q * (v.len() - 1) as f64;
+    let (lo, hi) = (x.floor() as usize, x.ceil() as usize);
+    v[lo] + (v[hi] - v[lo]) * (x - lo as f64)
+}
+
+/// `pacing`: the figures of `a` (and `b`, and their changes) on the
+/// frame-driving thread of A (B's when A has none), against `budget_ms`
+/// (see the module doc for the default).
+pub fn pacing(
+    a: &Trace,
+    b: Option<&Trace>,
+    budget_ms: Option<f64>,
+    noise_pct: f64,
+    noise_ms: f64,
+    alpha: f64,
+) -> PacingReport {
+    let thread = frame_thread(a, b);
+    let sa = side(a, &thread);
+    let sb = b.map(|b| side(b, &thread));
+    let sides: Vec<&Side> = std::iter::once(&sa).chain(sb.as_ref()).collect();
+    let (budget_ns, budget_source, over_ns) = budget(budget_ms, &sides);
+    let pa = pacing_of(a, &thread, &sa, over_ns);
+    let pb = b
+        .zip(sb.as_ref())
+        .map(|(b, sb)| pacing_of(b, &thread, sb, over_ns));
+    let changes = match &sb {
+        Some(sb) => changes(&sa, sb, over_ns, noise_pct, noise_ms, alpha),
+        None => Vec::new(),
+    };
+    let headline = headline(&pa, pb.as_ref(), &changes, budget_ns);
+    PacingReport {
+        thread,
+        budget_ns: budget_ns.round(),
+        budget_source,
+        a: pa,
+        b: pb,
+        changes,
+        headline,
+    }
+}
+
+/// Each tail figure judged, B against A (see the module doc).
+fn changes(
+    sa: &Side,
+    sb: &Side,
+    over_ns: f64,
+    noise_pct: f64,
+    noise_ms: f64,
+    alpha: f64,
+) -> Vec<FigureChange> {
+    let (fa, fb) = (figures_of(sa, over_ns), figures_of(sb, over_ns));
+    let (ra, rb) = (resampled(sa, over_ns, 0xA), resampled(sb, over_ns, 0xB));
+    let n = |s: &Side| s.runs.iter().map(Vec::len).sum::<usize>();
+    let (na, nb) = (n(sa), n(sb));
+    FIGURES
+        .iter()
+        .enumerate()
+        .map(|(k, &figure)| {
+            let share = matches!(figure, "over_budget" | "stutter");
+            // The frames the figure rests on, a side.
+            let rests = |n: usize| match figure {
+                "p95" => n / 20,
+                "p99" | "low_1pct" => n / 100,
+                "low_01pct" => n / 1000,
+                _ => n / MIN_FRAMES * MIN_TAIL_FRAMES,
+            };
+            let delta = fb[k] - fa[k];
+            let band = if share {
+                (noise_pct / 100.0 * fa[k]).max(0.01)
+            } else {
+                band_ns(fa[k], noise_pct, noise_ms)
+            };
+            let judged = rests(na) >= MIN_TAIL_FRAMES && rests(nb) >= MIN_TAIL_FRAMES;
+            let mut d: Vec<f64> = ra.iter().zip(&rb).map(|(x, y)| y[k] - x[k]).collect();
+            d.sort_by(f64::total_cmp);
+            let ci = |a: f64| [quantile(&d, a / 2.0), quantile(&d, 1.0 - a / 2.0)];
+            let eq_alpha = (2.0 * alpha).min(0.5);
+            let verdict = if judged {
+                verdict_of(ci(alpha), ci(eq_alpha), band)
+            } else {
+                Verdict::Inconclusive
+            };
+            let used = if verdict == Verdict::Unchanged {
+                eq_alpha
+            } else {
+                alpha
+            };
+            let round = |x: f64| if share { four_digits(x) } else { x.round() };
+            let effect = Effect {
+                per: "frame",
+                delta_ns: round(delta),
+                ci_ns: ci(used).map(round),
+                band_ns: round(band),
+                level: four_digits(1.0 - used),
+                verdict,
+                settle: (verdict == Verdict::Inconclusive).then(|| {
+                    if judged {
+                        "record more frames a side, or several runs a side".to_owned()
+                    } else {
+                        format!(
+                            "the figure rests on fewer than {MIN_TAIL_FRAMES} frames a side \
+                             ({na} frames in A, {nb} in B): record more frames to judge it"
+                        )
+                    }
+                }),
+            };
+            FigureChange {
+                figure,
+                a: round(fa[k]),
+                b: round(fb[k]),
+                words: figure_words(figure, fa[k], fb[k], &effect),
+                effect,
+            }
+        })
+        .collect()
+}
+
+/// A figure's name for people.
+pub fn figure_label(figure: &str) -> &'static str {
+    match figure {
+        "p95" => "P95",
+        "p99" => "P99",
+        "low_1pct" => "1% low",
+        "low_01pct" => "0.1% low",
+        "over_budget" => "frames over the budget",
+        "stutter" => "stutters",
+        _ => "frame to frame",
+    }
+}
+
+fn fps_of(ns: f64) -> String {
+    if ns > 0.0 {
+        format!("{:.1}", 1e9 / ns)
+    } else {
+        "–".to_owned()
+    }
+}
+
+/// "1% low 58.1 → 41.2 fps (17.2 → 24.3 ms): changed, +7.1 ms [+6.1, +8.0]".
+fn figure_words(figure: &str, a: f64, b: f64, e: &Effect) -> String {
+    let label = figure_label(figure);
+    let share = matches!(figure, "over_budget" | "stutter");
+    let values = if share {
+        format!("{:.1}% → {:.1}%", a * 100.0, b * 100.0)
+    } else if figure.starts_with("low") {
+        format!(
+            "{} → {} fps ({} → {} ms)",
+            fps_of(a),
+            fps_of(b),
+            ms_f(a),
+            ms_f(b)
+        )
+    } else {
+        format!("{} → {} ms", ms_f(a), ms_f(b))
+    };
+    let num = |x: f64| {
+        if share {
+            format!("{:+.1} points", x * 100.0)
+        } else {
+            format!("{:+.3} ms", x / 1e6)
+        }
+    };
+    let bare = |x: f64| num(x).replace(" points", "").replace(" ms", "");
+    format!(
+        "{label} {values}: {}, {} [{}, {}]",
+        e.verdict.as_str(),
+        num(e.delta_ns),
+        bare(e.ci_ns[0]),
+        bare(e.ci_ns[1])
+    )
+}
+
+fn headline(a: &Pacing, b: Option<&Pacing>, changes: &[FigureChange], budget_ns: f64) -> String {
+    let one = |p: &Pacing| {
+        format!(
+            "{} frames: median {} ms ({} fps), P99 {} ms, 1% low {} fps, {} over {} ms ({:.1}%), \
+             {} stutter{}",
+            p.frames,
+            ms_f(p.median_ns as f64),
+            fps_of(p.median_ns as f64),
+            ms_f(p.p99_ns as f64),
+            fps_of(p.low_1pct_ns),
+            p.over_budget,
+            ms_f(budget_ns),
+            p.over_budget_share * 100.0,
+            p.stutters,
+            if p.stutters == 1 { "" } else { "s" }
+        )
+    };
+    let Some(b) = b else {
+        return one(a);
+    };
+    let changed: Vec<&FigureChange> = changes
+        .iter()
+        .filter(|c| c.effect.verdict == Verdict::Changed)
+        .collect();
+    if changed.is_empty() {
+        let open = changes
+            .iter()
+            .filter(|c| c.effect.verdict == Verdict::Inconclusive)
+            .map(|c| figure_label(c.figure))
+            .collect::<Vec<_>>();
+        let first = if open.is_empty() {
+            "The slow frames did not change: every tail figure within the noise band".to_owned()
+        } else if open.len() == changes.len() {
+            format!("No tail figure told apart from noise ({})", open.join(", "))
+        } else {
+            format!(
+                "No tail figure changed; not told apart from noise: {}",
+                open.join(", ")
+            )
+        };
+        return format!("{first}. A: {}. B: {}.", one(a), one(b));
+    }
+    let words: Vec<String> = changed
+        .iter()
+        .map(|c| {
+            c.words
+                .split_once(':')
+                .map_or(c.words.clone(), |(w, _)| w.to_owned())
+        })
+        .collect();
+    let worse = changed.iter().any(|c| c.effect.delta_ns > 0.0);
+    let culprit = b.slow_frames.culprits.first().map_or(String::new(), |c| {
+        format!(
+            "; B's {} slow frames ({}): `{}` {} ms more than in the other frames, high in {} of them",
+            b.slow_frames.frames,
+            b.slow_frames.rule,
+            c.part,
+            ms_f(c.excess_ns),
+            c.in_slow
+        )
+    });
+    format!(
+        "B's slow frames {}: {}{culprit}.",
+        if worse { "got worse" } else { "got better" },
+        words.join(", ")
+    )
+}
