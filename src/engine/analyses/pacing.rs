@@ -274,12 +274,23 @@ fn lower_median(v: &mut [i64]) -> i64 {
 /// of its run (`None` for a run's first), in run order.
 fn neighbours(runs: &[Vec<(i64, u64)>]) -> (Vec<bool>, Vec<Option<f64>>) {
     let (mut stutter, mut delta) = (Vec::new(), Vec::new());
+    let mut around = Vec::with_capacity(2 * STUTTER_NEIGHBOURS);
     for run in runs {
         for i in 0..run.len() {
             let lo = i.saturating_sub(STUTTER_NEIGHBOURS);
             let hi = (i + STUTTER_NEIGHBOURS + 1).min(run.len());
-            let mut around: Vec<i64> = (lo..hi).filter(|&j| j != i).map(|j| run[j].0).collect();
-            let stut = around.len() >= 4 && {
+            // A stutter is over 2.5x its neighbours' median, so over 2.5x
+            // their least: only those frames need the median.
+            let least = (lo..hi)
+                .filter(|&j| j != i)
+                .map(|j| run[j].0)
+                .min()
+                .unwrap_or(i64::MAX);
+            around.clear();
+            if run[i].0 as f64 > STUTTER_FACTOR * least as f64 {
+                around.extend((lo..hi).filter(|&j| j != i).map(|j| run[j].0));
+            }
+            let stut = hi - lo > 4 && around.len() >= 4 && {
                 let m = lower_median(&mut around);
                 run[i].0 as f64 > STUTTER_FACTOR * m as f64
             };
@@ -301,44 +312,40 @@ pub fn judge_periods(
     noise_ms: f64,
     alpha: f64,
 ) -> Vec<FigureChange> {
-    let side = |runs: &[Vec<i64>]| {
-        let runs: Vec<Vec<(i64, u64)>> = runs
-            .iter()
-            .map(|r| r.iter().map(|&p| (p, 0)).collect())
-            .collect();
-        let (stutter, delta) = neighbours(&runs);
-        Side {
-            runs,
-            stutter,
-            delta,
-            censored: 0,
-            paced: false,
-            median_ns: 0,
-            periods: Vec::new(),
-            between: Vec::new(),
-            counted: Vec::new(),
-        }
-    };
-    changes(&side(a), &side(b), over_ns, noise_pct, noise_ms, alpha)
+    changes(
+        &side_of_runs(a),
+        &side_of_runs(b),
+        over_ns,
+        noise_pct,
+        noise_ms,
+        alpha,
+    )
 }
 
-/// The tail figures of runs of periods, in [`FigureChange::figure`]'s
-/// order (`p95` … `frame_to_frame`), as [`judge_periods`] judges them.
-pub fn tail_figures_of(runs: &[Vec<i64>], over_ns: f64) -> [f64; 7] {
+/// A side of runs of periods alone (no trace: frame indices 0).
+fn side_of_runs(runs: &[Vec<i64>]) -> Side {
     let runs: Vec<Vec<(i64, u64)>> = runs
         .iter()
         .map(|r| r.iter().map(|&p| (p, 0)).collect())
         .collect();
     let (stutter, delta) = neighbours(&runs);
-    let mut sorted: Vec<i64> = runs.iter().flatten().map(|&(p, _)| p).collect();
-    sorted.sort_unstable();
-    let mut deltas: Vec<f64> = delta.iter().flatten().copied().collect();
-    tail_figures(
-        &sorted,
-        stutter.iter().filter(|&&x| x).count(),
-        &mut deltas,
-        over_ns,
-    )
+    Side {
+        runs,
+        stutter,
+        delta,
+        censored: 0,
+        paced: false,
+        median_ns: 0,
+        periods: Vec::new(),
+        between: Vec::new(),
+        counted: Vec::new(),
+    }
+}
+
+/// The tail figures of runs of periods, in [`FigureChange::figure`]'s
+/// order (`p95` … `frame_to_frame`), as [`judge_periods`] judges them.
+pub fn tail_figures_of(runs: &[Vec<i64>], over_ns: f64) -> [f64; 7] {
+    figures_of(&side_of_runs(runs), over_ns)
 }
 
 /// The budget and its source (see the module doc).
@@ -505,7 +512,10 @@ fn slow_frames(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> SlowFrames {
     } else {
         let k = ((n as f64 * SLOW_SHARE).ceil() as usize).min(n);
         let mut by: Vec<usize> = counted.clone();
-        by.sort_by_key(|&f| (std::cmp::Reverse(s.periods[f]), f));
+        let key = |&f: &usize| (std::cmp::Reverse(s.periods[f]), f);
+        if k > 0 && k < n {
+            by.select_nth_unstable_by_key(k - 1, key);
+        }
         by.truncate(k);
         by.sort_unstable();
         ("the slowest 5%", by)
@@ -613,8 +623,12 @@ fn slow_frames(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> SlowFrames {
     }
     let excess = mean_slow - mean_typ;
     let mut listed = slow.clone();
-    listed.sort_by_key(|&f| (std::cmp::Reverse(s.periods[f]), f));
-    listed.truncate(LISTED_FRAMES);
+    let key = |&f: &usize| (std::cmp::Reverse(s.periods[f]), f);
+    if listed.len() > LISTED_FRAMES {
+        listed.select_nth_unstable_by_key(LISTED_FRAMES - 1, key);
+        listed.truncate(LISTED_FRAMES);
+    }
+    listed.sort_unstable_by_key(key);
     SlowFrames {
         rule,
         frames: ns_slow,
@@ -667,58 +681,167 @@ impl Rng {
     }
 }
 
-/// The tail figures of [`RESAMPLES`] bootstrap resamples of a side (see the
-/// module doc), each `[f64; 7]`.
-fn resampled(s: &Side, over_ns: f64, seed: u64) -> Vec<[f64; 7]> {
-    let mut rng = Rng(seed);
-    // Each counted frame: (period, stutter, delta), per run.
-    let mut at = 0;
-    let runs: Vec<Vec<(i64, bool, Option<f64>)>> = s
-        .runs
-        .iter()
-        .map(|r| {
-            let v = (at..at + r.len())
-                .zip(r)
-                .map(|(k, &(p, _))| (p, s.stutter[k], s.delta[k]))
-                .collect();
-            at += r.len();
-            v
-        })
-        .filter(|v: &Vec<_>| !v.is_empty())
-        .collect();
-    let mut out = Vec::with_capacity(RESAMPLES);
-    let (mut sorted, mut deltas) = (Vec::new(), Vec::new());
-    for _ in 0..RESAMPLES {
-        sorted.clear();
-        deltas.clear();
-        let mut stutters = 0usize;
-        for k in 0..runs.len() {
-            let run = if runs.len() > 1 {
-                &runs[rng.below(runs.len())]
-            } else {
-                &runs[k]
-            };
-            let m = run.len();
-            let block = ((m as f64).cbrt().ceil() as usize).clamp(1, m);
-            while sorted.len() < at_least(&runs, k) {
-                let start = rng.below(m - block + 1);
-                for &(p, st, d) in &run[start..start + block] {
-                    sorted.push(p);
-                    stutters += usize::from(st);
-                    deltas.extend(d);
+/// A side's counted frames by rank, for resamples counted rather than
+/// sorted: a resample is how many times it holds each frame, and a tail
+/// figure is read from the top ranks down (the median |Δ| from the bottom).
+struct Ranked {
+    /// The periods ascending, and each frame's (run order) rank among them.
+    sorted_p: Vec<i64>,
+    rank_p: Vec<u32>,
+    /// The |Δ|s ascending, and each frame's rank among them (`u32::MAX`
+    /// for a run's first frame).
+    sorted_d: Vec<f64>,
+    rank_d: Vec<u32>,
+    over: Vec<bool>,
+    stutter: Vec<bool>,
+}
+
+impl Ranked {
+    fn of(s: &Side, over_ns: f64) -> Self {
+        let periods: Vec<i64> = s.runs.iter().flatten().map(|&(p, _)| p).collect();
+        let mut order: Vec<u32> = (0..periods.len() as u32).collect();
+        order.sort_by_key(|&i| (periods[i as usize], i));
+        let mut rank_p = vec![0; periods.len()];
+        for (r, &i) in order.iter().enumerate() {
+            rank_p[i as usize] = r as u32;
+        }
+        let mut d_order: Vec<u32> = (0..s.delta.len() as u32)
+            .filter(|&i| s.delta[i as usize].is_some())
+            .collect();
+        let d = |i: u32| s.delta[i as usize].unwrap_or(0.0);
+        d_order.sort_by(|&x, &y| d(x).total_cmp(&d(y)).then(x.cmp(&y)));
+        let mut rank_d = vec![u32::MAX; s.delta.len()];
+        for (r, &i) in d_order.iter().enumerate() {
+            rank_d[i as usize] = r as u32;
+        }
+        Ranked {
+            sorted_p: order.iter().map(|&i| periods[i as usize]).collect(),
+            sorted_d: d_order.iter().map(|&i| d(i)).collect(),
+            over: periods.iter().map(|&p| p as f64 > over_ns).collect(),
+            stutter: s.stutter.clone(),
+            rank_p,
+            rank_d,
+        }
+    }
+
+    /// The figures of a resample holding frame (rank) `r` `counts_p[r]`
+    /// times: [`tail_figures`]' definitions, read from the counts.
+    fn figures(
+        &self,
+        counts_p: &[u32],
+        counts_d: &[u32],
+        over: usize,
+        stutters: usize,
+    ) -> [f64; 7] {
+        let n: usize = counts_p.iter().map(|&c| c as usize).sum();
+        if n == 0 {
+            return [0.0; 7];
+        }
+        // Ascending position `k` (0-based) among the resample's periods,
+        // for the positions wanted, read from the top.
+        let pos = |q: f64| ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
+        let (p95, p99) = (pos(0.95), pos(0.99));
+        let k1 = ((n as f64 * 0.01).ceil() as usize).clamp(1, n);
+        let k01 = ((n as f64 * 0.001).ceil() as usize).clamp(1, n);
+        let (mut v95, mut v99, mut s1, mut s01) = (None, None, 0.0, 0.0);
+        // `above`: how many of the resample's periods lie above rank r.
+        let mut above = 0usize;
+        for r in (0..counts_p.len()).rev() {
+            let c = counts_p[r] as usize;
+            if c == 0 {
+                continue;
+            }
+            let v = self.sorted_p[r] as f64;
+            // Positions n−above−c … n−above−1 hold this value.
+            let (lo, hi) = (n - above - c, n - above - 1);
+            for (want, slot) in [(p95, &mut v95), (p99, &mut v99)] {
+                if slot.is_none() && (lo..=hi).contains(&want) {
+                    *slot = Some(v);
+                }
+            }
+            s1 += v * c.min(k1.saturating_sub(above)) as f64;
+            s01 += v * c.min(k01.saturating_sub(above)) as f64;
+            above += c;
+            if v95.is_some() && above >= k1 {
+                break;
+            }
+        }
+        let nd: usize = counts_d.iter().map(|&c| c as usize).sum();
+        let mut median_d = 0.0;
+        if nd > 0 {
+            let want = (nd - 1) / 2;
+            let mut below = 0usize;
+            for (r, &c) in counts_d.iter().enumerate() {
+                below += c as usize;
+                if below > want {
+                    median_d = self.sorted_d[r];
+                    break;
                 }
             }
         }
-        sorted.sort_unstable();
-        out.push(tail_figures(&sorted, stutters, &mut deltas, over_ns));
+        [
+            v95.unwrap_or(0.0),
+            v99.unwrap_or(0.0),
+            s1 / k1 as f64,
+            s01 / k01 as f64,
+            over as f64 / n as f64,
+            stutters as f64 / n as f64,
+            median_d,
+        ]
     }
-    out
 }
 
-/// The frames a resample holds after its `k`th run: the runs' frames so far
-/// (each resampled run as long as the run in its place).
-fn at_least(runs: &[Vec<(i64, bool, Option<f64>)>], k: usize) -> usize {
-    runs[..=k].iter().map(Vec::len).sum()
+/// The tail figures of [`RESAMPLES`] bootstrap resamples of a side (see the
+/// module doc), each `[f64; 7]`: moving blocks of `⌈m^⅓⌉` frames within
+/// each run of `m` (with several runs, the runs resampled first), each
+/// resample counted by rank ([`Ranked`]): linear in the frames.
+fn resampled(s: &Side, over_ns: f64, seed: u64) -> Vec<[f64; 7]> {
+    let mut rng = Rng(seed);
+    let ranked = Ranked::of(s, over_ns);
+    // Each run's frames: [start, end) in run order.
+    let mut at = 0;
+    let runs: Vec<(usize, usize)> = s
+        .runs
+        .iter()
+        .map(|r| {
+            at += r.len();
+            (at - r.len(), at)
+        })
+        .filter(|(a, b)| b > a)
+        .collect();
+    let mut out = Vec::with_capacity(RESAMPLES);
+    let mut counts_p = vec![0u32; ranked.sorted_p.len()];
+    let mut counts_d = vec![0u32; ranked.sorted_d.len()];
+    for _ in 0..RESAMPLES {
+        counts_p.fill(0);
+        counts_d.fill(0);
+        let (mut over, mut stutters) = (0usize, 0usize);
+        for &(place_lo, place_hi) in &runs {
+            let (lo, hi) = if runs.len() > 1 {
+                runs[rng.below(runs.len())]
+            } else {
+                (place_lo, place_hi)
+            };
+            let m = hi - lo;
+            let block = ((m as f64).cbrt().ceil() as usize).clamp(1, m);
+            let mut taken = 0;
+            // As many frames as the run in this place.
+            while taken < place_hi - place_lo {
+                let start = lo + rng.below(m - block + 1);
+                for i in start..start + block {
+                    counts_p[ranked.rank_p[i] as usize] += 1;
+                    over += usize::from(ranked.over[i]);
+                    stutters += usize::from(ranked.stutter[i]);
+                    if let Some(c) = counts_d.get_mut(ranked.rank_d[i] as usize) {
+                        *c += 1;
+                    }
+                }
+                taken += block;
+            }
+        }
+        out.push(ranked.figures(&counts_p, &counts_d, over, stutters));
+    }
+    out
 }
 
 /// The `q` quantile of `v` (sorted), by linear interpolation.
@@ -774,7 +897,10 @@ fn changes(
     alpha: f64,
 ) -> Vec<FigureChange> {
     let (fa, fb) = (figures_of(sa, over_ns), figures_of(sb, over_ns));
-    let (ra, rb) = (resampled(sa, over_ns, 0xA), resampled(sb, over_ns, 0xB));
+    let (ra, rb) = crate::engine::join(
+        || resampled(sa, over_ns, 0xA),
+        || resampled(sb, over_ns, 0xB),
+    );
     let n = |s: &Side| s.runs.iter().map(Vec::len).sum::<usize>();
     let (na, nb) = (n(sa), n(sb));
     FIGURES
@@ -961,4 +1087,73 @@ fn headline(a: &Pacing, b: Option<&Pacing>, changes: &[FigureChange], budget_ns:
         if worse { "got worse" } else { "got better" },
         words.join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runs(seed: u64) -> Vec<Vec<i64>> {
+        let mut rng = Rng(seed);
+        (0..3)
+            .map(|_| {
+                (0..200 + rng.below(300))
+                    .map(|_| {
+                        let hitch = if rng.below(50) == 0 { 3 } else { 1 };
+                        (14_000_000 + rng.below(4_000_000) as i64) * hitch
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The counted figures are the sorted ones: on the frames once each,
+    /// and on a resample's counts against the multiset written out.
+    #[test]
+    fn figures_read_from_counts_are_the_definitions() {
+        for seed in 1..20 {
+            let side = side_of_runs(&runs(seed));
+            let over_ns = 16.5e6;
+            let ranked = Ranked::of(&side, over_ns);
+            let n = ranked.sorted_p.len();
+            let (over, stutters) = (
+                ranked.over.iter().filter(|&&x| x).count(),
+                ranked.stutter.iter().filter(|&&x| x).count(),
+            );
+            let ones = ranked.figures(&vec![1; n], &vec![1; ranked.sorted_d.len()], over, stutters);
+            assert_eq!(ones, figures_of(&side, over_ns), "seed {seed}");
+            // Random counts: the multiset written out and sorted.
+            let mut rng = Rng(seed * 7);
+            let counts_p: Vec<u32> = (0..n).map(|_| rng.below(3) as u32).collect();
+            let counts_d: Vec<u32> = (0..ranked.sorted_d.len())
+                .map(|_| rng.below(3) as u32)
+                .collect();
+            let mut periods: Vec<i64> = Vec::new();
+            for (r, &c) in counts_p.iter().enumerate() {
+                periods.extend(std::iter::repeat_n(ranked.sorted_p[r], c as usize));
+            }
+            let mut deltas: Vec<f64> = Vec::new();
+            for (r, &c) in counts_d.iter().enumerate() {
+                deltas.extend(std::iter::repeat_n(ranked.sorted_d[r], c as usize));
+            }
+            let want = tail_figures(&periods, 5, &mut deltas, f64::INFINITY);
+            let got = ranked.figures(&counts_p, &counts_d, 0, 5);
+            for k in [0, 1, 2, 3, 5, 6] {
+                assert!(
+                    (got[k] - want[k]).abs() < 1e-6,
+                    "seed {seed} figure {k}: {got:?} {want:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_stutter_is_two_and_a_half_times_its_neighbours() {
+        let mut run = vec![10_000_000i64; 30];
+        run[12] = 25_000_000; // 2.5x: not more
+        run[20] = 25_000_001;
+        let side = side_of_runs(&[run]);
+        let flagged: Vec<usize> = (0..30).filter(|&i| side.stutter[i]).collect();
+        assert_eq!(flagged, [20]);
+    }
 }

@@ -125,7 +125,7 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
         slowest_frames_md(o, r, &h, charts);
     }
     // (Compared, both sides' pacing is the comparison's section.)
-    if let Some(p) = r.pacing.as_ref().filter(|_| r.label.is_empty()) {
+    if let Some(p) = &r.pacing {
         pacing_md(o, p, &h, charts.is_some());
     }
     if let Some(rows) = r.slowest_frame_threads.as_array() {

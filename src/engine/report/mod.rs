@@ -135,7 +135,8 @@ pub struct RecordingReport {
     /// The frame durations' shape, when not steady (`null` otherwise).
     pub frame_shape: Option<FrameShape>,
     /// `pacing FILE`: the frames' distribution on the frame period and the
-    /// slow frames' culprits (`null` without two consecutive frames).
+    /// slow frames' culprits (`null` without two consecutive frames, and in
+    /// a comparison: `comparison.pacing` holds both sides).
     pub pacing: Option<super::analyses::pacing::PacingReport>,
 }
 

@@ -206,7 +206,12 @@ pub(super) fn recording(
             .and_then(coverage::absent_note),
         over_time,
         frame_shape,
-        pacing: super::pacing(d, None, &opts.noise),
+        // Compared, both sides' pacing is the comparison's.
+        pacing: if label.is_empty() {
+            super::pacing(d, None, &opts.noise)
+        } else {
+            None
+        },
     };
     r.headline = recording_headline(&r);
     r
