@@ -1040,3 +1040,52 @@ fn the_markdown_waterfall_chart_steps_through_the_glances_parts() {
         }
     }
 }
+
+/// The pacing picture draws what `pacing A B --json` answers: both sides'
+/// frame times on one scale (the slowest of each stretch of the CLI's
+/// periods: B's worst frame among its bars), their distributions from the
+/// fastest frame to the slowest, the CLI's budget, its headline on the page.
+#[test]
+fn the_pacing_picture_draws_the_cli_s_frames_and_budget() {
+    let (_, a, b) = pairs().remove(1);
+    let h = open_pair(&a, &b);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.puffin"), &a).unwrap();
+    std::fs::write(dir.path().join("b.puffin"), &b).unwrap();
+    let (code, cli) = common::json_in(dir.path(), &["pacing", "a.puffin", "b.puffin", "--json"]);
+    assert_eq!(code, 0);
+    let ui = ui_now(&h);
+    let pic = &ui["pacing_picture"];
+    assert_eq!(pic["budget_ns"], cli["budget_ns"]);
+    assert_eq!(ui["pacing"]["headline"], cli["headline"]);
+    h.get_by_label(&cli["headline"].as_str().unwrap().replace('`', ""));
+    let sides = pic["sides"].as_array().unwrap();
+    assert_eq!(sides.len(), 2);
+    for (side, key) in sides.iter().zip(["a", "b"]) {
+        let bars = side["bars"].as_array().unwrap();
+        let frames = cli[key]["frames"].as_u64().unwrap() as usize;
+        assert_eq!(bars.len(), frames.min(400), "{key}");
+        let worst = &cli[key]["worst"];
+        assert!(
+            bars.iter()
+                .any(|b| b[0] == worst["frame_index"] && b[1] == worst["duration_ns"]),
+            "{key}: {worst}"
+        );
+        let q = side["quantiles_ns"].as_array().unwrap();
+        assert!(q[0].as_f64().unwrap() <= cli[key]["median_ns"].as_f64().unwrap());
+        assert_eq!(
+            q.last().unwrap().as_f64(),
+            worst["duration_ns"].as_f64(),
+            "{key}"
+        );
+        // Bars over the budget are frames the CLI counts over it.
+        let over = bars
+            .iter()
+            .filter(|b| b[1].as_f64().unwrap() > pic["over_ns"].as_f64().unwrap())
+            .count();
+        assert!(
+            over <= cli[key]["over_budget"].as_u64().unwrap() as usize,
+            "{key}"
+        );
+    }
+}

@@ -55,6 +55,78 @@ pub struct Findings {
     /// One recording: its frames' durations, the picture at the top (a
     /// pair draws its glance instead).
     pub frames: Option<FramePicture>,
+    /// The frames' pacing: each side's periods and their distribution
+    /// against the budget (see [`PacingPicture`]).
+    pub pacing: Option<PacingPicture>,
+}
+
+/// The pacing picture as drawn, made once: each side's periods as at most
+/// [`PICTURE_BARS`] bars (the slowest of each stretch, with its frame
+/// index) and its distribution as [`CDF_POINTS`] + 1 quantiles (ns, from
+/// the fastest frame to the slowest), on one scale from 0 to `max_ns`.
+pub struct PacingPicture {
+    pub headline: String,
+    pub budget_ns: f64,
+    pub over_ns: f64,
+    pub max_ns: f64,
+    /// A then B, or one unlabelled side.
+    pub sides: Vec<PacingSide>,
+}
+
+/// `(label, bars, quantiles_ns)` of one side of the pacing picture.
+pub type PacingSide = (String, Vec<(u64, i64)>, Vec<f64>);
+
+/// Quantiles drawn of a side's distribution (0%, 0.5%, … 100%).
+const CDF_POINTS: usize = 200;
+
+/// At most `PICTURE_BARS` bars of `all`, each the slowest of its stretch.
+fn bars_of(all: &[(u64, i64)]) -> Vec<(u64, i64)> {
+    let n = all.len().min(PICTURE_BARS);
+    (0..n)
+        .filter_map(|k| {
+            let (lo, hi) = (
+                k * all.len() / n,
+                ((k + 1) * all.len() / n).max(k * all.len() / n + 1),
+            );
+            all[lo..hi]
+                .iter()
+                .copied()
+                .max_by_key(|x| (x.1, std::cmp::Reverse(x.0)))
+        })
+        .collect()
+}
+
+impl PacingPicture {
+    fn of(p: &report::PacingPicture) -> Self {
+        let sides: Vec<PacingSide> = p
+            .sides
+            .iter()
+            .map(|s| {
+                let mut sorted: Vec<i64> = s.series.iter().map(|x| x.1).collect();
+                sorted.sort_unstable();
+                let q = if sorted.is_empty() {
+                    Vec::new()
+                } else {
+                    (0..=CDF_POINTS)
+                        .map(|k| sorted[k * (sorted.len() - 1) / CDF_POINTS] as f64)
+                        .collect()
+                };
+                (s.label.clone(), bars_of(&s.series), q)
+            })
+            .collect();
+        let max_ns = sides
+            .iter()
+            .flat_map(|s| s.1.iter().map(|b| b.1 as f64))
+            .fold(p.budget_ns, f64::max)
+            .max(1.0);
+        Self {
+            headline: p.headline.clone(),
+            budget_ns: p.budget_ns,
+            over_ns: p.over_ns,
+            max_ns,
+            sides,
+        }
+    }
 }
 
 /// One recording's frame times as drawn: at most [`PICTURE_BARS`] bars,
@@ -240,6 +312,10 @@ impl FindingsView {
                     picture_ui(ui, h, p, &mut clicked);
                     ui.separator();
                 }
+                if let Some(p) = &f.pacing {
+                    pacing_ui(ui, p, self.b.is_some(), &mut clicked);
+                    ui.separator();
+                }
                 if !f.look_first.is_empty() {
                     ui.heading("Look at first");
                     for (k, item) in f.look_first.iter().enumerate() {
@@ -304,6 +380,18 @@ impl FindingsView {
         // One recording's picture as drawn: [frame index, duration ns] a bar.
         if let Some(p) = &f.frames {
             v["picture"] = serde_json::json!({ "bars": p.bars, "median_ns": p.median_ns });
+        }
+        // The pacing picture as drawn: each side's bars ([frame index,
+        // period ns]) and quantiles (ns), the budget.
+        if let Some(p) = &f.pacing {
+            v["pacing_picture"] = serde_json::json!({
+                "budget_ns": p.budget_ns,
+                "over_ns": p.over_ns,
+                "max_ns": p.max_ns,
+                "sides": p.sides.iter().map(|(label, bars, q)| serde_json::json!({
+                    "label": label, "bars": bars, "quantiles_ns": q,
+                })).collect::<Vec<_>>(),
+            });
         }
         if let Some(changes) = v["changes"].as_array_mut() {
             for c in changes {
@@ -423,11 +511,13 @@ fn ready(data: report::Findings, a: &Loaded, b: Option<&Loaded>) -> Findings {
             .collect();
         FramePicture { bars, median_ns }
     });
+    let pacing = data.pacing.as_ref().map(PacingPicture::of);
     Findings {
         data,
         blocks,
         look_first,
         frames,
+        pacing,
     }
 }
 
@@ -504,6 +594,198 @@ fn picture_ui(ui: &mut egui::Ui, headline: &str, p: &FramePicture, clicked: &mut
             ("view", "timeline".to_owned()),
             ("frame", frame.to_string()),
         ]));
+    }
+    ui.add_space(8.0);
+}
+
+/// The side colours of the pacing picture: A blue, B orange (the budget a
+/// dashed line in the text colour; frames over it red).
+const SIDE_COLOURS: [Color32; 2] = [
+    Color32::from_rgb(0x4a, 0x78, 0xb0),
+    Color32::from_rgb(0xd9, 0x82, 0x2b),
+];
+
+/// The frames' pacing: the headline, each side's frame times on one axis
+/// from 0 (frames over the budget red and marked "▲", each bar a link to
+/// the timeline at its frame), then both distributions overlaid (the
+/// frames sorted: a frame's percentile against its time) with the budget.
+/// Drawing is O(bars): the picture holds at most [`PICTURE_BARS`] a side.
+fn pacing_ui(ui: &mut egui::Ui, p: &PacingPicture, pair: bool, clicked: &mut Option<String>) {
+    ui.heading("Frame pacing");
+    let spans = inline(&p.headline, &|_| None);
+    let text: String = spans.iter().map(|s| s.text.as_str()).collect();
+    ui.label(RichText::new(text).strong());
+    ui.add_space(4.0);
+    let text_colour = ui.visuals().text_color();
+    let over_colour = Color32::from_rgb(0xc0, 0x39, 0x2b);
+    let width = ui.available_width().min(1400.0);
+    let budget_line = |painter: &egui::Painter, rect: egui::Rect, y: f32| {
+        painter.extend(egui::Shape::dashed_line(
+            &[egui::pos2(rect.left(), y), egui::pos2(rect.right(), y)],
+            egui::Stroke::new(1.0, text_colour),
+            4.0,
+            3.0,
+        ));
+    };
+    let scale =
+        |rect: egui::Rect, ns: f64| rect.bottom() - (rect.height() - 12.0) * (ns / p.max_ns) as f32;
+    ui.label(
+        RichText::new(format!(
+            "Frame times, 0 to {:.1} ms (each bar the slowest of its stretch; dashed: the budget, \
+             {:.3} ms; red ▲: over it; click a bar: that frame's timeline)",
+            p.max_ns / 1e6,
+            p.budget_ns / 1e6
+        ))
+        .weak(),
+    );
+    for (k, (label, bars, _)) in p.sides.iter().enumerate() {
+        if bars.is_empty() {
+            continue;
+        }
+        ui.horizontal(|ui| {
+            ui.label(
+                RichText::new(if label.is_empty() { " " } else { label })
+                    .strong()
+                    .color(SIDE_COLOURS[k % 2]),
+            );
+            let (rect, resp) =
+                ui.allocate_exact_size(egui::vec2(width - 24.0, 90.0), egui::Sense::click());
+            let painter = ui.painter_at(rect);
+            let bw = rect.width() / bars.len() as f32;
+            for (j, &(_, ns)) in bars.iter().enumerate() {
+                let x0 = rect.left() + j as f32 * bw;
+                let top = scale(rect, ns as f64);
+                let bar = egui::Rect::from_min_max(
+                    egui::pos2(x0, top),
+                    egui::pos2(x0 + (bw - 0.5).max(0.5), rect.bottom()),
+                );
+                let over = ns as f64 > p.over_ns;
+                painter.rect_filled(
+                    bar,
+                    0.0,
+                    if over {
+                        over_colour
+                    } else {
+                        SIDE_COLOURS[k % 2]
+                    },
+                );
+                if over && bw >= 6.0 {
+                    painter.text(
+                        bar.center_top(),
+                        egui::Align2::CENTER_BOTTOM,
+                        "▲",
+                        egui::FontId::proportional(9.0),
+                        over_colour,
+                    );
+                }
+            }
+            budget_line(&painter, rect, scale(rect, p.budget_ns));
+            let at = |pos: egui::Pos2| ((pos.x - rect.left()) / bw) as usize;
+            if let Some(pos) = resp.hover_pos()
+                && let Some(&(frame, ns)) = bars.get(at(pos))
+            {
+                resp.clone()
+                    .on_hover_text(format!("frame {frame}: {:.3} ms", ns as f64 / 1e6));
+            }
+            if resp.clicked()
+                && let Some(pos) = resp.interact_pointer_pos()
+                && let Some(&(frame, _)) = bars.get(at(pos))
+            {
+                let mut hash = vec![
+                    ("view", "timeline".to_owned()),
+                    ("frame", frame.to_string()),
+                ];
+                if pair {
+                    hash.push(("side", if k == 0 { "a" } else { "b" }.to_owned()));
+                }
+                *clicked = Some(crate::app::nav::encode_hash(&hash));
+            }
+        });
+    }
+    ui.add_space(4.0);
+    ui.label(
+        RichText::new(
+            "The frames sorted: each frame's percentile (left: the fastest, right: the \
+             slowest) against its time; a line further up is slower frames (dashed: the budget)",
+        )
+        .weak(),
+    );
+    let (rect, resp) =
+        ui.allocate_exact_size(egui::vec2(width.min(700.0), 140.0), egui::Sense::hover());
+    let painter = ui.painter_at(rect);
+    painter.rect_stroke(
+        rect,
+        0.0,
+        egui::Stroke::new(0.5, ui.visuals().weak_text_color()),
+        egui::StrokeKind::Inside,
+    );
+    for pct in [50.0f32, 90.0, 99.0] {
+        let x = rect.left() + rect.width() * pct / 100.0;
+        painter.line_segment(
+            [egui::pos2(x, rect.top()), egui::pos2(x, rect.bottom())],
+            egui::Stroke::new(0.5, ui.visuals().weak_text_color()),
+        );
+        painter.text(
+            egui::pos2(x + 2.0, rect.top()),
+            egui::Align2::LEFT_TOP,
+            format!("P{pct:.0}"),
+            egui::FontId::proportional(10.0),
+            ui.visuals().weak_text_color(),
+        );
+    }
+    for (k, (label, _, q)) in p.sides.iter().enumerate() {
+        if q.len() < 2 {
+            continue;
+        }
+        let points: Vec<egui::Pos2> = q
+            .iter()
+            .enumerate()
+            .map(|(j, &ns)| {
+                egui::pos2(
+                    rect.left() + rect.width() * j as f32 / (q.len() - 1) as f32,
+                    scale(rect, ns),
+                )
+            })
+            .collect();
+        painter.add(egui::Shape::line(
+            points,
+            egui::Stroke::new(2.0, SIDE_COLOURS[k % 2]),
+        ));
+        if !label.is_empty() {
+            painter.text(
+                egui::pos2(rect.left() + 4.0, rect.top() + 4.0 + 14.0 * k as f32),
+                egui::Align2::LEFT_TOP,
+                format!("— {label}"),
+                egui::FontId::proportional(12.0),
+                SIDE_COLOURS[k % 2],
+            );
+        }
+    }
+    budget_line(&painter, rect, scale(rect, p.budget_ns));
+    painter.text(
+        rect.left_bottom() + egui::vec2(2.0, -2.0),
+        egui::Align2::LEFT_BOTTOM,
+        "0 ms",
+        egui::FontId::proportional(10.0),
+        ui.visuals().weak_text_color(),
+    );
+    if let Some(pos) = resp.hover_pos() {
+        let pct = ((pos.x - rect.left()) / rect.width()).clamp(0.0, 1.0);
+        let lines: Vec<String> = p
+            .sides
+            .iter()
+            .filter(|s| s.2.len() >= 2)
+            .map(|(label, _, q)| {
+                let j = (pct * (q.len() - 1) as f32).round() as usize;
+                format!(
+                    "{} P{:.1}: {:.3} ms",
+                    if label.is_empty() { "" } else { label },
+                    pct * 100.0,
+                    q[j] / 1e6
+                )
+            })
+            .collect();
+        resp.on_hover_text(lines.join("\n"));
     }
     ui.add_space(8.0);
 }

@@ -121,6 +121,11 @@ pub struct Pacing {
     /// …"), `null` when steady.
     pub pattern: Option<String>,
     pub slow_frames: SlowFrames,
+    /// Each counted frame's `(frame_index, period_ns)`, in run order: what
+    /// the app's pacing picture draws (not in the JSON: `frames` lists
+    /// them).
+    #[serde(skip)]
+    pub series: Vec<(u64, i64)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -194,6 +199,9 @@ pub struct PacingReport {
     pub budget_ns: f64,
     /// `given`, `paced` (the median period of paced frames) or `60 Hz`.
     pub budget_source: &'static str,
+    /// A frame is over the budget above this: the budget, or on paced
+    /// frames the budget and [`PACED_SLACK`].
+    pub over_ns: f64,
     pub a: Pacing,
     pub b: Option<Pacing>,
     /// The tail figures judged, in the module doc's order (empty with one
@@ -494,6 +502,7 @@ fn pacing_of(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> Pacing {
         paced: s.paced,
         pattern: (!pattern.is_steady()).then(|| pattern.words("frame", n)),
         slow_frames: slow_frames(t, thread, s, over_ns),
+        series: flat.iter().map(|&(p, i)| (i, p)).collect(),
     }
 }
 
@@ -880,6 +889,7 @@ pub fn pacing(
         thread,
         budget_ns: budget_ns.round(),
         budget_source,
+        over_ns: over_ns.round(),
         a: pa,
         b: pb,
         changes,

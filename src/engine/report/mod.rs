@@ -636,9 +636,63 @@ pub struct Findings {
     /// A pair's comparison at a glance (`None` for one recording).
     pub glance: Option<glance::Glance>,
     pub facts: Value,
+    /// `pacing` of the pair (or of the one recording), as the app's pacing
+    /// picture draws it.
+    pub pacing: Option<PacingPicture>,
     /// Wall time to make it (set by the caller, which has a clock on
     /// every target; 0 until then).
     pub compute_ms: f64,
+}
+
+/// What the app's pacing picture draws of [`super::analyses::pacing`]'s
+/// answer: each side's periods in run order and its percentile figures,
+/// the budget and the headline. Plain data, as [`Findings`].
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct PacingPicture {
+    pub headline: String,
+    pub budget_ns: f64,
+    /// A frame over this is over the budget.
+    pub over_ns: f64,
+    /// A, then B (for a pair).
+    pub sides: Vec<PacingSide>,
+}
+
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct PacingSide {
+    /// `A`, `B`, or empty for one recording.
+    pub label: String,
+    /// `(frame_index, period_ns)` of each counted frame, in run order.
+    pub series: Vec<(u64, i64)>,
+    /// The median, P90, P95, P99, 1% low, 0.1% low and worst, in ns.
+    pub figures_ns: [f64; 7],
+}
+
+impl PacingPicture {
+    fn of(p: &super::analyses::pacing::PacingReport) -> Self {
+        let side = |label: &str, s: &super::analyses::pacing::Pacing| PacingSide {
+            label: label.to_owned(),
+            series: s.series.clone(),
+            figures_ns: [
+                s.median_ns as f64,
+                s.p90_ns as f64,
+                s.p95_ns as f64,
+                s.p99_ns as f64,
+                s.low_1pct_ns,
+                s.low_01pct_ns,
+                s.worst.duration_ns as f64,
+            ],
+        };
+        let sides = match &p.b {
+            Some(b) => vec![side("A", &p.a), side("B", b)],
+            None => vec![side("", &p.a)],
+        };
+        Self {
+            headline: p.headline.clone(),
+            budget_ns: p.budget_ns,
+            over_ns: p.over_ns,
+            sides,
+        }
+    }
 }
 
 /// The [`Findings`] of the report `puffin-lens report A [B]` writes (the
@@ -716,11 +770,26 @@ pub fn findings_with(
         });
     }
     facts["hot_paths"] = hot_paths.into();
+    let pacing = match &report.comparison {
+        Some(c) => c.pacing.as_ref(),
+        None => report.recordings.first().and_then(|r| r.pacing.as_ref()),
+    };
+    if let Some(p) = pacing {
+        facts["pacing"] = serde_json::json!({
+            "headline": p.headline,
+            "budget_ns": p.budget_ns,
+            "changes": p.changes.iter().map(|c| serde_json::json!({
+                "figure": c.figure,
+                "verdict": c.effect.verdict.as_str(),
+            })).collect::<Vec<_>>(),
+        });
+    }
     Findings {
         markdown,
         look_first,
         glance,
         facts,
+        pacing: pacing.map(PacingPicture::of),
         compute_ms: 0.0,
     }
 }
