@@ -11,6 +11,7 @@ mod export;
 mod file;
 mod live;
 mod mcp;
+mod terminal;
 mod text;
 
 use anyhow::Context as _;
@@ -223,14 +224,16 @@ judged per second. Several runs a side (A1 A2 --vs B1 B2) make the noise model t
 between runs. --fail-on-regression PCT makes it a pull-request check (exit 4) that counts \
 causes beyond the drift, never the drift alone (--fail-on-drift PCT opts in to that).",
         after_help = "Examples:\n  \
-puffin-lens report capture.puffin                       # Markdown on the terminal\n  \
+puffin-lens report capture.puffin                       # on a terminal: tables and bars\n  \
+puffin-lens report before.puffin after.puffin | less    # Markdown when piped\n  \
 puffin-lens report before.puffin after.puffin -o report.md   # for a pull request\n  \
 puffin-lens report before.puffin after.puffin --fail-on-regression 2 --min-ms 0.1 -o report.md\n  \
 puffin-lens report a1.puffin a2.puffin --vs b1.puffin b2.puffin -o report.md   # runs a side\n  \
 puffin-lens report runs/ -o report.md                   # the pairs `ab` recorded in runs/\n  \
 puffin-lens report capture.puffin -o report.html        # one self-contained page with charts\n  \
 puffin-lens report before.puffin after.puffin --format json | jq .comparison.look_first\n\n\
---format defaults to the extension of -o (md, html, json), else md. In JSON the recordings' \
+--format defaults to the extension of -o (md, html, json, txt); to a terminal, text (aligned \
+tables and text bars; NO_COLOR honoured); else md (a pipe, a file). In JSON the recordings' \
 sections are the --json of their queries (frames, threads, gaps); the comparison's rows are \
 judged per name. Exit status: 0 ok; 1 unusable input; 2 usage error; 3 a recording is damaged \
 (reported from its intact frames); 4 the regression gate tripped (the report is written; stderr \
@@ -247,7 +250,8 @@ how many runs a side would settle it)."
         /// model then uses the spread between each side's runs).
         #[arg(long, num_args = 1.., value_name = "B")]
         vs: Option<Vec<PathBuf>>,
-        /// md (GitHub Markdown), html (self-contained, with charts) or json.
+        /// md (GitHub Markdown), html (self-contained, with charts), json, or text (for a
+        /// terminal: the default there).
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
         /// Write to this file instead of stdout.
@@ -346,7 +350,7 @@ recording is unusable; 2 usage error (--out not empty without --force, a command
         /// too, the longest a frame may take to come).
         #[arg(long, default_value_t = 30.0, value_name = "S", value_parser = positive_seconds)]
         start_timeout: f64,
-        /// md (GitHub Markdown), html or json.
+        /// md (GitHub Markdown), html, json or text (for a terminal).
         #[arg(long, value_enum)]
         format: Option<ReportFormat>,
         /// Write the report to this file instead of stdout.
@@ -478,6 +482,9 @@ enum ReportFormat {
     Md,
     Html,
     Json,
+    /// For a terminal: the headline, text bars and aligned tables (the
+    /// default when stdout is one and no -o is given).
+    Text,
 }
 
 /// `--gap-ms`: zero or more.
@@ -559,6 +566,10 @@ fn report_format(format: Option<ReportFormat>, output: Option<&Path>) -> ReportF
         {
             Some("html" | "htm") => ReportFormat::Html,
             Some("json") => ReportFormat::Json,
+            Some("txt") => ReportFormat::Text,
+            // Markdown is for files and pipes; a person at a terminal
+            // reads the text.
+            None if output.is_none() && std::io::stdout().is_terminal() => ReportFormat::Text,
             _ => ReportFormat::Md,
         }
     })
@@ -619,6 +630,10 @@ fn emit(judged: &Judged, format: ReportFormat, output: Option<&Path>) -> anyhow:
     let text = match format {
         ReportFormat::Md => report.markdown(),
         ReportFormat::Html => report.html(),
+        ReportFormat::Text => terminal::render(
+            report,
+            output.is_none() && std::io::stdout().is_terminal() && terminal::colour_wanted(),
+        ),
         // Each recording's times from its own start; the comparison's from A's.
         ReportFormat::Json => {
             serde_json::to_string_pretty(&engine::reltime::RelTimes::new(report, judged.start_ns))?

@@ -1073,15 +1073,6 @@ fn headline(a: &Pacing, b: Option<&Pacing>, changes: &[FigureChange], budget_ns:
         };
         return format!("{first}. A: {}. B: {}.", one(a), one(b));
     }
-    let words: Vec<String> = changed
-        .iter()
-        .map(|c| {
-            c.words
-                .split_once(':')
-                .map_or(c.words.clone(), |(w, _)| w.to_owned())
-        })
-        .collect();
-    let worse = changed.iter().any(|c| c.effect.delta_ns > 0.0);
     let culprit = b.slow_frames.culprits.first().map_or(String::new(), |c| {
         format!(
             "; B's {} slow frames ({}): `{}` {} ms more than in the other frames, high in {} of them",
@@ -1092,11 +1083,43 @@ fn headline(a: &Pacing, b: Option<&Pacing>, changes: &[FigureChange], budget_ns:
             c.in_slow
         )
     });
-    format!(
-        "B's slow frames {}: {}{culprit}.",
-        if worse { "got worse" } else { "got better" },
-        words.join(", ")
-    )
+    format!("B's {}{culprit}.", changed_clause(&changed))
+}
+
+/// "slow frames got worse: P95 16.615 → 23.458 ms, …" of the changed
+/// figures (worse: every one longer or more often; better; or changed).
+fn changed_clause(changed: &[&FigureChange]) -> String {
+    let words: Vec<String> = changed
+        .iter()
+        .map(|c| {
+            c.words
+                .split_once(':')
+                .map_or(c.words.clone(), |(w, _)| w.to_owned())
+        })
+        .collect();
+    let up = changed.iter().filter(|c| c.effect.delta_ns > 0.0).count();
+    let how = if up == changed.len() {
+        "got worse"
+    } else if up == 0 {
+        "got better"
+    } else {
+        "changed"
+    };
+    format!("slow frames {how}: {}", words.join(", "))
+}
+
+impl PacingReport {
+    /// "B's slow frames got worse: P95 16.615 → 23.458 ms, frames over the
+    /// budget 4.8% → 53.8%" when a tail figure changed (`None` otherwise,
+    /// and with one recording): what the comparison's headline adds.
+    pub fn changed_sentence(&self) -> Option<String> {
+        let changed: Vec<&FigureChange> = self
+            .changes
+            .iter()
+            .filter(|c| c.effect.verdict == Verdict::Changed)
+            .collect();
+        (!changed.is_empty()).then(|| format!("B's {}", changed_clause(&changed)))
+    }
 }
 
 #[cfg(test)]

@@ -67,6 +67,11 @@ pub(super) fn comparison(
     });
     let mut c = judged(a, b, &edges, by_name, (&sides, stack), opts);
     c.pacing = super::pacing(da, Some(db), &opts.noise);
+    // The slow frames beside the mean: a tail that changed is said in the
+    // headline even when the typical frame did not (see `pacing`).
+    if let Some(tail) = c.pacing.as_ref().and_then(|p| p.changed_sentence()) {
+        c.glance.headline = format!("{} {tail} (frame pacing).", c.glance.headline.trim_end());
+    }
     (c, sides)
 }
 
