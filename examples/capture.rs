@@ -16,6 +16,10 @@
 //!   (with two children) in each on the main thread and 1 ms between, and
 //!   a worker thread busy once every 100 frames (the browser test's
 //!   timeline zoomed out);
+//! - `capture example DIR`: writes the app's "Try an example" pair,
+//!   `DIR/example_before.puffin` and `DIR/example_after.puffin`: a game
+//!   loop on vsync (60 Hz) recorded through puffin on a simulated clock
+//!   ([`example_loop`]);
 //! - `capture hostile OUT [b]`: writes the hostile recording of the tests
 //!   (tests/common/hostile.rs: every string an attack on some output), A or B;
 //! - `capture decode FILE`: times the native decode of FILE (a recording or
@@ -36,6 +40,8 @@ use std::time::Instant;
 
 #[path = "../tests/common/hostile.rs"]
 mod hostile;
+#[path = "../tests/common/planted.rs"]
+mod planted;
 
 fn best_ms(f: impl Fn() -> usize) -> (f64, usize) {
     let mut best = f64::MAX;
@@ -103,6 +109,17 @@ fn main() {
             let bytes = write_recording(&spaced_capture(frames), Format::Pfd4(Compression::Lz4));
             std::fs::write(out, &bytes).expect("write the recording");
             eprintln!("wrote {out}: {:.1} MB", bytes.len() as f64 / 1e6);
+        }
+        ["example", dir] => {
+            for (after, name) in [
+                (false, "example_before.puffin"),
+                (true, "example_after.puffin"),
+            ] {
+                let bytes = planted::record(&example_loop(after));
+                let path = std::path::Path::new(dir).join(name);
+                std::fs::write(&path, &bytes).expect("write the recording");
+                eprintln!("wrote {}: {} bytes", path.display(), bytes.len());
+            }
         }
         ["hostile", out, rest @ ..] => {
             let frames = hostile::hostile_capture(rest.first() == Some(&"b"));
@@ -176,7 +193,7 @@ fn main() {
             eprintln!(
                 "usage: capture gen OUT [lz4|zstd|json] [FRAMES] | capture huge OUT FRAMES SCOPES | \
                  capture worst OUT SEED [FRAMES] | capture spaced OUT FRAMES | \
-                 capture hostile OUT [b] | capture decode FILE | capture runs FILE [RUN_BYTES]"
+                 capture example DIR | capture hostile OUT [b] | capture decode FILE | capture runs FILE [RUN_BYTES]"
             );
             std::process::exit(2);
         }
@@ -279,4 +296,68 @@ fn huge_recording(frames: u64, scopes: usize) -> Vec<u8> {
         out.extend_from_slice(rest);
     }
     out
+}
+
+/// The "Try an example" game loop, 300 frames on vsync (60 Hz: a frame
+/// starts at the first tick after the last one ended), 3% jitter: `main`
+/// runs `frame` > `input::poll`, `physics::step` (> `solve_contacts`,
+/// `integrate`), `ai::think`, `render::prepare` (waiting, without a scope,
+/// while `worker-0..2` build meshes, then `upload`), `render::submit`.
+/// After (`after`): `solve_contacts` 2.0 → 2.6 ms a call, and a new 9 ms
+/// `save::autosave` every 10th frame, which then misses its vsync: the
+/// pair's findings and its frame pacing both have something to say.
+fn example_loop(after: bool) -> Vec<planted::Frame> {
+    use planted::{Rng, Span, T0};
+    const TICK: i64 = 16_666_667;
+    let mut rng = Rng::new(if after { 2 } else { 1 });
+    let mut prev_end = T0;
+    (0..300usize)
+        .map(|f| {
+            let start = T0 + (prev_end - T0 + TICK - 1) / TICK * TICK;
+            let mut t = start + rng.ns(0.05, 0.03);
+            let leaf = |name: &'static str, ms: f64, t: &mut i64, rng: &mut Rng| {
+                let s = Span::new(name, *t, *t + rng.ns(ms, 0.03));
+                *t = s.end_ns;
+                s
+            };
+            let mut main = Span::new("frame", start, 0);
+            main = main.child(leaf("input::poll", 0.4, &mut t, &mut rng));
+            let p0 = t;
+            let solve = leaf(
+                "solve_contacts",
+                if after { 2.6 } else { 2.0 },
+                &mut t,
+                &mut rng,
+            );
+            let integrate = leaf("integrate", 0.5, &mut t, &mut rng);
+            main = main.child(
+                Span::new("physics::step", p0, t)
+                    .child(solve)
+                    .child(integrate),
+            );
+            main = main.child(leaf("ai::think", 1.2, &mut t, &mut rng));
+            if after && f % 10 == 9 {
+                main = main.child(leaf("save::autosave", 9.0, &mut t, &mut rng));
+            }
+            let r0 = t;
+            let wait_end = r0 + rng.ns(3.0, 0.03);
+            let mut u = wait_end;
+            let upload = leaf("upload", 0.6, &mut u, &mut rng);
+            main = main.child(Span::new("render::prepare", r0, u).child(upload));
+            t = u;
+            main = main.child(leaf("render::submit", 2.0, &mut t, &mut rng));
+            main.end_ns = t + rng.ns(0.1, 0.03);
+            prev_end = main.end_ns;
+            let mut frame = vec![("main".to_owned(), vec![main])];
+            for w in 0..3 {
+                let b0 = r0 + rng.ns(0.05, 0.03);
+                let b1 = wait_end - rng.ns(0.1 + 0.3 * w as f64, 0.03);
+                frame.push((
+                    format!("worker-{w}"),
+                    vec![Span::new("mesh::build", b0, b1).data(format!("chunk {w}"))],
+                ));
+            }
+            frame
+        })
+        .collect()
 }

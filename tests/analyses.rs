@@ -738,7 +738,7 @@ fn analyses_of_a_damaged_recording_exit_3_and_answer_from_intact_frames() {
 fn every_subcommand_has_an_example_in_its_help() {
     for sub in [
         "frames", "threads", "top", "find", "tree", "children", "callers", "calls", "window",
-        "gaps", "compare", "diff", "scope", "dump",
+        "gaps", "compare", "diff", "pacing", "scope", "dump",
     ] {
         let out = common::run(&[sub, "--help"]);
         assert_eq!(code(&out), 0);

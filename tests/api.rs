@@ -192,7 +192,7 @@ fn bad_questions_get_clear_errors() {
     };
     assert_eq!(
         err("nope", Value::Null),
-        "unknown query \"nope\" (known: frames, threads, top, find, tree, children, callers, calls, window, gaps, compare, diff, scope)"
+        "unknown query \"nope\" (known: frames, threads, top, find, tree, children, callers, calls, window, gaps, compare, diff, pacing, scope)"
     );
     let msg = err("top", json!({"top": "ten"}));
     assert!(

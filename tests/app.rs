@@ -269,12 +269,35 @@ fn second_recording_opens_as_b_is_shown_and_example_button_loads_a() {
         assert_eq!(shared.b.as_ref().expect("published").name, "after.puffin");
     }
     h.get_by_label("Try an example").click();
-    for _ in 0..50 {
+    for _ in 0..200 {
         h.step();
+        if common::ui::ui_now(&h)["computing"] == false
+            && h.state()
+                .view(Side::B)
+                .is_some_and(|b| b.loaded().name == "example_after.puffin")
+        {
+            break;
+        }
     }
+    // The example pair, on its findings with the frame pacing: B's autosave
+    // frames miss their vsync.
     let a = h.state().view(Side::A).expect("A").loaded().clone();
-    assert_eq!(a.name, "threads_demo.puffin");
-    assert!(a.summary.frames > 0 && a.summary.threads >= 2);
+    assert_eq!(a.name, "example_before.puffin");
+    assert!(a.summary.frames == 300 && a.summary.threads == 4);
+    assert_eq!(
+        h.state().view(Side::B).expect("B").loaded().name,
+        "example_after.puffin"
+    );
+    assert_eq!(
+        h.state().recording(Side::B).expect("B").view,
+        puffin_lens::app::View::Findings
+    );
+    h.run_steps(2);
+    let ui = common::ui::ui_now(&h);
+    let headline = ui["pacing"]["headline"].as_str().unwrap_or_default();
+    assert!(headline.starts_with("B's slow frames got worse"), "{ui}");
+    assert!(headline.contains("`save::autosave`"), "{headline}");
+    h.get_by_label_contains("Frame pacing");
 }
 
 #[test]

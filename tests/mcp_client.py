@@ -149,6 +149,10 @@ async def investigation(s, measures):
     assert cut["answer"]["change"] == calls["change"]
     one_side, _ = await s.ok("calls", a="r2", name="sim::step", max_bytes=200_000)
     assert one_side == cli_json("calls", b, "sim::step")
+    # The slow frames: the pacing of both sides, judged, as the CLI says it.
+    pacing, _ = await s.ok("pacing", a="r1", b="r2", max_bytes=200_000)
+    assert pacing == cli_json("pacing", a, b), "pacing A B"
+    assert len(pacing["changes"]) == 7 and pacing["b"]["frames"] > 0, pacing["headline"]
 
     # Look into the new gap: B's frame 5, from sim::step's end to draw::batch's start.
     sim = one_side["calls"][5]
@@ -282,7 +286,7 @@ async def session_checks(s, init):
     names = sorted(t.name for t in tools)
     assert names == sorted([
         "open_recording", "close_recording", "report", "calls", "window", "gaps", "tree",
-        "children", "compare", "scope", "query", "record",
+        "children", "compare", "scope", "query", "record", "pacing",
     ]), names
     for t in tools:
         assert "use" in t.description.lower(), (t.name, t.description)

@@ -185,7 +185,7 @@ fn check_markdown(md: &str) -> String {
             Event::Start(Tag::Heading { .. }) => heading = Some(String::new()),
             Event::End(TagEnd::Heading(_)) => {
                 let h = heading.take().unwrap_or_default();
-                const OURS: [&str; 17] = [
+                const OURS: [&str; 18] = [
                     "puffin-lens report",
                     "At a glance",
                     "Over time",
@@ -201,6 +201,7 @@ fn check_markdown(md: &str) -> String {
                     "Outliers",
                     "What changed",
                     "Where it changed",
+                    "Frame pacing",
                     "A (",
                     "B (",
                 ];

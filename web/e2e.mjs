@@ -109,15 +109,25 @@ await test("the app starts under a sub-path and shows the welcome screen", async
   await page.screenshot({ path: join(OUT, "welcome.png") });
 });
 
-await test("clicks on the canvas: Try an example loads the bundled recording, Open… the file picker", async () => {
+await test("clicks on the canvas: Try an example opens the example pair on its findings and pacing, Open… the file picker", async () => {
   const p = await openApp(context, server.base);
   // Listen early: Playwright intercepts the picker only once a listener is
   // in place, which takes a round trip to the browser.
   const chooserShown = new Promise((resolve) => p.once("filechooser", resolve));
   // The welcome screen's centered "Try an example" button, at 1400x900.
   await p.mouse.click(700, 341);
-  await waitLoaded(p, SAMPLE);
-  assert.deepEqual(await p.evaluate(() => window.puffinLens.summary()), expected.summary);
+  await waitLoaded(p, "example_after.puffin", "b");
+  assert.equal((await p.evaluate(() => window.puffinLens.status())).a, "example_before.puffin");
+  const exampleSummary = JSON.parse(cli(["summary", "example_before.puffin", "--json"], { cwd: SAMPLES }));
+  assert.deepEqual(await p.evaluate(() => window.puffinLens.summary()), exampleSummary);
+  // The pair lands on its findings, the frame pacing the CLI's.
+  const pacing = JSON.parse(cli(["pacing", "example_before.puffin", "example_after.puffin", "--json"], { cwd: SAMPLES }));
+  await p.waitForFunction(() => window.puffinLens.ui()?.view === "findings" && window.puffinLens.ui().computing === false, null, { timeout: 120_000, polling: 100 });
+  const ui = await p.evaluate(() => window.puffinLens.ui());
+  assert.equal(ui.view, "findings", JSON.stringify(ui).slice(0, 300));
+  assert.equal(ui.pacing.headline, pacing.headline);
+  assert.equal(ui.pacing_picture.sides.length, 2);
+  await p.screenshot({ path: join(OUT, "example_findings.png") });
   // The top bar's "Open…" button: the browser's file picker; the pick opens as B.
   await p.mouse.click(146, 12);
   const chooser = await Promise.race([

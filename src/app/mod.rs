@@ -52,9 +52,21 @@ use egui::{Color32, Key, KeyboardShortcut, Modifiers, RichText};
 use live::LiveSession;
 use top_bar::{BarAction, transform_bar, view_bar};
 
-/// The example recording behind "Try an example" (four threads, a few frames).
-pub const EXAMPLE_NAME: &str = "threads_demo.puffin";
-pub const EXAMPLE_BYTES: &[u8] = include_bytes!("../../samples/threads_demo.puffin");
+/// The example pair behind "Try an example": a game loop on vsync before
+/// and after a change (`solve_contacts` slower per call, a 9 ms autosave
+/// every 10th frame that misses its vsync), recorded through puffin on a
+/// simulated clock (`cargo run --example capture -- example samples`). It
+/// opens on its findings, with the frame pacing.
+pub const EXAMPLE: [(&str, &[u8]); 2] = [
+    (
+        "example_before.puffin",
+        include_bytes!("../../samples/example_before.puffin"),
+    ),
+    (
+        "example_after.puffin",
+        include_bytes!("../../samples/example_after.puffin"),
+    ),
+];
 
 use crate::engine::analyses::transform::Stack;
 
@@ -385,13 +397,16 @@ impl PuffinLensApp {
             }
             ui.add_space(6.0);
             if ui.button("Try an example").clicked() {
-                self.open(
-                    EXAMPLE_NAME,
-                    Source::Bytes(EXAMPLE_BYTES.to_vec()),
-                    Some(Side::A),
-                );
+                self.open_example();
             }
         });
+    }
+
+    /// Opens the example pair (A, then B): it lands on its findings.
+    pub fn open_example(&mut self) {
+        for ((name, bytes), side) in EXAMPLE.into_iter().zip([Side::A, Side::B]) {
+            self.open(name, Source::Bytes(bytes.to_vec()), Some(side));
+        }
     }
 
     /// The side whose name in the top bar is at `css` (CSS pixels from the

@@ -1,10 +1,7 @@
 //! The top bar and its menus (open, export, settings), the status lines,
 //! the view bar and the transform bar.
 
-use super::{
-    EXAMPLE_BYTES, EXAMPLE_NAME, Export, FIND, FrameSel, OPEN, PuffinLensApp, Recording, Side,
-    Source, View, platform,
-};
+use super::{Export, FIND, FrameSel, OPEN, PuffinLensApp, Recording, Side, View, platform};
 use crate::engine::analyses::transform::{Stack, Transform};
 use egui::{Color32, RichText};
 
@@ -28,14 +25,13 @@ impl PuffinLensApp {
             }
             if ui
                 .button("Try an example")
-                .on_hover_text("A small bundled recording: four threads, a few frames")
+                .on_hover_text(
+                    "A bundled before/after pair of a game loop: a slower call, and a save \
+                     every 10th frame that misses its vsync",
+                )
                 .clicked()
             {
-                self.open(
-                    EXAMPLE_NAME,
-                    Source::Bytes(EXAMPLE_BYTES.to_vec()),
-                    Some(Side::A),
-                );
+                self.open_example();
             }
             // The browser: a live app through the relay. The desktop: that,
             // or A/B runs recorded (one menu: the bar stays one row at

@@ -319,6 +319,8 @@ fn pacing(o: &mut String, p: &PacingReport, st: &Style) {
         let cell = |v: f64| {
             if share {
                 format!("{:.1}", v * 100.0)
+            } else if label.starts_with("frame to frame") {
+                ms_f(v)
             } else {
                 format!(
                     "{} ({:.0} fps)",

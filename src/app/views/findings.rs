@@ -58,6 +58,9 @@ pub struct Findings {
     /// The frames' pacing: each side's periods and their distribution
     /// against the budget (see [`PacingPicture`]).
     pub pacing: Option<PacingPicture>,
+    /// The report's "Frame pacing" section but its heading and headline
+    /// (the picture's): its tables, drawn under the picture.
+    pub pacing_blocks: Vec<Block>,
 }
 
 /// The pacing picture as drawn, made once: each side's periods as at most
@@ -314,6 +317,9 @@ impl FindingsView {
                 }
                 if let Some(p) = &f.pacing {
                     pacing_ui(ui, p, self.b.is_some(), &mut clicked);
+                    for block in &f.pacing_blocks {
+                        block_ui(ui, block, &mut clicked);
+                    }
                     ui.separator();
                 }
                 if !f.look_first.is_empty() {
@@ -512,12 +518,31 @@ fn ready(data: report::Findings, a: &Loaded, b: Option<&Loaded>) -> Findings {
         FramePicture { bars, median_ns }
     });
     let pacing = data.pacing.as_ref().map(PacingPicture::of);
+    // The pacing section goes under its picture: its heading and headline
+    // are the picture's.
+    let mut pacing_blocks = Vec::new();
+    if pacing.is_some()
+        && let Some(at) = blocks.iter().position(
+            |b| matches!(b, Block::Heading(_, spans) if text(spans).ends_with("Frame pacing")),
+        )
+    {
+        let level = match &blocks[at] {
+            Block::Heading(l, _) => *l,
+            _ => 2,
+        };
+        let end = blocks[at + 1..]
+            .iter()
+            .position(|b| matches!(b, Block::Heading(l, _) if *l <= level))
+            .map_or(blocks.len(), |k| at + 1 + k);
+        pacing_blocks = blocks.drain(at..end).skip(2).collect();
+    }
     Findings {
         data,
         blocks,
         look_first,
         frames,
         pacing,
+        pacing_blocks,
     }
 }
 

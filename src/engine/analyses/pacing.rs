@@ -607,6 +607,18 @@ fn slow_frames(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> SlowFrames {
     });
     ranked.retain(|r| r.1 - r.2 > 0.0);
     ranked.truncate(CULPRITS);
+    let excess = mean_slow - mean_typ;
+    // Slow frames no slower than the others beyond the rows' band (a
+    // clock's frames, all alike) have no culprit to name.
+    if excess
+        <= band_ns(
+            mean_typ,
+            super::judge::DEFAULT_NOISE_PCT,
+            super::judge::DEFAULT_NOISE_MS,
+        )
+    {
+        ranked.clear();
+    }
     // The highs: frames where a listed part is above its means' midpoint.
     let mut slot = vec![usize::MAX; names + 2];
     for (k, r) in ranked.iter().enumerate() {
@@ -630,7 +642,7 @@ fn slow_frames(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> SlowFrames {
             }
         }
     }
-    let excess = mean_slow - mean_typ;
+
     let mut listed = slow.clone();
     let key = |&f: &usize| (std::cmp::Reverse(s.periods[f]), f);
     if listed.len() > LISTED_FRAMES {

@@ -256,7 +256,10 @@ pub fn glance(c: &ComparisonReport, top: usize) -> Glance {
                 cost: !bf.paced
                     && bf.effect.verdict == crate::engine::analyses::effect::Verdict::Changed,
                 delta_ns: d,
-                ci_ns: Some(bf.effect.ci_ns),
+                // The bar is the mean's part; its interval only when the
+                // effect is of the mean too (judged by the typical frames,
+                // it is another quantity: the finding says it).
+                ci_ns: ((bf.effect.delta_ns - d).abs() < 1.0).then_some(bf.effect.ci_ns),
                 name: None,
             });
         }
@@ -546,7 +549,9 @@ fn findings(c: &ComparisonReport) -> Vec<Finding> {
                     "shorter between frames"
                 }
                 .to_owned(),
-                delta_ns: d,
+                // The judged effect and its own interval (of the typical
+                // frames when they judged it, not of the mean).
+                delta_ns: bf.effect.delta_ns,
                 ci_ns: Some(bf.effect.ci_ns),
                 band_ns: Some(bf.effect.band_ns),
                 place: format!("on {}, outside every scope", cell(&c.frame.thread)),
