@@ -967,21 +967,7 @@ fn render_pacing(out: &mut String, r: &analyses::pacing::PacingReport) {
         if r.b.is_some() {
             match figure.and_then(|f| r.changes.iter().find(|c| c.figure == f)) {
                 Some(c) => {
-                    let share = matches!(c.figure, "over_budget" | "stutter");
-                    let v = |x: f64| {
-                        if share {
-                            format!("{:+.1}", x * 100.0)
-                        } else {
-                            format!("{:+.3}", x / 1e6)
-                        }
-                    };
-                    row.push(format!(
-                        "{} [{}, {}]{}",
-                        v(c.effect.delta_ns),
-                        v(c.effect.ci_ns[0]),
-                        v(c.effect.ci_ns[1]),
-                        if share { " points" } else { " ms" }
-                    ));
+                    row.push(c.change_text());
                     row.push(c.effect.verdict.as_str().to_owned());
                 }
                 None => row.extend([String::new(), String::new()]),

@@ -502,20 +502,10 @@ fn ready(data: report::Findings, a: &Loaded, b: Option<&Loaded>) -> Findings {
             .get(sorted.len().saturating_sub(1) / 2)
             .copied()
             .unwrap_or(0);
-        let n = all.len().min(PICTURE_BARS);
-        let bars = (0..n)
-            .filter_map(|k| {
-                let (lo, hi) = (
-                    k * all.len() / n,
-                    ((k + 1) * all.len() / n).max(k * all.len() / n + 1),
-                );
-                all[lo..hi]
-                    .iter()
-                    .copied()
-                    .max_by_key(|x| (x.1, std::cmp::Reverse(x.0)))
-            })
-            .collect();
-        FramePicture { bars, median_ns }
+        FramePicture {
+            bars: bars_of(&all),
+            median_ns,
+        }
     });
     let pacing = data.pacing.as_ref().map(PacingPicture::of);
     // The pacing section goes under its picture: its heading and headline

@@ -988,6 +988,33 @@ fn changes(
         .collect()
 }
 
+impl FigureChange {
+    /// A share of frames (`over_budget`, `stutter`): in points, not ns.
+    pub fn is_share(&self) -> bool {
+        matches!(self.figure, "over_budget" | "stutter")
+    }
+
+    /// B − A and its interval as the tables print them: "+16.667 [+16.100,
+    /// +17.002] ms", or for a share "+9.7 [+7.0, +12.3] points".
+    pub fn change_text(&self) -> String {
+        let e = &self.effect;
+        let v = |x: f64| {
+            if self.is_share() {
+                format!("{:+.1}", x * 100.0)
+            } else {
+                format!("{:+.3}", x / 1e6)
+            }
+        };
+        format!(
+            "{} [{}, {}] {}",
+            v(e.delta_ns),
+            v(e.ci_ns[0]),
+            v(e.ci_ns[1]),
+            if self.is_share() { "points" } else { "ms" }
+        )
+    }
+}
+
 /// A figure's name for people.
 pub fn figure_label(figure: &str) -> &'static str {
     match figure {
@@ -1085,16 +1112,37 @@ fn headline(a: &Pacing, b: Option<&Pacing>, changes: &[FigureChange], budget_ns:
         };
         return format!("{first}. A: {}. B: {}.", one(a), one(b));
     }
-    let culprit = b.slow_frames.culprits.first().map_or(String::new(), |c| {
+    // The culprits that hold a real part of the slow frames' excess (a
+    // quarter of the first's or more), at most three.
+    let s = &b.slow_frames;
+    let named: Vec<String> = s
+        .culprits
+        .iter()
+        .take(3)
+        .filter(|c| {
+            s.culprits
+                .first()
+                .is_some_and(|f| c.excess_ns >= 0.25 * f.excess_ns)
+        })
+        .map(|c| {
+            format!(
+                "`{}` +{} ms (high in {} of them)",
+                c.part,
+                ms_f(c.excess_ns),
+                c.in_slow
+            )
+        })
+        .collect();
+    let culprit = if named.is_empty() {
+        String::new()
+    } else {
         format!(
-            "; B's {} slow frames ({}): `{}` {} ms more than in the other frames, high in {} of them",
-            b.slow_frames.frames,
-            b.slow_frames.rule,
-            c.part,
-            ms_f(c.excess_ns),
-            c.in_slow
+            "; B's {} slow frames ({}), against the others: {}",
+            s.frames,
+            s.rule,
+            named.join(", ")
         )
-    });
+    };
     format!("B's {}{culprit}.", changed_clause(&changed))
 }
 

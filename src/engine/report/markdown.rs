@@ -65,7 +65,7 @@ impl Report {
         if let Some(c) = &self.comparison {
             glance_md(&mut o, c, charts);
             if let Some(p) = &c.pacing {
-                pacing_md(&mut o, p, "", charts);
+                pacing_md(&mut o, p, "## ", charts);
             }
             comparison_md(&mut o, c);
         }
@@ -126,7 +126,7 @@ fn recording_md(o: &mut String, r: &RecordingReport, charts: Option<usize>) {
     }
     // (Compared, both sides' pacing is the comparison's section.)
     if let Some(p) = &r.pacing {
-        pacing_md(o, p, &h, charts.is_some());
+        pacing_md(o, p, &format!("### {h}"), charts.is_some());
     }
     if let Some(rows) = r.slowest_frame_threads.as_array() {
         let frame = r
@@ -866,7 +866,8 @@ fn waterfall_mermaid(o: &mut String, g: &super::glance::Glance, unit: &str) {
     );
 }
 
-/// `## Frame pacing`: the headline, the figures side by side with each
+/// The "Frame pacing" section (`h`: its heading's marks and prefix, `## `
+/// for a comparison's, `### ` under one recording): the headline, the figures side by side with each
 /// tail figure's change, a percentile chart (Mermaid) with the budget, and
 /// each side's slow frames traced to their parts.
 fn pacing_md(
@@ -878,7 +879,7 @@ fn pacing_md(
     use crate::engine::analyses::pacing::{Pacing, figure_label};
     let _ = writeln!(
         o,
-        "## {h}Frame pacing\n\n**{}**\n\nEach frame's period, start to start on {} (a run's \
+        "{h}Frame pacing\n\n**{}**\n\nEach frame's period, start to start on {} (a run's \
          last frame, with no next start, is left out); the budget {} ({}).\n",
         cell(&p.headline),
         escape::markdown_code(&p.thread),
@@ -941,22 +942,7 @@ fn pacing_md(
             .collect();
         let change = match figure.and_then(|f| p.changes.iter().find(|c| c.figure == f)) {
             Some(c) if compared => {
-                let share = matches!(c.figure, "over_budget" | "stutter");
-                let v = |x: f64| {
-                    if share {
-                        format!("{:+.1}", x * 100.0)
-                    } else {
-                        format!("{:+.3}", x / 1e6)
-                    }
-                };
-                format!(
-                    " {} [{}, {}]{} | {} |",
-                    v(c.effect.delta_ns),
-                    v(c.effect.ci_ns[0]),
-                    v(c.effect.ci_ns[1]),
-                    if share { " points" } else { " ms" },
-                    c.effect.verdict.as_str()
-                )
+                format!(" {} | {} |", c.change_text(), c.effect.verdict.as_str())
             }
             _ if compared => " | |".to_owned(),
             _ => String::new(),
@@ -973,13 +959,7 @@ fn pacing_md(
         .find(|c| c.figure == "frame_to_frame")
         .filter(|_| compared)
         .map_or(String::new(), |c| {
-            format!(
-                " {:+.3} [{:+.3}, {:+.3}] ms | {} |",
-                c.effect.delta_ns / 1e6,
-                c.effect.ci_ns[0] / 1e6,
-                c.effect.ci_ns[1] / 1e6,
-                c.effect.verdict.as_str()
-            )
+            format!(" {} | {} |", c.change_text(), c.effect.verdict.as_str())
         });
     let _ = writeln!(o, "| frame to frame | {} |{change}", f2f.join(" | "));
     let frames: Vec<String> = sides.iter().map(|(_, s)| s.frames.to_string()).collect();
