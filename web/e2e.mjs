@@ -119,7 +119,7 @@ await test("clicks on the canvas: Try an example opens the example pair on its f
   await waitLoaded(p, "example_after.puffin", "b");
   assert.equal((await p.evaluate(() => window.puffinLens.status())).a, "example_before.puffin");
   const exampleSummary = JSON.parse(cli(["summary", "example_before.puffin", "--json"], { cwd: SAMPLES }));
-  assert.deepEqual(await p.evaluate(() => window.puffinLens.summary()), exampleSummary);
+  assert.deepEqual(await p.evaluate(() => window.puffinLens.summary("a")), exampleSummary);
   // The pair lands on its findings, the frame pacing the CLI's.
   const pacing = JSON.parse(cli(["pacing", "example_before.puffin", "example_after.puffin", "--json"], { cwd: SAMPLES }));
   await p.waitForFunction(() => window.puffinLens.ui()?.view === "findings" && window.puffinLens.ui().computing === false, null, { timeout: 120_000, polling: 100 });
