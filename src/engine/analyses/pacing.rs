@@ -38,8 +38,10 @@
 //! own), the time between its top-level scopes and the time between frames
 //! (after its last top-level scope). A part's excess is its mean over the
 //! slow frames less its mean over the typical ones: the excesses sum to the
-//! slow frames' excess. A part is high in a frame above the midpoint of its
-//! two means; `in_slow` and `in_typical` count those frames.
+//! slow frames' excess. On frames paced by a clock the time between frames
+//! is the clock's (a late frame waits for the next slot): never a culprit.
+//! A part is high in a frame above the midpoint of its two means; `in_slow`
+//! and `in_typical` count those frames.
 //!
 //! **A against B**: each tail figure's B − A with a percentile bootstrap
 //! interval ([`RESAMPLES`] resamples a side, moving blocks of `⌈m^⅓⌉` frames
@@ -605,7 +607,10 @@ fn slow_frames(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> SlowFrames {
             .total_cmp(&(x.1 - x.2))
             .then_with(|| part_name(x.0).cmp(&part_name(y.0)))
     });
-    ranked.retain(|r| r.1 - r.2 > 0.0);
+    // On frames paced by a clock the time between frames is the clock's:
+    // a frame that missed its slot waits for the next one, the mirror of
+    // the work that made it late, never its cause.
+    ranked.retain(|r| r.1 - r.2 > 0.0 && !(s.paced && r.0 == between_frames));
     ranked.truncate(CULPRITS);
     let excess = mean_slow - mean_typ;
     // Slow frames no slower than the others beyond the rows' band (a
