@@ -993,6 +993,22 @@ fn changes(
         .collect()
 }
 
+impl Pacing {
+    /// The frame-time curve, ns: median, P90, P95, P99, the 1% low, the
+    /// 0.1% low and the worst frame (the report's chart, the app's figures).
+    pub fn curve_ns(&self) -> [f64; 7] {
+        [
+            self.median_ns as f64,
+            self.p90_ns as f64,
+            self.p95_ns as f64,
+            self.p99_ns as f64,
+            self.low_1pct_ns,
+            self.low_01pct_ns,
+            self.worst.duration_ns as f64,
+        ]
+    }
+}
+
 impl FigureChange {
     /// A share of frames (`over_budget`, `stutter`): in points, not ns.
     pub fn is_share(&self) -> bool {

@@ -982,19 +982,7 @@ fn pacing_md(
         );
     }
     // The percentile curve: each side's line, and the budget.
-    let points = |s: &Pacing| {
-        [
-            s.median_ns as f64,
-            s.p90_ns as f64,
-            s.p95_ns as f64,
-            s.p99_ns as f64,
-            s.low_1pct_ns,
-            s.low_01pct_ns,
-            s.worst.duration_ns as f64,
-        ]
-        .map(|v| format!("{:.3}", v / 1e6))
-        .join(", ")
-    };
+    let points = |s: &Pacing| s.curve_ns().map(|v| format!("{:.3}", v / 1e6)).join(", ");
     let hi = sides
         .iter()
         .map(|(_, s)| s.worst.duration_ns as f64)

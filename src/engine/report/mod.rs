@@ -672,15 +672,7 @@ impl PacingPicture {
         let side = |label: &str, s: &super::analyses::pacing::Pacing| PacingSide {
             label: label.to_owned(),
             series: s.series.clone(),
-            figures_ns: [
-                s.median_ns as f64,
-                s.p90_ns as f64,
-                s.p95_ns as f64,
-                s.p99_ns as f64,
-                s.low_1pct_ns,
-                s.low_01pct_ns,
-                s.worst.duration_ns as f64,
-            ],
+            figures_ns: s.curve_ns(),
         };
         let sides = match &p.b {
             Some(b) => vec![side("A", &p.a), side("B", b)],
