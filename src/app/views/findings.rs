@@ -559,32 +559,18 @@ fn picture_ui(ui: &mut egui::Ui, headline: &str, p: &FramePicture, clicked: &mut
     let tall = rect.height() - 12.0;
     let painter = ui.painter_at(rect);
     let slow = Color32::from_rgb(0xd9, 0x82, 0x2b);
+    let base = Color32::from_rgb(0x4a, 0x78, 0xb0);
     for (k, &(_, ns)) in p.bars.iter().enumerate() {
-        let h = tall * ns as f32 / max;
-        let x0 = rect.left() + k as f32 * bw;
-        let bar = egui::Rect::from_min_max(
-            egui::pos2(x0, rect.bottom() - h),
-            egui::pos2(x0 + (bw - 0.5).max(0.5), rect.bottom()),
+        let top = rect.bottom() - tall * ns as f32 / max;
+        frame_bar(
+            &painter,
+            rect,
+            k,
+            bw,
+            top,
+            (base, slow),
+            ns > 2 * p.median_ns,
         );
-        let over = ns > 2 * p.median_ns;
-        painter.rect_filled(
-            bar,
-            0.0,
-            if over {
-                slow
-            } else {
-                Color32::from_rgb(0x4a, 0x78, 0xb0)
-            },
-        );
-        if over && bw >= 6.0 {
-            painter.text(
-                bar.center_top(),
-                egui::Align2::CENTER_BOTTOM,
-                "▲",
-                egui::FontId::proportional(9.0),
-                slow,
-            );
-        }
     }
     let my = rect.bottom() - tall * p.median_ns as f32 / max;
     let dash = egui::Shape::dashed_line(
@@ -611,6 +597,35 @@ fn picture_ui(ui: &mut egui::Ui, headline: &str, p: &FramePicture, clicked: &mut
         ]));
     }
     ui.add_space(8.0);
+}
+
+/// Bar `k` of a strip of frame bars `bw` wide in `rect`, from `top` to the
+/// bottom: `colours.0`, or `colours.1` and marked "▲" (when wide enough)
+/// when `marked`. The one-recording picture and the pacing strips draw so.
+fn frame_bar(
+    painter: &egui::Painter,
+    rect: egui::Rect,
+    k: usize,
+    bw: f32,
+    top: f32,
+    colours: (Color32, Color32),
+    marked: bool,
+) {
+    let x0 = rect.left() + k as f32 * bw;
+    let bar = egui::Rect::from_min_max(
+        egui::pos2(x0, top),
+        egui::pos2(x0 + (bw - 0.5).max(0.5), rect.bottom()),
+    );
+    painter.rect_filled(bar, 0.0, if marked { colours.1 } else { colours.0 });
+    if marked && bw >= 6.0 {
+        painter.text(
+            bar.center_top(),
+            egui::Align2::CENTER_BOTTOM,
+            "▲",
+            egui::FontId::proportional(9.0),
+            colours.1,
+        );
+    }
 }
 
 /// The side colours of the pacing picture: A blue, B orange (the budget a
@@ -668,31 +683,9 @@ fn pacing_ui(ui: &mut egui::Ui, p: &PacingPicture, pair: bool, clicked: &mut Opt
             let painter = ui.painter_at(rect);
             let bw = rect.width() / bars.len() as f32;
             for (j, &(_, ns)) in bars.iter().enumerate() {
-                let x0 = rect.left() + j as f32 * bw;
+                let colours = (SIDE_COLOURS[k % 2], over_colour);
                 let top = scale(rect, ns as f64);
-                let bar = egui::Rect::from_min_max(
-                    egui::pos2(x0, top),
-                    egui::pos2(x0 + (bw - 0.5).max(0.5), rect.bottom()),
-                );
-                let over = ns as f64 > p.over_ns;
-                painter.rect_filled(
-                    bar,
-                    0.0,
-                    if over {
-                        over_colour
-                    } else {
-                        SIDE_COLOURS[k % 2]
-                    },
-                );
-                if over && bw >= 6.0 {
-                    painter.text(
-                        bar.center_top(),
-                        egui::Align2::CENTER_BOTTOM,
-                        "▲",
-                        egui::FontId::proportional(9.0),
-                        over_colour,
-                    );
-                }
+                frame_bar(&painter, rect, j, bw, top, colours, ns as f64 > p.over_ns);
             }
             budget_line(&painter, rect, scale(rect, p.budget_ns));
             let at = |pos: egui::Pos2| ((pos.x - rect.left()) / bw) as usize;
