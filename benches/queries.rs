@@ -93,9 +93,19 @@ fn main() {
     // Pacing (issue 65: under 50 ms after decode on 2M scopes): one
     // recording, then A against B (the bootstrap's resamples).
     use analyses::pacing::pacing;
-    let (t, r) = best(|| pacing(&trace, None, None, 5.0, 0.05, 0.01));
+    let (t, r) = best(|| pacing(&trace, None, None, 5.0, 0.05, 0.01, Default::default()));
     report("pacing", t, r.a.frames);
-    let (t, r) = best(|| pacing(&trace, Some(&trace), None, 5.0, 0.05, 0.01));
+    let (t, r) = best(|| {
+        pacing(
+            &trace,
+            Some(&trace),
+            None,
+            5.0,
+            0.05,
+            0.01,
+            Default::default(),
+        )
+    });
     report("pacing A B (trace with itself)", t, r.changes.len());
     // The same 2M scopes in 100,000 frames of 20: the per-frame work.
     let many = decode_puffin(&write_recording(
@@ -104,13 +114,23 @@ fn main() {
     ))
     .expect("decodes")
     .trace;
-    let (t, r) = best(|| pacing(&many, None, None, 5.0, 0.05, 0.01));
+    let (t, r) = best(|| pacing(&many, None, None, 5.0, 0.05, 0.01, Default::default()));
     report(
         &format!("pacing, {} frames", many.frames.len()),
         t,
         r.a.frames,
     );
-    let (t, r) = best(|| pacing(&many, Some(&many), None, 5.0, 0.05, 0.01));
+    let (t, r) = best(|| {
+        pacing(
+            &many,
+            Some(&many),
+            None,
+            5.0,
+            0.05,
+            0.01,
+            Default::default(),
+        )
+    });
     report("pacing A B, same", t, r.changes.len());
     // The model of change on one scope of a million calls a side (issue
     // 33: sub-quadratic, under a second).

@@ -16,6 +16,7 @@
 #   RUNS    pairs of runs (5; with MAX_RUNS, the first look's: 3)
 #   MAX_RUNS  record until the gate is decided, at most this many pairs
 #   FAIL_ON_REGRESSION, MIN_MS   the gate (a percentage of A's mean frame)
+#   FAIL_ON_P99                  the tail gate (a percentage of A's P99 frame)
 #   RUNS_DIR  where the runs are kept (puffin-lens-ab-runs)
 #   PUFFIN_LENS  the binary (default puffin-lens on PATH)
 # Each tree's build and runs see CARGO_TARGET_DIR=<tree>/target, so that
@@ -72,6 +73,7 @@ if [[ -n ${FAIL_ON_REGRESSION:-} ]]; then
   [[ -n ${MIN_MS:-} ]] && args+=(--min-ms "$MIN_MS")
   [[ -n ${MAX_RUNS:-} ]] && args+=(--until-decided --max-runs "$MAX_RUNS")
 fi
+[[ -n ${FAIL_ON_P99:-} ]] && args+=(--fail-on-p99 "$FAIL_ON_P99")
 errors=$(mktemp)
 "$bin" "${args[@]}" 2> >(tee "$errors" >&2)
 status=$?

@@ -13,7 +13,8 @@
 # Usage: scripts/pr-report.sh BEFORE AFTER [OUT]
 # Env: PUFFIN_LENS (the binary; default puffin-lens on PATH), FAIL_ON_REGRESSION
 # (a percentage; empty: no gate), MIN_MS, FAIL_ON_DRIFT (a percentage: fail on
-# the run-to-run drift itself too).
+# the run-to-run drift itself too), FAIL_ON_P99 (a percentage of A's P99 frame:
+# the tail gate).
 # Exit: 0 reported (the gate's verdict is the `tripped` and `inconclusive`
 # outputs: the action fails the job after commenting), 1 unusable input, 2
 # usage error.
@@ -63,6 +64,7 @@ if [[ -n ${FAIL_ON_REGRESSION:-} ]]; then
   [[ -n ${MIN_MS:-} ]] && args+=(--min-ms "$MIN_MS")
 fi
 [[ -n ${FAIL_ON_DRIFT:-} ]] && args+=(--fail-on-drift "$FAIL_ON_DRIFT")
+[[ -n ${FAIL_ON_P99:-} ]] && args+=(--fail-on-p99 "$FAIL_ON_P99")
 errors=$(mktemp)
 "$bin" "${args[@]}" 2>"$errors"
 status=$?

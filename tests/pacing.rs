@@ -480,3 +480,130 @@ fn one_slow_frame_in_a_does_not_hide_a_change_of_every_other_frame() {
         "{a:#}"
     );
 }
+
+/// The tail gate on a planted pair: B's every 4th frame holds a 3.5 ms
+/// `save::flush` (P99 14.4 → 17.9 ms, +24%). `pacing`, `compare` and
+/// `report` exit 4 past a 10% limit, 0 under a 50% one, and the same code
+/// twice passes; one recording is a usage error.
+#[test]
+fn the_tail_gate_fails_on_a_grown_p99_and_passes_the_same_code() {
+    let work = |i: usize, stall: bool| {
+        let mut w = vec![("update", 6.0), ("render", 7.0)];
+        if stall && i % 4 == 3 {
+            w.push(("save::flush", 3.5));
+        }
+        w
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("a.puffin"),
+        record(&free_loop(800, 3, |i| work(i, false))),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("b.puffin"),
+        record(&free_loop(800, 4, |i| work(i, true))),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("b2.puffin"),
+        record(&free_loop(800, 5, |i| work(i, true))),
+    )
+    .unwrap();
+
+    let (code, v) = json_in(
+        d,
+        &[
+            "pacing",
+            "a.puffin",
+            "b.puffin",
+            "--fail-on-p99",
+            "10",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 4, "{v:#}");
+    let check = &v["gate"]["checks"][0];
+    assert_eq!(check["figure"], "p99");
+    assert_eq!(check["outcome"], "failed");
+    // The limit is 10% of A's P99, and the whole interval is above it.
+    let a_p99 = v["a"]["p99_ns"].as_f64().unwrap();
+    assert!(
+        (check["limit_ns"].as_f64().unwrap() - 0.1 * a_p99).abs() <= 1.0,
+        "{check}"
+    );
+    assert!(check["ci_ns"][0].as_f64().unwrap() > check["limit_ns"].as_f64().unwrap());
+    // The 1% low checked with it: both share alpha.
+    let (code, v) = json_in(
+        d,
+        &[
+            "pacing",
+            "a.puffin",
+            "b.puffin",
+            "--fail-on-p99",
+            "50",
+            "--fail-on-low",
+            "50",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{v:#}");
+    let checks = v["gate"]["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 2);
+    assert!(
+        checks.iter().all(|c| c["outcome"] == "passed"),
+        "{checks:#?}"
+    );
+    assert!(checks.iter().all(|c| c["level"] == 0.995), "{checks:#?}");
+
+    // compare and report read the same gate; the mean's gate is not asked.
+    let out = common::run_in(
+        d,
+        &["compare", "a.puffin", "b.puffin", "--fail-on-p99", "10"],
+    );
+    assert_eq!(common::code(&out), 4, "{}", common::stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("tail gate: FAILED: P99"), "{text}");
+    let out = common::run_in(
+        d,
+        &[
+            "report",
+            "a.puffin",
+            "b.puffin",
+            "--fail-on-p99",
+            "10",
+            "--format",
+            "md",
+        ],
+    );
+    assert_eq!(common::code(&out), 4, "{}", common::stderr(&out));
+    assert!(common::stderr(&out).contains("tail gate: FAILED: P99"));
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("**Tail gate: failed.**")
+    );
+
+    // The same code twice: passed.
+    let out = common::run_in(
+        d,
+        &["compare", "b.puffin", "b2.puffin", "--fail-on-p99", "10"],
+    );
+    assert_eq!(
+        common::code(&out),
+        0,
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // One recording: nothing to gate against.
+    let out = common::run_in(d, &["report", "a.puffin", "--fail-on-low", "10"]);
+    assert_eq!(common::code(&out), 2);
+    assert!(
+        common::stderr(&out).contains("give B too"),
+        "{}",
+        common::stderr(&out)
+    );
+    let out = common::run_in(d, &["pacing", "a.puffin", "--fail-on-p99", "10"]);
+    assert_eq!(common::code(&out), 2, "{}", common::stderr(&out));
+}

@@ -218,6 +218,13 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
                     args.compare = true;
                     (a, Some(b))
                 }
+                (None, 1) if args.fail_on_p99.is_some() || args.fail_on_low.is_some() => {
+                    eprintln!(
+                        "puffin-lens: error: --fail-on-p99 and --fail-on-low compare two \
+                         recordings: give B too"
+                    );
+                    return Ok(super::EXIT_USAGE);
+                }
                 (None, 1) => (a, None),
                 (None, 2) => {
                     args.compare = true;
@@ -277,14 +284,13 @@ pub(super) fn run(matches: &ArgMatches) -> anyhow::Result<i32> {
                 }
             }
             out.flush()?;
-            let gate = match &answer {
-                Answer::Compare(r) => r.gate.as_ref(),
-                _ => None,
+            let (gate, tail) = match &answer {
+                Answer::Compare(r) => (r.gate.as_ref(), r.tail_gate.as_ref()),
+                Answer::Pacing(r) => (None, r.gate.as_ref()),
+                _ => (None, None),
             };
-            Ok(if gate.is_some_and(|g| g.failed()) {
-                EXIT_REGRESSION
-            } else if gate.is_some_and(|g| g.is_inconclusive()) {
-                EXIT_INCONCLUSIVE
+            Ok(if let Some(status) = gate_status(gate, tail) {
+                status
             } else if damaged {
                 EXIT_DAMAGED
             } else {
@@ -989,6 +995,9 @@ fn render_pacing(out: &mut String, r: &analyses::pacing::PacingReport) {
     }
     t.row(fps_row);
     t.render(out);
+    if let Some(g) = &r.gate {
+        render_tail_gate(out, g);
+    }
     for c in r.changes.iter().filter(|c| c.effect.settle.is_some()) {
         if let Some(settle) = &c.effect.settle {
             let _ = writeln!(out, "{} inconclusive: {settle}", figure_label(c.figure));
@@ -1373,6 +1382,9 @@ fn render_compare(out: &mut String, report: &analyses::CompareReport, noise_pct:
     if let Some(g) = &report.gate {
         render_gate(out, g);
     }
+    if let Some(t) = &report.tail_gate {
+        render_tail_gate(out, t);
+    }
 }
 
 /// The changed gaps, one sentence each, and how many places are unchanged.
@@ -1392,6 +1404,36 @@ fn write_gap_changes(out: &mut String, g: &analyses::gap_diff::GapChanges) {
 }
 
 /// The gate's verdict, and the rows that tripped it.
+/// The exit status the gates ask for: 4 when either failed, else 5 when
+/// either is inconclusive; `None` when they passed or none was asked.
+pub(super) fn gate_status(
+    gate: Option<&analyses::gate::GateResult>,
+    tail: Option<&analyses::pacing::TailGateResult>,
+) -> Option<i32> {
+    if gate.is_some_and(|g| g.failed()) || tail.is_some_and(|t| t.failed()) {
+        Some(EXIT_REGRESSION)
+    } else if gate.is_some_and(|g| g.is_inconclusive()) || tail.is_some_and(|t| t.is_inconclusive())
+    {
+        Some(EXIT_INCONCLUSIVE)
+    } else {
+        None
+    }
+}
+
+/// The tail gate, one line a figure: "tail gate: FAILED: P99 16.667 →
+/// 25.000 ms, …".
+pub(super) fn render_tail_gate(out: &mut String, t: &analyses::pacing::TailGateResult) {
+    use analyses::pacing::GateOutcome;
+    for c in &t.checks {
+        let outcome = match c.outcome {
+            GateOutcome::Failed => "FAILED",
+            GateOutcome::Passed => "passed",
+            GateOutcome::Inconclusive => "INCONCLUSIVE",
+        };
+        let _ = writeln!(out, "tail gate: {outcome}: {}", c.sentence);
+    }
+}
+
 pub(super) fn render_gate(out: &mut String, g: &analyses::gate::GateResult) {
     if g.drift_tripped {
         let _ = writeln!(

@@ -546,6 +546,13 @@ struct ReportParams {
     /// The gate also trips on a drift past PCT%.
     #[serde(default)]
     fail_on_drift: Option<f64>,
+    /// The tail gate: B's P99 frame longer than A's by more than PCT% of A's, its whole
+    /// interval above, fails it (comparison.pacing.gate).
+    #[serde(default)]
+    fail_on_p99: Option<f64>,
+    /// The tail gate on the 1% low (the mean of the slowest 1% of frames) likewise.
+    #[serde(default)]
+    fail_on_low: Option<f64>,
     /// Call-tree transforms for the hot paths, in order: "only-my-code", "merge:NAME",
     /// "focus:PATH", "focus-function:NAME", "collapse:NAME", "collapse-crate:CRATE",
     /// "collapse-recursion[:NAME]", "drop:NAME", "split-data:NAME".
@@ -725,13 +732,17 @@ impl Lens {
                 .gate
                 .gate()
                 .map_err(|e| format!("bad arguments for {TOOL}: {e}"))?,
+            tail_gate: opts
+                .gate
+                .tail_gate()
+                .map_err(|e| format!("bad arguments for {TOOL}: {e}"))?,
         };
         if !(report_opts.gap_ms.is_finite() && report_opts.gap_ms >= 0.0) {
             return Err(format!(
                 "bad arguments for {TOOL}: gap_ms: expected 0 or more"
             ));
         }
-        if report_opts.gate.is_some() && b.is_none() {
+        if (report_opts.gate.is_some() || report_opts.tail_gate.is_set()) && b.is_none() {
             return Err(format!(
                 "bad arguments for {TOOL}: the regression gate compares two recordings: give b"
             ));

@@ -550,6 +550,12 @@ fn report_cmd(
         eprintln!("puffin-lens: error: --fail-on-regression compares two recordings: give B too");
         return Ok(EXIT_USAGE);
     }
+    if opts.tail_gate.is_set() && b.is_none() {
+        eprintln!(
+            "puffin-lens: error: --fail-on-p99 and --fail-on-low compare two recordings: give B too"
+        );
+        return Ok(EXIT_USAGE);
+    }
     let judged = judge(&a, b.as_deref(), opts, stack)?;
     emit(&judged, format, output)
 }
@@ -648,18 +654,22 @@ fn emit(judged: &Judged, format: ReportFormat, output: Option<&Path>) -> anyhow:
             stdout.flush()?;
         }
     }
-    let gate = report.comparison.as_ref().and_then(|c| c.gate.as_ref());
+    let comparison = report.comparison.as_ref();
+    let gate = comparison.and_then(|c| c.gate.as_ref());
+    let tail = comparison
+        .and_then(|c| c.pacing.as_ref())
+        .and_then(|p| p.gate.as_ref());
+    let mut text = String::new();
     if let Some(g) = gate.filter(|g| g.failed() || g.is_inconclusive()) {
-        let mut text = String::new();
         analyze::render_gate(&mut text, g);
-        eprint!("{text}");
-        return Ok(if g.failed() {
-            EXIT_REGRESSION
-        } else {
-            EXIT_INCONCLUSIVE
-        });
     }
-    Ok(if judged.damaged {
+    if let Some(t) = tail.filter(|t| t.failed() || t.is_inconclusive()) {
+        analyze::render_tail_gate(&mut text, t);
+    }
+    eprint!("{text}");
+    Ok(if let Some(status) = analyze::gate_status(gate, tail) {
+        status
+    } else if judged.damaged {
         EXIT_DAMAGED
     } else {
         EXIT_OK
@@ -892,6 +902,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 gap_ms,
                 noise: noise.noise().map_err(anyhow::Error::msg)?,
                 gate: gate.gate().map_err(anyhow::Error::msg)?,
+                tail_gate: gate.tail_gate().map_err(anyhow::Error::msg)?,
             },
             &transform.transforms,
         ),
@@ -954,6 +965,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 gap_ms: 1.0,
                 noise: noise.noise().map_err(anyhow::Error::msg)?,
                 gate: gate.gate().map_err(anyhow::Error::msg)?,
+                tail_gate: gate.tail_gate().map_err(anyhow::Error::msg)?,
             };
             // Each look at the gate spends its share of alpha.
             let looks = ab::looks(runs, max_runs);

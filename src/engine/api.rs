@@ -15,6 +15,7 @@
 use super::analyses::diff::{DiffReport, diff_tree_judged};
 use super::analyses::gate::Gate;
 use super::analyses::judge::{self, Noise};
+use super::analyses::pacing::TailGate;
 use super::analyses::transform::{Stack, Transform, transformed_tree};
 use super::analyses::tree::TreeReport;
 use super::analyses::{self, CompareOptions, CompareSort, Field, FindFilter, GroupBy};
@@ -505,9 +506,34 @@ pub struct GateArgs {
     /// comparable. Without it the gate never fails on drift alone.
     #[arg(long, value_name = "PCT", value_parser = percent_arg)]
     pub fail_on_drift: Option<f64>,
+    /// Exit 4 when B's P99 frame (frame pacing) is judged longer than A's by more than PCT
+    /// percent of A's, its whole interval above; 5 when its interval straddles that.
+    #[arg(long, value_name = "PCT", value_parser = percent_arg)]
+    pub fail_on_p99: Option<f64>,
+    /// The same for the 1% low (the mean of the slowest 1% of frames, as a frame time).
+    #[arg(long, value_name = "PCT", value_parser = percent_arg)]
+    pub fail_on_low: Option<f64>,
+}
+
+/// The tail gate of `--fail-on-p99` and `--fail-on-low`, checked.
+fn tail_gate(p99: Option<f64>, low: Option<f64>) -> Result<TailGate, String> {
+    for (what, v) in [("fail_on_p99", p99), ("fail_on_low", low)] {
+        if let Some(v) = v {
+            percent_arg(&v.to_string()).map_err(|e| format!("{what}: {e}"))?;
+        }
+    }
+    Ok(TailGate {
+        p99_pct: p99,
+        low_pct: low,
+    })
 }
 
 impl GateArgs {
+    /// The tail gate (frame pacing), checked.
+    pub fn tail_gate(&self) -> Result<TailGate, String> {
+        tail_gate(self.fail_on_p99, self.fail_on_low)
+    }
+
     /// The gate, checked; `None` without `--fail-on-regression`.
     pub fn gate(&self) -> Result<Option<Gate>, String> {
         if let Some(d) = self.fail_on_drift {
@@ -594,6 +620,13 @@ pub struct PacingArgs {
     /// The intervals' level: 1 − P (two-sided), between 0 and 1.
     #[arg(long, value_name = "P", default_value_t = judge::DEFAULT_ALPHA, value_parser = alpha_arg)]
     pub alpha: f64,
+    /// With B: exit 4 when B's P99 frame is judged longer than A's by more than PCT percent
+    /// of A's, its whole interval above; 5 when its interval straddles that.
+    #[arg(long, value_name = "PCT", value_parser = percent_arg)]
+    pub fail_on_p99: Option<f64>,
+    /// With B: the same for the 1% low (the mean of the slowest 1% of frames).
+    #[arg(long, value_name = "PCT", value_parser = percent_arg)]
+    pub fail_on_low: Option<f64>,
     /// Compare with recording B (the CLI: `pacing A B`).
     #[arg(skip)]
     #[serde(default)]
@@ -1307,6 +1340,13 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                     });
                 }
             }
+            if b.is_none() && (args.fail_on_p99.is_some() || args.fail_on_low.is_some()) {
+                return Err(QueryError::BadArgs {
+                    query: "pacing".to_owned(),
+                    message: "fail_on_p99 / fail_on_low: the tail gate compares two recordings"
+                        .to_owned(),
+                });
+            }
             let report = analyses::pacing::pacing(
                 a,
                 b,
@@ -1314,6 +1354,12 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                 args.noise_pct,
                 args.noise_ms,
                 args.alpha,
+                tail_gate(args.fail_on_p99, args.fail_on_low).map_err(|message| {
+                    QueryError::BadArgs {
+                        query: "pacing".to_owned(),
+                        message,
+                    }
+                })?,
             );
             for (side, p, t) in std::iter::once(("", &report.a, a))
                 .chain(report.b.as_ref().zip(b).map(|(p, t)| ("B: ", p, t)))
@@ -1373,7 +1419,15 @@ pub fn answer(request: &Request, a: &Trace, b: Option<&Trace>) -> Result<Answer,
                 noise: args.noise.noise().map_err(bad)?,
             };
             let gate = args.gate.gate().map_err(bad)?;
-            Answer::Compare(Box::new(analyses::compare(a, b, &opts, gate.as_ref())))
+            let tail = args.gate.tail_gate().map_err(bad)?;
+            let mut report = analyses::compare(a, b, &opts, gate.as_ref());
+            // The tail gate reads frame pacing, on the whole recordings.
+            if tail.is_set() {
+                let n = &opts.noise;
+                report.tail_gate =
+                    analyses::pacing::pacing(a, Some(b), None, n.pct, n.ms, n.alpha, tail).gate;
+            }
+            Answer::Compare(Box::new(report))
         }
         Request::Diff(args) => {
             let b = b.ok_or(QueryError::NoB)?;

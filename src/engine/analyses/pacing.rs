@@ -211,6 +211,83 @@ pub struct PacingReport {
     pub changes: Vec<FigureChange>,
     /// One sentence: the figures that changed, or that none did.
     pub headline: String,
+    /// With `--fail-on-p99` or `--fail-on-low`: the tail gate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<TailGateResult>,
+}
+
+/// The tail gate (`--fail-on-p99 PCT`, `--fail-on-low PCT`): B's P99 frame
+/// (or 1% low, as a frame time) longer than A's by more than PCT percent of
+/// A's fails (exit 4); an interval straddling that limit is inconclusive
+/// (exit 5). See docs/statistics.md, section "The tail gate".
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TailGate {
+    pub p99_pct: Option<f64>,
+    pub low_pct: Option<f64>,
+}
+
+impl TailGate {
+    /// Whether the gate checks anything.
+    pub fn is_set(&self) -> bool {
+        self.p99_pct.is_some() || self.low_pct.is_some()
+    }
+
+    /// The figures checked, with their limits in percent.
+    fn figures(&self) -> Vec<(&'static str, f64)> {
+        [("p99", self.p99_pct), ("low_1pct", self.low_pct)]
+            .into_iter()
+            .filter_map(|(f, p)| p.map(|p| (f, p)))
+            .collect()
+    }
+}
+
+/// What a tail check decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GateOutcome {
+    Passed,
+    Failed,
+    Inconclusive,
+}
+
+/// One figure the tail gate checked.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TailCheck {
+    /// `p99` or `low_1pct`.
+    pub figure: &'static str,
+    pub pct: f64,
+    /// `pct` of A's figure: the growth B's must not exceed.
+    pub limit_ns: f64,
+    pub a_ns: f64,
+    pub b_ns: f64,
+    /// B − A's bootstrap interval at `level` (the checks share alpha).
+    pub ci_ns: [f64; 2],
+    pub level: f64,
+    pub outcome: GateOutcome,
+    /// The check in one line.
+    pub sentence: String,
+}
+
+/// The tail gate's checks (P99 first).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TailGateResult {
+    pub checks: Vec<TailCheck>,
+}
+
+impl TailGateResult {
+    /// A figure grew past its limit, its whole interval above it.
+    pub fn failed(&self) -> bool {
+        self.checks.iter().any(|c| c.outcome == GateOutcome::Failed)
+    }
+
+    /// Not failed, but a figure's interval straddles its limit.
+    pub fn is_inconclusive(&self) -> bool {
+        !self.failed()
+            && self
+                .checks
+                .iter()
+                .any(|c| c.outcome == GateOutcome::Inconclusive)
+    }
 }
 
 /// One side's periods as the figures read them.
@@ -326,10 +403,10 @@ pub fn judge_periods(
         &side_of_runs(a),
         &side_of_runs(b),
         over_ns,
-        noise_pct,
-        noise_ms,
-        alpha,
+        (noise_pct, noise_ms, alpha),
+        TailGate::default(),
     )
+    .0
 }
 
 /// A side of runs of periods alone (no trace: frame indices 0).
@@ -887,6 +964,7 @@ pub fn pacing(
     noise_pct: f64,
     noise_ms: f64,
     alpha: f64,
+    gate: TailGate,
 ) -> PacingReport {
     let thread = frame_thread(a, b);
     let sa = side(a, &thread);
@@ -897,9 +975,9 @@ pub fn pacing(
     let pb = b
         .zip(sb.as_ref())
         .map(|(b, sb)| pacing_of(b, &thread, sb, over_ns));
-    let changes = match &sb {
-        Some(sb) => changes(&sa, sb, over_ns, noise_pct, noise_ms, alpha),
-        None => Vec::new(),
+    let (changes, gate) = match &sb {
+        Some(sb) => changes(&sa, sb, over_ns, (noise_pct, noise_ms, alpha), gate),
+        None => (Vec::new(), None),
     };
     let headline = headline(&pa, pb.as_ref(), &changes, budget_ns);
     PacingReport {
@@ -911,6 +989,7 @@ pub fn pacing(
         b: pb,
         changes,
         headline,
+        gate,
     }
 }
 
@@ -919,10 +998,9 @@ fn changes(
     sa: &Side,
     sb: &Side,
     over_ns: f64,
-    noise_pct: f64,
-    noise_ms: f64,
-    alpha: f64,
-) -> Vec<FigureChange> {
+    (noise_pct, noise_ms, alpha): (f64, f64, f64),
+    gate: TailGate,
+) -> (Vec<FigureChange>, Option<TailGateResult>) {
     let (fa, fb) = (figures_of(sa, over_ns), figures_of(sb, over_ns));
     let (ra, rb) = crate::engine::join(
         || resampled(sa, over_ns, 0xA),
@@ -930,7 +1008,9 @@ fn changes(
     );
     let n = |s: &Side| s.runs.iter().map(Vec::len).sum::<usize>();
     let (na, nb) = (n(sa), n(sb));
-    FIGURES
+    let gated = gate.figures();
+    let mut checks = Vec::new();
+    let changes = FIGURES
         .iter()
         .enumerate()
         .map(|(k, &figure)| {
@@ -963,6 +1043,18 @@ fn changes(
             } else {
                 alpha
             };
+            if let Some(&(_, pct)) = gated.iter().find(|(f, _)| *f == figure) {
+                // The checks share alpha (Bonferroni).
+                let alpha = alpha / gated.len() as f64;
+                checks.push(tail_check(
+                    figure,
+                    pct,
+                    (fa[k], fb[k]),
+                    ci(alpha),
+                    band,
+                    judged.then_some(alpha),
+                ));
+            }
             let round = |x: f64| if share { four_digits(x) } else { x.round() };
             let effect = Effect {
                 per: "frame",
@@ -990,7 +1082,69 @@ fn changes(
                 effect,
             }
         })
-        .collect()
+        .collect();
+    let gate = gate.is_set().then_some(TailGateResult { checks });
+    (changes, gate)
+}
+
+/// One figure against the tail gate: failed when B − A's interval (at the
+/// checks' shared alpha; `None`: the figure rests on too few frames) lies
+/// above the limit and the noise band, passed when it lies below the limit,
+/// inconclusive otherwise (a limit inside the band cannot be told from
+/// noise, as the mean's gate).
+fn tail_check(
+    figure: &'static str,
+    pct: f64,
+    (a, b): (f64, f64),
+    ci: [f64; 2],
+    band_ns: f64,
+    alpha: Option<f64>,
+) -> TailCheck {
+    let limit_ns = pct / 100.0 * a;
+    let outcome = match alpha {
+        None => GateOutcome::Inconclusive,
+        Some(_) if ci[0] > limit_ns.max(band_ns) => GateOutcome::Failed,
+        Some(_) if ci[1] <= limit_ns => GateOutcome::Passed,
+        Some(_) => GateOutcome::Inconclusive,
+    };
+    let label = figure_label(figure);
+    let change = format!(
+        "{label} {} → {} ms, {:+.3} ms [{:+.3}, {:+.3}]",
+        ms_f(a),
+        ms_f(b),
+        (b - a) / 1e6,
+        ci[0] / 1e6,
+        ci[1] / 1e6
+    );
+    let limit = format!("{} ms ({pct}% of A's)", ms_f(limit_ns));
+    let sentence = match (outcome, alpha) {
+        (GateOutcome::Failed, _) => format!("{change}: longer by more than {limit}"),
+        (GateOutcome::Passed, _) => format!("{change}: within {limit}"),
+        (_, None) => format!(
+            "{change}: the figure rests on fewer than {MIN_TAIL_FRAMES} frames a side; \
+             record more frames to check it against {limit}"
+        ),
+        _ if limit_ns < band_ns && ci[0] > limit_ns => format!(
+            "{change}: past {limit} but not told apart from noise (band ±{} ms); record \
+             more frames or several runs a side",
+            ms_f(band_ns)
+        ),
+        _ => format!(
+            "{change}: the interval straddles {limit}; record more frames or several runs a side"
+        ),
+    };
+    let round = |x: f64| x.round();
+    TailCheck {
+        figure,
+        pct,
+        limit_ns: round(limit_ns),
+        a_ns: round(a),
+        b_ns: round(b),
+        ci_ns: ci.map(round),
+        level: four_digits(1.0 - alpha.unwrap_or(0.0)),
+        outcome,
+        sentence,
+    }
 }
 
 impl Pacing {

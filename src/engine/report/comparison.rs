@@ -66,7 +66,7 @@ pub(super) fn comparison(
         (edges, by_name)
     });
     let mut c = judged(a, b, &edges, by_name, (&sides, stack), opts);
-    c.pacing = super::pacing(da, Some(db), &opts.noise);
+    c.pacing = super::pacing(da, Some(db), &opts.noise, opts.tail_gate);
     // The slow frames beside the mean: a tail that changed is said in the
     // headline even when the typical frame did not (see `pacing`).
     if let Some(tail) = c.pacing.as_ref().and_then(|p| p.changed_sentence()) {

@@ -870,6 +870,28 @@ fn waterfall_mermaid(o: &mut String, g: &super::glance::Glance, unit: &str) {
 /// for a comparison's, `### ` under one recording): the headline, the figures side by side with each
 /// tail figure's change, a percentile chart (Mermaid) with the budget, and
 /// each side's slow frames traced to their parts.
+/// The tail gate (`--fail-on-p99`, `--fail-on-low`): an alert when it
+/// failed or is undecided, a line when it passed; one item a figure.
+fn tail_gate_md(o: &mut String, t: &crate::engine::analyses::pacing::TailGateResult) {
+    let head = if t.failed() {
+        "> [!CAUTION]\n> **Tail gate: failed.** B's slow frames grew past the limit (frame pacing):"
+    } else if t.is_inconclusive() {
+        "> [!WARNING]\n> **Tail gate: inconclusive.** Not settled against the limit (frame pacing):"
+    } else {
+        "**Tail gate: passed** (frame pacing):"
+    };
+    let _ = writeln!(o, "{head}\n");
+    let lead = if t.failed() || t.is_inconclusive() {
+        "> - "
+    } else {
+        "- "
+    };
+    for c in &t.checks {
+        let _ = writeln!(o, "{lead}{}", cell(&c.sentence));
+    }
+    o.push('\n');
+}
+
 fn pacing_md(
     o: &mut String,
     p: &crate::engine::analyses::pacing::PacingReport,
@@ -1305,6 +1327,9 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             }
             o.push('\n');
         }
+    }
+    if let Some(t) = c.pacing.as_ref().and_then(|p| p.gate.as_ref()) {
+        tail_gate_md(o, t);
     }
     if !c.look_first.is_empty() {
         let _ = writeln!(o, "### Look at first\n");

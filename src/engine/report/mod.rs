@@ -16,6 +16,7 @@ use super::analyses::drift::Drift;
 use super::analyses::gap_diff::GapChanges;
 use super::analyses::gate::{Gate, GateResult};
 use super::analyses::judge::{Change, Noise};
+use super::analyses::pacing::TailGate;
 use super::analyses::shape::Shape;
 use super::analyses::tail::Tail;
 use super::analyses::transform::{Stack, transformed_with_nodes};
@@ -50,6 +51,8 @@ pub struct ReportOptions {
     pub noise: Noise,
     /// The regression gate (`--fail-on-regression`).
     pub gate: Option<Gate>,
+    /// The tail gate (`--fail-on-p99`, `--fail-on-low`): frame pacing's.
+    pub tail_gate: TailGate,
 }
 
 impl Default for ReportOptions {
@@ -59,6 +62,7 @@ impl Default for ReportOptions {
             gap_ms: 1.0,
             noise: Noise::default(),
             gate: None,
+            tail_gate: TailGate::default(),
         }
     }
 }
@@ -532,11 +536,14 @@ fn pacing(
     a: &Decoded,
     b: Option<&Decoded>,
     noise: &Noise,
+    gate: TailGate,
 ) -> Option<super::analyses::pacing::PacingReport> {
     let request = Request::Pacing(api::PacingArgs {
         noise_pct: noise.pct,
         noise_ms: noise.ms,
         alpha: noise.alpha,
+        fail_on_p99: gate.p99_pct,
+        fail_on_low: gate.low_pct,
         compare: b.is_some(),
         ..Default::default()
     });

@@ -208,7 +208,7 @@ pub(super) fn recording(
         frame_shape,
         // Compared, both sides' pacing is the comparison's.
         pacing: if label.is_empty() {
-            super::pacing(d, None, &opts.noise)
+            super::pacing(d, None, &opts.noise, Default::default())
         } else {
             None
         },

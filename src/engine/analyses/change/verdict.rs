@@ -52,6 +52,10 @@ pub struct CompareReport {
     /// it (over every kept row, not only the listed ones).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gate: Option<super::gate::GateResult>,
+    /// With `--fail-on-p99` or `--fail-on-low`: the tail gate, on frame
+    /// pacing ([`crate::engine::analyses::pacing::TailGate`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tail_gate: Option<crate::engine::analyses::pacing::TailGateResult>,
     /// The gap places (unprofiled time) of A and B judged with the same
     /// noise and drift ([`super::gap_diff`]).
     pub gaps: super::gap_diff::GapChanges,
@@ -203,6 +207,7 @@ pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions, gate: Option<&Gate>)
         changed_pairs: changed_rows,
         rows,
         gate,
+        tail_gate: None,
         gaps,
         left_out: edges.words(),
         transients: (edges.a.clone(), edges.b.clone()),
