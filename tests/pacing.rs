@@ -607,3 +607,39 @@ fn the_tail_gate_fails_on_a_grown_p99_and_passes_the_same_code() {
     let out = common::run_in(d, &["pacing", "a.puffin", "--fail-on-p99", "10"]);
     assert_eq!(common::code(&out), 2, "{}", common::stderr(&out));
 }
+
+/// A recording's headline leads with the frame period `pacing` counts (its
+/// median and slowest frame), on every framed recording of the fixtures,
+/// alone and as a side of a comparison.
+#[test]
+fn the_recording_headline_reads_the_period_pacing_counts() {
+    let dir = fixtures_dir();
+    let files = [
+        "real/rerun_viewer_plots_a.puffin",
+        "capture_PFD4.puffin",
+        "twins/live_demo_hog.puffin",
+    ];
+    for file in files {
+        let (_, p) = json_in(&dir, &["pacing", file, "--json"]);
+        let (_, r) = json_in(&dir, &["report", file, "--format", "json"]);
+        let (_, c) = json_in(&dir, &["report", file, file, "--format", "json"]);
+        for rec in [&r["recordings"][0], &c["recordings"][1]] {
+            let period = &rec["period"];
+            assert_eq!(period["median_ns"], p["a"]["median_ns"], "{file}");
+            assert_eq!(period["worst"], p["a"]["worst"], "{file}");
+            assert_eq!(period["frames"], p["a"]["frames"], "{file}");
+            let h = rec["headline"].as_str().unwrap();
+            let median = format!(
+                "median period {:.3} ms",
+                p["a"]["median_ns"].as_f64().unwrap() / 1e6
+            );
+            assert!(h.contains(&median), "{file}: {h}");
+            let worst = format!(
+                "the slowest period {:.3} ms (frame {},",
+                p["a"]["worst"]["duration_ns"].as_f64().unwrap() / 1e6,
+                p["a"]["worst"]["frame_index"]
+            );
+            assert!(h.contains(&worst), "{file}: {h}");
+        }
+    }
+}

@@ -307,6 +307,48 @@ struct Side {
     counted: Vec<bool>,
 }
 
+/// The frame period in brief: what a recording's headline says of it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PeriodBrief {
+    /// The frame-driving thread.
+    pub thread: String,
+    /// Periods counted (a run's last frame has none).
+    pub frames: usize,
+    /// The lower median period, and as fps.
+    pub median_ns: i64,
+    pub median_fps: f64,
+    /// The longest period and its frame.
+    pub worst: Worst,
+}
+
+/// `t`'s frame period in brief, on its frame-driving thread, as `pacing`
+/// counts it; `None` without two consecutive frames.
+pub fn period_brief(t: &Trace) -> Option<PeriodBrief> {
+    let thread = frame_thread(t, None);
+    let s = side(t, &thread);
+    let (&(duration_ns, frame_index), frames) = (
+        s.runs
+            .iter()
+            .flatten()
+            .max_by(|x, y| x.0.cmp(&y.0).then(y.1.cmp(&x.1)))?,
+        s.runs.iter().map(Vec::len).sum(),
+    );
+    Some(PeriodBrief {
+        thread,
+        frames,
+        median_ns: s.median_ns,
+        median_fps: if s.median_ns > 0 {
+            four_digits(1e9 / s.median_ns as f64)
+        } else {
+            0.0
+        },
+        worst: Worst {
+            frame_index,
+            duration_ns,
+        },
+    })
+}
+
 fn side(t: &Trace, thread: &str) -> Side {
     let (periods, between) = frame_periods_ns(t, thread);
     let index = &t.frames.frame_index;

@@ -355,8 +355,14 @@ fn cadence_md(c: &Cadence) -> String {
 fn slowest_frames_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) {
     let _ = writeln!(
         o,
-        "### {h}Slowest frames (median frame {})\n",
-        msu(r.median_frame_ns)
+        "### {h}Slowest frames (median frame {})\n\nEach frame's duration as puffin measures \
+         it: the span of its scopes on every thread{}.\n",
+        msu(r.median_frame_ns),
+        if r.period.is_some() {
+            " (the period, start to start, is the headline's and frame pacing's)"
+        } else {
+            ""
+        }
     );
     if let Some(note) = &r.median_note {
         let _ = writeln!(o, "> [!NOTE]\n> {}\n", cell(note));
@@ -379,6 +385,7 @@ fn slowest_frames_md(o: &mut String, r: &RecordingReport, h: &str, charts: Optio
             num(&f["num_scopes"])
         );
     }
+    o.push('\n');
 }
 
 fn gaps_md(o: &mut String, r: &RecordingReport, h: &str, charts: Option<usize>) {

@@ -93,8 +93,13 @@ pub struct RecordingReport {
     pub recording_start_ns: i64,
     pub summary: Summary,
     pub registration: RegistrationCheck,
-    /// The lower median frame duration.
+    /// The lower median frame duration (the frame's scopes' span, as
+    /// puffin measures a frame).
     pub median_frame_ns: i64,
+    /// The frame period (start to start on the frame-driving thread, as
+    /// `pacing` counts it): what the headline leads with. `null` without
+    /// two consecutive frames.
+    pub period: Option<super::analyses::pacing::PeriodBrief>,
     /// `frames --top N`.
     pub slowest_frames: Value,
     /// `threads` (of the slowest frame).

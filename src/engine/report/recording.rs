@@ -167,6 +167,7 @@ pub(super) fn recording(
             warning,
         },
         median_frame_ns,
+        period: crate::engine::analyses::pacing::period_brief(t),
         slowest_frames: to_value(ask("frames", json!({ "top": n }), d, None)),
         slowest_frame_threads: to_value(ask("threads", json!({}), d, None)),
         slowest_scopes,
@@ -217,9 +218,11 @@ pub(super) fn recording(
     r
 }
 
-/// One recording in a sentence: "300 frames, median 16.201 ms; the slowest
-/// 35.600 ms (frame 20, 2.2x the median); the most own time: `render` 8.120
-/// ms a frame." (names in backticks; per second when unframed).
+/// One recording in a sentence: "300 frames, median period 16.667 ms (60 fps;
+/// the frame's scopes span 9.842 ms); the slowest period 35.600 ms (frame 20,
+/// 2.1x the median); the most own time: `render` 8.120 ms a frame." (names in
+/// backticks; per second when unframed; a single frame, which has no period:
+/// its span).
 pub fn recording_headline(r: &RecordingReport) -> String {
     let s = &r.summary;
     let ms = |ns: f64| format!("{:.3} ms", ns / 1e6);
@@ -237,6 +240,22 @@ pub fn recording_headline(r: &RecordingReport) -> String {
             s.scopes,
             ms(s.span_ns as f64)
         ),
+        // The frame is its period: the headline leads with it, and the
+        // scopes' span is said beside it.
+        None if r.period.is_some() => {
+            let p = r.period.as_ref().expect("checked");
+            format!(
+                "{} frames, median period {} ({} fps; the frame's scopes span {}); the slowest \
+                 period {} (frame {}, {:.1}x the median)",
+                s.frames,
+                ms(p.median_ns as f64),
+                p.median_fps,
+                ms(r.median_frame_ns as f64),
+                ms(p.worst.duration_ns as f64),
+                p.worst.frame_index,
+                p.worst.duration_ns as f64 / p.median_ns.max(1) as f64
+            )
+        }
         None => {
             let mut o = format!(
                 "{} frames, median {}",
