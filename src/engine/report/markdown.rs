@@ -1138,10 +1138,21 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         f.effect.text(),
     );
     if let Some(t) = f.tail.as_ref().filter(|t| t.apart) {
+        // One verdict of the slow frames: frame pacing's.
+        let how = match c.pacing.as_ref() {
+            Some(p) => match p.changed_sentence() {
+                Some(changed) => format!("frame pacing (below) judges them: {}", cell(&changed)),
+                None => format!(
+                    "frame pacing (below) judges them: {}",
+                    cell(p.headline.split(". A: ").next().unwrap_or_default())
+                ),
+            },
+            None => "how they changed is frame pacing's".to_owned(),
+        };
         let _ = writeln!(
             o,
             "**Its slow frames, set apart** (past each side's far-out fence; the frame above is \
-             judged by its typical frames): {}.\n",
+             judged by its typical frames): {}; {how}.\n",
             t.words(unit)
         );
     }

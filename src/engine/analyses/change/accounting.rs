@@ -42,9 +42,17 @@ pub struct FrameChange {
     /// frames were set apart) with its interval.
     pub effect: super::effect::Effect,
     /// The frames past their side's far-out fence, judged apart
-    /// ([`super::judge::Tail`]): how the slow frames changed.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// ([`super::judge::Tail`]): what the typical frame's verdict leaves
+    /// out. Not in the JSON: how the slow frames changed is frame pacing's
+    /// (one verdict of the slow frames); `set_apart` says which were left
+    /// out.
+    #[serde(skip)]
     pub tail: Option<super::judge::Tail>,
+    /// With the slow frames set apart (the frame judged by its typical
+    /// frames): how many a side, past which fence. Their change is frame
+    /// pacing's (`comparison.pacing`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub set_apart: Option<SetApart>,
     /// Names whose self time per frame on `thread` changed by at least the
     /// noise milliseconds, largest first (the first --top).
     pub contributions: Vec<Contribution>,
@@ -101,6 +109,17 @@ pub struct FrameChange {
     /// `gap` says so); one at the top level is part of
     /// `outside_scopes_ns`, and is explained (`explained_ns`).
     pub gaps: Vec<GapContribution>,
+}
+
+/// The slow frames the typical frame's verdict left out (see
+/// [`FrameChange::set_apart`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SetApart {
+    pub frames_a: usize,
+    pub frames_b: usize,
+    /// Each side's far-out fence (`null` on a side without frames).
+    pub fence_a_ns: Option<i64>,
+    pub fence_b_ns: Option<i64>,
 }
 
 /// The time between frames on the frame thread: outside every scope of it,
@@ -988,6 +1007,12 @@ pub fn frame_change(
             k => k,
         },
         effect: judged.effect,
+        set_apart: judged.tail.as_ref().filter(|t| t.apart).map(|t| SetApart {
+            frames_a: t.calls_a,
+            frames_b: t.calls_b,
+            fence_a_ns: t.fence_a_ns,
+            fence_b_ns: t.fence_b_ns,
+        }),
         tail: judged.tail,
         contributions,
         total_contributions,
