@@ -1089,3 +1089,48 @@ fn the_pacing_picture_draws_the_cli_s_frames_and_budget() {
         );
     }
 }
+
+/// The page uses a wide screen: at 1920 px the frames' pacing stands beside
+/// the glance (its heading right of the middle, level with the headline's
+/// band), at 1280 px under it; the waterfall says where its axis starts
+/// when that is not 0.
+#[test]
+fn a_wide_screen_puts_the_pacing_beside_the_glance_and_the_axis_says_its_break() {
+    // The example pair (Try an example): frames of 16.6 ms, 1.6 ms longer in B.
+    let read =
+        |f: &str| std::fs::read(format!("{}/samples/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut h = open_pair(
+        &read("example_before.puffin"),
+        &read("example_after.puffin"),
+    );
+    let rect_of = |h: &Harness<'static, PuffinLensApp>, label: &str| h.get_by_label(label).rect();
+    let ui = ui_now(&h);
+    let headline = ui["glance"]["headline"].as_str().unwrap().to_owned();
+    for (width, beside) in [(1920.0, true), (1280.0, false)] {
+        h.set_size(egui::vec2(width, 1080.0));
+        h.run_steps(3);
+        let heading = rect_of(&h, "Frame pacing");
+        let glance = rect_of(&h, &headline);
+        if beside {
+            assert!(heading.left() > width / 2.0, "{width}: {heading:?}");
+            assert!(
+                heading.top() < glance.bottom() + 200.0,
+                "{width}: {heading:?} {glance:?}"
+            );
+        } else {
+            assert!(heading.left() < 100.0, "{width}: {heading:?}");
+            assert!(
+                heading.top() > glance.bottom(),
+                "{width}: {heading:?} {glance:?}"
+            );
+        }
+    }
+    // Its frames move by a tenth: the axis does not start at 0, and says so.
+    use egui_kittest::kittest::NodeT as _;
+    // (A label's text is its node's value.)
+    let label = h
+        .query_by_label_contains("axis from ")
+        .and_then(|n| n.accesskit_node().value())
+        .expect("the axis's break is said");
+    assert!(label.ends_with(" ms, not 0 //"), "{label}");
+}

@@ -303,49 +303,34 @@ impl FindingsView {
             return None;
         };
         let (mut clicked, first) = (None, !self.drawn);
+        let pair = self.b.is_some();
         egui::ScrollArea::vertical()
             .auto_shrink([false, false])
             .show(ui, |ui| {
-                ui.set_max_width(ui.available_width().min(1100.0));
-                if let Some(g) = &f.data.glance {
-                    super::glance::ui(ui, g, &|n| scope_link(n, true), &mut clicked);
-                    ui.add_space(8.0);
-                    ui.separator();
-                } else if let (Some(p), Some(h)) = (&f.frames, f.data.facts["headline"].as_str()) {
-                    picture_ui(ui, h, p, &mut clicked);
-                    ui.separator();
-                }
-                if let Some(p) = &f.pacing {
-                    pacing_ui(ui, p, self.b.is_some(), &mut clicked);
-                    for block in &f.pacing_blocks {
-                        block_ui(ui, block, &mut clicked);
-                    }
-                    ui.separator();
-                }
-                if !f.look_first.is_empty() {
-                    ui.heading("Look at first");
-                    for (k, item) in f.look_first.iter().enumerate() {
-                        ui.horizontal_wrapped(|ui| {
-                            ui.spacing_mut().item_spacing.x = 0.0;
-                            ui.label(RichText::new(format!("{}. ", k + 1)).strong());
-                            spans_ui(ui, &item.spans, &mut clicked);
-                            if let Some(link) = &item.link
-                                && ui.link("  show evidence →").clicked()
-                            {
-                                clicked = Some(link.clone());
-                            }
+                let width = ui.available_width();
+                if width >= WIDE_PX {
+                    // A wide screen: the judgement on the left, the frames'
+                    // pacing beside it on the right.
+                    let width = width.min(MAX_PX);
+                    let left = ((width - COLUMN_GAP) * 0.58).floor();
+                    let right = width - COLUMN_GAP - left;
+                    ui.horizontal_top(|ui| {
+                        ui.vertical(|ui| {
+                            ui.set_width(left);
+                            glance_ui(ui, f, &mut clicked);
+                            judgement_ui(ui, f, first, &mut clicked);
                         });
-                    }
-                    ui.add_space(8.0);
-                    ui.separator();
-                }
-                let fold = ui.clip_rect().bottom();
-                for block in &f.blocks {
-                    if first && ui.cursor().top() > fold {
-                        ui.ctx().request_repaint();
-                        break;
-                    }
-                    block_ui(ui, block, &mut clicked);
+                        ui.add_space(COLUMN_GAP);
+                        ui.vertical(|ui| {
+                            ui.set_width(right);
+                            pacing_section_ui(ui, f, pair, &mut clicked);
+                        });
+                    });
+                } else {
+                    ui.set_max_width(width.min(NARROW_PX));
+                    glance_ui(ui, f, &mut clicked);
+                    pacing_section_ui(ui, f, pair, &mut clicked);
+                    judgement_ui(ui, f, first, &mut clicked);
                 }
             });
         self.drawn = true;
@@ -539,6 +524,67 @@ fn ready(data: report::Findings, a: &Loaded, b: Option<&Loaded>) -> Findings {
 /// One recording's picture: its headline, then its frame times (the
 /// median dashed, frames over twice it marked "▲"), each bar a link to the
 /// timeline at its frame.
+/// From this width the page is two columns: the judgement, and the frames'
+/// pacing beside it.
+const WIDE_PX: f32 = 1500.0;
+/// The page's width at most, one column and two.
+const NARROW_PX: f32 = 1100.0;
+const MAX_PX: f32 = 2400.0;
+const COLUMN_GAP: f32 = 24.0;
+
+/// The glance of a pair, or one recording's frame picture.
+fn glance_ui(ui: &mut egui::Ui, f: &Findings, clicked: &mut Option<String>) {
+    if let Some(g) = &f.data.glance {
+        super::glance::ui(ui, g, &|n| scope_link(n, true), clicked);
+        ui.add_space(8.0);
+        ui.separator();
+    } else if let (Some(p), Some(h)) = (&f.frames, f.data.facts["headline"].as_str()) {
+        picture_ui(ui, h, p, clicked);
+        ui.separator();
+    }
+}
+
+/// The frames' pacing: its picture and the report's section under it.
+fn pacing_section_ui(ui: &mut egui::Ui, f: &Findings, pair: bool, clicked: &mut Option<String>) {
+    if let Some(p) = &f.pacing {
+        pacing_ui(ui, p, pair, clicked);
+        for block in &f.pacing_blocks {
+            block_ui(ui, block, clicked);
+        }
+        ui.separator();
+    }
+}
+
+/// Look at first, then the report's sections (on the first frame only
+/// down to the fold).
+fn judgement_ui(ui: &mut egui::Ui, f: &Findings, first: bool, clicked: &mut Option<String>) {
+    if !f.look_first.is_empty() {
+        ui.heading("Look at first");
+        for (k, item) in f.look_first.iter().enumerate() {
+            ui.horizontal_wrapped(|ui| {
+                ui.spacing_mut().item_spacing.x = 0.0;
+                ui.label(RichText::new(format!("{}. ", k + 1)).strong());
+                spans_ui(ui, &item.spans, clicked);
+                if let Some(link) = &item.link
+                    && ui.link("  show evidence →").clicked()
+                {
+                    *clicked = Some(link.clone());
+                }
+            });
+        }
+        ui.add_space(8.0);
+        ui.separator();
+    }
+    let fold = ui.clip_rect().bottom();
+    for block in &f.blocks {
+        if first && ui.cursor().top() > fold {
+            ui.ctx().request_repaint();
+            break;
+        }
+        block_ui(ui, block, clicked);
+    }
+}
+
 fn picture_ui(ui: &mut egui::Ui, headline: &str, p: &FramePicture, clicked: &mut Option<String>) {
     let spans = inline(headline, &|_| None);
     let text: String = spans.iter().map(|s| s.text.as_str()).collect();

@@ -58,6 +58,9 @@ fn waterfall_ui(
     let value_w = 230.0;
     let bar_w = (width - label_w - value_w).max(80.0);
     let (lo, hi) = g.range_ns();
+    // The axis starts at `lo`: when that is not 0, the frames' bars are cut
+    // there and say so (a break mark on them, the axis's first tick).
+    let broken = lo > 0.0;
     let row = |ui: &mut egui::Ui,
                label: &str,
                name: Option<&str>,
@@ -99,6 +102,20 @@ fn waterfall_ui(
                     p.with_clip_rect(bar)
                         .line_segment([a, b], Stroke::new(1.0, Color32::from_gray(90)));
                     hx += 6.0;
+                }
+            }
+            if broken && from <= lo && bar.width() > 24.0 {
+                // The break: two slanted cuts across the bar near the axis.
+                let cut = Stroke::new(2.0, ui.visuals().panel_fill);
+                for dx in [8.0, 13.0] {
+                    let x0 = bar.left() + dx;
+                    p.line_segment(
+                        [
+                            pos2(x0 - 3.0, bar.bottom() + 1.0),
+                            pos2(x0 + 3.0, bar.top() - 1.0),
+                        ],
+                        cut,
+                    );
                 }
             }
             if let Some([l, u]) = ci {
@@ -152,6 +169,76 @@ fn waterfall_ui(
         ms(g.b_ns),
         clicked,
     );
+    axis_ui(ui, (label_w, bar_w), (lo, hi));
+    ui.horizontal_wrapped(|ui| {
+        ui.add_space(label_w);
+        ui.label(
+            RichText::new(
+                "▲ costs more · ▼ costs less · ○ hatched: not a cost of the code · ├─┤ the \
+                 change's interval · each part starts where the last ended",
+            )
+            .weak()
+            .small(),
+        );
+    });
+}
+
+/// The waterfall's axis under its bars: ticks at round milliseconds, the
+/// first at `lo`; when `lo` is not 0 the axis is marked broken ("//") and
+/// says where it starts.
+fn axis_ui(ui: &mut egui::Ui, (label_w, bar_w): (f32, f32), (lo, hi): (f64, f64)) {
+    let (lo_ms, hi_ms) = (lo / 1e6, hi / 1e6);
+    ui.horizontal(|ui| {
+        ui.allocate_ui_with_layout(
+            vec2(label_w, ROW_H),
+            Layout::right_to_left(Align::Center),
+            |ui| {
+                let text = if lo > 0.0 {
+                    format!("axis from {lo_ms:.3} ms, not 0 //")
+                } else {
+                    "ms".to_owned()
+                };
+                ui.label(RichText::new(text).weak().small()).on_hover_text(
+                    "The parts are read against the frames: the axis starts a little below the \
+                     smallest level, so that a change of a few percent is visible; the frames' \
+                     bars are cut there (the slanted marks)",
+                );
+            },
+        );
+        let (rect, _) = ui.allocate_exact_size(vec2(bar_w, ROW_H), Sense::hover());
+        let x = |ms: f64| rect.left() + ((ms - lo_ms) / (hi_ms - lo_ms)) as f32 * rect.width();
+        let p = ui.painter();
+        let colour = ui.visuals().weak_text_color();
+        p.line_segment(
+            [rect.left_top(), rect.right_top()],
+            Stroke::new(1.0, colour),
+        );
+        // About five ticks at 1, 2 or 5 times a power of ten.
+        let raw = ((hi_ms - lo_ms) / 5.0).max(1e-6);
+        let pow = 10f64.powf(raw.log10().floor());
+        let step = [1.0, 2.0, 5.0, 10.0]
+            .into_iter()
+            .map(|m| m * pow)
+            .find(|&s| s >= raw)
+            .unwrap_or(10.0 * pow);
+        let decimals = (-step.log10().floor()).max(0.0) as usize;
+        let mut t = (lo_ms / step).ceil() * step;
+        while t <= hi_ms {
+            let xt = x(t);
+            p.line_segment(
+                [pos2(xt, rect.top()), pos2(xt, rect.top() + 4.0)],
+                Stroke::new(1.0, colour),
+            );
+            p.text(
+                pos2(xt, rect.top() + 5.0),
+                egui::Align2::CENTER_TOP,
+                format!("{t:.decimals$}"),
+                egui::FontId::proportional(10.0),
+                colour,
+            );
+            t += step;
+        }
+    });
 }
 
 /// One line a finding: rank, scope, kind, change per frame with its
@@ -251,10 +338,18 @@ fn findings_ui(
 /// A change's interval against the noise band around zero: the band grey,
 /// the interval a line with the estimate a dot.
 fn interval_ui(ui: &mut egui::Ui, delta_ns: f64, ci: Option<[f64; 2]>, band: Option<f64>) {
-    let (rect, _) = ui.allocate_exact_size(vec2(140.0, 14.0), Sense::hover());
+    let (rect, resp) = ui.allocate_exact_size(vec2(140.0, 14.0), Sense::hover());
     let (Some([l, u]), Some(band)) = (ci, band) else {
         return;
     };
+    resp.on_hover_text(format!(
+        "grey: the noise band, ±{:.3} ms around 0 (the line); black: the interval [{:+.3}, \
+         {:+.3}] ms, the dot {:+.3} ms. A change when the whole interval lies outside the band",
+        band / 1e6,
+        l / 1e6,
+        u / 1e6,
+        delta_ns / 1e6
+    ));
     let reach = l.abs().max(u.abs()).max(band).max(1.0) * 1.1;
     let x = |ns: f64| rect.center().x + (ns / reach) as f32 * rect.width() / 2.0;
     let p = ui.painter();
@@ -276,11 +371,19 @@ fn interval_ui(ui: &mut egui::Ui, delta_ns: f64, ci: Option<[f64; 2]>, band: Opt
 /// A finding's cost per frame through A's run then B's, on one scale (B in
 /// the finding's colour), a tick where B starts.
 fn spark_ui(ui: &mut egui::Ui, a: &[f64], b: &[f64], colour: Color32) {
-    let (rect, _) = ui.allocate_exact_size(vec2(90.0, 16.0), Sense::hover());
+    let (rect, resp) = ui.allocate_exact_size(vec2(90.0, 16.0), Sense::hover());
     if a.len() + b.len() < 2 {
         return;
     }
     let max = a.iter().chain(b).copied().fold(f64::MIN_POSITIVE, f64::max);
+    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len().max(1) as f64 / 1e6;
+    resp.on_hover_text(format!(
+        "Its cost per frame through A's run (grey), then B's (after the tick), 0 to {:.3} ms; \
+         the mean of the points: A {:.3} ms, B {:.3} ms (each point the largest of its stretch)",
+        max / 1e6,
+        mean(a),
+        mean(b)
+    ));
     let n = (a.len() + b.len()) as f32;
     let x = |k: usize| rect.left() + rect.width() * k as f32 / (n - 1.0);
     let y = |v: f64| rect.bottom() - rect.height() * (v / max).clamp(0.0, 1.0) as f32;
