@@ -643,3 +643,111 @@ fn the_recording_headline_reads_the_period_pacing_counts() {
         }
     }
 }
+
+/// With several runs a side each run's figures are given, each the figures
+/// `pacing` gives of that run's file alone (one budget for all; the two
+/// runs of the Rerun Viewer, whose frame thread is `main` alone and
+/// together).
+#[test]
+fn each_run_has_its_own_figures_the_same_as_alone() {
+    let dir = fixtures_dir();
+    let runs = [
+        "real/rerun_viewer_plots_a.puffin",
+        "real/rerun_viewer_plots_b.puffin",
+    ];
+    let b = "capture_PFD4.puffin";
+    let (code, v) = json_in(
+        &dir,
+        &[
+            "pacing", runs[0], runs[1], "--vs", b, "--budget", "20", "--json",
+        ],
+    );
+    assert_eq!(code, 0);
+    let per_run = v["a"]["per_run"].as_array().unwrap();
+    assert_eq!(per_run.len(), 2);
+    assert!(
+        v["b"].get("per_run").is_none(),
+        "one run: the side's figures"
+    );
+    for (k, (run, file)) in per_run.iter().zip(runs).enumerate() {
+        let (_, alone) = json_in(&dir, &["pacing", file, "--budget", "20", "--json"]);
+        let a = &alone["a"];
+        assert_eq!(run["run"], k + 1);
+        for key in [
+            "frames",
+            "median_ns",
+            "p95_ns",
+            "p99_ns",
+            "low_1pct_ns",
+            "over_budget_share",
+            "stutter_share",
+            "worst",
+        ] {
+            assert_eq!(run[key], a[key], "{file}: {key}");
+        }
+    }
+    let text =
+        String::from_utf8(common::run_in(&dir, &["pacing", runs[0], runs[1], "--vs", b]).stdout)
+            .unwrap();
+    assert!(text.contains("A's runs, each on its own:"), "{text}");
+}
+
+/// A wait is a culprit of its own, named by the work it waits for: main's
+/// `frame` dispatches `physics::solve` to a worker and waits for it; in B
+/// every 5th solve takes 9 ms instead of 3, and those frames are slow by
+/// the wait, not by `frame`'s own code.
+#[test]
+fn a_wait_is_traced_to_the_work_it_waits_for() {
+    let looped = |n: usize, seed: u64, solve: &dyn Fn(usize) -> f64| -> Vec<Frame> {
+        let mut rng = Rng::new(seed);
+        let mut t = T0;
+        (0..n)
+            .map(|i| {
+                let start = t;
+                let update_end = start + rng.ns(4.0, 0.02);
+                let mut frame =
+                    Span::new("frame", start, start).child(Span::new("update", start, update_end));
+                let go = update_end + rng.ns(0.05, 0.02);
+                let done = go + rng.ns(solve(i), 0.02);
+                let render = done + rng.ns(0.1, 0.02);
+                let render_end = render + rng.ns(4.0, 0.02);
+                frame = frame.child(Span::new("render", render, render_end));
+                frame.end_ns = render_end;
+                t = render_end + rng.ns(1.0, 0.02);
+                vec![
+                    ("main".to_owned(), vec![frame]),
+                    (
+                        "worker".to_owned(),
+                        vec![Span::new("physics::solve", go, done)],
+                    ),
+                ]
+            })
+            .collect()
+    };
+    let a = looped(500, 11, &|_| 3.0);
+    let b = looped(500, 12, &|i| if i % 5 == 2 { 9.0 } else { 3.0 });
+    let v = pacing_pair(&a, &b);
+    let slow = &v["b"]["slow_frames"];
+    assert!(
+        (99..=100).contains(&slow["frames"].as_u64().unwrap()),
+        "{slow:#}"
+    );
+    let c = &slow["culprits"][0];
+    assert_eq!(c["part"], "(waiting for physics::solve)", "{slow:#}");
+    assert_eq!(c["kind"], "wait");
+    assert_eq!(c["in_slow"], slow["frames"]);
+    assert_eq!(c["in_typical"], 0);
+    assert!(
+        (c["excess_ns"].as_f64().unwrap() - 6e6).abs() < 0.3e6,
+        "{c}"
+    );
+    // The frame's own code did not make them slow.
+    assert!(
+        slow["culprits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["part"] != "frame" || c["excess_ns"].as_f64().unwrap() < 0.2e6),
+        "{slow:#}"
+    );
+}

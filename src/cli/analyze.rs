@@ -995,6 +995,37 @@ fn render_pacing(out: &mut String, r: &analyses::pacing::PacingReport) {
     }
     t.row(fps_row);
     t.render(out);
+    for (label, p) in &sides {
+        if p.per_run.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{label}'s runs, each on its own:");
+        let mut t = Table::new(&[
+            ("run", Right),
+            ("frames", Right),
+            ("median ms", Right),
+            ("P95 ms", Right),
+            ("P99 ms", Right),
+            ("1% low ms", Right),
+            ("over budget", Right),
+            ("stutters", Right),
+            ("worst ms (frame)", Right),
+        ]);
+        for x in &p.per_run {
+            t.row(vec![
+                x.run.to_string(),
+                x.frames.to_string(),
+                ms(x.median_ns),
+                ms(x.p95_ns),
+                ms(x.p99_ns),
+                ms_f(x.low_1pct_ns),
+                pct(x.over_budget_share),
+                pct(x.stutter_share),
+                format!("{} ({})", ms(x.worst.duration_ns), x.worst.frame_index),
+            ]);
+        }
+        t.render(out);
+    }
     if let Some(g) = &r.gate {
         render_tail_gate(out, g);
     }

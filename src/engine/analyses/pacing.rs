@@ -35,8 +35,12 @@
 //! most half the frames, else the slowest 5% (at least one). The rest are
 //! the typical frames. Each frame's period is its parts exactly: each
 //! name's own time on the frame thread (unscoped time inside a scope is its
-//! own), the time between its top-level scopes and the time between frames
-//! (after its last top-level scope). A part's excess is its mean over the
+//! own), the time between its top-level scopes, the time between frames
+//! (after its last top-level scope), and the waits: a stretch of at least
+//! [`WAIT_MIN_NS`] inside a scope or between top-level scopes during which
+//! another thread's top-level scope ends is waiting for that work (the one
+//! that ends last in it), a part of its own ("(waiting for X)", kind
+//! `wait`), no longer its scope's own time. A part's excess is its mean over the
 //! slow frames less its mean over the typical ones: the excesses sum to the
 //! slow frames' excess. On frames paced by a clock the time between frames
 //! is the clock's (a late frame waits for the next slot): never a culprit.
@@ -56,6 +60,8 @@ use super::change::accounting::paced;
 use super::change::effect::{Effect, Verdict, band_ns, four_digits, verdict_of};
 use super::change::shape;
 use super::frames::{frame_periods_ns, frame_thread};
+use super::gaps::{ThreadRoles, for_each_stretch};
+use super::waits::WaitIndex;
 use crate::engine::model::{StreamId, Trace};
 use crate::units::ms_f;
 use serde::Serialize;
@@ -82,6 +88,9 @@ pub const MIN_TAIL_FRAMES: usize = 5;
 pub const MIN_FRAMES: usize = 20;
 /// Culprits listed a side.
 pub const CULPRITS: usize = 5;
+/// A stretch on the frame thread shorter than this is never a wait (the
+/// rows' noise milliseconds): its time stays its scope's own.
+pub const WAIT_MIN_NS: i64 = 50_000;
 /// Slow frames listed (slowest first).
 pub const LISTED_FRAMES: usize = 20;
 
@@ -123,11 +132,30 @@ pub struct Pacing {
     /// …"), `null` when steady.
     pub pattern: Option<String>,
     pub slow_frames: SlowFrames,
+    /// With several runs: each run's figures, in order (empty with one:
+    /// the side's are its run's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_run: Vec<RunFigures>,
     /// Each counted frame's `(frame_index, period_ns)`, in run order: what
     /// the app's pacing picture draws (not in the JSON: `frames` lists
     /// them).
     #[serde(skip)]
     pub series: Vec<(u64, i64)>,
+}
+
+/// One run's figures (the side's definitions, on its periods alone).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunFigures {
+    /// The run's number on its side, from 1.
+    pub run: usize,
+    pub frames: usize,
+    pub median_ns: i64,
+    pub p95_ns: i64,
+    pub p99_ns: i64,
+    pub low_1pct_ns: f64,
+    pub over_budget_share: f64,
+    pub stutter_share: f64,
+    pub worst: Worst,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -165,9 +193,10 @@ pub struct SlowFrames {
 /// One part of the frame over the slow and the typical frames.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Culprit {
-    /// A scope name, `(between frames)` or `(between scopes)`.
+    /// A scope name, `(between frames)`, `(between scopes)` or `(waiting
+    /// for X)`.
     pub part: String,
-    /// `scope`, `between_frames` or `between_scopes`.
+    /// `scope`, `between_frames`, `between_scopes` or `wait`.
     pub kind: &'static str,
     pub slow_mean_ns: f64,
     pub typical_mean_ns: f64,
@@ -623,8 +652,108 @@ fn pacing_of(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> Pacing {
         paced: s.paced,
         pattern: (!pattern.is_steady()).then(|| pattern.words("frame", n)),
         slow_frames: slow_frames(t, thread, s, over_ns),
+        per_run: if s.runs.len() > 1 {
+            per_run(s, over_ns)
+        } else {
+            Vec::new()
+        },
         series: flat.iter().map(|&(p, i)| (i, p)).collect(),
     }
+}
+
+/// A wait inside a frame: its time, the def of the scope it is in (`None`:
+/// between top-level scopes) and the name (string id) of the work it
+/// waits for.
+struct FrameWait {
+    ns: i64,
+    parent: Option<usize>,
+    work: usize,
+}
+
+/// Per counted frame (by index), its waits: each stretch of at least
+/// [`WAIT_MIN_NS`] on the frame thread (inside a scope, or between
+/// top-level scopes) during which another thread's top-level scope ends;
+/// the work it waits for is the one that ends last in it
+/// ([`WaitIndex::trace`]).
+fn frame_waits<'t, I: Iterator<Item = u32>>(
+    t: &'t Trace,
+    thread: Option<crate::engine::model::StrId>,
+    counted: &[usize],
+    frame_streams: &dyn Fn(usize) -> I,
+) -> rustc_hash::FxHashMap<usize, Vec<FrameWait>> {
+    let mut out = rustc_hash::FxHashMap::default();
+    let Some(own) = thread else {
+        return out;
+    };
+    let index = WaitIndex::of(t);
+    let roles = ThreadRoles::of(t);
+    for &f in counted {
+        let mut found = Vec::new();
+        for st in frame_streams(f) {
+            for_each_stretch(t, &roles, StreamId(st), WAIT_MIN_NS, |x| {
+                if let Some(w) = index.trace(own, x.start_ns, x.end_ns) {
+                    found.push(FrameWait {
+                        ns: x.end_ns - x.start_ns,
+                        parent: x.parent.map(|p| t.scopes.def[p.idx()].idx()),
+                        work: t.defs.name[t.scopes.def[w.critical.idx()].idx()].idx(),
+                    });
+                }
+            });
+        }
+        if !found.is_empty() {
+            out.insert(f, found);
+        }
+    }
+    out
+}
+
+/// Each run's figures: the side's definitions on the run's periods (its
+/// stutters are the side's, counted in the run).
+fn per_run(s: &Side, over_ns: f64) -> Vec<RunFigures> {
+    let mut at = 0;
+    s.runs
+        .iter()
+        .enumerate()
+        .map(|(k, run)| {
+            let stutters = s.stutter[at..at + run.len()].iter().filter(|&&x| x).count();
+            at += run.len();
+            let mut sorted: Vec<i64> = run.iter().map(|&(p, _)| p).collect();
+            sorted.sort_unstable();
+            let n = sorted.len();
+            let rank = |q: f64| {
+                if n == 0 {
+                    0
+                } else {
+                    sorted[((q * n as f64).ceil() as usize).clamp(1, n) - 1]
+                }
+            };
+            let f = tail_figures(&sorted, stutters, &mut [], over_ns);
+            let worst = run
+                .iter()
+                .max_by(|x, y| x.0.cmp(&y.0).then_with(|| y.1.cmp(&x.1)))
+                .map_or(
+                    Worst {
+                        frame_index: 0,
+                        duration_ns: 0,
+                    },
+                    |&(p, i)| Worst {
+                        frame_index: i,
+                        duration_ns: p,
+                    },
+                );
+            RunFigures {
+                run: k + 1,
+                frames: n,
+                median_ns: rank(0.5),
+                p95_ns: rank(0.95),
+                p99_ns: rank(0.99),
+                low_1pct_ns: f[2].round(),
+                over_budget_share: four_digits(f[4]),
+                stutter_share: four_digits(f[5]),
+                worst,
+            }
+        })
+        .collect()
 }
 
 /// The slow frames and their culprits (see the module doc). Two walks of
@@ -673,13 +802,18 @@ fn slow_frames(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> SlowFrames {
     let name_of_def = |d: usize| t.defs.name[d].idx();
     let names = t.strings.len();
     let (between_frames, between_scopes) = (names, names + 1);
-    let mut sums = vec![[0f64; 2]; names + 2];
+    // The waits: part `names + 2 + X` is the waiting for work named X.
+    let wait_part = |name: usize| names + 2 + name;
+    let mut sums = vec![[0f64; 2]; 2 * names + 2];
     let frame_streams = |f: usize| {
         t.frames
             .streams(crate::engine::model::FrameId(f as u32))
             .filter(move |&st| Some(t.threads.name[t.streams.thread[st as usize].idx()]) == id)
     };
-    // Each counted frame's parts, as (part, ns), handed to `visit`.
+    let waits = frame_waits(t, id, &counted, &frame_streams);
+    // Each counted frame's parts, as (part, ns), handed to `visit`: each
+    // name's own time, the time between scopes and between frames; then
+    // each wait moved from the part it was in to the work it waits for.
     let parts = |f: usize, visit: &mut dyn FnMut(usize, f64)| {
         let mut top = 0i64;
         for st in frame_streams(f) {
@@ -699,6 +833,11 @@ fn slow_frames(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> SlowFrames {
         let b = s.between[f];
         visit(between_frames, b as f64);
         visit(between_scopes, (s.periods[f] - b - top).max(0) as f64);
+        for w in waits.get(&f).into_iter().flatten() {
+            let from = w.parent.map_or(between_scopes, |d| name_of_def(d));
+            visit(from, -(w.ns as f64));
+            visit(wait_part(w.work), w.ns as f64);
+        }
     };
     for &f in &counted {
         let side = usize::from(!is_slow[f]);
@@ -715,6 +854,12 @@ fn slow_frames(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> SlowFrames {
             "(between frames)".to_owned()
         } else if p == between_scopes {
             "(between scopes)".to_owned()
+        } else if p >= names + 2 {
+            format!(
+                "(waiting for {})",
+                t.strings
+                    .get(crate::engine::model::StrId((p - names - 2) as u32))
+            )
         } else {
             t.strings
                 .get(crate::engine::model::StrId(p as u32))
@@ -744,7 +889,7 @@ fn slow_frames(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> SlowFrames {
         ranked.clear();
     }
     // The highs: frames where a listed part is above its means' midpoint.
-    let mut slot = vec![usize::MAX; names + 2];
+    let mut slot = vec![usize::MAX; 2 * names + 2];
     for (k, r) in ranked.iter().enumerate() {
         slot[r.0] = k;
     }
@@ -790,6 +935,8 @@ fn slow_frames(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> SlowFrames {
                     "between_frames"
                 } else if p == between_scopes {
                     "between_scopes"
+                } else if p >= names + 2 {
+                    "wait"
                 } else {
                     "scope"
                 },

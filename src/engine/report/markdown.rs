@@ -1010,6 +1010,35 @@ fn pacing_md(
             cell(c.1)
         );
     }
+    // Several runs a side: each run's figures.
+    for (label, s) in &sides {
+        if s.per_run.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            o,
+            "{label}'s runs, each on its own:\n\n| run | frames | median | P95 | P99 | 1% low | \
+             over the budget | stutters | worst (frame) |\n| ---: | ---: | ---: | ---: | ---: | \
+             ---: | ---: | ---: | ---: |"
+        );
+        for r in &s.per_run {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} | {} | {:.1}% | {:.1}% | {} ({}) |",
+                r.run,
+                r.frames,
+                msu(r.median_ns),
+                msu(r.p95_ns),
+                msu(r.p99_ns),
+                msu(r.low_1pct_ns.round() as i64),
+                r.over_budget_share * 100.0,
+                r.stutter_share * 100.0,
+                msu(r.worst.duration_ns),
+                r.worst.frame_index
+            );
+        }
+        o.push('\n');
+    }
     // The percentile curve: each side's line, and the budget.
     let points = |s: &Pacing| s.curve_ns().map(|v| format!("{:.3}", v / 1e6)).join(", ");
     let hi = sides
