@@ -675,8 +675,8 @@ struct FrameWait {
 /// top-level scopes) during which another thread's top-level scope ends;
 /// the work it waits for is the one that ends last in it
 /// ([`WaitIndex::trace`]).
-fn frame_waits<'t, I: Iterator<Item = u32>>(
-    t: &'t Trace,
+fn frame_waits<I: Iterator<Item = u32>>(
+    t: &Trace,
     thread: Option<crate::engine::model::StrId>,
     counted: &[usize],
     frame_streams: &dyn Fn(usize) -> I,
@@ -834,7 +834,7 @@ fn slow_frames(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> SlowFrames {
         visit(between_frames, b as f64);
         visit(between_scopes, (s.periods[f] - b - top).max(0) as f64);
         for w in waits.get(&f).into_iter().flatten() {
-            let from = w.parent.map_or(between_scopes, |d| name_of_def(d));
+            let from = w.parent.map_or(between_scopes, &name_of_def);
             visit(from, -(w.ns as f64));
             visit(wait_part(w.work), w.ns as f64);
         }
