@@ -190,3 +190,38 @@ fn another_threads_long_scope_does_not_stretch_the_frame() {
     );
     assert_eq!(fr["effect"]["verdict"], "unchanged", "{fr:#}");
 }
+
+/// The headline's first number is the waterfall's, the mean frame's change;
+/// when the typical frame held and the slow frames changed (the example
+/// pair: every 10th frame of B misses its vsync slot), the number judged
+/// follows with its own interval, said to be the slow frames'.
+#[test]
+fn the_headline_leads_with_the_mean_and_names_what_was_judged() {
+    let read =
+        |f: &str| std::fs::read(format!("{}/samples/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let c = report(
+        &read("example_before.puffin"),
+        &read("example_after.puffin"),
+    );
+    let fr = &c["frame"];
+    let g = &c["glance"];
+    assert_eq!(fr["judged_by"], "slow_frames", "{fr:#}");
+    let h = g["headline"].as_str().unwrap();
+    let mean = fr["delta_mean_ns"].as_f64().unwrap();
+    // The waterfall runs from A's mean frame to B's: the headline's number.
+    let (a, b) = (g["a_ns"].as_f64().unwrap(), g["b_ns"].as_f64().unwrap());
+    assert!((b - a - mean).abs() < 1.0);
+    assert!(
+        h.starts_with(&format!("B's frame is {:.3} ms", mean / 1e6)),
+        "{h}"
+    );
+    let e = &fr["effect"];
+    let judged = format!(
+        "its slow frames add {:+.3} ms a frame [{:+.3}, {:+.3}] ms",
+        e["delta_ns"].as_f64().unwrap() / 1e6,
+        e["ci_ns"][0].as_f64().unwrap() / 1e6,
+        e["ci_ns"][1].as_f64().unwrap() / 1e6
+    );
+    assert!(h.contains(&judged), "{h}");
+    assert!(h.contains("the typical frame unchanged"), "{h}");
+}

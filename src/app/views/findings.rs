@@ -521,9 +521,6 @@ fn ready(data: report::Findings, a: &Loaded, b: Option<&Loaded>) -> Findings {
     }
 }
 
-/// One recording's picture: its headline, then its frame times (the
-/// median dashed, frames over twice it marked "▲"), each bar a link to the
-/// timeline at its frame.
 /// From this width the page is two columns: the judgement, and the frames'
 /// pacing beside it.
 const WIDE_PX: f32 = 1500.0;
@@ -585,6 +582,9 @@ fn judgement_ui(ui: &mut egui::Ui, f: &Findings, first: bool, clicked: &mut Opti
     }
 }
 
+/// One recording's picture: its headline, then its frame times (the
+/// median dashed, frames over twice it marked "▲"), each bar a link to the
+/// timeline at its frame.
 fn picture_ui(ui: &mut egui::Ui, headline: &str, p: &FramePicture, clicked: &mut Option<String>) {
     let spans = inline(headline, &|_| None);
     let text: String = spans.iter().map(|s| s.text.as_str()).collect();
@@ -1014,9 +1014,16 @@ pub fn blocks(md: &str, link: &dyn Fn(&str) -> Option<String>) -> Vec<Block> {
             });
         }
     };
+    // Inside a fenced block (the report's Mermaid charts, which the page
+    // draws as its pictures): skipped.
+    let mut fenced = false;
     for line in md.lines() {
         let trimmed = line.trim_start();
-        if trimmed.is_empty() {
+        if trimmed.starts_with("```") {
+            flush(&mut out, &mut para, &mut table, &mut quote);
+            fenced = !fenced;
+        } else if fenced {
+        } else if trimmed.is_empty() {
             flush(&mut out, &mut para, &mut table, &mut quote);
         } else if let Some(rest) = trimmed.strip_prefix('>') {
             if quote.is_none() {
@@ -1252,5 +1259,10 @@ mod tests {
         };
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[1][0][0].text, "a|b");
+        // A fenced block (the report's Mermaid charts) is not drawn.
+        let fenced = "before\n```mermaid\nxychart-beta\n    line [1, 2]\n```\nafter\n";
+        let b = blocks(fenced, &|_| None);
+        assert_eq!(b.len(), 2, "{b:?}");
+        assert!(matches!(&b[1], Block::Paragraph(s) if s[0].text == "after"));
     }
 }

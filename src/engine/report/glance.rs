@@ -348,29 +348,56 @@ fn headline(c: &ComparisonReport, causes: usize) -> String {
         0.0
     };
     let interval = format!("[{}, {}] ms", ms(e.ci_ns[0]), ms(e.ci_ns[1]));
-    let frame = match e.verdict {
-        Verdict::Changed => format!(
+    let slower = |d: f64| if d > 0.0 { "slower" } else { "faster" };
+    // The frame rate beside the period.
+    let fps = if f.rate_a_fps > 0.0 && f.rate_b_fps > 0.0 {
+        format!(" ({:.1} → {:.1} fps)", f.rate_a_fps, f.rate_b_fps)
+    } else {
+        String::new()
+    };
+    let frame = match (e.verdict, f.judged_by) {
+        // The typical frame held and the slow frames changed: the mean's
+        // change first (the waterfall's), then the slow frames' share with
+        // its own interval.
+        (Verdict::Changed, "slow_frames") => format!(
+            "B's {unit} is {:.3} ms ({:.0}%) {} on average{fps}: its slow {unit}s add {} ms \
+             a {unit} {interval}, the typical {unit} unchanged (median {} → {} ms)",
+            f.delta_mean_ns.abs() / 1e6,
+            (100.0 * f.delta_mean_ns / f.mean_a_ns.max(1.0)).abs(),
+            slower(f.delta_mean_ns),
+            ms(e.delta_ns),
+            crate::units::ms(f.median_a_ns),
+            crate::units::ms(f.median_b_ns),
+        ),
+        (Verdict::Changed, "typical") => format!(
+            "B's typical {unit} is {:.3} ms ({:.0}%) {} {interval} (its slowest {unit}s set \
+             apart; the mean {} ms)",
+            e.delta_ns.abs() / 1e6,
+            pct.abs(),
+            slower(e.delta_ns),
+            ms(f.delta_mean_ns),
+        ),
+        (Verdict::Changed, _) => format!(
             "B's {unit} is {:.3} ms ({:.0}%) {} {interval}",
             e.delta_ns.abs() / 1e6,
             pct.abs(),
-            if e.delta_ns > 0.0 { "slower" } else { "faster" },
+            slower(e.delta_ns),
         ),
-        Verdict::Unchanged => format!(
+        (Verdict::Unchanged, _) => format!(
             "B's {unit} is unchanged: {} ms {interval}, within ±{:.3} ms",
             ms(e.delta_ns),
             e.band_ns / 1e6
         ),
-        Verdict::Inconclusive => format!(
+        (Verdict::Inconclusive, _) => format!(
             "B's {unit}: {} ms {interval}, not told apart from noise (±{:.3} ms)",
             ms(e.delta_ns),
             e.band_ns / 1e6
         ),
     };
-    // The frame rate beside the period.
-    let frame = if f.rate_a_fps > 0.0 && f.rate_b_fps > 0.0 {
-        format!("{frame} ({:.1} → {:.1} fps)", f.rate_a_fps, f.rate_b_fps)
-    } else {
+    let frame = if f.judged_by == "slow_frames" && e.verdict == Verdict::Changed {
         frame
+    } else {
+        format!("{frame}{fps}")
     };
     // Names whose change the frame carries but that were not told apart
     // from noise: the honest answer is to record more, not "nothing".
@@ -537,6 +564,7 @@ fn findings(c: &ComparisonReport) -> Vec<Finding> {
     if let Some(bf) = c.frame.between_frames.as_ref() {
         let d = bf.mean_b_ns - bf.mean_a_ns;
         let changed = bf.effect.verdict == crate::engine::analyses::effect::Verdict::Changed;
+        let of_mean = (bf.effect.delta_ns - d).abs() < 1.0;
         if d.abs() >= min_ns && (changed || bf.paced) {
             out.push(Finding {
                 rank: 0,
@@ -549,21 +577,33 @@ fn findings(c: &ComparisonReport) -> Vec<Finding> {
                     "shorter between frames"
                 }
                 .to_owned(),
-                // The judged effect and its own interval (of the typical
-                // frames when they judged it, not of the mean).
-                delta_ns: bf.effect.delta_ns,
-                ci_ns: Some(bf.effect.ci_ns),
-                band_ns: Some(bf.effect.band_ns),
+                // The mean's change, as its bar: with the judged effect's
+                // interval only when that is of the mean too (judged by
+                // the typical frames it is another quantity, said in
+                // words beside the mean's).
+                delta_ns: d,
+                ci_ns: of_mean.then_some(bf.effect.ci_ns),
+                band_ns: of_mean.then_some(bf.effect.band_ns),
                 place: format!("on {}, outside every scope", cell(&c.frame.thread)),
                 cost: !bf.paced && changed,
                 details: format!(
-                    "the time from the frame's last scope to the next frame's start: {} → {}                      ms{}",
+                    "the time from the frame's last scope to the next frame's start: {} → {} \
+                     ms{}{}",
                     crate::units::ms(bf.mean_a_ns.round() as i64),
                     crate::units::ms(bf.mean_b_ns.round() as i64),
                     if bf.paced {
-                        " (a loop paced by a clock: the rest of the period, the mirror of the                          work before it)"
+                        " (a loop paced by a clock: the rest of the period, the mirror of the \
+                         work before it)"
                     } else {
                         " (unscoped: a sleep, a present, code without a scope)"
+                    },
+                    if of_mean {
+                        String::new()
+                    } else {
+                        format!(
+                            "; in the typical frames {}",
+                            with_interval(bf.effect.delta_ns, Some(bf.effect.ci_ns))
+                        )
                     }
                 ),
                 ..Default::default()

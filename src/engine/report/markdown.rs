@@ -1155,7 +1155,7 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
     };
     let _ = writeln!(
         o,
-        "{what}: median {} → {} ({}), mean {} → {} ({} per {unit}): {} ({}). \
+        "{what}: median {} → {} ({}), mean {} → {} ({} per {unit}): {} ({}{}). \
          {counted}; every figure below is per {unit}.\n",
         msu(f.median_a_ns),
         msu(f.median_b_ns),
@@ -1165,16 +1165,29 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
         signed_ms(f.delta_mean_ns),
         f.kind.words_once(),
         f.effect.text(),
+        match f.judged_by {
+            "slow_frames" => format!(
+                ": the slow {unit}s' time past each side's far-out fence, the typical {unit} \
+                 unchanged"
+            ),
+            "typical" => format!(": the typical {unit}s, the slow ones set apart"),
+            _ => String::new(),
+        },
     );
     if let Some(t) = f.tail.as_ref().filter(|t| t.apart) {
         // One verdict of the slow frames: frame pacing's.
         let how = match c.pacing.as_ref() {
             Some(p) => match p.changed_sentence() {
                 Some(changed) => format!("frame pacing (below) judges them: {}", cell(&changed)),
-                None => format!(
-                    "frame pacing (below) judges them: {}",
-                    cell(p.headline.split(". A: ").next().unwrap_or_default())
-                ),
+                None => {
+                    let first = p.headline.split(". A: ").next().unwrap_or_default();
+                    let mut chars = first.chars();
+                    let lower: String = chars
+                        .next()
+                        .map(|c| c.to_lowercase().chain(chars).collect())
+                        .unwrap_or_default();
+                    format!("frame pacing (below) judges them: {}", cell(&lower))
+                }
             },
             None => "how they changed is frame pacing's".to_owned(),
         };
@@ -1202,7 +1215,17 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
             },
             msu(bf.mean_a_ns.round() as i64),
             msu(bf.mean_b_ns.round() as i64),
-            bf.effect.text(),
+            // The judged effect beside the means only when it is of the
+            // mean (judged by the typical frames, it says so).
+            if (bf.effect.delta_ns - (bf.mean_b_ns - bf.mean_a_ns)).abs() < 1.0 {
+                bf.effect.text()
+            } else {
+                format!(
+                    "{} a {unit}; in the typical {unit}s {}",
+                    signed_ms(bf.mean_b_ns - bf.mean_a_ns),
+                    bf.effect.text()
+                )
+            },
         );
     }
     let median_leads = f.lead == Lead::Median;

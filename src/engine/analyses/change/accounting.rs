@@ -41,6 +41,12 @@ pub struct FrameChange {
     /// The frame's effect (its mean; its typical frames' when its slow
     /// frames were set apart) with its interval.
     pub effect: super::effect::Effect,
+    /// What `effect` is the change of: `mean` (the mean frame), `typical`
+    /// (the typical frames, the slow ones set apart: `set_apart`) or
+    /// `slow_frames` (the time past each side's far-out fence per frame:
+    /// the typical frame did not change, the slow frames did). The mean's
+    /// change is `delta_mean_ns` whichever it is.
+    pub judged_by: &'static str,
     /// The frames past their side's far-out fence, judged apart
     /// ([`super::judge::Tail`]): what the typical frame's verdict leaves
     /// out. Not in the JSON: how the slow frames changed is frame pacing's
@@ -1005,6 +1011,11 @@ pub fn frame_change(
         kind: match judged.kind {
             Kind::Spike => judged.rest.unwrap_or_default(),
             k => k,
+        },
+        judged_by: match judged.raw.part {
+            super::judge::Part::Whole => "mean",
+            super::judge::Part::Typical => "typical",
+            super::judge::Part::Tail => "slow_frames",
         },
         effect: judged.effect,
         set_apart: judged.tail.as_ref().filter(|t| t.apart).map(|t| SetApart {
