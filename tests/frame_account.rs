@@ -225,3 +225,60 @@ fn the_headline_leads_with_the_mean_and_names_what_was_judged() {
     assert!(h.contains(&judged), "{h}");
     assert!(h.contains("the typical frame unchanged"), "{h}");
 }
+
+/// Each changed row carries its calls' evidence: P90, P99 and the longest
+/// call a side, the nearest-rank figures of its calls as recorded (the
+/// example pair's `solve_contacts`, slower per call), and the report's
+/// sentence says them.
+#[test]
+fn a_changed_row_carries_its_calls_quantiles() {
+    let read =
+        |f: &str| std::fs::read(format!("{}/samples/{f}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let (a, b) = (read("example_before.puffin"), read("example_after.puffin"));
+    let c = report(&a, &b);
+    let row = c["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "solve_contacts")
+        .expect("a row");
+    // Of the steady frames the comparison judges (each side's start-up
+    // and shutdown frames, `transients`, left out).
+    for (k, (bytes, key)) in [(&a, "calls_a_ns"), (&b, "calls_b_ns")]
+        .into_iter()
+        .enumerate()
+    {
+        let t = puffin_lens::engine::load(bytes).unwrap().trace;
+        let id = t.strings.find("solve_contacts").unwrap();
+        let edges = &c["transients"][k];
+        let lead = edges["leading"]["frames"].as_u64().unwrap() as usize;
+        let trail = edges["trailing"]["frames"].as_u64().unwrap() as usize;
+        let n = t.frames.len();
+        let mut calls: Vec<i64> = (lead..n - trail)
+            .flat_map(|f| {
+                t.frames
+                    .streams(puffin_lens::engine::model::FrameId(f as u32))
+            })
+            .flat_map(|st| t.streams.scopes(puffin_lens::engine::model::StreamId(st)))
+            .filter(|&i| t.defs.name[t.scopes.def[i as usize].idx()] == id)
+            .map(|i| t.scopes.duration_ns[i as usize])
+            .collect();
+        calls.sort_unstable();
+        let rank = |q: f64| calls[((q * calls.len() as f64).ceil() as usize).max(1) - 1];
+        let q = &row["change"][key];
+        assert_eq!(q["p90"], rank(0.9), "{key}: {q}");
+        assert_eq!(q["p99"], rank(0.99), "{key}: {q}");
+        assert_eq!(q["max"], *calls.last().unwrap(), "{key}: {q}");
+    }
+    let details: Vec<&str> = c["glance"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["name"] == "solve_contacts")
+        .map(|f| f["details"].as_str().unwrap())
+        .collect();
+    assert!(
+        details.iter().any(|d| d.contains("P90 call ")),
+        "{details:?}"
+    );
+}

@@ -65,6 +65,20 @@ pub fn describe_per(c: &Change, basis: Basis) -> String {
             c.calls_per_frame_a, c.calls_per_frame_b
         ));
     }
+    // The calls' tail, the evidence of a change in call sizes.
+    if (per_call || matches!(c.kind, Kind::Costlier | Kind::Cheaper))
+        && let (Some(qa), Some(qb)) = (c.calls_a_ns, c.calls_b_ns)
+    {
+        parts.push(format!(
+            "P90 call {} → {}, P99 {} → {}, longest {} → {}",
+            ms(qa.p90),
+            msu(qb.p90),
+            ms(qa.p99),
+            msu(qb.p99),
+            ms(qa.max),
+            msu(qb.max)
+        ));
+    }
     if let Some(settle) = &c.effect.settle {
         parts.push(settle.clone());
     }

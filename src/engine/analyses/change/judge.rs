@@ -425,6 +425,13 @@ pub struct Change {
     pub typical_a_ns: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub typical_b_ns: Option<i64>,
+    /// The calls' P90, P99 (nearest rank) and the longest call, a side:
+    /// the evidence of a change in call sizes (`null` when not judged from
+    /// the calls).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calls_a_ns: Option<CallQuantiles>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub calls_b_ns: Option<CallQuantiles>,
     pub calls_per_frame_a: f64,
     pub calls_per_frame_b: f64,
     /// The mean call (`null` on a side without calls): what the per-call
@@ -757,6 +764,8 @@ fn whole(a: Option<&Sample>, b: Option<&Sample>, noise: &Noise) -> Change {
     change.tested = true;
     change.typical_a_ns = Some(typical(&mut calls_a));
     change.typical_b_ns = Some(typical(&mut calls_b));
+    change.calls_a_ns = Some(CallQuantiles::of(&mut calls_a));
+    change.calls_b_ns = Some(CallQuantiles::of(&mut calls_b));
     let terms = noise.terms();
     // One run a side: a step or trend through the run is the row's cost,
     // not noise around it (`shape::detrended`); with several runs, each
@@ -973,6 +982,36 @@ pub fn shared_run_variance(a: &[Sample], b: &[Sample], terms: &Terms) -> (f64, f
 /// which the calls up to it, ascending, hold half the total. Found by
 /// selection, halves set aside, not by a sort (sums of integers in f64:
 /// exact below 2^53 ns).
+/// A side's calls in three figures ([`Change::calls_a_ns`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct CallQuantiles {
+    pub p90: i64,
+    pub p99: i64,
+    pub max: i64,
+}
+
+impl CallQuantiles {
+    /// Of `calls` (reordered; nearest rank: the `⌈q·n⌉`-th smallest).
+    fn of(calls: &mut [i64]) -> Self {
+        let n = calls.len();
+        let mut rank = |q: f64| {
+            if n == 0 {
+                0
+            } else {
+                *calls
+                    .select_nth_unstable(((q * n as f64).ceil() as usize).clamp(1, n) - 1)
+                    .1
+            }
+        };
+        let (p90, p99) = (rank(0.9), rank(0.99));
+        Self {
+            p90,
+            p99,
+            max: calls.iter().copied().max().unwrap_or(0),
+        }
+    }
+}
+
 fn typical(calls: &mut [i64]) -> i64 {
     let size = |v: &[i64]| v.iter().map(|&d| d.max(0) as f64).sum::<f64>();
     let mut half = size(calls) / 2.0;
