@@ -224,6 +224,16 @@ fn the_headline_leads_with_the_mean_and_names_what_was_judged() {
     );
     assert!(h.contains(&judged), "{h}");
     assert!(h.contains("the typical frame unchanged"), "{h}");
+    // B's last frame (the shutdown) is left out, and said to be one.
+    assert_eq!(c["transients"][1]["trailing"]["frames"], 1);
+    let left_out = g["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["badge"].as_str().unwrap().ends_with("(left out)"))
+        .expect("said");
+    assert_eq!(left_out["badge"], "shutdown in B (left out)");
+    assert_eq!(left_out["place"], "1 frame");
 }
 
 /// Each changed row carries its calls' evidence: P90, P99 and the longest

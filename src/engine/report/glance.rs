@@ -548,11 +548,21 @@ fn findings(c: &ComparisonReport) -> Vec<Finding> {
                     .names
                     .first()
                     .map_or_else(String::new, |n| n.name.clone()),
-                badge: format!("start-up in {side} only (left out)"),
+                badge: format!(
+                    "{} in {side} (left out)",
+                    match (t.leading.frames > 0, t.trailing.frames > 0) {
+                        (true, false) => "start-up",
+                        (false, true) => "shutdown",
+                        _ => "start-up and shutdown",
+                    }
+                ),
                 delta_ns: 0.0,
                 ci_ns: None,
                 band_ns: None,
-                place: format!("{} frames", t.leading.frames + t.trailing.frames),
+                place: match t.leading.frames + t.trailing.frames {
+                    1 => "1 frame".to_owned(),
+                    n => format!("{n} frames"),
+                },
                 cost: false,
                 details: w,
                 ..Default::default()
