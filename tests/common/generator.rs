@@ -546,6 +546,13 @@ pub struct Score {
     /// The gate (2% of A's frame) failed, or could not decide (exit 5).
     pub gate_failed: bool,
     pub gate_undecided: bool,
+    /// Per periodic stall planted (`Plant::Every`): a tail figure of frame
+    /// pacing judged changed, and the stall's scope a culprit of B's slow
+    /// frames, high in at least half of them.
+    pub stalls: Vec<(bool, bool)>,
+    /// Tail figures judged changed on this pair (a same-code pair: none
+    /// should be).
+    pub tail_changed: usize,
 }
 
 /// The report of `pair` (recorded from `seed`), in process, read against
@@ -642,6 +649,23 @@ pub fn score(pair: &Pair, seed: u64) -> Score {
     out.delta_mean_ns = v["frame"]["delta_mean_ns"].as_f64().unwrap_or(0.0);
     out.gate_failed = c.gate.as_ref().is_some_and(|g| g.failed());
     out.gate_undecided = c.gate.as_ref().is_some_and(|g| g.is_inconclusive());
+    let pacing = &v["pacing"];
+    let changes = pacing["changes"].as_array().cloned().unwrap_or_default();
+    out.tail_changed = changes
+        .iter()
+        .filter(|c| c["effect"]["verdict"] == "changed")
+        .count();
+    let slow = &pacing["b"]["slow_frames"];
+    for p in &pair.plants {
+        if let Plant::Every(name, ..) = p {
+            let frames = slow["frames"].as_u64().unwrap_or(u64::MAX);
+            let traced = slow["culprits"].as_array().is_some_and(|cs| {
+                cs.iter()
+                    .any(|c| c["part"] == *name && c["in_slow"].as_u64().unwrap_or(0) * 2 >= frames)
+            });
+            out.stalls.push((out.tail_changed > 0, traced));
+        }
+    }
     out
 }
 
