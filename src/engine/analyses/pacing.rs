@@ -686,6 +686,10 @@ fn frame_waits<I: Iterator<Item = u32>>(
         return out;
     };
     let index = WaitIndex::of(t);
+    // No other thread: no wait.
+    if index.threads.len() < 2 {
+        return out;
+    }
     let roles = ThreadRoles::of(t);
     for &f in counted {
         let mut found = Vec::new();
@@ -810,7 +814,20 @@ fn slow_frames(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> SlowFrames {
             .streams(crate::engine::model::FrameId(f as u32))
             .filter(move |&st| Some(t.threads.name[t.streams.thread[st as usize].idx()]) == id)
     };
-    let waits = frame_waits(t, id, &counted, &frame_streams);
+    // Slow frames no slower than the others beyond the rows' band (a
+    // clock's frames, all alike) have no culprit to name: their parts are
+    // not walked.
+    let quiet = mean_slow - mean_typ
+        <= band_ns(
+            mean_typ,
+            super::judge::DEFAULT_NOISE_PCT,
+            super::judge::DEFAULT_NOISE_MS,
+        );
+    let waits = if quiet {
+        Default::default()
+    } else {
+        frame_waits(t, id, &counted, &frame_streams)
+    };
     // Each counted frame's parts, as (part, ns), handed to `visit`: each
     // name's own time, the time between scopes and between frames; then
     // each wait moved from the part it was in to the work it waits for.
@@ -839,7 +856,7 @@ fn slow_frames(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> SlowFrames {
             visit(wait_part(w.work), w.ns as f64);
         }
     };
-    for &f in &counted {
+    for &f in counted.iter().filter(|_| !quiet) {
         let side = usize::from(!is_slow[f]);
         parts(f, &mut |p, ns| sums[p][side] += ns);
     }
@@ -877,15 +894,7 @@ fn slow_frames(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> SlowFrames {
     ranked.retain(|r| r.1 - r.2 > 0.0 && !(s.paced && r.0 == between_frames));
     ranked.truncate(CULPRITS);
     let excess = mean_slow - mean_typ;
-    // Slow frames no slower than the others beyond the rows' band (a
-    // clock's frames, all alike) have no culprit to name.
-    if excess
-        <= band_ns(
-            mean_typ,
-            super::judge::DEFAULT_NOISE_PCT,
-            super::judge::DEFAULT_NOISE_MS,
-        )
-    {
+    if quiet {
         ranked.clear();
     }
     // The highs: frames where a listed part is above its means' midpoint.

@@ -991,24 +991,24 @@ pub struct CallQuantiles {
 }
 
 impl CallQuantiles {
-    /// Of `calls` (reordered; nearest rank: the `⌈q·n⌉`-th smallest).
+    /// Of `calls` (reordered; nearest rank: the `⌈q·n⌉`-th smallest). One
+    /// selection over the calls, the next two over what lies above it.
     fn of(calls: &mut [i64]) -> Self {
         let n = calls.len();
-        let mut rank = |q: f64| {
-            if n == 0 {
-                0
-            } else {
-                *calls
-                    .select_nth_unstable(((q * n as f64).ceil() as usize).clamp(1, n) - 1)
-                    .1
-            }
-        };
-        let (p90, p99) = (rank(0.9), rank(0.99));
-        Self {
-            p90,
-            p99,
-            max: calls.iter().copied().max().unwrap_or(0),
+        if n == 0 {
+            return Self::default();
         }
+        let at = |q: f64| ((q * n as f64).ceil() as usize).clamp(1, n) - 1;
+        let (k90, k99) = (at(0.9), at(0.99));
+        // `upper`: the calls ranked above the P90's, in no order.
+        let (_, &mut p90, upper) = calls.select_nth_unstable(k90);
+        let p99 = if k99 == k90 {
+            p90
+        } else {
+            *upper.select_nth_unstable(k99 - k90 - 1).1
+        };
+        let max = upper.iter().copied().fold(p90, i64::max);
+        Self { p90, p99, max }
     }
 }
 
