@@ -292,3 +292,52 @@ fn a_changed_row_carries_its_calls_quantiles() {
         "{details:?}"
     );
 }
+
+/// A scope whose children changed too (a generated pair no table reads:
+/// `frame` holds a new 2.6 ms unscoped stretch while `render::sort` and
+/// `net::poll` under it changed): its finding is its own time's change,
+/// the waterfall's bar, never its whole time's beside it; and a headline
+/// judged with the slowest frames cut says so beside the mean and median.
+#[test]
+fn a_wrapper_s_finding_is_its_own_time_as_its_bar() {
+    use common::generator::{bytes, random_pair};
+    let pair = random_pair(1316, false);
+    let (a, b) = (bytes(&pair.a, 7632), bytes(&pair.b, 7633));
+    let c = report(&a, &b);
+    let g = &c["glance"];
+    let bar = g["bars"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["label"] == "frame")
+        .expect("frame's bar");
+    let finding = g["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["name"] == "frame")
+        .expect("frame's finding");
+    assert!(
+        (f(&bar["delta_ns"]) - f(&finding["delta_ns"])).abs() < 1.0,
+        "{bar} / {finding}"
+    );
+    assert!(
+        finding["details"]
+            .as_str()
+            .unwrap()
+            .contains("its children's changes"),
+        "{finding}"
+    );
+    let fr = &c["frame"];
+    if fr["judged_by"] == "typical" {
+        let h = g["headline"].as_str().unwrap();
+        assert!(
+            h.starts_with(&format!(
+                "B's frame is {:.3} ms",
+                f(&fr["delta_mean_ns"]) / 1e6
+            )),
+            "{h}"
+        );
+        assert!(h.contains("cut at each side's far-out fence"), "{h}");
+    }
+}

@@ -369,13 +369,17 @@ fn headline(c: &ComparisonReport, causes: usize) -> String {
             crate::units::ms(f.median_a_ns),
             crate::units::ms(f.median_b_ns),
         ),
+        // The slowest frames set apart: the mean's change first (the
+        // waterfall's), then the estimate judged, said what it is.
         (Verdict::Changed, "typical") => format!(
-            "B's typical {unit} is {:.3} ms ({:.0}%) {} {interval} (its slowest {unit}s set \
-             apart; the mean {} ms)",
-            e.delta_ns.abs() / 1e6,
-            pct.abs(),
-            slower(e.delta_ns),
-            ms(f.delta_mean_ns),
+            "B's {unit} is {:.3} ms ({:.0}%) {} on average{fps}; judged with the slowest \
+             {unit}s cut at each side's far-out fence: {} ms {interval} (the median {unit} {} \
+             ms)",
+            f.delta_mean_ns.abs() / 1e6,
+            (100.0 * f.delta_mean_ns / f.mean_a_ns.max(1.0)).abs(),
+            slower(f.delta_mean_ns),
+            ms(e.delta_ns),
+            ms(f.delta_median_ns as f64),
         ),
         (Verdict::Changed, _) => format!(
             "B's {unit} is {:.3} ms ({:.0}%) {} {interval}",
@@ -394,7 +398,7 @@ fn headline(c: &ComparisonReport, causes: usize) -> String {
             e.band_ns / 1e6
         ),
     };
-    let frame = if f.judged_by == "slow_frames" && e.verdict == Verdict::Changed {
+    let frame = if f.judged_by != "mean" && e.verdict == Verdict::Changed {
         frame
     } else {
         format!("{frame}{fps}")
@@ -445,11 +449,22 @@ fn findings(c: &ComparisonReport) -> Vec<Finding> {
             continue;
         }
         let e = &r.change.effect;
-        let mut badge = badge(r.change.kind).to_owned();
+        // A scope whose children changed too: its line is its own time's
+        // (the waterfall's bar), each child's change a line of its own.
+        let own = c
+            .frame
+            .contributions
+            .iter()
+            .find(|x| x.name == r.name)
+            .filter(|x| (e.delta_ns - x.beyond_drift_ns).abs() >= min_ns && r.parallel.is_none());
+        let mut badge = match own {
+            Some(x) => format!("its own time: {}", self::badge(x.kind)),
+            None => badge(r.change.kind).to_owned(),
+        };
         if r.gap.is_some() {
             badge = "a longer wait or gap".to_owned();
         }
-        if let Some(t) = &r.over_time {
+        if let Some(t) = r.over_time.as_ref().filter(|_| own.is_none()) {
             let shape = match (&t.a, &t.b) {
                 (_, crate::engine::analyses::shape::Shape::Trend { slope_ns, .. })
                     if *slope_ns > 0.0 =>
@@ -492,7 +507,20 @@ fn findings(c: &ComparisonReport) -> Vec<Finding> {
                     p.critical_path_delta_ns.map_or("none".to_owned(), ms)
                 ),
             ),
-            None => (e.delta_ns, interval(r.change.kind, e.ci_ns), details),
+            None => match own {
+                Some(x) => (
+                    x.beyond_drift_ns,
+                    None,
+                    format!(
+                        "{details}; its own time {} per {}, its whole time {} (its children's \
+                         changes are lines of their own)",
+                        ms(x.beyond_drift_ns),
+                        c.frame.basis.unit(),
+                        with_interval(e.delta_ns, Some(e.ci_ns))
+                    ),
+                ),
+                None => (e.delta_ns, interval(r.change.kind, e.ci_ns), details),
+            },
         };
         out.push(Finding {
             rank: 0,

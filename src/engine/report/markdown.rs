@@ -1170,7 +1170,8 @@ fn comparison_md(o: &mut String, c: &ComparisonReport) {
                 ": the slow {unit}s' time past each side's far-out fence, the typical {unit} \
                  unchanged"
             ),
-            "typical" => format!(": the typical {unit}s, the slow ones set apart"),
+            "typical" =>
+                format!(": the {unit}s cut at each side's far-out fence, the slowest set apart"),
             _ => String::new(),
         },
     );
