@@ -355,13 +355,11 @@ pub struct PeriodBrief {
 pub fn period_brief(t: &Trace) -> Option<PeriodBrief> {
     let thread = frame_thread(t, None);
     let s = side(t, &thread);
-    let (&(duration_ns, frame_index), frames) = (
-        s.runs
-            .iter()
-            .flatten()
-            .max_by(|x, y| x.0.cmp(&y.0).then(y.1.cmp(&x.1)))?,
-        s.runs.iter().map(Vec::len).sum(),
-    );
+    let flat: Vec<(i64, u64)> = s.runs.iter().flatten().copied().collect();
+    if flat.is_empty() {
+        return None;
+    }
+    let frames = flat.len();
     Some(PeriodBrief {
         thread,
         frames,
@@ -371,11 +369,36 @@ pub fn period_brief(t: &Trace) -> Option<PeriodBrief> {
         } else {
             0.0
         },
-        worst: Worst {
-            frame_index,
-            duration_ns,
-        },
+        worst: worst_of(&flat),
     })
+}
+
+/// The nearest-rank quantile `q` of `sorted` (0 when empty).
+fn nearest_rank(sorted: &[i64], q: f64) -> i64 {
+    let n = sorted.len();
+    if n == 0 {
+        0
+    } else {
+        sorted[((q * n as f64).ceil() as usize).clamp(1, n) - 1]
+    }
+}
+
+/// The longest of `(period, frame)`, the earliest frame of ties (zeros
+/// when none).
+fn worst_of(periods: &[(i64, u64)]) -> Worst {
+    periods
+        .iter()
+        .max_by(|x, y| x.0.cmp(&y.0).then_with(|| y.1.cmp(&x.1)))
+        .map_or(
+            Worst {
+                frame_index: 0,
+                duration_ns: 0,
+            },
+            |&(p, i)| Worst {
+                frame_index: i,
+                duration_ns: p,
+            },
+        )
 }
 
 fn side(t: &Trace, thread: &str) -> Side {
@@ -580,27 +603,9 @@ fn pacing_of(t: &Trace, thread: &str, s: &Side, over_ns: f64) -> Pacing {
     } else {
         0.0
     };
-    let rank = |q: f64| {
-        if n == 0 {
-            0
-        } else {
-            sorted[((q * n as f64).ceil() as usize).clamp(1, n) - 1]
-        }
-    };
+    let rank = |q: f64| nearest_rank(&sorted, q);
     let fps = |ns: f64| if ns > 0.0 { four_digits(1e9 / ns) } else { 0.0 };
-    let worst = flat
-        .iter()
-        .max_by(|x, y| x.0.cmp(&y.0).then_with(|| y.1.cmp(&x.1)))
-        .map_or(
-            Worst {
-                frame_index: 0,
-                duration_ns: 0,
-            },
-            |&(p, i)| Worst {
-                frame_index: i,
-                duration_ns: p,
-            },
-        );
+    let worst = worst_of(&flat);
     let mut stutter_frames: Vec<u64> = flat
         .iter()
         .zip(&s.stutter)
@@ -724,27 +729,9 @@ fn per_run(s: &Side, over_ns: f64) -> Vec<RunFigures> {
             let mut sorted: Vec<i64> = run.iter().map(|&(p, _)| p).collect();
             sorted.sort_unstable();
             let n = sorted.len();
-            let rank = |q: f64| {
-                if n == 0 {
-                    0
-                } else {
-                    sorted[((q * n as f64).ceil() as usize).clamp(1, n) - 1]
-                }
-            };
+            let rank = |q: f64| nearest_rank(&sorted, q);
             let f = tail_figures(&sorted, stutters, &mut [], over_ns);
-            let worst = run
-                .iter()
-                .max_by(|x, y| x.0.cmp(&y.0).then_with(|| y.1.cmp(&x.1)))
-                .map_or(
-                    Worst {
-                        frame_index: 0,
-                        duration_ns: 0,
-                    },
-                    |&(p, i)| Worst {
-                        frame_index: i,
-                        duration_ns: p,
-                    },
-                );
+            let worst = worst_of(run);
             RunFigures {
                 run: k + 1,
                 frames: n,
